@@ -1,0 +1,72 @@
+import { ErrorCode, RouteKitError } from "./errors.js";
+import { assertId } from "./validate.js";
+
+/**
+ * Named arms with per-arm state, in insertion order. Arms come and go at run time (models arrive
+ * and retire); `states` stays a dense array so a policy's select loop runs over it without lookups.
+ * `check*` methods validate without changing anything, so a policy can validate all input before
+ * its first mutation.
+ */
+export class ArmTable<S> {
+  readonly ids: string[] = [];
+  readonly states: S[] = [];
+  private readonly index = new Map<string, number>();
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  has(id: string): boolean {
+    return this.index.has(id);
+  }
+
+  /** Position of `id` in `ids`/`states`; throws UNKNOWN_ARM. */
+  indexOf(id: string): number {
+    const i = this.index.get(id);
+    if (i === undefined) throw new RouteKitError(ErrorCode.UnknownArm, `unknown arm "${id}" (arms: ${this.ids.join(", ") || "none"})`);
+    return i;
+  }
+
+  get(id: string): S {
+    return this.states[this.indexOf(id)] as S;
+  }
+
+  /** The state of `id`, or undefined if it is not (or no longer) an arm. */
+  find(id: string): S | undefined {
+    const i = this.index.get(id);
+    return i === undefined ? undefined : this.states[i];
+  }
+
+  checkAdd(id: unknown): asserts id is string {
+    assertId(id, "arm id");
+    if (this.index.has(id)) throw new RouteKitError(ErrorCode.DuplicateArm, `arm "${id}" already exists`);
+  }
+
+  add(id: string, state: S): void {
+    this.checkAdd(id);
+    this.index.set(id, this.ids.length);
+    this.ids.push(id);
+    this.states.push(state);
+  }
+
+  checkRemove(id: string): void {
+    this.indexOf(id);
+    if (this.ids.length === 1) throw new RouteKitError(ErrorCode.LastArm, `cannot remove "${id}": it is the last arm`);
+  }
+
+  /** Removes an arm and returns its state. */
+  remove(id: string): S {
+    this.checkRemove(id);
+    const i = this.indexOf(id);
+    const [state] = this.states.splice(i, 1);
+    this.ids.splice(i, 1);
+    this.index.clear();
+    for (let j = 0; j < this.ids.length; j++) this.index.set(this.ids[j] as string, j);
+    return state as S;
+  }
+
+  /** Throws NO_ARMS when empty (before a select). */
+  checkNotEmpty(): void {
+    if (this.ids.length === 0) throw new RouteKitError(ErrorCode.NoArms, "the policy has no arms: add one with addArm()");
+  }
+}

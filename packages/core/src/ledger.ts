@@ -1,0 +1,146 @@
+import { ErrorCode, RouteKitError } from "./errors.js";
+import type { Json } from "./snapshot.js";
+
+/** How a ledger stores its payloads in a snapshot, and what to do with a payload it drops. */
+export interface LedgerCodec<P> {
+  encode(payload: P): Json;
+  decode(json: Json): P;
+  /** Called when a payload leaves the ledger (settled or evicted), e.g. to return a pooled buffer. */
+  dispose?(payload: P): void;
+}
+
+export interface LedgerOptions {
+  /**
+   * How many decisions may wait for feedback; the oldest is dropped beyond this, so feedback that
+   * never comes cannot grow memory without bound. Default 100,000.
+   */
+  maxPending?: number;
+  /** Prefix of decision ids (default "d"). */
+  prefix?: string;
+}
+
+/** Anything that names a decision: the Decision object a policy returned, or its id. */
+export type DecisionRef = string | { readonly id: string };
+
+/**
+ * Decisions awaiting feedback. Feedback may arrive late, out of order, or never; each decision
+ * accepts feedback once. The ledger is part of a policy's snapshot, so feedback for a decision
+ * made before a restart still applies after it.
+ */
+export class DecisionLedger<P> {
+  private nextSeq = 0;
+  private lastEvicted = -1;
+  private readonly pending = new Map<number, P>();
+  private readonly maxPending: number;
+  private readonly prefix: string;
+
+  constructor(
+    private readonly codec: LedgerCodec<P>,
+    options: LedgerOptions = {},
+  ) {
+    this.maxPending = options.maxPending ?? 100_000;
+    this.prefix = options.prefix ?? "d";
+    if (!(this.maxPending >= 1) || !Number.isInteger(this.maxPending)) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `maxPending must be an integer >= 1, got ${this.maxPending}`);
+    }
+  }
+
+  /** Number of decisions waiting for feedback. */
+  get size(): number {
+    return this.pending.size;
+  }
+
+  /** Number of decisions ever issued (the next decision's sequence number). */
+  get issued(): number {
+    return this.nextSeq;
+  }
+
+  /** Records a new decision and returns its id. */
+  issue(payload: P): string {
+    const seq = this.nextSeq++;
+    this.pending.set(seq, payload);
+    if (this.pending.size > this.maxPending) {
+      const oldest = this.pending.keys().next().value as number;
+      const p = this.pending.get(oldest) as P;
+      this.pending.delete(oldest);
+      this.lastEvicted = oldest;
+      this.codec.dispose?.(p);
+    }
+    return this.prefix + seq;
+  }
+
+  /** The payload of a pending decision; throws a typed error otherwise. Does not remove it. */
+  get(ref: DecisionRef): P {
+    const seq = this.parse(ref);
+    const p = this.pending.get(seq);
+    if (p === undefined) {
+      if (seq <= this.lastEvicted) {
+        throw new RouteKitError(
+          ErrorCode.DecisionExpired,
+          `decision "${this.prefix}${seq}" already received feedback or was dropped after ${this.maxPending} newer decisions`,
+        );
+      }
+      throw new RouteKitError(ErrorCode.DecisionAlreadyUsed, `decision "${this.prefix}${seq}" already received feedback`);
+    }
+    return p;
+  }
+
+  /** Removes a decision after its feedback has been applied. */
+  settle(ref: DecisionRef): void {
+    const seq = this.parse(ref);
+    const p = this.pending.get(seq);
+    if (p === undefined) return;
+    this.pending.delete(seq);
+    this.codec.dispose?.(p);
+  }
+
+  /** Iterates pending payloads (oldest first). */
+  values(): IterableIterator<P> {
+    return this.pending.values();
+  }
+
+  toJSON(): Json {
+    const entries: Json[] = [];
+    for (const [seq, p] of this.pending) entries.push([seq, this.codec.encode(p)]);
+    return { nextSeq: this.nextSeq, lastEvicted: this.lastEvicted, entries };
+  }
+
+  /** Replaces this ledger's content with a snapshot's (validating it all first). */
+  loadJSON(json: Json | undefined): void {
+    const o = json as { nextSeq?: unknown; lastEvicted?: unknown; entries?: unknown };
+    if (
+      o === null ||
+      typeof o !== "object" ||
+      !Number.isInteger(o.nextSeq) ||
+      !Number.isInteger(o.lastEvicted) ||
+      !Array.isArray(o.entries)
+    ) {
+      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot has no valid decision ledger");
+    }
+    const decoded: [number, P][] = [];
+    for (const e of o.entries as unknown[]) {
+      if (!Array.isArray(e) || e.length !== 2 || !Number.isInteger(e[0]) || (e[0] as number) >= (o.nextSeq as number)) {
+        throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot has a malformed pending decision");
+      }
+      decoded.push([e[0] as number, this.codec.decode(e[1] as Json)]);
+    }
+    for (const p of this.pending.values()) this.codec.dispose?.(p);
+    this.pending.clear();
+    for (const [seq, p] of decoded) this.pending.set(seq, p);
+    this.nextSeq = o.nextSeq as number;
+    this.lastEvicted = o.lastEvicted as number;
+  }
+
+  private parse(ref: DecisionRef): number {
+    const id = typeof ref === "string" ? ref : ref !== null && typeof ref === "object" ? ref.id : undefined;
+    if (typeof id !== "string" || !id.startsWith(this.prefix)) {
+      throw new RouteKitError(ErrorCode.UnknownDecision, `unknown decision id ${JSON.stringify(id)}`);
+    }
+    const digits = id.slice(this.prefix.length);
+    const seq = /^(0|[1-9][0-9]*)$/.test(digits) ? Number(digits) : Number.NaN;
+    if (!Number.isSafeInteger(seq) || seq >= this.nextSeq) {
+      throw new RouteKitError(ErrorCode.UnknownDecision, `unknown decision id ${JSON.stringify(id)}: this policy never issued it`);
+    }
+    return seq;
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * Per-round metrics recorded by the runner, downsampled to a fixed number of checkpoints so that
+ * memory does not grow with the horizon.
+ *
+ * - regret: cumulative pseudo-regret, sum over rounds of (oracle expected value - chosen expected value)
+ * - o2b: "outscore the best", running mean of (chosen expected reward - best single arm's expected reward)
+ * - opr: optimal-pick ratio, fraction of rounds where the pick was optimal
+ * - reward / cost: cumulative realised reward and cost
+ * - usPerRound: mean wall time per round (select + update) since the previous checkpoint, in microseconds
+ */
+export interface Series {
+  /** Round counts (1-based) at which the series are sampled; the last is the horizon. */
+  readonly t: number[];
+  readonly regret: number[];
+  readonly o2b: number[];
+  readonly opr: number[];
+  readonly reward: number[];
+  readonly cost: number[];
+  readonly usPerRound: number[];
+}
+
+export interface FinalMetrics {
+  readonly regret: number;
+  readonly o2b: number;
+  readonly opr: number;
+  readonly reward: number;
+  readonly cost: number;
+  /** Mean realised cost per round (budget use). */
+  readonly costPerRound: number;
+  readonly usPerRound: number;
+}
+
+export interface RunResult {
+  readonly policy: string;
+  readonly seed: number;
+  readonly horizon: number;
+  readonly series: Series;
+  readonly final: FinalMetrics;
+  /** Fraction of rounds each arm was picked (arm protocols); item offer shares for assortments. */
+  readonly pickShare: Record<string, number>;
+  readonly wallMs: number;
+}
+
+/** Evenly spaced checkpoints 1..horizon with the horizon always included. */
+export function checkpoints(horizon: number, points: number): number[] {
+  const n = Math.max(1, Math.min(points, horizon));
+  const out: number[] = [];
+  for (let i = 1; i <= n; i++) {
+    const t = Math.round((i * horizon) / n);
+    if (out.length === 0 || t > (out[out.length - 1] as number)) out.push(t);
+  }
+  return out;
+}
+
+/** Accumulates one run's metrics; constant memory per round. */
+export class MetricsRecorder {
+  private readonly marks: number[];
+  private nextMark = 0;
+  private rounds = 0;
+  private regret = 0;
+  private o2bSum = 0;
+  private optimal = 0;
+  private reward = 0;
+  private cost = 0;
+  private timeSinceMark = 0;
+  private roundsSinceMark = 0;
+  private totalTime = 0;
+  private readonly picks = new Map<string, number>();
+  readonly series: Series = { t: [], regret: [], o2b: [], opr: [], reward: [], cost: [], usPerRound: [] };
+
+  constructor(horizon: number, points = 200) {
+    this.marks = checkpoints(horizon, points);
+  }
+
+  /** Records one round. `ms` is the wall time spent inside the policy this round. */
+  record(r: {
+    regret: number;
+    o2b: number;
+    optimal: boolean;
+    reward: number;
+    cost: number;
+    pick?: string;
+    ms: number;
+  }): void {
+    this.rounds++;
+    this.regret += r.regret;
+    this.o2bSum += r.o2b;
+    if (r.optimal) this.optimal++;
+    this.reward += r.reward;
+    this.cost += r.cost;
+    this.timeSinceMark += r.ms;
+    this.totalTime += r.ms;
+    this.roundsSinceMark++;
+    if (r.pick !== undefined) this.picks.set(r.pick, (this.picks.get(r.pick) ?? 0) + 1);
+    if (this.rounds === this.marks[this.nextMark]) {
+      const s = this.series;
+      s.t.push(this.rounds);
+      s.regret.push(this.regret);
+      s.o2b.push(this.o2bSum / this.rounds);
+      s.opr.push(this.optimal / this.rounds);
+      s.reward.push(this.reward);
+      s.cost.push(this.cost);
+      s.usPerRound.push((1000 * this.timeSinceMark) / this.roundsSinceMark);
+      this.timeSinceMark = 0;
+      this.roundsSinceMark = 0;
+      this.nextMark++;
+    }
+  }
+
+  get roundsRecorded(): number {
+    return this.rounds;
+  }
+
+  final(): FinalMetrics {
+    const n = Math.max(1, this.rounds);
+    return {
+      regret: this.regret,
+      o2b: this.o2bSum / n,
+      opr: this.optimal / n,
+      reward: this.reward,
+      cost: this.cost,
+      costPerRound: this.cost / n,
+      usPerRound: (1000 * this.totalTime) / n,
+    };
+  }
+
+  pickShare(): Record<string, number> {
+    const out: Record<string, number> = {};
+    const n = Math.max(1, this.rounds);
+    for (const [k, v] of this.picks) out[k] = v / n;
+    return out;
+  }
+}
+
+/** Mean, standard deviation and standard error of a sample. */
+export function meanStd(xs: readonly number[]): { mean: number; std: number; se: number } {
+  const n = xs.length;
+  if (n === 0) return { mean: Number.NaN, std: Number.NaN, se: Number.NaN };
+  let m = 0;
+  for (const x of xs) m += x;
+  m /= n;
+  let v = 0;
+  for (const x of xs) v += (x - m) * (x - m);
+  const std = n > 1 ? Math.sqrt(v / (n - 1)) : 0;
+  return { mean: m, std, se: std / Math.sqrt(n) };
+}
+
+/**
+ * Least-squares slope of log(y) on log(x): the growth exponent of a regret curve
+ * (about 1 for linear regret, about 0.5 for sqrt(T) regret). Points with y <= 0 are skipped.
+ */
+export function logLogSlope(x: readonly number[], y: readonly number[]): number {
+  let n = 0;
+  let sx = 0;
+  let sy = 0;
+  let sxx = 0;
+  let sxy = 0;
+  for (let i = 0; i < x.length; i++) {
+    const xi = x[i] as number;
+    const yi = y[i] as number;
+    if (!(xi > 0) || !(yi > 0)) continue;
+    const lx = Math.log(xi);
+    const ly = Math.log(yi);
+    n++;
+    sx += lx;
+    sy += ly;
+    sxx += lx * lx;
+    sxy += lx * ly;
+  }
+  if (n < 2) return Number.NaN;
+  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+}

@@ -1,0 +1,29 @@
+/**
+ * A free list of equal-length Float64Arrays. Policies that must keep a vector per pending decision
+ * (a context, or A^-1 x reused at update time) take buffers from here, so a steady stream of
+ * select/update pairs allocates no new arrays.
+ */
+export class Float64Pool {
+  private readonly free: Float64Array[] = [];
+
+  constructor(
+    readonly length: number,
+    private readonly maxFree = 1024,
+  ) {}
+
+  /** A buffer of `length` values (contents unspecified). */
+  acquire(): Float64Array {
+    return this.free.pop() ?? new Float64Array(this.length);
+  }
+
+  /** A pooled copy of `src`. */
+  copyOf(src: ArrayLike<number>): Float64Array {
+    const b = this.acquire();
+    for (let i = 0; i < this.length; i++) b[i] = src[i] as number;
+    return b;
+  }
+
+  release(buf: Float64Array): void {
+    if (buf.length === this.length && this.free.length < this.maxFree) this.free.push(buf);
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * The three interaction protocols of RouteKit. Every policy implements exactly one, every
+ * environment serves exactly one, and the runner drives any pair of the same protocol.
+ *
+ * Shared rules:
+ * - Arms are named by string ids and may be added or removed while running.
+ * - A decision has an id; feedback names it, may come late, out of order or never, and is accepted
+ *   once. Pending decisions are part of the snapshot.
+ * - Invalid input throws RouteKitError and leaves the policy's state (its snapshot) unchanged.
+ * - All randomness comes from the Rng given at construction (or derived from a seed).
+ */
+import type { DecisionRef } from "./ledger.js";
+import type { Rng } from "./rng.js";
+import type { Snapshot } from "./snapshot.js";
+
+export type Protocol = "arm" | "assortment" | "cascade";
+
+/** What every policy has, whatever its protocol. */
+export interface PolicyBase {
+  /** Class id used in snapshots, e.g. "classic/ucb1", "kernel-ucb/pak-ucb". */
+  readonly kind: string;
+  readonly protocol: Protocol;
+  /** Decisions (or episodes) still waiting for feedback. */
+  readonly pendingDecisions: number;
+  /** A versioned JSON snapshot; the class's static `fromJSON` restores it bit-exactly. */
+  toJSON(): Snapshot;
+}
+
+// ---------------------------------------------------------------- arm selection
+
+/** Returned by {@link ArmPolicy.select}; pass it (or its id) back to `update`. */
+export interface ArmDecision {
+  readonly id: string;
+  /** The chosen arm's id. */
+  readonly arm: string;
+  /**
+   * Probability with which the policy picked this arm, for randomized policies whose
+   * distribution is explicit (softmax, LP routing, epsilon-greedy); undefined otherwise.
+   * Useful for off-policy logging (inverse propensity scoring).
+   */
+  readonly propensity?: number;
+}
+
+export interface ArmFeedback {
+  /** Observed reward (score) of the chosen arm; finite. */
+  readonly reward: number;
+  /** Observed cost of the call, >= 0, when the policy tracks costs. */
+  readonly cost?: number;
+}
+
+/**
+ * Arm selection: `select(context)` picks one arm, `update(decision, feedback)` learns from it.
+ * PAK-UCB, RFF-UCB, LinUCB, HPG, StageRoute and the classic baselines implement it.
+ */
+export interface ArmPolicy extends PolicyBase {
+  readonly protocol: "arm";
+  /** Length of the context select() expects; 0 for context-free policies. */
+  readonly contextDim: number;
+  /** Live arm ids, in insertion order. */
+  readonly arms: readonly string[];
+  addArm(id: string): void;
+  /** Removes an arm. Pending decisions for it stay valid; their feedback is accepted and ignored. */
+  removeArm(id: string): void;
+  select(context?: Float64Array): ArmDecision;
+  update(decision: DecisionRef, feedback: ArmFeedback): void;
+}
+
+/** One round of an arm environment. */
+export interface ArmRound {
+  /** The request's context (prompt embedding); undefined for context-free environments. */
+  readonly context: Float64Array | undefined;
+  /** Arms that become available at this round (e.g. a new model is released). */
+  readonly arrivals?: readonly string[];
+  /** Arms that retire at this round. */
+  readonly departures?: readonly string[];
+}
+
+/**
+ * An environment for arm selection. It draws the round's context, answers pulls with noisy
+ * feedback, and knows expected values so the runner can record exact pseudo-regret.
+ * Contexts and feedback noise should come from separate forks of the rng given to `reset`, so all
+ * policies run on one seed see the same request sequence.
+ */
+export interface ArmEnvironment {
+  readonly name: string;
+  readonly contextDim: number;
+  /** Arms live at round 0. */
+  readonly initialArms: readonly string[];
+  reset(rng: Rng): void;
+  /** Starts round t (0-based). */
+  next(t: number): ArmRound;
+  /** Expected reward of `arm` this round. */
+  expectedReward(arm: string): number;
+  /** Expected cost of `arm` this round (0 when the environment has no costs). */
+  expectedCost(arm: string): number;
+  /** The regret reference: the oracle's expected reward this round. */
+  oracleReward(): number;
+  /** Expected reward this round of the best single arm over the request distribution (for O2B). */
+  bestFixedReward(): number;
+  /** Whether picking `arm` counts as an optimal pick this round (for OPR). */
+  isOptimal(arm: string): boolean;
+  /** Realised feedback for `arm` this round. */
+  pull(arm: string): ArmFeedback;
+}
+
+// ---------------------------------------------------------------- assortment
+
+/** A round's candidate items for an assortment policy. */
+export interface AssortmentQuery {
+  /** Row-major numItems x dim feature matrix. */
+  readonly features: Float64Array;
+  readonly numItems: number;
+  /** Per-item revenue in [0, 1], known before selection; all 1 when omitted. */
+  readonly revenues?: Float64Array;
+  /** Largest assortment allowed (K >= 1). */
+  readonly maxSize: number;
+}
+
+export interface AssortmentDecision {
+  readonly id: string;
+  /** Offered item indices (rows of the query's features), at most maxSize of them. */
+  readonly items: readonly number[];
+}
+
+export interface AssortmentFeedback {
+  /** The chosen item's index (one of decision.items), or null for the outside option. */
+  readonly choice: number | null;
+}
+
+/** Assortment (MNL choice): offer up to K items, observe which one the user picks, or none. */
+export interface AssortmentPolicy extends PolicyBase {
+  readonly protocol: "assortment";
+  /** Feature dimension d. */
+  readonly dim: number;
+  select(query: AssortmentQuery): AssortmentDecision;
+  update(decision: DecisionRef, feedback: AssortmentFeedback): void;
+}
+
+export interface AssortmentEnvironment {
+  readonly name: string;
+  readonly dim: number;
+  reset(rng: Rng): void;
+  next(t: number): AssortmentQuery;
+  /** Expected revenue of offering `items` this round under the true model. */
+  expectedRevenue(items: readonly number[]): number;
+  /** The oracle assortment's expected revenue this round. */
+  oracleRevenue(): number;
+  /** Realised choice for `items`: an item index or null (outside option). */
+  choose(items: readonly number[]): number | null;
+}
+
+// ---------------------------------------------------------------- cascade
+
+/** What a cascade policy asks for next within an episode. */
+export type CascadeStep = { readonly query: string } | { readonly stop: true };
+
+/**
+ * Cascade (COSMOS / Pandora's box): per request, query models one by one paying their cost,
+ * stop, deploy one of the queried outputs, and later learn its reward.
+ * Every call names the episode returned by `begin`, so many episodes may be open at once.
+ */
+export interface CascadePolicy extends PolicyBase {
+  readonly protocol: "cascade";
+  readonly contextDim: number;
+  readonly arms: readonly string[];
+  addArm(id: string): void;
+  removeArm(id: string): void;
+  /** Opens an episode for a request; returns its id. */
+  begin(context: Float64Array): string;
+  /** The next box to open, or stop (never stop before the first query). */
+  next(episode: DecisionRef): CascadeStep;
+  /** Reports the queried box's output features and the cost paid. */
+  observe(episode: DecisionRef, arm: string, outputFeatures: Float64Array, cost: number): void;
+  /** Picks the output to deploy among the queried boxes. */
+  choose(episode: DecisionRef): string;
+  /** The deployed output's observed reward; closes the episode. */
+  feedback(episode: DecisionRef, reward: number): void;
+}
+
+export interface CascadeEnvironment {
+  readonly name: string;
+  readonly contextDim: number;
+  readonly initialArms: readonly string[];
+  reset(rng: Rng): void;
+  next(t: number): { readonly context: Float64Array };
+  /** Opens a box this round: its output features and the cost paid. */
+  query(arm: string): { readonly features: Float64Array; readonly cost: number };
+  /** Expected reward of deploying `arm`'s (already drawn) output this round. */
+  expectedReward(arm: string): number;
+  /** Realised (noisy) reward of deploying `arm`'s output. */
+  reward(arm: string): number;
+  /** Expected utility (reward minus costs) of the oracle policy this round. */
+  oracleUtility(): number;
+}
+
+// ---------------------------------------------------------------- factories
+
+/** Builds a policy for one run; `rng` is a stream reserved for that policy on that seed. */
+export type PolicyFactory<P> = (ctx: { readonly rng: Rng; readonly seed: number }) => P;

@@ -1,0 +1,188 @@
+import { uniformFloat64 } from "pure-rand/distribution/uniformFloat64";
+import { uniformInt } from "pure-rand/distribution/uniformInt";
+import { xoroshiro128plusFromState } from "pure-rand/generator/xoroshiro128plus";
+import type { RandomGenerator } from "pure-rand/types/RandomGenerator";
+import { ErrorCode, RouteKitError } from "./errors.js";
+
+/** JSON form of an {@link Rng}: its stream key and the generator's current state. */
+export interface RngState {
+  readonly key: readonly number[];
+  readonly state: readonly number[];
+}
+
+/** splitmix32 finaliser: spreads a 32-bit word so nearby seeds give unrelated streams. */
+function mix32(x: number): number {
+  let z = (x + 0x9e3779b9) | 0;
+  z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+  z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+  return (z ^ (z >>> 16)) | 0;
+}
+
+/** FNV-1a over UTF-16 code units: a stable 32-bit hash for fork labels and string seeds. */
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5 | 0;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h | 0;
+}
+
+function keyToState(key: readonly number[]): number[] {
+  const s: number[] = key.map((k, i) => mix32(k ^ mix32(i + 1)));
+  // xoroshiro128+ must never hold the all-zero state.
+  if (!s.some((w) => w !== 0)) s[0] = 1;
+  return s;
+}
+
+/**
+ * A seeded random stream (xoroshiro128+ from pure-rand underneath).
+ *
+ * Streams are identified by a 128-bit key. `fork(label)` derives a child key from the parent's key
+ * and the label only, never from how many numbers the parent has drawn, so adding a draw in one
+ * component never shifts the random numbers of another.
+ */
+export class Rng {
+  private readonly key: readonly number[];
+  private gen: RandomGenerator;
+
+  private constructor(key: readonly number[], gen: RandomGenerator) {
+    this.key = key;
+    this.gen = gen;
+  }
+
+  /** A stream from an integer or string seed. Same seed, same numbers, on every platform. */
+  static fromSeed(seed: number | string): Rng {
+    let words: number[];
+    if (typeof seed === "string") {
+      words = [fnv1a(seed), fnv1a(`${seed}#1`), fnv1a(`${seed}#2`), fnv1a(`${seed}#3`)];
+    } else {
+      if (!Number.isFinite(seed)) throw new RouteKitError(ErrorCode.InvalidArgument, `seed must be finite, got ${seed}`);
+      const lo = seed | 0;
+      const hi = Math.floor(seed / 4294967296) | 0;
+      words = [lo, hi, mix32(lo), mix32(hi ^ 0x5bd1e995)];
+    }
+    return new Rng(words, xoroshiro128plusFromState(keyToState(words)));
+  }
+
+  /** Restores a stream exactly where {@link Rng.toJSON} left it. */
+  static fromJSON(s: RngState): Rng {
+    const ok =
+      s !== null &&
+      typeof s === "object" &&
+      Array.isArray(s.key) &&
+      s.key.length === 4 &&
+      Array.isArray(s.state) &&
+      s.state.length === 4 &&
+      [...s.key, ...s.state].every((w) => Number.isInteger(w) && (w | 0) === w);
+    if (!ok) throw new RouteKitError(ErrorCode.SnapshotCorrupt, "RNG state must hold 4 key and 4 state int32 words");
+    return new Rng([...s.key], xoroshiro128plusFromState(s.state));
+  }
+
+  toJSON(): RngState {
+    return { key: [...this.key], state: [...this.gen.getState()] };
+  }
+
+  /** An independent child stream named by `label`; the same label always gives the same child. */
+  fork(label: string): Rng {
+    const h = fnv1a(label);
+    const key = this.key.map((k, i) => mix32(k ^ Math.imul(h, i * 2 + 1) ^ mix32(h + i)));
+    return new Rng(key, xoroshiro128plusFromState(keyToState(key)));
+  }
+
+  /** Uniform on [0, 1) with 53 random bits. */
+  uniform(): number {
+    return uniformFloat64(this.gen);
+  }
+
+  /** Uniform on [a, b). */
+  uniformIn(a: number, b: number): number {
+    return a + (b - a) * uniformFloat64(this.gen);
+  }
+
+  /** Uniform integer in [0, n). */
+  int(n: number): number {
+    if (!(n >= 1) || !Number.isInteger(n)) throw new RouteKitError(ErrorCode.InvalidArgument, `int(n) needs an integer n >= 1, got ${n}`);
+    return uniformInt(this.gen, 0, n - 1);
+  }
+
+  /** Standard normal by Box-Muller; stateless (no cached spare), so snapshots stay simple. */
+  normal(mean = 0, sd = 1): number {
+    let u = 0;
+    while (u === 0) u = uniformFloat64(this.gen);
+    const v = uniformFloat64(this.gen);
+    return mean + sd * Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+  }
+
+  /** Fills `out` with i.i.d. N(mean, sd^2) draws. */
+  fillNormal(out: Float64Array, mean = 0, sd = 1): Float64Array {
+    for (let i = 0; i < out.length; i++) out[i] = this.normal(mean, sd);
+    return out;
+  }
+
+  /** Bernoulli(p). */
+  bernoulli(p: number): boolean {
+    return uniformFloat64(this.gen) < p;
+  }
+
+  /** Gamma(shape, 1) by Marsaglia-Tsang; shape < 1 through the boost u^(1/shape). */
+  gamma(shape: number): number {
+    if (!(shape > 0)) throw new RouteKitError(ErrorCode.InvalidArgument, `gamma shape must be > 0, got ${shape}`);
+    if (shape < 1) {
+      let u = 0;
+      while (u === 0) u = this.uniform();
+      return this.gamma(shape + 1) * u ** (1 / shape);
+    }
+    const d = shape - 1 / 3;
+    const c = 1 / Math.sqrt(9 * d);
+    for (;;) {
+      let x: number;
+      let v: number;
+      do {
+        x = this.normal();
+        v = 1 + c * x;
+      } while (v <= 0);
+      v = v * v * v;
+      const u = this.uniform();
+      if (u < 1 - 0.0331 * x ** 4 || Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v))) return d * v;
+    }
+  }
+
+  /** Beta(a, b) through two gammas. */
+  beta(a: number, b: number): number {
+    const x = this.gamma(a);
+    const y = this.gamma(b);
+    return x / (x + y);
+  }
+
+  /**
+   * Index drawn with probability proportional to `weights[i]` (non-negative, finite, not all 0),
+   * over the first `n` entries.
+   */
+  categorical(weights: ArrayLike<number>, n = weights.length): number {
+    let total = 0;
+    for (let i = 0; i < n; i++) total += weights[i] as number;
+    if (!(total > 0) || !Number.isFinite(total)) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, "categorical weights must be finite, >= 0 and not all 0");
+    }
+    let u = uniformFloat64(this.gen) * total;
+    for (let i = 0; i < n; i++) {
+      u -= weights[i] as number;
+      if (u < 0) return i;
+    }
+    // Rounding can leave u >= 0 after the last subtraction: return the last positive weight.
+    for (let i = n - 1; i >= 0; i--) if ((weights[i] as number) > 0) return i;
+    return n - 1;
+  }
+
+  /** Fisher-Yates shuffle in place. */
+  shuffle<T>(a: T[]): T[] {
+    for (let i = a.length - 1; i > 0; i--) {
+      const j = uniformInt(this.gen, 0, i);
+      const t = a[i] as T;
+      a[i] = a[j] as T;
+      a[j] = t;
+    }
+    return a;
+  }
+}

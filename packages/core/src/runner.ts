@@ -1,0 +1,248 @@
+import { ErrorCode, RouteKitError } from "./errors.js";
+import { MetricsRecorder, type RunResult, meanStd } from "./metrics.js";
+import type {
+  ArmEnvironment,
+  ArmPolicy,
+  AssortmentEnvironment,
+  AssortmentPolicy,
+  CascadeEnvironment,
+  CascadePolicy,
+  PolicyFactory,
+  Protocol,
+} from "./protocols.js";
+import { Rng } from "./rng.js";
+
+type EnvOf<P extends Protocol> = P extends "arm"
+  ? ArmEnvironment
+  : P extends "assortment"
+    ? AssortmentEnvironment
+    : CascadeEnvironment;
+type PolicyOf<P extends Protocol> = P extends "arm"
+  ? ArmPolicy
+  : P extends "assortment"
+    ? AssortmentPolicy
+    : CascadePolicy;
+
+/** Progress of an experiment, reported after each checkpoint-sized chunk of rounds. */
+export interface Progress {
+  /** Rounds played so far, over all policies and seeds. */
+  readonly done: number;
+  readonly total: number;
+  readonly policy: string;
+  readonly seed: number;
+  /** Runs finished so far (policy x seed). */
+  readonly runsDone: number;
+  readonly runsTotal: number;
+}
+
+/** What to run: policies x seeds x horizon rounds on one environment. */
+export interface Experiment<P extends Protocol = Protocol> {
+  readonly protocol: P;
+  /** A fresh environment; the runner calls `reset(rng)` with a stream derived from the seed. */
+  readonly environment: () => EnvOf<P>;
+  readonly policies: readonly { readonly label: string; readonly create: PolicyFactory<PolicyOf<P>> }[];
+  readonly seeds: readonly number[];
+  readonly horizon: number;
+  /** Points kept per series (default 200). */
+  readonly points?: number;
+}
+
+export interface RunOptions {
+  readonly onProgress?: (p: Progress) => void;
+  readonly signal?: AbortSignal;
+}
+
+export interface PolicySummary {
+  readonly policy: string;
+  readonly seeds: number;
+  readonly regret: { mean: number; std: number; se: number };
+  readonly o2b: { mean: number; std: number; se: number };
+  readonly opr: { mean: number; std: number; se: number };
+  readonly costPerRound: { mean: number; std: number; se: number };
+  readonly usPerRound: { mean: number; std: number; se: number };
+}
+
+export interface ExperimentResult {
+  readonly protocol: Protocol;
+  readonly environment: string;
+  readonly horizon: number;
+  readonly runs: RunResult[];
+  readonly summary: PolicySummary[];
+}
+
+/** The per-seed streams: the environment and each policy get their own fork. */
+export function seedStreams(seed: number): { env: Rng; policy: (label: string) => Rng } {
+  const root = Rng.fromSeed(seed);
+  return { env: root.fork("environment"), policy: (label) => root.fork(`policy:${label}`) };
+}
+
+/** Plays one policy on one seed and returns its metrics. */
+export function runOne<P extends Protocol>(
+  exp: Experiment<P>,
+  policyIndex: number,
+  seed: number,
+  onChunk?: (roundsDone: number) => void,
+  signal?: AbortSignal,
+): RunResult {
+  const spec = exp.policies[policyIndex];
+  if (!spec) throw new RouteKitError(ErrorCode.InvalidArgument, `no policy at index ${policyIndex}`);
+  const streams = seedStreams(seed);
+  const env = exp.environment();
+  env.reset(streams.env);
+  const policy = spec.create({ rng: streams.policy(spec.label), seed });
+  const rec = new MetricsRecorder(exp.horizon, exp.points ?? 200);
+  const chunk = Math.max(1, Math.floor(exp.horizon / 100));
+  const t0 = performance.now();
+  const step = stepper(exp.protocol, env, policy);
+  for (let t = 0; t < exp.horizon; t++) {
+    step(t, rec);
+    if ((t + 1) % chunk === 0 || t + 1 === exp.horizon) {
+      onChunk?.(t + 1);
+      if (signal?.aborted) throw new RouteKitError(ErrorCode.InvalidState, "experiment aborted");
+    }
+  }
+  return {
+    policy: spec.label,
+    seed,
+    horizon: exp.horizon,
+    series: rec.series,
+    final: rec.final(),
+    pickShare: rec.pickShare(),
+    wallMs: performance.now() - t0,
+  };
+}
+
+function stepper(protocol: Protocol, env: unknown, policy: unknown): (t: number, rec: MetricsRecorder) => void {
+  if (protocol === "arm") return armStep(env as ArmEnvironment, policy as ArmPolicy);
+  if (protocol === "assortment") return assortmentStep(env as AssortmentEnvironment, policy as AssortmentPolicy);
+  return cascadeStep(env as CascadeEnvironment, policy as CascadePolicy);
+}
+
+function armStep(env: ArmEnvironment, policy: ArmPolicy) {
+  return (t: number, rec: MetricsRecorder): void => {
+    const round = env.next(t);
+    if (round.arrivals) for (const a of round.arrivals) policy.addArm(a);
+    if (round.departures) for (const a of round.departures) policy.removeArm(a);
+    const s = performance.now();
+    const d = policy.select(round.context);
+    const ms1 = performance.now() - s;
+    const fb = env.pull(d.arm);
+    const s2 = performance.now();
+    policy.update(d, fb);
+    const ms = ms1 + performance.now() - s2;
+    const mean = env.expectedReward(d.arm);
+    rec.record({
+      regret: env.oracleReward() - mean,
+      o2b: mean - env.bestFixedReward(),
+      optimal: env.isOptimal(d.arm),
+      reward: fb.reward,
+      cost: fb.cost ?? 0,
+      pick: d.arm,
+      ms,
+    });
+  };
+}
+
+function assortmentStep(env: AssortmentEnvironment, policy: AssortmentPolicy) {
+  return (t: number, rec: MetricsRecorder): void => {
+    const q = env.next(t);
+    const s = performance.now();
+    const d = policy.select(q);
+    const ms1 = performance.now() - s;
+    const choice = env.choose(d.items);
+    const s2 = performance.now();
+    policy.update(d, { choice });
+    const ms = ms1 + performance.now() - s2;
+    const got = env.expectedRevenue(d.items);
+    const best = env.oracleRevenue();
+    rec.record({
+      regret: best - got,
+      o2b: 0,
+      optimal: best - got <= 1e-12,
+      reward: choice === null ? 0 : (q.revenues?.[choice] ?? 1),
+      cost: 0,
+      pick: `size:${d.items.length}`,
+      ms,
+    });
+  };
+}
+
+function cascadeStep(env: CascadeEnvironment, policy: CascadePolicy) {
+  return (t: number, rec: MetricsRecorder): void => {
+    const { context } = env.next(t);
+    let ms = 0;
+    let s = performance.now();
+    const ep = policy.begin(context);
+    let paid = 0;
+    for (;;) {
+      const stepResult = policy.next(ep);
+      ms += performance.now() - s;
+      if (!("query" in stepResult)) break;
+      const out = env.query(stepResult.query);
+      paid += out.cost;
+      s = performance.now();
+      policy.observe(ep, stepResult.query, out.features, out.cost);
+    }
+    s = performance.now();
+    const arm = policy.choose(ep);
+    ms += performance.now() - s;
+    const r = env.reward(arm);
+    s = performance.now();
+    policy.feedback(ep, r);
+    ms += performance.now() - s;
+    const utility = env.expectedReward(arm) - paid;
+    const best = env.oracleUtility();
+    rec.record({ regret: best - utility, o2b: 0, optimal: best - utility <= 1e-12, reward: r, cost: paid, pick: arm, ms });
+  };
+}
+
+/** Summaries of the final metrics per policy, over seeds. */
+export function summarize(runs: readonly RunResult[]): PolicySummary[] {
+  const byPolicy = new Map<string, RunResult[]>();
+  for (const r of runs) {
+    const list = byPolicy.get(r.policy) ?? [];
+    list.push(r);
+    byPolicy.set(r.policy, list);
+  }
+  return [...byPolicy].map(([policy, rs]) => ({
+    policy,
+    seeds: rs.length,
+    regret: meanStd(rs.map((r) => r.final.regret)),
+    o2b: meanStd(rs.map((r) => r.final.o2b)),
+    opr: meanStd(rs.map((r) => r.final.opr)),
+    costPerRound: meanStd(rs.map((r) => r.final.costPerRound)),
+    usPerRound: meanStd(rs.map((r) => r.final.usPerRound)),
+  }));
+}
+
+/**
+ * Plays every policy on every seed in this thread. Runs are independent and deterministic:
+ * the same experiment gives the same series (but for wall times) whatever the order.
+ */
+export function runExperiment<P extends Protocol>(exp: Experiment<P>, options: RunOptions = {}): ExperimentResult {
+  if (!(exp.horizon >= 1) || !Number.isInteger(exp.horizon)) {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `horizon must be an integer >= 1, got ${exp.horizon}`);
+  }
+  if (exp.seeds.length === 0) throw new RouteKitError(ErrorCode.InvalidArgument, "an experiment needs at least one seed");
+  const runsTotal = exp.policies.length * exp.seeds.length;
+  const total = runsTotal * exp.horizon;
+  const runs: RunResult[] = [];
+  let base = 0;
+  for (let p = 0; p < exp.policies.length; p++) {
+    for (const seed of exp.seeds) {
+      const label = exp.policies[p]?.label ?? "";
+      const runsDone = runs.length;
+      runs.push(
+        runOne(
+          exp,
+          p,
+          seed,
+          (d) => options.onProgress?.({ done: base + d, total, policy: label, seed, runsDone, runsTotal }),
+          options.signal,
+        ),
+      );
+      base += exp.horizon;
+    }
+  }
+  return { protocol: exp.protocol, environment: exp.environment().name, horizon: exp.horizon, runs, summary: summarize(runs) };
+}

@@ -1,0 +1,116 @@
+import { ErrorCode, RouteKitError } from "./errors.js";
+
+/** Format tag carried by every snapshot; bumped only when the envelope itself changes. */
+export const SNAPSHOT_FORMAT = "routekit/snapshot";
+export const SNAPSHOT_FORMAT_VERSION = 1;
+
+/** A JSON value: what a snapshot's `state` may contain. */
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+/**
+ * A versioned, JSON-safe snapshot of a policy (or any stateful object).
+ * `kind` names the class (e.g. `"classic/ucb1"`), `kindVersion` its state layout.
+ * Float64 data is stored as base64 of the raw little-endian bytes, so it restores bit-exactly
+ * (including -0, subnormals and NaN payloads).
+ */
+export interface Snapshot<S extends Json = Json> {
+  readonly format: typeof SNAPSHOT_FORMAT;
+  readonly version: number;
+  readonly kind: string;
+  readonly kindVersion: number;
+  readonly state: S;
+}
+
+/** Wraps `state` in the snapshot envelope. */
+export function makeSnapshot<S extends Json>(kind: string, kindVersion: number, state: S): Snapshot<S> {
+  return { format: SNAPSHOT_FORMAT, version: SNAPSHOT_FORMAT_VERSION, kind, kindVersion, state };
+}
+
+/**
+ * Checks the envelope and returns its state. Throws SNAPSHOT_KIND for a snapshot of another class,
+ * SNAPSHOT_VERSION for another layout version, SNAPSHOT_CORRUPT for anything that is not a snapshot.
+ */
+export function readSnapshot(snapshot: unknown, kind: string, kindVersion: number): Record<string, Json> {
+  const s = snapshot as Partial<Snapshot>;
+  if (s === null || typeof s !== "object" || s.format !== SNAPSHOT_FORMAT) {
+    throw new RouteKitError(ErrorCode.SnapshotCorrupt, `not a RouteKit snapshot (expected format "${SNAPSHOT_FORMAT}")`);
+  }
+  if (s.version !== SNAPSHOT_FORMAT_VERSION) {
+    throw new RouteKitError(
+      ErrorCode.SnapshotVersion,
+      `snapshot envelope version ${String(s.version)} is not supported (expected ${SNAPSHOT_FORMAT_VERSION})`,
+    );
+  }
+  if (s.kind !== kind) {
+    throw new RouteKitError(ErrorCode.SnapshotKind, `snapshot is of kind "${String(s.kind)}", expected "${kind}"`);
+  }
+  if (s.kindVersion !== kindVersion) {
+    throw new RouteKitError(
+      ErrorCode.SnapshotVersion,
+      `snapshot of "${kind}" has state version ${String(s.kindVersion)}, this build reads version ${kindVersion}`,
+    );
+  }
+  if (s.state === null || typeof s.state !== "object" || Array.isArray(s.state)) {
+    throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot of "${kind}" has no state object`);
+  }
+  return s.state as Record<string, Json>;
+}
+
+const hasBuffer = typeof (globalThis as { Buffer?: unknown }).Buffer === "function";
+
+/** Float64Array -> base64 of its bytes (little-endian on every platform Node supports). */
+export function encodeF64(a: Float64Array): string {
+  const bytes = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  if (hasBuffer) return Buffer.from(bytes).toString("base64");
+  let bin = "";
+  for (let i = 0; i < bytes.length; i++) bin += String.fromCharCode(bytes[i] as number);
+  return btoa(bin);
+}
+
+/** base64 -> Float64Array; checks the length when `expectedLength` is given. */
+export function decodeF64(s: Json | undefined, what: string, expectedLength?: number): Float64Array {
+  if (typeof s !== "string") throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot field ${what} must be a base64 string`);
+  let bytes: Uint8Array;
+  if (hasBuffer) {
+    bytes = new Uint8Array(Buffer.from(s, "base64"));
+  } else {
+    const bin = atob(s);
+    bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  }
+  if (bytes.length % 8 !== 0) throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot field ${what} is truncated`);
+  const out = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.length / 8).slice();
+  if (expectedLength !== undefined && out.length !== expectedLength) {
+    throw new RouteKitError(
+      ErrorCode.SnapshotCorrupt,
+      `snapshot field ${what} has ${out.length} values, expected ${expectedLength}`,
+    );
+  }
+  return out;
+}
+
+/** Reads a required field of a snapshot state with a type check. */
+export function field<T extends "number" | "string" | "boolean" | "object" | "array">(
+  state: Record<string, Json>,
+  name: string,
+  type: T,
+): T extends "number"
+  ? number
+  : T extends "string"
+    ? string
+    : T extends "boolean"
+      ? boolean
+      : T extends "array"
+        ? Json[]
+        : Record<string, Json> {
+  const v = state[name];
+  const ok =
+    type === "array"
+      ? Array.isArray(v)
+      : type === "object"
+        ? v !== null && typeof v === "object" && !Array.isArray(v)
+        : typeof v === type;
+  if (!ok) throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot field "${name}" must be ${type}`);
+  // biome-ignore lint/suspicious/noExplicitAny: narrowed by the runtime check above
+  return v as any;
+}

@@ -1,0 +1,70 @@
+import { ErrorCode, RouteKitError } from "./errors.js";
+
+/** Throws NON_FINITE unless `x` is a finite number. */
+export function assertFinite(x: number, what: string): void {
+  if (typeof x !== "number" || !Number.isFinite(x)) {
+    throw new RouteKitError(ErrorCode.NonFinite, `${what} must be a finite number, got ${String(x)}`);
+  }
+}
+
+/** Throws unless `x` is a Float64Array (or number array) of length `dim` with finite entries. */
+export function assertVector(x: unknown, dim: number, what: string): asserts x is ArrayLike<number> {
+  if (!(x instanceof Float64Array) && !Array.isArray(x)) {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be a Float64Array of length ${dim}`);
+  }
+  const v = x as ArrayLike<number>;
+  if (v.length !== dim) {
+    throw new RouteKitError(
+      ErrorCode.DimensionMismatch,
+      `${what} has length ${v.length}, expected ${dim}`,
+      { expected: dim, actual: v.length },
+    );
+  }
+  for (let i = 0; i < dim; i++) {
+    const e = v[i] as number;
+    if (typeof e !== "number" || !Number.isFinite(e)) {
+      throw new RouteKitError(ErrorCode.NonFinite, `${what}[${i}] must be finite, got ${String(e)}`, { index: i });
+    }
+  }
+}
+
+/** Throws unless `x` is an integer in [min, max]. */
+export function assertInt(x: number, what: string, min = -Infinity, max = Infinity): void {
+  if (!Number.isInteger(x)) {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be an integer, got ${String(x)}`);
+  }
+  if (x < min || x > max) {
+    throw new RouteKitError(ErrorCode.OutOfRange, `${what} must be in [${min}, ${max}], got ${x}`);
+  }
+}
+
+/** Throws unless `x` is a finite number in [min, max] (open ends with `open`). */
+export function assertInRange(
+  x: number,
+  what: string,
+  min: number,
+  max: number,
+  open: { min?: boolean; max?: boolean } = {},
+): void {
+  assertFinite(x, what);
+  const lo = open.min ? x > min : x >= min;
+  const hi = open.max ? x < max : x <= max;
+  if (!lo || !hi) {
+    const l = open.min ? "(" : "[";
+    const r = open.max ? ")" : "]";
+    throw new RouteKitError(ErrorCode.OutOfRange, `${what} must be in ${l}${min}, ${max}${r}, got ${x}`);
+  }
+}
+
+/** Throws INVALID_ARGUMENT unless `x` is a finite number > 0. */
+export function assertPositive(x: number, what: string): void {
+  assertFinite(x, what);
+  if (!(x > 0)) throw new RouteKitError(ErrorCode.OutOfRange, `${what} must be > 0, got ${x}`);
+}
+
+/** Throws INVALID_ARGUMENT unless `id` is a non-empty string. */
+export function assertId(id: unknown, what: string): asserts id is string {
+  if (typeof id !== "string" || id.length === 0) {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be a non-empty string, got ${String(id)}`);
+  }
+}

@@ -1,0 +1,142 @@
+import { dotScalar } from "./blas.js";
+import { dot, symvUpper, syrUpper } from "./dispatch.js";
+
+/**
+ * Sherman-Morrison: given the upper triangle of Ainv = A^-1 (symmetric n x n), makes it
+ * (A + w x x^T)^-1 = Ainv - w u u^T / (1 + w x^T u) with u = Ainv x.
+ * `u` is a caller-owned buffer of n values that receives Ainv x (old Ainv), so a caller who
+ * already computed it for a UCB width can use {@link shermanMorrisonWithU} instead.
+ * Returns the denominator 1 + w x^T Ainv x (> 0 for SPD A and w >= 0).
+ */
+export function shermanMorrisonUpdate(Ainv: Float64Array, n: number, x: Float64Array, u: Float64Array, w = 1, ld = n): number {
+  symvUpper(Ainv, n, x, u, ld);
+  return shermanMorrisonWithU(Ainv, n, x, u, w, ld);
+}
+
+/** Sherman-Morrison step with u = Ainv x already computed (see {@link shermanMorrisonUpdate}). */
+export function shermanMorrisonWithU(Ainv: Float64Array, n: number, x: Float64Array, u: Float64Array, w = 1, ld = n): number {
+  const denom = 1 + w * dot(x, u, n);
+  syrUpper(Ainv, n, -w / denom, u, ld);
+  return denom;
+}
+
+/**
+ * Bordered inverse growth (Schur complement). Ainv holds the upper triangle of M^-1 (n x n,
+ * row stride ld >= n+1). Makes it the inverse of [[M, b], [b^T, c]] in place, using `work`
+ * (n values) for M^-1 b. Returns the Schur complement s = c - b^T M^-1 b; if s <= minSchur it is
+ * clamped to minSchur (the spec's guard against a numerically singular border).
+ */
+export function borderedInverseAppend(
+  Ainv: Float64Array,
+  n: number,
+  ld: number,
+  b: Float64Array,
+  c: number,
+  work: Float64Array,
+  minSchur = 1e-12,
+): number {
+  symvUpper(Ainv, n, b, work, ld);
+  let s = c - dot(b, work, n);
+  if (!(s > minSchur)) s = minSchur;
+  const inv = 1 / s;
+  // Top-left block: M^-1 + (M^-1 b)(M^-1 b)^T / s.
+  syrUpper(Ainv, n, inv, work, ld);
+  for (let i = 0; i < n; i++) Ainv[i * ld + n] = -(work[i] as number) * inv;
+  Ainv[n * ld + n] = inv;
+  return s;
+}
+
+/** Lower-triangular Cholesky factor L (row-major, strictly upper part zeroed) of SPD A; returns false if A is not SPD. */
+export function choleskyFactor(A: Float64Array, n: number, L: Float64Array, ld = n): boolean {
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j <= i; j++) {
+      let s = A[i * ld + j] as number;
+      s -= dotScalar(L, L, j, i * ld, j * ld);
+      if (i === j) {
+        if (!(s > 0)) return false;
+        L[i * ld + i] = Math.sqrt(s);
+      } else {
+        L[i * ld + j] = s / (L[j * ld + j] as number);
+      }
+    }
+    for (let j = i + 1; j < n; j++) L[i * ld + j] = 0;
+  }
+  return true;
+}
+
+/** Solves L y = b (forward substitution), writing y into `out` (may alias b). */
+export function forwardSubst(L: Float64Array, n: number, b: Float64Array, out: Float64Array, ld = n): void {
+  for (let i = 0; i < n; i++) {
+    const s = (b[i] as number) - dotScalar(L, out, i, i * ld, 0);
+    out[i] = s / (L[i * ld + i] as number);
+  }
+}
+
+/** Solves L^T x = y (back substitution), writing x into `out` (may alias y). */
+export function backSubstTransposed(L: Float64Array, n: number, y: Float64Array, out: Float64Array, ld = n): void {
+  for (let i = n - 1; i >= 0; i--) {
+    let s = y[i] as number;
+    for (let k = i + 1; k < n; k++) s -= (L[k * ld + i] as number) * (out[k] as number);
+    out[i] = s / (L[i * ld + i] as number);
+  }
+}
+
+/** Solves (L L^T) x = b; `out` may alias b. */
+export function choleskySolve(L: Float64Array, n: number, b: Float64Array, out: Float64Array, ld = n): void {
+  forwardSubst(L, n, b, out, ld);
+  backSubstTransposed(L, n, out, out, ld);
+}
+
+/**
+ * Appends a row to a Cholesky factor: given L for M (n x n, stride ld >= n+1), makes L the factor
+ * of [[M, b], [b^T, c]]. Returns the new diagonal entry squared before clamping to `minPivot`.
+ */
+export function choleskyAppendRow(L: Float64Array, n: number, ld: number, b: Float64Array, c: number, minPivot = 1e-12): number {
+  const row = n * ld;
+  for (let i = 0; i < n; i++) {
+    const s = (b[i] as number) - dotScalar(L, L, i, i * ld, row);
+    L[row + i] = s / (L[i * ld + i] as number);
+  }
+  const d2 = c - dotScalar(L, L, n, row, row);
+  L[row + n] = Math.sqrt(d2 > minPivot ? d2 : minPivot);
+  for (let i = 0; i < n; i++) L[i * ld + n] = 0;
+  return d2;
+}
+
+/**
+ * Rank-1 update of a Cholesky factor: L L^T + x x^T = L' L'^T, in O(n^2) by Givens-like rotations.
+ * `x` is used as scratch and overwritten.
+ */
+export function choleskyRank1Update(L: Float64Array, n: number, x: Float64Array, ld = n): void {
+  for (let k = 0; k < n; k++) {
+    const lkk = L[k * ld + k] as number;
+    const xk = x[k] as number;
+    const r = Math.hypot(lkk, xk);
+    const c = r / lkk;
+    const s = xk / lkk;
+    L[k * ld + k] = r;
+    for (let i = k + 1; i < n; i++) {
+      const lik = ((L[i * ld + k] as number) + s * (x[i] as number)) / c;
+      L[i * ld + k] = lik;
+      x[i] = c * (x[i] as number) - s * lik;
+    }
+  }
+}
+
+/** log(det(L L^T)) from a Cholesky factor. */
+export function choleskyLogDet(L: Float64Array, n: number, ld = n): number {
+  let s = 0;
+  for (let i = 0; i < n; i++) s += Math.log(L[i * ld + i] as number);
+  return 2 * s;
+}
+
+/** Fills `out` with the upper triangle of (L L^T)^-1 (n x n, stride ld), using `work` (n values). */
+export function choleskyInverseUpper(L: Float64Array, n: number, out: Float64Array, work: Float64Array, ld = n): void {
+  for (let j = 0; j < n; j++) {
+    work.fill(0, 0, n);
+    work[j] = 1;
+    choleskySolve(L, n, work, work, ld);
+    for (let i = 0; i <= j; i++) out[i * ld + j] = work[i] as number;
+  }
+}
+

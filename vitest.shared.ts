@@ -1,0 +1,17 @@
+import { fileURLToPath } from "node:url";
+import type { UserConfig } from "vitest/config";
+
+const root = fileURLToPath(new URL(".", import.meta.url));
+
+/**
+ * Tests import sibling packages from source, so a change in `linalg` is seen by
+ * `kernel-ucb`'s tests without rebuilding. Published builds still go through dist.
+ */
+export function sharedTestConfig(extra: UserConfig["test"] = {}): UserConfig {
+  return {
+    resolve: {
+      alias: [{ find: /^@routekit\/([a-z-]+)$/, replacement: `${root}packages/$1/src/index.ts` }],
+    },
+    test: { include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000, ...extra },
+  };
+}
