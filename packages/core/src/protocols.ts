@@ -95,7 +95,9 @@ export interface ArmEnvironment {
   expectedCost(arm: string): number;
   /** The regret reference: the oracle's expected reward this round. */
   oracleReward(): number;
-  /** Expected reward this round of the best single arm over the request distribution (for O2B). */
+  /** The best single arm over the request distribution (the one-arm oracle's pick). */
+  bestFixedArm(): string;
+  /** Expected reward this round of {@link ArmEnvironment.bestFixedArm} (for O2B). */
   bestFixedReward(): number;
   /** Whether picking `arm` counts as an optimal pick this round (for OPR). */
   isOptimal(arm: string): boolean;

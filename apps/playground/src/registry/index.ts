@@ -1,0 +1,12 @@
+import { classicRegistry } from "./classic.js";
+import { kernelucbRegistry } from "./kernel-ucb.js";
+import { mnlRegistry } from "./mnl.js";
+import type { EnvironmentEntry, FamilyRegistry, PolicyEntry, ScenarioEntry } from "./types.js";
+
+export * from "./types.js";
+
+const families: readonly FamilyRegistry[] = [classicRegistry, kernelucbRegistry, mnlRegistry];
+
+export const policies: readonly PolicyEntry[] = families.flatMap((f) => f.policies);
+export const environments: readonly EnvironmentEntry[] = families.flatMap((f) => f.environments);
+export const scenarios: readonly ScenarioEntry[] = families.flatMap((f) => f.scenarios);

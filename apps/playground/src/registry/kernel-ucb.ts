@@ -1,0 +1,4 @@
+import type { FamilyRegistry } from "./types.js";
+
+/** Policies, environments and scenarios contributed by this family. */
+export const kernelucbRegistry: FamilyRegistry = { policies: [], environments: [], scenarios: [] };

@@ -1,0 +1,83 @@
+/**
+ * What the CLI knows about: policies, environments and scenarios, each family contributing its own
+ * file in this folder. Everything here is plain data plus factories, so a worker thread can rebuild
+ * an experiment from names and parameters alone.
+ */
+import type {
+  ArmEnvironment,
+  ArmPolicy,
+  AssortmentEnvironment,
+  AssortmentPolicy,
+  CascadeEnvironment,
+  CascadePolicy,
+  Protocol,
+  Rng,
+} from "@routekit/core";
+
+export type ParamValue = number | string | boolean;
+export type Params = Record<string, ParamValue>;
+
+/** What a policy factory learns about the environment it will play. */
+export interface EnvInfo {
+  readonly protocol: Protocol;
+  /** Arm ids live at round 0 (arm and cascade protocols). */
+  readonly arms: readonly string[];
+  /** Context length (arm, cascade) or item feature dimension (assortment). */
+  readonly dim: number;
+  /** Planned horizon (some theory presets need T). */
+  readonly horizon: number;
+  /** The environment instance (read-only use: e.g. the one-arm oracle asks for the best arm). */
+  readonly env: ArmEnvironment | AssortmentEnvironment | CascadeEnvironment;
+}
+
+export type AnyPolicy = ArmPolicy | AssortmentPolicy | CascadePolicy;
+export type AnyEnvironment = ArmEnvironment | AssortmentEnvironment | CascadeEnvironment;
+
+export interface PolicyEntry {
+  /** Registry name, kebab-case, e.g. "ucb1", "pak-ucb", "ofu-mnl-plus". */
+  readonly name: string;
+  readonly protocol: Protocol;
+  /** Package that implements it, e.g. "@routekit/classic". */
+  readonly family: string;
+  /** Paper it comes from, e.g. "003 (Hu, Leung, Farnia, ICML 2025)"; omit for textbook baselines. */
+  readonly paper?: string;
+  /** One line for `routekit list`. */
+  readonly description: string;
+  /** Every tunable parameter with its default; `--param name.key=value` overrides them. */
+  readonly defaults: Params;
+  create(params: Params, ctx: { readonly rng: Rng; readonly seed: number; readonly info: EnvInfo }): AnyPolicy;
+}
+
+export interface EnvironmentEntry {
+  readonly name: string;
+  readonly protocol: Protocol;
+  readonly family: string;
+  readonly paper?: string;
+  readonly description: string;
+  readonly defaults: Params;
+  /** A fresh environment; the runner resets it with a seed-derived stream. */
+  create(params: Params): AnyEnvironment;
+}
+
+/** A named reproduction of a paper experiment: `routekit run <name>`. */
+export interface ScenarioEntry {
+  readonly name: string;
+  readonly protocol: Protocol;
+  readonly paper?: string;
+  /** What it reproduces, e.g. "Fig. 1 (left): regret vs t, K = 5, uniform revenues". */
+  readonly description: string;
+  readonly environment: { readonly name: string; readonly params?: Params };
+  readonly policies: readonly { readonly label: string; readonly policy: string; readonly params?: Params }[];
+  readonly seeds: number;
+  readonly horizon: number;
+  /** Metrics to plot, in order; default ["regret", "o2b", "opr"]. */
+  readonly metrics?: readonly ("regret" | "o2b" | "opr" | "cost" | "reward" | "usPerRound")[];
+  /** Target numbers from the paper or spec, printed next to the results for comparison. */
+  readonly reference?: string;
+}
+
+export interface FamilyRegistry {
+  readonly policies: readonly PolicyEntry[];
+  readonly environments: readonly EnvironmentEntry[];
+  readonly scenarios: readonly ScenarioEntry[];
+}

@@ -1,0 +1,2 @@
+// Filled by the basic environments.
+export {};

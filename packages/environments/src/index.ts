@@ -1,0 +1,4 @@
+export * from "./basic/index.js";
+export * from "./kernel-ucb/index.js";
+export * from "./mnl/index.js";
+export * from "./replay/index.js";

@@ -1,0 +1,2 @@
+// Filled by the kernel-ucb environments.
+export {};
