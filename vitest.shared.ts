@@ -10,7 +10,10 @@ const root = fileURLToPath(new URL(".", import.meta.url));
 export function sharedTestConfig(extra: UserConfig["test"] = {}): UserConfig {
   return {
     resolve: {
-      alias: [{ find: /^@routekit\/([a-z-]+)$/, replacement: `${root}packages/$1/src/index.ts` }],
+      alias: [
+        { find: /^@routekit\/([a-z-]+)\/testing$/, replacement: `${root}packages/$1/src/testing/index.ts` },
+        { find: /^@routekit\/([a-z-]+)$/, replacement: `${root}packages/$1/src/index.ts` },
+      ],
     },
     test: { include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000, ...extra },
   };
