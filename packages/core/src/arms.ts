@@ -23,7 +23,8 @@ export class ArmTable<S> {
   /** Position of `id` in `ids`/`states`; throws UNKNOWN_ARM. */
   indexOf(id: string): number {
     const i = this.index.get(id);
-    if (i === undefined) throw new RouteKitError(ErrorCode.UnknownArm, `unknown arm "${id}" (arms: ${this.ids.join(", ") || "none"})`);
+    if (i === undefined)
+      throw new RouteKitError(ErrorCode.UnknownArm, `unknown arm "${id}" (arms: ${this.ids.join(", ") || "none"})`);
     return i;
   }
 
@@ -67,6 +68,7 @@ export class ArmTable<S> {
 
   /** Throws NO_ARMS when empty (before a select). */
   checkNotEmpty(): void {
-    if (this.ids.length === 0) throw new RouteKitError(ErrorCode.NoArms, "the policy has no arms: add one with addArm()");
+    if (this.ids.length === 0)
+      throw new RouteKitError(ErrorCode.NoArms, "the policy has no arms: add one with addArm()");
   }
 }

@@ -80,7 +80,10 @@ export class DecisionLedger<P> {
           `decision "${this.prefix}${seq}" already received feedback or was dropped after ${this.maxPending} newer decisions`,
         );
       }
-      throw new RouteKitError(ErrorCode.DecisionAlreadyUsed, `decision "${this.prefix}${seq}" already received feedback`);
+      throw new RouteKitError(
+        ErrorCode.DecisionAlreadyUsed,
+        `decision "${this.prefix}${seq}" already received feedback`,
+      );
     }
     return p;
   }
@@ -139,7 +142,10 @@ export class DecisionLedger<P> {
     const digits = id.slice(this.prefix.length);
     const seq = /^(0|[1-9][0-9]*)$/.test(digits) ? Number(digits) : Number.NaN;
     if (!Number.isSafeInteger(seq) || seq >= this.nextSeq) {
-      throw new RouteKitError(ErrorCode.UnknownDecision, `unknown decision id ${JSON.stringify(id)}: this policy never issued it`);
+      throw new RouteKitError(
+        ErrorCode.UnknownDecision,
+        `unknown decision id ${JSON.stringify(id)}: this policy never issued it`,
+      );
     }
     return seq;
   }

@@ -57,7 +57,8 @@ export class Rng {
     if (typeof seed === "string") {
       words = [fnv1a(seed), fnv1a(`${seed}#1`), fnv1a(`${seed}#2`), fnv1a(`${seed}#3`)];
     } else {
-      if (!Number.isFinite(seed)) throw new RouteKitError(ErrorCode.InvalidArgument, `seed must be finite, got ${seed}`);
+      if (!Number.isFinite(seed))
+        throw new RouteKitError(ErrorCode.InvalidArgument, `seed must be finite, got ${seed}`);
       const lo = seed | 0;
       const hi = Math.floor(seed / 4294967296) | 0;
       words = [lo, hi, mix32(lo), mix32(hi ^ 0x5bd1e995)];
@@ -102,7 +103,8 @@ export class Rng {
 
   /** Uniform integer in [0, n). */
   int(n: number): number {
-    if (!(n >= 1) || !Number.isInteger(n)) throw new RouteKitError(ErrorCode.InvalidArgument, `int(n) needs an integer n >= 1, got ${n}`);
+    if (!(n >= 1) || !Number.isInteger(n))
+      throw new RouteKitError(ErrorCode.InvalidArgument, `int(n) needs an integer n >= 1, got ${n}`);
     return uniformInt(this.gen, 0, n - 1);
   }
 

@@ -1,5 +1,5 @@
 import { ErrorCode, RouteKitError } from "./errors.js";
-import { MetricsRecorder, type RunResult, meanStd } from "./metrics.js";
+import { MetricsRecorder, meanStd, type RunResult } from "./metrics.js";
 import type {
   ArmEnvironment,
   ArmPolicy,
@@ -192,7 +192,15 @@ function cascadeStep(env: CascadeEnvironment, policy: CascadePolicy) {
     ms += performance.now() - s;
     const utility = env.expectedReward(arm) - paid;
     const best = env.oracleUtility();
-    rec.record({ regret: best - utility, o2b: 0, optimal: best - utility <= 1e-12, reward: r, cost: paid, pick: arm, ms });
+    rec.record({
+      regret: best - utility,
+      o2b: 0,
+      optimal: best - utility <= 1e-12,
+      reward: r,
+      cost: paid,
+      pick: arm,
+      ms,
+    });
   };
 }
 
@@ -223,7 +231,8 @@ export function runExperiment<P extends Protocol>(exp: Experiment<P>, options: R
   if (!(exp.horizon >= 1) || !Number.isInteger(exp.horizon)) {
     throw new RouteKitError(ErrorCode.InvalidArgument, `horizon must be an integer >= 1, got ${exp.horizon}`);
   }
-  if (exp.seeds.length === 0) throw new RouteKitError(ErrorCode.InvalidArgument, "an experiment needs at least one seed");
+  if (exp.seeds.length === 0)
+    throw new RouteKitError(ErrorCode.InvalidArgument, "an experiment needs at least one seed");
   const runsTotal = exp.policies.length * exp.seeds.length;
   const total = runsTotal * exp.horizon;
   const runs: RunResult[] = [];
@@ -244,5 +253,11 @@ export function runExperiment<P extends Protocol>(exp: Experiment<P>, options: R
       base += exp.horizon;
     }
   }
-  return { protocol: exp.protocol, environment: exp.environment().name, horizon: exp.horizon, runs, summary: summarize(runs) };
+  return {
+    protocol: exp.protocol,
+    environment: exp.environment().name,
+    horizon: exp.horizon,
+    runs,
+    summary: summarize(runs),
+  };
 }

@@ -33,7 +33,10 @@ export function makeSnapshot<S extends Json>(kind: string, kindVersion: number, 
 export function readSnapshot(snapshot: unknown, kind: string, kindVersion: number): Record<string, Json> {
   const s = snapshot as Partial<Snapshot>;
   if (s === null || typeof s !== "object" || s.format !== SNAPSHOT_FORMAT) {
-    throw new RouteKitError(ErrorCode.SnapshotCorrupt, `not a RouteKit snapshot (expected format "${SNAPSHOT_FORMAT}")`);
+    throw new RouteKitError(
+      ErrorCode.SnapshotCorrupt,
+      `not a RouteKit snapshot (expected format "${SNAPSHOT_FORMAT}")`,
+    );
   }
   if (s.version !== SNAPSHOT_FORMAT_VERSION) {
     throw new RouteKitError(
@@ -69,7 +72,8 @@ export function encodeF64(a: Float64Array): string {
 
 /** base64 -> Float64Array; checks the length when `expectedLength` is given. */
 export function decodeF64(s: Json | undefined, what: string, expectedLength?: number): Float64Array {
-  if (typeof s !== "string") throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot field ${what} must be a base64 string`);
+  if (typeof s !== "string")
+    throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot field ${what} must be a base64 string`);
   let bytes: Uint8Array;
   if (hasBuffer) {
     bytes = new Uint8Array(Buffer.from(s, "base64"));

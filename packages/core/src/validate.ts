@@ -14,11 +14,10 @@ export function assertVector(x: unknown, dim: number, what: string): asserts x i
   }
   const v = x as ArrayLike<number>;
   if (v.length !== dim) {
-    throw new RouteKitError(
-      ErrorCode.DimensionMismatch,
-      `${what} has length ${v.length}, expected ${dim}`,
-      { expected: dim, actual: v.length },
-    );
+    throw new RouteKitError(ErrorCode.DimensionMismatch, `${what} has length ${v.length}, expected ${dim}`, {
+      expected: dim,
+      actual: v.length,
+    });
   }
   for (let i = 0; i < dim; i++) {
     const e = v[i] as number;

@@ -8,13 +8,27 @@ import { dot, symvUpper, syrUpper } from "./dispatch.js";
  * already computed it for a UCB width can use {@link shermanMorrisonWithU} instead.
  * Returns the denominator 1 + w x^T Ainv x (> 0 for SPD A and w >= 0).
  */
-export function shermanMorrisonUpdate(Ainv: Float64Array, n: number, x: Float64Array, u: Float64Array, w = 1, ld = n): number {
+export function shermanMorrisonUpdate(
+  Ainv: Float64Array,
+  n: number,
+  x: Float64Array,
+  u: Float64Array,
+  w = 1,
+  ld = n,
+): number {
   symvUpper(Ainv, n, x, u, ld);
   return shermanMorrisonWithU(Ainv, n, x, u, w, ld);
 }
 
 /** Sherman-Morrison step with u = Ainv x already computed (see {@link shermanMorrisonUpdate}). */
-export function shermanMorrisonWithU(Ainv: Float64Array, n: number, x: Float64Array, u: Float64Array, w = 1, ld = n): number {
+export function shermanMorrisonWithU(
+  Ainv: Float64Array,
+  n: number,
+  x: Float64Array,
+  u: Float64Array,
+  w = 1,
+  ld = n,
+): number {
   const denom = 1 + w * dot(x, u, n);
   syrUpper(Ainv, n, -w / denom, u, ld);
   return denom;
@@ -91,7 +105,14 @@ export function choleskySolve(L: Float64Array, n: number, b: Float64Array, out: 
  * Appends a row to a Cholesky factor: given L for M (n x n, stride ld >= n+1), makes L the factor
  * of [[M, b], [b^T, c]]. Returns the new diagonal entry squared before clamping to `minPivot`.
  */
-export function choleskyAppendRow(L: Float64Array, n: number, ld: number, b: Float64Array, c: number, minPivot = 1e-12): number {
+export function choleskyAppendRow(
+  L: Float64Array,
+  n: number,
+  ld: number,
+  b: Float64Array,
+  c: number,
+  minPivot = 1e-12,
+): number {
   const row = n * ld;
   for (let i = 0; i < n; i++) {
     const s = (b[i] as number) - dotScalar(L, L, i, i * ld, row);
@@ -139,4 +160,3 @@ export function choleskyInverseUpper(L: Float64Array, n: number, out: Float64Arr
     for (let i = 0; i <= j; i++) out[i * ld + j] = work[i] as number;
   }
 }
-
