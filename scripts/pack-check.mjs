@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+// Proves that every publishable package installs on its own from its tarball into an empty Node
+// project and imports from ESM and CommonJS, types included, exactly as a user would get it from npm.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const root = resolve(import.meta.dirname, "..");
+const dirs = ["packages", "apps"].flatMap((d) => readdirSync(join(root, d)).map((p) => join(root, d, p)));
+const pkgs = dirs
+  .map((dir) => ({ dir, pkg: JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) }))
+  .filter(({ pkg }) => !pkg.private);
+
+const work = mkdtempSync(join(tmpdir(), "routekit-pack-"));
+const packs = join(work, "packs");
+mkdirSync(packs);
+const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
+const pnpm = ["-y", "pnpm@10"];
+
+const tarballs = {};
+for (const { dir, pkg } of pkgs) {
+  const out = run("npx", [...pnpm, "pack", "--pack-destination", packs], dir).trim().split("\n").pop();
+  tarballs[pkg.name] = out.startsWith("/") ? out : join(packs, out);
+  console.log(`packed ${pkg.name} -> ${tarballs[pkg.name].split("/").pop()}`);
+}
+
+const app = join(work, "app");
+mkdirSync(app);
+// Overrides point every @routekit dependency at its local tarball: nothing is published yet.
+const overrides = Object.fromEntries(Object.entries(tarballs).map(([n, t]) => [n, `file:${t}`]));
+writeFileSync(
+  join(app, "package.json"),
+  JSON.stringify({ name: "pack-check-app", version: "0.0.0", private: true, dependencies: overrides, overrides }, null, 2),
+);
+run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", "typescript@~5.9.3", "@types/node@^20"], app);
+
+const names = Object.keys(tarballs);
+const ident = (n) => n.replace(/^@routekit\//, "rk_").replace(/-/g, "_");
+writeFileSync(
+  join(app, "esm.mjs"),
+  `${names.map((n) => `import * as ${ident(n)} from "${n}";`).join("\n")}
+const mods = { ${names.map((n) => `"${n}": ${ident(n)}`).join(", ")} };
+for (const [n, m] of Object.entries(mods)) if (Object.keys(m).length === 0) throw new Error(n + " has no ESM exports");
+console.log("esm ok:", Object.entries(mods).map(([n, m]) => n + "(" + Object.keys(m).length + ")").join(" "));
+`,
+);
+writeFileSync(
+  join(app, "cjs.cjs"),
+  `const names = ${JSON.stringify(names)};
+for (const n of names) { const m = require(n); if (Object.keys(m).length === 0) throw new Error(n + " has no CJS exports"); }
+console.log("cjs ok:", names.length, "packages");
+`,
+);
+// Types: a strict TypeScript file importing every package, checked under node16 resolution both as ESM and CJS.
+const tsImports = names.map((n) => `import * as ${ident(n)} from "${n}";`).join("\n");
+const tsUse = `export const all = [${names.map(ident).join(", ")}];\n`;
+writeFileSync(join(app, "types.mts"), `${tsImports}\n${tsUse}`);
+writeFileSync(join(app, "types.cts"), `${tsImports}\n${tsUse}`);
+writeFileSync(
+  join(app, "tsconfig.json"),
+  JSON.stringify({
+    compilerOptions: { module: "node16", moduleResolution: "node16", strict: true, noEmit: true, skipLibCheck: true, types: ["node"] },
+    files: ["types.mts", "types.cts"],
+  }),
+);
+process.stdout.write(run("node", ["esm.mjs"], app));
+process.stdout.write(run("node", ["cjs.cjs"], app));
+run("npx", ["tsc", "-p", "tsconfig.json"], app);
+console.log("types ok: ESM and CJS declaration files resolve under node16");
+rmSync(work, { recursive: true, force: true });
+console.log(`pack-check: ${names.length} packages install, import (ESM + CJS) and type-check from their tarballs`);
