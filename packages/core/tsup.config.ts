@@ -1,11 +1,13 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: { index: "src/index.ts", "testing/index": "src/testing/index.ts" },
+  entry: { index: "src/index.ts", worker: "src/worker.ts", "testing/index": "src/testing/index.ts" },
   external: ["fast-check"],
   format: ["esm", "cjs"],
   dts: true,
   sourcemap: true,
   clean: true,
+  // import.meta.url in the CommonJS build, so the worker entry is found next to index.cjs.
+  shims: true,
   target: "node20",
 });

@@ -1,0 +1,269 @@
+import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { isAbsolute, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import { ErrorCode, RouteKitError } from "./errors.js";
+import type { RunResult } from "./metrics.js";
+import { type Experiment, type ExperimentResult, type Progress, runExperiment, summarize } from "./runner.js";
+import type { Json } from "./snapshot.js";
+
+/**
+ * What a worker needs to rebuild an experiment: functions cannot cross thread boundaries, so the
+ * experiment is described by a module and a JSON spec instead.
+ */
+export interface ExperimentPlan {
+  /**
+   * Absolute path or `file:` URL of an ES module exporting
+   * `buildExperiment(spec: Json): Experiment | Promise<Experiment>`.
+   * It is imported once in the calling thread and once in every worker; it must build the same
+   * experiment every time (same policies in the same order, same seeds and horizon).
+   */
+  readonly module: string;
+  /** Passed to `buildExperiment` (structured-cloned into each worker). */
+  readonly spec: Json;
+}
+
+export interface WorkerRunOptions {
+  /** Worker threads to use (default `os.availableParallelism()`); <= 1 runs in this thread. */
+  readonly workers?: number;
+  /** Called as rounds complete, with `done` over all runs (monotone, ends at `total`). */
+  readonly onProgress?: (p: Progress) => void;
+  /** Aborting terminates the workers and rejects with INVALID_STATE "experiment aborted". */
+  readonly signal?: AbortSignal;
+  /** Path or URL of the worker entry; by default `worker.js` (or `.cjs`) next to this module's build. */
+  readonly workerEntry?: string | URL;
+}
+
+/** Messages from the worker entry (`src/worker.ts`) to the pool. */
+export type WorkerMessage =
+  | { readonly type: "ready" }
+  | { readonly type: "progress"; readonly task: number; readonly done: number }
+  | { readonly type: "result"; readonly task: number; readonly result: RunResult }
+  | { readonly type: "error"; readonly task: number; readonly error: SerializedError };
+
+/** Messages from the pool to a worker. */
+export type PoolMessage = {
+  readonly type: "run";
+  readonly task: number;
+  readonly policy: number;
+  readonly seed: number;
+};
+
+/** Data handed to each worker at start. */
+export interface WorkerInit {
+  readonly module: string;
+  readonly spec: Json;
+  /** Int32Array over a SharedArrayBuffer; [0] becomes 1 on abort. */
+  readonly abort: SharedArrayBuffer;
+}
+
+/** An error as it crosses the thread boundary. */
+export interface SerializedError {
+  readonly name: string;
+  readonly message: string;
+  readonly code?: string;
+  readonly details?: Record<string, unknown>;
+  readonly stack?: string;
+}
+
+const ERROR_CODES = new Set<string>(Object.values(ErrorCode));
+
+/** Error -> plain object (RouteKitError code and details kept); duck-typed so that copies of core bundled apart still match. */
+export function serializeError(e: unknown): SerializedError {
+  if (e !== null && typeof e === "object") {
+    const o = e as { name?: unknown; message?: unknown; code?: unknown; details?: unknown; stack?: unknown };
+    let details: Record<string, unknown> | undefined;
+    if (o.details !== null && typeof o.details === "object") {
+      try {
+        details = structuredClone(o.details) as Record<string, unknown>;
+      } catch {
+        details = undefined;
+      }
+    }
+    return {
+      name: typeof o.name === "string" ? o.name : "Error",
+      message: typeof o.message === "string" ? o.message : String(e),
+      code: typeof o.code === "string" ? o.code : undefined,
+      details,
+      stack: typeof o.stack === "string" ? o.stack : undefined,
+    };
+  }
+  return { name: "Error", message: String(e) };
+}
+
+/** The inverse of {@link serializeError}: a RouteKitError when the code is one of ours, else an Error. */
+export function deserializeError(s: SerializedError): Error {
+  if (s.name === "RouteKitError" && s.code !== undefined && ERROR_CODES.has(s.code)) {
+    return new RouteKitError(s.code as ErrorCode, s.message, s.details);
+  }
+  const err = new Error(s.message);
+  err.name = s.name;
+  if (s.stack) err.stack = s.stack;
+  return err;
+}
+
+/** `file:` URL of an experiment module given as an absolute path or URL. */
+export function moduleUrl(module: string): string {
+  if (typeof module !== "string" || module.length === 0) {
+    throw new RouteKitError(ErrorCode.InvalidArgument, "plan.module must be a path or file: URL of an ES module");
+  }
+  if (module.startsWith("file:")) return module;
+  return pathToFileURL(isAbsolute(module) ? module : resolve(module)).href;
+}
+
+/** Imports a plan's module and builds its experiment (in the calling thread). */
+export async function loadExperiment(plan: ExperimentPlan): Promise<Experiment> {
+  const mod = (await import(moduleUrl(plan.module))) as { buildExperiment?: unknown };
+  if (typeof mod.buildExperiment !== "function") {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `${plan.module} must export a function buildExperiment(spec) returning an Experiment`,
+    );
+  }
+  return (await mod.buildExperiment(plan.spec)) as Experiment;
+}
+
+/**
+ * The worker entry shipped with the build: `worker.js` (ESM) or `worker.cjs` next to the bundle,
+ * or `../dist/worker.js` when this file runs from source (tests).
+ */
+export function defaultWorkerEntry(): URL {
+  const here = import.meta.url;
+  const ext = here.endsWith(".cjs") ? ".cjs" : ".js";
+  const candidates = [new URL(`./worker${ext}`, here), new URL("../dist/worker.js", here)];
+  for (const c of candidates) if (existsSync(fileURLToPath(c))) return c;
+  throw new RouteKitError(
+    ErrorCode.InvalidState,
+    `cannot find the worker entry (looked for ${candidates.map((c) => fileURLToPath(c)).join(", ")}); build @routekit/core first`,
+  );
+}
+
+function abortError(): RouteKitError {
+  return new RouteKitError(ErrorCode.InvalidState, "experiment aborted");
+}
+
+/**
+ * Plays every policy on every seed like {@link runExperiment}, spreading the policy x seed runs
+ * over a pool of worker threads. Each worker imports `plan.module` and calls
+ * `buildExperiment(plan.spec)` once, then plays the runs it is handed with `runOne`.
+ *
+ * Results come back in `runExperiment`'s order (policy-major, then seeds) with identical series
+ * but for wall times. A failing run rejects the promise with the original RouteKitError code and
+ * message, and stops the other workers.
+ */
+export async function runExperimentInWorkers(
+  plan: ExperimentPlan,
+  options: WorkerRunOptions = {},
+): Promise<ExperimentResult> {
+  if (plan === null || typeof plan !== "object") {
+    throw new RouteKitError(ErrorCode.InvalidArgument, "plan must be { module, spec }");
+  }
+  const url = moduleUrl(plan.module);
+  const requested = options.workers ?? availableParallelism();
+  if (!Number.isInteger(requested) && requested !== Number.POSITIVE_INFINITY) {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `workers must be an integer, got ${String(requested)}`);
+  }
+  if (options.signal?.aborted) throw abortError();
+  const exp = await loadExperiment({ module: url, spec: plan.spec });
+  if (options.signal?.aborted) throw abortError();
+
+  const tasks: { policy: number; seed: number; label: string }[] = [];
+  for (let p = 0; p < exp.policies.length; p++) {
+    for (const seed of exp.seeds) tasks.push({ policy: p, seed, label: exp.policies[p]?.label ?? "" });
+  }
+  const poolSize = Math.min(requested, tasks.length);
+  if (poolSize <= 1) {
+    return runExperiment(exp, { onProgress: options.onProgress, signal: options.signal });
+  }
+  // Same argument checks as runExperiment, before any thread starts.
+  if (!(exp.horizon >= 1) || !Number.isInteger(exp.horizon)) {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `horizon must be an integer >= 1, got ${exp.horizon}`);
+  }
+  const environment = exp.environment().name;
+  const entry = options.workerEntry ?? defaultWorkerEntry();
+  return runPool(url, plan.spec, tasks, poolSize, exp, environment, entry, options);
+}
+
+function runPool(
+  url: string,
+  spec: Json,
+  tasks: readonly { policy: number; seed: number; label: string }[],
+  poolSize: number,
+  exp: Experiment,
+  environment: string,
+  entry: string | URL,
+  options: WorkerRunOptions,
+): Promise<ExperimentResult> {
+  const horizon = exp.horizon;
+  const runsTotal = tasks.length;
+  const total = runsTotal * horizon;
+  const abortBuf = new SharedArrayBuffer(4);
+  const abortFlag = new Int32Array(abortBuf);
+  const init: WorkerInit = { module: url, spec, abort: abortBuf };
+  const results: (RunResult | undefined)[] = new Array(runsTotal).fill(undefined);
+  const doneByTask = new Float64Array(runsTotal);
+  let done = 0;
+  let runsDone = 0;
+  let nextTask = 0;
+  const workers: Worker[] = [];
+
+  return new Promise<ExperimentResult>((resolvePromise, rejectPromise) => {
+    let settled = false;
+    const finish = (err: Error | undefined, value?: ExperimentResult) => {
+      if (settled) return;
+      settled = true;
+      Atomics.store(abortFlag, 0, 1);
+      options.signal?.removeEventListener("abort", onAbort);
+      Promise.all(workers.map((w) => w.terminate())).then(
+        () => (err ? rejectPromise(err) : resolvePromise(value as ExperimentResult)),
+        () => (err ? rejectPromise(err) : resolvePromise(value as ExperimentResult)),
+      );
+    };
+    const onAbort = () => finish(abortError());
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+
+    const dispatch = (w: Worker) => {
+      if (nextTask >= runsTotal) return;
+      const task = nextTask++;
+      const t = tasks[task] as { policy: number; seed: number };
+      const msg: PoolMessage = { type: "run", task, policy: t.policy, seed: t.seed };
+      w.postMessage(msg);
+    };
+
+    const onMessage = (w: Worker, m: WorkerMessage) => {
+      if (settled) return;
+      if (m.type === "ready") {
+        dispatch(w);
+      } else if (m.type === "progress") {
+        const prev = doneByTask[m.task] as number;
+        if (m.done <= prev) return;
+        done += m.done - prev;
+        doneByTask[m.task] = m.done;
+        const t = tasks[m.task] as { seed: number; label: string };
+        options.onProgress?.({ done, total, policy: t.label, seed: t.seed, runsDone, runsTotal });
+      } else if (m.type === "result") {
+        results[m.task] = m.result;
+        runsDone++;
+        if (runsDone === runsTotal) {
+          const runs = results as RunResult[];
+          finish(undefined, { protocol: exp.protocol, environment, horizon, runs, summary: summarize(runs) });
+        } else {
+          dispatch(w);
+        }
+      } else if (m.type === "error") {
+        finish(deserializeError(m.error));
+      }
+    };
+
+    for (let i = 0; i < poolSize; i++) {
+      const w = new Worker(entry, { workerData: init });
+      workers.push(w);
+      w.on("message", (m: WorkerMessage) => onMessage(w, m));
+      w.on("error", (e) => finish(e instanceof Error ? e : new Error(String(e))));
+      w.on("exit", (code) => {
+        if (!settled) finish(new Error(`worker thread exited with code ${code} before the experiment finished`));
+      });
+    }
+  });
+}
