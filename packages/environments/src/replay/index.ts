@@ -1,2 +1,3 @@
-// Filled by the replay environments.
-export {};
+export * from "./environment.js";
+export * from "./featurizer.js";
+export * from "./table.js";

@@ -1,0 +1,169 @@
+import type { ArmEnvironment, ArmFeedback, ArmRound, Rng } from "@routekit/core";
+import { ErrorCode, RouteKitError } from "@routekit/core";
+import type { ReplayTable } from "./table.js";
+
+export interface ReplayEnvironmentOptions {
+  /** Environment name in results. Default "replay". */
+  readonly name?: string;
+  /**
+   * Prompt order: "shuffle" (default) plays a fresh seeded permutation of the prompts on every pass over
+   * the table, "sequential" plays them in file order (cycling when the horizon exceeds the table).
+   */
+  readonly order?: "shuffle" | "sequential";
+}
+
+/**
+ * Replays a full-information table of logged outcomes as an arm environment: each round is one logged prompt
+ * (its featurized text or its embedding as the context), every model in the table is an arm, and pulling an arm
+ * returns that model's logged score (and cost) for the prompt. With several logged rows for one (prompt, model),
+ * a pull returns one of them uniformly at random and the expected reward is their mean.
+ *
+ * - oracle: the per-prompt best model (`oracleReward` = max over models of the prompt's mean score);
+ * - best fixed arm: the model with the best mean score over all prompts (the one-arm oracle);
+ * - isOptimal: the pick ties the per-prompt best score (to 1e-12).
+ *
+ * Prompts are shuffled per seed (the `order` stream of the rng given to `reset`) and reshuffled on every pass, so
+ * the rounds are i.i.d.-like draws without replacement within a pass. No allocation per round.
+ */
+export class ReplayEnvironment implements ArmEnvironment {
+  readonly name: string;
+  readonly contextDim: number;
+  readonly initialArms: readonly string[];
+  private readonly table: ReplayTable;
+  private readonly order: "shuffle" | "sequential";
+  private readonly armIndex = new Map<string, number>();
+  private readonly views: Float64Array[];
+  private readonly perm: number[];
+  private readonly bestFixed: number;
+  private readonly bestFixedMean: number;
+  private readonly oracle: Float64Array;
+  private readonly round: { context: Float64Array | undefined };
+  private orderRng: Rng | undefined;
+  private noiseRng: Rng | undefined;
+  private prompt = -1;
+  private pass = -1;
+
+  constructor(table: ReplayTable, options: ReplayEnvironmentOptions = {}) {
+    if (!table || table.numPrompts < 1 || table.models.length < 1) {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        "a replay environment needs at least one prompt and one model",
+      );
+    }
+    this.table = table;
+    this.name = options.name ?? "replay";
+    this.order = options.order ?? "shuffle";
+    if (this.order !== "shuffle" && this.order !== "sequential") {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `order must be "shuffle" or "sequential", got ${this.order}`);
+    }
+    this.contextDim = table.dim;
+    this.initialArms = [...table.models];
+    for (let i = 0; i < table.models.length; i++) this.armIndex.set(table.models[i] as string, i);
+    const n = table.numPrompts;
+    const M = table.models.length;
+    this.views = Array.from({ length: n }, (_, p) => table.contexts.subarray(p * table.dim, (p + 1) * table.dim));
+    this.perm = Array.from({ length: n }, (_, p) => p);
+    this.oracle = new Float64Array(n);
+    const means = new Float64Array(M);
+    for (let p = 0; p < n; p++) {
+      let best = Number.NEGATIVE_INFINITY;
+      for (let m = 0; m < M; m++) {
+        const s = table.meanScore[p * M + m] as number;
+        means[m] = (means[m] as number) + s / n;
+        if (s > best) best = s;
+      }
+      this.oracle[p] = best;
+    }
+    let bf = 0;
+    for (let m = 1; m < M; m++) if ((means[m] as number) > (means[bf] as number)) bf = m;
+    this.bestFixed = bf;
+    this.bestFixedMean = means[bf] as number;
+    this.round = { context: undefined };
+  }
+
+  /** Mean score of the best single model over all prompts. */
+  get bestFixedMeanReward(): number {
+    return this.bestFixedMean;
+  }
+
+  /** Mean over prompts of the per-prompt best score (what the oracle earns per round on average). */
+  get oracleMeanReward(): number {
+    let s = 0;
+    for (let p = 0; p < this.oracle.length; p++) s += this.oracle[p] as number;
+    return s / this.oracle.length;
+  }
+
+  reset(rng: Rng): void {
+    this.orderRng = rng.fork("order");
+    this.noiseRng = rng.fork("noise");
+    for (let p = 0; p < this.perm.length; p++) this.perm[p] = p;
+    this.prompt = -1;
+    this.pass = -1;
+  }
+
+  next(t: number): ArmRound {
+    if (!this.orderRng) throw new RouteKitError(ErrorCode.InvalidState, "call reset(rng) before next()");
+    if (!Number.isInteger(t) || t < 0) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `round must be an integer >= 0, got ${t}`);
+    }
+    const n = this.perm.length;
+    const pos = t % n;
+    const pass = Math.floor(t / n);
+    if (this.order === "shuffle" && pass !== this.pass) {
+      this.orderRng.shuffle(this.perm);
+      this.pass = pass;
+    }
+    this.prompt = this.order === "shuffle" ? (this.perm[pos] as number) : pos;
+    this.round.context = this.views[this.prompt];
+    return this.round;
+  }
+
+  /** Index of the current round's prompt in the table. */
+  get currentPrompt(): number {
+    return this.prompt;
+  }
+
+  private cell(arm: string): number {
+    if (this.prompt < 0) throw new RouteKitError(ErrorCode.InvalidState, "call next(t) before querying a round");
+    const m = this.armIndex.get(arm);
+    if (m === undefined) {
+      throw new RouteKitError(ErrorCode.UnknownArm, `unknown arm "${arm}" (models: ${this.table.models.join(", ")})`);
+    }
+    return this.prompt * this.table.models.length + m;
+  }
+
+  expectedReward(arm: string): number {
+    return this.table.meanScore[this.cell(arm)] as number;
+  }
+
+  expectedCost(arm: string): number {
+    return this.table.meanCost[this.cell(arm)] as number;
+  }
+
+  oracleReward(): number {
+    if (this.prompt < 0) throw new RouteKitError(ErrorCode.InvalidState, "call next(t) before querying a round");
+    return this.oracle[this.prompt] as number;
+  }
+
+  bestFixedArm(): string {
+    return this.table.models[this.bestFixed] as string;
+  }
+
+  bestFixedReward(): number {
+    if (this.prompt < 0) throw new RouteKitError(ErrorCode.InvalidState, "call next(t) before querying a round");
+    return this.table.meanScore[this.prompt * this.table.models.length + this.bestFixed] as number;
+  }
+
+  isOptimal(arm: string): boolean {
+    return this.expectedReward(arm) >= (this.oracle[this.prompt] as number) - 1e-12;
+  }
+
+  pull(arm: string): ArmFeedback {
+    const c = this.cell(arm);
+    const start = this.table.sampleStart[c] as number;
+    const count = (this.table.sampleStart[c + 1] as number) - start;
+    const k = count === 1 ? start : start + (this.noiseRng as Rng).int(count);
+    const reward = this.table.sampleScore[k] as number;
+    return this.table.hasCost ? { reward, cost: this.table.sampleCost[k] as number } : { reward };
+  }
+}

@@ -1,0 +1,464 @@
+import { ErrorCode, RouteKitError } from "@routekit/core";
+import { type FeaturizerConfig, type FeaturizerOptions, HashingFeaturizer } from "./featurizer.js";
+
+/** One problem found in the input, by 1-based line number of the file. */
+export interface ReplayIssue {
+  readonly line: number;
+  readonly message: string;
+}
+
+export interface ReplayLoadOptions {
+  /** Input format; "auto" (default) picks JSONL when the first non-blank character is `{`, CSV otherwise. */
+  readonly format?: "auto" | "jsonl" | "csv";
+  /** Models to compare (default: every model in the file, in order of first appearance). Rows of other models are skipped. */
+  readonly models?: readonly string[];
+  /**
+   * Where contexts come from: "text" featurizes the prompt column, "embedding" uses the embedding column as is,
+   * "auto" (default) uses embeddings when the first data row has one, text otherwise.
+   */
+  readonly context?: "auto" | "text" | "embedding";
+  /** Options of the built-in text featurizer (context "text"). */
+  readonly featurizer?: FeaturizerOptions;
+  /** Issues listed in the error message (all of them are in `error.details.issues`). Default 10. */
+  readonly maxListed?: number;
+}
+
+/**
+ * A full-information table: for every prompt, the (mean) logged score and cost of every compared model.
+ * Dense row-major Float64Arrays, prompt-major: entry (p, m) is at p * models.length + m.
+ */
+export interface ReplayTable {
+  readonly models: readonly string[];
+  readonly numPrompts: number;
+  /** Context dimension (featurizer dim, or the embedding length). */
+  readonly dim: number;
+  readonly contextSource: "text" | "embedding";
+  /** The featurizer configuration when contexts come from text. */
+  readonly featurizer?: FeaturizerConfig;
+  /** Prompt keys (prompt id, text, or embedding), in order of first appearance. */
+  readonly promptKeys: readonly string[];
+  /** Line of each prompt's first row. */
+  readonly promptLines: readonly number[];
+  /** numPrompts x dim contexts. */
+  readonly contexts: Float64Array;
+  /** numPrompts x models mean scores. */
+  readonly meanScore: Float64Array;
+  /** numPrompts x models mean costs (zeros when the file has no cost column). */
+  readonly meanCost: Float64Array;
+  readonly hasCost: boolean;
+  /** CSR index into the logged samples of each (prompt, model) cell: samples of cell c are [start[c], start[c+1]). */
+  readonly sampleStart: Int32Array;
+  readonly sampleScore: Float64Array;
+  readonly sampleCost: Float64Array;
+  /** Data rows used (after skipping models not compared). */
+  readonly rows: number;
+}
+
+const ALIASES = {
+  id: ["prompt_id", "id", "sample_id"],
+  prompt: ["prompt", "text", "query"],
+  embedding: ["embedding", "vector"],
+  model: ["model", "model_id"],
+  score: ["score", "reward"],
+  cost: ["cost"],
+} as const;
+
+type Field = keyof typeof ALIASES;
+type RawRecord = { line: number; get(f: Field): unknown; has(f: Field): boolean };
+
+function shorten(s: string, n = 40): string {
+  const one = s.replace(/\s+/g, " ");
+  return one.length > n ? `${one.slice(0, n - 1)}…` : one;
+}
+
+// ---------------------------------------------------------------- record readers
+
+function jsonlRecords(text: string, issues: ReplayIssue[]): RawRecord[] {
+  const out: RawRecord[] = [];
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const raw = (lines[i] as string).trim();
+    if (raw === "") continue;
+    const line = i + 1;
+    let obj: unknown;
+    try {
+      obj = JSON.parse(raw);
+    } catch (e) {
+      issues.push({ line, message: `not valid JSON (${(e as Error).message})` });
+      continue;
+    }
+    if (obj === null || typeof obj !== "object" || Array.isArray(obj)) {
+      issues.push({ line, message: "expected a JSON object per line" });
+      continue;
+    }
+    const o = obj as Record<string, unknown>;
+    const key = (f: Field) => ALIASES[f].find((k) => k in o && o[k] !== null && o[k] !== undefined);
+    out.push({
+      line,
+      get: (f) => {
+        const k = key(f);
+        return k === undefined ? undefined : o[k];
+      },
+      has: (f) => key(f) !== undefined,
+    });
+  }
+  return out;
+}
+
+/** RFC 4180 CSV: quoted fields may hold commas, doubled quotes and newlines. Returns records with their first line. */
+function csvRows(text: string): { line: number; cells: string[] }[] {
+  const rows: { line: number; cells: string[] }[] = [];
+  let cells: string[] = [];
+  let cell = "";
+  let quoted = false;
+  let line = 1;
+  let start = 1;
+  let any = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] as string;
+    if (quoted) {
+      if (ch === '"') {
+        if (text[i + 1] === '"') {
+          cell += '"';
+          i++;
+        } else quoted = false;
+      } else {
+        if (ch === "\n") line++;
+        cell += ch;
+      }
+      continue;
+    }
+    if (ch === '"' && cell === "") {
+      quoted = true;
+      any = true;
+    } else if (ch === ",") {
+      cells.push(cell);
+      cell = "";
+      any = true;
+    } else if (ch === "\n" || ch === "\r") {
+      if (ch === "\r" && text[i + 1] === "\n") i++;
+      cells.push(cell);
+      if (any || cell.trim() !== "") rows.push({ line: start, cells });
+      cells = [];
+      cell = "";
+      any = false;
+      line++;
+      start = line;
+    } else {
+      cell += ch;
+      if (ch.trim() !== "") any = true;
+    }
+  }
+  cells.push(cell);
+  if (any || cell.trim() !== "") rows.push({ line: start, cells });
+  return rows;
+}
+
+function csvRecords(text: string, issues: ReplayIssue[]): RawRecord[] {
+  const rows = csvRows(text);
+  const header = rows.shift();
+  if (!header) return [];
+  const names = header.cells.map((c) => c.trim().toLowerCase());
+  const col = {} as Record<Field, number>;
+  for (const f of Object.keys(ALIASES) as Field[]) {
+    col[f] = names.findIndex((n) => (ALIASES[f] as readonly string[]).includes(n));
+  }
+  for (const f of ["model", "score"] as const) {
+    if (col[f] < 0) {
+      issues.push({
+        line: header.line,
+        message: `the CSV header has no "${f}" column (accepted names: ${ALIASES[f].join(", ")})`,
+      });
+    }
+  }
+  if (col.prompt < 0 && col.embedding < 0) {
+    issues.push({ line: header.line, message: 'the CSV header has neither a "prompt" nor an "embedding" column' });
+  }
+  if (issues.length > 0) return [];
+  const out: RawRecord[] = [];
+  for (const r of rows) {
+    if (r.cells.length !== names.length) {
+      issues.push({ line: r.line, message: `has ${r.cells.length} fields, the header has ${names.length}` });
+      continue;
+    }
+    const value = (f: Field) => {
+      const c = col[f];
+      if (c < 0) return undefined;
+      const v = r.cells[c] as string;
+      return v.trim() === "" ? undefined : v;
+    };
+    out.push({ line: r.line, get: value, has: (f) => value(f) !== undefined });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- field parsing
+
+function parseNumber(v: unknown): number | undefined {
+  if (typeof v === "number") return Number.isFinite(v) ? v : undefined;
+  if (typeof v === "string" && v.trim() !== "") {
+    const x = Number(v.trim());
+    return Number.isFinite(x) ? x : undefined;
+  }
+  return undefined;
+}
+
+function parseVector(v: unknown): number[] | string {
+  let arr: unknown = v;
+  if (typeof v === "string") {
+    const s = v.trim();
+    if (s.startsWith("[")) {
+      try {
+        arr = JSON.parse(s);
+      } catch {
+        return "is not a valid JSON array";
+      }
+    } else arr = s.split(/[\s;]+/).map((x) => (x === "" ? Number.NaN : Number(x)));
+  }
+  if (!Array.isArray(arr)) return "must be an array of numbers";
+  if (arr.length === 0) return "is empty";
+  for (let i = 0; i < arr.length; i++) {
+    if (typeof arr[i] !== "number" || !Number.isFinite(arr[i])) return `has a non-numeric value at index ${i}`;
+  }
+  return arr as number[];
+}
+
+interface Cell {
+  scores: number[];
+  costs: number[];
+}
+
+interface Prompt {
+  key: string;
+  line: number;
+  text?: string;
+  vector?: number[];
+  cells: Map<string, Cell>;
+}
+
+/**
+ * Parses logged outcomes (JSONL or CSV, one row per prompt x model) into a full-information table.
+ * Every problem is reported with its line number: unreadable rows, a missing or non-numeric score, a negative
+ * cost, a bad or wrong-length embedding, and prompts without a score for every compared model. Nothing is
+ * guessed: any problem throws a RouteKitError (INVALID_ARGUMENT) whose `details.issues` lists them all.
+ *
+ * Accepted columns (JSONL keys or CSV header names, case-insensitive in CSV):
+ * `prompt` | `text` | `query`, `embedding` | `vector` (JSON array, or space/semicolon-separated numbers in CSV),
+ * `model` | `model_id`, `score` | `reward`, optional `cost`, optional `prompt_id` | `id` | `sample_id` (groups rows of
+ * one prompt; otherwise the prompt text, or the embedding, is the key). Several rows for one (prompt, model) are
+ * averaged for expected values and replayed one at a time as realised feedback.
+ */
+export function parseReplay(text: string, options: ReplayLoadOptions = {}): ReplayTable {
+  if (typeof text !== "string") throw new RouteKitError(ErrorCode.InvalidArgument, "replay data must be a string");
+  const issues: ReplayIssue[] = [];
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  let format = options.format ?? "auto";
+  if (format === "auto") format = body.trimStart().startsWith("{") ? "jsonl" : "csv";
+  const records = format === "jsonl" ? jsonlRecords(body, issues) : csvRecords(body, issues);
+  const wanted = options.models ? new Set(options.models) : undefined;
+  let mode = options.context ?? "auto";
+  if (mode === "auto") mode = records[0]?.has("embedding") ? "embedding" : "text";
+
+  const prompts = new Map<string, Prompt>();
+  const seenModels: string[] = [];
+  const seenModelSet = new Set<string>();
+  let costRows = 0;
+  let rowsUsed = 0;
+  let dim = -1;
+  let dimLine = 0;
+  const recordCost: { line: number; has: boolean }[] = [];
+  for (const r of records) {
+    const before = issues.length;
+    const model = r.get("model");
+    if (typeof model !== "string" && typeof model !== "number") {
+      issues.push({ line: r.line, message: 'missing "model"' });
+      continue;
+    }
+    const modelId = String(model).trim();
+    if (modelId === "") {
+      issues.push({ line: r.line, message: 'empty "model"' });
+      continue;
+    }
+    if (wanted && !wanted.has(modelId)) continue;
+    const rawScore = r.get("score");
+    const score = parseNumber(rawScore);
+    if (score === undefined) {
+      issues.push({
+        line: r.line,
+        message:
+          rawScore === undefined ? 'missing "score"' : `score ${JSON.stringify(rawScore)} is not a finite number`,
+      });
+    }
+    const rawCost = r.get("cost");
+    const cost = rawCost === undefined ? undefined : parseNumber(rawCost);
+    if (rawCost !== undefined && (cost === undefined || cost < 0)) {
+      issues.push({ line: r.line, message: `cost ${JSON.stringify(rawCost)} is not a finite number >= 0` });
+    }
+    let ctxText: string | undefined;
+    let vector: number[] | undefined;
+    if (mode === "embedding") {
+      const raw = r.get("embedding");
+      if (raw === undefined) issues.push({ line: r.line, message: 'missing "embedding"' });
+      else {
+        const v = parseVector(raw);
+        if (typeof v === "string") issues.push({ line: r.line, message: `embedding ${v}` });
+        else if (dim >= 0 && v.length !== dim) {
+          issues.push({
+            line: r.line,
+            message: `embedding has ${v.length} values, expected ${dim} (the length on line ${dimLine})`,
+          });
+        } else {
+          if (dim < 0) {
+            dim = v.length;
+            dimLine = r.line;
+          }
+          vector = v;
+        }
+      }
+    } else {
+      const raw = r.get("prompt");
+      if (typeof raw !== "string" || raw.trim() === "") {
+        issues.push({
+          line: r.line,
+          message: raw === undefined ? 'missing "prompt"' : '"prompt" must be non-empty text',
+        });
+      } else ctxText = raw;
+    }
+    if (issues.length > before) continue;
+    const id = r.get("id");
+    const key =
+      id !== undefined && (typeof id === "string" || typeof id === "number")
+        ? `id:${String(id)}`
+        : ctxText !== undefined
+          ? `text:${ctxText}`
+          : `vec:${(vector as number[]).join(",")}`;
+    let p = prompts.get(key);
+    if (!p) {
+      p = { key, line: r.line, cells: new Map() };
+      if (ctxText !== undefined) p.text = ctxText;
+      if (vector !== undefined) p.vector = vector;
+      prompts.set(key, p);
+    } else if (ctxText !== undefined && p.text !== ctxText) {
+      issues.push({ line: r.line, message: `prompt text differs from line ${p.line}'s for the same prompt id` });
+      continue;
+    } else if (vector && p.vector?.some((x, i) => x !== vector[i])) {
+      issues.push({ line: r.line, message: `embedding differs from line ${p.line}'s for the same prompt id` });
+      continue;
+    }
+    if (!seenModelSet.has(modelId)) {
+      seenModelSet.add(modelId);
+      seenModels.push(modelId);
+    }
+    let cell = p.cells.get(modelId);
+    if (!cell) {
+      cell = { scores: [], costs: [] };
+      p.cells.set(modelId, cell);
+    }
+    cell.scores.push(score as number);
+    cell.costs.push(cost ?? 0);
+    recordCost.push({ line: r.line, has: cost !== undefined });
+    if (cost !== undefined) costRows++;
+    rowsUsed++;
+  }
+  const hasCost = costRows > 0;
+  if (hasCost && costRows < rowsUsed) {
+    for (const rc of recordCost) {
+      if (!rc.has)
+        issues.push({ line: rc.line, message: 'missing "cost" (other rows have one: give it on every row)' });
+    }
+  }
+  const models = options.models ? [...options.models] : seenModels;
+  for (const m of models) {
+    if (!seenModelSet.has(m) && records.length > 0) {
+      issues.push({ line: 0, message: `model "${m}" has no rows (models in the file: ${seenModels.join(", ")})` });
+    }
+  }
+  if (issues.length === 0 && prompts.size === 0) issues.push({ line: 0, message: "no data rows" });
+  if (issues.length === 0) {
+    for (const p of prompts.values()) {
+      const missing = models.filter((m) => !p.cells.has(m));
+      if (missing.length > 0) {
+        const what = p.key.startsWith("text:") ? `prompt "${shorten(p.key.slice(5))}"` : `prompt ${shorten(p.key)}`;
+        issues.push({
+          line: p.line,
+          message: `${what} has no score for ${missing.map((m) => `"${m}"`).join(", ")} (every prompt needs all ${models.length} models)`,
+        });
+      }
+    }
+  }
+  if (issues.length > 0) throw replayError(issues, options.maxListed ?? 10);
+
+  const M = models.length;
+  const n = prompts.size;
+  let featurizer: HashingFeaturizer | undefined;
+  if (mode === "text") {
+    featurizer = new HashingFeaturizer(options.featurizer);
+    dim = featurizer.dim;
+  }
+  const contexts = new Float64Array(n * dim);
+  const meanScore = new Float64Array(n * M);
+  const meanCost = new Float64Array(n * M);
+  const sampleStart = new Int32Array(n * M + 1);
+  const sampleScore = new Float64Array(rowsUsed);
+  const sampleCost = new Float64Array(rowsUsed);
+  const promptKeys: string[] = [];
+  const promptLines: number[] = [];
+  let p = 0;
+  let k = 0;
+  for (const pr of prompts.values()) {
+    promptKeys.push(pr.key.replace(/^(id|text|vec):/, ""));
+    promptLines.push(pr.line);
+    const ctx = contexts.subarray(p * dim, (p + 1) * dim);
+    if (featurizer) featurizer.transform(pr.text as string, ctx);
+    else ctx.set(pr.vector as number[]);
+    for (let m = 0; m < M; m++) {
+      const cell = pr.cells.get(models[m] as string) as Cell;
+      const c = p * M + m;
+      sampleStart[c] = k;
+      let s = 0;
+      let q = 0;
+      for (let j = 0; j < cell.scores.length; j++) {
+        sampleScore[k] = cell.scores[j] as number;
+        sampleCost[k] = cell.costs[j] as number;
+        s += cell.scores[j] as number;
+        q += cell.costs[j] as number;
+        k++;
+      }
+      meanScore[c] = s / cell.scores.length;
+      meanCost[c] = q / cell.scores.length;
+    }
+    p++;
+  }
+  sampleStart[n * M] = k;
+  return {
+    models,
+    numPrompts: n,
+    dim,
+    contextSource: mode,
+    ...(featurizer ? { featurizer: featurizer.config } : {}),
+    promptKeys,
+    promptLines,
+    contexts,
+    meanScore,
+    meanCost,
+    hasCost,
+    sampleStart,
+    sampleScore: sampleScore.subarray(0, k),
+    sampleCost: sampleCost.subarray(0, k),
+    rows: rowsUsed,
+  };
+}
+
+function replayError(issues: ReplayIssue[], maxListed: number): RouteKitError {
+  const sorted = [...issues].sort((a, b) => a.line - b.line);
+  const listed = sorted
+    .slice(0, maxListed)
+    .map((i) => (i.line > 0 ? `line ${i.line}: ${i.message}` : i.message))
+    .join("; ");
+  const more = sorted.length > maxListed ? `; and ${sorted.length - maxListed} more` : "";
+  return new RouteKitError(
+    ErrorCode.InvalidArgument,
+    `replay data has ${sorted.length} problem${sorted.length === 1 ? "" : "s"}: ${listed}${more}`,
+    { issues: sorted },
+  );
+}

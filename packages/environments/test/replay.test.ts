@@ -1,0 +1,227 @@
+import { isRouteKitError, Rng, RouteKitError } from "@routekit/core";
+import { describe, expect, it } from "vitest";
+import { HashingFeaturizer, parseReplay, ReplayEnvironment, type ReplayIssue } from "../src/replay/index.js";
+
+function issuesOf(fn: () => unknown): ReplayIssue[] {
+  try {
+    fn();
+  } catch (e) {
+    expect(isRouteKitError(e, "INVALID_ARGUMENT")).toBe(true);
+    return (e as RouteKitError).details?.issues as ReplayIssue[];
+  }
+  throw new Error("expected a throw");
+}
+
+const jsonl = (rows: object[]) => rows.map((r) => JSON.stringify(r)).join("\n");
+
+describe("HashingFeaturizer", () => {
+  it("is deterministic, unit-norm and separates different texts", () => {
+    const f = new HashingFeaturizer({ dim: 64 });
+    const a = f.transform("Write a haiku about the sea");
+    const b = new HashingFeaturizer({ dim: 64 }).transform("Write a haiku about the sea");
+    expect(Array.from(a)).toEqual(Array.from(b));
+    let n = 0;
+    for (const x of a) n += x * x;
+    expect(n).toBeCloseTo(1, 12);
+    const c = f.transform("Prove that sqrt(2) is irrational");
+    let dot = 0;
+    for (let i = 0; i < 64; i++) dot += (a[i] as number) * (c[i] as number);
+    expect(Math.abs(dot)).toBeLessThan(0.6);
+  });
+
+  it("pins exact values so the hashing never drifts silently", () => {
+    const v = new HashingFeaturizer({ dim: 16 }).transform("Hello world");
+    const nz = Array.from(v).filter((x) => x !== 0).length;
+    expect(nz).toBeGreaterThan(3);
+    // Case and Unicode-compatibility forms map to the same features.
+    const w = new HashingFeaturizer({ dim: 16 }).transform("ＨＥＬＬＯ   World!");
+    expect(Array.from(w)).toEqual(Array.from(v));
+    const sum = Array.from(v).reduce((s, x, i) => s + x * (i + 1), 0);
+    expect(sum).toBe(6.425396041156863); // regression pin: changing the hash changes every replay result
+    // One repeated word with words only: a single signed bucket of norm 1.
+    const one = new HashingFeaturizer({ dim: 32, wordNgrams: 1, charNgrams: [0, 0] }).transform("cat cat");
+    expect(
+      Array.from(one)
+        .filter((x) => x !== 0)
+        .map(Math.abs),
+    ).toEqual([1]);
+    // Bigrams make word order matter; unigrams alone do not.
+    const uni = new HashingFeaturizer({ dim: 64, wordNgrams: 1, charNgrams: [0, 0] });
+    expect(Array.from(uni.transform("dog bites man"))).toEqual(Array.from(uni.transform("man bites dog")));
+    const bi = new HashingFeaturizer({ dim: 64, wordNgrams: 2, charNgrams: [0, 0] });
+    expect(Array.from(bi.transform("dog bites man"))).not.toEqual(Array.from(bi.transform("man bites dog")));
+  });
+
+  it("maps text without letters or digits to zeros and validates options", () => {
+    expect(Array.from(new HashingFeaturizer({ dim: 8 }).transform("?!"))).toEqual(new Array(8).fill(0));
+    expect(() => new HashingFeaturizer({ dim: 0 })).toThrow(RouteKitError);
+    expect(() => new HashingFeaturizer({ wordNgrams: 0, charNgrams: [0, 0] })).toThrow(/neither/);
+    expect(() => new HashingFeaturizer({ dim: 8 }).transform("x", new Float64Array(3))).toThrow(/length 3/);
+  });
+});
+
+describe("parseReplay", () => {
+  const rows = [
+    { prompt: "alpha task", model: "a", score: 1, cost: 0.5 },
+    { prompt: "alpha task", model: "b", score: 0, cost: 0.1 },
+    { prompt: "beta task", model: "a", score: 0.2, cost: 0.5 },
+    { prompt: "beta task", model: "b", score: 0.8, cost: 0.1 },
+    { prompt: "beta task", model: "b", score: 0.6, cost: 0.3 },
+  ];
+
+  it("builds a full-information table from JSONL with means over repeated rows", () => {
+    const t = parseReplay(jsonl(rows), { featurizer: { dim: 32 } });
+    expect(t.models).toEqual(["a", "b"]);
+    expect(t.numPrompts).toBe(2);
+    expect(t.dim).toBe(32);
+    expect(t.contextSource).toBe("text");
+    expect(Array.from(t.meanScore)).toEqual([1, 0, 0.2, 0.7]);
+    expect(t.meanCost[3]).toBeCloseTo(0.2, 12);
+    expect(t.hasCost).toBe(true);
+    expect(t.rows).toBe(5);
+    expect(t.promptLines).toEqual([1, 3]);
+  });
+
+  it("reads CSV with quoted fields, embeddings and a models filter", () => {
+    const csv = [
+      "id,Embedding,model,score",
+      'p1,"[1, 0]",x,0.5',
+      "p1,1 0,y,0.25",
+      'p1,"[1,0]",z,9',
+      'p2,"0;1",x,0',
+      'p2,"[0,1]",y,1',
+    ].join("\n");
+    const t = parseReplay(csv, { models: ["y", "x"] });
+    expect(t.contextSource).toBe("embedding");
+    expect(t.models).toEqual(["y", "x"]);
+    expect(Array.from(t.contexts)).toEqual([1, 0, 0, 1]);
+    expect(Array.from(t.meanScore)).toEqual([0.25, 0.5, 1, 0]);
+    expect(t.hasCost).toBe(false);
+  });
+
+  it("reports every bad row by line number and stops", () => {
+    const text = [
+      JSON.stringify({ prompt: "p", model: "a", score: 1 }),
+      "",
+      JSON.stringify({ prompt: "p", model: "b", score: "high" }),
+      "{not json",
+      JSON.stringify({ prompt: "q", model: "a", score: 0.5 }),
+      JSON.stringify({ prompt: "q", score: 0.5 }),
+      JSON.stringify({ prompt: "r", model: "a", score: 0.5, cost: -1 }),
+    ].join("\n");
+    const issues = issuesOf(() => parseReplay(text));
+    expect(issues.map((i) => i.line)).toEqual([3, 4, 6, 7]);
+    expect(issues[0]?.message).toMatch(/score "high" is not a finite number/);
+    expect(issues[1]?.message).toMatch(/not valid JSON/);
+    expect(issues[2]?.message).toMatch(/missing "model"/);
+    expect(issues[3]?.message).toMatch(/cost -1/);
+    expect(() => parseReplay(text)).toThrow(/line 3: score "high"/);
+  });
+
+  it("reports prompts missing a model at the prompt's first line", () => {
+    const text = jsonl([
+      { prompt: "p", model: "a", score: 1 },
+      { prompt: "p", model: "b", score: 1 },
+      { prompt: "q", model: "a", score: 1 },
+      { prompt: "r", model: "b", score: 1 },
+    ]);
+    const issues = issuesOf(() => parseReplay(text));
+    expect(issues).toEqual([
+      { line: 3, message: 'prompt "q" has no score for "b" (every prompt needs all 2 models)' },
+      { line: 4, message: 'prompt "r" has no score for "a" (every prompt needs all 2 models)' },
+    ]);
+  });
+
+  it("reports bad and wrong-length vectors, CSV field counts and a missing header column", () => {
+    const text = jsonl([
+      { embedding: [0.1, 0.2], model: "a", score: 1 },
+      { embedding: [0.1, 0.2, 0.3], model: "b", score: 1 },
+      { embedding: [0.1, "x"], model: "b", score: 1 },
+      { embedding: [], model: "b", score: 1 },
+    ]);
+    const issues = issuesOf(() => parseReplay(text));
+    expect(issues.map((i) => [i.line, i.message])).toEqual([
+      [2, "embedding has 3 values, expected 2 (the length on line 1)"],
+      [3, "embedding has a non-numeric value at index 1"],
+      [4, "embedding is empty"],
+    ]);
+    const csv = 'prompt,model,score\n"multi\nline",a,1\nq,a\n';
+    expect(issuesOf(() => parseReplay(csv))).toEqual([{ line: 4, message: "has 2 fields, the header has 3" }]);
+    expect(issuesOf(() => parseReplay("prompt,model\nx,a\n"))[0]?.message).toMatch(/no "score" column/);
+  });
+
+  it("requires cost on every row once any row has one, and rejects unknown selected models", () => {
+    const text = jsonl([
+      { prompt: "p", model: "a", score: 1, cost: 1 },
+      { prompt: "p", model: "b", score: 1 },
+    ]);
+    expect(issuesOf(() => parseReplay(text))).toEqual([
+      { line: 2, message: 'missing "cost" (other rows have one: give it on every row)' },
+    ]);
+    expect(() => parseReplay(jsonl(rows), { models: ["a", "zzz"] })).toThrow(/model "zzz" has no rows/);
+    expect(() => parseReplay("")).toThrow(/no data rows/);
+  });
+});
+
+describe("ReplayEnvironment", () => {
+  const table = parseReplay(
+    jsonl([
+      { prompt: "one", model: "a", score: 1, cost: 2 },
+      { prompt: "one", model: "b", score: 0, cost: 1 },
+      { prompt: "two", model: "a", score: 0, cost: 2 },
+      { prompt: "two", model: "b", score: 0.9, cost: 1 },
+      { prompt: "two", model: "b", score: 0.5, cost: 1 },
+      { prompt: "three", model: "a", score: 0.7, cost: 2 },
+      { prompt: "three", model: "b", score: 0.7, cost: 1 },
+    ]),
+    { featurizer: { dim: 16 } },
+  );
+
+  it("knows the per-prompt oracle, the best fixed model and optimal picks", () => {
+    const env = new ReplayEnvironment(table, { order: "sequential" });
+    env.reset(Rng.fromSeed(1));
+    expect(env.initialArms).toEqual(["a", "b"]);
+    expect(env.bestFixedArm()).toBe("a"); // a: (1 + 0 + 0.7)/3 = 0.567 > b: (0 + 0.7 + 0.7)/3
+    env.next(0);
+    expect(env.oracleReward()).toBe(1);
+    expect(env.isOptimal("a")).toBe(true);
+    expect(env.isOptimal("b")).toBe(false);
+    env.next(1);
+    expect(env.expectedReward("b")).toBeCloseTo(0.7, 12);
+    expect(env.bestFixedReward()).toBe(0);
+    expect(env.expectedCost("b")).toBe(1);
+    const pulls = new Set<number>();
+    for (let i = 0; i < 50; i++) pulls.add(env.pull("b").reward);
+    expect([...pulls].sort()).toEqual([0.5, 0.9]);
+    env.next(2);
+    expect(env.isOptimal("a") && env.isOptimal("b")).toBe(true);
+    expect(env.pull("a")).toEqual({ reward: 0.7, cost: 2 });
+    expect(() => env.expectedReward("c")).toThrow(/unknown arm "c"/);
+  });
+
+  it("shuffles per seed, visits every prompt once per pass and cycles past the table", () => {
+    const order = (seed: number) => {
+      const env = new ReplayEnvironment(table);
+      env.reset(Rng.fromSeed(seed));
+      const seen: number[] = [];
+      for (let t = 0; t < 9; t++) {
+        const r = env.next(t);
+        expect(r.context).toBe(env.next(t).context);
+        seen.push(env.currentPrompt);
+      }
+      return seen;
+    };
+    const a = order(3);
+    expect(order(3)).toEqual(a);
+    for (let pass = 0; pass < 3; pass++) expect([...a.slice(pass * 3, pass * 3 + 3)].sort()).toEqual([0, 1, 2]);
+    const distinct = new Set([1, 2, 3, 4, 5, 6, 7, 8].map((s) => order(s).join(",")));
+    expect(distinct.size).toBeGreaterThan(2);
+  });
+
+  it("refuses queries before reset/next", () => {
+    const env = new ReplayEnvironment(table);
+    expect(() => env.next(0)).toThrow(/reset/);
+    env.reset(Rng.fromSeed(0));
+    expect(() => env.oracleReward()).toThrow(/next/);
+  });
+});
