@@ -108,30 +108,51 @@ export class DecisionLedger<P> {
     return { nextSeq: this.nextSeq, lastEvicted: this.lastEvicted, entries };
   }
 
-  /** Replaces this ledger's content with a snapshot's (validating it all first). */
+  /**
+   * Replaces this ledger's content with a snapshot's, validating it all first: on a corrupt
+   * snapshot it throws SNAPSHOT_CORRUPT and the ledger is unchanged. If the snapshot holds more
+   * pending decisions than this ledger's `maxPending`, the oldest are dropped as `issue` would.
+   */
   loadJSON(json: Json | undefined): void {
     const o = json as { nextSeq?: unknown; lastEvicted?: unknown; entries?: unknown };
     if (
       o === null ||
       typeof o !== "object" ||
-      !Number.isInteger(o.nextSeq) ||
-      !Number.isInteger(o.lastEvicted) ||
+      !Number.isSafeInteger(o.nextSeq) ||
+      !Number.isSafeInteger(o.lastEvicted) ||
+      (o.nextSeq as number) < 0 ||
+      (o.lastEvicted as number) < -1 ||
+      (o.lastEvicted as number) >= (o.nextSeq as number) ||
       !Array.isArray(o.entries)
     ) {
       throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot has no valid decision ledger");
     }
+    const nextSeq = o.nextSeq as number;
+    let lastEvicted = o.lastEvicted as number;
     const decoded: [number, P][] = [];
+    let prev = lastEvicted;
     for (const e of o.entries as unknown[]) {
-      if (!Array.isArray(e) || e.length !== 2 || !Number.isInteger(e[0]) || (e[0] as number) >= (o.nextSeq as number)) {
+      // Sequence numbers must increase (eviction drops the oldest first) and lie in (lastEvicted, nextSeq).
+      if (!Array.isArray(e) || e.length !== 2 || !Number.isInteger(e[0]) || e[0] <= prev || e[0] >= nextSeq) {
         throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot has a malformed pending decision");
       }
-      decoded.push([e[0] as number, this.codec.decode(e[1] as Json)]);
+      prev = e[0] as number;
+      decoded.push([prev, this.codec.decode(e[1] as Json)]);
     }
     for (const p of this.pending.values()) this.codec.dispose?.(p);
     this.pending.clear();
-    for (const [seq, p] of decoded) this.pending.set(seq, p);
-    this.nextSeq = o.nextSeq as number;
-    this.lastEvicted = o.lastEvicted as number;
+    const drop = Math.max(0, decoded.length - this.maxPending);
+    for (let i = 0; i < decoded.length; i++) {
+      const [seq, p] = decoded[i] as [number, P];
+      if (i < drop) {
+        lastEvicted = seq;
+        this.codec.dispose?.(p);
+      } else {
+        this.pending.set(seq, p);
+      }
+    }
+    this.nextSeq = nextSeq;
+    this.lastEvicted = lastEvicted;
   }
 
   private parse(ref: DecisionRef): number {

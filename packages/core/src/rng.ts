@@ -75,8 +75,14 @@ export class Rng {
       s.key.length === 4 &&
       Array.isArray(s.state) &&
       s.state.length === 4 &&
-      [...s.key, ...s.state].every((w) => Number.isInteger(w) && (w | 0) === w);
-    if (!ok) throw new RouteKitError(ErrorCode.SnapshotCorrupt, "RNG state must hold 4 key and 4 state int32 words");
+      [...s.key, ...s.state].every((w) => Number.isInteger(w) && (w | 0) === w) &&
+      s.state.some((w) => w !== 0);
+    if (!ok) {
+      throw new RouteKitError(
+        ErrorCode.SnapshotCorrupt,
+        "RNG state must hold 4 key and 4 state int32 words, the state not all zero",
+      );
+    }
     return new Rng([...s.key], xoroshiro128plusFromState(s.state));
   }
 
@@ -159,12 +165,17 @@ export class Rng {
 
   /**
    * Index drawn with probability proportional to `weights[i]` (non-negative, finite, not all 0),
-   * over the first `n` entries.
+   * over the first `n` entries. Throws INVALID_ARGUMENT (drawing nothing) otherwise.
    */
   categorical(weights: ArrayLike<number>, n = weights.length): number {
     let total = 0;
-    for (let i = 0; i < n; i++) total += weights[i] as number;
-    if (!(total > 0) || !Number.isFinite(total)) {
+    let min = 0;
+    for (let i = 0; i < n; i++) {
+      const w = weights[i] as number;
+      total += w;
+      if (w < min) min = w;
+    }
+    if (!(total > 0) || !Number.isFinite(total) || min < 0) {
       throw new RouteKitError(ErrorCode.InvalidArgument, "categorical weights must be finite, >= 0 and not all 0");
     }
     let u = uniformFloat64(this.gen) * total;

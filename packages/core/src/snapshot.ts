@@ -70,9 +70,12 @@ export function encodeF64(a: Float64Array): string {
   return btoa(bin);
 }
 
+// Node's base64 decoder skips characters it does not know; a snapshot must not decode "mostly".
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
 /** base64 -> Float64Array; checks the length when `expectedLength` is given. */
 export function decodeF64(s: Json | undefined, what: string, expectedLength?: number): Float64Array {
-  if (typeof s !== "string")
+  if (typeof s !== "string" || s.length % 4 !== 0 || !BASE64.test(s))
     throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot field ${what} must be a base64 string`);
   let bytes: Uint8Array;
   if (hasBuffer) {

@@ -55,7 +55,7 @@ export function assertInRange(
   }
 }
 
-/** Throws INVALID_ARGUMENT unless `x` is a finite number > 0. */
+/** Throws NON_FINITE unless `x` is finite, then OUT_OF_RANGE unless it is > 0. */
 export function assertPositive(x: number, what: string): void {
   assertFinite(x, what);
   if (!(x > 0)) throw new RouteKitError(ErrorCode.OutOfRange, `${what} must be > 0, got ${x}`);

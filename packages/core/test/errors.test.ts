@@ -1,0 +1,187 @@
+import { describe, expect, it } from "vitest";
+import {
+  ArmTable,
+  assertFinite,
+  assertId,
+  assertInRange,
+  assertInt,
+  assertPositive,
+  assertVector,
+  DecisionLedger,
+  deserializeError,
+  ErrorCode,
+  isRouteKitError,
+  Rng,
+  RouteKitError,
+  readSnapshot,
+  serializeError,
+} from "../src/index.js";
+
+function thrown(f: () => unknown): RouteKitError {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(RouteKitError);
+    return e as RouteKitError;
+  }
+  throw new Error("expected a RouteKitError, nothing was thrown");
+}
+
+describe("ErrorCode", () => {
+  it("keeps its published codes (a code never changes meaning)", () => {
+    expect(ErrorCode).toEqual({
+      InvalidArgument: "INVALID_ARGUMENT",
+      DimensionMismatch: "DIMENSION_MISMATCH",
+      NonFinite: "NON_FINITE",
+      OutOfRange: "OUT_OF_RANGE",
+      UnknownArm: "UNKNOWN_ARM",
+      DuplicateArm: "DUPLICATE_ARM",
+      LastArm: "LAST_ARM",
+      NoArms: "NO_ARMS",
+      UnknownDecision: "UNKNOWN_DECISION",
+      DecisionAlreadyUsed: "DECISION_ALREADY_USED",
+      DecisionExpired: "DECISION_EXPIRED",
+      EmptyAssortment: "EMPTY_ASSORTMENT",
+      InvalidChoice: "INVALID_CHOICE",
+      InfeasibleBudget: "INFEASIBLE_BUDGET",
+      InvalidState: "INVALID_STATE",
+      Numerical: "NUMERICAL",
+      SnapshotVersion: "SNAPSHOT_VERSION",
+      SnapshotKind: "SNAPSHOT_KIND",
+      SnapshotCorrupt: "SNAPSHOT_CORRUPT",
+    });
+  });
+
+  // INVALID_STATE (abort) is covered in runner.test.ts; EMPTY_ASSORTMENT, INVALID_CHOICE, INFEASIBLE_BUDGET
+  // and NUMERICAL are raised by policies, not by core.
+  it("each code core can raise is raised by the documented call", () => {
+    const table = new ArmTable<number>();
+    table.add("a", 0);
+    const ledger = new DecisionLedger<number>({ encode: (p) => p, decode: (j) => j as number }, { maxPending: 1 });
+    const d0 = ledger.issue(0);
+    const d1 = ledger.issue(1);
+    ledger.settle(d1);
+    const cases: [ErrorCode, () => unknown][] = [
+      [ErrorCode.InvalidArgument, () => assertId("", "arm id")],
+      [ErrorCode.DimensionMismatch, () => assertVector(new Float64Array(2), 3, "context")],
+      [ErrorCode.NonFinite, () => assertFinite(Number.NaN, "reward")],
+      [ErrorCode.OutOfRange, () => assertInRange(2, "revenue", 0, 1)],
+      [ErrorCode.UnknownArm, () => table.get("zz")],
+      [ErrorCode.DuplicateArm, () => table.add("a", 1)],
+      [ErrorCode.LastArm, () => table.remove("a")],
+      [ErrorCode.NoArms, () => new ArmTable().checkNotEmpty()],
+      [ErrorCode.UnknownDecision, () => ledger.get("d7")],
+      [ErrorCode.DecisionAlreadyUsed, () => ledger.get(d1)],
+      [ErrorCode.DecisionExpired, () => ledger.get(d0)],
+      [ErrorCode.SnapshotCorrupt, () => readSnapshot({}, "k", 1)],
+      [ErrorCode.SnapshotKind, () => readSnapshot({ format: "routekit/snapshot", version: 1, kind: "x" }, "k", 1)],
+      [ErrorCode.SnapshotVersion, () => readSnapshot({ format: "routekit/snapshot", version: 2 }, "k", 1)],
+    ];
+    for (const [code, f] of cases) expect(thrown(f).code).toBe(code);
+  });
+});
+
+describe("RouteKitError", () => {
+  it("is an Error with a stable code, a name and optional details", () => {
+    const e = new RouteKitError(ErrorCode.OutOfRange, "x must be in [0, 1], got 2", { value: 2 });
+    expect(e).toBeInstanceOf(Error);
+    expect(e.name).toBe("RouteKitError");
+    expect(e.code).toBe("OUT_OF_RANGE");
+    expect(e.message).toBe("x must be in [0, 1], got 2");
+    expect(e.details).toEqual({ value: 2 });
+    expect(new RouteKitError(ErrorCode.Numerical, "m").details).toBeUndefined();
+  });
+
+  it("isRouteKitError narrows by type and optionally by code", () => {
+    const e = new RouteKitError(ErrorCode.NoArms, "none");
+    expect(isRouteKitError(e)).toBe(true);
+    expect(isRouteKitError(e, ErrorCode.NoArms)).toBe(true);
+    expect(isRouteKitError(e, ErrorCode.LastArm)).toBe(false);
+    expect(isRouteKitError(new Error("x"))).toBe(false);
+    expect(isRouteKitError({ code: "NO_ARMS", name: "RouteKitError" })).toBe(false);
+    expect(isRouteKitError(undefined)).toBe(false);
+  });
+
+  it("crosses a thread boundary (serialize -> structuredClone -> deserialize) with every code intact", () => {
+    for (const code of Object.values(ErrorCode)) {
+      const e = new RouteKitError(code, `m-${code}`, { n: 1, arr: [1, 2] });
+      const back = deserializeError(structuredClone(serializeError(e)));
+      expect(back).toBeInstanceOf(RouteKitError);
+      expect((back as RouteKitError).code).toBe(code);
+      expect(back.message).toBe(`m-${code}`);
+      expect((back as RouteKitError).details).toEqual({ n: 1, arr: [1, 2] });
+    }
+    const plain = deserializeError(serializeError(new TypeError("boom")));
+    expect(plain).not.toBeInstanceOf(RouteKitError);
+    expect(plain.name).toBe("TypeError");
+    expect(plain.message).toBe("boom");
+    // An unknown code is not promoted to a RouteKitError.
+    const fake = deserializeError({ name: "RouteKitError", message: "m", code: "NOT_A_CODE" });
+    expect(fake).not.toBeInstanceOf(RouteKitError);
+    // Details that cannot be cloned are dropped, not fatal.
+    const s = serializeError(new RouteKitError(ErrorCode.Numerical, "m", { f: () => 1 }));
+    expect(s.details).toBeUndefined();
+    expect(serializeError("str").message).toBe("str");
+  });
+});
+
+describe("validation helpers", () => {
+  it("assertFinite: NON_FINITE for NaN, +-Infinity and non-numbers", () => {
+    expect(() => assertFinite(0, "x")).not.toThrow();
+    expect(() => assertFinite(-1e308, "x")).not.toThrow();
+    for (const v of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, "1", undefined, null]) {
+      const e = thrown(() => assertFinite(v as number, "reward"));
+      expect(e.code).toBe(ErrorCode.NonFinite);
+      expect(e.message).toContain("reward");
+    }
+  });
+
+  it("assertVector: INVALID_ARGUMENT, DIMENSION_MISMATCH (with details), NON_FINITE (with index)", () => {
+    expect(() => assertVector(new Float64Array([1, 2]), 2, "x")).not.toThrow();
+    expect(() => assertVector([1, 2], 2, "x")).not.toThrow();
+    expect(thrown(() => assertVector("ab", 2, "x")).code).toBe(ErrorCode.InvalidArgument);
+    expect(thrown(() => assertVector(new Float32Array(2), 2, "x")).code).toBe(ErrorCode.InvalidArgument);
+    expect(thrown(() => assertVector(undefined, 2, "x")).code).toBe(ErrorCode.InvalidArgument);
+    const dim = thrown(() => assertVector(new Float64Array(3), 2, "context"));
+    expect(dim.code).toBe(ErrorCode.DimensionMismatch);
+    expect(dim.details).toEqual({ expected: 2, actual: 3 });
+    const nf = thrown(() => assertVector(new Float64Array([0, Number.NaN]), 2, "x"));
+    expect(nf.code).toBe(ErrorCode.NonFinite);
+    expect(nf.details).toEqual({ index: 1 });
+    expect(thrown(() => assertVector([1, "2"], 2, "x")).code).toBe(ErrorCode.NonFinite);
+  });
+
+  it("assertInt: INVALID_ARGUMENT for non-integers, OUT_OF_RANGE outside [min, max]", () => {
+    expect(() => assertInt(3, "k", 1, 3)).not.toThrow();
+    for (const v of [1.5, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(thrown(() => assertInt(v, "k")).code).toBe(ErrorCode.InvalidArgument);
+    expect(thrown(() => assertInt(0, "k", 1)).code).toBe(ErrorCode.OutOfRange);
+    expect(thrown(() => assertInt(4, "k", 1, 3)).code).toBe(ErrorCode.OutOfRange);
+  });
+
+  it("assertInRange: closed and open ends", () => {
+    expect(() => assertInRange(0, "p", 0, 1)).not.toThrow();
+    expect(() => assertInRange(1, "p", 0, 1)).not.toThrow();
+    expect(thrown(() => assertInRange(0, "p", 0, 1, { min: true })).code).toBe(ErrorCode.OutOfRange);
+    expect(thrown(() => assertInRange(1, "p", 0, 1, { max: true })).code).toBe(ErrorCode.OutOfRange);
+    expect(thrown(() => assertInRange(1, "p", 0, 1, { max: true })).message).toContain("[0, 1)");
+    expect(thrown(() => assertInRange(Number.NaN, "p", 0, 1)).code).toBe(ErrorCode.NonFinite);
+  });
+
+  it("assertPositive: OUT_OF_RANGE for <= 0, NON_FINITE for NaN", () => {
+    expect(() => assertPositive(1e-300, "eta")).not.toThrow();
+    expect(thrown(() => assertPositive(0, "eta")).code).toBe(ErrorCode.OutOfRange);
+    expect(thrown(() => assertPositive(-1, "eta")).code).toBe(ErrorCode.OutOfRange);
+    expect(thrown(() => assertPositive(Number.NaN, "eta")).code).toBe(ErrorCode.NonFinite);
+  });
+
+  it("assertId: INVALID_ARGUMENT unless a non-empty string", () => {
+    expect(() => assertId("gpt", "arm id")).not.toThrow();
+    for (const v of ["", 1, null, undefined, {}])
+      expect(thrown(() => assertId(v, "arm id")).code).toBe("INVALID_ARGUMENT");
+  });
+
+  it("Rng.fromSeed rejects NaN with INVALID_ARGUMENT", () => {
+    expect(thrown(() => Rng.fromSeed(Number.NaN)).code).toBe(ErrorCode.InvalidArgument);
+  });
+});

@@ -1,0 +1,244 @@
+import { describe, expect, it } from "vitest";
+import {
+  DecisionLedger,
+  decodeF64,
+  ErrorCode,
+  encodeF64,
+  Float64Pool,
+  type Json,
+  type LedgerCodec,
+  RouteKitError,
+} from "../src/index.js";
+
+function codeOf(f: () => unknown): string | undefined {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(RouteKitError);
+    return (e as RouteKitError).code;
+  }
+  return undefined;
+}
+
+/** A number codec that records disposals. */
+function numCodec(): LedgerCodec<number> & { disposed: number[] } {
+  const disposed: number[] = [];
+  return { disposed, encode: (p) => p, decode: (j) => j as number, dispose: (p) => disposed.push(p) };
+}
+
+/** Payloads are pooled context vectors, as a LinUCB-style policy keeps them. */
+function vectorCodec(pool: Float64Pool): LedgerCodec<Float64Array> {
+  return {
+    encode: (x) => encodeF64(x),
+    decode: (j) => {
+      const x = decodeF64(j, "pending context", pool.length);
+      const b = pool.acquire();
+      b.set(x);
+      return b;
+    },
+    dispose: (x) => pool.release(x),
+  };
+}
+
+describe("DecisionLedger", () => {
+  it("issues sequential ids and returns payloads by id or by decision object", () => {
+    const l = new DecisionLedger(numCodec());
+    expect(l.issue(10)).toBe("d0");
+    expect(l.issue(11)).toBe("d1");
+    expect(l.size).toBe(2);
+    expect(l.issued).toBe(2);
+    expect(l.get("d1")).toBe(11);
+    expect(l.get({ id: "d0" })).toBe(10);
+    expect(l.size).toBe(2); // get does not remove
+  });
+
+  it("accepts late and out-of-order feedback, once per decision", () => {
+    const c = numCodec();
+    const l = new DecisionLedger(c);
+    const ids = [0, 1, 2, 3, 4].map((i) => l.issue(i * 10));
+    for (const i of [3, 0, 4, 1]) {
+      expect(l.get(ids[i] as string)).toBe(i * 10);
+      l.settle(ids[i] as string);
+    }
+    expect(c.disposed).toEqual([30, 0, 40, 10]);
+    expect(l.size).toBe(1);
+    expect([...l.values()]).toEqual([20]);
+    // Duplicates are refused with DECISION_ALREADY_USED.
+    for (const i of [3, 0, 4, 1]) expect(codeOf(() => l.get(ids[i] as string))).toBe(ErrorCode.DecisionAlreadyUsed);
+    // Settling twice is a no-op (the caller already validated with get).
+    l.settle(ids[0] as string);
+    expect(c.disposed.length).toBe(4);
+    // A decision issued after others were settled still works.
+    const late = l.issue(99);
+    expect(late).toBe("d5");
+    expect(l.get(ids[2] as string)).toBe(20);
+  });
+
+  it("refuses ids it never issued with UNKNOWN_DECISION", () => {
+    const l = new DecisionLedger(numCodec(), { prefix: "q" });
+    l.issue(1);
+    const bad: unknown[] = [
+      "q1",
+      "q99",
+      "d0",
+      "q01",
+      "q-1",
+      "q0.0",
+      "q",
+      "",
+      "q1e3",
+      null,
+      undefined,
+      5,
+      { id: 0 },
+      {},
+    ];
+    for (const b of bad) expect(codeOf(() => l.get(b as string))).toBe(ErrorCode.UnknownDecision);
+    expect(codeOf(() => l.settle("q5"))).toBe(ErrorCode.UnknownDecision);
+    expect(l.get("q0")).toBe(1);
+  });
+
+  it("drops the oldest pending decision beyond maxPending (missing feedback) and reports DECISION_EXPIRED", () => {
+    const c = numCodec();
+    const l = new DecisionLedger(c, { maxPending: 3 });
+    const ids = [0, 1, 2, 3, 4].map((i) => l.issue(i));
+    expect(l.size).toBe(3);
+    expect(c.disposed).toEqual([0, 1]);
+    expect(codeOf(() => l.get(ids[0] as string))).toBe(ErrorCode.DecisionExpired);
+    expect(codeOf(() => l.get(ids[1] as string))).toBe(ErrorCode.DecisionExpired);
+    expect(l.get(ids[2] as string)).toBe(2);
+    // Memory stays bounded however long feedback never comes.
+    for (let i = 0; i < 1000; i++) l.issue(100 + i);
+    expect(l.size).toBe(3);
+    expect([...l.values()]).toEqual([1097, 1098, 1099]);
+  });
+
+  it("evicts the oldest pending, not the oldest issued, when some were settled", () => {
+    const l = new DecisionLedger(numCodec(), { maxPending: 2 });
+    const a = l.issue(0);
+    const b = l.issue(1);
+    l.settle(a);
+    l.issue(2);
+    expect(l.get(b)).toBe(1);
+    l.issue(3); // evicts b
+    expect(codeOf(() => l.get(b))).toBe(ErrorCode.DecisionExpired);
+    expect([...l.values()]).toEqual([2, 3]);
+  });
+
+  it("validates its options", () => {
+    for (const maxPending of [0, -1, 1.5, Number.NaN]) {
+      expect(codeOf(() => new DecisionLedger(numCodec(), { maxPending }))).toBe(ErrorCode.InvalidArgument);
+    }
+  });
+
+  it("round-trips a snapshot with pending entries: ids, payloads, expired and used decisions", () => {
+    const pool = new Float64Pool(3);
+    const l = new DecisionLedger(vectorCodec(pool), { maxPending: 4 });
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(l.issue(pool.copyOf([i, -0, i / 3])));
+    l.settle(ids[3] as string);
+    const text = JSON.stringify(l.toJSON());
+
+    const r = new DecisionLedger(vectorCodec(new Float64Pool(3)), { maxPending: 4 });
+    r.loadJSON(JSON.parse(text) as Json);
+    expect(JSON.stringify(r.toJSON())).toBe(text);
+    expect(r.size).toBe(3);
+    expect(r.issued).toBe(6);
+    expect([...r.get(ids[5] as string)]).toEqual([5, -0, 5 / 3]);
+    expect(Object.is(r.get(ids[2] as string)[1], -0)).toBe(true);
+    expect(codeOf(() => r.get(ids[0] as string))).toBe(ErrorCode.DecisionExpired);
+    expect(codeOf(() => r.get(ids[3] as string))).toBe(ErrorCode.DecisionAlreadyUsed);
+    expect(codeOf(() => r.get("d6"))).toBe(ErrorCode.UnknownDecision);
+    // Both continue identically.
+    expect(r.issue(new Float64Array(3))).toBe(l.issue(new Float64Array(3)));
+    expect(JSON.stringify(r.toJSON())).toBe(JSON.stringify(l.toJSON()));
+  });
+
+  it("loadJSON is all-or-nothing: a corrupt snapshot leaves the ledger unchanged", () => {
+    const c = numCodec();
+    const l = new DecisionLedger(c, { maxPending: 10 });
+    l.issue(1);
+    l.issue(2);
+    const before = JSON.stringify(l.toJSON());
+    const throwingCodec: LedgerCodec<number> = {
+      encode: (p) => p,
+      decode: (j) => {
+        if (j === "bad") throw new RouteKitError(ErrorCode.SnapshotCorrupt, "bad payload");
+        return j as number;
+      },
+    };
+    const bad: Json[] = [
+      null,
+      [],
+      { nextSeq: 3, lastEvicted: -1 },
+      { nextSeq: "3", lastEvicted: -1, entries: [] },
+      { nextSeq: 3, lastEvicted: -2, entries: [] },
+      { nextSeq: 3, lastEvicted: 3, entries: [] },
+      { nextSeq: -1, lastEvicted: -1, entries: [] },
+      { nextSeq: 1.5, lastEvicted: -1, entries: [] },
+      {
+        nextSeq: 3,
+        lastEvicted: -1,
+        entries: [
+          [0, 1],
+          [5, 2],
+        ],
+      }, // seq >= nextSeq
+      {
+        nextSeq: 3,
+        lastEvicted: -1,
+        entries: [
+          [1, 1],
+          [0, 2],
+        ],
+      }, // not increasing
+      {
+        nextSeq: 3,
+        lastEvicted: -1,
+        entries: [
+          [1, 1],
+          [1, 2],
+        ],
+      }, // duplicate
+      { nextSeq: 3, lastEvicted: 1, entries: [[1, 1]] }, // pending but already evicted
+      { nextSeq: 3, lastEvicted: -1, entries: [[0, 1, 2]] },
+      { nextSeq: 3, lastEvicted: -1, entries: [5] },
+    ];
+    for (const b of bad) {
+      expect(codeOf(() => l.loadJSON(b))).toBe(ErrorCode.SnapshotCorrupt);
+      expect(JSON.stringify(l.toJSON())).toBe(before);
+    }
+    const l2 = new DecisionLedger(throwingCodec);
+    l2.issue(7);
+    const before2 = JSON.stringify(l2.toJSON());
+    expect(
+      codeOf(() =>
+        l2.loadJSON({
+          nextSeq: 5,
+          lastEvicted: -1,
+          entries: [
+            [0, 1],
+            [1, "bad"],
+          ],
+        }),
+      ),
+    ).toBe(ErrorCode.SnapshotCorrupt);
+    expect(JSON.stringify(l2.toJSON())).toBe(before2);
+    expect(c.disposed).toEqual([]);
+  });
+
+  it("loadJSON disposes the payloads it replaces and trims to its own maxPending", () => {
+    const c = numCodec();
+    const big = new DecisionLedger(numCodec(), { maxPending: 10 });
+    for (let i = 0; i < 6; i++) big.issue(i);
+    const small = new DecisionLedger(c, { maxPending: 4 });
+    small.issue(100);
+    small.loadJSON(big.toJSON());
+    expect(c.disposed).toEqual([100, 0, 1]);
+    expect(small.size).toBe(4);
+    expect(codeOf(() => small.get("d1"))).toBe(ErrorCode.DecisionExpired);
+    expect(small.get("d2")).toBe(2);
+    small.issue(6);
+    expect(small.size).toBe(4);
+  });
+});
