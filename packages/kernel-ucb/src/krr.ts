@@ -1,0 +1,227 @@
+import { decodeF64, ErrorCode, encodeF64, field, type Json, RouteKitError } from "@routekit/core";
+import { allocF64, borderedInverseAppend, dot, gemv, quadFormUpper } from "@routekit/linalg";
+import type { DotKernel } from "./kernel.js";
+
+/** Optional flop counter (spec §5.1 test 16: cost model checked by counts, not wall time). */
+export interface OpCounter {
+  ops: number;
+}
+
+/**
+ * Incremental kernel ridge regression on one index set (one arm of PAK-UCB, one (arm, stage) of
+ * Sup-PAK-UCB, or KernelUCB's single shared regression). Spec §2.1, "implementation-grade":
+ *
+ * - `Q = (K + alpha I)^-1` in the upper triangle of a row-major buffer with row stride `cap`,
+ *   grown by bordered inversion (Schur complement, clamped at >= alpha) on each new point;
+ * - `a = Q v` kept by the O(n) update `a <- [a - u e; e]`, e = (s - b.a) / S;
+ * - history X (n x d) for kernel rows, capacity grown by x1.5, so no re-solve ever happens.
+ *
+ * Query and append are O(n d + n^2). Buffers come from `allocF64` (SIMD-reachable).
+ */
+export class ExactKrr {
+  n = 0;
+  cap: number;
+  X: Float64Array;
+  /** Squared norms of the history rows (plus 1 for tagged rows, see KernelUCB). */
+  norms: Float64Array;
+  /** Tags of the rows (arm ordinal in KernelUCB's augmented context), -1 when untagged. */
+  tags: Int32Array;
+  v: Float64Array;
+  a: Float64Array;
+  Q: Float64Array;
+  /** Scratch kernel row (cap values), reused by callers between query and append. */
+  b: Float64Array;
+  private work: Float64Array;
+
+  constructor(
+    readonly d: number,
+    readonly kernel: DotKernel,
+    readonly alpha: number,
+    initialCap = 16,
+    readonly counter?: OpCounter,
+  ) {
+    this.cap = Math.max(1, initialCap);
+    this.X = allocF64(this.cap * d);
+    this.norms = allocF64(this.cap);
+    this.tags = new Int32Array(this.cap);
+    this.v = allocF64(this.cap);
+    this.a = allocF64(this.cap);
+    this.Q = allocF64(this.cap * this.cap);
+    this.b = allocF64(this.cap);
+    this.work = allocF64(this.cap);
+  }
+
+  /** out[i] = x_i . y for the n history rows. */
+  dots(y: Float64Array, out: Float64Array): void {
+    if (this.n === 0) return;
+    gemv(this.X, this.n, this.d, y, out, 1, 0, this.d);
+    if (this.counter) this.counter.ops += this.n * this.d;
+  }
+
+  /** Kernel row k(x_i, y) into out (default: the scratch `b`). `ny` = ||y||^2. */
+  row(y: Float64Array, ny: number, out: Float64Array = this.b): Float64Array {
+    this.dots(y, out);
+    this.kernel.mapRow(out, this.n, this.norms, ny);
+    return out;
+  }
+
+  /**
+   * Kernel row for an augmented context [y; e_tag] from precomputed dots y.x_i:
+   * [y; e_tag].[x_i; e_tag_i] = dots[i] + (tag == tag_i), ||[y; e]||^2 = ny + 1.
+   */
+  rowTagged(dots: Float64Array, ny: number, tag: number, out: Float64Array): Float64Array {
+    const k = this.kernel;
+    for (let i = 0; i < this.n; i++) {
+      const dd = (dots[i] as number) + (this.tags[i] === tag ? 1 : 0);
+      out[i] = k.fromDot(dd, this.norms[i] as number, ny + 1);
+    }
+    return out;
+  }
+
+  /** mu = b . a (b: a kernel row for the current n). */
+  mean(b: Float64Array): number {
+    if (this.counter) this.counter.ops += this.n;
+    return this.n === 0 ? 0 : dot(b, this.a, this.n);
+  }
+
+  /**
+   * sigma^2 = (k(y,y) - b^T Q b) / alpha, clamped at 0 (spec P7). One quadratic form over the
+   * upper triangle: half the flops of forming Q b.
+   */
+  variance(b: Float64Array, kyy: number): number {
+    if (this.n === 0) return kyy / this.alpha;
+    if (this.counter) this.counter.ops += (this.n * (this.n + 1)) / 2;
+    const v = kyy - quadFormUpper(this.Q, this.n, b, this.cap);
+    return v > 0 ? v / this.alpha : 0;
+  }
+
+  /**
+   * Adds (y, s). `b` must hold the kernel row of y for the current n (compute it with `row`), and
+   * `kyy` = k(y, y). Returns the Schur complement used (>= alpha).
+   */
+  append(y: Float64Array, ny: number, s: number, b: Float64Array, kyy: number, tag = -1): number {
+    const n = this.n;
+    if (n + 1 > this.cap) b = this.grow(n + 1, b);
+    const c = kyy + this.alpha;
+    let S: number;
+    if (n === 0) {
+      // Q = [[1/(k(y,y) + alpha)]] (the reference code's 1/k(y,y) + alpha is a precedence bug).
+      S = c;
+      this.Q[0] = 1 / c;
+      this.a[0] = s / c;
+    } else {
+      // Schur complement S = c - b^T Q b >= alpha exactly; clamp at alpha (spec P7).
+      S = borderedInverseAppend(this.Q, n, this.cap, b, c, this.work, this.alpha);
+      const e = (s - dot(b, this.a, n)) / S;
+      const u = this.work;
+      const a = this.a;
+      for (let i = 0; i < n; i++) a[i] = (a[i] as number) - (u[i] as number) * e;
+      a[n] = e;
+      if (this.counter) this.counter.ops += n * n + 3 * n;
+    }
+    const row = n * this.d;
+    for (let j = 0; j < this.d; j++) this.X[row + j] = y[j] as number;
+    this.norms[n] = tag >= 0 ? ny + 1 : ny;
+    this.tags[n] = tag;
+    this.v[n] = s;
+    this.n = n + 1;
+    return S;
+  }
+
+  /** Grows every buffer to hold at least `need` points (x1.5); returns `b` at its new home. */
+  private grow(need: number, b: Float64Array): Float64Array {
+    const n = this.n;
+    const cap = Math.max(need, Math.ceil(this.cap * 1.5), 16);
+    const Q = allocF64(cap * cap);
+    for (let i = 0; i < n; i++) {
+      for (let j = i; j < n; j++) Q[i * cap + j] = this.Q[i * this.cap + j] as number;
+    }
+    const X = allocF64(cap * this.d);
+    X.set(this.X.subarray(0, n * this.d));
+    const wasScratch = b === this.b;
+    const nb = allocF64(cap);
+    nb.set(b.subarray(0, n));
+    this.Q = Q;
+    this.X = X;
+    this.norms = copyInto(allocF64(cap), this.norms, n);
+    const tags = new Int32Array(cap);
+    tags.set(this.tags.subarray(0, n));
+    this.tags = tags;
+    this.v = copyInto(allocF64(cap), this.v, n);
+    this.a = copyInto(allocF64(cap), this.a, n);
+    this.work = allocF64(cap);
+    this.cap = cap;
+    if (wasScratch) {
+      this.b = nb;
+      return nb;
+    }
+    this.b = allocF64(cap);
+    return nb;
+  }
+
+  /** The full symmetric (K + alpha I)^-1 as an n x n row-major array (tests, diagnostics). */
+  inverse(): Float64Array {
+    const n = this.n;
+    const out = new Float64Array(n * n);
+    for (let i = 0; i < n; i++) {
+      for (let j = i; j < n; j++) {
+        const q = this.Q[i * this.cap + j] as number;
+        out[i * n + j] = q;
+        out[j * n + i] = q;
+      }
+    }
+    return out;
+  }
+
+  toJSON(): Json {
+    const n = this.n;
+    const packed = new Float64Array((n * (n + 1)) / 2);
+    let k = 0;
+    for (let i = 0; i < n; i++) for (let j = i; j < n; j++) packed[k++] = this.Q[i * this.cap + j] as number;
+    return {
+      n,
+      cap: this.cap,
+      X: encodeF64(this.X.subarray(0, n * this.d)),
+      norms: encodeF64(this.norms.subarray(0, n)),
+      tags: Array.from(this.tags.subarray(0, n)),
+      v: encodeF64(this.v.subarray(0, n)),
+      a: encodeF64(this.a.subarray(0, n)),
+      Q: encodeF64(packed),
+    };
+  }
+
+  static fromJSON(json: Json, d: number, kernel: DotKernel, alpha: number, counter?: OpCounter): ExactKrr {
+    if (json === null || typeof json !== "object" || Array.isArray(json)) {
+      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "kernel regression state must be an object");
+    }
+    const n = field(json, "n", "number");
+    const cap = field(json, "cap", "number");
+    if (!Number.isInteger(n) || !Number.isInteger(cap) || n < 0 || cap < Math.max(1, n)) {
+      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "kernel regression state has a bad size");
+    }
+    const X = decodeF64(json.X, "X", n * d);
+    const norms = decodeF64(json.norms, "norms", n);
+    const v = decodeF64(json.v, "v", n);
+    const a = decodeF64(json.a, "a", n);
+    const packed = decodeF64(json.Q, "Q", (n * (n + 1)) / 2);
+    const tags = field(json, "tags", "array");
+    if (tags.length !== n || !tags.every((t) => Number.isInteger(t))) {
+      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "kernel regression tags must be n integers");
+    }
+    const s = new ExactKrr(d, kernel, alpha, cap, counter);
+    s.X.set(X);
+    s.norms.set(norms);
+    s.v.set(v);
+    s.a.set(a);
+    s.tags.set(tags as number[]);
+    let k = 0;
+    for (let i = 0; i < n; i++) for (let j = i; j < n; j++) s.Q[i * cap + j] = packed[k++] as number;
+    s.n = n;
+    return s;
+  }
+}
+
+function copyInto(dst: Float64Array, src: Float64Array, n: number): Float64Array {
+  dst.set(src.subarray(0, n));
+  return dst;
+}
