@@ -1,1 +1,55 @@
-export {};
+/**
+ * `@routekit/core/testing`: the shared property-based conformance harness (needs the optional peer
+ * dependency fast-check). Every policy package can fuzz its policies against the protocol contract:
+ *
+ * ```ts
+ * import { fuzzArmPolicy } from "@routekit/core/testing";
+ * fuzzArmPolicy({ name: "ucb1", create: ({ seed, arms }) => new UCB1({ seed, arms }), restore: UCB1.fromJSON });
+ * ```
+ */
+export {
+  type ArmOp,
+  type ArmPolicySpec,
+  armOpArbitrary,
+  type FuzzOptions,
+  type FuzzProfile,
+  fuzzArmPolicy,
+  runArmScenario,
+} from "./arm.js";
+export {
+  type AssortmentOp,
+  type AssortmentPolicySpec,
+  assortmentOpArbitrary,
+  fuzzAssortmentPolicy,
+  runAssortmentScenario,
+} from "./assortment.js";
+export {
+  ContractViolation,
+  checkState,
+  expectOk,
+  expectRejected,
+  expectTolerated,
+  fuzzScale,
+  longHorizon,
+  type StateHooks,
+  Trace,
+} from "./check.js";
+export {
+  type ConcurrencyOptions,
+  checkBufferReuseArm,
+  checkBufferReuseAssortment,
+  checkConcurrentArm,
+  checkConcurrentAssortment,
+} from "./concurrency.js";
+export {
+  decodeAt,
+  describeError,
+  findNaNIn,
+  findNonFinite,
+  type NonFiniteHit,
+  type ScanOptions,
+  show,
+  snapshotText,
+  tryDecodeF64,
+} from "./inspect.js";
+export { type Corruption, checkCorruptions, corruptSnapshot } from "./snapshots.js";

@@ -1,0 +1,243 @@
+/**
+ * Feedback from many async request handlers: selects and late updates interleave through
+ * microtasks, timers and setImmediate. The final state must equal that of the same calls applied
+ * synchronously in the order they happened, and duplicate feedback must be refused.
+ * Also: callers that reuse (and overwrite) their input buffers after select must not change what
+ * the policy learns.
+ */
+import type {
+  ArmDecision,
+  ArmFeedback,
+  ArmPolicy,
+  AssortmentDecision,
+  AssortmentPolicy,
+  AssortmentQuery,
+} from "../protocols.js";
+import { Rng } from "../rng.js";
+import type { ArmPolicySpec } from "./arm.js";
+import type { AssortmentPolicySpec } from "./assortment.js";
+import { ContractViolation } from "./check.js";
+import { describeError, show } from "./inspect.js";
+
+type Event =
+  | { readonly t: "select"; readonly input: unknown; readonly out: string }
+  | { readonly t: "update"; readonly id: string; readonly fb: unknown }
+  | { readonly t: "add" | "remove"; readonly arm: string };
+
+async function jitter(rng: Rng): Promise<void> {
+  const k = rng.int(5);
+  if (k === 0) return;
+  if (k === 1) await Promise.resolve();
+  else if (k === 2) await new Promise<void>((r) => queueMicrotask(r));
+  else if (k === 3) await new Promise<void>((r) => setTimeout(r, rng.int(3)));
+  else await new Promise<void>((r) => setImmediate(r));
+}
+
+function unitVector(rng: Rng, d: number): Float64Array | undefined {
+  if (d === 0) return undefined;
+  const x = rng.fillNormal(new Float64Array(d));
+  let n = 0;
+  for (let i = 0; i < d; i++) n += x[i] * x[i];
+  for (let i = 0; i < d; i++) x[i] /= Math.sqrt(n);
+  return x;
+}
+
+export interface ConcurrencyOptions {
+  readonly seed?: number;
+  /** Concurrent request handlers (default 200). */
+  readonly handlers?: number;
+  /** Fraction of handlers whose feedback never comes (default 0.1). */
+  readonly dropRate?: number;
+}
+
+/** Arm policies: concurrent handlers vs. the same event log replayed in order. */
+export async function checkConcurrentArm<P extends ArmPolicy>(
+  spec: ArmPolicySpec<P>,
+  options: ConcurrencyOptions = {},
+): Promise<{ events: number; pending: number }> {
+  const seed = options.seed ?? 1;
+  const arms = ["arm-0", "arm-1", "arm-2"];
+  const policy = spec.create({ seed, arms });
+  const log: Event[] = [];
+  const root = Rng.fromSeed(seed).fork("concurrency");
+  const handlers = options.handlers ?? 200;
+  const drop = options.dropRate ?? 0.1;
+  let dupRefused = 0;
+  const handle = async (h: number): Promise<void> => {
+    const rng = root.fork(`handler:${h}`);
+    await jitter(rng);
+    const ctx = unitVector(rng, policy.contextDim);
+    const d = policy.select(ctx);
+    log.push({ t: "select", input: ctx?.slice(), out: JSON.stringify(d) });
+    if (rng.uniform() < drop) return;
+    for (let i = rng.int(4); i > 0; i--) await jitter(rng);
+    const fb: ArmFeedback = { reward: rng.uniform() };
+    policy.update(d, fb);
+    log.push({ t: "update", id: d.id, fb });
+    if (rng.uniform() < 0.1) {
+      await jitter(rng);
+      try {
+        policy.update(d, fb);
+      } catch (e) {
+        if ((e as { code?: string }).code !== "DECISION_ALREADY_USED")
+          throw new ContractViolation(`duplicate concurrent feedback threw ${describeError(e)}`);
+        dupRefused++;
+        return;
+      }
+      throw new ContractViolation(`duplicate concurrent feedback for ${d.id} was accepted`);
+    }
+  };
+  const admin = async (): Promise<void> => {
+    const rng = root.fork("admin");
+    for (let i = 0; i < 6; i++) {
+      for (let j = 0; j < 5; j++) await jitter(rng);
+      const id = `arm-new-${i}`;
+      policy.addArm(id);
+      log.push({ t: "add", arm: id });
+      await jitter(rng);
+      const victim = policy.arms[0] as string;
+      policy.removeArm(victim);
+      log.push({ t: "remove", arm: victim });
+    }
+  };
+  await Promise.all([admin(), ...Array.from({ length: handlers }, (_, h) => handle(h))]);
+
+  const replay = spec.create({ seed, arms });
+  for (const [i, e] of log.entries()) {
+    if (e.t === "select") {
+      const d: ArmDecision = replay.select(e.input as Float64Array | undefined);
+      if (JSON.stringify(d) !== e.out)
+        throw new ContractViolation(`replay event ${i}: select gave ${JSON.stringify(d)}, live run gave ${e.out}`);
+    } else if (e.t === "update") replay.update(e.id, e.fb as ArmFeedback);
+    else if (e.t === "add") replay.addArm(e.arm);
+    else replay.removeArm(e.arm);
+  }
+  const a = JSON.stringify(policy.toJSON());
+  const b = JSON.stringify(replay.toJSON());
+  if (a !== b) throw new ContractViolation("concurrent run and in-order replay end in different states");
+  return { events: log.length + dupRefused, pending: policy.pendingDecisions };
+}
+
+function query(rng: Rng, d: number): AssortmentQuery {
+  const n = 1 + rng.int(6);
+  const f = new Float64Array(n * d);
+  for (let i = 0; i < n; i++) {
+    const x = unitVector(rng, d) as Float64Array;
+    const s = rng.uniform();
+    for (let j = 0; j < d; j++) f[i * d + j] = x[j] * s;
+  }
+  const revenues = rng.uniform() < 0.5 ? undefined : Float64Array.from({ length: n }, () => rng.uniform());
+  return { features: f, numItems: n, maxSize: 1 + rng.int(n), revenues };
+}
+
+/** Assortment policies: concurrent handlers vs. the same event log replayed in order. */
+export async function checkConcurrentAssortment<P extends AssortmentPolicy>(
+  spec: AssortmentPolicySpec<P>,
+  options: ConcurrencyOptions = {},
+): Promise<{ events: number; pending: number }> {
+  const seed = options.seed ?? 1;
+  const policy = spec.create({ seed });
+  const log: Event[] = [];
+  const root = Rng.fromSeed(seed).fork("concurrency");
+  const handlers = options.handlers ?? 200;
+  const drop = options.dropRate ?? 0.1;
+  const handle = async (h: number): Promise<void> => {
+    const rng = root.fork(`handler:${h}`);
+    await jitter(rng);
+    const q = query(rng, policy.dim);
+    const d: AssortmentDecision = policy.select(q);
+    log.push({
+      t: "select",
+      input: { ...q, features: q.features.slice(), revenues: q.revenues?.slice() },
+      out: JSON.stringify(d),
+    });
+    if (rng.uniform() < drop) return;
+    for (let i = rng.int(4); i > 0; i--) await jitter(rng);
+    const k = rng.int(d.items.length + 1);
+    const fb = { choice: k === d.items.length ? null : (d.items[k] as number) };
+    policy.update(d, fb);
+    log.push({ t: "update", id: d.id, fb });
+  };
+  await Promise.all(Array.from({ length: handlers }, (_, h) => handle(h)));
+  const replay = spec.create({ seed });
+  for (const [i, e] of log.entries()) {
+    if (e.t === "select") {
+      const d = replay.select(e.input as AssortmentQuery);
+      if (JSON.stringify(d) !== e.out)
+        throw new ContractViolation(`replay event ${i}: select gave ${JSON.stringify(d)}, live run gave ${e.out}`);
+    } else if (e.t === "update") replay.update(e.id, e.fb as { choice: number | null });
+  }
+  if (JSON.stringify(policy.toJSON()) !== JSON.stringify(replay.toJSON()))
+    throw new ContractViolation("concurrent run and in-order replay end in different states");
+  return { events: log.length, pending: policy.pendingDecisions };
+}
+
+/**
+ * A caller that reuses one context buffer and overwrites it right after select (a common pattern
+ * in request handlers) must get exactly the same decisions and final state as one passing fresh
+ * arrays: a policy has to copy what it keeps for update.
+ */
+export function checkBufferReuseArm<P extends ArmPolicy>(spec: ArmPolicySpec<P>, seed = 3, rounds = 120): void {
+  const arms = ["arm-0", "arm-1", "arm-2"];
+  const a = spec.create({ seed, arms });
+  const b = spec.create({ seed, arms });
+  const dim = a.contextDim;
+  if (dim === 0) return;
+  const rng = Rng.fromSeed(seed).fork("reuse");
+  const buf = new Float64Array(dim);
+  const pa: ArmDecision[] = [];
+  const pb: ArmDecision[] = [];
+  for (let t = 0; t < rounds; t++) {
+    const x = unitVector(rng, dim) as Float64Array;
+    buf.set(x);
+    const da = a.select(x.slice());
+    const db = b.select(buf);
+    buf.fill(0.123); // the caller reuses its buffer before feedback arrives
+    if (show(da) !== show(db)) throw new ContractViolation(`round ${t}: reused buffer changed the decision`);
+    pa.push(da);
+    pb.push(db);
+    // Feedback arrives late: settle a random pending decision, keeping a few in flight.
+    while (pa.length > 3 || (pa.length > 0 && rng.uniform() < 0.3)) {
+      const i = rng.int(pa.length);
+      const r = rng.uniform();
+      a.update(pa.splice(i, 1)[0] as ArmDecision, { reward: r });
+      b.update(pb.splice(i, 1)[0] as ArmDecision, { reward: r });
+    }
+  }
+  if (JSON.stringify(a.toJSON()) !== JSON.stringify(b.toJSON()))
+    throw new ContractViolation("overwriting the caller's context buffer after select changed the learned state");
+}
+
+/** Same as {@link checkBufferReuseArm} for assortment queries (features and revenues overwritten). */
+export function checkBufferReuseAssortment<P extends AssortmentPolicy>(
+  spec: AssortmentPolicySpec<P>,
+  seed = 3,
+  rounds = 120,
+): void {
+  const a = spec.create({ seed });
+  const b = spec.create({ seed });
+  const rng = Rng.fromSeed(seed).fork("reuse");
+  const pa: AssortmentDecision[] = [];
+  const pb: AssortmentDecision[] = [];
+  for (let t = 0; t < rounds; t++) {
+    const q = query(rng, a.dim);
+    const copy = { ...q, features: q.features.slice(), revenues: q.revenues?.slice() };
+    const da = a.select(copy);
+    const db = b.select(q);
+    q.features.fill(0.3);
+    q.revenues?.fill(0.7);
+    if (show(da) !== show(db)) throw new ContractViolation(`round ${t}: reused buffer changed the decision`);
+    pa.push(da);
+    pb.push(db);
+    while (pa.length > 3 || (pa.length > 0 && rng.uniform() < 0.3)) {
+      const i = rng.int(pa.length);
+      const d = pa[i] as AssortmentDecision;
+      const k = rng.int(d.items.length + 1);
+      const choice = k === d.items.length ? null : (d.items[k] as number);
+      a.update(pa.splice(i, 1)[0] as AssortmentDecision, { choice });
+      b.update(pb.splice(i, 1)[0] as AssortmentDecision, { choice });
+    }
+  }
+  if (JSON.stringify(a.toJSON()) !== JSON.stringify(b.toJSON()))
+    throw new ContractViolation("overwriting the caller's query buffers after select changed the learned state");
+}

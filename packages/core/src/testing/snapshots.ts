@@ -1,0 +1,161 @@
+/**
+ * Snapshot robustness: corrupted, truncated, re-typed or foreign snapshots must be rejected with a
+ * RouteKitError, never half-loaded. A mutated snapshot that still loads must give a working policy
+ * (checked by a caller-supplied smoke run), not a time bomb.
+ */
+import { RouteKitError } from "../errors.js";
+import type { PolicyBase } from "../protocols.js";
+import type { Rng } from "../rng.js";
+import type { Json, Snapshot } from "../snapshot.js";
+import { ContractViolation, checkState, Trace } from "./check.js";
+import { describeError, tryDecodeF64 } from "./inspect.js";
+
+export interface Corruption {
+  readonly label: string;
+  readonly value: unknown;
+  /** Codes the restore must throw; undefined when loading is acceptable if the result then works. */
+  readonly mustThrow?: readonly string[];
+}
+
+function clone<T>(x: T): T {
+  return JSON.parse(JSON.stringify(x)) as T;
+}
+
+type Path = (string | number)[];
+
+function leaves(v: Json, path: Path, out: Path[]): void {
+  if (Array.isArray(v)) {
+    out.push(path);
+    for (let i = 0; i < v.length; i++) leaves(v[i] as Json, [...path, i], out);
+  } else if (v !== null && typeof v === "object") {
+    out.push(path);
+    for (const k of Object.keys(v)) leaves(v[k] as Json, [...path, k], out);
+  } else out.push(path);
+}
+
+function getAt(root: unknown, path: Path): unknown {
+  let v = root;
+  for (const k of path) v = (v as Record<string | number, unknown>)[k];
+  return v;
+}
+
+function setAt(root: unknown, path: Path, value: unknown, del = false): void {
+  const parent = getAt(root, path.slice(0, -1)) as Record<string | number, unknown> | unknown[];
+  const k = path[path.length - 1] as string | number;
+  if (del) {
+    if (Array.isArray(parent)) parent.splice(k as number, 1);
+    else delete (parent as Record<string, unknown>)[k];
+  } else (parent as Record<string | number, unknown>)[k] = value;
+}
+
+/**
+ * Envelope corruptions (each must throw the listed codes) and `count` random mutations of the state
+ * (delete a field, null it, change its type, a negative/fractional/huge/Infinity number, a truncated
+ * base64 Float64 field, a shortened array). `other` is a snapshot of another policy class.
+ */
+export function corruptSnapshot(snapshot: Snapshot, other: Snapshot, rng: Rng, count = 40): Corruption[] {
+  const C = ["SNAPSHOT_CORRUPT"];
+  const out: Corruption[] = [
+    { label: "null", value: null, mustThrow: C },
+    { label: "a string", value: JSON.stringify(snapshot), mustThrow: C },
+    { label: "an array", value: [snapshot], mustThrow: C },
+    { label: "format changed", value: { ...clone(snapshot), format: "other/format" }, mustThrow: C },
+    {
+      label: "envelope version + 1",
+      value: { ...clone(snapshot), version: snapshot.version + 1 },
+      mustThrow: ["SNAPSHOT_VERSION"],
+    },
+    {
+      label: "kindVersion + 1",
+      value: { ...clone(snapshot), kindVersion: snapshot.kindVersion + 1 },
+      mustThrow: ["SNAPSHOT_VERSION"],
+    },
+    { label: `another policy's snapshot (${other.kind})`, value: clone(other), mustThrow: ["SNAPSHOT_KIND"] },
+    { label: "kind renamed", value: { ...clone(snapshot), kind: `${snapshot.kind}-x` }, mustThrow: ["SNAPSHOT_KIND"] },
+    { label: "state missing", value: { ...clone(snapshot), state: undefined }, mustThrow: C },
+    { label: "state is an array", value: { ...clone(snapshot), state: [] }, mustThrow: C },
+    { label: "state is empty", value: { ...clone(snapshot), state: {} }, mustThrow: C },
+  ];
+  const paths: Path[] = [];
+  leaves(snapshot.state, [], paths);
+  const inner = paths.filter((p) => p.length > 0);
+  for (let c = 0; c < count && inner.length > 0; c++) {
+    const path = inner[rng.int(inner.length)] as Path;
+    const v = getAt(snapshot.state, path);
+    const copy = clone(snapshot);
+    const st = copy.state as unknown;
+    const where = `state.${path.join(".")}`;
+    const r = rng.int(6);
+    let label: string;
+    if (typeof v === "string" && tryDecodeF64(v) && r < 3) {
+      const cut = r === 0 ? 4 : r === 1 ? Math.floor(v.length / 2 / 4) * 4 : 1;
+      setAt(st, path, v.slice(0, v.length - cut));
+      label = `${where}: base64 Float64 data truncated by ${cut} chars`;
+    } else if (Array.isArray(v) && v.length > 0 && r < 3) {
+      setAt(st, path, v.slice(0, v.length - 1));
+      label = `${where}: array shortened`;
+    } else if (typeof v === "number" && r < 4) {
+      const bad = [-1, 0.5, 2 ** 53, Infinity, -Infinity, 1e308][rng.int(6)] as number;
+      setAt(st, path, v === bad ? -7 : bad);
+      label = `${where}: number ${v} -> ${v === bad ? -7 : bad}`;
+    } else if (r === 4) {
+      setAt(st, path, undefined, true);
+      label = `${where}: removed`;
+    } else if (r === 5) {
+      setAt(st, path, null);
+      label = `${where}: null`;
+    } else {
+      setAt(st, path, typeof v === "string" ? 12 : "garbage");
+      label = `${where}: type changed`;
+    }
+    out.push({ label, value: copy });
+  }
+  return out;
+}
+
+/**
+ * Restores every corruption with `restore`; each must throw a RouteKitError (with the listed codes
+ * for envelope corruptions), or load into a policy whose state is finite and which passes `smoke`.
+ * Returns a tally of what happened, for the test log.
+ */
+export function checkCorruptions<P extends PolicyBase>(
+  name: string,
+  corruptions: readonly Corruption[],
+  restore: (s: Snapshot) => P,
+  smoke: (p: P) => void,
+): { rejected: number; loaded: number; codes: Record<string, number> } {
+  const tally = { rejected: 0, loaded: 0, codes: {} as Record<string, number> };
+  for (const c of corruptions) {
+    let policy: P;
+    try {
+      policy = restore(c.value as Snapshot);
+    } catch (e) {
+      if (!(e instanceof RouteKitError)) {
+        throw new ContractViolation(`${name}: snapshot with ${c.label} crashed fromJSON: ${describeError(e)}`);
+      }
+      if (c.mustThrow && !c.mustThrow.includes(e.code)) {
+        throw new ContractViolation(
+          `${name}: snapshot with ${c.label} threw ${e.code}, expected ${c.mustThrow.join("|")} (${e.message})`,
+        );
+      }
+      tally.rejected++;
+      tally.codes[e.code] = (tally.codes[e.code] ?? 0) + 1;
+      continue;
+    }
+    if (c.mustThrow) throw new ContractViolation(`${name}: snapshot with ${c.label} was accepted`);
+    const trace = new Trace();
+    trace.push(`fromJSON(snapshot with ${c.label}) loaded`);
+    checkState(policy, {}, trace);
+    try {
+      smoke(policy);
+    } catch (e) {
+      if (e instanceof ContractViolation) throw e;
+      if (!(e instanceof RouteKitError)) {
+        trace.fail(`${name}: after loading a snapshot with ${c.label}, the policy crashed: ${describeError(e)}`);
+      }
+    }
+    checkState(policy, {}, trace);
+    tally.loaded++;
+  }
+  return tally;
+}
