@@ -3,22 +3,47 @@
  * `ld` (row stride, >= columns) so growable buffers can keep spare capacity. Offsets replace
  * `subarray` views, which would allocate in hot loops.
  *
- * These are the portable TypeScript versions; `./simd.ts` swaps in WebAssembly SIMD versions
- * of the hot ones at load time when the runtime supports it.
+ * These are the portable TypeScript versions. `./dispatch.ts` runs the WebAssembly SIMD twins of
+ * the hot ones (wasm/kernels.wat) instead when every array lives in the WebAssembly memory; the twins
+ * perform the same floating-point operations in the same order, so both give identical bits.
  */
 
-/** x . y over n entries. */
+/**
+ * x . y over n entries.
+ *
+ * Association order (shared bit for bit with the WebAssembly kernel, see wasm/kernels.wat): eight
+ * partial sums s0..s7, s_k taking the terms i = k (mod 8) of the whole blocks of 8, the remaining pairs
+ * going to s0 and s1; result ((s0+s2)+(s4+s6)) + ((s1+s3)+(s5+s7)), plus the last term if n is odd.
+ */
 export function dotScalar(x: Float64Array, y: Float64Array, n = x.length, xo = 0, yo = 0): number {
   let s0 = 0;
   let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let s4 = 0;
+  let s5 = 0;
+  let s6 = 0;
+  let s7 = 0;
   let i = 0;
-  // Two accumulators: fewer dependent adds, and the same association order as the SIMD path.
+  for (; i + 7 < n; i += 8) {
+    const a = xo + i;
+    const b = yo + i;
+    s0 += (x[a] as number) * (y[b] as number);
+    s1 += (x[a + 1] as number) * (y[b + 1] as number);
+    s2 += (x[a + 2] as number) * (y[b + 2] as number);
+    s3 += (x[a + 3] as number) * (y[b + 3] as number);
+    s4 += (x[a + 4] as number) * (y[b + 4] as number);
+    s5 += (x[a + 5] as number) * (y[b + 5] as number);
+    s6 += (x[a + 6] as number) * (y[b + 6] as number);
+    s7 += (x[a + 7] as number) * (y[b + 7] as number);
+  }
   for (; i + 1 < n; i += 2) {
     s0 += (x[xo + i] as number) * (y[yo + i] as number);
     s1 += (x[xo + i + 1] as number) * (y[yo + i + 1] as number);
   }
-  if (i < n) s0 += (x[xo + i] as number) * (y[yo + i] as number);
-  return s0 + s1;
+  let r = s0 + s2 + (s4 + s6) + (s1 + s3 + (s5 + s7));
+  if (i < n) r += (x[xo + i] as number) * (y[yo + i] as number);
+  return r;
 }
 
 /** y += alpha x over n entries. */
@@ -66,31 +91,75 @@ export function gemvT(
 
 /**
  * y = A x for symmetric n x n A of which only the upper triangle (j >= i) is read.
- * Half the memory traffic of a full product, which is what bounds these sizes.
+ * Half the memory traffic of a full product, which is what bounds these sizes. One pass per row i
+ * adds A[i][j] x[j] to row i's sum (same partial-sum order as {@link dotScalar}) and A[i][j] x[i] to y[j].
  */
 export function symvUpperScalar(A: Float64Array, n: number, x: Float64Array, y: Float64Array, ld = n): void {
   y.fill(0, 0, n);
   for (let i = 0; i < n; i++) {
     const row = i * ld;
     const xi = x[i] as number;
-    let s = (A[row + i] as number) * xi;
-    for (let j = i + 1; j < n; j++) {
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    let s4 = 0;
+    let s5 = 0;
+    let s6 = 0;
+    let s7 = 0;
+    let j = i + 1;
+    for (; j + 7 < n; j += 8) {
+      const p = row + j;
+      const a0 = A[p] as number;
+      const a1 = A[p + 1] as number;
+      const a2 = A[p + 2] as number;
+      const a3 = A[p + 3] as number;
+      s0 += a0 * (x[j] as number);
+      s1 += a1 * (x[j + 1] as number);
+      s2 += a2 * (x[j + 2] as number);
+      s3 += a3 * (x[j + 3] as number);
+      y[j] = (y[j] as number) + a0 * xi;
+      y[j + 1] = (y[j + 1] as number) + a1 * xi;
+      y[j + 2] = (y[j + 2] as number) + a2 * xi;
+      y[j + 3] = (y[j + 3] as number) + a3 * xi;
+      const a4 = A[p + 4] as number;
+      const a5 = A[p + 5] as number;
+      const a6 = A[p + 6] as number;
+      const a7 = A[p + 7] as number;
+      s4 += a4 * (x[j + 4] as number);
+      s5 += a5 * (x[j + 5] as number);
+      s6 += a6 * (x[j + 6] as number);
+      s7 += a7 * (x[j + 7] as number);
+      y[j + 4] = (y[j + 4] as number) + a4 * xi;
+      y[j + 5] = (y[j + 5] as number) + a5 * xi;
+      y[j + 6] = (y[j + 6] as number) + a6 * xi;
+      y[j + 7] = (y[j + 7] as number) + a7 * xi;
+    }
+    for (; j + 1 < n; j += 2) {
+      const a0 = A[row + j] as number;
+      const a1 = A[row + j + 1] as number;
+      s0 += a0 * (x[j] as number);
+      s1 += a1 * (x[j + 1] as number);
+      y[j] = (y[j] as number) + a0 * xi;
+      y[j + 1] = (y[j + 1] as number) + a1 * xi;
+    }
+    let r = s0 + s2 + (s4 + s6) + (s1 + s3 + (s5 + s7));
+    if (j < n) {
       const a = A[row + j] as number;
-      s += a * (x[j] as number);
+      r += a * (x[j] as number);
       y[j] = (y[j] as number) + a * xi;
     }
-    y[i] = (y[i] as number) + s;
+    y[i] = (y[i] as number) + ((A[row + i] as number) * xi + r);
   }
 }
 
-/** x^T A x for symmetric A, reading the upper triangle only. */
+/** x^T A x for symmetric A, reading the upper triangle only: sum_i x_i (A_ii x_i + 2 sum_{j>i} A_ij x_j). */
 export function quadFormUpperScalar(A: Float64Array, n: number, x: Float64Array, ld = n): number {
   let total = 0;
   for (let i = 0; i < n; i++) {
     const row = i * ld;
     const xi = x[i] as number;
-    let off = 0;
-    for (let j = i + 1; j < n; j++) off += (A[row + j] as number) * (x[j] as number);
+    const off = dotScalar(A, x, n - i - 1, row + i + 1, i + 1);
     total += xi * ((A[row + i] as number) * xi + 2 * off);
   }
   return total;

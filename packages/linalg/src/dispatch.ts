@@ -1,15 +1,48 @@
 /**
- * Hot kernels with a runtime-chosen implementation. Today these are the TypeScript versions;
- * the WebAssembly SIMD path (see simd.ts) replaces them for arrays allocated with `allocF64`.
+ * Hot kernels with a runtime-chosen implementation: the WebAssembly SIMD kernel (wasm/kernels.wat) when
+ * every array argument lives in the WebAssembly memory (see `allocF64`) and the index ranges fit inside
+ * the arrays; the TypeScript version from blas.ts otherwise. Both perform the same floating-point
+ * operations in the same order, so the choice never changes a result bit.
+ *
+ * The range checks matter: a WebAssembly kernel reads and writes the whole shared memory, so an
+ * out-of-range call would silently touch a neighbouring allocation. Such calls take the TypeScript
+ * path, whose out-of-range reads give NaN and whose out-of-range writes are dropped, as before.
  */
 import { dotScalar, gemvScalar, quadFormUpperScalar, symvUpperScalar, syrUpperScalar } from "./blas.js";
+import { isWasmBuffer, wasmKernels } from "./memory.js";
 
-/** x . y over n entries. */
+export type { LinalgBackend, LinalgMemoryStats } from "./memory.js";
+export { allocF64, allocF64From, freeF64, isInWasmMemory, linalgBackend, linalgMemoryStats } from "./memory.js";
+
+const K = wasmKernels;
+
+/** n is an int32 >= 0 and a[off .. off+n) is inside a. */
+function fits(a: Float64Array, off: number, n: number): boolean {
+  return (n | 0) === n && n >= 0 && (off | 0) === off && off >= 0 && off + n <= a.length;
+}
+
+/** A rows x cols block with row stride ld >= cols fits in A. */
+function fitsMatrix(A: Float64Array, rows: number, cols: number, ld: number): boolean {
+  return (
+    (rows | 0) === rows &&
+    rows >= 0 &&
+    (cols | 0) === cols &&
+    cols >= 0 &&
+    (ld | 0) === ld &&
+    ld >= cols &&
+    (rows === 0 || (rows - 1) * ld + cols <= A.length)
+  );
+}
+
+/** x . y over n entries, from x[xo] and y[yo]. */
 export function dot(x: Float64Array, y: Float64Array, n = x.length, xo = 0, yo = 0): number {
+  if (K !== null && isWasmBuffer(x.buffer) && isWasmBuffer(y.buffer) && fits(x, xo, n) && fits(y, yo, n)) {
+    return K.dot(x.byteOffset + 8 * xo, y.byteOffset + 8 * yo, n);
+  }
   return dotScalar(x, y, n, xo, yo);
 }
 
-/** y = alpha A x + beta y (row-major A, row stride ld). */
+/** y = alpha A x + beta y (row-major A, row stride ld); with beta = 0, y is not read. */
 export function gemv(
   A: Float64Array,
   rows: number,
@@ -20,25 +53,51 @@ export function gemv(
   beta = 0,
   ld = cols,
 ): void {
+  if (
+    K !== null &&
+    isWasmBuffer(A.buffer) &&
+    isWasmBuffer(x.buffer) &&
+    isWasmBuffer(y.buffer) &&
+    fitsMatrix(A, rows, cols, ld) &&
+    fits(x, 0, cols) &&
+    fits(y, 0, rows)
+  ) {
+    K.gemv(A.byteOffset, rows, cols, x.byteOffset, y.byteOffset, alpha, beta, ld);
+    return;
+  }
   gemvScalar(A, rows, cols, x, y, alpha, beta, ld);
 }
 
-/** y = A x for symmetric A stored in its upper triangle. */
+/** y = A x for symmetric A stored in its upper triangle (y must not alias x). */
 export function symvUpper(A: Float64Array, n: number, x: Float64Array, y: Float64Array, ld = n): void {
+  if (
+    K !== null &&
+    isWasmBuffer(A.buffer) &&
+    isWasmBuffer(x.buffer) &&
+    isWasmBuffer(y.buffer) &&
+    fitsMatrix(A, n, n, ld) &&
+    fits(x, 0, n) &&
+    fits(y, 0, n)
+  ) {
+    K.symv(A.byteOffset, n, x.byteOffset, y.byteOffset, ld);
+    return;
+  }
   symvUpperScalar(A, n, x, y, ld);
 }
 
 /** x^T A x for symmetric A stored in its upper triangle. */
 export function quadFormUpper(A: Float64Array, n: number, x: Float64Array, ld = n): number {
+  if (K !== null && isWasmBuffer(A.buffer) && isWasmBuffer(x.buffer) && fitsMatrix(A, n, n, ld) && fits(x, 0, n)) {
+    return K.quad(A.byteOffset, n, x.byteOffset, ld);
+  }
   return quadFormUpperScalar(A, n, x, ld);
 }
 
 /** A += alpha x x^T on the upper triangle. */
 export function syrUpper(A: Float64Array, n: number, alpha: number, x: Float64Array, ld = n): void {
+  if (K !== null && isWasmBuffer(A.buffer) && isWasmBuffer(x.buffer) && fitsMatrix(A, n, n, ld) && fits(x, 0, n)) {
+    K.syr(A.byteOffset, n, alpha, x.byteOffset, ld);
+    return;
+  }
   syrUpperScalar(A, n, alpha, x, ld);
-}
-
-/** A Float64Array of n zeros, placed where the fastest kernels can reach it. */
-export function allocF64(n: number): Float64Array {
-  return new Float64Array(n);
 }

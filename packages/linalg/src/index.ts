@@ -1,5 +1,20 @@
 export { axpy, gemvT, scal, setScaledIdentity, symmetrizeUpper } from "./blas.js";
-export { allocF64, dot, gemv, quadFormUpper, symvUpper, syrUpper } from "./dispatch.js";
+export * from "./decompositions.js";
+export {
+  allocF64,
+  allocF64From,
+  dot,
+  freeF64,
+  gemv,
+  isInWasmMemory,
+  type LinalgBackend,
+  type LinalgMemoryStats,
+  linalgBackend,
+  linalgMemoryStats,
+  quadFormUpper,
+  symvUpper,
+  syrUpper,
+} from "./dispatch.js";
 export * from "./inverse.js";
 export * from "./kernels.js";
 export * from "./rff.js";

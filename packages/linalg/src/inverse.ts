@@ -1,4 +1,3 @@
-import { dotScalar } from "./blas.js";
 import { dot, symvUpper, syrUpper } from "./dispatch.js";
 
 /**
@@ -60,12 +59,17 @@ export function borderedInverseAppend(
   return s;
 }
 
-/** Lower-triangular Cholesky factor L (row-major, strictly upper part zeroed) of SPD A; returns false if A is not SPD. */
+/**
+ * Lower-triangular Cholesky factor L (row-major, strictly upper part zeroed) of SPD A; returns false
+ * if A is not SPD (L is then partly written). Reads the LOWER triangle of A (j <= i), so a full
+ * symmetric A works and L may alias A (in-place factorisation). For upper-triangle storage use
+ * {@link choleskyFactorUpper}.
+ */
 export function choleskyFactor(A: Float64Array, n: number, L: Float64Array, ld = n): boolean {
   for (let i = 0; i < n; i++) {
     for (let j = 0; j <= i; j++) {
       let s = A[i * ld + j] as number;
-      s -= dotScalar(L, L, j, i * ld, j * ld);
+      s -= dot(L, L, j, i * ld, j * ld);
       if (i === j) {
         if (!(s > 0)) return false;
         L[i * ld + i] = Math.sqrt(s);
@@ -81,7 +85,7 @@ export function choleskyFactor(A: Float64Array, n: number, L: Float64Array, ld =
 /** Solves L y = b (forward substitution), writing y into `out` (may alias b). */
 export function forwardSubst(L: Float64Array, n: number, b: Float64Array, out: Float64Array, ld = n): void {
   for (let i = 0; i < n; i++) {
-    const s = (b[i] as number) - dotScalar(L, out, i, i * ld, 0);
+    const s = (b[i] as number) - dot(L, out, i, i * ld, 0);
     out[i] = s / (L[i * ld + i] as number);
   }
 }
@@ -115,10 +119,10 @@ export function choleskyAppendRow(
 ): number {
   const row = n * ld;
   for (let i = 0; i < n; i++) {
-    const s = (b[i] as number) - dotScalar(L, L, i, i * ld, row);
+    const s = (b[i] as number) - dot(L, L, i, i * ld, row);
     L[row + i] = s / (L[i * ld + i] as number);
   }
-  const d2 = c - dotScalar(L, L, n, row, row);
+  const d2 = c - dot(L, L, n, row, row);
   L[row + n] = Math.sqrt(d2 > minPivot ? d2 : minPivot);
   for (let i = 0; i < n; i++) L[i * ld + n] = 0;
   return d2;
@@ -159,4 +163,93 @@ export function choleskyInverseUpper(L: Float64Array, n: number, out: Float64Arr
     choleskySolve(L, n, work, work, ld);
     for (let i = 0; i <= j; i++) out[i * ld + j] = work[i] as number;
   }
+}
+
+/** Like {@link choleskyFactor} but reads the UPPER triangle of A (the storage of the other symmetric routines); L must not alias A. */
+export function choleskyFactorUpper(A: Float64Array, n: number, L: Float64Array, ld = n): boolean {
+  for (let i = 0; i < n; i++) for (let j = 0; j <= i; j++) L[i * ld + j] = A[j * ld + i] as number;
+  return choleskyFactor(L, n, L, ld);
+}
+
+/**
+ * Rank-1 downdate of a Cholesky factor: L L^T - x x^T = L' L'^T, in O(n^2), by the LINPACK dchdd
+ * method (Golub & Van Loan, Matrix Computations, sec. 6.5.4): solve L p = x, then apply the rotations
+ * that zero p against sqrt(1 - p.p). Returns false, leaving L unchanged, when the result would not be
+ * positive definite (p.p >= 1). `work` (2n values) is scratch; x is not modified.
+ */
+export function choleskyRank1Downdate(
+  L: Float64Array,
+  n: number,
+  x: Float64Array,
+  ld = n,
+  work: Float64Array = new Float64Array(2 * n),
+): boolean {
+  const p = work; // p, then the rotation sines, in work[0..n)
+  forwardSubst(L, n, x, p, ld);
+  const pp = dot(p, p, n);
+  if (!(pp < 1)) return false;
+  let alpha = Math.sqrt(1 - pp);
+  for (let i = n - 1; i >= 0; i--) {
+    const pi = p[i] as number;
+    const scale = alpha + Math.abs(pi);
+    const a = alpha / scale;
+    const b = pi / scale;
+    const norm = Math.sqrt(a * a + b * b);
+    work[n + i] = a / norm; // cosine
+    p[i] = b / norm; // sine
+    alpha = scale * norm;
+  }
+  // Row j of L is column j of R = L^T: rotate it from the diagonal back to column 0.
+  for (let j = 0; j < n; j++) {
+    const row = j * ld;
+    let xx = 0;
+    for (let i = j; i >= 0; i--) {
+      const c = work[n + i] as number;
+      const s = p[i] as number;
+      const r = L[row + i] as number;
+      L[row + i] = c * r - s * xx;
+      xx = c * xx + s * r;
+    }
+  }
+  // Canonical sign: a positive diagonal (negating a column of L leaves L L^T unchanged).
+  for (let j = 0; j < n; j++) {
+    if ((L[j * ld + j] as number) < 0) for (let k = j; k < n; k++) L[k * ld + j] = -(L[k * ld + j] as number);
+  }
+  return true;
+}
+
+/**
+ * Direct inverse of SPD A by Cholesky (O(n^3), allocates scratch): reads the upper triangle of A,
+ * writes the full symmetric inverse (both triangles) into out (may alias A). Returns false, leaving
+ * out untouched, if A is not numerically positive definite. For tests and periodic refreshes of
+ * incrementally updated inverses.
+ */
+export function invertSPD(A: Float64Array, n: number, out: Float64Array, ld = n): boolean {
+  const L = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) for (let j = 0; j <= i; j++) L[i * n + j] = A[j * ld + i] as number;
+  if (!choleskyFactor(L, n, L, n)) return false;
+  const inv = new Float64Array(n * n);
+  choleskyInverseUpper(L, n, inv, new Float64Array(n), n);
+  for (let i = 0; i < n; i++) {
+    for (let j = i; j < n; j++) {
+      const v = inv[i * n + j] as number;
+      out[i * ld + j] = v;
+      out[j * ld + i] = v;
+    }
+  }
+  return true;
+}
+
+/**
+ * Solves A x = b for SPD A by Cholesky (O(n^3), allocates scratch), reading the upper triangle of A.
+ * `out` may alias b. Returns false, leaving out untouched, if A is not numerically positive definite.
+ */
+export function solveSPD(A: Float64Array, n: number, b: Float64Array, out: Float64Array, ld = n): boolean {
+  const L = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) for (let j = 0; j <= i; j++) L[i * n + j] = A[j * ld + i] as number;
+  if (!choleskyFactor(L, n, L, n)) return false;
+  const y = Float64Array.from({ length: n }, (_, i) => b[i] as number);
+  choleskySolve(L, n, y, y, n);
+  out.set(y.subarray(0, n));
+  return true;
 }

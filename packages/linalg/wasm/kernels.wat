@@ -1,0 +1,208 @@
+;; RouteKit linalg hot kernels in WebAssembly SIMD (f64x2).
+;;
+;; Conventions (same as src/blas.ts):
+;; - every pointer is a byte offset into the imported shared memory;
+;; - matrices are row-major with a leading dimension `ld` given in elements (ld >= columns);
+;; - symmetric matrices are read (and written) in their upper triangle only (j >= i).
+;;
+;; Bit-exactness: each kernel performs exactly the floating-point operations of its TypeScript twin
+;; in src/blas.ts, in the same order (wasm has no fused multiply-add), so both backends return
+;; identical bits. Sums use eight partial sums s0..s7, held as the lanes of four f64x2
+;; accumulators a0 = (s0,s1), a1 = (s2,s3), a2 = (s4,s5), a3 = (s6,s7):
+;;   s_k collects the terms i = k (mod 8) of the whole blocks of 8,
+;;   the 0..3 remaining pairs go to (s0, s1),
+;;   sum = ((s0+s2)+(s4+s6)) + ((s1+s3)+(s5+s7)), plus the last term when the length is odd.
+(module
+  (import "env" "memory" (memory 1 65536 shared))
+
+  ;; x . y over n entries.
+  (func $dot (export "dot") (param $x i32) (param $y i32) (param $n i32) (result f64)
+    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
+    (local $end i32) (local $r f64)
+    ;; whole blocks of 8
+    (local.set $end (i32.add (local.get $x) (i32.shl (i32.and (local.get $n) (i32.const -8)) (i32.const 3))))
+    (block $done8
+      (loop $blocks
+        (br_if $done8 (i32.ge_u (local.get $x) (local.get $end)))
+        (local.set $a0 (f64x2.add (local.get $a0)
+          (f64x2.mul (v128.load (local.get $x)) (v128.load (local.get $y)))))
+        (local.set $a1 (f64x2.add (local.get $a1)
+          (f64x2.mul (v128.load offset=16 (local.get $x)) (v128.load offset=16 (local.get $y)))))
+        (local.set $a2 (f64x2.add (local.get $a2)
+          (f64x2.mul (v128.load offset=32 (local.get $x)) (v128.load offset=32 (local.get $y)))))
+        (local.set $a3 (f64x2.add (local.get $a3)
+          (f64x2.mul (v128.load offset=48 (local.get $x)) (v128.load offset=48 (local.get $y)))))
+        (local.set $x (i32.add (local.get $x) (i32.const 64)))
+        (local.set $y (i32.add (local.get $y) (i32.const 64)))
+        (br $blocks)))
+    ;; remaining pairs
+    (local.set $end (i32.add (local.get $x) (i32.shl (i32.and (local.get $n) (i32.const 6)) (i32.const 3))))
+    (block $done2
+      (loop $pairs
+        (br_if $done2 (i32.ge_u (local.get $x) (local.get $end)))
+        (local.set $a0 (f64x2.add (local.get $a0)
+          (f64x2.mul (v128.load (local.get $x)) (v128.load (local.get $y)))))
+        (local.set $x (i32.add (local.get $x) (i32.const 16)))
+        (local.set $y (i32.add (local.get $y) (i32.const 16)))
+        (br $pairs)))
+    ;; reduce, then the odd last term
+    (local.set $a0 (f64x2.add (f64x2.add (local.get $a0) (local.get $a1)) (f64x2.add (local.get $a2) (local.get $a3))))
+    (local.set $r (f64.add (f64x2.extract_lane 0 (local.get $a0)) (f64x2.extract_lane 1 (local.get $a0))))
+    (if (i32.and (local.get $n) (i32.const 1))
+      (then (local.set $r (f64.add (local.get $r) (f64.mul (f64.load (local.get $x)) (f64.load (local.get $y)))))))
+    (local.get $r))
+
+  ;; y = alpha A x + beta y for a rows x cols matrix A (beta = 0: y is not read).
+  (func (export "gemv") (param $A i32) (param $rows i32) (param $cols i32) (param $x i32) (param $y i32)
+    (param $alpha f64) (param $beta f64) (param $ld i32)
+    (local $end i32) (local $s f64)
+    (local.set $end (i32.add (local.get $y) (i32.shl (local.get $rows) (i32.const 3))))
+    (local.set $ld (i32.shl (local.get $ld) (i32.const 3)))
+    (block $done
+      (loop $rows
+        (br_if $done (i32.ge_u (local.get $y) (local.get $end)))
+        (local.set $s (f64.mul (local.get $alpha) (call $dot (local.get $A) (local.get $x) (local.get $cols))))
+        (if (f64.ne (local.get $beta) (f64.const 0))
+          (then (local.set $s (f64.add (local.get $s) (f64.mul (local.get $beta) (f64.load (local.get $y)))))))
+        (f64.store (local.get $y) (local.get $s))
+        (local.set $A (i32.add (local.get $A) (local.get $ld)))
+        (local.set $y (i32.add (local.get $y) (i32.const 8)))
+        (br $rows))))
+
+  ;; y = A x for symmetric n x n A stored in its upper triangle. Row i contributes
+  ;; A[i][j] x[j] to y[i] and A[i][j] x[i] to y[j] for j > i, in one pass over the row.
+  (func (export "symv") (param $A i32) (param $n i32) (param $x i32) (param $y i32) (param $ld i32)
+    (local $i i32) (local $diag i32) (local $step i32)
+    (local $pa i32) (local $px i32) (local $py i32) (local $end i32) (local $m i32)
+    (local $xi f64) (local $vxi v128) (local $va v128) (local $a f64) (local $r f64)
+    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
+    (memory.fill (local.get $y) (i32.const 0) (i32.shl (local.get $n) (i32.const 3)))
+    (local.set $diag (local.get $A))
+    (local.set $step (i32.shl (i32.add (local.get $ld) (i32.const 1)) (i32.const 3)))
+    (block $done
+      (loop $rows
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $xi (f64.load (i32.add (local.get $x) (i32.shl (local.get $i) (i32.const 3)))))
+        (local.set $vxi (f64x2.splat (local.get $xi)))
+        ;; the strictly upper part of row i: m entries from column i+1
+        (local.set $pa (i32.add (local.get $diag) (i32.const 8)))
+        (local.set $px (i32.add (local.get $x) (i32.shl (i32.add (local.get $i) (i32.const 1)) (i32.const 3))))
+        (local.set $py (i32.add (local.get $y) (i32.shl (i32.add (local.get $i) (i32.const 1)) (i32.const 3))))
+        (local.set $m (i32.sub (i32.sub (local.get $n) (local.get $i)) (i32.const 1)))
+        (local.set $a0 (v128.const i64x2 0 0))
+        (local.set $a1 (v128.const i64x2 0 0))
+        (local.set $a2 (v128.const i64x2 0 0))
+        (local.set $a3 (v128.const i64x2 0 0))
+        (local.set $end (i32.add (local.get $pa) (i32.shl (i32.and (local.get $m) (i32.const -8)) (i32.const 3))))
+        (block $done8
+          (loop $blocks
+            (br_if $done8 (i32.ge_u (local.get $pa) (local.get $end)))
+            (local.set $va (v128.load (local.get $pa)))
+            (local.set $a0 (f64x2.add (local.get $a0) (f64x2.mul (local.get $va) (v128.load (local.get $px)))))
+            (v128.store (local.get $py)
+              (f64x2.add (v128.load (local.get $py)) (f64x2.mul (local.get $va) (local.get $vxi))))
+            (local.set $va (v128.load offset=16 (local.get $pa)))
+            (local.set $a1 (f64x2.add (local.get $a1) (f64x2.mul (local.get $va) (v128.load offset=16 (local.get $px)))))
+            (v128.store offset=16 (local.get $py)
+              (f64x2.add (v128.load offset=16 (local.get $py)) (f64x2.mul (local.get $va) (local.get $vxi))))
+            (local.set $va (v128.load offset=32 (local.get $pa)))
+            (local.set $a2 (f64x2.add (local.get $a2) (f64x2.mul (local.get $va) (v128.load offset=32 (local.get $px)))))
+            (v128.store offset=32 (local.get $py)
+              (f64x2.add (v128.load offset=32 (local.get $py)) (f64x2.mul (local.get $va) (local.get $vxi))))
+            (local.set $va (v128.load offset=48 (local.get $pa)))
+            (local.set $a3 (f64x2.add (local.get $a3) (f64x2.mul (local.get $va) (v128.load offset=48 (local.get $px)))))
+            (v128.store offset=48 (local.get $py)
+              (f64x2.add (v128.load offset=48 (local.get $py)) (f64x2.mul (local.get $va) (local.get $vxi))))
+            (local.set $pa (i32.add (local.get $pa) (i32.const 64)))
+            (local.set $px (i32.add (local.get $px) (i32.const 64)))
+            (local.set $py (i32.add (local.get $py) (i32.const 64)))
+            (br $blocks)))
+        (local.set $end (i32.add (local.get $pa) (i32.shl (i32.and (local.get $m) (i32.const 6)) (i32.const 3))))
+        (block $done2
+          (loop $pairs
+            (br_if $done2 (i32.ge_u (local.get $pa) (local.get $end)))
+            (local.set $va (v128.load (local.get $pa)))
+            (local.set $a0 (f64x2.add (local.get $a0) (f64x2.mul (local.get $va) (v128.load (local.get $px)))))
+            (v128.store (local.get $py)
+              (f64x2.add (v128.load (local.get $py)) (f64x2.mul (local.get $va) (local.get $vxi))))
+            (local.set $pa (i32.add (local.get $pa) (i32.const 16)))
+            (local.set $px (i32.add (local.get $px) (i32.const 16)))
+            (local.set $py (i32.add (local.get $py) (i32.const 16)))
+            (br $pairs)))
+        (local.set $a0 (f64x2.add (f64x2.add (local.get $a0) (local.get $a1)) (f64x2.add (local.get $a2) (local.get $a3))))
+        (local.set $r (f64.add (f64x2.extract_lane 0 (local.get $a0)) (f64x2.extract_lane 1 (local.get $a0))))
+        (if (i32.and (local.get $m) (i32.const 1))
+          (then
+            (local.set $a (f64.load (local.get $pa)))
+            (local.set $r (f64.add (local.get $r) (f64.mul (local.get $a) (f64.load (local.get $px)))))
+            (f64.store (local.get $py) (f64.add (f64.load (local.get $py)) (f64.mul (local.get $a) (local.get $xi))))))
+        ;; y[i] += A[i][i] x[i] + (strictly upper row sum)
+        (local.set $py (i32.add (local.get $y) (i32.shl (local.get $i) (i32.const 3))))
+        (f64.store (local.get $py) (f64.add (f64.load (local.get $py))
+          (f64.add (f64.mul (f64.load (local.get $diag)) (local.get $xi)) (local.get $r))))
+        (local.set $diag (i32.add (local.get $diag) (local.get $step)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $rows))))
+
+  ;; x^T A x for symmetric A stored in its upper triangle:
+  ;; sum over rows i of x[i] (A[i][i] x[i] + 2 sum_{j>i} A[i][j] x[j]).
+  (func (export "quad") (param $A i32) (param $n i32) (param $x i32) (param $ld i32) (result f64)
+    (local $i i32) (local $step i32) (local $xi f64) (local $off f64) (local $total f64)
+    (local.set $step (i32.shl (i32.add (local.get $ld) (i32.const 1)) (i32.const 3)))
+    (block $done
+      (loop $rows
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $xi (f64.load (local.get $x)))
+        (local.set $off (call $dot (i32.add (local.get $A) (i32.const 8)) (i32.add (local.get $x) (i32.const 8))
+          (i32.sub (i32.sub (local.get $n) (local.get $i)) (i32.const 1))))
+        (local.set $total (f64.add (local.get $total) (f64.mul (local.get $xi)
+          (f64.add (f64.mul (f64.load (local.get $A)) (local.get $xi)) (f64.mul (f64.const 2) (local.get $off))))))
+        (local.set $A (i32.add (local.get $A) (local.get $step)))
+        (local.set $x (i32.add (local.get $x) (i32.const 8)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $rows)))
+    (local.get $total))
+
+  ;; A += alpha x x^T on the upper triangle (rows with alpha x[i] = 0 are skipped, as in TypeScript).
+  (func (export "syr") (param $A i32) (param $n i32) (param $alpha f64) (param $x i32) (param $ld i32)
+    (local $i i32) (local $step i32) (local $pa i32) (local $px i32) (local $end i32) (local $m i32)
+    (local $axi f64) (local $vax v128)
+    (local.set $step (i32.shl (i32.add (local.get $ld) (i32.const 1)) (i32.const 3)))
+    (block $done
+      (loop $rows
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $axi (f64.mul (local.get $alpha) (f64.load (local.get $x))))
+        (if (f64.ne (local.get $axi) (f64.const 0))
+          (then
+            (local.set $vax (f64x2.splat (local.get $axi)))
+            (local.set $pa (local.get $A))
+            (local.set $px (local.get $x))
+            (local.set $m (i32.sub (local.get $n) (local.get $i)))
+            ;; blocks of 4, then one pair, then the odd last entry
+            (local.set $end (i32.add (local.get $pa) (i32.shl (i32.and (local.get $m) (i32.const -4)) (i32.const 3))))
+            (block $done4
+              (loop $blocks
+                (br_if $done4 (i32.ge_u (local.get $pa) (local.get $end)))
+                (v128.store (local.get $pa)
+                  (f64x2.add (v128.load (local.get $pa)) (f64x2.mul (local.get $vax) (v128.load (local.get $px)))))
+                (v128.store offset=16 (local.get $pa)
+                  (f64x2.add (v128.load offset=16 (local.get $pa))
+                    (f64x2.mul (local.get $vax) (v128.load offset=16 (local.get $px)))))
+                (local.set $pa (i32.add (local.get $pa) (i32.const 32)))
+                (local.set $px (i32.add (local.get $px) (i32.const 32)))
+                (br $blocks)))
+            (if (i32.and (local.get $m) (i32.const 2))
+              (then
+                (v128.store (local.get $pa)
+                  (f64x2.add (v128.load (local.get $pa)) (f64x2.mul (local.get $vax) (v128.load (local.get $px)))))
+                (local.set $pa (i32.add (local.get $pa) (i32.const 16)))
+                (local.set $px (i32.add (local.get $px) (i32.const 16)))))
+            (if (i32.and (local.get $m) (i32.const 1))
+              (then
+                (f64.store (local.get $pa)
+                  (f64.add (f64.load (local.get $pa)) (f64.mul (local.get $axi) (f64.load (local.get $px)))))))))
+        (local.set $A (i32.add (local.get $A) (local.get $step)))
+        (local.set $x (i32.add (local.get $x) (i32.const 8)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $rows))))
+)
