@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import { ArmTable, ErrorCode, Float64Pool, RouteKitError } from "../src/index.js";
+
+function codeOf(f: () => unknown): string | undefined {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(RouteKitError);
+    return (e as RouteKitError).code;
+  }
+  return undefined;
+}
+
+describe("ArmTable", () => {
+  it("keeps arms in insertion order with dense states", () => {
+    const t = new ArmTable<{ n: number }>();
+    t.add("gpt", { n: 1 });
+    t.add("claude", { n: 2 });
+    t.add("llama", { n: 3 });
+    expect(t.size).toBe(3);
+    expect(t.ids).toEqual(["gpt", "claude", "llama"]);
+    expect(t.states.map((s) => s.n)).toEqual([1, 2, 3]);
+    expect(t.indexOf("llama")).toBe(2);
+    expect(t.get("claude").n).toBe(2);
+    expect(t.has("gpt")).toBe(true);
+    expect(t.find("nope")).toBeUndefined();
+  });
+
+  it("removes an arm, returns its state and re-indexes the rest", () => {
+    const t = new ArmTable<number>();
+    for (const [i, id] of ["a", "b", "c", "d"].entries()) t.add(id, i);
+    expect(t.remove("b")).toBe(1);
+    expect(t.ids).toEqual(["a", "c", "d"]);
+    expect(t.states).toEqual([0, 2, 3]);
+    expect(t.indexOf("c")).toBe(1);
+    expect(t.indexOf("d")).toBe(2);
+    expect(t.has("b")).toBe(false);
+    expect(t.find("b")).toBeUndefined();
+    t.add("b", 9); // re-adding goes to the end
+    expect(t.ids).toEqual(["a", "c", "d", "b"]);
+  });
+
+  it("throws the documented codes and check* never mutates", () => {
+    const t = new ArmTable<number>();
+    expect(codeOf(() => t.checkNotEmpty())).toBe(ErrorCode.NoArms);
+    t.add("a", 0);
+    expect(codeOf(() => t.checkAdd("a"))).toBe(ErrorCode.DuplicateArm);
+    expect(codeOf(() => t.add("a", 1))).toBe(ErrorCode.DuplicateArm);
+    expect(codeOf(() => t.checkAdd(""))).toBe(ErrorCode.InvalidArgument);
+    expect(codeOf(() => t.checkAdd(7))).toBe(ErrorCode.InvalidArgument);
+    expect(codeOf(() => t.indexOf("zz"))).toBe(ErrorCode.UnknownArm);
+    expect(codeOf(() => t.get("zz"))).toBe(ErrorCode.UnknownArm);
+    expect(codeOf(() => t.checkRemove("zz"))).toBe(ErrorCode.UnknownArm);
+    expect(codeOf(() => t.checkRemove("a"))).toBe(ErrorCode.LastArm);
+    expect(codeOf(() => t.remove("a"))).toBe(ErrorCode.LastArm);
+    expect(t.ids).toEqual(["a"]);
+    expect(t.states).toEqual([0]);
+    t.checkAdd("b");
+    expect(t.size).toBe(1);
+  });
+
+  it("names the live arms in UNKNOWN_ARM messages", () => {
+    const t = new ArmTable<number>();
+    t.add("x", 0);
+    t.add("y", 0);
+    expect(() => t.get("z")).toThrow('unknown arm "z" (arms: x, y)');
+  });
+});
+
+describe("Float64Pool", () => {
+  it("reuses released buffers (no allocation in steady state)", () => {
+    const p = new Float64Pool(4);
+    const a = p.acquire();
+    expect(a.length).toBe(4);
+    p.release(a);
+    expect(p.acquire()).toBe(a);
+    const b = p.copyOf([1, 2, 3, 4, 5]);
+    expect([...b]).toEqual([1, 2, 3, 4]);
+    p.release(b);
+    const c = p.copyOf(new Float64Array([9, 8, 7, 6]));
+    expect(c).toBe(b);
+    expect([...c]).toEqual([9, 8, 7, 6]);
+  });
+
+  it("ignores buffers of another length and caps the free list", () => {
+    const p = new Float64Pool(2, 2);
+    const foreign = new Float64Array(3);
+    p.release(foreign);
+    expect(p.acquire()).not.toBe(foreign);
+    const bufs = [new Float64Array(2), new Float64Array(2), new Float64Array(2)];
+    for (const b of bufs) p.release(b);
+    // Only two kept (LIFO).
+    expect(p.acquire()).toBe(bufs[1]);
+    expect(p.acquire()).toBe(bufs[0]);
+    const fresh = p.acquire();
+    expect(bufs.includes(fresh)).toBe(false);
+  });
+});

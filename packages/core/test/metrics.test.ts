@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import { checkpoints, logLogSlope, MetricsRecorder, meanStd, Rng } from "../src/index.js";
+
+describe("checkpoints", () => {
+  it("spreads points evenly and always ends at the horizon", () => {
+    expect(checkpoints(10, 4)).toEqual([3, 5, 8, 10]);
+    expect(checkpoints(3, 10)).toEqual([1, 2, 3]);
+    expect(checkpoints(7, 1)).toEqual([7]);
+    expect(checkpoints(7, 0)).toEqual([7]);
+    const c = checkpoints(100_000, 200);
+    expect(c.length).toBe(200);
+    expect(c[0]).toBe(500);
+    expect(c[199]).toBe(100_000);
+    for (let i = 1; i < c.length; i++) expect(c[i] as number).toBeGreaterThan(c[i - 1] as number);
+  });
+});
+
+describe("MetricsRecorder", () => {
+  // A fixed 4-round sequence, every number worked out by hand below.
+  const rounds = [
+    { regret: 0.5, o2b: -0.2, optimal: false, reward: 1, cost: 0.1, pick: "a", ms: 2 },
+    { regret: 0, o2b: 0.3, optimal: true, reward: 0, cost: 0.2, pick: "b", ms: 4 },
+    { regret: 0.25, o2b: 0.1, optimal: false, reward: 1, cost: 0, pick: "a", ms: 1 },
+    { regret: 0, o2b: 0.2, optimal: true, reward: 1, cost: 0.3, pick: "a", ms: 1 },
+  ];
+
+  it("samples cumulative regret, running O2B and OPR, reward, cost and time at checkpoints", () => {
+    const rec = new MetricsRecorder(4, 2);
+    for (const r of rounds) rec.record(r);
+    const s = rec.series;
+    expect(s.t).toEqual([2, 4]);
+    expect(s.regret).toEqual([0.5, 0.75]);
+    // O2B is a running mean: (-0.2 + 0.3) / 2 and (-0.2 + 0.3 + 0.1 + 0.2) / 4.
+    expect(s.o2b[0]).toBeCloseTo(0.05, 15);
+    expect(s.o2b[1]).toBeCloseTo(0.1, 15);
+    expect(s.opr).toEqual([0.5, 0.5]);
+    expect(s.reward).toEqual([1, 3]);
+    expect(s.cost[0]).toBeCloseTo(0.3, 15);
+    expect(s.cost[1]).toBeCloseTo(0.6, 15);
+    // Wall time per round since the previous checkpoint, in microseconds: (2+4)/2 ms and (1+1)/2 ms.
+    expect(s.usPerRound).toEqual([3000, 1000]);
+    expect(rec.roundsRecorded).toBe(4);
+
+    const f = rec.final();
+    expect(f.regret).toBe(0.75);
+    expect(f.o2b).toBeCloseTo(0.1, 15);
+    expect(f.opr).toBe(0.5);
+    expect(f.reward).toBe(3);
+    expect(f.cost).toBeCloseTo(0.6, 15);
+    expect(f.costPerRound).toBeCloseTo(0.15, 15);
+    expect(f.usPerRound).toBe(2000);
+    expect(rec.pickShare()).toEqual({ a: 0.75, b: 0.25 });
+  });
+
+  it("keeps one point per checkpoint whatever the horizon (constant memory)", () => {
+    const rec = new MetricsRecorder(10_000, 50);
+    for (let t = 0; t < 10_000; t++) rec.record({ regret: 1, o2b: 0, optimal: false, reward: 0, cost: 0, ms: 0 });
+    expect(rec.series.t.length).toBe(50);
+    expect(rec.series.regret[49]).toBe(10_000);
+    expect(rec.pickShare()).toEqual({});
+  });
+
+  it("final() of an empty recorder is zeros, not NaN", () => {
+    const f = new MetricsRecorder(5).final();
+    expect(f).toEqual({ regret: 0, o2b: 0, opr: 0, reward: 0, cost: 0, costPerRound: 0, usPerRound: 0 });
+  });
+});
+
+describe("meanStd", () => {
+  it("gives mean, sample standard deviation and standard error", () => {
+    const m = meanStd([1, 2, 3, 4]);
+    expect(m.mean).toBe(2.5);
+    expect(m.std).toBeCloseTo(Math.sqrt(5 / 3), 14);
+    expect(m.se).toBeCloseTo(Math.sqrt(5 / 3) / 2, 14);
+    expect(meanStd([7])).toEqual({ mean: 7, std: 0, se: 0 });
+    const e = meanStd([]);
+    expect(Number.isNaN(e.mean) && Number.isNaN(e.std) && Number.isNaN(e.se)).toBe(true);
+  });
+});
+
+describe("logLogSlope", () => {
+  const xs = Array.from({ length: 50 }, (_, i) => 100 * (i + 1));
+
+  it("recovers the exponent of exact power laws", () => {
+    for (const [c, p] of [
+      [3, 0.5],
+      [1, 1],
+      [0.2, 2 / 3],
+      [5, 0],
+    ] as const) {
+      expect(
+        logLogSlope(
+          xs,
+          xs.map((x) => c * x ** p),
+        ),
+      ).toBeCloseTo(p, 12);
+    }
+  });
+
+  it("recovers it under multiplicative noise, over several seeds", () => {
+    for (const seed of [1, 2, 3]) {
+      const r = Rng.fromSeed(seed);
+      const ys = xs.map((x) => 2 * x ** 0.5 * Math.exp(r.normal(0, 0.05)));
+      expect(Math.abs(logLogSlope(xs, ys) - 0.5)).toBeLessThan(0.05);
+    }
+  });
+
+  it("skips non-positive points and needs two", () => {
+    expect(logLogSlope([1, 2, 4, 8], [0, -1, 16, 64])).toBeCloseTo(2, 12);
+    expect(Number.isNaN(logLogSlope([1, 2], [1, 0]))).toBe(true);
+    expect(Number.isNaN(logLogSlope([], []))).toBe(true);
+  });
+});

@@ -1,0 +1,158 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  defaultWorkerEntry,
+  ErrorCode,
+  type Experiment,
+  type Json,
+  type Progress,
+  RouteKitError,
+  type RunResult,
+  runExperiment,
+  runExperimentInWorkers,
+} from "../src/index.js";
+
+const pkg = fileURLToPath(new URL("..", import.meta.url));
+const fixture = fileURLToPath(new URL("./fixtures/experiment.mjs", import.meta.url));
+
+function newestMtime(dir: string): number {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+/** Workers run the built entry (a worker thread cannot load TypeScript): build core when dist is missing or older than src. */
+beforeAll(() => {
+  const built = ["index.js", "worker.js", "worker.cjs"].map((f) => join(pkg, "dist", f));
+  const stale = built.some((f) => !existsSync(f) || statSync(f).mtimeMs < newestMtime(join(pkg, "src")));
+  if (stale) execFileSync("npx", ["tsup"], { cwd: pkg, stdio: "pipe" });
+}, 120_000);
+
+async function build(spec: Json): Promise<Experiment> {
+  const mod = (await import(pathToFileURL(fixture).href)) as { buildExperiment: (s: Json) => Experiment };
+  return mod.buildExperiment(spec);
+}
+
+function timeless(r: RunResult) {
+  const { usPerRound: _s, ...series } = r.series;
+  const { usPerRound: _f, ...final } = r.final;
+  return { policy: r.policy, seed: r.seed, horizon: r.horizon, series, final, pickShare: r.pickShare };
+}
+
+async function rejection(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error("expected the promise to reject");
+}
+
+const SPEC = { arms: 4, horizon: 1500, seeds: [1, 2, 3], eps: [0.05, 0.3] };
+
+describe("runExperimentInWorkers", () => {
+  it("finds the worker entry built next to the bundle", () => {
+    expect(fileURLToPath(defaultWorkerEntry())).toBe(join(pkg, "dist", "worker.js"));
+  });
+
+  it("returns runExperiment's runs, in its order, with the same series (wall times aside)", async () => {
+    const local = runExperiment(await build(SPEC));
+    const events: Progress[] = [];
+    const pooled = await runExperimentInWorkers(
+      { module: fixture, spec: SPEC },
+      { workers: 2, onProgress: (p) => events.push(p) },
+    );
+    expect(pooled.runs.map(timeless)).toEqual(local.runs.map(timeless));
+    expect(pooled.runs.map((r) => `${r.policy}@${r.seed}`)).toEqual(local.runs.map((r) => `${r.policy}@${r.seed}`));
+    expect(pooled.protocol).toBe("arm");
+    expect(pooled.environment).toBe("fixture/linear-arms");
+    expect(pooled.horizon).toBe(1500);
+    expect(pooled.summary.map((s) => [s.policy, s.seeds, s.regret, s.o2b, s.opr, s.costPerRound])).toEqual(
+      local.summary.map((s) => [s.policy, s.seeds, s.regret, s.o2b, s.opr, s.costPerRound]),
+    );
+    // Progress: monotone over all runs, ending at the total.
+    expect(events.length).toBeGreaterThan(100);
+    for (let i = 1; i < events.length; i++) {
+      expect(events[i]?.done as number).toBeGreaterThan(events[i - 1]?.done as number);
+    }
+    const last = events.at(-1) as Progress;
+    expect(last.total).toBe(6 * 1500);
+    expect(last.done).toBe(last.total);
+    expect(last.runsTotal).toBe(6);
+    expect(new Set(events.map((e) => `${e.policy}@${e.seed}`)).size).toBe(6);
+  });
+
+  it("runs in-process for workers <= 1 and caps the pool at the number of runs; accepts file: URLs", async () => {
+    const spec = { ...SPEC, horizon: 300, seeds: [7] };
+    const local = runExperiment(await build(spec));
+    const one = await runExperimentInWorkers({ module: fixture, spec }, { workers: 1 });
+    const many = await runExperimentInWorkers({ module: pathToFileURL(fixture).href, spec }, { workers: 16 });
+    expect(one.runs.map(timeless)).toEqual(local.runs.map(timeless));
+    expect(many.runs.map(timeless)).toEqual(local.runs.map(timeless));
+  });
+
+  it("rejects with the original RouteKitError code, message and details when a run fails in a worker", async () => {
+    const e = await rejection(
+      runExperimentInWorkers({ module: fixture, spec: { ...SPEC, failAt: 700 } }, { workers: 2 }),
+    );
+    expect(e).toBeInstanceOf(RouteKitError);
+    expect((e as RouteKitError).code).toBe(ErrorCode.OutOfRange);
+    expect(e.message).toBe("fixture failure at round 700");
+    expect((e as RouteKitError).details).toEqual({ t: 700 });
+
+    const spec = { ...SPEC, horizon: 200, failPolicy: 1, failSeed: 2 };
+    const f = await rejection(runExperimentInWorkers({ module: fixture, spec }, { workers: 3 }));
+    expect((f as RouteKitError).code).toBe(ErrorCode.InfeasibleBudget);
+    expect(f.message).toBe("fixture: policy 1 refuses seed 2");
+  });
+
+  it("rejects bad plans with INVALID_ARGUMENT", async () => {
+    const bad = await rejection(runExperimentInWorkers({ module: fixture, spec: { badModule: true } }, { workers: 2 }));
+    expect((bad as RouteKitError).code).toBe(ErrorCode.InvalidArgument);
+    const noExport = fileURLToPath(new URL("./fixtures/not-an-experiment.mjs", import.meta.url));
+    const ne = await rejection(runExperimentInWorkers({ module: noExport, spec: null }, { workers: 2 }));
+    expect((ne as RouteKitError).code).toBe(ErrorCode.InvalidArgument);
+    expect(ne.message).toContain("buildExperiment");
+    const empty = await rejection(runExperimentInWorkers({ module: "", spec: null }));
+    expect((empty as RouteKitError).code).toBe(ErrorCode.InvalidArgument);
+    const h = await rejection(
+      runExperimentInWorkers({ module: fixture, spec: { ...SPEC, horizon: 0 } }, { workers: 2 }),
+    );
+    expect((h as RouteKitError).code).toBe(ErrorCode.InvalidArgument);
+    const w = await rejection(runExperimentInWorkers({ module: fixture, spec: SPEC }, { workers: 1.5 }));
+    expect((w as RouteKitError).code).toBe(ErrorCode.InvalidArgument);
+  });
+
+  it("aborts through the signal: rejects with INVALID_STATE and stops reporting progress", async () => {
+    const ac = new AbortController();
+    const spec = { ...SPEC, horizon: 20_000 };
+    let after = 0;
+    const e = await rejection(
+      runExperimentInWorkers(
+        { module: fixture, spec },
+        {
+          workers: 2,
+          signal: ac.signal,
+          onProgress: (p) => {
+            if (ac.signal.aborted) after++;
+            else if (p.done >= 10_000) ac.abort();
+          },
+        },
+      ),
+    );
+    expect((e as RouteKitError).code).toBe(ErrorCode.InvalidState);
+    expect(e.message).toBe("experiment aborted");
+    expect(after).toBe(0);
+
+    const pre = new AbortController();
+    pre.abort();
+    const p = await rejection(runExperimentInWorkers({ module: fixture, spec }, { workers: 2, signal: pre.signal }));
+    expect((p as RouteKitError).code).toBe(ErrorCode.InvalidState);
+  });
+});
