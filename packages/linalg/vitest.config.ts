@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
 import { sharedTestConfig } from "../../vitest.shared";
 
-export default defineConfig(sharedTestConfig());
+// --expose-gc lets test/wasm.test.ts check that garbage-collected allocF64 blocks are reclaimed.
+export default defineConfig(sharedTestConfig({ execArgv: ["--expose-gc"] }));

@@ -1,4 +1,4 @@
-import { dotScalar } from "./blas.js";
+import { dot } from "./dispatch.js";
 
 /**
  * A positive-definite kernel on R^d. `eval` reads x[xo..xo+d) and y[yo..yo+d) so callers can
@@ -35,8 +35,8 @@ export function rbfKernel(sigma: number): Kernel {
 export function polynomialKernel(gamma: number, c = 1, degree = 3): Kernel {
   return {
     name: `poly(gamma=${gamma},c=${c},degree=${degree})`,
-    eval: (x, y, d, xo = 0, yo = 0) => (gamma * dotScalar(x, y, d, xo, yo) + c) ** degree,
-    diag: (x, d, xo = 0) => (gamma * dotScalar(x, x, d, xo, xo) + c) ** degree,
+    eval: (x, y, d, xo = 0, yo = 0) => (gamma * dot(x, y, d, xo, yo) + c) ** degree,
+    diag: (x, d, xo = 0) => (gamma * dot(x, x, d, xo, xo) + c) ** degree,
   };
 }
 
@@ -44,7 +44,7 @@ export function polynomialKernel(gamma: number, c = 1, degree = 3): Kernel {
 export function linearKernel(): Kernel {
   return {
     name: "linear",
-    eval: (x, y, d, xo = 0, yo = 0) => dotScalar(x, y, d, xo, yo),
-    diag: (x, d, xo = 0) => dotScalar(x, x, d, xo, xo),
+    eval: (x, y, d, xo = 0, yo = 0) => dot(x, y, d, xo, yo),
+    diag: (x, d, xo = 0) => dot(x, x, d, xo, xo),
   };
 }

@@ -1,4 +1,4 @@
-import { gemv } from "./dispatch.js";
+import { allocF64, gemv } from "./dispatch.js";
 
 /**
  * Random Fourier features for the RBF kernel (Rahimi & Recht):
@@ -9,6 +9,10 @@ import { gemv } from "./dispatch.js";
  * - `"phase"` (the paper's footnote 2): phi(y) = sqrt(2/D) cos(W y + b), b_j ~ U[0, 2 pi), D features.
  *
  * Frequencies come from a caller-supplied standard-normal source so linalg stays free of RNG policy.
+ * Phases come from `uniform` (values in [0, 1)) when given, otherwise from the same normal source as
+ * b = pi + atan2(z1, z2), which is exactly uniform on (0, 2 pi] for independent standard normals z1, z2: the
+ * features are a deterministic function of the normal stream (no Math.random).
+ * W and the projection scratch are placed by `allocF64`, so `map` runs the SIMD gemv when `y` is too.
  */
 export class RandomFourierFeatures {
   /** D x d frequency matrix, row-major. */
@@ -25,15 +29,17 @@ export class RandomFourierFeatures {
     readonly sigma: number,
     normal: () => number,
     readonly form: "paired" | "phase" = "paired",
-    uniform: () => number = Math.random,
+    uniform?: () => number,
   ) {
-    this.W = new Float64Array(frequencies * inputDim);
+    this.W = allocF64(frequencies * inputDim);
     for (let i = 0; i < this.W.length; i++) this.W[i] = normal() / sigma;
     this.phase = new Float64Array(form === "phase" ? frequencies : 0);
-    for (let j = 0; j < this.phase.length; j++) this.phase[j] = 2 * Math.PI * uniform();
+    for (let j = 0; j < this.phase.length; j++) {
+      this.phase[j] = uniform !== undefined ? 2 * Math.PI * uniform() : Math.PI + Math.atan2(normal(), normal());
+    }
     this.numFeatures = form === "paired" ? 2 * frequencies : frequencies;
     this.dim = this.numFeatures;
-    this.proj = new Float64Array(frequencies);
+    this.proj = allocF64(frequencies);
   }
 
   /** Writes phi(y) into out (numFeatures values). No allocation. */
