@@ -113,11 +113,13 @@ export function show(x: unknown): string {
     const head = Array.from(x.subarray(0, 6), (v) => (Number.isFinite(v) ? Number(v.toPrecision(4)) : String(v)));
     return `F64[${x.length}](${head.join(", ")}${x.length > 6 ? ", ..." : ""})`;
   }
-  if (typeof x === "number") return Number.isFinite(x) ? String(x) : String(x);
+  if (typeof x === "number") return String(x);
   if (typeof x === "string") return JSON.stringify(x);
   if (x === undefined) return "undefined";
   try {
-    return JSON.stringify(x, (_k, v) => (v instanceof Float64Array ? show(v) : v));
+    return JSON.stringify(x, (_k, v) =>
+      v instanceof Float64Array ? show(v) : typeof v === "number" && !Number.isFinite(v) ? String(v) : v,
+    );
   } catch {
     return String(x);
   }

@@ -1,0 +1,108 @@
+/**
+ * The harness must catch real bugs: each deliberate bug of the toy policy is detected by the check
+ * meant for it, with a message naming the broken rule, while the correct toy passes everything.
+ */
+import { Rng } from "@routekit/core";
+import {
+  type ArmPolicySpec,
+  checkBufferReuseArm,
+  checkConcurrentArm,
+  checkCorruptions,
+  corruptSnapshot,
+  findNonFinite,
+  fuzzArmPolicy,
+} from "@routekit/core/testing";
+import { describe, expect, it } from "vitest";
+import { type ToyBug, ToyPolicy } from "./toy.js";
+
+function toySpec(bug: ToyBug = "none"): ArmPolicySpec<ToyPolicy> {
+  return {
+    name: `toy/${bug}`,
+    create: ({ seed, arms }) => new ToyPolicy({ arms, dim: 3, seed, bug }),
+    restore: (s) => ToyPolicy.fromJSON(s, bug),
+    validatesCost: true,
+  };
+}
+
+const RUNS = 300;
+
+describe("harness on a correct toy policy", () => {
+  it("passes the protocol and extreme fuzz", () => {
+    fuzzArmPolicy(toySpec(), { numRuns: RUNS });
+    fuzzArmPolicy(toySpec(), { numRuns: RUNS, profile: "extreme" });
+  });
+  it("passes buffer reuse, concurrency and snapshot corruption", async () => {
+    checkBufferReuseArm(toySpec());
+    const r = await checkConcurrentArm(toySpec(), { handlers: 100 });
+    expect(r.pending).toBeGreaterThan(0);
+    const p = new ToyPolicy({ arms: ["a-1", "a-2"], dim: 3, seed: 1 });
+    const d = p.select(new Float64Array([0.1, 0.2, 0.3]));
+    p.update(d, { reward: 0.5 });
+    p.select(new Float64Array([0.3, 0.2, 0.1]));
+    const other = { format: "routekit/snapshot", version: 1, kind: "conformance/other", kindVersion: 1, state: {} };
+    const tally = checkCorruptions(
+      "toy",
+      corruptSnapshot(p.toJSON(), other as never, Rng.fromSeed(5), 80),
+      (s) => ToyPolicy.fromJSON(s),
+      (q) => {
+        const e = q.select(new Float64Array(3));
+        q.update(e, { reward: 1 });
+      },
+    );
+    expect(tally.rejected).toBeGreaterThan(11);
+  });
+});
+
+describe("harness catches deliberate bugs", () => {
+  it("state mutated before validation", () => {
+    expect(() => fuzzArmPolicy(toySpec("mutate-before-validate"), { numRuns: RUNS })).toThrow(
+      /invalid call update\(d\d+, .*\) \[(nan|inf|-inf|missing|string)\] threw NON_FINITE but changed the snapshot/,
+    );
+  });
+  it("a non-typed error (TypeError) on feedback for a removed arm", () => {
+    expect(() => fuzzArmPolicy(toySpec("untyped-error"), { numRuns: RUNS })).toThrow(
+      /valid call update\(.*removed.*\) threw TypeError/,
+    );
+  });
+  it("NaN stored in a base64 Float64 field", () => {
+    expect(() => fuzzArmPolicy(toySpec("nan-sentinel"), { numRuns: RUNS })).toThrow(
+      /snapshot holds non-finite values: state\.arms\[\d\]\[1\]\[0\]=NaN \(f64\)/,
+    );
+  });
+  it("NaN after an overflowing reward (extreme profile only)", () => {
+    fuzzArmPolicy(toySpec("overflow"), { numRuns: 100 });
+    expect(() => fuzzArmPolicy(toySpec("overflow"), { numRuns: RUNS, profile: "extreme" })).toThrow(
+      /non-finite values: state\.arms\[\d\]\[1\]\[2\]=NaN/,
+    );
+  });
+  it("a snapshot that does not restore bit-exactly", () => {
+    expect(() => fuzzArmPolicy(toySpec("snapshot-drops-rng"), { numRuns: RUNS })).toThrow(
+      /restored policy decided .*, the original|differs from the original snapshot/,
+    );
+  });
+  it("a context buffer kept by reference", () => {
+    expect(() => checkBufferReuseArm(toySpec("aliases-context"))).toThrow(
+      /reused buffer changed the decision|overwriting the caller's context buffer/,
+    );
+  });
+  it("a restore that trusts corrupted snapshots", () => {
+    const p = new ToyPolicy({ arms: ["a-1", "a-2"], dim: 3, seed: 1, bug: "trusting-restore" });
+    p.select(new Float64Array(3));
+    const other = new ToyPolicy({ arms: ["a-1"], dim: 2 }).toJSON();
+    expect(() =>
+      checkCorruptions(
+        "toy",
+        corruptSnapshot(p.toJSON(), { ...other, kind: "x/y" }, Rng.fromSeed(5), 80),
+        (s) => ToyPolicy.fromJSON(s, "trusting-restore"),
+        (q) => q.update(q.select(new Float64Array(3)), { reward: 1 }),
+      ),
+    ).toThrow(/crashed fromJSON|holds non-finite|crashed/);
+  });
+  it("findNonFinite decodes Float64 fields and reports plain non-finite numbers", () => {
+    const nan = Buffer.from(new Float64Array([1, Number.NaN]).buffer).toString("base64");
+    expect(findNonFinite({ a: { b: [nan] }, c: Infinity, id: "arm-1" })).toEqual([
+      { path: "a.b[0][1]", value: Number.NaN, encoded: true },
+      { path: "c", value: Infinity, encoded: false },
+    ]);
+  });
+});
