@@ -1,2 +1,2 @@
-// Filled by the basic environments.
-export {};
+export { type LinearArrival, LinearContextualBandit, type LinearContextualBanditOptions } from "./linear.js";
+export { StochasticBandit, type StochasticBanditOptions } from "./stochastic.js";

@@ -1,0 +1,113 @@
+import {
+  type ArmDecision,
+  ErrorCode,
+  field,
+  makeSnapshot,
+  RouteKitError,
+  readSnapshot,
+  type Snapshot,
+} from "@routekit/core";
+import {
+  argmaxRandomTie,
+  type BasePolicyOptions,
+  baseOptions,
+  CLASSIC_SNAPSHOT_VERSION,
+  checkOption,
+  restoring,
+} from "./base.js";
+import { CountingPolicy, type CountState } from "./counting.js";
+
+export interface EpsilonGreedyOptions extends BasePolicyOptions {
+  /** Exploration probability (default 0.1), in [0, 1]. With decay "1/t" it is the constant of the schedule. */
+  readonly epsilon?: number;
+  /**
+   * "none" (default): explore with probability epsilon every round.
+   * "1/t": Auer, Cesa-Bianchi & Fischer (2002)'s epsilon_t-greedy, epsilon_t = min(1, epsilon * K / t)
+   * with t the 1-based round (select) count and K the live arm count (their c K / (d^2 t) with c/d^2 = epsilon).
+   */
+  readonly decay?: "none" | "1/t";
+}
+
+/**
+ * Epsilon-greedy: with probability epsilon_t a uniform arm, otherwise the arm with the best empirical
+ * mean; arms without feedback count as +Infinity (tried first), ties broken at random. The decision
+ * carries the exact probability of the chosen arm: epsilon_t / K + (1 - epsilon_t) / m if it is one of
+ * the m greedy arms, epsilon_t / K otherwise.
+ */
+export class EpsilonGreedy extends CountingPolicy {
+  static readonly kind = "classic/epsilon-greedy";
+  readonly kind = EpsilonGreedy.kind;
+  readonly epsilon: number;
+  readonly decay: "none" | "1/t";
+  private rounds = 0;
+
+  constructor(options: EpsilonGreedyOptions) {
+    super(options);
+    this.epsilon = options.epsilon ?? 0.1;
+    checkOption(this.epsilon, "epsilon", (v) => v >= 0 && v <= 1, "in [0, 1]");
+    this.decay = options.decay ?? "none";
+    if (this.decay !== "none" && this.decay !== "1/t") {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `option decay must be "none" or "1/t", got ${String(this.decay)}`,
+      );
+    }
+    this.addInitialArms(options.arms);
+  }
+
+  /** The exploration probability the next select() will use. */
+  get currentEpsilon(): number {
+    if (this.decay === "none") return this.epsilon;
+    return Math.min(1, (this.epsilon * this.table.size) / (this.rounds + 1));
+  }
+
+  protected choose(): ArmDecision {
+    const k = this.table.size;
+    const eps = this.currentEpsilon;
+    const scores = this.scores;
+    const states = this.table.states;
+    let best = Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < k; i++) {
+      const s = states[i] as CountState;
+      const v = s.n > 0 ? s.sum / s.n : Number.POSITIVE_INFINITY;
+      scores[i] = v;
+      if (v > best) best = v;
+    }
+    let ties = 0;
+    for (let i = 0; i < k; i++) if (scores[i] === best) ties++;
+    // One uniform draw decides explore vs exploit; eps = 0 or 1 still draws, so the stream is stable.
+    const explore = this.rng.uniform() < eps;
+    const i = explore ? this.rng.int(k) : argmaxRandomTie(scores, k, this.rng);
+    const propensity = eps / k + (scores[i] === best ? (1 - eps) / ties : 0);
+    this.rounds++;
+    return this.issue(i, propensity);
+  }
+
+  toJSON(): Snapshot {
+    return makeSnapshot(EpsilonGreedy.kind, CLASSIC_SNAPSHOT_VERSION, {
+      epsilon: this.epsilon,
+      decay: this.decay,
+      rounds: this.rounds,
+      ...this.countingState(),
+    });
+  }
+
+  static fromJSON(snapshot: unknown): EpsilonGreedy {
+    const st = readSnapshot(snapshot, EpsilonGreedy.kind, CLASSIC_SNAPSHOT_VERSION);
+    return restoring(EpsilonGreedy.kind, () => {
+      const p = new EpsilonGreedy({
+        arms: [],
+        epsilon: field(st, "epsilon", "number"),
+        decay: field(st, "decay", "string") as "none" | "1/t",
+        ...baseOptions(st),
+      });
+      p.restoreCounting(st);
+      const rounds = field(st, "rounds", "number");
+      if (!Number.isInteger(rounds) || rounds < 0) {
+        throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot field rounds must be an integer >= 0");
+      }
+      p.rounds = rounds;
+      return p;
+    });
+  }
+}

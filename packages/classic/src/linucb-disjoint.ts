@@ -1,0 +1,185 @@
+import {
+  type ArmDecision,
+  assertInt,
+  decodeF64,
+  ErrorCode,
+  encodeF64,
+  field,
+  type Json,
+  makeSnapshot,
+  RouteKitError,
+  readSnapshot,
+  type Snapshot,
+} from "@routekit/core";
+import {
+  allocF64,
+  allocF64From,
+  axpy,
+  dot,
+  freeF64,
+  setScaledIdentity,
+  shermanMorrisonWithU,
+  symvUpper,
+} from "@routekit/linalg";
+import {
+  type ArmState,
+  argmaxRandomTie,
+  BaseArmPolicy,
+  type BasePolicyOptions,
+  baseOptions,
+  CLASSIC_SNAPSHOT_VERSION,
+  checkOption,
+  restoring,
+} from "./base.js";
+import { type VecPayload, VecPayloadStore } from "./payload.js";
+
+export interface LinUCBDisjointOptions extends BasePolicyOptions {
+  /** Context length d (>= 1). */
+  readonly contextDim: number;
+  /** Exploration multiplier alpha in x.theta + alpha sqrt(x^T A^-1 x) (default 1), >= 0. */
+  readonly alpha?: number;
+  /** Ridge lambda: each arm starts at A = lambda I, b = 0 (default 1; Li et al. use 1), > 0. */
+  readonly ridge?: number;
+}
+
+interface DisjointArm extends ArmState {
+  /** Upper triangle of A^-1 (d x d, row-major), kept by Sherman-Morrison. */
+  readonly Ainv: Float64Array;
+  /** b = sum of reward * x over this arm's feedback. */
+  readonly b: Float64Array;
+  /** Scratch: A^-1 x of the current select. */
+  readonly u: Float64Array;
+  /** Feedbacks applied (the model version pending payloads are checked against). */
+  version: number;
+}
+
+/**
+ * LinUCB with disjoint linear models (Li, Chu, Langford & Schapire 2010, Algorithm 1): one ridge
+ * regression per arm, A_a = lambda I + sum x x^T, b_a = sum r x, and the index
+ * x^T A_a^-1 b_a + alpha sqrt(x^T A_a^-1 x). A_a^-1 is kept directly by Sherman-Morrison, so
+ * select costs K symmetric products (O(K d^2)) and update one rank-1 update (O(d^2)); the A^-1 x of
+ * the chosen arm is carried in the pending decision and reused when the arm's model has not changed
+ * in between. Ties are broken at random.
+ */
+export class LinUCBDisjoint extends BaseArmPolicy<DisjointArm, VecPayload> {
+  static readonly kind = "classic/linucb-disjoint";
+  readonly kind = LinUCBDisjoint.kind;
+  readonly alpha: number;
+  readonly ridge: number;
+  private readonly d: number;
+  private readonly store: VecPayloadStore;
+  private readonly x: Float64Array;
+  private readonly uTmp: Float64Array;
+
+  constructor(options: LinUCBDisjointOptions) {
+    const d = options?.contextDim;
+    assertInt(d, "option contextDim", 1);
+    const store = new VecPayloadStore(d, d);
+    super(options, store, d);
+    this.store = store;
+    this.d = d;
+    this.alpha = options.alpha ?? 1;
+    this.ridge = options.ridge ?? 1;
+    checkOption(this.alpha, "alpha", (v) => v >= 0, "a finite number >= 0");
+    checkOption(this.ridge, "ridge", (v) => v > 0, "a finite number > 0");
+    this.x = allocF64(d);
+    this.uTmp = allocF64(d);
+    this.addInitialArms(options.arms);
+  }
+
+  /** Ridge estimate theta_a = A_a^-1 b_a of arm `id` (a new array). */
+  theta(id: string): Float64Array {
+    const s = this.table.get(id);
+    const out = new Float64Array(this.d);
+    symvUpper(s.Ainv, this.d, s.b, out);
+    return out;
+  }
+
+  protected createArm(uid: number): DisjointArm {
+    const d = this.d;
+    const Ainv = allocF64(d * d);
+    setScaledIdentity(Ainv, d, 1 / this.ridge);
+    return { uid, Ainv, b: allocF64(d), u: allocF64(d), version: 0 };
+  }
+
+  protected uidOf(p: VecPayload): number {
+    return p.uid;
+  }
+
+  protected choose(context: Float64Array | undefined): ArmDecision {
+    const d = this.d;
+    const x = this.x;
+    const ctx = context as ArrayLike<number>;
+    for (let i = 0; i < d; i++) x[i] = ctx[i] as number;
+    const k = this.table.size;
+    const states = this.table.states;
+    const scores = this.scores;
+    const alpha = this.alpha;
+    for (let i = 0; i < k; i++) {
+      const s = states[i] as DisjointArm;
+      symvUpper(s.Ainv, d, x, s.u);
+      const width = Math.sqrt(Math.max(0, dot(x, s.u, d)));
+      scores[i] = dot(s.u, s.b, d) + alpha * width;
+    }
+    const pick = argmaxRandomTie(scores, k, this.rng);
+    const s = states[pick] as DisjointArm;
+    const p = this.store.acquire(s.uid, s.version, x);
+    p.u.set(s.u);
+    return { id: this.ledger.issue(p), arm: this.table.ids[pick] as string };
+  }
+
+  protected learn(s: DisjointArm, p: VecPayload, reward: number): void {
+    const d = this.d;
+    let u = p.u;
+    if (p.version !== s.version || u.length !== d) {
+      u = this.uTmp;
+      symvUpper(s.Ainv, d, p.x, u);
+    }
+    shermanMorrisonWithU(s.Ainv, d, p.x, u, 1);
+    axpy(reward, p.x, s.b, d);
+    s.version++;
+  }
+
+  protected override onRemoved(s: DisjointArm): void {
+    freeF64(s.Ainv);
+    freeF64(s.b);
+    freeF64(s.u);
+  }
+
+  protected encodeArm(s: DisjointArm): Record<string, Json> {
+    return { version: s.version, Ainv: encodeF64(s.Ainv), b: encodeF64(s.b) };
+  }
+
+  protected decodeArm(json: Record<string, Json>, uid: number): DisjointArm {
+    const d = this.d;
+    const version = field(json, "version", "number");
+    if (!Number.isInteger(version) || version < 0) {
+      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot arm version must be an integer >= 0");
+    }
+    const Ainv = allocF64From(decodeF64(json.Ainv, "arms[].Ainv", d * d));
+    const b = allocF64From(decodeF64(json.b, "arms[].b", d));
+    return { uid, Ainv, b, u: allocF64(d), version };
+  }
+
+  toJSON(): Snapshot {
+    return makeSnapshot(LinUCBDisjoint.kind, CLASSIC_SNAPSHOT_VERSION, {
+      alpha: this.alpha,
+      ridge: this.ridge,
+      ...this.baseState(),
+    });
+  }
+
+  static fromJSON(snapshot: unknown): LinUCBDisjoint {
+    const st = readSnapshot(snapshot, LinUCBDisjoint.kind, CLASSIC_SNAPSHOT_VERSION);
+    return restoring(LinUCBDisjoint.kind, () => {
+      const p = new LinUCBDisjoint({
+        arms: [],
+        alpha: field(st, "alpha", "number"),
+        ridge: field(st, "ridge", "number"),
+        ...baseOptions(st),
+      });
+      p.restoreBase(st);
+      return p;
+    });
+  }
+}

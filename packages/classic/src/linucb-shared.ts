@@ -1,0 +1,250 @@
+import {
+  type ArmDecision,
+  assertInt,
+  decodeF64,
+  ErrorCode,
+  encodeF64,
+  field,
+  type Json,
+  makeSnapshot,
+  RouteKitError,
+  readSnapshot,
+  type Snapshot,
+} from "@routekit/core";
+import { allocF64, axpy, dot, freeF64, gemvT, setScaledIdentity, shermanMorrisonWithU, symvUpper } from "@routekit/linalg";
+import {
+  type ArmState,
+  argmaxRandomTie,
+  BaseArmPolicy,
+  type BasePolicyOptions,
+  baseOptions,
+  CLASSIC_SNAPSHOT_VERSION,
+  checkOption,
+  restoring,
+} from "./base.js";
+import { type VecPayload, VecPayloadStore } from "./payload.js";
+
+export interface LinUCBSharedOptions extends BasePolicyOptions {
+  /** Context length d (>= 1). */
+  readonly contextDim: number;
+  /** Exploration multiplier alpha in z.theta + alpha sqrt(z^T A^-1 z) (default 1), >= 0. */
+  readonly alpha?: number;
+  /** Ridge lambda: A starts at lambda I_{d+M} (default 1), > 0. */
+  readonly ridge?: number;
+  /**
+   * One-hot slots reserved up front (default 64). Every arm ever added takes a slot (slots of removed
+   * arms are not reused, so a re-added id starts fresh); past `maxArms` the model doubles its capacity,
+   * which is exact because an unused slot's row and column of A are lambda e_j.
+   */
+  readonly maxArms?: number;
+}
+
+interface SharedArm extends ArmState {
+  /** Index of this arm's one-hot coordinate (feature d + slot). */
+  readonly slot: number;
+}
+
+/**
+ * LinUCB with one shared ridge model over z = [x; one-hot(arm)] (Chu, Li, Reyzin & Schapire 2011's
+ * LinUCB on per-arm feature vectors, as used for the "LinUCB" baseline of Hu, Leung & Farnia 2025):
+ * A = lambda I + sum z z^T, theta = A^-1 b, index z.theta + alpha sqrt(z^T A^-1 z). It can only learn
+ * a shared linear function of the context plus a per-arm offset, so it cannot represent rankings that
+ * change with the context; it is the shared-weight baseline of the per-arm methods.
+ *
+ * The block structure of z makes select O(d (d + M)) for all K arms together (one product with the
+ * first d columns of A^-1, then O(1) per arm); update is one Sherman-Morrison step, O((d + M)^2),
+ * with theta updated incrementally (recursive least squares: theta += (r - z.theta) A_new^-1 z).
+ */
+export class LinUCBShared extends BaseArmPolicy<SharedArm, VecPayload> {
+  static readonly kind = "classic/linucb-shared";
+  readonly kind = LinUCBShared.kind;
+  readonly alpha: number;
+  readonly ridge: number;
+  readonly maxArms: number;
+  private readonly d: number;
+  private readonly store: VecPayloadStore;
+  private readonly x: Float64Array;
+  /** Slot capacity M; the row stride of the matrices is d + M. */
+  private cap = 0;
+  private ld = 0;
+  private slotsUsed = 0;
+  /** Bumped by every update and every new slot; pending payloads with another version recompute u. */
+  private version = 0;
+  private Ainv: Float64Array = new Float64Array(0);
+  private thetaV: Float64Array = new Float64Array(0);
+  private w: Float64Array = new Float64Array(0);
+  private z: Float64Array = new Float64Array(0);
+  private uTmp: Float64Array = new Float64Array(0);
+
+  constructor(options: LinUCBSharedOptions) {
+    const d = options?.contextDim;
+    assertInt(d, "option contextDim", 1);
+    const maxArms = options.maxArms ?? 64;
+    assertInt(maxArms, "option maxArms", 1);
+    const store = new VecPayloadStore(d, d + maxArms);
+    super(options, store, d);
+    this.store = store;
+    this.d = d;
+    this.maxArms = maxArms;
+    this.alpha = options.alpha ?? 1;
+    this.ridge = options.ridge ?? 1;
+    checkOption(this.alpha, "alpha", (v) => v >= 0, "a finite number >= 0");
+    checkOption(this.ridge, "ridge", (v) => v > 0, "a finite number > 0");
+    this.x = allocF64(d);
+    this.resize(maxArms);
+    setScaledIdentity(this.Ainv, d, 1 / this.ridge, this.ld);
+    this.addInitialArms(options.arms);
+  }
+
+  /** Current one-hot capacity (grows by doubling past maxArms). */
+  get capacity(): number {
+    return this.cap;
+  }
+
+  /** The shared estimate theta = A^-1 b over [x; one-hot] for the slots in use (a new array). */
+  theta(): Float64Array {
+    return this.thetaV.slice(0, this.d + this.slotsUsed);
+  }
+
+  /** Reallocates the model for `cap` slots, keeping the active block. */
+  private resize(cap: number): void {
+    const ld = this.d + cap;
+    const active = this.ld === 0 ? 0 : this.d + this.slotsUsed;
+    const A = allocF64(ld * ld);
+    for (let i = 0; i < active; i++) {
+      for (let j = i; j < active; j++) A[i * ld + j] = this.Ainv[i * this.ld + j] as number;
+    }
+    const theta = allocF64(ld);
+    for (let i = 0; i < active; i++) theta[i] = this.thetaV[i] as number;
+    for (const old of [this.Ainv, this.thetaV, this.w, this.z, this.uTmp]) freeF64(old);
+    this.Ainv = A;
+    this.thetaV = theta;
+    this.w = allocF64(ld);
+    this.z = allocF64(ld);
+    this.uTmp = allocF64(ld);
+    this.cap = cap;
+    this.ld = ld;
+    this.store.setULength(ld);
+  }
+
+  protected createArm(uid: number): SharedArm {
+    if (this.slotsUsed === this.cap) this.resize(this.cap * 2);
+    const slot = this.slotsUsed++;
+    const j = this.d + slot;
+    this.Ainv[j * this.ld + j] = 1 / this.ridge;
+    this.version++;
+    return { uid, slot };
+  }
+
+  protected uidOf(p: VecPayload): number {
+    return p.uid;
+  }
+
+  protected choose(context: Float64Array | undefined): ArmDecision {
+    const d = this.d;
+    const ld = this.ld;
+    const active = d + this.slotsUsed;
+    const A = this.Ainv;
+    const x = this.x;
+    const w = this.w;
+    const ctx = context as ArrayLike<number>;
+    for (let i = 0; i < d; i++) x[i] = ctx[i] as number;
+    // w = A^-1[:, 0:d] x: the cross block from the stored upper rows, then the x block.
+    gemvT(A, d, active, x, w, 1, 0, ld);
+    symvUpper(A, d, x, w, ld);
+    const xPx = dot(x, w, d);
+    const xTheta = dot(x, this.thetaV, d);
+    const k = this.table.size;
+    const states = this.table.states;
+    const scores = this.scores;
+    const theta = this.thetaV;
+    const alpha = this.alpha;
+    for (let i = 0; i < k; i++) {
+      const j = d + (states[i] as SharedArm).slot;
+      const quad = xPx + 2 * (w[j] as number) + (A[j * ld + j] as number);
+      scores[i] = xTheta + (theta[j] as number) + alpha * Math.sqrt(Math.max(0, quad));
+    }
+    const pick = argmaxRandomTie(scores, k, this.rng);
+    const s = states[pick] as SharedArm;
+    const p = this.store.acquire(s.uid, this.version, x);
+    // u = A^-1 z = w + column j of A^-1 (upper storage: rows <= j hold it, then row j).
+    const u = p.u;
+    const j = d + s.slot;
+    for (let i = 0; i <= j; i++) u[i] = (w[i] as number) + (A[i * ld + j] as number);
+    for (let i = j + 1; i < active; i++) u[i] = (w[i] as number) + (A[j * ld + i] as number);
+    u.fill(0, active);
+    return { id: this.ledger.issue(p), arm: this.table.ids[pick] as string };
+  }
+
+  protected learn(s: SharedArm, p: VecPayload, reward: number): void {
+    const d = this.d;
+    const ld = this.ld;
+    const active = d + this.slotsUsed;
+    const j = d + s.slot;
+    const z = this.z;
+    for (let i = 0; i < d; i++) z[i] = p.x[i] as number;
+    z[j] = 1;
+    let u = p.u;
+    if (p.version !== this.version || u.length !== ld) {
+      u = this.uTmp;
+      symvUpper(this.Ainv, active, z, u, ld);
+    }
+    const pred = dot(p.x, this.thetaV, d) + (this.thetaV[j] as number);
+    const denom = shermanMorrisonWithU(this.Ainv, active, z, u, 1, ld);
+    axpy((reward - pred) / denom, u, this.thetaV, active);
+    z[j] = 0;
+    this.version++;
+  }
+
+  protected encodeArm(s: SharedArm): Record<string, Json> {
+    return { slot: s.slot };
+  }
+
+  protected decodeArm(json: Record<string, Json>, uid: number): SharedArm {
+    const slot = field(json, "slot", "number");
+    if (!Number.isInteger(slot) || slot < 0 || slot >= this.slotsUsed) {
+      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot arm slot is out of range");
+    }
+    return { uid, slot };
+  }
+
+  toJSON(): Snapshot {
+    return makeSnapshot(LinUCBShared.kind, CLASSIC_SNAPSHOT_VERSION, {
+      alpha: this.alpha,
+      ridge: this.ridge,
+      maxArms: this.maxArms,
+      capacity: this.cap,
+      slotsUsed: this.slotsUsed,
+      version: this.version,
+      Ainv: encodeF64(this.Ainv),
+      theta: encodeF64(this.thetaV),
+      ...this.baseState(),
+    });
+  }
+
+  static fromJSON(snapshot: unknown): LinUCBShared {
+    const st = readSnapshot(snapshot, LinUCBShared.kind, CLASSIC_SNAPSHOT_VERSION);
+    return restoring(LinUCBShared.kind, () => {
+      const p = new LinUCBShared({
+        arms: [],
+        alpha: field(st, "alpha", "number"),
+        ridge: field(st, "ridge", "number"),
+        maxArms: field(st, "maxArms", "number"),
+        ...baseOptions(st),
+      });
+      const cap = field(st, "capacity", "number");
+      const slotsUsed = field(st, "slotsUsed", "number");
+      const version = field(st, "version", "number");
+      assertInt(cap, "snapshot capacity", p.maxArms);
+      assertInt(slotsUsed, "snapshot slotsUsed", 0, cap);
+      assertInt(version, "snapshot version", 0);
+      if (cap !== p.cap) p.resize(cap);
+      p.Ainv.set(decodeF64(st.Ainv, "Ainv", p.ld * p.ld));
+      p.thetaV.set(decodeF64(st.theta, "theta", p.ld));
+      p.slotsUsed = slotsUsed;
+      p.version = version;
+      p.restoreBase(st);
+      return p;
+    });
+  }
+}

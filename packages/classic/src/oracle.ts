@@ -1,0 +1,70 @@
+import {
+  type ArmDecision,
+  assertId,
+  ErrorCode,
+  field,
+  makeSnapshot,
+  RouteKitError,
+  readSnapshot,
+  type Snapshot,
+} from "@routekit/core";
+import { type BasePolicyOptions, baseOptions, CLASSIC_SNAPSHOT_VERSION, restoring } from "./base.js";
+import { CountingPolicy } from "./counting.js";
+
+export interface OneArmOracleOptions extends BasePolicyOptions {
+  /** The arm to always play (e.g. `env.bestFixedArm()`); must be one of `arms` when `arms` is not empty. */
+  readonly arm: string;
+}
+
+/**
+ * The one-arm oracle: always plays one fixed arm (propensity 1), typically the best single arm over
+ * the request distribution. It is the reference of the O2B metric ("outscore the best"). Its arm can
+ * not be removed (INVALID_STATE) and select() throws INVALID_STATE while that arm is not live.
+ */
+export class OneArmOracle extends CountingPolicy {
+  static readonly kind = "classic/one-arm-oracle";
+  readonly kind = OneArmOracle.kind;
+  readonly arm: string;
+
+  constructor(options: OneArmOracleOptions) {
+    super(options);
+    assertId(options.arm, "option arm");
+    this.arm = options.arm;
+    if (options.arms.length > 0 && !options.arms.includes(options.arm)) {
+      throw new RouteKitError(
+        ErrorCode.UnknownArm,
+        `option arm "${options.arm}" is not one of the arms (${options.arms.join(", ")})`,
+      );
+    }
+    this.addInitialArms(options.arms);
+  }
+
+  protected override checkRemovable(id: string): void {
+    if (id === this.arm) {
+      throw new RouteKitError(ErrorCode.InvalidState, `cannot remove "${id}": it is the arm this one-arm oracle plays`);
+    }
+  }
+
+  protected choose(): ArmDecision {
+    if (!this.table.has(this.arm)) {
+      throw new RouteKitError(
+        ErrorCode.InvalidState,
+        `the oracle's arm "${this.arm}" is not live: add it with addArm()`,
+      );
+    }
+    return this.issue(this.table.indexOf(this.arm), 1);
+  }
+
+  toJSON(): Snapshot {
+    return makeSnapshot(OneArmOracle.kind, CLASSIC_SNAPSHOT_VERSION, { arm: this.arm, ...this.countingState() });
+  }
+
+  static fromJSON(snapshot: unknown): OneArmOracle {
+    const st = readSnapshot(snapshot, OneArmOracle.kind, CLASSIC_SNAPSHOT_VERSION);
+    return restoring(OneArmOracle.kind, () => {
+      const p = new OneArmOracle({ arms: [], arm: field(st, "arm", "string"), ...baseOptions(st) });
+      p.restoreCounting(st);
+      return p;
+    });
+  }
+}

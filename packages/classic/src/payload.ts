@@ -1,0 +1,85 @@
+import { decodeF64, ErrorCode, encodeF64, field, type Json, type LedgerCodec, RouteKitError } from "@routekit/core";
+import { allocF64, allocF64From, freeF64 } from "@routekit/linalg";
+
+/**
+ * A pending LinUCB decision: the chosen arm's uid, the model version the decision was computed
+ * against, the context x, and u = A^-1 z (z = the chosen arm's feature vector) computed at select
+ * time. If the model is still at `version` when feedback arrives, u is reused by the
+ * Sherman-Morrison update instead of being recomputed (O(d) instead of O(d^2)).
+ */
+export interface VecPayload {
+  uid: number;
+  version: number;
+  x: Float64Array;
+  u: Float64Array;
+}
+
+/**
+ * Ledger codec and allocator for {@link VecPayload}s. Settled records go to a free list with their
+ * vectors attached, so a steady select/update stream allocates no payload memory. The vectors come
+ * from linalg's `allocF64` (not core's Float64Pool, whose plain arrays would send the
+ * Sherman-Morrison update down linalg's scalar path instead of the WebAssembly SIMD one).
+ */
+export class VecPayloadStore implements LedgerCodec<VecPayload> {
+  private readonly free: VecPayload[] = [];
+  private uLen: number;
+
+  constructor(
+    readonly xLength: number,
+    uLength: number,
+    private readonly maxFree = 1024,
+  ) {
+    this.uLen = uLength;
+  }
+
+  get uLength(): number {
+    return this.uLen;
+  }
+
+  /** Changes the length of u in new payloads (records with another length get a new u when reused). */
+  setULength(n: number): void {
+    this.uLen = n;
+  }
+
+  /** A payload holding a copy of x (xLength values) and a u buffer of uLength values to fill. */
+  acquire(uid: number, version: number, x: ArrayLike<number>): VecPayload {
+    const p = this.free.pop() ?? { uid: 0, version: 0, x: allocF64(this.xLength), u: allocF64(this.uLen) };
+    p.uid = uid;
+    p.version = version;
+    if (p.u.length !== this.uLen) {
+      freeF64(p.u);
+      p.u = allocF64(this.uLen);
+    }
+    for (let i = 0; i < this.xLength; i++) p.x[i] = x[i] as number;
+    return p;
+  }
+
+  encode(p: VecPayload): Json {
+    return { uid: p.uid, version: p.version, x: encodeF64(p.x), u: encodeF64(p.u) };
+  }
+
+  decode(json: Json): VecPayload {
+    if (json === null || typeof json !== "object" || Array.isArray(json)) {
+      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "pending LinUCB decision must be an object");
+    }
+    const uid = field(json, "uid", "number");
+    const version = field(json, "version", "number");
+    if (!Number.isInteger(uid) || uid < 0 || !Number.isInteger(version)) {
+      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "pending LinUCB decision has an invalid uid or version");
+    }
+    const x = allocF64From(decodeF64(json.x, "ledger x", this.xLength));
+    // u may be shorter than uLength if the model grew after the decision; such a u is never reused.
+    const u = allocF64From(decodeF64(json.u, "ledger u"));
+    return { uid, version, x, u };
+  }
+
+  /** Recycles a settled or evicted payload (its buffers stay attached to the record for reuse). */
+  dispose(p: VecPayload): void {
+    if (this.free.length < this.maxFree) {
+      this.free.push(p);
+    } else {
+      freeF64(p.x);
+      freeF64(p.u);
+    }
+  }
+}

@@ -1,0 +1,37 @@
+import { type ArmDecision, makeSnapshot, readSnapshot, type Snapshot } from "@routekit/core";
+import { type BasePolicyOptions, baseOptions, CLASSIC_SNAPSHOT_VERSION, restoring } from "./base.js";
+import { CountingPolicy } from "./counting.js";
+
+export interface RandomPolicyOptions extends BasePolicyOptions {}
+
+/**
+ * Picks a live arm uniformly at random each round (propensity 1/K). The baseline whose regret
+ * grows linearly; it still records per-arm reward statistics (see `armStats`).
+ */
+export class RandomPolicy extends CountingPolicy {
+  static readonly kind = "classic/random";
+  readonly kind = RandomPolicy.kind;
+
+  constructor(options: RandomPolicyOptions) {
+    super(options);
+    this.addInitialArms(options.arms);
+  }
+
+  protected choose(): ArmDecision {
+    const k = this.table.size;
+    return this.issue(this.rng.int(k), 1 / k);
+  }
+
+  toJSON(): Snapshot {
+    return makeSnapshot(RandomPolicy.kind, CLASSIC_SNAPSHOT_VERSION, this.countingState());
+  }
+
+  static fromJSON(snapshot: unknown): RandomPolicy {
+    const st = readSnapshot(snapshot, RandomPolicy.kind, CLASSIC_SNAPSHOT_VERSION);
+    return restoring(RandomPolicy.kind, () => {
+      const p = new RandomPolicy({ arms: [], ...baseOptions(st) });
+      p.restoreCounting(st);
+      return p;
+    });
+  }
+}

@@ -1,0 +1,193 @@
+import {
+  type ArmDecision,
+  assertInRange,
+  ErrorCode,
+  field,
+  makeSnapshot,
+  RouteKitError,
+  readSnapshot,
+  type Snapshot,
+} from "@routekit/core";
+import {
+  argmaxRandomTie,
+  type BasePolicyOptions,
+  baseOptions,
+  CLASSIC_SNAPSHOT_VERSION,
+  checkOption,
+  restoring,
+} from "./base.js";
+import { CountingPolicy, type CountState } from "./counting.js";
+
+export interface ThompsonBernoulliOptions extends BasePolicyOptions {
+  /** Beta prior alpha (default 1), > 0. */
+  readonly priorAlpha?: number;
+  /** Beta prior beta (default 1), > 0. */
+  readonly priorBeta?: number;
+  /**
+   * How a reward strictly between 0 and 1 updates the posterior:
+   * - "bernoulli-trick" (default): Agrawal & Goyal (2012), Algorithm 2: draw a Bernoulli(reward)
+   *   success from the policy's rng and update with it, so the posterior stays an exact Beta posterior
+   *   of Bernoulli observations whose mean is the arm's mean reward.
+   * - "fractional": add reward to the successes and 1 - reward to the failures (deterministic,
+   *   lower variance, but the posterior is then over-confident for non-binary rewards).
+   * Rewards of exactly 0 or 1 are counted as such in both modes (no random draw).
+   */
+  readonly fractionalRewards?: "bernoulli-trick" | "fractional";
+}
+
+/**
+ * Beta-Bernoulli Thompson sampling (Thompson 1933; Agrawal & Goyal 2012): sample
+ * theta_i ~ Beta(priorAlpha + successes_i, priorBeta + failures_i) for each arm and play the argmax.
+ * Rewards must lie in [0, 1] (OUT_OF_RANGE otherwise).
+ */
+export class ThompsonBernoulli extends CountingPolicy {
+  static readonly kind = "classic/thompson-bernoulli";
+  readonly kind = ThompsonBernoulli.kind;
+  readonly priorAlpha: number;
+  readonly priorBeta: number;
+  readonly fractionalRewards: "bernoulli-trick" | "fractional";
+
+  constructor(options: ThompsonBernoulliOptions) {
+    super(options);
+    this.priorAlpha = options.priorAlpha ?? 1;
+    this.priorBeta = options.priorBeta ?? 1;
+    checkOption(this.priorAlpha, "priorAlpha", (v) => v > 0, "a finite number > 0");
+    checkOption(this.priorBeta, "priorBeta", (v) => v > 0, "a finite number > 0");
+    this.fractionalRewards = options.fractionalRewards ?? "bernoulli-trick";
+    if (this.fractionalRewards !== "bernoulli-trick" && this.fractionalRewards !== "fractional") {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `option fractionalRewards must be "bernoulli-trick" or "fractional", got ${String(this.fractionalRewards)}`,
+      );
+    }
+    this.addInitialArms(options.arms);
+  }
+
+  protected override checkReward(reward: number): void {
+    assertInRange(reward, "feedback.reward (Beta-Bernoulli Thompson sampling)", 0, 1);
+  }
+
+  protected override learn(state: CountState, _payload: number, reward: number): void {
+    let success = reward;
+    if (reward > 0 && reward < 1 && this.fractionalRewards === "bernoulli-trick") {
+      success = this.rng.bernoulli(reward) ? 1 : 0;
+    }
+    state.n += 1;
+    state.sum += success;
+    this.observations++;
+  }
+
+  protected choose(): ArmDecision {
+    const k = this.table.size;
+    const scores = this.scores;
+    const states = this.table.states;
+    for (let i = 0; i < k; i++) {
+      const s = states[i] as CountState;
+      scores[i] = this.rng.beta(this.priorAlpha + s.sum, this.priorBeta + (s.n - s.sum));
+    }
+    return this.issue(argmaxRandomTie(scores, k, this.rng));
+  }
+
+  toJSON(): Snapshot {
+    return makeSnapshot(ThompsonBernoulli.kind, CLASSIC_SNAPSHOT_VERSION, {
+      priorAlpha: this.priorAlpha,
+      priorBeta: this.priorBeta,
+      fractionalRewards: this.fractionalRewards,
+      ...this.countingState(),
+    });
+  }
+
+  static fromJSON(snapshot: unknown): ThompsonBernoulli {
+    const st = readSnapshot(snapshot, ThompsonBernoulli.kind, CLASSIC_SNAPSHOT_VERSION);
+    return restoring(ThompsonBernoulli.kind, () => {
+      const p = new ThompsonBernoulli({
+        arms: [],
+        priorAlpha: field(st, "priorAlpha", "number"),
+        priorBeta: field(st, "priorBeta", "number"),
+        fractionalRewards: field(st, "fractionalRewards", "string") as "bernoulli-trick",
+        ...baseOptions(st),
+      });
+      p.restoreCounting(st);
+      return p;
+    });
+  }
+}
+
+export interface ThompsonGaussianOptions extends BasePolicyOptions {
+  /** Prior mean of every arm's mean reward (default 0). */
+  readonly priorMean?: number;
+  /** Prior variance of every arm's mean reward (default 1), > 0. */
+  readonly priorVariance?: number;
+  /** Known variance of a reward around its arm's mean (default 1), > 0. */
+  readonly noiseVariance?: number;
+}
+
+/**
+ * Gaussian Thompson sampling with a conjugate normal prior and known noise variance: arm i's
+ * posterior is N(m_i, 1/p_i) with p_i = 1/priorVariance + n_i/noiseVariance and
+ * m_i = (priorMean/priorVariance + sum_i/noiseVariance) / p_i; sample each and play the argmax.
+ */
+export class ThompsonGaussian extends CountingPolicy {
+  static readonly kind = "classic/thompson-gaussian";
+  readonly kind = ThompsonGaussian.kind;
+  readonly priorMean: number;
+  readonly priorVariance: number;
+  readonly noiseVariance: number;
+
+  constructor(options: ThompsonGaussianOptions) {
+    super(options);
+    this.priorMean = options.priorMean ?? 0;
+    this.priorVariance = options.priorVariance ?? 1;
+    this.noiseVariance = options.noiseVariance ?? 1;
+    checkOption(this.priorMean, "priorMean", () => true, "a finite number");
+    checkOption(this.priorVariance, "priorVariance", (v) => v > 0, "a finite number > 0");
+    checkOption(this.noiseVariance, "noiseVariance", (v) => v > 0, "a finite number > 0");
+    this.addInitialArms(options.arms);
+  }
+
+  /** Posterior mean and variance of arm `id`'s mean reward. */
+  posterior(id: string): { mean: number; variance: number } {
+    const s = this.table.get(id);
+    const p = 1 / this.priorVariance + s.n / this.noiseVariance;
+    return { mean: (this.priorMean / this.priorVariance + s.sum / this.noiseVariance) / p, variance: 1 / p };
+  }
+
+  protected choose(): ArmDecision {
+    const k = this.table.size;
+    const scores = this.scores;
+    const states = this.table.states;
+    const p0 = 1 / this.priorVariance;
+    const m0 = this.priorMean * p0;
+    const inoise = 1 / this.noiseVariance;
+    for (let i = 0; i < k; i++) {
+      const s = states[i] as CountState;
+      const p = p0 + s.n * inoise;
+      scores[i] = this.rng.normal((m0 + s.sum * inoise) / p, 1 / Math.sqrt(p));
+    }
+    return this.issue(argmaxRandomTie(scores, k, this.rng));
+  }
+
+  toJSON(): Snapshot {
+    return makeSnapshot(ThompsonGaussian.kind, CLASSIC_SNAPSHOT_VERSION, {
+      priorMean: this.priorMean,
+      priorVariance: this.priorVariance,
+      noiseVariance: this.noiseVariance,
+      ...this.countingState(),
+    });
+  }
+
+  static fromJSON(snapshot: unknown): ThompsonGaussian {
+    const st = readSnapshot(snapshot, ThompsonGaussian.kind, CLASSIC_SNAPSHOT_VERSION);
+    return restoring(ThompsonGaussian.kind, () => {
+      const p = new ThompsonGaussian({
+        arms: [],
+        priorMean: field(st, "priorMean", "number"),
+        priorVariance: field(st, "priorVariance", "number"),
+        noiseVariance: field(st, "noiseVariance", "number"),
+        ...baseOptions(st),
+      });
+      p.restoreCounting(st);
+      return p;
+    });
+  }
+}

@@ -1,0 +1,59 @@
+import { type ArmDecision, field, makeSnapshot, readSnapshot, type Snapshot } from "@routekit/core";
+import {
+  argmaxRandomTie,
+  type BasePolicyOptions,
+  baseOptions,
+  CLASSIC_SNAPSHOT_VERSION,
+  checkOption,
+  restoring,
+} from "./base.js";
+import { CountingPolicy, type CountState } from "./counting.js";
+
+export interface UCB1Options extends BasePolicyOptions {
+  /** Exploration constant c in mean + c sqrt(ln t / n) (default sqrt(2): Auer et al. 2002's UCB1), >= 0. */
+  readonly c?: number;
+}
+
+/**
+ * UCB1 (Auer, Cesa-Bianchi & Fischer 2002): every arm without feedback first (ties at random), then
+ * argmax of mean_i + c sqrt(ln t / n_i), with t the number of feedbacks received so far and n_i those
+ * of arm i. With delayed feedback t and n_i only count feedback that arrived.
+ */
+export class UCB1 extends CountingPolicy {
+  static readonly kind = "classic/ucb1";
+  readonly kind = UCB1.kind;
+  readonly c: number;
+
+  constructor(options: UCB1Options) {
+    super(options);
+    this.c = options.c ?? Math.SQRT2;
+    checkOption(this.c, "c", (v) => v >= 0, "a finite number >= 0");
+    this.addInitialArms(options.arms);
+  }
+
+  protected choose(): ArmDecision {
+    const k = this.table.size;
+    const scores = this.scores;
+    const states = this.table.states;
+    const logT = Math.log(Math.max(1, this.observations));
+    const c = this.c;
+    for (let i = 0; i < k; i++) {
+      const s = states[i] as CountState;
+      scores[i] = s.n > 0 ? s.sum / s.n + c * Math.sqrt(logT / s.n) : Number.POSITIVE_INFINITY;
+    }
+    return this.issue(argmaxRandomTie(scores, k, this.rng));
+  }
+
+  toJSON(): Snapshot {
+    return makeSnapshot(UCB1.kind, CLASSIC_SNAPSHOT_VERSION, { c: this.c, ...this.countingState() });
+  }
+
+  static fromJSON(snapshot: unknown): UCB1 {
+    const st = readSnapshot(snapshot, UCB1.kind, CLASSIC_SNAPSHOT_VERSION);
+    return restoring(UCB1.kind, () => {
+      const p = new UCB1({ arms: [], c: field(st, "c", "number"), ...baseOptions(st) });
+      p.restoreCounting(st);
+      return p;
+    });
+  }
+}

@@ -1,0 +1,35 @@
+import { ErrorCode, RouteKitError } from "@routekit/core";
+
+/** Throws INVALID_ARGUMENT unless `v` is a finite number satisfying `ok`. */
+export function checkNumber(v: unknown, what: string, ok: (v: number) => boolean, expected: string): number {
+  if (typeof v !== "number" || !Number.isFinite(v) || !ok(v)) {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be ${expected}, got ${String(v)}`);
+  }
+  return v;
+}
+
+/** Arm ids: the given ones (validated, unique) or "arm0".."arm{k-1}". */
+export function armIds(given: readonly string[] | undefined, k: number, what: string): string[] {
+  if (given === undefined) return Array.from({ length: k }, (_, i) => `arm${i}`);
+  if (!Array.isArray(given) || given.length === 0) {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be a non-empty array of arm ids`);
+  }
+  const seen = new Set<string>();
+  for (const id of given) {
+    if (typeof id !== "string" || id.length === 0) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must hold non-empty strings, got ${String(id)}`);
+    }
+    if (seen.has(id)) throw new RouteKitError(ErrorCode.DuplicateArm, `${what} lists arm "${id}" twice`);
+    seen.add(id);
+  }
+  return [...given];
+}
+
+/** Throws INVALID_STATE when an environment is used before reset(). */
+export function needReset(ready: boolean, name: string): void {
+  if (!ready) throw new RouteKitError(ErrorCode.InvalidState, `${name}: call reset(rng) before using the environment`);
+}
+
+export function unknownArm(arm: string, live: readonly string[]): RouteKitError {
+  return new RouteKitError(ErrorCode.UnknownArm, `unknown or not yet live arm "${arm}" (live: ${live.join(", ")})`);
+}

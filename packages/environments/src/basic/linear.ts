@@ -1,0 +1,296 @@
+import {
+  type ArmEnvironment,
+  type ArmFeedback,
+  type ArmRound,
+  ErrorCode,
+  type Rng,
+  RouteKitError,
+} from "@routekit/core";
+import { dot } from "@routekit/linalg";
+import { armIds, checkNumber, needReset, unknownArm } from "./common.js";
+
+/** An arm that becomes available at a given round. */
+export interface LinearArrival {
+  /** 0-based round at which the arm appears (in that round's ArmRound.arrivals). */
+  readonly round: number;
+  readonly arm: string;
+  /** Its true weight vector (length d); drawn uniformly on the unit sphere when omitted. */
+  readonly theta?: readonly number[];
+}
+
+export interface LinearContextualBanditOptions {
+  /** Context dimension d (default 10), >= 1. */
+  readonly dim?: number;
+  /** Number of initial arms when `arms`/`thetas` are not given (default 5). */
+  readonly k?: number;
+  /** Initial arm ids (default "arm0".."arm{K-1}"). */
+  readonly arms?: readonly string[];
+  /**
+   * True weight vector of each initial arm (K rows of length d). When omitted, drawn at every reset()
+   * uniformly on the unit sphere (so |expected reward| <= 1).
+   */
+  readonly thetas?: readonly (readonly number[])[];
+  /**
+   * Spread of the contexts around their mean direction (default 1), > 0. A context is
+   * x = (c + spread g / sqrt(d)) / |c + spread g / sqrt(d)|, with g ~ N(0, I_d) and c a unit vector
+   * drawn at reset: small spreads concentrate the contexts, large ones approach the uniform
+   * distribution on the sphere. The non-zero mean direction makes the best single arm well defined.
+   */
+  readonly spread?: number;
+  /** Reward noise standard deviation (default 0.1), >= 0: reward = <theta_arm, x> + N(0, noiseSd^2). */
+  readonly noiseSd?: number;
+  /** Arms added at given rounds (e.g. a new model is released). */
+  readonly arrivals?: readonly LinearArrival[];
+  /** Size of the Monte-Carlo sample (drawn at reset) that defines the best fixed arm (default 20,000). */
+  readonly mcSamples?: number;
+  readonly name?: string;
+}
+
+/**
+ * A linear contextual bandit: contexts on the unit sphere of R^d, one true weight vector per arm,
+ * reward = <theta_arm, x> + Gaussian noise. With weight vectors in general position each arm is
+ * best on its own cone of contexts, so the best arm varies with the context.
+ *
+ * Random streams (forks of the reset rng): "model" (weights and mean direction), "contexts",
+ * "noise" and "mc" (the Monte-Carlo sample), so every policy run on one seed sees the same
+ * requests whatever it picks. Each round's context is a fresh Float64Array.
+ */
+export class LinearContextualBandit implements ArmEnvironment {
+  readonly name: string;
+  readonly contextDim: number;
+  readonly initialArms: readonly string[];
+  readonly spread: number;
+  readonly noiseSd: number;
+  readonly mcSamples: number;
+  /** Every arm id, initial ones then arrivals in round order. */
+  private readonly allArms: string[];
+  private readonly index = new Map<string, number>();
+  private readonly arrivalRounds: number[];
+  private readonly givenThetas: (readonly number[] | undefined)[];
+  /** Row-major (all arms) x d weights of the current instance. */
+  private readonly thetas: Float64Array;
+  private readonly center: Float64Array;
+  /** Expected reward of every arm for the current context. */
+  private readonly means: Float64Array;
+  private readonly shares: Float64Array;
+  private contexts: Rng | undefined;
+  private noise: Rng | undefined;
+  private live = 0;
+  private best = 0;
+  private oracle = 0;
+  private bestFixed = 0;
+
+  constructor(options: LinearContextualBanditOptions = {}) {
+    const d = options.dim ?? options.thetas?.[0]?.length ?? 10;
+    checkNumber(d, "option dim", (v) => Number.isInteger(v) && v >= 1, "an integer >= 1");
+    const k0 = options.thetas?.length ?? options.arms?.length ?? options.k ?? 5;
+    checkNumber(k0, "option k", (v) => Number.isInteger(v) && v >= 1, "an integer >= 1");
+    const ids = armIds(options.arms, k0, "option arms");
+    if (options.thetas !== undefined && options.thetas.length !== ids.length) {
+      throw new RouteKitError(
+        ErrorCode.DimensionMismatch,
+        `option thetas has ${options.thetas.length} rows, expected one per arm (${ids.length})`,
+      );
+    }
+    this.contextDim = d;
+    this.spread = checkNumber(options.spread ?? 1, "option spread", (v) => v > 0, "a finite number > 0");
+    this.noiseSd = checkNumber(options.noiseSd ?? 0.1, "option noiseSd", (v) => v >= 0, "a finite number >= 0");
+    this.mcSamples = checkNumber(
+      options.mcSamples ?? 20_000,
+      "option mcSamples",
+      (v) => Number.isInteger(v) && v >= 1,
+      "an integer >= 1",
+    );
+    const arrivals = [...(options.arrivals ?? [])].sort((a, b) => a.round - b.round);
+    this.allArms = [...ids];
+    this.givenThetas = ids.map((_, i) => options.thetas?.[i]);
+    this.arrivalRounds = ids.map(() => 0);
+    for (const a of arrivals) {
+      if (a === null || typeof a !== "object") {
+        throw new RouteKitError(ErrorCode.InvalidArgument, "option arrivals must hold { round, arm, theta? } objects");
+      }
+      checkNumber(a.round, "arrival round", (v) => Number.isInteger(v) && v >= 1, "an integer >= 1");
+      this.allArms.push(a.arm);
+      this.givenThetas.push(a.theta);
+      this.arrivalRounds.push(a.round);
+    }
+    armIds(this.allArms, this.allArms.length, "arm ids (initial and arrivals)");
+    for (const th of this.givenThetas) {
+      if (th === undefined) continue;
+      if (!Array.isArray(th) || th.length !== d) {
+        throw new RouteKitError(ErrorCode.DimensionMismatch, `every theta must have length ${d}`);
+      }
+      for (const v of th) checkNumber(v, "theta entries", () => true, "finite");
+    }
+    this.initialArms = ids;
+    for (let i = 0; i < this.allArms.length; i++) this.index.set(this.allArms[i] as string, i);
+    this.thetas = new Float64Array(this.allArms.length * d);
+    this.center = new Float64Array(d);
+    this.means = new Float64Array(this.allArms.length);
+    this.shares = new Float64Array(ids.length);
+    this.name = options.name ?? `linear-contextual(d=${d}, K=${ids.length})`;
+  }
+
+  /** Draws a context into `out`: the normalised c + spread g / sqrt(d). */
+  private drawContext(r: Rng, out: Float64Array): void {
+    const d = this.contextDim;
+    const s = this.spread / Math.sqrt(d);
+    let n2 = 0;
+    for (let i = 0; i < d; i++) {
+      const v = (this.center[i] as number) + s * r.normal();
+      out[i] = v;
+      n2 += v * v;
+    }
+    const inv = n2 > 0 ? 1 / Math.sqrt(n2) : 0;
+    for (let i = 0; i < d; i++) out[i] = (out[i] as number) * inv;
+  }
+
+  private unitVector(r: Rng, out: Float64Array, offset: number): void {
+    const d = this.contextDim;
+    let n2 = 0;
+    do {
+      n2 = 0;
+      for (let i = 0; i < d; i++) {
+        const v = r.normal();
+        out[offset + i] = v;
+        n2 += v * v;
+      }
+    } while (n2 === 0);
+    const inv = 1 / Math.sqrt(n2);
+    for (let i = 0; i < d; i++) out[offset + i] = (out[offset + i] as number) * inv;
+  }
+
+  reset(rng: Rng): void {
+    const d = this.contextDim;
+    const model = rng.fork("model");
+    this.unitVector(model, this.center, 0);
+    for (let a = 0; a < this.allArms.length; a++) {
+      const th = this.givenThetas[a];
+      if (th) for (let i = 0; i < d; i++) this.thetas[a * d + i] = th[i] as number;
+      else this.unitVector(model, this.thetas, a * d);
+    }
+    // Best fixed arm among the initial arms: by linearity, the arm maximising <theta, mean context>
+    // over a large Monte-Carlo sample; the same sample gives each arm's share of contexts it wins.
+    const mc = rng.fork("mc");
+    const k = this.initialArms.length;
+    const mean = new Float64Array(d);
+    const x = new Float64Array(d);
+    this.shares.fill(0);
+    for (let s = 0; s < this.mcSamples; s++) {
+      this.drawContext(mc, x);
+      for (let i = 0; i < d; i++) mean[i] = (mean[i] as number) + (x[i] as number);
+      let b = 0;
+      let bv = Number.NEGATIVE_INFINITY;
+      for (let a = 0; a < k; a++) {
+        const v = dot(this.thetas, x, d, a * d, 0);
+        if (v > bv) {
+          bv = v;
+          b = a;
+        }
+      }
+      this.shares[b] = (this.shares[b] as number) + 1 / this.mcSamples;
+    }
+    let bf = 0;
+    let bfv = Number.NEGATIVE_INFINITY;
+    for (let a = 0; a < k; a++) {
+      const v = dot(this.thetas, mean, d, a * d, 0);
+      if (v > bfv) {
+        bfv = v;
+        bf = a;
+      }
+    }
+    this.bestFixed = bf;
+    this.contexts = rng.fork("contexts");
+    this.noise = rng.fork("noise");
+    this.live = k;
+  }
+
+  /** Fraction of the Monte-Carlo contexts on which each initial arm is the best (after reset). */
+  bestArmShares(): Record<string, number> {
+    needReset(this.contexts !== undefined, this.name);
+    const out: Record<string, number> = {};
+    this.initialArms.forEach((id, i) => {
+      out[id] = this.shares[i] as number;
+    });
+    return out;
+  }
+
+  /** True weight vector of `arm` in the current instance (a copy). */
+  theta(arm: string): Float64Array {
+    needReset(this.contexts !== undefined, this.name);
+    const i = this.index.get(arm);
+    if (i === undefined) throw unknownArm(arm, this.allArms);
+    return this.thetas.slice(i * this.contextDim, (i + 1) * this.contextDim);
+  }
+
+  next(t: number): ArmRound {
+    needReset(this.contexts !== undefined, this.name);
+    const d = this.contextDim;
+    let arrivals: string[] | undefined;
+    while (this.live < this.allArms.length && (this.arrivalRounds[this.live] as number) <= t) {
+      (arrivals ??= []).push(this.allArms[this.live] as string);
+      this.live++;
+    }
+    const x = new Float64Array(d);
+    this.drawContext(this.contexts as Rng, x);
+    let best = 0;
+    let bv = Number.NEGATIVE_INFINITY;
+    for (let a = 0; a < this.live; a++) {
+      const v = dot(this.thetas, x, d, a * d, 0);
+      this.means[a] = v;
+      if (v > bv) {
+        bv = v;
+        best = a;
+      }
+    }
+    this.best = best;
+    this.oracle = bv;
+    return arrivals ? { context: x, arrivals } : { context: x };
+  }
+
+  private at(arm: string): number {
+    const i = this.index.get(arm);
+    if (i === undefined || i >= this.live) throw unknownArm(arm, this.allArms.slice(0, this.live));
+    return i;
+  }
+
+  expectedReward(arm: string): number {
+    needReset(this.contexts !== undefined, this.name);
+    return this.means[this.at(arm)] as number;
+  }
+
+  expectedCost(arm: string): number {
+    this.at(arm);
+    return 0;
+  }
+
+  oracleReward(): number {
+    needReset(this.contexts !== undefined, this.name);
+    return this.oracle;
+  }
+
+  /** The best arm of the current round. */
+  bestArm(): string {
+    needReset(this.contexts !== undefined, this.name);
+    return this.allArms[this.best] as string;
+  }
+
+  bestFixedArm(): string {
+    needReset(this.contexts !== undefined, this.name);
+    return this.initialArms[this.bestFixed] as string;
+  }
+
+  bestFixedReward(): number {
+    needReset(this.contexts !== undefined, this.name);
+    return this.means[this.bestFixed] as number;
+  }
+
+  isOptimal(arm: string): boolean {
+    return this.expectedReward(arm) >= this.oracle;
+  }
+
+  pull(arm: string): ArmFeedback {
+    const m = this.expectedReward(arm);
+    return { reward: (this.noise as Rng).normal(m, this.noiseSd), cost: 0 };
+  }
+}
