@@ -8,7 +8,7 @@ export function logSumExp(x: ArrayLike<number>, n = x.length, offset = 0): numbe
   for (let i = 0; i < n; i++) {
     const v = x[offset + i] as number;
     if (v > m) m = v;
-    else if (v !== v) return Number.NaN;
+    else if (Number.isNaN(v)) return Number.NaN;
   }
   if (m === Number.NEGATIVE_INFINITY || m === Number.POSITIVE_INFINITY) return m;
   let s = 0;
@@ -27,7 +27,7 @@ export function softmax(x: ArrayLike<number>, out: Float64Array, n = x.length): 
   for (let i = 0; i < n; i++) {
     const v = x[i] as number;
     if (v > m) m = v;
-    else if (v !== v) nan = true;
+    else if (Number.isNaN(v)) nan = true;
   }
   if (nan) return out.fill(Number.NaN, 0, n);
   if (m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) {

@@ -2,7 +2,7 @@
  * Test helpers: a small seeded generator (linalg must not depend on @routekit/core), random and
  * ill-conditioned matrices, and naive reference implementations written as plainly as possible.
  */
-import { Matrix, QrDecomposition } from "ml-matrix";
+import { inverse, Matrix, QrDecomposition } from "ml-matrix";
 
 /** mulberry32 uniform in [0, 1) plus Box-Muller normals; deterministic per seed. */
 export class TestRng {
@@ -99,13 +99,11 @@ export function naiveMatmul(A: Float64Array, B: Float64Array, r: number, k: numb
   return out;
 }
 
-/** Inverse of a full n x n matrix through ml-matrix (LU), row-major. */
+/** Inverse of a full n x n matrix through ml-matrix (LU), row-major: an independent reference. */
 export function mlInverse(A: Float64Array, n: number): Float64Array {
   const M = new Matrix(n, n);
   for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) M.set(i, j, A[i * n + j] as number);
-  const inv = new Matrix(n, n);
-  const solved = M.solve(Matrix.eye(n, n));
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) inv.set(i, j, solved.get(i, j));
+  const inv = inverse(M);
   return Float64Array.from(inv.to1DArray());
 }
 

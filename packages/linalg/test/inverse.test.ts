@@ -1,0 +1,301 @@
+import { describe, expect, test } from "vitest";
+import {
+  allocF64,
+  backSubstTransposed,
+  borderedInverseAppend,
+  choleskyAppendRow,
+  choleskyFactor,
+  choleskyFactorUpper,
+  choleskyInverseUpper,
+  choleskyLogDet,
+  choleskyRank1Downdate,
+  choleskyRank1Update,
+  choleskySolve,
+  forwardSubst,
+  invertSPD,
+  setScaledIdentity,
+  shermanMorrisonUpdate,
+  shermanMorrisonWithU,
+  solveSPD,
+  symvUpper,
+} from "../src/index.js";
+import {
+  EPS,
+  logSpaced,
+  mlInverse,
+  randomSpd,
+  relErr,
+  relErrUpper,
+  spdWithEigenvalues,
+  TestRng,
+  withStride,
+} from "./helpers.js";
+
+/** L L^T (n x n full) from a lower factor with stride ld. */
+function llt(L: Float64Array, n: number, ld = n): Float64Array {
+  const out = new Float64Array(n * n);
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++) {
+      let s = 0;
+      for (let k = 0; k <= Math.min(i, j); k++) s += (L[i * ld + k] as number) * (L[j * ld + k] as number);
+      out[i * n + j] = s;
+    }
+  return out;
+}
+
+describe("Sherman-Morrison", () => {
+  test("one update equals the direct inverse of A + w x x^T (random and cond 1e10)", () => {
+    const rng = new TestRng(1);
+    for (const [n, cond] of [
+      [1, 1],
+      [7, 1],
+      [40, 1],
+      [40, 1e10],
+    ] as const) {
+      const A = spdWithEigenvalues(rng, logSpaced(n, cond));
+      const Ainv = allocF64(n * n);
+      Ainv.set(mlInverse(A, n));
+      const x = rng.fill(allocF64(n));
+      const u = allocF64(n);
+      const w = 0.8;
+      const denom = shermanMorrisonUpdate(Ainv, n, x, u, w);
+      const B = A.slice();
+      for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) B[i * n + j] += w * (x[i] as number) * (x[j] as number);
+      const direct = mlInverse(B, n);
+      // Inverting at condition number kappa loses ~kappa eps relative accuracy in either method.
+      expect(relErrUpper(Ainv, direct, n)).toBeLessThan(100 * n * EPS * cond);
+      let xAx = 0;
+      const Ax = mlInverse(A, n);
+      for (let i = 0; i < n; i++)
+        for (let j = 0; j < n; j++) xAx += (x[i] as number) * (Ax[i * n + j] as number) * (x[j] as number);
+      expect(Math.abs(denom - (1 + w * xAx)) / denom).toBeLessThan(100 * n * EPS * cond);
+    }
+  });
+
+  test("shermanMorrisonWithU reuses a caller-computed u = Ainv x", () => {
+    const rng = new TestRng(2);
+    const n = 12;
+    const A = randomSpd(rng, n);
+    const P = allocF64(n * n);
+    P.set(mlInverse(A, n));
+    const Q = allocF64(n * n);
+    Q.set(P);
+    const x = rng.fill(allocF64(n));
+    const u = allocF64(n);
+    shermanMorrisonUpdate(P, n, x, u, 2);
+    const u2 = allocF64(n);
+    symvUpper(Q, n, x, u2);
+    shermanMorrisonWithU(Q, n, x, u2, 2);
+    expect(Array.from(Q)).toEqual(Array.from(P));
+  });
+
+  test("10^4 updates stay within 1e-10 of a fresh inverse (spec: 1e-9 after 10^4)", () => {
+    const rng = new TestRng(3);
+    const n = 40;
+    const lambda = 1;
+    const Ainv = allocF64(n * n);
+    setScaledIdentity(Ainv, n, 1 / lambda);
+    const A = new Float64Array(n * n);
+    for (let i = 0; i < n; i++) A[i * n + i] = lambda;
+    const x = allocF64(n);
+    const u = allocF64(n);
+    for (let t = 0; t < 10_000; t++) {
+      rng.fill(x, 1 / Math.sqrt(n));
+      shermanMorrisonUpdate(Ainv, n, x, u);
+      for (let i = 0; i < n; i++) for (let j = i; j < n; j++) A[i * n + j] += (x[i] as number) * (x[j] as number);
+    }
+    const fresh = new Float64Array(n * n);
+    expect(invertSPD(A, n, fresh)).toBe(true);
+    expect(relErrUpper(Ainv, fresh, n)).toBeLessThan(1e-10);
+  });
+});
+
+describe("bordered inverse growth (Schur complement)", () => {
+  for (const [label, alpha] of [
+    ["kernel matrix K + I", 1],
+    ["nearly singular K + 1e-6 I", 1e-6],
+  ] as const) {
+    test(`growing to n = 150 matches a fresh inverse: ${label}`, () => {
+      const rng = new TestRng(4);
+      const N = 150;
+      const d = 8;
+      const ld = N;
+      // RBF kernel on unit vectors, as in PAK-UCB.
+      const X = new Float64Array(N * d);
+      for (let i = 0; i < N; i++) {
+        let s = 0;
+        for (let k = 0; k < d; k++) s += (X[i * d + k] = rng.normal()) ** 2;
+        for (let k = 0; k < d; k++) X[i * d + k] = (X[i * d + k] as number) / Math.sqrt(s);
+      }
+      const kern = (i: number, j: number) => {
+        let s = 0;
+        for (let k = 0; k < d; k++) s += ((X[i * d + k] as number) - (X[j * d + k] as number)) ** 2;
+        return Math.exp(-s / 2);
+      };
+      const Q = allocF64(ld * ld);
+      const b = allocF64(N);
+      const work = allocF64(N);
+      for (let n = 0; n < N; n++) {
+        for (let i = 0; i < n; i++) b[i] = kern(i, n);
+        const s = borderedInverseAppend(Q, n, ld, b, 1 + alpha, work, alpha);
+        expect(s).toBeGreaterThanOrEqual(alpha);
+        if (n + 1 === 10 || n + 1 === N) {
+          const m = n + 1;
+          const K = new Float64Array(m * m);
+          for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) K[i * m + j] = kern(i, j) + (i === j ? alpha : 0);
+          const fresh = new Float64Array(m * m);
+          expect(invertSPD(K, m, fresh)).toBe(true);
+          // cond(K + alpha I) <= (m + alpha) / alpha
+          expect(relErrUpper(Q, fresh, m, ld, m)).toBeLessThan(1e-10 * Math.max(1, (m + alpha) / alpha / 1e3));
+        }
+      }
+    });
+  }
+
+  test("the Schur complement is clamped at minSchur", () => {
+    const Q = new Float64Array(4);
+    Q[0] = 1; // M = [1]
+    const s = borderedInverseAppend(Q, 1, 2, Float64Array.of(1), 1, new Float64Array(1), 0.5);
+    expect(s).toBe(0.5); // c - b M^-1 b = 0 -> clamped
+    expect(Q[3]).toBe(2);
+  });
+});
+
+describe("Cholesky", () => {
+  const rng = new TestRng(5);
+  const cases = [
+    [1, 1],
+    [6, 1],
+    [45, 1],
+    [30, 1e10],
+  ] as const;
+
+  test.each(cases)("factor / solve / logdet / inverse, n = %i, cond = %d", (n, cond) => {
+    const A = spdWithEigenvalues(rng, logSpaced(n, cond));
+    const ld = n + 1;
+    const As = withStride(A, n, ld, 0);
+    const L = allocF64(n * ld);
+    expect(choleskyFactor(As, n, L, ld)).toBe(true);
+    for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) expect(L[i * ld + j]).toBe(0);
+    expect(relErr(llt(L, n, ld), A)).toBeLessThan(10 * n * EPS);
+    // upper-reading variant agrees
+    const U = withStride(A, n, ld, 0);
+    for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) U[i * ld + j] = Number.NaN;
+    const L2 = allocF64(n * ld);
+    expect(choleskyFactorUpper(U, n, L2, ld)).toBe(true);
+    expect(Array.from(L2)).toEqual(Array.from(L));
+    // in place
+    const inPlace = As.slice();
+    choleskyFactor(inPlace, n, inPlace, ld);
+    expect(Array.from(inPlace)).toEqual(Array.from(L));
+    // solve: small backward error
+    const xTrue = rng.vector(n);
+    const bvec = new Float64Array(n);
+    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) bvec[i] += (A[i * n + j] as number) * (xTrue[j] as number);
+    const x = bvec.slice();
+    choleskySolve(L, n, x, x, ld);
+    const r = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      r[i] = bvec[i] as number;
+      for (let j = 0; j < n; j++) r[i] -= (A[i * n + j] as number) * (x[j] as number);
+    }
+    const normX = Math.max(...Array.from(x, Math.abs));
+    expect(Math.max(...Array.from(r, Math.abs))).toBeLessThan(100 * n * EPS * normX);
+    expect(relErr(x, xTrue)).toBeLessThan(100 * n * EPS * cond);
+    // forward/back substitution separately
+    const y = new Float64Array(n);
+    forwardSubst(L, n, bvec, y, ld);
+    const z = new Float64Array(n);
+    backSubstTransposed(L, n, y, z, ld);
+    expect(Array.from(z)).toEqual(Array.from(x));
+    // log det = sum log eigenvalues
+    const eig = logSpaced(n, cond);
+    const want = eig.reduce((s, v) => s + Math.log(v), 0);
+    expect(Math.abs(choleskyLogDet(L, n, ld) - want)).toBeLessThan(1e-10 * Math.max(1, Math.abs(want)));
+    // inverse
+    const inv = new Float64Array(n * ld);
+    choleskyInverseUpper(L, n, inv, new Float64Array(n), ld);
+    expect(relErrUpper(inv, mlInverse(A, n), n, ld, n)).toBeLessThan(100 * n * EPS * cond);
+  });
+
+  test("a non-SPD matrix is rejected", () => {
+    const A = Float64Array.of(1, 2, 2, 1);
+    expect(choleskyFactor(A, 2, new Float64Array(4))).toBe(false);
+    const out = new Float64Array(4).fill(9);
+    expect(invertSPD(A, 2, out)).toBe(false);
+    expect(solveSPD(A, 2, Float64Array.of(1, 1), out)).toBe(false);
+    expect(Array.from(out)).toEqual([9, 9, 9, 9]);
+  });
+
+  test("appending rows equals refactorising the bordered matrix", () => {
+    const n = 35;
+    const ld = n;
+    const A = randomSpd(rng, n);
+    const L = allocF64(n * ld);
+    for (let m = 0; m < n; m++) {
+      const b = new Float64Array(m);
+      for (let i = 0; i < m; i++) b[i] = A[m * n + i] as number;
+      const d2 = choleskyAppendRow(L, m, ld, b, A[m * n + m] as number);
+      expect(d2).toBeGreaterThan(0);
+    }
+    const ref = new Float64Array(n * n);
+    choleskyFactor(A, n, ref);
+    expect(relErr(L, ref)).toBeLessThan(1e3 * EPS);
+  });
+
+  test.each([
+    [20, 1],
+    [20, 1e8],
+  ] as const)("rank-1 update and downdate equal refactorisation (n = %i, cond = %d)", (n, cond) => {
+    const ld = n + 2;
+    const A = spdWithEigenvalues(rng, logSpaced(n, cond));
+    const L = allocF64(n * ld);
+    choleskyFactor(withStride(A, n, ld, 0), n, L, ld);
+    const L0 = L.slice();
+    const x = rng.vector(n);
+    const xs = x.slice();
+    choleskyRank1Update(L, n, xs, ld);
+    const B = A.slice();
+    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) B[i * n + j] += (x[i] as number) * (x[j] as number);
+    const ref = allocF64(n * ld);
+    choleskyFactor(withStride(B, n, ld, 0), n, ref, ld);
+    expect(relErr(L, ref)).toBeLessThan(1e3 * n * EPS * Math.sqrt(cond));
+    // downdate back
+    const x2 = x.slice();
+    expect(choleskyRank1Downdate(L, n, x2, ld)).toBe(true);
+    expect(Array.from(x2)).toEqual(Array.from(x)); // x untouched
+    expect(relErr(llt(L, n, ld), llt(L0, n, ld))).toBeLessThan(1e3 * n * EPS * cond);
+    for (let i = 0; i < n; i++) expect(L[i * ld + i]).toBeGreaterThan(0);
+  });
+
+  test("a downdate that would lose definiteness returns false and leaves L unchanged", () => {
+    const n = 5;
+    const L = new Float64Array(n * n);
+    choleskyFactor(randomSpd(rng, n), n, L);
+    const before = L.slice();
+    const x = new Float64Array(n);
+    x[0] = (L[0] as number) * 1.0000001; // A_00 - x_0^2 < 0
+    expect(choleskyRank1Downdate(L, n, x)).toBe(false);
+    expect(Array.from(L)).toEqual(Array.from(before));
+  });
+
+  test("invertSPD and solveSPD read the upper triangle; out may alias", () => {
+    for (const cond of [1, 1e10]) {
+      const n = 25;
+      const A = spdWithEigenvalues(rng, logSpaced(n, cond));
+      const U = A.slice();
+      for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) U[i * n + j] = Number.NaN;
+      const inv = U.slice();
+      expect(invertSPD(inv, n, inv)).toBe(true);
+      expect(relErr(inv, mlInverse(A, n))).toBeLessThan(100 * n * EPS * cond);
+      for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) expect(inv[i * n + j]).toBe(inv[j * n + i]);
+      const b = rng.vector(n);
+      const x = b.slice();
+      expect(solveSPD(U, n, x, x)).toBe(true);
+      const want = new Float64Array(n);
+      const Ai = mlInverse(A, n);
+      for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) want[i] += (Ai[i * n + j] as number) * (b[j] as number);
+      expect(relErr(x, want)).toBeLessThan(100 * n * EPS * cond);
+    }
+  });
+});
