@@ -172,6 +172,8 @@ function hashName(s: string): number {
 interface Pending {
   readonly decision: ArmDecision;
   readonly arm: string;
+  /** Issued for edge input: its feedback may be refused with a typed error (state unchanged). */
+  readonly edge: boolean;
 }
 
 /** Plays one generated run; throws ContractViolation at the first broken rule. */
@@ -234,9 +236,9 @@ export function runArmScenario<P extends ArmPolicy>(
       trace.fail(`${what} returned propensity ${d.propensity}, expected a finite number in [0, 1]`);
     }
   };
-  const record = (d: ArmDecision): void => {
+  const record = (d: ArmDecision, edge = false): void => {
     issued.add(d.id);
-    pending.push({ decision: d, arm: d.arm });
+    pending.push({ decision: d, arm: d.arm, edge });
   };
   const settle = (i: number): void => {
     const [p] = pending.splice(i, 1);
@@ -268,6 +270,10 @@ export function runArmScenario<P extends ArmPolicy>(
         const fb = feedbackOf(op.u);
         const what = `update(${p.decision.id} [arm ${p.arm}${live.includes(p.arm) ? "" : ", removed"}], ${show(fb)})`;
         trace.push(what);
+        if (p.edge) {
+          if (expectTolerated(trace, policy, before, what, () => policy.update(p.decision, fb)).ok) settle(i);
+          break;
+        }
         expectOk(trace, what, () => policy.update(p.decision, fb));
         settle(i);
         break;
@@ -434,7 +440,7 @@ export function runArmScenario<P extends ArmPolicy>(
         const r = expectTolerated(trace, policy, before, what, () => policy.select(ctx as Float64Array));
         if (r.ok) {
           checkDecision(r.value, what, live);
-          record(r.value);
+          record(r.value, true);
         }
         break;
       }

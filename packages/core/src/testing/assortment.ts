@@ -18,6 +18,11 @@ export interface AssortmentPolicySpec<P extends AssortmentPolicy = AssortmentPol
   /** Largest item count of a valid query (default 10). */
   readonly maxItems?: number;
   /**
+   * Largest maxSize of a valid query, for policies built for a capacity K (default: no limit).
+   * Queries asking for more are edge input: answered within the query's maxSize, or rejected with a typed error.
+   */
+  readonly maxK?: number;
+  /**
    * When true, a query without revenues (or with all revenues equal and positive) must be answered
    * with exactly min(maxSize, numItems) items (the MNL spec's invariant under uniform rewards).
    */
@@ -41,7 +46,7 @@ type BadQuery =
   | "items-neg"
   | "not-a-query";
 type BadChoice = "not-offered" | "negative" | "fraction" | "nan" | "string";
-type EdgeQuery = "huge" | "tiny" | "zero" | "long-vectors" | "many-items" | "array-features";
+type EdgeQuery = "huge" | "tiny" | "zero" | "long-vectors" | "many-items" | "array-features" | "over-capacity";
 
 export type AssortmentOp =
   | {
@@ -127,7 +132,15 @@ export function assortmentOpArbitrary(profile: FuzzProfile, maxItems: number): f
       weight: 12,
       arbitrary: fc.record({
         t: fc.constant("edge-query" as const),
-        how: fc.constantFrom<EdgeQuery>("huge", "tiny", "zero", "long-vectors", "many-items", "array-features"),
+        how: fc.constantFrom<EdgeQuery>(
+          "huge",
+          "tiny",
+          "zero",
+          "long-vectors",
+          "many-items",
+          "array-features",
+          "over-capacity",
+        ),
       }),
     },
   ];
@@ -138,6 +151,8 @@ interface Pending {
   readonly decision: AssortmentDecision;
   readonly items: readonly number[];
   readonly numItems: number;
+  /** Issued for edge input: its feedback may be refused with a typed error (state unchanged). */
+  readonly edge: boolean;
 }
 
 function hashName(s: string): number {
@@ -190,7 +205,8 @@ export function runAssortmentScenario<P extends AssortmentPolicy>(
   };
   const validQuery = (): AssortmentQuery => {
     const n = 1 + rng.int(Math.min(spec.maxItems ?? 10, 6));
-    return { features: features(n, 1, false), numItems: n, maxSize: 1 + rng.int(n), revenues: revenues(n, "random") };
+    const maxSize = Math.min(1 + rng.int(n), spec.maxK ?? n);
+    return { features: features(n, 1, false), numItems: n, maxSize, revenues: revenues(n, "random") };
   };
 
   const checkDecision = (dec: AssortmentDecision, q: AssortmentQuery, what: string): void => {
@@ -215,9 +231,9 @@ export function runAssortmentScenario<P extends AssortmentPolicy>(
         trace.fail(`${what} offered ${dec.items.length} items under uniform revenues, expected min(K, N) = ${want}`);
     }
   };
-  const record = (dec: AssortmentDecision, q: AssortmentQuery): void => {
+  const record = (dec: AssortmentDecision, q: AssortmentQuery, edge = false): void => {
     issued.add(dec.id);
-    pending.push({ decision: dec, items: [...dec.items], numItems: q.numItems });
+    pending.push({ decision: dec, items: [...dec.items], numItems: q.numItems, edge });
   };
   const settle = (i: number): void => {
     const [p] = pending.splice(i, 1);
@@ -233,7 +249,7 @@ export function runAssortmentScenario<P extends AssortmentPolicy>(
         const q: AssortmentQuery = {
           features: features(op.n, op.norm, op.dupItems),
           numItems: op.n,
-          maxSize: op.k,
+          maxSize: Math.min(op.k, spec.maxK ?? op.k),
           revenues: revenues(op.n, op.revenue),
         };
         const what = `select(${fmt(q)})`;
@@ -253,6 +269,10 @@ export function runAssortmentScenario<P extends AssortmentPolicy>(
         const choice = op.choice < 0 || p.items.length === 0 ? null : (p.items[op.choice % p.items.length] as number);
         const what = `update(${p.decision.id} [items ${show(p.items)}], {choice: ${choice}})`;
         trace.push(what);
+        if (p.edge) {
+          if (expectTolerated(trace, policy, before, what, () => policy.update(p.decision, { choice })).ok) settle(i);
+          break;
+        }
         expectOk(trace, what, () => policy.update(p.decision, { choice }));
         settle(i);
         break;
@@ -292,7 +312,8 @@ export function runAssortmentScenario<P extends AssortmentPolicy>(
             break;
           case "max-frac":
             q.maxSize = 1.5;
-            codes = ["INVALID_ARGUMENT", "OUT_OF_RANGE"];
+            // EMPTY_ASSORTMENT is documented for maxSize < 1; the mnl package also uses it for any bad maxSize.
+            codes = ["INVALID_ARGUMENT", "OUT_OF_RANGE", "EMPTY_ASSORTMENT"];
             break;
           case "max-nan":
             q.maxSize = Number.NaN;
@@ -398,15 +419,16 @@ export function runAssortmentScenario<P extends AssortmentPolicy>(
         else if (op.how === "many-items") {
           q.numItems = 200;
           q.features = features(200, 1, true);
-          q.maxSize = 1 + rng.int(200);
+          q.maxSize = Math.min(1 + rng.int(200), spec.maxK ?? 200);
           q.revenues = revenues(200, "random");
-        } else q.features = Array.from(f) as unknown as Float64Array;
+        } else if (op.how === "over-capacity") q.maxSize = (spec.maxK ?? q.numItems) + 1 + rng.int(3);
+        else q.features = Array.from(f) as unknown as Float64Array;
         const what = `select(${fmt(q)}) [edge ${op.how}]`;
         trace.push(what);
         const r = expectTolerated(trace, policy, before, what, () => policy.select(q));
         if (r.ok) {
           checkDecision(r.value, q, what);
-          record(r.value, q);
+          record(r.value, q, true);
         }
         break;
       }

@@ -118,7 +118,7 @@ export async function checkConcurrentArm<P extends ArmPolicy>(
   return { events: log.length + dupRefused, pending: policy.pendingDecisions };
 }
 
-function query(rng: Rng, d: number): AssortmentQuery {
+function query(rng: Rng, d: number, maxK = Infinity): AssortmentQuery {
   const n = 1 + rng.int(6);
   const f = new Float64Array(n * d);
   for (let i = 0; i < n; i++) {
@@ -127,7 +127,7 @@ function query(rng: Rng, d: number): AssortmentQuery {
     for (let j = 0; j < d; j++) f[i * d + j] = x[j] * s;
   }
   const revenues = rng.uniform() < 0.5 ? undefined : Float64Array.from({ length: n }, () => rng.uniform());
-  return { features: f, numItems: n, maxSize: 1 + rng.int(n), revenues };
+  return { features: f, numItems: n, maxSize: Math.min(1 + rng.int(n), maxK), revenues };
 }
 
 /** Assortment policies: concurrent handlers vs. the same event log replayed in order. */
@@ -144,7 +144,7 @@ export async function checkConcurrentAssortment<P extends AssortmentPolicy>(
   const handle = async (h: number): Promise<void> => {
     const rng = root.fork(`handler:${h}`);
     await jitter(rng);
-    const q = query(rng, policy.dim);
+    const q = query(rng, policy.dim, spec.maxK);
     const d: AssortmentDecision = policy.select(q);
     log.push({
       t: "select",
@@ -220,7 +220,7 @@ export function checkBufferReuseAssortment<P extends AssortmentPolicy>(
   const pa: AssortmentDecision[] = [];
   const pb: AssortmentDecision[] = [];
   for (let t = 0; t < rounds; t++) {
-    const q = query(rng, a.dim);
+    const q = query(rng, a.dim, spec.maxK);
     const copy = { ...q, features: q.features.slice(), revenues: q.revenues?.slice() };
     const da = a.select(copy);
     const db = b.select(q);

@@ -1,0 +1,140 @@
+/**
+ * Every registered policy, per family, as a fuzzer spec. Small dimensions keep the suite fast;
+ * the contract does not depend on size. Add a policy here and every conformance suite covers it.
+ */
+import {
+  EpsilonGreedy,
+  LinUCBDisjoint,
+  LinUCBShared,
+  OneArmOracle,
+  RandomPolicy,
+  ThompsonBernoulli,
+  ThompsonGaussian,
+  UCB1,
+} from "@routekit/classic";
+import type { ArmPolicy, AssortmentPolicy, Snapshot } from "@routekit/core";
+import type { ArmPolicySpec, AssortmentPolicySpec } from "@routekit/core/testing";
+import { KernelUcb, PakUcb, RffUcb } from "@routekit/kernel-ucb";
+import { OfuMnlPlus, TsMnl, UcbMnl } from "@routekit/mnl";
+
+/** Context length used for contextual arm policies. */
+export const D = 3;
+/** Item feature dimension and capacity used for assortment policies. */
+export const MNL_D = 3;
+export const MNL_K = 4;
+
+function arm<P extends ArmPolicy>(
+  name: string,
+  create: (seed: number, arms: readonly string[]) => P,
+  restore: (s: Snapshot) => P,
+  extra: Partial<ArmPolicySpec<P>> = {},
+): ArmPolicySpec<ArmPolicy> {
+  return { name, create: ({ seed, arms }) => create(seed, arms), restore, ...extra } as ArmPolicySpec<ArmPolicy>;
+}
+
+/** Classic family: costs are validated (negative or non-finite cost is INVALID input). */
+export const classicPolicies: ArmPolicySpec[] = [
+  arm("classic/random", (seed, arms) => new RandomPolicy({ arms, seed }), RandomPolicy.fromJSON, {
+    validatesCost: true,
+  }),
+  arm(
+    "classic/epsilon-greedy",
+    (seed, arms) => new EpsilonGreedy({ arms, seed, epsilon: 0.2 }),
+    EpsilonGreedy.fromJSON,
+    {
+      validatesCost: true,
+    },
+  ),
+  arm(
+    "classic/epsilon-greedy-1/t",
+    (seed, arms) => new EpsilonGreedy({ arms, seed, epsilon: 1, decay: "1/t" }),
+    EpsilonGreedy.fromJSON,
+    { validatesCost: true },
+  ),
+  arm("classic/ucb1", (seed, arms) => new UCB1({ arms, seed }), UCB1.fromJSON, { validatesCost: true }),
+  arm("classic/thompson-bernoulli", (seed, arms) => new ThompsonBernoulli({ arms, seed }), ThompsonBernoulli.fromJSON, {
+    validatesCost: true,
+  }),
+  arm(
+    "classic/thompson-bernoulli-binary",
+    (seed, arms) => new ThompsonBernoulli({ arms, seed, fractionalRewards: "fractional" }),
+    ThompsonBernoulli.fromJSON,
+    { validatesCost: true, rewards: "binary" },
+  ),
+  arm("classic/thompson-gaussian", (seed, arms) => new ThompsonGaussian({ arms, seed }), ThompsonGaussian.fromJSON, {
+    validatesCost: true,
+    rewards: [-5, 5],
+  }),
+  arm(
+    "classic/linucb-disjoint",
+    (seed, arms) => new LinUCBDisjoint({ arms, seed, contextDim: D }),
+    LinUCBDisjoint.fromJSON,
+    { validatesCost: true, contexts: "box" },
+  ),
+  arm(
+    "classic/linucb-shared",
+    (seed, arms) => new LinUCBShared({ arms, seed, contextDim: D, maxArms: 2 }),
+    LinUCBShared.fromJSON,
+    { validatesCost: true },
+  ),
+  arm(
+    "classic/one-arm-oracle",
+    (seed, arms) => new OneArmOracle({ arms, seed, arm: arms[0] as string }),
+    OneArmOracle.fromJSON,
+    { validatesCost: true, pinnedArms: ["arm-0"] },
+  ),
+];
+
+/** Kernel-UCB family (paper 003). */
+export const kernelPolicies: ArmPolicySpec[] = [
+  arm("kernel-ucb/pak-ucb-rbf", (seed, arms) => new PakUcb({ arms, seed, contextDim: D }), PakUcb.fromJSON),
+  arm(
+    "kernel-ucb/pak-ucb-poly",
+    (seed, arms) => new PakUcb({ arms, seed, contextDim: D, kernel: { type: "poly", gamma: 5 }, eta: 0 }),
+    PakUcb.fromJSON,
+  ),
+  arm(
+    "kernel-ucb/pak-ucb-linear",
+    (seed, arms) => new PakUcb({ arms, seed, contextDim: D, kernel: { type: "linear" } }),
+    PakUcb.fromJSON,
+  ),
+  arm("kernel-ucb/rff-ucb", (seed, arms) => new RffUcb({ arms, seed, contextDim: D, frequencies: 8 }), RffUcb.fromJSON),
+  arm("kernel-ucb/kernel-ucb", (seed, arms) => new KernelUcb({ arms, seed, contextDim: D }), KernelUcb.fromJSON),
+];
+
+function assortment<P extends AssortmentPolicy>(
+  name: string,
+  create: (seed: number) => P,
+  restore: (s: Snapshot) => P,
+  extra: Partial<AssortmentPolicySpec<P>> = {},
+): AssortmentPolicySpec<AssortmentPolicy> {
+  return {
+    name,
+    create: ({ seed }) => create(seed),
+    restore,
+    maxK: MNL_K,
+    maxItems: 8,
+    ...extra,
+  } as AssortmentPolicySpec<AssortmentPolicy>;
+}
+
+/** MNL family (paper 004). */
+export const mnlPolicies: AssortmentPolicySpec[] = [
+  assortment("mnl/ofu-mnl-plus", () => new OfuMnlPlus({ dim: MNL_D, maxSize: MNL_K }), OfuMnlPlus.fromJSON, {
+    fillsUnderUniformRevenue: true,
+  }),
+  assortment(
+    "mnl/ofu-mnl-plus-practical",
+    () => new OfuMnlPlus({ dim: MNL_D, maxSize: MNL_K, preset: "practical" }),
+    OfuMnlPlus.fromJSON,
+    { fillsUnderUniformRevenue: true },
+  ),
+  assortment("mnl/ucb-mnl", () => new UcbMnl({ dim: MNL_D, maxSize: MNL_K }), UcbMnl.fromJSON, {
+    fillsUnderUniformRevenue: true,
+  }),
+  assortment("mnl/ts-mnl", (seed) => new TsMnl({ dim: MNL_D, maxSize: MNL_K, seed }), TsMnl.fromJSON, {
+    fillsUnderUniformRevenue: true,
+  }),
+];
+
+export const armPolicies: ArmPolicySpec[] = [...classicPolicies, ...kernelPolicies];
