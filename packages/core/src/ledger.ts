@@ -160,9 +160,16 @@ export class DecisionLedger<P> {
     if (typeof id !== "string" || !id.startsWith(this.prefix)) {
       throw new RouteKitError(ErrorCode.UnknownDecision, `unknown decision id ${JSON.stringify(id)}`);
     }
-    const digits = id.slice(this.prefix.length);
-    const seq = /^(0|[1-9][0-9]*)$/.test(digits) ? Number(digits) : Number.NaN;
-    if (!Number.isSafeInteger(seq) || seq >= this.nextSeq) {
+    // Canonical decimal digits after the prefix (no sign, no leading zero), parsed without a regex:
+    // this runs on every update. 15 digits keep the value a safe integer.
+    const start = this.prefix.length;
+    const end = id.length;
+    let seq = end > start && end - start <= 15 ? 0 : -1;
+    for (let i = start; i < end && seq >= 0; i++) {
+      const c = id.charCodeAt(i) - 48;
+      seq = c >= 0 && c <= 9 && !(c === 0 && i === start && end > start + 1) ? seq * 10 + c : -1;
+    }
+    if (seq < 0 || seq >= this.nextSeq) {
       throw new RouteKitError(
         ErrorCode.UnknownDecision,
         `unknown decision id ${JSON.stringify(id)}: this policy never issued it`,
