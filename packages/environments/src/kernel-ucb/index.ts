@@ -1,2 +1,2 @@
-// Filled by the kernel-ucb environments.
-export {};
+export * from "./presets.js";
+export * from "./prompt-pool.js";

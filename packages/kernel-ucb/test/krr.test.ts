@@ -1,0 +1,132 @@
+import { describe, expect, it } from "vitest";
+import { DotKernel, ExactKrr, type KernelSpec, PakUcb, toLinalgKernel } from "../src/index.js";
+import { directKrr, seeded, unitVectors } from "./helpers.js";
+
+const kernels: KernelSpec[] = [
+  { type: "rbf", sigma: 1 },
+  { type: "rbf", sigma: 5 },
+  { type: "poly", gamma: 5 },
+  { type: "poly", gamma: 10 },
+];
+
+function maxRel(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let m = 0;
+  let scale = 0;
+  for (let i = 0; i < a.length; i++) scale = Math.max(scale, Math.abs(b[i] as number));
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs((a[i] as number) - (b[i] as number)));
+  return m / scale;
+}
+
+describe("kernels (spec 5.1.1)", () => {
+  it("rbf(y,y) = 1, matches exp(-|d|^2/2s^2); poly3(y,y) = (1+g)^3 on unit y; symmetric", () => {
+    const [x, y] = unitVectors(seeded(1), 2, 32) as [Float64Array, Float64Array];
+    let d2 = 0;
+    for (let i = 0; i < 32; i++) d2 += ((x[i] as number) - (y[i] as number)) ** 2;
+    const rbf = new DotKernel({ type: "rbf", sigma: 0.7 });
+    let xy = 0;
+    for (let i = 0; i < 32; i++) xy += (x[i] as number) * (y[i] as number);
+    expect(rbf.fromDot(xy, 1, 1)).toBeCloseTo(Math.exp(-d2 / (2 * 0.49)), 12);
+    expect(rbf.fromDot(1, 1, 1)).toBe(1);
+    expect(rbf.diag(1)).toBe(1);
+    const poly = new DotKernel({ type: "poly", gamma: 5 });
+    expect(poly.diag(1)).toBe(216);
+    expect(poly.fromDot(xy, 1, 1)).toBeCloseTo(toLinalgKernel({ type: "poly", gamma: 5 }).eval(x, y, 32), 9);
+  });
+});
+
+describe("incremental inverse = direct inverse (spec 5.1.2, 5.1.3)", () => {
+  for (const spec of kernels) {
+    it(`${JSON.stringify(spec)}: Q, a, mu, sigma over 60 points`, () => {
+      const rng = seeded(2);
+      const X = unitVectors(rng, 60, 32);
+      const v = X.map(() => rng.uniform());
+      const k = new DotKernel(spec);
+      const krr = new ExactKrr(32, k, 1, 4);
+      for (let i = 0; i < X.length; i++) {
+        const y = X[i] as Float64Array;
+        const b = krr.row(y, 1);
+        const S = krr.append(y, 1, v[i] as number, b, k.diag(1));
+        expect(S).toBeGreaterThanOrEqual(1);
+      }
+      const direct = directKrr(toLinalgKernel(spec), X, v, 1);
+      expect(maxRel(krr.inverse(), direct.Kinv())).toBeLessThan(1e-10);
+      // a = Q v
+      const Q = krr.inverse();
+      const Qv = new Float64Array(60);
+      for (let i = 0; i < 60; i++)
+        for (let j = 0; j < 60; j++) Qv[i] = (Qv[i] as number) + (Q[i * 60 + j] as number) * (v[j] as number);
+      expect(maxRel(krr.a.subarray(0, 60), Qv)).toBeLessThan(1e-10);
+      // mu, sigma at 20 queries, including a training point.
+      const queries = [...unitVectors(rng, 19, 32), X[7] as Float64Array];
+      for (const y of queries) {
+        const b = krr.row(y, 1, new Float64Array(60));
+        const mu = krr.mean(b);
+        const sigma = Math.sqrt(krr.variance(b, k.diag(1)));
+        const ref = direct.query(y);
+        expect(Math.abs(mu - ref.mu)).toBeLessThan(1e-10 * Math.max(1, Math.abs(ref.mu)));
+        expect(Math.abs(sigma - ref.sigma)).toBeLessThan(1e-9);
+      }
+      const onTrain = direct.query(X[7] as Float64Array).sigma;
+      expect(onTrain).toBeGreaterThan(0);
+      expect(onTrain).toBeLessThan(1);
+    });
+  }
+
+  it("first point: Q = [[1/(k(y,y)+alpha)]] (catches the reference code's 1/k + alpha)", () => {
+    const k = new DotKernel({ type: "poly", gamma: 5 });
+    const krr = new ExactKrr(4, k, 1);
+    const y = new Float64Array([1, 0, 0, 0]);
+    krr.append(y, 1, 0.5, krr.row(y, 1), k.diag(1));
+    expect(krr.Q[0]).toBe(1 / 217);
+    expect(krr.a[0]).toBe(0.5 / 217);
+  });
+
+  it("stays equal to the direct inverse over 1500 updates with growth (RBF sigma = 1)", () => {
+    const rng = seeded(3);
+    const X = unitVectors(rng, 1500, 16);
+    const v = X.map(() => rng.uniform());
+    const k = new DotKernel({ type: "rbf", sigma: 1 });
+    const krr = new ExactKrr(16, k, 1);
+    for (let i = 0; i < X.length; i++)
+      krr.append(X[i] as Float64Array, 1, v[i] as number, krr.row(X[i] as Float64Array, 1), 1);
+    // Compare mu and sigma against a direct solve on all 2000 points at a few queries.
+    const direct = directKrr(toLinalgKernel({ type: "rbf", sigma: 1 }), X, v, 1);
+    for (const y of unitVectors(rng, 5, 16)) {
+      const b = krr.row(y, 1, new Float64Array(1500));
+      const ref = direct.query(y);
+      expect(Math.abs(krr.mean(b) - ref.mu)).toBeLessThan(1e-9);
+      expect(Math.abs(Math.sqrt(krr.variance(b, 1)) - ref.sigma)).toBeLessThan(1e-8);
+    }
+    expect(krr.cap).toBeGreaterThanOrEqual(1500);
+  });
+});
+
+describe("PAK-UCB uses the incremental state correctly", () => {
+  it("predict() equals the direct formulas on each arm's own data", () => {
+    const rng = seeded(4);
+    const d = 12;
+    const p = new PakUcb({ arms: ["a", "b", "c"], contextDim: d, seed: 4 });
+    const data: Record<string, { X: Float64Array[]; v: number[] }> = {
+      a: { X: [], v: [] },
+      b: { X: [], v: [] },
+      c: { X: [], v: [] },
+    };
+    for (const y of unitVectors(rng, 150, d)) {
+      const dec = p.select(y);
+      const r = rng.uniform();
+      p.update(dec, { reward: r });
+      data[dec.arm]?.X.push(y);
+      data[dec.arm]?.v.push(r);
+    }
+    const q = unitVectors(rng, 1, d)[0] as Float64Array;
+    const eta = p.currentEta();
+    for (const pr of p.predict(q)) {
+      const dd = data[pr.arm] as { X: Float64Array[]; v: number[] };
+      const ref = directKrr(toLinalgKernel({ type: "rbf", sigma: 1 }), dd.X, dd.v, 1).query(q);
+      expect(pr.n).toBe(dd.X.length);
+      expect(Math.abs(pr.mean - ref.mu)).toBeLessThan(1e-10);
+      expect(Math.abs(pr.sigma - ref.sigma)).toBeLessThan(1e-9);
+      expect(Math.abs(pr.ucb - (ref.mu + eta * ref.sigma))).toBeLessThan(1e-8);
+    }
+  });
+});
