@@ -1,0 +1,164 @@
+/**
+ * Long-horizon stability of the incremental state of real policies, read back from their snapshots
+ * and compared with a fresh recomputation (ml-matrix) from the same data. One arm takes every update
+ * (the worst case for drift). 10^5 rounds in CI, 10^6 with ROUTEKIT_LONG=large; PAK-UCB grows
+ * O(n^2) per arm, so it runs 400 / 1,500 updates.
+ */
+import { LinUCBDisjoint } from "@routekit/classic";
+import type { Json } from "@routekit/core";
+import { decodeAt, longHorizon } from "@routekit/core/testing";
+import { PakUcb, RffUcb } from "@routekit/kernel-ucb";
+import { OfuMnlPlus } from "@routekit/mnl";
+import { Matrix } from "ml-matrix";
+import { describe, expect, it } from "vitest";
+import { lowerFrom, refCholesky, refInverse, relErr, symFromPacked, symFromUpper, unitStream } from "./reference.js";
+
+const T = longHorizon(100_000, 1_000_000);
+const N = longHorizon(400, 1500);
+const TOL = 1e-9;
+
+function vecErr(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < b.length; i++) {
+    num += ((a[i] as number) - (b[i] as number)) ** 2;
+    den += (b[i] as number) ** 2;
+  }
+  return Math.sqrt(num / den);
+}
+
+describe("policy state after a long stream", () => {
+  it(`LinUCB (disjoint) A^-1 and theta after ${T} updates`, () => {
+    const d = 4;
+    const p = new LinUCBDisjoint({ arms: ["only"], contextDim: d, seed: 1 });
+    const next = unitStream("linucb", d, "concentrated");
+    const A = new Float64Array(d * d);
+    for (let i = 0; i < d; i++) A[i * d + i] = 1;
+    const b = new Float64Array(d);
+    for (let t = 0; t < T; t++) {
+      const x = next();
+      const r = 0.5 + 0.5 * Math.sin(t);
+      p.update(p.select(x), { reward: r });
+      for (let i = 0; i < d; i++) {
+        b[i] += r * x[i];
+        for (let j = i; j < d; j++) A[i * d + j] += x[i] * x[j];
+      }
+    }
+    const st = p.toJSON().state as Json;
+    const Ainv = decodeAt(st, ["arms", 0, "Ainv"]);
+    const ref = refInverse(symFromUpper(A, d));
+    const err = relErr(symFromUpper(Ainv, d), ref);
+    console.log(`[long] linucb A^-1 T=${T}: rel err ${err.toExponential(2)}`);
+    expect(err).toBeLessThan(TOL);
+    const bb = decodeAt(st, ["arms", 0, "b"]);
+    expect(vecErr(bb, b)).toBeLessThan(TOL);
+  });
+
+  it(`RFF-UCB A^-1 and theta after ${T} updates`, () => {
+    const d = 3;
+    const p = new RffUcb({ arms: ["only"], contextDim: d, frequencies: 4, seed: 2, normalizeContext: false });
+    const F = p.numFeatures;
+    const next = unitStream("rff", d, "isotropic");
+    const A = new Float64Array(F * F);
+    for (let i = 0; i < F; i++) A[i * F + i] = p.alpha;
+    const b = new Float64Array(F);
+    const phi = new Float64Array(F);
+    for (let t = 0; t < T; t++) {
+      const x = next();
+      const r = 0.5 + 0.5 * Math.cos(t);
+      p.update(p.select(x), { reward: r });
+      p.features.map(x, phi);
+      for (let i = 0; i < F; i++) {
+        b[i] += r * phi[i];
+        for (let j = i; j < F; j++) A[i * F + j] += phi[i] * phi[j];
+      }
+    }
+    const st = p.toJSON().state as Json;
+    const ref = refInverse(symFromUpper(A, F));
+    const err = relErr(symFromPacked(decodeAt(st, ["arms", 0, "state", "Ainv"]), F), ref);
+    const theta = decodeAt(st, ["arms", 0, "state", "theta"]);
+    const thetaRef = ref.mmul(Matrix.columnVector(Array.from(b))).to1DArray();
+    const tErr = vecErr(theta, thetaRef);
+    console.log(`[long] rff-ucb A^-1 T=${T}: rel err ${err.toExponential(2)}, theta ${tErr.toExponential(2)}`);
+    expect(err).toBeLessThan(TOL);
+    expect(tErr).toBeLessThan(TOL);
+  });
+
+  it(`PAK-UCB (K + alpha I)^-1 and a = Q v after ${N} updates of one arm`, () => {
+    const d = 3;
+    const p = new PakUcb({ arms: ["only"], contextDim: d, seed: 3, normalizeContext: false });
+    const next = unitStream("pak", d, "concentrated");
+    const X: Float64Array[] = [];
+    const v: number[] = [];
+    for (let t = 0; t < N; t++) {
+      const x = next().slice();
+      const r = 0.5 + 0.4 * Math.sin(3 * t);
+      p.update(p.select(x), { reward: r });
+      X.push(x);
+      v.push(r);
+    }
+    const st = p.toJSON().state as Json;
+    const Q = decodeAt(st, ["arms", 0, "state", "Q"]);
+    const K = new Matrix(N, N);
+    for (let i = 0; i < N; i++)
+      for (let j = 0; j < N; j++) {
+        let s = 0;
+        for (let k = 0; k < d; k++) s += ((X[i] as Float64Array)[k] - (X[j] as Float64Array)[k]) ** 2;
+        K.set(i, j, Math.exp(-s / 2) + (i === j ? p.alpha : 0));
+      }
+    const ref = refInverse(K);
+    expect(Q.length).toBe((N * (N + 1)) / 2); // packed upper triangle
+    const err = relErr(symFromPacked(Q, N), ref);
+    const a = decodeAt(st, ["arms", 0, "state", "a"]);
+    const aErr = vecErr(a, ref.mmul(Matrix.columnVector(v)).to1DArray());
+    console.log(`[long] pak-ucb Q n=${N}: rel err ${err.toExponential(2)}, a ${aErr.toExponential(2)}`);
+    expect(err).toBeLessThan(TOL);
+    expect(aErr).toBeLessThan(TOL);
+  });
+
+  it(`OFU-MNL+ Cholesky factor of H after ${T / 10} updates vs H rebuilt from the iterates`, () => {
+    const d = 3;
+    const K = 3;
+    const p = new OfuMnlPlus({ dim: d, maxSize: K, preset: "practical" });
+    const next = unitStream("mnl", d, "isotropic");
+    const lambda = p.config.lambda;
+    const H = new Float64Array(d * d);
+    for (let i = 0; i < d; i++) H[i * d + i] = lambda;
+    const n = 5;
+    const f = new Float64Array(n * d);
+    const rounds = T / 10;
+    for (let t = 0; t < rounds; t++) {
+      for (let i = 0; i < n; i++)
+        f.set(
+          next().map((x) => x * 0.9),
+          i * d,
+        );
+      const dec = p.select({ features: f, numItems: n, maxSize: K });
+      const choice = t % 4 === 3 || dec.items.length === 0 ? null : (dec.items[t % dec.items.length] as number);
+      p.update(dec, { choice });
+      if (dec.items.length === 0) continue;
+      // H_{t+1} = H_t + G_t(w_{t+1}) on this round's offered items (spec 004 §2.2 step 9).
+      const w = decodeAt(p.toJSON().state as Json, ["w"]);
+      const z = dec.items.map((i) => w.reduce((s, wk, k) => s + wk * f[i * d + k], 0));
+      const m = Math.max(0, ...z);
+      const den = Math.exp(-m) + z.reduce((s, zi) => s + Math.exp(zi - m), 0);
+      const pr = z.map((zi) => Math.exp(zi - m) / den);
+      const xbar = new Float64Array(d);
+      dec.items.forEach((it, c) => {
+        for (let k = 0; k < d; k++) xbar[k] += pr[c] * f[it * d + k];
+      });
+      for (let a = 0; a < d; a++)
+        for (let bb = a; bb < d; bb++) {
+          let s = -xbar[a] * xbar[bb];
+          dec.items.forEach((it, c) => {
+            s += pr[c] * f[it * d + a] * f[it * d + bb];
+          });
+          H[a * d + bb] += s;
+        }
+    }
+    const L = decodeAt(p.toJSON().state as Json, ["L"]);
+    const err = relErr(lowerFrom(L, d), refCholesky(symFromUpper(H, d)));
+    console.log(`[long] ofu-mnl+ chol(H) T=${rounds}: rel err ${err.toExponential(2)}`);
+    expect(err).toBeLessThan(TOL);
+  });
+});
