@@ -95,7 +95,7 @@ export async function checkConcurrentArm<P extends ArmPolicy>(
       policy.addArm(id);
       log.push({ t: "add", arm: id });
       await jitter(rng);
-      const victim = policy.arms[0] as string;
+      const victim = policy.arms.find((a) => !spec.pinnedArms?.includes(a)) as string;
       policy.removeArm(victim);
       log.push({ t: "remove", arm: victim });
     }

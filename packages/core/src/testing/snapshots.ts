@@ -144,17 +144,22 @@ export function checkCorruptions<P extends PolicyBase>(
     }
     if (c.mustThrow) throw new ContractViolation(`${name}: snapshot with ${c.label} was accepted`);
     const trace = new Trace();
-    trace.push(`fromJSON(snapshot with ${c.label}) loaded`);
-    checkState(policy, {}, trace);
+    trace.push(`${name}: fromJSON(snapshot with ${c.label}) loaded`);
     try {
-      smoke(policy);
-    } catch (e) {
-      if (e instanceof ContractViolation) throw e;
-      if (!(e instanceof RouteKitError)) {
-        trace.fail(`${name}: after loading a snapshot with ${c.label}, the policy crashed: ${describeError(e)}`);
+      checkState(policy, {}, trace);
+      try {
+        smoke(policy);
+      } catch (e) {
+        if (e instanceof ContractViolation) throw e;
+        if (!(e instanceof RouteKitError)) {
+          trace.fail(`after loading a snapshot with ${c.label}, the policy crashed: ${describeError(e)}`);
+        }
       }
+      checkState(policy, {}, trace);
+    } catch (e) {
+      if (e instanceof ContractViolation) throw new ContractViolation(`${name}: ${e.message}`);
+      throw e;
     }
-    checkState(policy, {}, trace);
     tally.loaded++;
   }
   return tally;

@@ -1,0 +1,99 @@
+/**
+ * Snapshot corruption and concurrent feedback, for every policy.
+ * - Corrupted, truncated, re-typed or foreign snapshots throw RouteKitError (SNAPSHOT_* for the
+ *   envelope); a mutated snapshot that still loads must give a policy that works without NaN.
+ * - Many async request handlers (selects and late feedback interleaved through microtasks, timers
+ *   and setImmediate) end in the same state as the same calls applied in order.
+ */
+import { type ArmPolicy, type AssortmentPolicy, Rng } from "@routekit/core";
+import {
+  checkConcurrentArm,
+  checkConcurrentAssortment,
+  checkCorruptions,
+  corruptSnapshot,
+  longHorizon,
+} from "@routekit/core/testing";
+import { describe, expect, it } from "vitest";
+import { armPolicies, MNL_D, mnlPolicies } from "./policies.js";
+
+const CORRUPTIONS = longHorizon(60, 600);
+
+/** A spec of another class than specs[i] (the next one in the list whose kind differs). */
+function otherKind<S extends { name: string }>(specs: readonly S[], i: number): S {
+  const kind = (s: S) => s.name.split("-").slice(0, 2).join("-");
+  for (let k = 1; k < specs.length; k++) {
+    const s = specs[(i + k) % specs.length]!;
+    if (kind(s).split("/")[1] !== kind(specs[i]!).split("/")[1]) return s;
+  }
+  throw new Error("need two policy classes");
+}
+
+function armHistory(p: ArmPolicy, seed: number): void {
+  const rng = Rng.fromSeed(`history:${seed}`);
+  const ctx = () => (p.contextDim ? rng.fillNormal(new Float64Array(p.contextDim), 0, 0.5) : undefined);
+  const pend = [];
+  for (let t = 0; t < 12; t++) pend.push(p.select(ctx()));
+  for (let t = 0; t < 8; t++) p.update(pend[t] as { id: string }, { reward: rng.uniform() });
+}
+
+function armSmoke(p: ArmPolicy): void {
+  const rng = Rng.fromSeed("smoke");
+  for (let t = 0; t < 6; t++) {
+    const d = p.select(p.contextDim ? rng.fillNormal(new Float64Array(p.contextDim), 0, 0.5) : undefined);
+    p.update(d, { reward: rng.uniform() });
+  }
+}
+
+function query(rng: Rng) {
+  const n = 4;
+  return { features: rng.fillNormal(new Float64Array(n * MNL_D), 0, 0.4), numItems: n, maxSize: 2 };
+}
+
+describe.each(armPolicies.map((s, i) => [s.name, s, i] as const))("%s", (_n, spec, i) => {
+  it("rejects corrupted, truncated and foreign snapshots, never half-loads", () => {
+    const p = spec.create({ seed: 7, arms: ["arm-0", "arm-1", "arm-2"] });
+    armHistory(p, 7);
+    const other = otherKind(armPolicies, i)
+      .create({ seed: 1, arms: ["arm-0"] })
+      .toJSON();
+    const tally = checkCorruptions(
+      spec.name,
+      corruptSnapshot(p.toJSON(), other, Rng.fromSeed(`corrupt:${spec.name}`), CORRUPTIONS),
+      (s) => spec.restore(s),
+      armSmoke,
+    );
+    expect(tally.rejected).toBeGreaterThanOrEqual(11);
+  });
+  it("concurrent handlers with late feedback = the same calls in order", async () => {
+    const r = await checkConcurrentArm(spec, { handlers: 150 });
+    expect(r.pending).toBeGreaterThan(0);
+  });
+});
+
+describe.each(mnlPolicies.map((s, i) => [s.name, s, i] as const))("%s", (_n, spec, i) => {
+  it("rejects corrupted, truncated and foreign snapshots, never half-loads", () => {
+    const p = spec.create({ seed: 7 });
+    const rng = Rng.fromSeed("mnl-history");
+    const pend = [];
+    for (let t = 0; t < 10; t++) pend.push(p.select(query(rng)));
+    for (let t = 0; t < 7; t++) p.update(pend[t]!, { choice: pend[t]!.items[0] ?? null });
+    const other = otherKind(mnlPolicies, i).create({ seed: 1 }).toJSON();
+    const tally = checkCorruptions(
+      spec.name,
+      corruptSnapshot(p.toJSON(), other, Rng.fromSeed(`corrupt:${spec.name}`), CORRUPTIONS),
+      (s) => spec.restore(s) as AssortmentPolicy,
+      (q) => {
+        const r2 = Rng.fromSeed("smoke");
+        for (let t = 0; t < 4; t++) {
+          const d = q.select(query(r2));
+          q.update(d, { choice: d.items[0] ?? null });
+        }
+      },
+    );
+    expect(tally.rejected).toBeGreaterThanOrEqual(11);
+  });
+  it("concurrent handlers with late feedback = the same calls in order", async () => {
+    const r = await checkConcurrentAssortment(spec, { handlers: 150 });
+    expect(r.pending).toBeGreaterThan(0);
+  });
+});
