@@ -1,0 +1,255 @@
+import { Rng } from "@routekit/core";
+import { rbfKernel } from "@routekit/linalg";
+import { describe, expect, it } from "vitest";
+import { DotKernel, drawFeatures, ExactKrr, RffUcb, RidgeArm } from "../src/index.js";
+import { seeded, spdInverse, unitVectors } from "./helpers.js";
+
+function featureRows(p: RffUcb, X: Float64Array[]): Float64Array[] {
+  return X.map((y) => p.featurize(y, new Float64Array(p.numFeatures)));
+}
+
+describe("RFF features (spec 5.1.6)", () => {
+  it("||phi||^2 = 1, shapes W: D x d and phi: 2D, same seed gives the same W", () => {
+    const a = new RffUcb({ arms: ["x"], contextDim: 24, frequencies: 30, seed: 7 });
+    const b = new RffUcb({ arms: ["x"], contextDim: 24, frequencies: 30, seed: 7 });
+    const c = new RffUcb({ arms: ["x"], contextDim: 24, frequencies: 30, seed: 8 });
+    expect(a.features.W.length).toBe(30 * 24);
+    expect(a.numFeatures).toBe(60);
+    expect(a.features.W).toEqual(b.features.W);
+    expect(a.features.W).not.toEqual(c.features.W);
+    for (const y of unitVectors(seeded(1), 10, 24)) {
+      const phi = a.featurize(y, new Float64Array(60));
+      let s = 0;
+      for (const v of phi) s += v * v;
+      expect(Math.abs(s - 1)).toBeLessThan(1e-12);
+    }
+  });
+
+  it("kernel approximation error shrinks with D (spec 5.2 S2): err(4D) < 0.65 err(D), unbiased mean", () => {
+    const d = 16;
+    const X = unitVectors(seeded(2), 60, d);
+    const k = rbfKernel(1);
+    const maxErr = (D: number, seed: number): number => {
+      const f = drawFeatures(
+        { contextDim: d, sigma: 1, frequencies: D, variant: "paper", alpha: 1 },
+        Rng.fromSeed(seed),
+      );
+      const P = X.map((y) => f.map(y, new Float64Array(2 * D)));
+      let m = 0;
+      for (let i = 0; i < 60; i++)
+        for (let j = 0; j < i; j++) {
+          let s = 0;
+          for (let q = 0; q < 2 * D; q++) s += (P[i]?.[q] as number) * (P[j]?.[q] as number);
+          m = Math.max(m, Math.abs(s - k.eval(X[i] as Float64Array, X[j] as Float64Array, d)));
+        }
+      return m;
+    };
+    let e50 = 0;
+    let e200 = 0;
+    for (let s = 0; s < 5; s++) {
+      e50 += maxErr(50, s) / 5;
+      e200 += maxErr(200, s) / 5;
+    }
+    expect(e200).toBeLessThan(0.65 * e50);
+    // Unbiasedness of phi(y).phi(y') for one pair over 200 independent draws (within 3 standard errors).
+    const x = X[0] as Float64Array;
+    const y = X[1] as Float64Array;
+    const vals: number[] = [];
+    for (let s = 0; s < 200; s++) {
+      const f = drawFeatures(
+        { contextDim: d, sigma: 1, frequencies: 20, variant: "paper", alpha: 1 },
+        Rng.fromSeed(100 + s),
+      );
+      const a = f.map(x, new Float64Array(40));
+      const b = f.map(y, new Float64Array(40));
+      let dd = 0;
+      for (let q = 0; q < 40; q++) dd += (a[q] as number) * (b[q] as number);
+      vals.push(dd);
+    }
+    const mean = vals.reduce((p, q) => p + q, 0) / vals.length;
+    const sd = Math.sqrt(vals.reduce((p, q) => p + (q - mean) ** 2, 0) / (vals.length - 1));
+    expect(Math.abs(mean - k.eval(x, y, d))).toBeLessThan((3 * sd) / Math.sqrt(vals.length));
+  });
+});
+
+describe("ridge in feature space", () => {
+  it("kernel form = feature form (spec 5.1.4) and the sigma identity for paper features (5.1.7)", () => {
+    const rng = seeded(3);
+    const p = new RffUcb({ arms: ["x"], contextDim: 16, frequencies: 40, seed: 3 });
+    const F = p.numFeatures;
+    const X = unitVectors(rng, 50, 16);
+    const v = X.map(() => rng.uniform());
+    const Phi = featureRows(p, X);
+    const ridge = new RidgeArm(F, 1);
+    const krr = new ExactKrr(F, new DotKernel({ type: "linear" }), 1);
+    const u = new Float64Array(F);
+    Phi.forEach((phi, i) => {
+      ridge.solve(phi, u);
+      ridge.update(phi, v[i] as number, u);
+      let n2 = 0;
+      for (const q of phi) n2 += q * q;
+      krr.append(phi, n2, v[i] as number, krr.row(phi, n2), n2);
+    });
+    // Full Ainv and Phi^T Phi for the literal Alg. 5 sigma.
+    const Ainv = new Float64Array(F * F);
+    for (let i = 0; i < F; i++)
+      for (let j = i; j < F; j++) {
+        Ainv[i * F + j] = ridge.Ainv[i * F + j] as number;
+        Ainv[j * F + i] = ridge.Ainv[i * F + j] as number;
+      }
+    const G = new Float64Array(F * F);
+    for (const phi of Phi)
+      for (let i = 0; i < F; i++)
+        for (let j = 0; j < F; j++) G[i * F + j] = (G[i * F + j] as number) + (phi[i] as number) * (phi[j] as number);
+    for (const y of unitVectors(rng, 10, 16)) {
+      const phi = p.featurize(y, new Float64Array(F));
+      const b = krr.row(phi, 1, new Float64Array(50));
+      expect(Math.abs(krr.mean(b) - ridge.mean(phi))).toBeLessThan(1e-10);
+      expect(Math.abs(krr.variance(b, 1) - ridge.variance(phi))).toBeLessThan(1e-10);
+      // alpha^-1/2 (1 - phi^T Ainv Phi^T Phi phi)^1/2 = sqrt(phi^T Ainv phi)
+      const Gphi = new Float64Array(F);
+      for (let i = 0; i < F; i++)
+        for (let j = 0; j < F; j++) Gphi[i] = (Gphi[i] as number) + (G[i * F + j] as number) * (phi[j] as number);
+      let q = 0;
+      for (let i = 0; i < F; i++)
+        for (let j = 0; j < F; j++) q += (phi[i] as number) * (Ainv[i * F + j] as number) * (Gphi[j] as number);
+      expect(Math.abs(Math.sqrt(1 - q) - Math.sqrt(ridge.variance(phi)))).toBeLessThan(1e-12);
+    }
+  });
+
+  it("Sherman-Morrison over 5000 updates = direct inverse; theta = Ainv b; b = sum s phi (5.1.8, 5.1.9)", () => {
+    const rng = seeded(4);
+    const p = new RffUcb({ arms: ["x"], contextDim: 64, frequencies: 100, seed: 4 });
+    const F = p.numFeatures;
+    const ridge = new RidgeArm(F, 1);
+    const A = new Float64Array(F * F);
+    for (let i = 0; i < F; i++) A[i * F + i] = 1;
+    const bRef = new Float64Array(F);
+    const u = new Float64Array(F);
+    const phi = new Float64Array(F);
+    for (const y of unitVectors(rng, 5000, 64)) {
+      p.featurize(y, phi);
+      const s = rng.uniform();
+      ridge.solve(phi, u);
+      ridge.update(phi, s, u);
+      for (let i = 0; i < F; i++) {
+        bRef[i] = (bRef[i] as number) + s * (phi[i] as number);
+        const pi = phi[i] as number;
+        for (let j = 0; j < F; j++) A[i * F + j] = (A[i * F + j] as number) + pi * (phi[j] as number);
+      }
+    }
+    const inv = spdInverse(A, F);
+    let err = 0;
+    for (let i = 0; i < F; i++)
+      for (let j = i; j < F; j++)
+        err = Math.max(err, Math.abs((ridge.Ainv[i * F + j] as number) - (inv[i * F + j] as number)));
+    expect(err).toBeLessThan(1e-10);
+    let berr = 0;
+    let terr = 0;
+    for (let i = 0; i < F; i++) {
+      berr = Math.max(berr, Math.abs((ridge.b[i] as number) - (bRef[i] as number)));
+      let t = 0;
+      for (let j = 0; j < F; j++) t += (inv[i * F + j] as number) * (bRef[j] as number);
+      terr = Math.max(terr, Math.abs(t - (ridge.theta[i] as number)));
+    }
+    expect(berr).toBeLessThan(1e-9);
+    expect(terr).toBeLessThan(1e-9);
+    expect(ridge.n).toBe(5000);
+  });
+
+  it("one update: b = s phi exactly (the reference code double-counts the first reward)", () => {
+    const p = new RffUcb({ arms: ["x"], contextDim: 8, frequencies: 10, seed: 5 });
+    const y = unitVectors(seeded(5), 1, 8)[0] as Float64Array;
+    const d = p.select(y);
+    p.update(d, { reward: 0.7 });
+    const phi = p.featurize(y, new Float64Array(20));
+    const b = p.regression("x").b;
+    for (let i = 0; i < 20; i++) expect(b[i]).toBeCloseTo(0.7 * (phi[i] as number), 15);
+  });
+
+  it("repo2D = unnormalised [cos, sin](2 pi W y) features with ridge alpha (5.1.10)", () => {
+    const rng = seeded(6);
+    const D = 25;
+    const d = 8;
+    const sigma = 5;
+    const p = new RffUcb({ arms: ["x"], contextDim: d, frequencies: D, sigma, rffVariant: "repo2D", seed: 6, eta: 1 });
+    // The policy draws W' = W * 2 pi (bandwidth sigma / 2 pi); the reference code draws W ~ N(0, 1/sigma^2)
+    // and uses cos/sin(2 pi W y) unnormalised, with ridge alpha = 1.
+    const W2pi = p.features.W;
+    const repo = (y: Float64Array) => {
+      const out = new Float64Array(2 * D);
+      for (let j = 0; j < D; j++) {
+        let s = 0;
+        for (let i = 0; i < d; i++) s += (W2pi[j * d + i] as number) * (y[i] as number);
+        out[j] = Math.cos(s);
+        out[D + j] = Math.sin(s);
+      }
+      return out;
+    };
+    const X = unitVectors(rng, 40, d);
+    const F = 2 * D;
+    const A = new Float64Array(F * F);
+    for (let i = 0; i < F; i++) A[i * F + i] = 1;
+    const bv = new Float64Array(F);
+    for (const y of X) {
+      const dec = p.select(y);
+      const s = rng.uniform();
+      p.update(dec, { reward: s });
+      const f = repo(y);
+      for (let i = 0; i < F; i++) {
+        bv[i] = (bv[i] as number) + s * (f[i] as number);
+        for (let j = 0; j < F; j++) A[i * F + j] = (A[i * F + j] as number) + (f[i] as number) * (f[j] as number);
+      }
+    }
+    const Ainv = spdInverse(A, F);
+    for (const y of unitVectors(rng, 5, d)) {
+      const f = repo(y);
+      let mu = 0;
+      let q = 0;
+      for (let i = 0; i < F; i++)
+        for (let j = 0; j < F; j++) {
+          mu += (f[i] as number) * (Ainv[i * F + j] as number) * (bv[j] as number);
+          q += (f[i] as number) * (Ainv[i * F + j] as number) * (f[j] as number);
+        }
+      const pr = p.predict(y)[0];
+      expect(Math.abs((pr?.mean as number) - mu)).toBeLessThan(1e-10);
+      expect(Math.abs((pr?.sigma as number) - Math.sqrt(q))).toBeLessThan(1e-10);
+    }
+  });
+});
+
+describe("RFF-UCB converges to exact KRR as D grows (spec 5.2 S2)", () => {
+  it("max |mu_rff - mu_exact| over 100 queries: error(D=5000) < 0.03 and < error(D=200) / 2", () => {
+    const rng = seeded(7);
+    const d = 16;
+    const n = 300;
+    const X = unitVectors(rng, n, d);
+    const v = X.map(() => rng.uniform());
+    const Q = unitVectors(rng, 100, d);
+    const exact = new ExactKrr(d, new DotKernel({ type: "rbf", sigma: 1 }), 1);
+    X.forEach((y, i) => exact.append(y, 1, v[i] as number, exact.row(y, 1), 1));
+    const exactMu = Q.map((y) => exact.mean(exact.row(y, 1, new Float64Array(n))));
+    const err = (D: number): number => {
+      const f = drawFeatures(
+        { contextDim: d, sigma: 1, frequencies: D, variant: "paper", alpha: 1 },
+        Rng.fromSeed(70 + D),
+      );
+      // Dual form of the RFF regression: linear kernel on the 2D features (an n x n solve, not 2D x 2D).
+      const k = new ExactKrr(2 * D, new DotKernel({ type: "linear" }), 1, n);
+      X.forEach((y, i) => {
+        const phi = f.map(y, new Float64Array(2 * D));
+        k.append(phi, 1, v[i] as number, k.row(phi, 1), 1);
+      });
+      let m = 0;
+      Q.forEach((y, i) => {
+        const phi = f.map(y, new Float64Array(2 * D));
+        m = Math.max(m, Math.abs(k.mean(k.row(phi, 1, new Float64Array(n))) - (exactMu[i] as number)));
+      });
+      return m;
+    };
+    const e200 = err(200);
+    const e5000 = err(5000);
+    expect(e5000).toBeLessThan(0.03);
+    expect(e5000).toBeLessThan(e200 / 2);
+  });
+});
