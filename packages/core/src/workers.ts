@@ -1,8 +1,4 @@
-import { existsSync } from "node:fs";
-import { availableParallelism } from "node:os";
-import { isAbsolute, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { ErrorCode, RouteKitError } from "./errors.js";
 import type { RunResult } from "./metrics.js";
 import { type Experiment, type ExperimentResult, type Progress, runExperiment, summarize } from "./runner.js";
@@ -103,18 +99,34 @@ export function deserializeError(s: SerializedError): Error {
   return err;
 }
 
-/** `file:` URL of an experiment module given as an absolute path or URL. */
-export function moduleUrl(module: string): string {
+/**
+ * Node built-ins, imported on first use: the rest of core runs anywhere (browsers, edge runtimes),
+ * so its entry point must not import Node modules at load time.
+ */
+async function nodeApi() {
+  const [fs, os, path, url, threads] = await Promise.all([
+    import("node:fs"),
+    import("node:os"),
+    import("node:path"),
+    import("node:url"),
+    import("node:worker_threads"),
+  ]);
+  return { fs, os, path, url, threads };
+}
+
+/** `file:` URL of an experiment module given as an absolute path or URL (relative paths: from the cwd). */
+export async function moduleUrl(module: string): Promise<string> {
   if (typeof module !== "string" || module.length === 0) {
     throw new RouteKitError(ErrorCode.InvalidArgument, "plan.module must be a path or file: URL of an ES module");
   }
   if (module.startsWith("file:")) return module;
-  return pathToFileURL(isAbsolute(module) ? module : resolve(module)).href;
+  const { path, url } = await nodeApi();
+  return url.pathToFileURL(path.resolve(module)).href;
 }
 
 /** Imports a plan's module and builds its experiment (in the calling thread). */
 export async function loadExperiment(plan: ExperimentPlan): Promise<Experiment> {
-  const mod = (await import(moduleUrl(plan.module))) as { buildExperiment?: unknown };
+  const mod = (await import(await moduleUrl(plan.module))) as { buildExperiment?: unknown };
   if (typeof mod.buildExperiment !== "function") {
     throw new RouteKitError(
       ErrorCode.InvalidArgument,
@@ -128,14 +140,15 @@ export async function loadExperiment(plan: ExperimentPlan): Promise<Experiment> 
  * The worker entry shipped with the build: `worker.js` (ESM) or `worker.cjs` next to the bundle,
  * or `../dist/worker.js` when this file runs from source (tests).
  */
-export function defaultWorkerEntry(): URL {
+export async function defaultWorkerEntry(): Promise<URL> {
+  const { fs, url } = await nodeApi();
   const here = import.meta.url;
   const ext = here.endsWith(".cjs") ? ".cjs" : ".js";
   const candidates = [new URL(`./worker${ext}`, here), new URL("../dist/worker.js", here)];
-  for (const c of candidates) if (existsSync(fileURLToPath(c))) return c;
+  for (const c of candidates) if (fs.existsSync(url.fileURLToPath(c))) return c;
   throw new RouteKitError(
     ErrorCode.InvalidState,
-    `cannot find the worker entry (looked for ${candidates.map((c) => fileURLToPath(c)).join(", ")}); build @routekit/core first`,
+    `cannot find the worker entry (looked for ${candidates.map((c) => url.fileURLToPath(c)).join(", ")}); build @routekit/core first`,
   );
 }
 
@@ -159,8 +172,9 @@ export async function runExperimentInWorkers(
   if (plan === null || typeof plan !== "object") {
     throw new RouteKitError(ErrorCode.InvalidArgument, "plan must be { module, spec }");
   }
-  const url = moduleUrl(plan.module);
-  const requested = options.workers ?? availableParallelism();
+  const url = await moduleUrl(plan.module);
+  const node = await nodeApi();
+  const requested = options.workers ?? node.os.availableParallelism();
   if (!Number.isInteger(requested) && requested !== Number.POSITIVE_INFINITY) {
     throw new RouteKitError(ErrorCode.InvalidArgument, `workers must be an integer, got ${String(requested)}`);
   }
@@ -181,11 +195,12 @@ export async function runExperimentInWorkers(
     throw new RouteKitError(ErrorCode.InvalidArgument, `horizon must be an integer >= 1, got ${exp.horizon}`);
   }
   const environment = exp.environment().name;
-  const entry = options.workerEntry ?? defaultWorkerEntry();
-  return runPool(url, plan.spec, tasks, poolSize, exp, environment, entry, options);
+  const entry = options.workerEntry ?? (await defaultWorkerEntry());
+  return runPool(node.threads.Worker, url, plan.spec, tasks, poolSize, exp, environment, entry, options);
 }
 
 function runPool(
+  WorkerClass: typeof Worker,
   url: string,
   spec: Json,
   tasks: readonly { policy: number; seed: number; label: string }[],
@@ -257,7 +272,7 @@ function runPool(
     };
 
     for (let i = 0; i < poolSize; i++) {
-      const w = new Worker(entry, { workerData: init });
+      const w = new WorkerClass(entry, { workerData: init });
       workers.push(w);
       w.on("message", (m: WorkerMessage) => onMessage(w, m));
       w.on("error", (e) => finish(e instanceof Error ? e : new Error(String(e))));

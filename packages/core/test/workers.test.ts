@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -57,8 +57,38 @@ async function rejection(p: Promise<unknown>): Promise<Error> {
 const SPEC = { arms: 4, horizon: 1500, seeds: [1, 2, 3], eps: [0.05, 0.3] };
 
 describe("runExperimentInWorkers", () => {
-  it("finds the worker entry built next to the bundle", () => {
-    expect(fileURLToPath(defaultWorkerEntry())).toBe(join(pkg, "dist", "worker.js"));
+  it("finds the worker entry built next to the bundle", async () => {
+    expect(fileURLToPath(await defaultWorkerEntry())).toBe(join(pkg, "dist", "worker.js"));
+  });
+
+  it("works from the CommonJS build (worker.cjs located through the import.meta.url shim)", () => {
+    const script = `
+      const core = require(${JSON.stringify(join(pkg, "dist", "index.cjs"))});
+      core.defaultWorkerEntry().then(async (entry) => {
+        const r = await core.runExperimentInWorkers(
+          { module: ${JSON.stringify(fixture)}, spec: { arms: 3, horizon: 200, seeds: [1, 2], eps: [0.1] } },
+          { workers: 2 },
+        );
+        console.log(JSON.stringify({ entry: entry.href, runs: r.runs.map((x) => x.final.regret) }));
+      });`;
+    const out = JSON.parse(execFileSync(process.execPath, ["-e", script], { encoding: "utf8" })) as {
+      entry: string;
+      runs: number[];
+    };
+    expect(out.entry.endsWith("/dist/worker.cjs")).toBe(true);
+    expect(out.runs.length).toBe(2);
+    expect(out.runs[0]).not.toBe(out.runs[1]);
+  });
+
+  it("keeps the ESM entry free of static Node imports (core runs outside Node; workers load them lazily)", () => {
+    const index = readFileSync(join(pkg, "dist", "index.js"), "utf8");
+    const chunks = [...index.matchAll(/from "\.\/(chunk-[A-Z0-9]+\.js)"/g)].map((m) => m[1] as string);
+    expect(chunks.length).toBeGreaterThan(0);
+    for (const f of ["index.js", ...chunks]) {
+      const code = readFileSync(join(pkg, "dist", f), "utf8");
+      expect(code).not.toMatch(/^import .* from "node:/m);
+      expect(code).not.toMatch(/^import "node:/m);
+    }
   });
 
   it("returns runExperiment's runs, in its order, with the same series (wall times aside)", async () => {
