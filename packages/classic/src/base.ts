@@ -279,3 +279,27 @@ export const uidCodec: LedgerCodec<number> = {
     return json as number;
   },
 };
+
+/**
+ * Guards a ridge update before it mutates anything: throws NUMERICAL when the Sherman-Morrison step
+ * (A^-1 -= u u^T / denom) or the accompanying vector step (`step` = largest |increment|, e.g.
+ * |reward| |x|) would overflow, so extreme-but-finite input cannot leave Infinity or NaN behind.
+ */
+export function checkRidgeStep(uu: number, denom: number, step: number): void {
+  if (!(Number.isFinite(denom) && denom > 0 && Number.isFinite(uu / denom) && Number.isFinite(step))) {
+    throw new RouteKitError(
+      ErrorCode.Numerical,
+      "this feedback would overflow the ridge model (context or reward magnitude too large); the update was not applied",
+    );
+  }
+}
+
+/** Throws OUT_OF_RANGE when |x|^2 overflows (such a context cannot be scored). */
+export function checkContextNorm(xx: number): void {
+  if (!Number.isFinite(xx)) {
+    throw new RouteKitError(
+      ErrorCode.OutOfRange,
+      "context is too large: its squared norm overflows (expected entries well below 1e150 in magnitude)",
+    );
+  }
+}

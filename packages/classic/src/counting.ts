@@ -44,6 +44,9 @@ export abstract class CountingPolicy extends BaseArmPolicy<CountState, number> {
   }
 
   protected learn(state: CountState, _payload: number, reward: number): void {
+    if (!Number.isFinite(state.sum + reward)) {
+      throw new RouteKitError(ErrorCode.Numerical, `reward ${reward} would overflow the arm's reward sum; not applied`);
+    }
     state.n += 1;
     state.sum += reward;
     this.observations++;

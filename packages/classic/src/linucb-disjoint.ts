@@ -28,7 +28,9 @@ import {
   type BasePolicyOptions,
   baseOptions,
   CLASSIC_SNAPSHOT_VERSION,
+  checkContextNorm,
   checkOption,
+  checkRidgeStep,
   restoring,
 } from "./base.js";
 import { type VecPayload, VecPayloadStore } from "./payload.js";
@@ -111,6 +113,7 @@ export class LinUCBDisjoint extends BaseArmPolicy<DisjointArm, VecPayload> {
     const x = this.x;
     const ctx = context as ArrayLike<number>;
     for (let i = 0; i < d; i++) x[i] = ctx[i] as number;
+    checkContextNorm(dot(x, x, d));
     const k = this.table.size;
     const states = this.table.states;
     const scores = this.scores;
@@ -135,6 +138,8 @@ export class LinUCBDisjoint extends BaseArmPolicy<DisjointArm, VecPayload> {
       u = this.uTmp;
       symvUpper(s.Ainv, d, p.x, u);
     }
+    const denom = 1 + dot(p.x, u, d);
+    checkRidgeStep(dot(u, u, d), denom, Math.abs(reward) * Math.sqrt(dot(p.x, p.x, d)));
     shermanMorrisonWithU(s.Ainv, d, p.x, u, 1);
     axpy(reward, p.x, s.b, d);
     s.version++;

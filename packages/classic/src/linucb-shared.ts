@@ -11,7 +11,16 @@ import {
   readSnapshot,
   type Snapshot,
 } from "@routekit/core";
-import { allocF64, axpy, dot, freeF64, gemvT, setScaledIdentity, shermanMorrisonWithU, symvUpper } from "@routekit/linalg";
+import {
+  allocF64,
+  axpy,
+  dot,
+  freeF64,
+  gemvT,
+  setScaledIdentity,
+  shermanMorrisonWithU,
+  symvUpper,
+} from "@routekit/linalg";
 import {
   type ArmState,
   argmaxRandomTie,
@@ -19,7 +28,9 @@ import {
   type BasePolicyOptions,
   baseOptions,
   CLASSIC_SNAPSHOT_VERSION,
+  checkContextNorm,
   checkOption,
+  checkRidgeStep,
   restoring,
 } from "./base.js";
 import { type VecPayload, VecPayloadStore } from "./payload.js";
@@ -149,6 +160,7 @@ export class LinUCBShared extends BaseArmPolicy<SharedArm, VecPayload> {
     const w = this.w;
     const ctx = context as ArrayLike<number>;
     for (let i = 0; i < d; i++) x[i] = ctx[i] as number;
+    checkContextNorm(dot(x, x, d));
     // w = A^-1[:, 0:d] x: the cross block from the stored upper rows, then the x block.
     gemvT(A, d, active, x, w, 1, 0, ld);
     symvUpper(A, d, x, w, ld);
@@ -190,8 +202,17 @@ export class LinUCBShared extends BaseArmPolicy<SharedArm, VecPayload> {
       symvUpper(this.Ainv, active, z, u, ld);
     }
     const pred = dot(p.x, this.thetaV, d) + (this.thetaV[j] as number);
-    const denom = shermanMorrisonWithU(this.Ainv, active, z, u, 1, ld);
-    axpy((reward - pred) / denom, u, this.thetaV, active);
+    const denom = 1 + dot(z, u, active);
+    const uu = dot(u, u, active);
+    const coef = (reward - pred) / denom;
+    try {
+      checkRidgeStep(uu, denom, Math.abs(coef) * Math.sqrt(uu));
+    } catch (e) {
+      z[j] = 0;
+      throw e;
+    }
+    shermanMorrisonWithU(this.Ainv, active, z, u, 1, ld);
+    axpy(coef, u, this.thetaV, active);
     z[j] = 0;
     this.version++;
   }
