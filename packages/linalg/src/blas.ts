@@ -16,6 +16,19 @@
  * going to s0 and s1; result ((s0+s2)+(s4+s6)) + ((s1+s3)+(s5+s7)), plus the last term if n is odd.
  */
 export function dotScalar(x: Float64Array, y: Float64Array, n = x.length, xo = 0, yo = 0): number {
+  dotInto(x, y, n, xo, yo);
+  return DOT_OUT[0] as number;
+}
+
+/**
+ * Scratch for {@link dotInto}: a double returned from a function V8 does not inline is boxed into a
+ * 16-byte heap number, so the row loops below take their dot products through this slot instead and
+ * allocate nothing.
+ */
+const DOT_OUT = new Float64Array(1);
+
+/** dotScalar's body; the result goes to DOT_OUT[0]. */
+function dotInto(x: Float64Array, y: Float64Array, n: number, xo: number, yo: number): void {
   let s0 = 0;
   let s1 = 0;
   let s2 = 0;
@@ -43,7 +56,7 @@ export function dotScalar(x: Float64Array, y: Float64Array, n = x.length, xo = 0
   }
   let r = s0 + s2 + (s4 + s6) + (s1 + s3 + (s5 + s7));
   if (i < n) r += (x[xo + i] as number) * (y[yo + i] as number);
-  return r;
+  DOT_OUT[0] = r;
 }
 
 /** y += alpha x over n entries. */
@@ -68,7 +81,8 @@ export function gemvScalar(
   ld = cols,
 ): void {
   for (let i = 0; i < rows; i++) {
-    const s = dotScalar(A, x, cols, i * ld, 0);
+    dotInto(A, x, cols, i * ld, 0);
+    const s = DOT_OUT[0] as number;
     y[i] = beta === 0 ? alpha * s : alpha * s + beta * (y[i] as number);
   }
 }
@@ -159,7 +173,8 @@ export function quadFormUpperScalar(A: Float64Array, n: number, x: Float64Array,
   for (let i = 0; i < n; i++) {
     const row = i * ld;
     const xi = x[i] as number;
-    const off = dotScalar(A, x, n - i - 1, row + i + 1, i + 1);
+    dotInto(A, x, n - i - 1, row + i + 1, i + 1);
+    const off = DOT_OUT[0] as number;
     total += xi * ((A[row + i] as number) * xi + 2 * off);
   }
   return total;

@@ -34,11 +34,14 @@ function fitsMatrix(A: Float64Array, rows: number, cols: number, ld: number): bo
   );
 }
 
+/** Whether dot(x, y, n, xo, yo) may run in WebAssembly (kept out of `dot` so that `dot` stays small enough to inline). */
+function dotInWasm(x: Float64Array, y: Float64Array, n: number, xo: number, yo: number): boolean {
+  return isWasmBuffer(x.buffer) && isWasmBuffer(y.buffer) && fits(x, xo, n) && fits(y, yo, n);
+}
+
 /** x . y over n entries, from x[xo] and y[yo]. */
 export function dot(x: Float64Array, y: Float64Array, n = x.length, xo = 0, yo = 0): number {
-  if (K !== null && isWasmBuffer(x.buffer) && isWasmBuffer(y.buffer) && fits(x, xo, n) && fits(y, yo, n)) {
-    return K.dot(x.byteOffset + 8 * xo, y.byteOffset + 8 * yo, n);
-  }
+  if (K !== null && dotInWasm(x, y, n, xo, yo)) return K.dot(x.byteOffset + 8 * xo, y.byteOffset + 8 * yo, n);
   return dotScalar(x, y, n, xo, yo);
 }
 

@@ -16,7 +16,11 @@ export function shermanMorrisonUpdate(
   ld = n,
 ): number {
   symvUpper(Ainv, n, x, u, ld);
-  return shermanMorrisonWithU(Ainv, n, x, u, w, ld);
+  // Same two lines as shermanMorrisonWithU, not a call to it: a double returned from a call V8 does
+  // not inline is boxed (a 16-byte allocation per update).
+  const denom = 1 + w * dot(x, u, n);
+  syrUpper(Ainv, n, -w / denom, u, ld);
+  return denom;
 }
 
 /** Sherman-Morrison step with u = Ainv x already computed (see {@link shermanMorrisonUpdate}). */
