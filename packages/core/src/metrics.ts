@@ -39,6 +39,8 @@ export interface RunResult {
   /** Fraction of rounds each arm was picked (arm protocols); item offer shares for assortments. */
   readonly pickShare: Record<string, number>;
   readonly wallMs: number;
+  /** Name of the environment the run played. */
+  readonly environment?: string;
 }
 
 /** Evenly spaced checkpoints 1..horizon with the horizon always included. */

@@ -43,6 +43,11 @@ export interface Experiment<P extends Protocol = Protocol> {
   readonly policies: readonly { readonly label: string; readonly create: PolicyFactory<PolicyOf<P>> }[];
   readonly seeds: readonly number[];
   readonly horizon: number;
+  /**
+   * Name reported in results. When omitted it is read from the first environment built, so a costly
+   * environment (e.g. a replay table) is never constructed just for its name.
+   */
+  readonly environmentName?: string;
   /** Points kept per series (default 200). */
   readonly points?: number;
 }
@@ -109,6 +114,7 @@ export function runOne<P extends Protocol>(
     final: rec.final(),
     pickShare: rec.pickShare(),
     wallMs: performance.now() - t0,
+    environment: env.name,
   };
 }
 
@@ -255,7 +261,7 @@ export function runExperiment<P extends Protocol>(exp: Experiment<P>, options: R
   }
   return {
     protocol: exp.protocol,
-    environment: exp.environment().name,
+    environment: exp.environmentName ?? runs[0]?.environment ?? exp.environment().name,
     horizon: exp.horizon,
     runs,
     summary: summarize(runs),

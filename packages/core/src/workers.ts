@@ -194,7 +194,7 @@ export async function runExperimentInWorkers(
   if (!(exp.horizon >= 1) || !Number.isInteger(exp.horizon)) {
     throw new RouteKitError(ErrorCode.InvalidArgument, `horizon must be an integer >= 1, got ${exp.horizon}`);
   }
-  const environment = exp.environment().name;
+  const environment = exp.environmentName ?? exp.environment().name;
   const entry = options.workerEntry ?? (await defaultWorkerEntry());
   return runPool(node.threads.Worker, url, plan.spec, tasks, poolSize, exp, environment, entry, options);
 }
