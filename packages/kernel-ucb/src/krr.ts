@@ -1,5 +1,5 @@
 import { decodeF64, ErrorCode, encodeF64, field, type Json, RouteKitError } from "@routekit/core";
-import { allocF64, borderedInverseAppend, dot, gemv, quadFormUpper } from "@routekit/linalg";
+import { allocF64, borderedInverseAppend, dot, freeF64, gemv, quadFormUpper } from "@routekit/linalg";
 import type { DotKernel } from "./kernel.js";
 
 /** Optional flop counter (spec §5.1 test 16: cost model checked by counts, not wall time). */
@@ -141,6 +141,7 @@ export class ExactKrr {
     const wasScratch = b === this.b;
     const nb = allocF64(cap);
     nb.set(b.subarray(0, n));
+    const old = [this.Q, this.X, this.norms, this.v, this.a, this.work, this.b];
     this.Q = Q;
     this.X = X;
     this.norms = copyInto(allocF64(cap), this.norms, n);
@@ -151,11 +152,9 @@ export class ExactKrr {
     this.a = copyInto(allocF64(cap), this.a, n);
     this.work = allocF64(cap);
     this.cap = cap;
-    if (wasScratch) {
-      this.b = nb;
-      return nb;
-    }
-    this.b = allocF64(cap);
+    this.b = wasScratch ? nb : allocF64(cap);
+    // Hand the old blocks back to linalg's WebAssembly allocator (no-op for plain arrays).
+    for (const o of old) freeF64(o);
     return nb;
   }
 
