@@ -227,7 +227,9 @@ describe("RFF-UCB converges to exact KRR as D grows (spec 5.2 S2)", () => {
     const v = X.map(() => rng.uniform());
     const Q = unitVectors(rng, 100, d);
     const exact = new ExactKrr(d, new DotKernel({ type: "rbf", sigma: 1 }), 1);
-    X.forEach((y, i) => exact.append(y, 1, v[i] as number, exact.row(y, 1), 1));
+    X.forEach((y, i) => {
+      exact.append(y, 1, v[i] as number, exact.row(y, 1), 1);
+    });
     const exactMu = Q.map((y) => exact.mean(exact.row(y, 1, new Float64Array(n))));
     const err = (D: number): number => {
       const f = drawFeatures(

@@ -58,7 +58,9 @@ describe("S1: coverage of the confidence bound (realizable RKHS instance)", () =
       const { env: rng } = seedStreams(seed);
       const pool = unitVectors(rng, 250, d);
       const flat = new Float64Array(250 * d);
-      pool.forEach((y, i) => flat.set(y, i * d));
+      pool.forEach((y, i) => {
+        flat.set(y, i * d);
+      });
       const f = rkhsFunction(flat, d, 250, 20, 1, 1, rng);
       const krr = new ExactKrr(d, kernel, 1, 256);
       for (let i = 0; i < 200; i++) {
