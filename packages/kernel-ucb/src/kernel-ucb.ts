@@ -90,7 +90,7 @@ export class KernelUcb implements ArmPolicy {
   private readonly initialCapacity: number;
   private rng: Rng;
   /** Per arm: its tag (ordinal in the one-hot code; never reused). */
-  private readonly table = new ArmTable<number>();
+  private readonly table: ArmTable<number> = new ArmTable<number>();
   private nextTag = 0;
   private krr: ExactKrr;
   private readonly ledger: DecisionLedger<Payload>;

@@ -109,7 +109,7 @@ export class PakUcb implements ArmPolicy {
   private readonly initialCapacity: number;
   private readonly counter: OpCounter | undefined;
   private rng: Rng;
-  private readonly table = new ArmTable<ExactKrr>();
+  private readonly table: ArmTable<ExactKrr> = new ArmTable<ExactKrr>();
   private readonly ledger: DecisionLedger<Payload>;
   private readonly payloads: ObjectPool<Payload>;
   private readonly y: Float64Array;

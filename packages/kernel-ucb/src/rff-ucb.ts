@@ -99,7 +99,7 @@ export class RffUcb implements ArmPolicy {
   private readonly transform: ResolvedTransform;
   private readonly counter: OpCounter | undefined;
   private rng: Rng;
-  private readonly table = new ArmTable<RidgeArm>();
+  private readonly table: ArmTable<RidgeArm> = new ArmTable<RidgeArm>();
   private readonly ledger: DecisionLedger<Payload>;
   private readonly payloads: ObjectPool<Payload>;
   private readonly y: Float64Array;
