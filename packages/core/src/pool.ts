@@ -6,14 +6,21 @@
 export class Float64Pool {
   private readonly free: Float64Array[] = [];
 
+  /**
+   * @param length values per buffer
+   * @param maxFree buffers kept for reuse at most
+   * @param allocate how a new buffer is made; pass linalg's `allocF64` for buffers that hot kernels
+   *   read, so they live in WebAssembly-reachable memory (core does not depend on linalg)
+   */
   constructor(
     readonly length: number,
     private readonly maxFree = 1024,
+    private readonly allocate: (n: number) => Float64Array = (n) => new Float64Array(n),
   ) {}
 
   /** A buffer of `length` values (contents unspecified). */
   acquire(): Float64Array {
-    return this.free.pop() ?? new Float64Array(this.length);
+    return this.free.pop() ?? this.allocate(this.length);
   }
 
   /** A pooled copy of `src`. */

@@ -96,6 +96,15 @@ export function decodeF64(s: Json | undefined, what: string, expectedLength?: nu
   return out;
 }
 
+/**
+ * Decodes a snapshot's Float64 field into `target` (which must have exactly the stored length), so
+ * restored state can live in buffers the caller chose, e.g. linalg's WebAssembly-reachable `allocF64`.
+ */
+export function decodeF64Into(s: Json | undefined, what: string, target: Float64Array): Float64Array {
+  target.set(decodeF64(s, what, target.length));
+  return target;
+}
+
 /** Reads a required field of a snapshot state with a type check. */
 export function field<T extends "number" | "string" | "boolean" | "object" | "array">(
   state: Record<string, Json>,
