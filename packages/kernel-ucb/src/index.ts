@@ -7,3 +7,4 @@ export * from "./pak-ucb.js";
 export * from "./rff-ucb.js";
 export * from "./ridge.js";
 export { argmaxRandomTies, pickUnvisited } from "./select.js";
+export * from "./sup-pak-ucb.js";
