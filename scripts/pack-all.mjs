@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The last step before `changeset publish`: pack every publishable package into dist-packs/.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..");

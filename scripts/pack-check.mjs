@@ -2,7 +2,7 @@
 // Proves that every publishable package installs on its own from its tarball into an empty Node
 // project and imports from ESM and CommonJS, types included, exactly as a user would get it from npm.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -20,7 +20,10 @@ const pnpm = ["-y", "pnpm@10"];
 
 const tarballs = {};
 for (const { dir, pkg } of pkgs) {
-  const out = run("npx", [...pnpm, "pack", "--pack-destination", packs], dir).trim().split("\n").pop();
+  const out = run("npx", [...pnpm, "pack", "--pack-destination", packs], dir)
+    .trim()
+    .split("\n")
+    .pop();
   tarballs[pkg.name] = out.startsWith("/") ? out : join(packs, out);
   console.log(`packed ${pkg.name} -> ${tarballs[pkg.name].split("/").pop()}`);
 }
@@ -31,7 +34,11 @@ mkdirSync(app);
 const overrides = Object.fromEntries(Object.entries(tarballs).map(([n, t]) => [n, `file:${t}`]));
 writeFileSync(
   join(app, "package.json"),
-  JSON.stringify({ name: "pack-check-app", version: "0.0.0", private: true, dependencies: overrides, overrides }, null, 2),
+  JSON.stringify(
+    { name: "pack-check-app", version: "0.0.0", private: true, dependencies: overrides, overrides },
+    null,
+    2,
+  ),
 );
 run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", "typescript@~5.9.3", "@types/node@^20"], app);
 
@@ -60,7 +67,14 @@ writeFileSync(join(app, "types.cts"), `${tsImports}\n${tsUse}`);
 writeFileSync(
   join(app, "tsconfig.json"),
   JSON.stringify({
-    compilerOptions: { module: "node16", moduleResolution: "node16", strict: true, noEmit: true, skipLibCheck: true, types: ["node"] },
+    compilerOptions: {
+      module: "node16",
+      moduleResolution: "node16",
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+      types: ["node"],
+    },
     files: ["types.mts", "types.cts"],
   }),
 );
