@@ -210,9 +210,13 @@ export class PromptPoolEnvironment implements ArmEnvironment {
     this.buildTable(rng.fork("table"));
     this.ctxRng = rng.fork("contexts");
     this.fbRng = rng.fork("feedback");
-    this.t = -1;
+    // State of round 0 before next(0), so bestFixedArm() works right after reset (the one-arm
+    // oracle is built then).
+    this.t = 0;
     this.bestFixedKey = "";
-    for (let g = 0; g < this.G; g++) this.live[g] = false;
+    for (let g = 0; g < this.G; g++) this.live[g] = this.arrival[g] === 0;
+    this.activeCats = 0;
+    for (let k = 0; k < this.K; k++) if ((this.catStart[k] as number) <= 0) this.activeCats++;
   }
 
   private buildMeans(rng: Rng): void {
@@ -297,7 +301,7 @@ export class PromptPoolEnvironment implements ArmEnvironment {
     for (let g = 0; g < this.G; g++) {
       if (!this.live[g] && (this.arrival[g] as number) <= t) {
         this.live[g] = true;
-        if ((this.arrival[g] as number) > 0 && t > 0) (arrivals ??= []).push(this.config.arms[g] as string);
+        if ((this.arrival[g] as number) > 0) (arrivals ??= []).push(this.config.arms[g] as string);
       }
     }
     let active = 0;

@@ -1,0 +1,120 @@
+import { Rng } from "@routekit/core";
+import { describe, expect, it } from "vitest";
+import { promptPool, promptPoolPresets } from "../src/index.js";
+
+const cos = (a: Float64Array, ao: number, b: Float64Array, bo: number, d: number) => {
+  let s = 0;
+  for (let i = 0; i < d; i++) s += (a[ao + i] as number) * (b[bo + i] as number);
+  return s;
+};
+
+describe("prompt-pool environments (spec 3.6)", () => {
+  it("every preset builds, resets and plays a round", () => {
+    for (const preset of promptPoolPresets) {
+      const env = promptPool(preset, { dim: 16, poolSize: 100 });
+      env.reset(Rng.fromSeed(1));
+      const r = env.next(0);
+      expect(r.context?.length).toBe(16);
+      for (const a of env.initialArms) {
+        expect(Number.isFinite(env.pull(a).reward)).toBe(true);
+        expect(env.expectedReward(a)).toBeLessThanOrEqual(env.oracleReward());
+      }
+      expect(env.initialArms).toContain(env.bestFixedArm());
+    }
+  });
+
+  it("prompts are unit vectors with the designed cosines: within about 1/(1+tau^2), between about 0.5/(1+tau^2)", () => {
+    const env = promptPool("expert5big", { dim: 256, poolSize: 500 });
+    env.reset(Rng.fromSeed(2));
+    const d = 256;
+    let w = 0;
+    let nw = 0;
+    let b = 0;
+    let nb = 0;
+    for (let i = 0; i < 200; i++) {
+      expect(Math.abs(cos(env.prompts, i * d, env.prompts, i * d, d) - 1)).toBeLessThan(1e-12);
+      for (let j = i + 1; j < 200; j++) {
+        const c = cos(env.prompts, i * d, env.prompts, j * d, d);
+        if (env.category[i] === env.category[j]) {
+          w += c;
+          nw++;
+        } else {
+          b += c;
+          nb++;
+        }
+      }
+    }
+    expect(w / nw).toBeGreaterThan(0.6);
+    expect(w / nw).toBeLessThan(0.68);
+    expect(b / nb).toBeGreaterThan(0.25);
+    expect(b / nb).toBeLessThan(0.42);
+  });
+
+  it("same seed, same prompts and scores; contexts do not depend on what is pulled", () => {
+    const a = promptPool("swap", { dim: 8, poolSize: 50 });
+    const b = promptPool("swap", { dim: 8, poolSize: 50 });
+    a.reset(Rng.fromSeed(3));
+    b.reset(Rng.fromSeed(3));
+    expect(a.table).toEqual(b.table);
+    for (let t = 0; t < 30; t++) {
+      const ca = Float64Array.from(a.next(t).context as Float64Array);
+      const cb = Float64Array.from(b.next(t).context as Float64Array);
+      expect(cb).toEqual(ca);
+      a.pull("a");
+      if (t % 3 === 0) b.pull("b");
+    }
+  });
+
+  it("swap: the expected best arm matches the category; OPR reference is the 5-generation mean", () => {
+    const env = promptPool("swap", { dim: 8, poolSize: 100 });
+    env.reset(Rng.fromSeed(4));
+    for (let t = 0; t < 50; t++) {
+      env.next(t);
+      const best = env.currentCategory === 0 ? "a" : "b";
+      expect(env.expectedReward(best)).toBe(0.9);
+      expect(env.isOptimal(best)).toBe(true);
+    }
+    const N = env.poolSize;
+    for (let i = 0; i < N; i++) {
+      let s = 0;
+      for (let r = 0; r < 5; r++) s += env.table[i * 5 + r] as number;
+      expect(env.sampleMeans[i]).toBeCloseTo(s / 5, 12);
+    }
+  });
+
+  it("nonstationary-arm: the third model arrives at the given round; nonstationary-prompts adds categories", () => {
+    const env = promptPool("nonstationary-arm", { dim: 8, poolSize: 60, arrivalRound: 10 });
+    env.reset(Rng.fromSeed(5));
+    expect(env.initialArms).toEqual(["sd-v1.5", "pixart-alpha"]);
+    for (let t = 0; t < 10; t++) expect(env.next(t).arrivals).toBeUndefined();
+    expect(() => env.pull("unidiffuser")).toThrow(/not live/);
+    expect(env.next(10).arrivals).toEqual(["unidiffuser"]);
+    expect(Number.isFinite(env.pull("unidiffuser").reward)).toBe(true);
+    const np = promptPool("nonstationary-prompts", { dim: 8, poolSize: 60, categoryEvery: 100 });
+    np.reset(Rng.fromSeed(6));
+    const seen = new Set<number>();
+    for (let t = 0; t < 100; t++) {
+      np.next(t);
+      seen.add(np.currentCategory);
+    }
+    expect([...seen].sort()).toEqual([0, 1]);
+    for (let t = 100; t < 300; t++) {
+      np.next(t);
+      seen.add(np.currentCategory);
+    }
+    expect([...seen].sort()).toEqual([0, 1, 2, 3]);
+  });
+
+  it("realizable: bounded scores in [-1, 1]; Bernoulli presets give 0/1 scores; sudoku splits by difficulty", () => {
+    const r = promptPool("realizable", { poolSize: 200 });
+    r.reset(Rng.fromSeed(7));
+    for (const s of r.table) expect(Math.abs(s)).toBeLessThanOrEqual(1);
+    for (const m of r.means) expect(Math.abs(m)).toBeLessThanOrEqual(1);
+    const c = promptPool("llm-sudoku", { dim: 32, poolSize: 200 });
+    c.reset(Rng.fromSeed(8));
+    for (const s of c.table) expect(s === 0 || s === 1).toBe(true);
+    const hard = Array.from(c.category).filter((k) => k === 0).length;
+    expect(hard / 200).toBeGreaterThan(0.4); // 15 of 26 blank counts are > 15
+    expect(hard / 200).toBeLessThan(0.75);
+  });
+});
