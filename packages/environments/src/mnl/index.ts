@@ -1,2 +1,230 @@
-// Filled by the mnl environments.
-export {};
+/**
+ * Contextual MNL assortment environments (paper 004, spec §3.1): N items with features redrawn every
+ * round, a hidden parameter w*, an outside option of attraction v0, uniform or U(0,1) revenues.
+ */
+import {
+  type AssortmentEnvironment,
+  type AssortmentQuery,
+  assertInt,
+  assertPositive,
+  ErrorCode,
+  type Rng,
+  RouteKitError,
+} from "@routekit/core";
+import { dot } from "@routekit/linalg";
+
+/**
+ * An exact assortment solver max_{|S| <= K} sum_S r_i e^{u_i} / (v0 + sum_S e^{u_i}) used as the oracle
+ * under non-uniform revenues, e.g. `optimalAssortment` from @routekit/mnl. Injected because
+ * @routekit/environments depends only on core and linalg.
+ */
+export type AssortmentOracle = (
+  utilities: Float64Array,
+  revenues: Float64Array,
+  n: number,
+  K: number,
+  v0: number,
+) => readonly number[];
+
+export interface ContextualMnlOptions {
+  /** Items per round N (default 100). */
+  numItems?: number;
+  /** Feature dimension d (default 5). */
+  dim?: number;
+  /** Assortment capacity K (default 5). */
+  maxSize?: number;
+  /** Outside-option attraction v0 (default 1; the paper's Fig. I.2 uses K/5). */
+  v0?: number;
+  /** "uniform": r = 1 (revenues omitted from the query); "nonuniform": r ~ U(0,1) i.i.d. each round. */
+  rewards?: "uniform" | "nonuniform";
+  /**
+   * "clipped-normal" (the paper): x ~ N(0, I_d), each coordinate clipped to [-1/sqrt(d), 1/sqrt(d)];
+   * "uniform": x ~ U[-1/sqrt(d), 1/sqrt(d)]^d.
+   */
+  features?: "clipped-normal" | "uniform";
+  /** Required for non-uniform revenues. */
+  oracle?: AssortmentOracle;
+  name?: string;
+}
+
+/**
+ * The paper's synthetic environment. Per round: fresh features (and revenues), the oracle assortment
+ * under w*, and MNL choices. Randomness: `reset(rng)` forks "parameter" (w* ~ U[-1/sqrt(d), 1/sqrt(d)]^d),
+ * "features" and "choices", so every policy run on one seed sees the same w* and item sequence.
+ * The returned query's arrays are reused by the next `next()` call.
+ */
+export class ContextualMnlEnvironment implements AssortmentEnvironment {
+  readonly name: string;
+  readonly dim: number;
+  readonly numItems: number;
+  readonly maxSize: number;
+  readonly v0: number;
+  readonly rewards: "uniform" | "nonuniform";
+  readonly featureDist: "clipped-normal" | "uniform";
+  private readonly oracle: AssortmentOracle | undefined;
+  private readonly wStar: Float64Array;
+  private readonly features: Float64Array;
+  private readonly revenues: Float64Array;
+  private readonly utilities: Float64Array;
+  private readonly weights: Float64Array;
+  private readonly order: number[];
+  private featureRng: Rng | undefined;
+  private choiceRng: Rng | undefined;
+  private oracleItems: readonly number[] = [];
+  private oracleValue = 0;
+  private round = -1;
+
+  constructor(options: ContextualMnlOptions = {}) {
+    this.numItems = options.numItems ?? 100;
+    this.dim = options.dim ?? 5;
+    this.maxSize = options.maxSize ?? 5;
+    this.v0 = options.v0 ?? 1;
+    assertInt(this.numItems, "numItems", 1, 1 << 20);
+    assertInt(this.dim, "dim", 1, 4096);
+    assertInt(this.maxSize, "maxSize", 1, 1 << 20);
+    assertPositive(this.v0, "v0");
+    this.rewards = options.rewards ?? "uniform";
+    this.featureDist = options.features ?? "clipped-normal";
+    if (this.rewards !== "uniform" && this.rewards !== "nonuniform")
+      throw new RouteKitError(ErrorCode.InvalidArgument, `rewards must be "uniform" or "nonuniform", got ${this.rewards}`);
+    if (this.featureDist !== "clipped-normal" && this.featureDist !== "uniform")
+      throw new RouteKitError(ErrorCode.InvalidArgument, `features must be "clipped-normal" or "uniform"`);
+    this.oracle = options.oracle;
+    if (this.rewards === "nonuniform" && typeof this.oracle !== "function") {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        "non-uniform revenues need an exact assortment oracle: pass { oracle: optimalAssortment } from @routekit/mnl",
+      );
+    }
+    this.name =
+      options.name ??
+      `mnl-contextual(N=${this.numItems},d=${this.dim},K=${this.maxSize},v0=${this.v0},${this.rewards})`;
+    this.wStar = new Float64Array(this.dim);
+    this.features = new Float64Array(this.numItems * this.dim);
+    this.revenues = new Float64Array(this.numItems).fill(1);
+    this.utilities = new Float64Array(this.numItems);
+    this.weights = new Float64Array(this.maxSize + 1);
+    this.order = Array.from({ length: this.numItems }, (_, i) => i);
+  }
+
+  /** The hidden parameter (a copy). */
+  get parameter(): Float64Array {
+    return this.wStar.slice();
+  }
+
+  /** True utilities x_i . w* of the current round (a copy). */
+  get trueUtilities(): Float64Array {
+    return this.utilities.slice();
+  }
+
+  /** The oracle assortment of the current round. */
+  get oracleAssortment(): readonly number[] {
+    return this.oracleItems;
+  }
+
+  reset(rng: Rng): void {
+    const b = 1 / Math.sqrt(this.dim);
+    const pr = rng.fork("parameter");
+    for (let k = 0; k < this.dim; k++) this.wStar[k] = pr.uniformIn(-b, b);
+    this.featureRng = rng.fork("features");
+    this.choiceRng = rng.fork("choices");
+    this.round = -1;
+  }
+
+  next(t: number): AssortmentQuery {
+    const fr = this.featureRng;
+    if (!fr) throw new RouteKitError(ErrorCode.InvalidState, "call reset(rng) before next()");
+    const d = this.dim;
+    const n = this.numItems;
+    const b = 1 / Math.sqrt(d);
+    const f = this.features;
+    for (let i = 0; i < n * d; i++) {
+      const x = this.featureDist === "uniform" ? fr.uniformIn(-b, b) : fr.normal();
+      f[i] = x > b ? b : x < -b ? -b : x;
+    }
+    if (this.rewards === "nonuniform") for (let i = 0; i < n; i++) this.revenues[i] = fr.uniform();
+    for (let i = 0; i < n; i++) this.utilities[i] = dot(f, this.wStar, d, i * d, 0);
+    if (this.rewards === "uniform") {
+      const u = this.utilities;
+      const order = this.order;
+      for (let i = 0; i < n; i++) order[i] = i;
+      order.sort((a, c) => (u[c] as number) - (u[a] as number) || a - c);
+      this.oracleItems = order.slice(0, Math.min(this.maxSize, n));
+    } else {
+      this.oracleItems = (this.oracle as AssortmentOracle)(this.utilities, this.revenues, n, this.maxSize, this.v0);
+    }
+    this.oracleValue = this.revenueOf(this.oracleItems);
+    this.round = t;
+    return {
+      features: f,
+      numItems: n,
+      maxSize: this.maxSize,
+      ...(this.rewards === "nonuniform" ? { revenues: this.revenues } : {}),
+    };
+  }
+
+  private checkItems(items: readonly number[]): void {
+    if (this.round < 0) throw new RouteKitError(ErrorCode.InvalidState, "call next() before evaluating assortments");
+    if (!Array.isArray(items) || items.length > this.maxSize) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `an assortment is an array of at most ${this.maxSize} items`);
+    }
+    for (let j = 0; j < items.length; j++) {
+      const i = items[j] as number;
+      if (!Number.isInteger(i) || i < 0 || i >= this.numItems)
+        throw new RouteKitError(ErrorCode.OutOfRange, `item ${String(i)} is not in [0, ${this.numItems})`);
+      for (let k = 0; k < j; k++)
+        if (items[k] === i) throw new RouteKitError(ErrorCode.InvalidArgument, `item ${i} is offered twice`);
+    }
+  }
+
+  private revenueOf(items: readonly number[]): number {
+    if (items.length === 0) return 0;
+    const u = this.utilities;
+    let m = Math.log(this.v0);
+    for (const i of items) if ((u[i] as number) > m) m = u[i] as number;
+    let num = 0;
+    let den = this.v0 * Math.exp(-m);
+    for (const i of items) {
+      const e = Math.exp((u[i] as number) - m);
+      den += e;
+      num += (this.revenues[i] as number) * e;
+    }
+    return num / den;
+  }
+
+  /** Choice probabilities of offering `items`: entry j for items[j], the last entry for the outside option. */
+  choiceProbabilities(items: readonly number[]): Float64Array {
+    this.checkItems(items);
+    const out = new Float64Array(items.length + 1);
+    let den = this.v0;
+    for (let j = 0; j < items.length; j++) {
+      out[j] = Math.exp(this.utilities[items[j] as number] as number);
+      den += out[j] as number;
+    }
+    out[items.length] = this.v0;
+    for (let j = 0; j <= items.length; j++) out[j] = (out[j] as number) / den;
+    return out;
+  }
+
+  expectedRevenue(items: readonly number[]): number {
+    this.checkItems(items);
+    return this.revenueOf(items);
+  }
+
+  oracleRevenue(): number {
+    if (this.round < 0) throw new RouteKitError(ErrorCode.InvalidState, "call next() first");
+    return this.oracleValue;
+  }
+
+  choose(items: readonly number[]): number | null {
+    this.checkItems(items);
+    const cr = this.choiceRng as Rng;
+    const k = items.length;
+    const w = this.weights;
+    // |x.w*| <= 1, so e^u cannot overflow.
+    for (let j = 0; j < k; j++) w[j] = Math.exp(this.utilities[items[j] as number] as number);
+    w[k] = this.v0;
+    const c = cr.categorical(w, k + 1);
+    return c === k ? null : (items[c] as number);
+  }
+}

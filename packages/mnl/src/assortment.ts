@@ -1,0 +1,158 @@
+/**
+ * Static MNL assortment optimisation (spec §2.5):
+ *   max_{|S| <= K} R(S) = sum_{i in S} v_i r_i / (v0 + sum_{i in S} v_i).
+ *
+ * - uniform revenues: the top-min(K, N) items by utility ({@link topK});
+ * - non-uniform revenues: the exact parametric Dinkelbach method ({@link dinkelbachAssortment});
+ * - {@link bruteForceAssortment}: test oracle for small N;
+ * - the Davis-Gallego-Topaloglu LP through HiGHS lives in `./lp.ts` (asynchronous, a cross-check).
+ *
+ * Ties are broken deterministically: higher score first, then lower index.
+ */
+import { ErrorCode, RouteKitError } from "@routekit/core";
+
+/**
+ * Indices of the k largest `score[i]` (i < n), best first, ties to the lower index, written into
+ * `out`; only entries with score > `floor` are kept (default -Infinity keeps all). Returns the count.
+ * O(n k) insertion into a sorted prefix: faster than sorting for the small k of assortments.
+ */
+export function topK(score: ArrayLike<number>, n: number, k: number, out: Int32Array, floor = -Infinity): number {
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const s = score[i] as number;
+    if (!(s > floor)) continue;
+    if (m === k && !(s > (score[out[k - 1] as number] as number))) continue;
+    let j = m < k ? m++ : k - 1;
+    while (j > 0 && s > (score[out[j - 1] as number] as number)) {
+      out[j] = out[j - 1] as number;
+      j--;
+    }
+    out[j] = i;
+  }
+  return m;
+}
+
+/** R(S) for attractions v (any positive scale, consistent with v0). */
+export function assortmentRevenue(
+  v: ArrayLike<number>,
+  r: ArrayLike<number>,
+  items: ArrayLike<number>,
+  count: number,
+  v0: number,
+): number {
+  let num = 0;
+  let den = v0;
+  for (let j = 0; j < count; j++) {
+    const i = items[j] as number;
+    num += (v[i] as number) * (r[i] as number);
+    den += v[i] as number;
+  }
+  return count === 0 ? 0 : num / den;
+}
+
+/** Reusable buffers for {@link dinkelbachAssortment}. */
+export class DinkelbachWorkspace {
+  score: Float64Array;
+  cand: Int32Array;
+  /** Iterations used by the last call. */
+  iterations = 0;
+  constructor(capacity: number) {
+    this.score = new Float64Array(capacity);
+    this.cand = new Int32Array(capacity);
+  }
+  ensure(n: number): void {
+    if (this.score.length < n) {
+      this.score = new Float64Array(n);
+      this.cand = new Int32Array(n);
+    }
+  }
+}
+
+/**
+ * Exact capacitated MNL assortment by Dinkelbach's parametric method (spec §2.5(a)):
+ * lambda <- 0; repeat { C <- top-K of v_i (r_i - lambda) > 0; F = sum_C v_i(r_i - lambda) - v0 lambda;
+ * stop when F <= eps max(1, lambda); S <- C; lambda <- R(S) }. F is convex, piecewise linear and strictly
+ * decreasing with its root at R*, and lambda increases strictly, so it terminates at an optimal S
+ * (empty only when every r_i = 0). Writes S (by decreasing v_i(r_i - R*)) to `out`; returns |S|.
+ * `v` must be positive and finite; scale v and v0 together (e.g. v_i = e^{u_i - max u}) to avoid overflow.
+ */
+export function dinkelbachAssortment(
+  v: ArrayLike<number>,
+  r: ArrayLike<number>,
+  n: number,
+  K: number,
+  v0: number,
+  out: Int32Array,
+  ws: DinkelbachWorkspace = new DinkelbachWorkspace(n),
+): number {
+  ws.ensure(n);
+  const { score, cand } = ws;
+  let lambda = 0;
+  let size = 0;
+  const eps = 1e-12;
+  for (let it = 1; it <= n + 2; it++) {
+    ws.iterations = it;
+    for (let i = 0; i < n; i++) score[i] = (v[i] as number) * ((r[i] as number) - lambda);
+    const m = topK(score, n, K, cand, 0);
+    let F = -v0 * lambda;
+    for (let j = 0; j < m; j++) F += score[cand[j] as number] as number;
+    if (F <= eps * Math.max(1, lambda) || m === 0) break;
+    const next = assortmentRevenue(v, r, cand, m, v0);
+    for (let j = 0; j < m; j++) out[j] = cand[j] as number;
+    size = m;
+    if (!(next > lambda)) break;
+    lambda = next;
+  }
+  return size;
+}
+
+/** Exhaustive search over all subsets of size <= K (test oracle; N <= 20). Ties keep the first found. */
+export function bruteForceAssortment(
+  v: ArrayLike<number>,
+  r: ArrayLike<number>,
+  n: number,
+  K: number,
+  v0: number,
+): { items: number[]; revenue: number } {
+  if (n > 20) throw new RouteKitError(ErrorCode.InvalidArgument, `brute force needs n <= 20, got ${n}`);
+  let best: number[] = [];
+  let bestR = 0;
+  const items: number[] = [];
+  for (let mask = 1; mask < 1 << n; mask++) {
+    items.length = 0;
+    for (let i = 0; i < n; i++) if (mask & (1 << i)) items.push(i);
+    if (items.length > K) continue;
+    const R = assortmentRevenue(v, r, items, items.length, v0);
+    if (R > bestR + 1e-15) {
+      bestR = R;
+      best = items.slice();
+    }
+  }
+  return { items: best, revenue: bestR };
+}
+
+/**
+ * The revenue-maximising assortment for utilities `u` (attractions e^{u}), revenues `r`
+ * (uniform when undefined), capacity K and outside attraction v0. Allocating convenience API for
+ * environments, oracles and tests; policies use the workspace-based functions above.
+ */
+export function optimalAssortment(
+  u: ArrayLike<number>,
+  r: ArrayLike<number> | undefined,
+  n: number,
+  K: number,
+  v0: number,
+): number[] {
+  const out = new Int32Array(Math.max(1, Math.min(n, K)));
+  let size: number;
+  if (r === undefined) {
+    size = topK(u, n, K, out);
+  } else {
+    let m = -Infinity;
+    for (let i = 0; i < n; i++) if ((u[i] as number) > m) m = u[i] as number;
+    const v = new Float64Array(n);
+    for (let i = 0; i < n; i++) v[i] = Math.exp((u[i] as number) - m);
+    size = dinkelbachAssortment(v, r, n, K, v0 * Math.exp(-m), out);
+  }
+  return Array.from(out.subarray(0, size));
+}

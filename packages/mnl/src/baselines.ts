@@ -1,0 +1,361 @@
+/**
+ * The paper's baselines (spec §2.7): UCB-MNL (Oh & Iyengar, AAAI 2021) and TS-MNL (Oh & Iyengar,
+ * NeurIPS 2019, Gaussian-approximation version). Both refit the MLE on all past rounds every round,
+ * so their per-round cost grows linearly with t.
+ *
+ * Exploration radius alpha_t = (1 / (2 kappa)) sqrt(2 d ln(1 + t/d) + 2 ln t), with
+ * - alphaMode "frozen" (the reference code): evaluated once at t = 1 and kept;
+ * - kappaMode "code" (the reference code): kappa = e^-1 / (v0 + K e)^2; "theory": v0 e^-1 / (v0 + K e)^2.
+ * Variable-size assortments are stored as ragged rows (no -inf padding, spec P12) and the true v0
+ * is used in the likelihood (spec P13).
+ */
+import {
+  assertInRange,
+  assertInt,
+  assertPositive,
+  decodeF64,
+  ErrorCode,
+  encodeF64,
+  field,
+  type Json,
+  makeSnapshot,
+  RouteKitError,
+  Rng,
+  type RngState,
+  readSnapshot,
+  type Snapshot,
+} from "@routekit/core";
+import { allocF64, backSubstTransposed, choleskyInverseUpper, choleskyRank1Update, gemv, quadFormUpper } from "@routekit/linalg";
+import {
+  commonFromJSON,
+  commonToJSON,
+  type MnlCommonConfig,
+  type MnlCommonOptions,
+  MnlPolicyBase,
+  readCommonOptions,
+} from "./base.js";
+import { ChoiceHistory, fitMnlMle, MleWorkspace } from "./mle.js";
+
+export type MleBaselinePreset = "authors-uniform" | "authors-nonuniform" | "theory";
+
+export interface MleBaselineOptions extends MnlCommonOptions {
+  /**
+   * - authors-uniform (default): alpha frozen at t = 1, kappa without v0, no scaling, no clip;
+   * - authors-nonuniform: as above with alphaScale 0.1 and utilities clipped to [0, 2];
+   * - theory: alpha_t recomputed each round with kappa = v0 e^-1 / (v0 + K e)^2.
+   */
+  preset?: MleBaselinePreset;
+  /** Ridge of the MLE and V_0 = lambda I (default 1, as the reference code). */
+  lambda?: number;
+  alphaMode?: "frozen" | "theory";
+  kappaMode?: "code" | "theory";
+  /** Multiplier on alpha (reference: 0.1 for non-uniform revenues). */
+  alphaScale?: number;
+  /** Newton iterations per refit (default 25; warm starts usually need 1-3). */
+  maxNewtonIterations?: number;
+}
+
+interface MleConfig {
+  readonly preset: MleBaselinePreset;
+  readonly lambda: number;
+  readonly alphaMode: "frozen" | "theory";
+  readonly kappaMode: "code" | "theory";
+  readonly alphaScale: number;
+  readonly maxNewtonIterations: number;
+}
+
+const BASELINE_PRESETS: Record<
+  MleBaselinePreset,
+  {
+    alphaMode: "frozen" | "theory";
+    kappaMode: "code" | "theory";
+    alphaScale: number;
+    utilityClip: [number, number] | null;
+  }
+> = {
+  "authors-uniform": { alphaMode: "frozen", kappaMode: "code", alphaScale: 1, utilityClip: null },
+  "authors-nonuniform": { alphaMode: "frozen", kappaMode: "code", alphaScale: 0.1, utilityClip: [0, 2] },
+  theory: { alphaMode: "theory", kappaMode: "theory", alphaScale: 1, utilityClip: null },
+};
+
+function resolveBaseline(o: MleBaselineOptions): { common: MnlCommonConfig; cfg: MleConfig } {
+  const preset = o?.preset ?? "authors-uniform";
+  const pre = BASELINE_PRESETS[preset];
+  if (!pre) throw new RouteKitError(ErrorCode.InvalidArgument, `unknown baseline preset "${String(preset)}"`);
+  const common = readCommonOptions({ ...o, utilityClip: o.utilityClip === undefined ? pre.utilityClip : o.utilityClip });
+  const lambda = o.lambda ?? 1;
+  assertPositive(lambda, "lambda");
+  const alphaMode = o.alphaMode ?? pre.alphaMode;
+  const kappaMode = o.kappaMode ?? pre.kappaMode;
+  if (alphaMode !== "frozen" && alphaMode !== "theory")
+    throw new RouteKitError(ErrorCode.InvalidArgument, `alphaMode must be frozen or theory, got ${alphaMode}`);
+  if (kappaMode !== "code" && kappaMode !== "theory")
+    throw new RouteKitError(ErrorCode.InvalidArgument, `kappaMode must be code or theory, got ${kappaMode}`);
+  const alphaScale = o.alphaScale ?? pre.alphaScale;
+  assertInRange(alphaScale, "alphaScale", 0, Number.MAX_VALUE);
+  const maxNewtonIterations = o.maxNewtonIterations ?? 25;
+  assertInt(maxNewtonIterations, "maxNewtonIterations", 1, 1000);
+  return { common, cfg: { preset, lambda, alphaMode, kappaMode, alphaScale, maxNewtonIterations } };
+}
+
+/** alpha_t of UCB-MNL / TS-MNL for round t >= 1 (before alphaScale). */
+export function mleBaselineAlpha(t: number, d: number, K: number, v0: number, kappaMode: "code" | "theory"): number {
+  const kappa = ((kappaMode === "theory" ? v0 : 1) * Math.exp(-1)) / (v0 + K * Math.E) ** 2;
+  return (1 / (2 * kappa)) * Math.sqrt(2 * d * Math.log(1 + t / d) + 2 * Math.log(t));
+}
+
+/** Shared MLE state: theta, the Cholesky factor of V = lambda I + sum x x^T, and the ragged history. */
+export abstract class MleMnlPolicy extends MnlPolicyBase {
+  readonly config: MleConfig;
+  protected readonly theta: Float64Array;
+  protected readonly LV: Float64Array;
+  /** Upper triangle of V^-1, refreshed after each update. */
+  protected readonly Vinv: Float64Array;
+  protected readonly history: ChoiceHistory;
+  private readonly mleWs: MleWorkspace;
+  private readonly thetaNew: Float64Array;
+  private readonly LVnew: Float64Array;
+  protected readonly row: Float64Array;
+
+  protected constructor(options: MleBaselineOptions) {
+    const { common, cfg } = resolveBaseline(options);
+    super(common);
+    this.config = cfg;
+    const d = this.dim;
+    this.theta = allocF64(d);
+    this.LV = allocF64(d * d);
+    const s = Math.sqrt(cfg.lambda);
+    for (let i = 0; i < d; i++) this.LV[i * d + i] = s;
+    this.Vinv = allocF64(d * d);
+    this.history = new ChoiceHistory(d);
+    this.mleWs = new MleWorkspace(d, this.maxSize);
+    this.thetaNew = allocF64(d);
+    this.LVnew = allocF64(d * d);
+    this.row = allocF64(d);
+    this.refreshInverse();
+  }
+
+  protected refreshInverse(): void {
+    choleskyInverseUpper(this.LV, this.dim, this.Vinv, this.row);
+  }
+
+  /** Rounds learned from. */
+  get rounds(): number {
+    return this.history.rounds;
+  }
+
+  /** A copy of the MLE. */
+  get weights(): Float64Array {
+    return this.theta.slice();
+  }
+
+  /** Newton iterations of the last refit. */
+  get lastNewtonIterations(): number {
+    return this.mleWs.iterations;
+  }
+
+  /** The exploration radius for the next select(). */
+  get alpha(): number {
+    const c = this.config;
+    const t = c.alphaMode === "frozen" ? 1 : this.history.rounds + 1;
+    return c.alphaScale * mleBaselineAlpha(t, this.dim, this.maxSize, this.v0, c.kappaMode);
+  }
+
+  protected learn(X: Float64Array, n: number, choice: number): void {
+    const d = this.dim;
+    this.history.stage(X, n, choice);
+    this.thetaNew.set(this.theta);
+    fitMnlMle(
+      this.history,
+      this.history.rounds + 1,
+      this.v0,
+      this.config.lambda,
+      this.thetaNew,
+      this.mleWs,
+      this.config.maxNewtonIterations,
+    );
+    this.LVnew.set(this.LV);
+    for (let i = 0; i < n; i++) {
+      for (let k = 0; k < d; k++) this.row[k] = X[i * d + k] as number;
+      choleskyRank1Update(this.LVnew, d, this.row);
+    }
+    for (let k = 0; k < d; k++) {
+      if (!Number.isFinite(this.thetaNew[k] as number)) {
+        throw new RouteKitError(ErrorCode.Numerical, "MLE refit diverged; state unchanged");
+      }
+    }
+    this.history.commit();
+    this.theta.set(this.thetaNew);
+    this.LV.set(this.LVnew);
+    this.refreshInverse();
+  }
+
+  protected stateJSON(): Record<string, Json> {
+    const h = this.history;
+    const c = this.config;
+    return {
+      common: commonToJSON(this.common),
+      config: {
+        preset: c.preset,
+        lambda: c.lambda,
+        alphaMode: c.alphaMode,
+        kappaMode: c.kappaMode,
+        alphaScale: c.alphaScale,
+        maxNewtonIterations: c.maxNewtonIterations,
+      },
+      theta: encodeF64(this.theta),
+      LV: encodeF64(this.LV),
+      history: {
+        rounds: h.rounds,
+        start: Array.from(h.start.subarray(0, h.rounds + 1)),
+        choice: Array.from(h.choice.subarray(0, h.rounds)),
+        x: encodeF64(h.x.subarray(0, h.rows * this.dim)),
+      },
+      ledger: this.ledger.toJSON(),
+    };
+  }
+
+  protected loadState(s: Record<string, Json>): void {
+    const d = this.dim;
+    const theta = decodeF64(s.theta, "theta", d);
+    const LV = decodeF64(s.LV, "LV", d * d);
+    const hj = field(s, "history", "object");
+    const rounds = field(hj, "rounds", "number");
+    const start = field(hj, "start", "array") as number[];
+    const choice = field(hj, "choice", "array") as number[];
+    const ok =
+      Number.isInteger(rounds) &&
+      rounds >= 0 &&
+      start.length === rounds + 1 &&
+      choice.length === rounds &&
+      start[0] === 0 &&
+      start.every((v, i) => Number.isInteger(v) && (i === 0 || (v > (start[i - 1] as number) && v - (start[i - 1] as number) <= this.maxSize))) &&
+      choice.every((c, i) => Number.isInteger(c) && c >= -1 && c < (start[i + 1] as number) - (start[i] as number));
+    if (!ok) throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot history is malformed");
+    const x = decodeF64(hj.x, "history.x", (start[rounds] as number) * d);
+    this.ledger.loadJSON(s.ledger);
+    const h = this.history;
+    h.x = x.length > 0 ? x : new Float64Array(d);
+    h.start = Int32Array.from(start.length > 1 ? start : [0, 0]);
+    h.choice = Int32Array.from(choice.length > 0 ? choice : [0]);
+    h.rounds = rounds;
+    this.theta.set(theta);
+    this.LV.set(LV);
+    this.refreshInverse();
+  }
+
+  protected static readConfig(s: Record<string, Json>): MleBaselineOptions {
+    const common = commonFromJSON(s.common);
+    const c = field(s, "config", "object") as unknown as MleConfig;
+    return { ...common, ...c };
+  }
+}
+
+/** UCB-MNL: z_i = x_i.theta + alpha ||x_i||_{V^-1}, then the revenue-maximising assortment of e^z. */
+export class UcbMnl extends MleMnlPolicy {
+  static readonly kind = "mnl/ucb-mnl";
+  static readonly version = 1;
+  readonly kind = UcbMnl.kind;
+
+  constructor(options: MleBaselineOptions) {
+    super(options);
+  }
+
+  protected scoreItems(f: Float64Array, n: number): void {
+    const d = this.dim;
+    const a = this.alpha;
+    const row = this.row;
+    const util = this.util;
+    gemv(f, n, d, this.theta, util);
+    if (a === 0) return;
+    for (let i = 0; i < n; i++) {
+      for (let k = 0; k < d; k++) row[k] = f[i * d + k] as number;
+      const q = quadFormUpper(this.Vinv, d, row);
+      util[i] = (util[i] as number) + a * Math.sqrt(q > 0 ? q : 0);
+    }
+  }
+
+  toJSON(): Snapshot {
+    return makeSnapshot(UcbMnl.kind, UcbMnl.version, this.stateJSON());
+  }
+
+  static fromJSON(snapshot: unknown): UcbMnl {
+    const s = readSnapshot(snapshot, UcbMnl.kind, UcbMnl.version);
+    let p: UcbMnl;
+    try {
+      p = new UcbMnl(MleMnlPolicy.readConfig(s));
+    } catch (e) {
+      throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot config is invalid: ${(e as Error).message}`);
+    }
+    p.loadState(s);
+    return p;
+  }
+}
+
+export interface TsMnlOptions extends MleBaselineOptions {
+  /** Posterior samples per round; utilities are the max over samples ("optimistic sampling"). Default 1 (reference code). */
+  samples?: number;
+  seed?: number | string;
+  rng?: Rng;
+}
+
+/** TS-MNL: theta~ ~ N(theta, alpha^2 V^-1) (M samples, per-item max), then the best assortment of e^{x.theta~}. */
+export class TsMnl extends MleMnlPolicy {
+  static readonly kind = "mnl/ts-mnl";
+  static readonly version = 1;
+  readonly kind = TsMnl.kind;
+  readonly samples: number;
+  private rng: Rng;
+  private readonly draw: Float64Array;
+  private sampled = new Float64Array(0);
+
+  constructor(options: TsMnlOptions) {
+    super(options);
+    this.samples = options.samples ?? 1;
+    assertInt(this.samples, "samples", 1, 10_000);
+    this.rng = options.rng ?? Rng.fromSeed(options.seed ?? 0);
+    this.draw = allocF64(this.dim);
+  }
+
+  protected scoreItems(f: Float64Array, n: number): void {
+    const d = this.dim;
+    const a = this.alpha;
+    const draw = this.draw;
+    const util = this.util;
+    const tmp = this.sampled;
+    for (let m = 0; m < this.samples; m++) {
+      // theta~ = theta + alpha L^-T xi has covariance alpha^2 (L L^T)^-1 = alpha^2 V^-1.
+      this.rng.fillNormal(draw);
+      backSubstTransposed(this.LV, d, draw, draw);
+      for (let k = 0; k < d; k++) draw[k] = (this.theta[k] as number) + a * (draw[k] as number);
+      if (m === 0) {
+        gemv(f, n, d, draw, util);
+        continue;
+      }
+      if (tmp.length < n) this.sampled = new Float64Array(n);
+      gemv(f, n, d, draw, this.sampled);
+      for (let i = 0; i < n; i++) if ((this.sampled[i] as number) > (util[i] as number)) util[i] = this.sampled[i] as number;
+    }
+  }
+
+  toJSON(): Snapshot {
+    return makeSnapshot(TsMnl.kind, TsMnl.version, {
+      ...this.stateJSON(),
+      samples: this.samples,
+      rng: this.rng.toJSON() as unknown as Json,
+    });
+  }
+
+  static fromJSON(snapshot: unknown): TsMnl {
+    const s = readSnapshot(snapshot, TsMnl.kind, TsMnl.version);
+    let p: TsMnl;
+    try {
+      p = new TsMnl({ ...MleMnlPolicy.readConfig(s), samples: field(s, "samples", "number") });
+    } catch (e) {
+      throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot config is invalid: ${(e as Error).message}`);
+    }
+    p.rng = Rng.fromJSON(s.rng as unknown as RngState);
+    p.loadState(s);
+    return p;
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * The Davis-Gallego-Topaloglu (2014) LP for the capacitated MNL assortment problem, solved with
+ * HiGHS (WebAssembly, loaded asynchronously on first use). This is what the paper's experiments
+ * used (through PuLP/CBC); RouteKit keeps it as an asynchronous cross-check of the exact synchronous
+ * Dinkelbach solver that `select()` uses (spec §2.5(b)).
+ *
+ * With y_i = p_i / v_i (better scaled than the p_i form of the spec, same LP):
+ *   max  sum_i r_i v_i y_i
+ *   s.t. p_0 + sum_i v_i y_i = 1,   sum_i y_i <= K p_0 / v0,   0 <= y_i <= p_0 / v0,   p_0 >= 0.
+ * HiGHS's simplex returns a vertex, whose support { i : p_i > 1e-9 } is an optimal assortment.
+ */
+import { assertInRange, assertInt, assertPositive, ErrorCode, RouteKitError } from "@routekit/core";
+import { assortmentRevenue } from "./assortment.js";
+
+interface HighsLike {
+  solve(
+    problem: string,
+    options?: Record<string, unknown>,
+  ): {
+    Status: string;
+    ObjectiveValue: number;
+    Columns: Record<string, { Primal?: number }>;
+  };
+}
+
+let highsPromise: Promise<HighsLike> | undefined;
+
+/** Loads (once) and returns the HiGHS solver. */
+export function loadHighsSolver(): Promise<HighsLike> {
+  if (!highsPromise) {
+    highsPromise = import("highs").then(async (m) => {
+      const mod = m as unknown as { default?: unknown };
+      const load = (typeof mod.default === "function" ? mod.default : m) as unknown as () => Promise<HighsLike>;
+      return load();
+    });
+  }
+  return highsPromise;
+}
+
+export interface LpAssortmentResult {
+  /** The support of the vertex solution, in increasing index order. */
+  readonly items: number[];
+  /** The LP optimum (= the optimal expected revenue). */
+  readonly objective: number;
+  /** Revenue of `items` recomputed from v, r and v0 (equals `objective` at a vertex). */
+  readonly revenue: number;
+  /** Choice probabilities of the LP solution, p_i = v_i y_i. */
+  readonly probabilities: number[];
+}
+
+function num(x: number): string {
+  // LP-format numbers: plain decimal or exponent form, 17 significant digits.
+  return Number(x.toPrecision(17)).toString();
+}
+
+/**
+ * Solves the assortment LP for attractions `v` (> 0), revenues `r` in [0, 1], capacity K and v0 > 0.
+ * Scale v and v0 together to keep the coefficients moderate (e.g. v_i = e^{u_i - max u}).
+ */
+export async function solveAssortmentLP(
+  v: ArrayLike<number>,
+  r: ArrayLike<number>,
+  K: number,
+  v0: number,
+  options: { supportThreshold?: number } = {},
+): Promise<LpAssortmentResult> {
+  const n = v.length;
+  if (r.length !== n)
+    throw new RouteKitError(ErrorCode.DimensionMismatch, `revenues has length ${r.length}, expected ${n}`);
+  assertInt(K, "K", 1);
+  assertPositive(v0, "v0");
+  for (let i = 0; i < n; i++) {
+    assertPositive(v[i] as number, `v[${i}]`);
+    assertInRange(r[i] as number, `r[${i}]`, 0, 1);
+  }
+  const threshold = options.supportThreshold ?? 1e-9;
+  const highs = await loadHighsSolver();
+  const lines: string[] = [];
+  const obj: string[] = [];
+  for (let i = 0; i < n; i++) obj.push(`${num((r[i] as number) * (v[i] as number))} y${i}`);
+  lines.push("Maximize", ` obj: ${obj.length ? obj.join(" + ") : "0 p0"}`, "Subject To");
+  const mass = ["p0"];
+  for (let i = 0; i < n; i++) mass.push(`${num(v[i] as number)} y${i}`);
+  lines.push(` mass: ${mass.join(" + ")} = 1`);
+  if (n > 0) {
+    const cap: string[] = [];
+    for (let i = 0; i < n; i++) cap.push(`y${i}`);
+    lines.push(` cap: ${cap.join(" + ")} - ${num(K / v0)} p0 <= 0`);
+    for (let i = 0; i < n; i++) lines.push(` ub${i}: y${i} - ${num(1 / v0)} p0 <= 0`);
+  }
+  lines.push("End");
+  const res = highs.solve(lines.join("\n"), { output_flag: false, solver: "simplex" });
+  if (res.Status !== "Optimal") {
+    throw new RouteKitError(ErrorCode.Numerical, `HiGHS did not solve the assortment LP: status ${res.Status}`);
+  }
+  const items: number[] = [];
+  const probabilities: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const p = (v[i] as number) * (res.Columns[`y${i}`]?.Primal ?? 0);
+    probabilities.push(p);
+    if (p > threshold) items.push(i);
+  }
+  return {
+    items,
+    objective: res.ObjectiveValue,
+    revenue: assortmentRevenue(v, r, items, items.length, v0),
+    probabilities,
+  };
+}

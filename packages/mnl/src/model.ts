@@ -1,0 +1,175 @@
+/**
+ * The multinomial-logit choice model with an outside option (spec §2.1), on row-major feature
+ * matrices. Probability vectors have n + 1 entries: the n offered items, then the outside option.
+ */
+import { axpy, choleskyRank1Update, dot, logSumExp, softmax, syrUpper } from "@routekit/linalg";
+
+/**
+ * Utilities z_i = x_i . w for the n rows of X (row stride d), written to z[0..n), and z[n] = log v0.
+ * `z` needs n + 1 slots. `xo` is the offset of the first row in X (all functions here accept it).
+ */
+export function mnlUtilities(
+  X: Float64Array,
+  n: number,
+  d: number,
+  w: Float64Array,
+  v0: number,
+  z: Float64Array,
+  xo = 0,
+): void {
+  for (let i = 0; i < n; i++) z[i] = dot(X, w, d, xo + i * d, 0);
+  z[n] = Math.log(v0);
+}
+
+/**
+ * Choice probabilities p(i | S, w) = e^{z_i} / (v0 + sum_j e^{z_j}) into p[0..n) and the outside
+ * probability into p[n]. Stable for any utilities (log-sum-exp with log v0 in the max, spec P10).
+ * `z` (n + 1 slots) receives the utilities; `p` may not alias `z`.
+ */
+export function mnlProbabilities(
+  X: Float64Array,
+  n: number,
+  d: number,
+  w: Float64Array,
+  v0: number,
+  z: Float64Array,
+  p: Float64Array,
+  xo = 0,
+): Float64Array {
+  mnlUtilities(X, n, d, w, v0, z, xo);
+  return softmax(z, p, n + 1);
+}
+
+/**
+ * Full negative log-likelihood including the outside option (spec P1):
+ * l(w) = log(v0 + sum e^{z_i}) - z_c, with z_0 = log v0 when the outside option was chosen.
+ * `choice` is a position in 0..n-1 or -1 for the outside option; `z` (n + 1 slots) is scratch.
+ */
+export function mnlLoss(
+  X: Float64Array,
+  n: number,
+  d: number,
+  w: Float64Array,
+  v0: number,
+  choice: number,
+  z: Float64Array,
+  xo = 0,
+): number {
+  mnlUtilities(X, n, d, w, v0, z, xo);
+  const a = logSumExp(z, n + 1);
+  return a - (z[choice < 0 ? n : choice] as number);
+}
+
+/** Gradient of {@link mnlLoss}: g = X^T (p - y) from probabilities `p` (n + 1 entries). */
+export function mnlGradient(
+  X: Float64Array,
+  n: number,
+  d: number,
+  p: Float64Array,
+  choice: number,
+  g: Float64Array,
+  xo = 0,
+): Float64Array {
+  g.fill(0, 0, d);
+  for (let i = 0; i < n; i++) {
+    const c = (p[i] as number) - (i === choice ? 1 : 0);
+    if (c !== 0) axpy(c, X, g, d, xo + i * d, 0);
+  }
+  return g;
+}
+
+/** x̄ = sum_i p_i x_i (the mean feature of the choice, with x_0 = 0). */
+export function mnlMeanFeature(
+  X: Float64Array,
+  n: number,
+  d: number,
+  p: Float64Array,
+  xbar: Float64Array,
+  xo = 0,
+): Float64Array {
+  xbar.fill(0, 0, d);
+  for (let i = 0; i < n; i++) axpy(p[i] as number, X, xbar, d, xo + i * d, 0);
+  return xbar;
+}
+
+/**
+ * Adds scale * G(w) to the upper triangle of the d x d matrix `A`, where
+ * G = X^T (diag p - p p^T) X = sum_i p_i x_i x_i^T - x̄ x̄^T (the O(n d^2) x̄ form, spec §2.1).
+ * `xbar` and `row` are d-value scratch buffers.
+ */
+export function addMnlHessianUpper(
+  A: Float64Array,
+  X: Float64Array,
+  n: number,
+  d: number,
+  p: Float64Array,
+  scale: number,
+  xbar: Float64Array,
+  row: Float64Array,
+  xo = 0,
+): void {
+  mnlMeanFeature(X, n, d, p, xbar, xo);
+  for (let i = 0; i < n; i++) {
+    for (let k = 0; k < d; k++) row[k] = X[xo + i * d + k] as number;
+    syrUpper(A, d, scale * (p[i] as number), row);
+  }
+  syrUpper(A, d, -scale, xbar);
+}
+
+/**
+ * Makes the Cholesky factor L of a d x d matrix M the factor of M + scale * G, using the exact
+ * PSD decomposition of the MNL Hessian as a covariance with x_0 = 0:
+ * G = sum_i p_i (x_i - x̄)(x_i - x̄)^T + p_0 x̄ x̄^T, i.e. n + 1 rank-1 updates in O(n d^2),
+ * which cannot lose definiteness to round-off. `xbar` and `row` are d-value scratch buffers.
+ */
+export function addMnlHessianToCholesky(
+  L: Float64Array,
+  X: Float64Array,
+  n: number,
+  d: number,
+  p: Float64Array,
+  scale: number,
+  xbar: Float64Array,
+  row: Float64Array,
+): void {
+  mnlMeanFeature(X, n, d, p, xbar);
+  for (let i = 0; i < n; i++) {
+    const s = Math.sqrt(scale * (p[i] as number));
+    if (!(s > 0)) continue;
+    for (let k = 0; k < d; k++) row[k] = s * ((X[i * d + k] as number) - (xbar[k] as number));
+    choleskyRank1Update(L, d, row);
+  }
+  const s0 = Math.sqrt(scale * (p[n] as number));
+  if (s0 > 0) {
+    for (let k = 0; k < d; k++) row[k] = s0 * (xbar[k] as number);
+    choleskyRank1Update(L, d, row);
+  }
+}
+
+/**
+ * Expected revenue R(S) = sum_{i in S} r_i e^{u_i} / (v0 + sum_{j in S} e^{u_j}) of offering `items`
+ * given utilities `u` (indexed by item) and revenues `r` (all 1 when undefined). Overflow-safe.
+ */
+export function mnlRevenue(
+  u: ArrayLike<number>,
+  r: ArrayLike<number> | undefined,
+  items: ArrayLike<number>,
+  v0: number,
+): number {
+  const k = items.length;
+  if (k === 0) return 0;
+  let m = Math.log(v0);
+  for (let j = 0; j < k; j++) {
+    const ui = u[items[j] as number] as number;
+    if (ui > m) m = ui;
+  }
+  let num = 0;
+  let den = Math.exp(Math.log(v0) - m);
+  for (let j = 0; j < k; j++) {
+    const i = items[j] as number;
+    const e = Math.exp((u[i] as number) - m);
+    den += e;
+    num += (r === undefined ? 1 : (r[i] as number)) * e;
+  }
+  return num / den;
+}
