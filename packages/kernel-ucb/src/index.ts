@@ -7,4 +7,7 @@ export * from "./pak-ucb.js";
 export * from "./rff-ucb.js";
 export * from "./ridge.js";
 export { argmaxRandomTies, pickUnvisited } from "./select.js";
+export * from "./sup-base.js";
 export * from "./sup-pak-ucb.js";
+export * from "./sup-rff-ucb.js";
+export * from "./theory.js";

@@ -1,416 +1,74 @@
-import {
-  type ArmDecision,
-  type ArmFeedback,
-  type ArmPolicy,
-  ArmTable,
-  assertFinite,
-  assertInt,
-  assertVector,
-  DecisionLedger,
-  type DecisionRef,
-  decodeF64,
-  ErrorCode,
-  encodeF64,
-  field,
-  type Json,
-  makeSnapshot,
-  Rng,
-  RouteKitError,
-  readSnapshot,
-  type Snapshot,
-} from "@routekit/core";
-import { allocF64 } from "@routekit/linalg";
+import { field, type Json, makeSnapshot, readSnapshot, type Snapshot } from "@routekit/core";
 import { DotKernel, type KernelSpec } from "./kernel.js";
 import { ExactKrr } from "./krr.js";
-import {
-  checkCommon,
-  checkEta,
-  type EtaOption,
-  normalizeInto,
-  type ResolvedTransform,
-  resolveEta,
-  resolveTransform,
-  type ScoreTransform,
-} from "./options.js";
-import { ObjectPool } from "./select.js";
+import { readSupOptions, type StageQuery, SupBase, type SupOptions } from "./sup-base.js";
 
-/** Which uncertain arm branch (c) explores (spec P10: the paper says "any"). */
-export type ExploreChoice = "largest-width" | "random";
-
-export interface SupPakUcbOptions {
-  readonly arms: readonly string[];
-  readonly contextDim: number;
-  /** Horizon T (required: the stage count M = ceil(log2 T) and the 1/sqrt(T) test use it). */
-  readonly horizon: number;
+export interface SupPakUcbOptions extends SupOptions {
+  /** Kernel (default RBF sigma = 1). */
   readonly kernel?: KernelSpec;
-  readonly alpha?: number;
-  /** Default "theory" = sqrt(2 ln(2GT/delta)), Theorem 3's value. */
-  readonly eta?: EtaOption;
-  readonly delta?: number;
-  /** Number of stages M (default ceil(log2 T), spec P8). */
-  readonly stages?: number;
-  /** Branch (c)'s choice among arms with a large width (default "largest-width", ties at random). */
-  readonly exploreChoice?: ExploreChoice;
-  readonly scoreTransform?: ScoreTransform;
-  readonly normalizeContext?: boolean;
-  readonly maxPending?: number;
-  readonly rng?: Rng;
-  readonly seed?: number;
-}
-
-/** What the last select did (diagnostics and invariant tests). */
-export interface SupRoundTrace {
-  /** "exploit" = branch (a), "explore" = branch (c), "guard" = stages ran out (treated as (a)). */
-  branch: "exploit" | "explore" | "guard";
-  /** Stage m (1-based) at which the arm was chosen. */
-  stage: number;
-  /** Arms eliminated in branch (b) steps this round. */
-  eliminated: string[];
-}
-
-interface Payload {
-  seq: number;
-  arm: string;
-  /** Stage index (0-based) the datum is filed into, or -1 (not filed). */
-  stage: number;
-  y: Float64Array;
-  ny: number;
 }
 
 const KIND = "kernel-ucb/sup-pak-ucb";
 const VERSION = 1;
 
 /**
- * Sup-PAK-UCB (Algorithm 3): SupLinUCB-style staged elimination over G x M independent per-arm
- * kernel regressions, so the scores inside each index set are independent (Lemma 2) and the
- * Õ(sqrt(d_eff G T)) bound of Theorem 3 applies. Per round, starting at stage m = 1 with all arms:
- * (a) if every (eta + sqrt(alpha)) sigma <= 1/sqrt(T), play argmax mu + eta sigma, file nothing;
- * (b) else if every width w = (2 eta + sqrt(alpha)) sigma <= 2^(1-m), drop the arms with
- *     mu + w < max(mu + w) - 2^(2-m) and go to stage m + 1;
- * (c) else play an arm with w > 2^(1-m) and file the round into its stage-m set.
+ * Sup-PAK-UCB (Algorithm 3): the staged elimination of {@link SupBase} over G x M independent
+ * exact per-arm kernel regressions, so the scores in each index set are independent (Lemma 2) and
+ * Theorem 3's Õ(sqrt(d_eff G T)) bound applies.
  *
- * For theory and invariant checks only: with the theory eta the widths stay above 1/sqrt(T) for
- * any practical T, so it explores like uniform play (spec P9, measured). Use PakUcb in production.
+ * For theory and invariant checks only: with the theory eta the widths stay above 1/sqrt(T) for any
+ * practical T, so it never exploits and plays like uniform exploration (spec P9; measured: regret
+ * 401.6 vs random 409.6 on swap at T = 1000, every round in branch (c)). Use PakUcb in production.
  */
-export class SupPakUcb implements ArmPolicy {
+export class SupPakUcb extends SupBase<ExactKrr> {
   static readonly kind = KIND;
   readonly kind = KIND;
-  readonly protocol = "arm" as const;
-  readonly contextDim: number;
-  readonly horizon: number;
   readonly kernel: KernelSpec;
-  readonly alpha: number;
-  readonly eta: EtaOption;
-  readonly delta: number;
-  readonly stages: number;
-  readonly exploreChoice: ExploreChoice;
-  readonly normalizeContext: boolean;
-  /** Rounds per branch so far. */
-  readonly branchCounts = { exploit: 0, explore: 0, guard: 0 };
-  /** Largest stage reached so far. */
-  maxStage = 1;
-  readonly lastRound: SupRoundTrace = { branch: "explore", stage: 1, eliminated: [] };
-  private readonly transform: ResolvedTransform;
   private readonly dotKernel: DotKernel;
-  private rng: Rng;
-  private readonly table: ArmTable<ExactKrr[]> = new ArmTable<ExactKrr[]>();
-  private readonly ledger: DecisionLedger<Payload>;
-  private readonly payloads: ObjectPool<Payload>;
-  private readonly y: Float64Array;
-  private mu = new Float64Array(8);
-  private sig = new Float64Array(8);
-  private active = new Uint8Array(8);
 
   constructor(options: SupPakUcbOptions) {
-    const o = options;
-    this.contextDim = o.contextDim;
-    this.alpha = o.alpha ?? 1;
-    checkCommon({ contextDim: this.contextDim, alpha: this.alpha });
-    assertInt(o.horizon, "horizon", 1);
-    this.horizon = o.horizon;
-    this.kernel = o.kernel ?? { type: "rbf", sigma: 1 };
+    super(options);
+    this.kernel = options.kernel ?? { type: "rbf", sigma: 1 };
     this.dotKernel = new DotKernel(this.kernel);
-    this.eta = o.eta ?? "theory";
-    this.delta = o.delta ?? 0.05;
-    checkEta(this.eta, this.delta, this.horizon);
-    this.stages = o.stages ?? Math.max(1, Math.ceil(Math.log2(this.horizon)));
-    assertInt(this.stages, "stages", 1, 64);
-    this.exploreChoice = o.exploreChoice ?? "largest-width";
-    if (this.exploreChoice !== "largest-width" && this.exploreChoice !== "random") {
-      throw new RouteKitError(ErrorCode.InvalidArgument, 'exploreChoice must be "largest-width" or "random"');
-    }
-    this.transform = resolveTransform(o.scoreTransform);
-    this.normalizeContext = o.normalizeContext ?? true;
-    this.rng = o.rng ?? Rng.fromSeed(o.seed ?? 0);
-    const d = this.contextDim;
-    this.y = allocF64(d);
-    this.payloads = new ObjectPool(() => ({ seq: 0, arm: "", stage: -1, y: allocF64(d), ny: 0 }));
-    this.ledger = new DecisionLedger<Payload>(
-      {
-        encode: (p) => ({ seq: p.seq, arm: p.arm, stage: p.stage, ny: p.ny, y: encodeF64(p.y) }),
-        decode: (j) => {
-          const r = j as Record<string, Json>;
-          if (r === null || typeof r !== "object") throw new RouteKitError(ErrorCode.SnapshotCorrupt, "bad payload");
-          const p = this.payloads.acquire();
-          p.seq = field(r, "seq", "number");
-          p.arm = field(r, "arm", "string");
-          p.stage = field(r, "stage", "number");
-          p.ny = field(r, "ny", "number");
-          p.y.set(decodeF64(r.y, "payload.y", d));
-          return p;
-        },
-        dispose: (p) => this.payloads.release(p),
-      },
-      { maxPending: o.maxPending ?? 100_000 },
-    );
-    const seen = new Set<string>();
-    for (const id of o.arms) {
-      this.table.checkAdd(id);
-      if (seen.has(id)) throw new RouteKitError(ErrorCode.DuplicateArm, `arm "${id}" is listed twice`);
-      seen.add(id);
-    }
-    for (const id of o.arms) this.table.add(id, this.newArm());
+    this.addInitialArms(options.arms);
   }
 
-  private newArm(): ExactKrr[] {
-    return Array.from({ length: this.stages }, () => new ExactKrr(this.contextDim, this.dotKernel, this.alpha));
-  }
-
-  get arms(): readonly string[] {
-    return this.table.ids;
-  }
-
-  get pendingDecisions(): number {
-    return this.ledger.size;
-  }
-
-  /** Points filed into each stage set of an arm. */
-  filed(arm: string): number[] {
-    return this.table.get(arm).map((s) => s.n);
-  }
-
-  /** The regression of `arm` at stage m (1-based); read-only use (tests, diagnostics). */
+  /** The regression of `arm` at stage m (1-based). */
   stageRegression(arm: string, m: number): ExactKrr {
-    assertInt(m, "stage", 1, this.stages);
-    return (this.table.get(arm) as ExactKrr[])[m - 1] as ExactKrr;
+    return this.stageEstimator(arm, m);
   }
 
-  addArm(id: string): void {
-    this.table.checkAdd(id);
-    this.table.add(id, this.newArm());
+  protected newEstimator(): ExactKrr {
+    return new ExactKrr(this.contextDim, this.dotKernel, this.alpha);
   }
 
-  removeArm(id: string): void {
-    this.table.checkRemove(id);
-    this.table.remove(id);
+  protected query(e: ExactKrr, _a: string, _m: number, y: Float64Array, ny: number, _t: number, out: StageQuery): void {
+    const b = e.row(y, ny);
+    out.mu = e.mean(b);
+    out.sigma = Math.sqrt(e.variance(b, this.dotKernel.diag(ny)));
+    out.b1 = 0;
+    out.b2 = 0;
   }
 
-  currentEta(): number {
-    return resolveEta(this.eta, this.delta, this.table.size, this.ledger.issued + 1, this.horizon);
-  }
-
-  select(context?: Float64Array): ArmDecision {
-    this.table.checkNotEmpty();
-    assertVector(context, this.contextDim, "context");
-    const ny = normalizeInto(context, this.y, this.contextDim, this.normalizeContext);
-    const G = this.table.size;
-    if (this.mu.length < G) {
-      this.mu = new Float64Array(2 * G);
-      this.sig = new Float64Array(2 * G);
-      this.active = new Uint8Array(2 * G);
-    }
-    const eta = this.currentEta();
-    const ra = Math.sqrt(this.alpha);
-    const kyy = this.dotKernel.diag(ny);
-    const tiny = 1 / Math.sqrt(this.horizon);
-    const trace = this.lastRound;
-    trace.eliminated.length = 0;
-    this.active.fill(1, 0, G);
-    let m = 1;
-    let pick = -1;
-    let stage = -1;
-    for (;;) {
-      let allTiny = true;
-      let allNarrow = true;
-      const thr = 2 ** (1 - m);
-      for (let g = 0; g < G; g++) {
-        if (!this.active[g]) continue;
-        const s = (this.table.states[g] as ExactKrr[])[m - 1] as ExactKrr;
-        if (s.n === 0) {
-          this.mu[g] = 0;
-          this.sig[g] = Number.POSITIVE_INFINITY;
-        } else {
-          const b = s.row(this.y, ny);
-          this.mu[g] = s.mean(b);
-          this.sig[g] = Math.sqrt(s.variance(b, kyy));
-        }
-        const sg = this.sig[g] as number;
-        if (!((eta + ra) * sg <= tiny)) allTiny = false;
-        if (!((2 * eta + ra) * sg <= thr)) allNarrow = false;
-      }
-      if (allTiny) {
-        pick = this.argmaxActive(G, eta);
-        trace.branch = "exploit";
-        break;
-      }
-      if (allNarrow) {
-        let maxS = Number.NEGATIVE_INFINITY;
-        for (let g = 0; g < G; g++) {
-          if (this.active[g]) maxS = Math.max(maxS, (this.mu[g] as number) + (2 * eta + ra) * (this.sig[g] as number));
-        }
-        for (let g = 0; g < G; g++) {
-          if (!this.active[g]) continue;
-          const st = (this.mu[g] as number) + (2 * eta + ra) * (this.sig[g] as number);
-          if (st < maxS - 2 ** (2 - m)) {
-            this.active[g] = 0;
-            trace.eliminated.push(this.table.ids[g] as string);
-          }
-        }
-        m++;
-        if (m > this.stages) {
-          // Guard (spec P8): no stage left, act as branch (a) on the stage-M estimates.
-          m = this.stages;
-          pick = this.argmaxActive(G, eta);
-          trace.branch = "guard";
-          break;
-        }
-        continue;
-      }
-      pick = this.chooseWide(G, 2 * eta + ra, thr);
-      stage = m - 1;
-      trace.branch = "explore";
-      break;
-    }
-    trace.stage = m;
-    if (m > this.maxStage) this.maxStage = m;
-    this.branchCounts[trace.branch]++;
-    const p = this.payloads.acquire();
-    p.seq = this.ledger.issued;
-    p.arm = this.table.ids[pick] as string;
-    p.stage = stage;
-    p.ny = ny;
-    p.y.set(this.y);
-    const id = this.ledger.issue(p);
-    return { id, arm: p.arm };
-  }
-
-  /** argmax of mu + eta sigma over active arms, ties at random. */
-  private argmaxActive(G: number, eta: number): number {
-    let best = -1;
-    let bestV = Number.NEGATIVE_INFINITY;
-    let ties = 0;
-    for (let g = 0; g < G; g++) {
-      if (!this.active[g]) continue;
-      const v = (this.mu[g] as number) + eta * (this.sig[g] as number);
-      if (best < 0 || v > bestV) {
-        best = g;
-        bestV = v;
-        ties = 1;
-      } else if (v === bestV) {
-        ties++;
-        if (this.rng.int(ties) === 0) best = g;
-      }
-    }
-    return best;
-  }
-
-  /** Branch (c): an active arm with width > thr (largest width, ties at random; or uniformly). */
-  private chooseWide(G: number, c: number, thr: number): number {
-    let best = -1;
-    let bestW = Number.NEGATIVE_INFINITY;
-    let ties = 0;
-    for (let g = 0; g < G; g++) {
-      if (!this.active[g]) continue;
-      const w = c * (this.sig[g] as number);
-      if (!(w > thr)) continue;
-      const key = this.exploreChoice === "random" ? 0 : w;
-      if (best < 0 || key > bestW) {
-        best = g;
-        bestW = key;
-        ties = 1;
-      } else if (key === bestW) {
-        ties++;
-        if (this.rng.int(ties) === 0) best = g;
-      }
-    }
-    return best;
-  }
-
-  update(decision: DecisionRef, feedback: ArmFeedback): void {
-    const p = this.ledger.get(decision);
-    if (feedback === null || typeof feedback !== "object") {
-      throw new RouteKitError(ErrorCode.InvalidArgument, "feedback must be an object { reward }");
-    }
-    assertFinite(feedback.reward, "feedback.reward");
-    const states = this.table.find(p.arm);
-    if (states !== undefined && p.stage >= 0) {
-      const tr = this.transform;
-      const score = (feedback.reward - tr.offset) * tr.scale - tr.priorMean;
-      const s = states[p.stage] as ExactKrr;
-      s.append(p.y, p.ny, score, s.row(p.y, p.ny), this.dotKernel.diag(p.ny));
-    }
-    this.ledger.settle(decision);
+  protected file(e: ExactKrr, _a: string, _m: number, y: Float64Array, ny: number, s: number): void {
+    e.append(y, ny, s, e.row(y, ny), this.dotKernel.diag(ny));
   }
 
   toJSON(): Snapshot {
     return makeSnapshot(KIND, VERSION, {
-      options: {
-        contextDim: this.contextDim,
-        horizon: this.horizon,
-        kernel: this.kernel as unknown as Json,
-        alpha: this.alpha,
-        eta: this.eta,
-        delta: this.delta,
-        stages: this.stages,
-        exploreChoice: this.exploreChoice,
-        scoreTransform: { ...this.transform },
-        normalizeContext: this.normalizeContext,
-      },
-      rng: this.rng.toJSON() as unknown as Json,
-      branchCounts: { ...this.branchCounts },
-      maxStage: this.maxStage,
-      arms: this.table.ids.map((id, i) => ({
-        id,
-        stages: (this.table.states[i] as ExactKrr[]).map((s) => s.toJSON()),
-      })),
-      ledger: this.ledger.toJSON(),
+      options: { ...this.baseOptionsJSON(), kernel: this.kernel as unknown as Json },
+      ...this.baseStateJSON((e) => e.toJSON()),
     });
   }
 
   static fromJSON(snapshot: unknown): SupPakUcb {
     const st = readSnapshot(snapshot, KIND, VERSION);
     const o = field(st, "options", "object");
-    const policy = new SupPakUcb({
-      arms: [],
-      contextDim: field(o, "contextDim", "number"),
-      horizon: field(o, "horizon", "number"),
+    const p = new SupPakUcb({
+      ...readSupOptions(o, st.rng),
       kernel: field(o, "kernel", "object") as unknown as KernelSpec,
-      alpha: field(o, "alpha", "number"),
-      eta: o.eta as EtaOption,
-      delta: field(o, "delta", "number"),
-      stages: field(o, "stages", "number"),
-      exploreChoice: field(o, "exploreChoice", "string") as ExploreChoice,
-      scoreTransform: field(o, "scoreTransform", "object") as ScoreTransform,
-      normalizeContext: field(o, "normalizeContext", "boolean"),
-      rng: Rng.fromJSON(field(st, "rng", "object") as never),
     });
-    const bc = field(st, "branchCounts", "object");
-    policy.branchCounts.exploit = field(bc, "exploit", "number");
-    policy.branchCounts.explore = field(bc, "explore", "number");
-    policy.branchCounts.guard = field(bc, "guard", "number");
-    policy.maxStage = field(st, "maxStage", "number");
-    for (const a of field(st, "arms", "array")) {
-      const r = a as Record<string, Json>;
-      const stages = field(r, "stages", "array");
-      if (stages.length !== policy.stages) {
-        throw new RouteKitError(ErrorCode.SnapshotCorrupt, `each arm must hold ${policy.stages} stage states`);
-      }
-      policy.table.add(
-        field(r, "id", "string"),
-        stages.map((s) => ExactKrr.fromJSON(s, policy.contextDim, policy.dotKernel, policy.alpha)),
-      );
-    }
-    policy.ledger.loadJSON(st.ledger);
-    return policy;
+    p.restoreBase(st, (json) => ExactKrr.fromJSON(json, p.contextDim, p.dotKernel, p.alpha));
+    return p;
   }
 }
