@@ -1,0 +1,113 @@
+import { Rng } from "@routekit/core";
+import { describe, expect, it } from "vitest";
+import {
+  assortmentRevenue,
+  bruteForceAssortment,
+  DinkelbachWorkspace,
+  dinkelbachAssortment,
+  optimalAssortment,
+  solveAssortmentLP,
+  topK,
+} from "../src/index.js";
+
+function instance(rng: Rng) {
+  const n = 1 + rng.int(10);
+  const K = 1 + rng.int(n);
+  const v0 = [0.5, 1, 3][rng.int(3)]!;
+  const v = Float64Array.from({ length: n }, () => Math.exp(rng.uniformIn(-2, 2)));
+  const r = Float64Array.from({ length: n }, () => rng.uniform());
+  return { n, K, v0, v, r };
+}
+
+describe("top-K (uniform revenues)", () => {
+  it("equals brute force and breaks ties by index", () => {
+    const rng = Rng.fromSeed(1);
+    const out = new Int32Array(12);
+    for (let t = 0; t < 500; t++) {
+      const { n, K, v0, v } = instance(rng);
+      const ones = new Float64Array(n).fill(1);
+      const m = topK(v, n, K, out);
+      expect(m).toBe(Math.min(n, K));
+      const got = assortmentRevenue(v, ones, out, m, v0);
+      expect(got).toBeCloseTo(bruteForceAssortment(v, ones, n, K, v0).revenue, 12);
+    }
+    const tied = Float64Array.of(1, 3, 3, 2, 3);
+    expect(Array.from(out.subarray(0, topK(tied, 5, 2, out)))).toEqual([1, 2]);
+    expect(Array.from(out.subarray(0, topK(tied, 5, 4, out)))).toEqual([1, 2, 4, 3]);
+    expect(topK(tied, 5, 3, out, 2.5)).toBe(3);
+  });
+});
+
+describe("Dinkelbach (exact, non-uniform revenues)", () => {
+  it("equals brute force on 3000 random instances (N <= 10, v0 in {0.5, 1, 3}) in few iterations", () => {
+    const rng = Rng.fromSeed(2026);
+    const out = new Int32Array(10);
+    const ws = new DinkelbachWorkspace(10);
+    let maxIt = 0;
+    for (let t = 0; t < 3000; t++) {
+      const { n, K, v0, v, r } = instance(rng);
+      const m = dinkelbachAssortment(v, r, n, K, v0, out, ws);
+      maxIt = Math.max(maxIt, ws.iterations);
+      const bf = bruteForceAssortment(v, r, n, K, v0);
+      const R = assortmentRevenue(v, r, out, m, v0);
+      expect(Math.abs(R - bf.revenue)).toBeLessThan(1e-12);
+      expect(m).toBeLessThanOrEqual(K);
+      // invariant (i): r_i >= R(S*) for every i in S*
+      for (let j = 0; j < m; j++) expect(r[out[j]!]!).toBeGreaterThanOrEqual(R - 1e-12);
+      // joint scaling of v and v0 leaves S* and R* unchanged
+      const m2 = dinkelbachAssortment(
+        v.map((x) => x * 1e3),
+        r,
+        n,
+        K,
+        v0 * 1e3,
+        new Int32Array(10),
+      );
+      expect(m2).toBe(m);
+    }
+    expect(maxIt).toBeLessThanOrEqual(7);
+  });
+
+  it("K >= N gives the revenue-ordered set; all-zero revenues give the empty set", () => {
+    const rng = Rng.fromSeed(9);
+    for (let t = 0; t < 200; t++) {
+      const n = 1 + rng.int(8);
+      const v = Float64Array.from({ length: n }, () => Math.exp(rng.uniformIn(-2, 2)));
+      const r = Float64Array.from({ length: n }, () => rng.uniform());
+      const S = optimalAssortment(Array.from(v, Math.log), r, n, n, 1);
+      const R = assortmentRevenue(v, r, S, S.length, 1);
+      const expected = [...Array(n).keys()].filter((i) => r[i]! >= R - 1e-12).sort((a, b) => a - b);
+      expect([...S].sort((a, b) => a - b)).toEqual(expected);
+    }
+    expect(optimalAssortment([0.1, 0.2], [0, 0], 2, 2, 1)).toEqual([]);
+    // huge utilities (beta ~ 900) do not overflow
+    const S = optimalAssortment([900, 899, 10], [0.2, 0.9, 1], 3, 2, 1);
+    expect(S).toEqual([1]);
+  });
+});
+
+describe("Davis-Gallego-Topaloglu LP through HiGHS", () => {
+  it("LP optimum = brute force R*, and its vertex support is an optimal feasible assortment", async () => {
+    const rng = Rng.fromSeed(77);
+    for (let t = 0; t < 150; t++) {
+      const { n, K, v0, v, r } = instance(rng);
+      const lp = await solveAssortmentLP(v, r, K, v0);
+      const bf = bruteForceAssortment(v, r, n, K, v0);
+      expect(lp.objective).toBeCloseTo(bf.revenue, 7);
+      expect(lp.items.length).toBeLessThanOrEqual(K);
+      expect(lp.revenue).toBeCloseTo(bf.revenue, 7);
+    }
+  });
+  it("handles ties (6 identical items, K = 2) with a vertex of size <= 2", async () => {
+    const v = new Float64Array(6).fill(0.8);
+    const r = new Float64Array(6).fill(0.6);
+    const lp = await solveAssortmentLP(v, r, 2, 1);
+    expect(lp.items.length).toBe(2);
+    expect(lp.revenue).toBeCloseTo((2 * 0.8 * 0.6) / (1 + 1.6), 9);
+  });
+  it("rejects bad input with typed errors", async () => {
+    await expect(solveAssortmentLP([1, 2], [0.5, 1.5], 1, 1)).rejects.toMatchObject({ code: "OUT_OF_RANGE" });
+    await expect(solveAssortmentLP([1, 2], [0.5], 1, 1)).rejects.toMatchObject({ code: "DIMENSION_MISMATCH" });
+    await expect(solveAssortmentLP([1, 2], [0.5, 0.5], 0, 1)).rejects.toMatchObject({ code: "OUT_OF_RANGE" });
+  });
+});
