@@ -1,10 +1,13 @@
 import { defineConfig } from "tsup";
 
+// cli: the `routekit` bin (dist/cli.js, ESM with its shebang); index: the programmatic API;
+// worker-plan: imported by core's worker threads to rebuild an experiment from its JSON spec.
 export default defineConfig({
-  entry: ["src/index.ts"],
+  entry: { index: "src/index.ts", cli: "src/cli.ts", "worker-plan": "src/worker-plan.ts" },
   format: ["esm", "cjs"],
-  dts: true,
+  dts: { entry: { index: "src/index.ts" } },
   sourcemap: true,
   clean: true,
   target: "node20",
+  shims: true,
 });

@@ -1,0 +1,194 @@
+import type { Progress } from "@routekit/core";
+import { METRICS, type Metric } from "./aggregate.js";
+import { UsageError } from "./errors.js";
+import { execute } from "./execute.js";
+import { type RunOutput, type WrittenFiles, writeOutputs } from "./output.js";
+import { registry as defaultRegistry } from "./registry/index.js";
+import { loadReplayTable } from "./registry/replay.js";
+import type { FamilyRegistry, Params, ScenarioEntry } from "./registry/types.js";
+import { findEnvironment, mergeParams, type RunSpec, resolveSpec } from "./spec.js";
+
+/** Options shared by every command of the programmatic API. */
+export interface CommonOptions {
+  /** Number of seeds (0..n-1) or an explicit list. */
+  readonly seeds?: number | readonly number[];
+  readonly horizon?: number;
+  /** Points kept per series (default 200). */
+  readonly points?: number;
+  /** Worker threads (default: the core count; 1 = in this thread). */
+  readonly workers?: number;
+  readonly onProgress?: (p: Progress) => void;
+  readonly signal?: AbortSignal;
+  /** Registry to resolve names in (default: everything registered). */
+  readonly registry?: FamilyRegistry;
+  /** When set, results, plots and the report are written into this directory. */
+  readonly out?: string;
+  /** Render plots and the HTML report when writing (default true). */
+  readonly plots?: boolean;
+}
+
+export interface CommandResult extends RunOutput {
+  readonly files?: WrittenFiles;
+}
+
+function seedList(seeds: number | readonly number[] | undefined, fallback: number): number[] {
+  if (seeds === undefined) return Array.from({ length: fallback }, (_, i) => i);
+  if (typeof seeds === "number") {
+    if (!Number.isInteger(seeds) || seeds < 1) throw new UsageError(`seeds must be an integer >= 1, got ${seeds}`);
+    return Array.from({ length: seeds }, (_, i) => i);
+  }
+  return [...seeds];
+}
+
+async function finish(out: RunOutput, opts: CommonOptions): Promise<CommandResult> {
+  if (opts.out === undefined) return out;
+  const files = await writeOutputs(out, opts.out, { plots: opts.plots !== false });
+  return { ...out, files };
+}
+
+async function runSpec(spec: RunSpec, opts: CommonOptions) {
+  return execute(spec, {
+    ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
+    ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.registry ? { registry: opts.registry } : {}),
+  });
+}
+
+export function findScenario(reg: FamilyRegistry, name: string): ScenarioEntry {
+  const s = reg.scenarios.find((x) => x.name === name);
+  if (!s) {
+    throw new UsageError(
+      `unknown scenario "${name}" (known: ${reg.scenarios.map((x) => x.name).join(", ") || "none registered"})`,
+    );
+  }
+  return s;
+}
+
+/** The spec a scenario describes, with optional overrides of seeds, horizon and points. */
+export function scenarioSpec(s: ScenarioEntry, opts: CommonOptions = {}): RunSpec {
+  return {
+    environment: { name: s.environment.name, params: { ...(s.environment.params ?? {}) } },
+    policies: s.policies.map((p) => ({ label: p.label, policy: p.policy, params: { ...(p.params ?? {}) } })),
+    seeds: seedList(opts.seeds, s.seeds),
+    horizon: opts.horizon ?? s.horizon,
+    points: opts.points ?? 200,
+  };
+}
+
+/** `routekit run <scenario>`: a named reproduction of a paper experiment. */
+export async function runScenario(name: string, opts: CommonOptions = {}): Promise<CommandResult> {
+  const reg = opts.registry ?? defaultRegistry;
+  const s = findScenario(reg, name);
+  const spec = resolveSpec(reg, scenarioSpec(s, opts));
+  const result = await runSpec(spec, opts);
+  return finish(
+    {
+      title: `${s.name}: ${s.description}`,
+      spec,
+      result,
+      metrics: [...(s.metrics ?? (["regret", "o2b", "opr"] as Metric[]))],
+      ...(s.reference ? { reference: s.reference } : {}),
+      ...(s.paper ? { notes: { paper: s.paper } } : {}),
+    },
+    opts,
+  );
+}
+
+export interface CompareOptions extends CommonOptions {
+  readonly environment: string;
+  readonly environmentParams?: Params;
+  readonly policies: readonly (string | { policy: string; label?: string; params?: Params })[];
+  readonly metrics?: readonly Metric[];
+}
+
+/** `routekit compare`: any registered policies on any environment of the same protocol. */
+export async function compare(opts: CompareOptions): Promise<CommandResult> {
+  const reg = opts.registry ?? defaultRegistry;
+  const spec = resolveSpec(reg, {
+    environment: { name: opts.environment, params: { ...(opts.environmentParams ?? {}) } },
+    policies: opts.policies.map((p) => {
+      const o = typeof p === "string" ? { policy: p } : p;
+      return { label: o.label ?? o.policy, policy: o.policy, params: { ...(o.params ?? {}) } };
+    }),
+    seeds: seedList(opts.seeds, 5),
+    horizon: opts.horizon ?? 2000,
+    points: opts.points ?? 200,
+  });
+  const result = await runSpec(spec, opts);
+  const env = findEnvironment(reg, spec.environment.name);
+  return finish(
+    {
+      title: `compare on ${env.name}`,
+      spec,
+      result,
+      metrics: [...(opts.metrics ?? (["regret", "o2b", "opr"] as Metric[]))],
+      ...(env.paper ? { notes: { "environment paper": env.paper } } : {}),
+    },
+    opts,
+  );
+}
+
+/** Policies `replay` runs when none are named: these, when registered. */
+export const REPLAY_DEFAULT_POLICIES = ["random", "ucb1", "linucb-disjoint", "rff-ucb"] as const;
+
+export interface ReplayOptions extends CommonOptions {
+  /** JSONL or CSV file of logged outcomes. */
+  readonly data: string;
+  readonly policies?: readonly (string | { policy: string; label?: string; params?: Params })[];
+  /** Replay environment parameters: format, context, models (comma-separated), dim, wordNgrams, charMin, charMax, order. */
+  readonly environmentParams?: Params;
+}
+
+/** `routekit replay`: policies on the user's own logged outcomes, against the best single model and the per-prompt oracle. */
+export async function replay(opts: ReplayOptions): Promise<CommandResult> {
+  const reg = opts.registry ?? defaultRegistry;
+  const envEntry = findEnvironment(reg, "replay");
+  const envParams = { ...(opts.environmentParams ?? {}), data: opts.data };
+  const table = loadReplayTable(mergeParams("environment replay", envEntry.defaults, envParams));
+  let policies = opts.policies;
+  if (!policies || policies.length === 0) {
+    const preferred = REPLAY_DEFAULT_POLICIES.filter((n) =>
+      reg.policies.some((p) => p.name === n && p.protocol === "arm"),
+    );
+    policies = preferred.length > 0 ? preferred : reg.policies.filter((p) => p.protocol === "arm").map((p) => p.name);
+  }
+  const horizon = opts.horizon ?? Math.min(20_000, 10 * table.numPrompts);
+  const res = await compare({
+    ...opts,
+    out: undefined,
+    environment: envEntry.name,
+    environmentParams: envParams,
+    policies,
+    horizon,
+    seeds: opts.seeds ?? 5,
+    metrics: METRICS.filter((m) => m === "regret" || m === "o2b" || m === "opr" || (m === "cost" && table.hasCost)),
+  });
+  const means = new Float64Array(table.models.length);
+  let oracle = 0;
+  const M = table.models.length;
+  for (let p = 0; p < table.numPrompts; p++) {
+    let best = Number.NEGATIVE_INFINITY;
+    for (let m = 0; m < M; m++) {
+      const s = table.meanScore[p * M + m] as number;
+      means[m] = (means[m] as number) + s / table.numPrompts;
+      if (s > best) best = s;
+    }
+    oracle += best / table.numPrompts;
+  }
+  const notes: Record<string, string | number> = {
+    data: opts.data,
+    prompts: table.numPrompts,
+    rows: table.rows,
+    models: table.models.map((m, i) => `${m} (mean score ${(means[i] as number).toFixed(4)})`).join(", "),
+    "per-prompt oracle mean score": Number(oracle.toFixed(6)),
+    context:
+      table.contextSource === "text"
+        ? `hashed word/char n-grams, dim ${table.dim} (${JSON.stringify(table.featurizer)})`
+        : `embedding column, dim ${table.dim}`,
+  };
+  const out: RunOutput = { ...res, title: `replay of ${opts.data}`, notes };
+  if (opts.out === undefined) return out;
+  const files = await writeOutputs(out, opts.out, { plots: opts.plots !== false });
+  return { ...out, files };
+}

@@ -1,0 +1,138 @@
+import { readFileSync } from "node:fs";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { CliFailure, UsageError } from "./errors.js";
+import type { FamilyRegistry } from "./registry/types.js";
+import { findEnvironment, findPolicy, mergeParams, type RunSpec } from "./spec.js";
+
+const paramValue = z.union([z.number(), z.string(), z.boolean()]);
+const params = z.record(z.string(), paramValue);
+
+/** The `compare --config FILE` format (JSON or YAML). */
+export const CompareConfigSchema = z.strictObject({
+  environment: z.union([z.string().min(1), z.strictObject({ name: z.string().min(1), params: params.optional() })]),
+  policies: z
+    .array(
+      z.union([
+        z.string().min(1),
+        z.strictObject({ policy: z.string().min(1), label: z.string().min(1).optional(), params: params.optional() }),
+      ]),
+    )
+    .min(1),
+  /** A number of seeds (0..n-1) or an explicit list. */
+  seeds: z.union([z.number().int().min(1).max(10_000), z.array(z.number().int()).min(1)]).optional(),
+  horizon: z.number().int().min(1).optional(),
+  points: z.number().int().min(2).max(100_000).optional(),
+  workers: z.number().int().min(1).optional(),
+  out: z.string().min(1).optional(),
+});
+export type CompareConfig = z.infer<typeof CompareConfigSchema>;
+
+function pathOf(path: readonly PropertyKey[]): string {
+  let s = "";
+  for (const p of path) s += typeof p === "number" ? `[${p}]` : s === "" ? String(p) : `.${String(p)}`;
+  return s === "" ? "(top level)" : s;
+}
+
+/** Parses and validates a config file's text; errors name the file and the offending key path. */
+export function parseCompareConfig(text: string, file: string): CompareConfig {
+  let raw: unknown;
+  try {
+    raw = /\.json$/i.test(file) ? JSON.parse(text) : parseYaml(text);
+  } catch (e) {
+    throw new UsageError(
+      `${file}: cannot parse ${/\.json$/i.test(file) ? "JSON" : "YAML"}: ${(e as Error).message.split("\n")[0]}`,
+    );
+  }
+  const r = CompareConfigSchema.safeParse(raw);
+  if (!r.success) {
+    const issue = r.error.issues[0] as z.core.$ZodIssue;
+    let path = [...issue.path];
+    let message = issue.message;
+    if (issue.code === "unrecognized_keys") {
+      path = [...path, ...(issue.keys.length === 1 ? [issue.keys[0] as string] : [])];
+      message = `unknown key${issue.keys.length > 1 ? `s ${issue.keys.join(", ")}` : ""}`;
+    } else if (issue.code === "invalid_union") {
+      message = "has the wrong shape (see the config format in the README)";
+    }
+    const more = r.error.issues.length > 1 ? ` (and ${r.error.issues.length - 1} more)` : "";
+    throw new UsageError(`${file}: ${pathOf(path)}: ${message}${more}`);
+  }
+  return r.data;
+}
+
+export function readCompareConfig(file: string): CompareConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new CliFailure(
+      `cannot read config file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
+  }
+  return parseCompareConfig(text, file);
+}
+
+function at<T>(file: string, path: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof UsageError) throw new UsageError(`${file}: ${path}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** Checks names and parameters against the registry (errors name the key path) and returns a run spec. */
+export function configToSpec(
+  reg: FamilyRegistry,
+  cfg: CompareConfig,
+  file: string,
+  defaults: { seeds: number; horizon: number; points: number },
+): RunSpec {
+  const envName = typeof cfg.environment === "string" ? cfg.environment : cfg.environment.name;
+  const envParams = typeof cfg.environment === "string" ? {} : (cfg.environment.params ?? {});
+  const envPath = typeof cfg.environment === "string" ? "environment" : "environment.name";
+  const env = at(file, envPath, () => findEnvironment(reg, envName));
+  for (const [k, v] of Object.entries(envParams)) {
+    at(file, `environment.params.${k}`, () => mergeParams(`environment ${env.name}`, env.defaults, { [k]: v }));
+  }
+  const policies = cfg.policies.map((p, i) => {
+    const o = typeof p === "string" ? { policy: p } : p;
+    const entry = at(file, typeof p === "string" ? `policies[${i}]` : `policies[${i}].policy`, () =>
+      findPolicy(reg, o.policy),
+    );
+    if (entry.protocol !== env.protocol) {
+      throw new UsageError(
+        `${file}: policies[${i}]: policy "${entry.name}" plays the ${entry.protocol} protocol, environment "${env.name}" serves ${env.protocol}`,
+      );
+    }
+    const label = o.label ?? o.policy;
+    for (const [k, v] of Object.entries(o.params ?? {})) {
+      at(file, `policies[${i}].params.${k}`, () => mergeParams(label, entry.defaults, { [k]: v }));
+    }
+    return { label, policy: o.policy, params: o.params ?? {} };
+  });
+  const seen = new Map<string, number>();
+  policies.forEach((p, i) => {
+    const j = seen.get(p.label);
+    if (j !== undefined) {
+      throw new UsageError(
+        `${file}: policies[${i}].label: "${p.label}" is also the label of policies[${j}]; labels must be distinct`,
+      );
+    }
+    seen.set(p.label, i);
+  });
+  const seeds =
+    cfg.seeds === undefined
+      ? Array.from({ length: defaults.seeds }, (_, i) => i)
+      : typeof cfg.seeds === "number"
+        ? Array.from({ length: cfg.seeds }, (_, i) => i)
+        : cfg.seeds;
+  return {
+    environment: { name: env.name, params: envParams },
+    policies,
+    seeds,
+    horizon: cfg.horizon ?? defaults.horizon,
+    points: cfg.points ?? defaults.points,
+  };
+}

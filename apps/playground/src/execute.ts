@@ -1,0 +1,45 @@
+import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
+import { type ExperimentResult, type Progress, runExperiment, runExperimentInWorkers } from "@routekit/core";
+import { registry as defaultRegistry } from "./registry/index.js";
+import type { FamilyRegistry } from "./registry/types.js";
+import { buildExperimentFrom, type RunSpec, specToJson } from "./spec.js";
+
+export interface ExecuteOptions {
+  /** Worker threads (default: the number of cores); 1 runs in this thread. */
+  readonly workers?: number;
+  readonly onProgress?: (p: Progress) => void;
+  readonly signal?: AbortSignal;
+  /** Registry to resolve names in (default: everything registered). A custom registry always runs in-process. */
+  readonly registry?: FamilyRegistry;
+}
+
+/** The built worker-plan module next to this file (dist), or undefined when running from source. */
+function workerPlanModule(): string | undefined {
+  const here = import.meta.url;
+  const ext = here.endsWith(".cjs") ? ".cjs" : ".js";
+  if (!here.includes("/dist/")) return undefined;
+  const url = new URL(`./worker-plan${ext === ".cjs" ? ".js" : ext}`, here);
+  return existsSync(fileURLToPath(url)) ? fileURLToPath(url) : undefined;
+}
+
+/**
+ * Runs a spec: seeds (and policies) in parallel worker threads through core's `runExperimentInWorkers`, or in this
+ * thread when workers <= 1, when a custom registry is given, or when running from source (no built worker plan).
+ */
+export async function execute(spec: RunSpec, options: ExecuteOptions = {}): Promise<ExperimentResult> {
+  const reg = options.registry ?? defaultRegistry;
+  // Resolve (and build once) here, so bad names, parameters or data fail before any thread starts.
+  const exp = buildExperimentFrom(reg, spec);
+  const workers = Math.max(1, options.workers ?? availableParallelism());
+  const module = options.registry ? undefined : workerPlanModule();
+  if (workers <= 1 || module === undefined) {
+    await new Promise((r) => setImmediate(r));
+    return runExperiment(exp, { onProgress: options.onProgress, signal: options.signal });
+  }
+  return runExperimentInWorkers(
+    { module, spec: specToJson(spec) },
+    { workers, onProgress: options.onProgress, signal: options.signal },
+  );
+}

@@ -1,0 +1,30 @@
+import type { PolicySummary } from "@routekit/core";
+
+/** "mean ± se" with a precision suited to the magnitude. */
+export function pm(m: { mean: number; se: number }, digits = 3): string {
+  const f = (x: number) => (Number.isFinite(x) ? (Math.abs(x) >= 1000 ? x.toFixed(0) : x.toPrecision(digits)) : "-");
+  return m.se > 0 ? `${f(m.mean)} ± ${f(m.se)}` : f(m.mean);
+}
+
+/** A plain-text table with right-aligned numeric columns. */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: readonly string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join("  ");
+  const sep = widths.map((w) => "-".repeat(w)).join("  ");
+  return [line(header), sep, ...rows.map(line)].join("\n");
+}
+
+/** The results table: final regret, O2B, OPR, cost per round (when any) and time per round, mean ± s.e. over seeds. */
+export function summaryTable(summary: readonly PolicySummary[], withCost: boolean): string {
+  const header = ["policy", "regret", "O2B", "OPR", ...(withCost ? ["cost/round"] : []), "µs/round"];
+  const rows = summary.map((s) => [
+    s.policy,
+    pm(s.regret),
+    pm(s.o2b),
+    pm(s.opr),
+    ...(withCost ? [pm(s.costPerRound)] : []),
+    pm(s.usPerRound, 2),
+  ]);
+  return table(header, rows);
+}

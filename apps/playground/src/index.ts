@@ -1,0 +1,24 @@
+/**
+ * The RouteKit playground as a library: the same commands as the `routekit` CLI, returning results.
+ */
+export { aggregateSeries, type BandPoint, METRICS, type Metric, meanPickShare } from "./aggregate.js";
+export {
+  type CommandResult,
+  type CommonOptions,
+  type CompareOptions,
+  compare,
+  findScenario,
+  REPLAY_DEFAULT_POLICIES,
+  type ReplayOptions,
+  replay,
+  runScenario,
+  scenarioSpec,
+} from "./api.js";
+export { type CompareConfig, CompareConfigSchema, configToSpec, parseCompareConfig } from "./config.js";
+export { CliFailure, UsageError } from "./errors.js";
+export { type ExecuteOptions, execute } from "./execute.js";
+export { type CliIo, main } from "./main.js";
+export { type RunOutput, type WrittenFiles, writeOutputs } from "./output.js";
+export { locateFont, metricSpec, panelSpec, pickShareSpec, renderSvg, svgToPng } from "./plot.js";
+export * from "./registry/index.js";
+export { buildExperimentFrom, type RunSpec, resolveSpec } from "./spec.js";

@@ -1,0 +1,425 @@
+import { availableParallelism } from "node:os";
+import { isRouteKitError } from "@routekit/core";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { type CommandResult, type CommonOptions, compare, replay, runScenario } from "./api.js";
+import { configToSpec, readCompareConfig } from "./config.js";
+import { CliFailure, oneLine, UsageError } from "./errors.js";
+import { summaryTable } from "./format.js";
+import { hasCost } from "./output.js";
+import { createProgress, type ProgressMode } from "./progress.js";
+import { registry as defaultRegistry } from "./registry/index.js";
+import type { FamilyRegistry, Params } from "./registry/types.js";
+import { parseAssignment } from "./spec.js";
+
+export const VERSION = "0.1.0";
+
+/** Where the CLI writes and what it knows; tests substitute their own. */
+export interface CliIo {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+  /** Whether stderr is a terminal (live progress bar) or not (plain lines). */
+  readonly isTTY?: boolean;
+  readonly registry?: FamilyRegistry;
+}
+
+const DEMO_SCENARIO = "classic-demo";
+
+function int(min: number, what: string) {
+  return (v: string) => {
+    const x = Number(v);
+    if (!/^-?\d+$/.test(v.trim()) || !Number.isSafeInteger(x) || x < min) {
+      throw new InvalidArgumentError(`${what} must be an integer >= ${min}, got "${v}"`);
+    }
+    return x;
+  };
+}
+
+function collect(v: string, prev: string[]): string[] {
+  return [...prev, v];
+}
+
+interface CommonFlags {
+  seeds?: number;
+  horizon?: number;
+  points?: number;
+  out?: string;
+  workers?: number;
+  json?: boolean;
+  quiet?: boolean;
+  plots?: boolean;
+}
+
+function addCommon(cmd: Command, defaults: { outHint: string }): Command {
+  return cmd
+    .option("--seeds <n>", "number of seeds (0..n-1)", int(1, "--seeds"))
+    .option("--horizon <rounds>", "rounds per run", int(1, "--horizon"))
+    .option("--points <n>", "points kept per series (memory does not grow with the horizon)", int(2, "--points"))
+    .option("--out <dir>", `output directory (default ${defaults.outHint})`)
+    .option(
+      "--workers <n>",
+      `worker threads (default: cores = ${availableParallelism()}; 1 = in-process)`,
+      int(1, "--workers"),
+    )
+    .option("--no-plots", "skip plots and the HTML report (JSON and CSV are still written)")
+    .option("--json", "print machine-readable results on stdout (no progress, no table)")
+    .option("-q, --quiet", "print only the results table (no progress, no file list)");
+}
+
+function parseParams(list: readonly string[], prefixed: boolean): Map<string, Params> {
+  const out = new Map<string, Params>();
+  for (const s of list) {
+    const a = parseAssignment(s, prefixed);
+    const target = a.target ?? "";
+    out.set(target, { ...(out.get(target) ?? {}), [a.key]: a.value });
+  }
+  return out;
+}
+
+class Runner {
+  constructor(private readonly io: CliIo) {}
+
+  private progressMode(f: CommonFlags): ProgressMode {
+    if (f.json || f.quiet) return "none";
+    return this.io.isTTY ? "bar" : "lines";
+  }
+
+  info(f: CommonFlags, s: string): void {
+    if (!f.json && !f.quiet) this.io.stderr.write(`${s}\n`);
+  }
+
+  async execute(
+    label: string,
+    f: CommonFlags,
+    outDefault: string,
+    run: (opts: CommonOptions) => Promise<CommandResult>,
+  ): Promise<void> {
+    const progress = createProgress(this.progressMode(f), this.io.stderr, label);
+    const opts: CommonOptions = {
+      ...(f.seeds !== undefined ? { seeds: f.seeds } : {}),
+      ...(f.horizon !== undefined ? { horizon: f.horizon } : {}),
+      ...(f.points !== undefined ? { points: f.points } : {}),
+      ...(f.workers !== undefined ? { workers: f.workers } : {}),
+      ...(this.io.registry ? { registry: this.io.registry } : {}),
+      out: f.out ?? outDefault,
+      plots: f.plots !== false,
+      onProgress: (p) => progress.update(p),
+    };
+    let res: CommandResult;
+    try {
+      res = await run(opts);
+    } finally {
+      progress.stop();
+    }
+    this.report(res, f);
+  }
+
+  private report(res: CommandResult, f: CommonFlags): void {
+    const { result, spec, files } = res;
+    if (f.json) {
+      const payload = {
+        title: res.title,
+        environment: result.environment,
+        protocol: result.protocol,
+        horizon: result.horizon,
+        seeds: spec.seeds,
+        spec,
+        summary: result.summary,
+        ...(res.reference ? { reference: res.reference } : {}),
+        ...(res.notes ? { notes: res.notes } : {}),
+        files: files ?? null,
+      };
+      this.io.stdout.write(`${JSON.stringify(payload, null, 2)}\n`);
+      return;
+    }
+    if (!f.quiet) this.io.stdout.write(`\n${res.title}\n`);
+    this.io.stdout.write(`${summaryTable(result.summary, hasCost(result))}\n`);
+    if (f.quiet) return;
+    this.io.stdout.write(
+      `(${spec.seeds.length} seeds x ${spec.horizon} rounds; mean ± s.e. over seeds; regret vs the per-round oracle, O2B vs the best single arm)\n`,
+    );
+    if (res.reference) this.io.stdout.write(`reference: ${res.reference}\n`);
+    if (files) {
+      if (files.fontWarning) this.io.stderr.write(`warning: ${files.fontWarning}\n`);
+      this.io.stdout.write(`\nresults: ${files.json}\n`);
+      if (files.report) this.io.stdout.write(`report:  ${files.report}\n`);
+      if (files.plots.panel) this.io.stdout.write(`plot:    ${files.plots.panel.png}\n`);
+    }
+  }
+}
+
+function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
+  const r = new Runner(io);
+  const program = new Command("routekit")
+    .description(
+      "Run and compare online-learning routers (which model serves each request) on simulated or logged data.\n" +
+        "With no command, runs a short demo and writes its plots under ./routekit-out/.",
+    )
+    .version(VERSION)
+    .showSuggestionAfterError(true)
+    .enablePositionalOptions();
+  addCommon(program, { outHint: "routekit-out/demo" });
+  program.action(async (f: CommonFlags) => {
+    const s =
+      reg.scenarios.find((x) => x.name === DEMO_SCENARIO) ??
+      reg.scenarios.find((x) => x.protocol === "arm") ??
+      reg.scenarios[0];
+    if (!s) throw new CliFailure("no scenarios are registered yet, so there is no demo to run (see `routekit list`)");
+    r.info(f, `routekit demo: scenario "${s.name}" (${s.description}). Try \`routekit --help\` for more.`);
+    await r.execute("demo", f, "routekit-out/demo", (o) => runScenario(s.name, o));
+  });
+
+  program
+    .command("list")
+    .description("list registered algorithms, environments and scenarios, with the paper each comes from")
+    .argument("[what]", "algorithms | environments | scenarios (default: all)")
+    .option("--json", "machine-readable output")
+    .action((what: string | undefined, f: { json?: boolean }) => {
+      const kinds = ["algorithms", "environments", "scenarios"] as const;
+      const alias: Record<string, (typeof kinds)[number]> = {
+        policies: "algorithms",
+        algorithm: "algorithms",
+        environment: "environments",
+        envs: "environments",
+        scenario: "scenarios",
+      };
+      const w = what === undefined ? undefined : (alias[what] ?? what);
+      if (w !== undefined && !(kinds as readonly string[]).includes(w)) {
+        throw new UsageError(`list what? expected one of ${kinds.join(", ")}, got "${what}"`);
+      }
+      const show = w ? [w] : [...kinds];
+      const data = {
+        algorithms: reg.policies.map((p) => ({
+          name: p.name,
+          protocol: p.protocol,
+          family: p.family,
+          paper: p.paper ?? null,
+          description: p.description,
+          defaults: p.defaults,
+        })),
+        environments: reg.environments.map((e) => ({
+          name: e.name,
+          protocol: e.protocol,
+          family: e.family,
+          paper: e.paper ?? null,
+          description: e.description,
+          defaults: e.defaults,
+        })),
+        scenarios: reg.scenarios.map((s) => ({
+          name: s.name,
+          protocol: s.protocol,
+          paper: s.paper ?? null,
+          description: s.description,
+          environment: s.environment.name,
+          policies: s.policies.map((p) => p.label),
+          seeds: s.seeds,
+          horizon: s.horizon,
+        })),
+      };
+      if (f.json) {
+        io.stdout.write(
+          `${JSON.stringify(Object.fromEntries(show.map((k) => [k, data[k as (typeof kinds)[number]]])), null, 2)}\n`,
+        );
+        return;
+      }
+      for (const k of show) {
+        const items = data[k as (typeof kinds)[number]];
+        io.stdout.write(`${k} (${items.length})\n`);
+        if (items.length === 0) io.stdout.write("  (none registered)\n");
+        const width = Math.max(0, ...items.map((x) => x.name.length));
+        for (const x of items) {
+          const paper = x.paper ? ` [paper ${x.paper}]` : "";
+          io.stdout.write(`  ${x.name.padEnd(width)}  ${x.protocol.padEnd(10)}  ${x.description}${paper}\n`);
+        }
+        io.stdout.write("\n");
+      }
+    });
+
+  addCommon(
+    program
+      .command("run")
+      .description("run a named scenario (a reproduction of a paper experiment; see `routekit list scenarios`)")
+      .argument("<scenario>", "scenario name"),
+    { outHint: "routekit-out/<scenario>" },
+  ).action(async (name: string, f: CommonFlags) => {
+    await r.execute(name, f, `routekit-out/${name}`, (o) => runScenario(name, o));
+  });
+
+  addCommon(
+    program
+      .command("compare")
+      .description("compare registered policies on any environment of the same protocol")
+      .option("--env <name>", "environment name (see `routekit list environments`)")
+      .option("--policies <a,b,c>", "comma-separated policy names (see `routekit list algorithms`)")
+      .option("--param <policy.key=value>", "override a policy parameter (repeatable)", collect, [])
+      .option("--env-param <key=value>", "override an environment parameter (repeatable)", collect, [])
+      .option("--config <file>", "JSON or YAML experiment file instead of --env/--policies (see README)"),
+    { outHint: "routekit-out/compare-<env>" },
+  ).action(
+    async (
+      f: CommonFlags & { env?: string; policies?: string; param: string[]; envParam: string[]; config?: string },
+    ) => {
+      if (f.config) {
+        if (f.env || f.policies) throw new UsageError("give either --config or --env/--policies, not both");
+        const cfg = readCompareConfig(f.config);
+        const spec = configToSpec(reg, cfg, f.config, {
+          seeds: f.seeds ?? 5,
+          horizon: f.horizon ?? 2000,
+          points: f.points ?? 200,
+        });
+        const flags = { ...f, workers: f.workers ?? cfg.workers, out: f.out ?? cfg.out };
+        await r.execute(
+          `compare ${spec.environment.name}`,
+          flags,
+          `routekit-out/compare-${spec.environment.name}`,
+          (o) =>
+            compare({
+              ...o,
+              seeds: f.seeds ?? spec.seeds,
+              horizon: f.horizon ?? spec.horizon,
+              points: f.points ?? spec.points,
+              environment: spec.environment.name,
+              environmentParams: spec.environment.params,
+              policies: spec.policies,
+            }),
+        );
+        return;
+      }
+      if (!f.env) throw new UsageError("compare needs --env <name> (or --config <file>)");
+      if (!f.policies) throw new UsageError("compare needs --policies <a,b,c> (or --config <file>)");
+      const names = f.policies
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s !== "");
+      if (names.length === 0) throw new UsageError("--policies is empty");
+      const pp = parseParams(f.param, true);
+      for (const t of pp.keys()) {
+        if (!names.includes(t))
+          throw new UsageError(`--param ${t}.…: "${t}" is not one of --policies (${names.join(", ")})`);
+      }
+      const ep = parseParams(f.envParam, false).get("") ?? {};
+      const env = f.env;
+      await r.execute(`compare ${env}`, f, `routekit-out/compare-${env}`, (o) =>
+        compare({
+          ...o,
+          environment: env,
+          environmentParams: ep,
+          policies: names.map((n) => ({ policy: n, params: pp.get(n) ?? {} })),
+        }),
+      );
+    },
+  );
+
+  addCommon(
+    program
+      .command("replay")
+      .description(
+        "evaluate policies on your own logged outcomes (JSONL/CSV of prompt or embedding, model, score, cost)",
+      )
+      .requiredOption("--data <file>", "JSONL or CSV file, one row per (prompt, model)")
+      .option(
+        "--policies <a,b,c>",
+        "policies to evaluate (default: random, ucb1, linucb-disjoint, rff-ucb when registered)",
+      )
+      .option("--param <policy.key=value>", "override a policy parameter (repeatable)", collect, [])
+      .option("--models <a,b>", "compare only these models (default: all in the file)")
+      .addOption(
+        new Option("--context <source>", "context source").choices(["auto", "text", "embedding"]).default("auto"),
+      )
+      .addOption(new Option("--format <format>", "input format").choices(["auto", "jsonl", "csv"]).default("auto"))
+      .option("--dim <n>", "featurizer dimension for text prompts", int(1, "--dim"), 256)
+      .addOption(new Option("--order <order>", "prompt order").choices(["shuffle", "sequential"]).default("shuffle")),
+    { outHint: "routekit-out/replay" },
+  ).action(
+    async (
+      f: CommonFlags & {
+        data: string;
+        policies?: string;
+        param: string[];
+        models?: string;
+        context: string;
+        format: string;
+        dim: number;
+        order: string;
+      },
+    ) => {
+      const names = f.policies
+        ?.split(",")
+        .map((s) => s.trim())
+        .filter((s) => s !== "");
+      const pp = parseParams(f.param, true);
+      for (const t of pp.keys()) {
+        if (names && !names.includes(t))
+          throw new UsageError(`--param ${t}.…: "${t}" is not one of --policies (${names.join(", ")})`);
+      }
+      const policies = names?.map((n) => ({ policy: n, params: pp.get(n) ?? {} }));
+      await r.execute("replay", f, "routekit-out/replay", (o) =>
+        replay({
+          ...o,
+          data: f.data,
+          ...(policies ? { policies } : {}),
+          environmentParams: {
+            context: f.context,
+            format: f.format,
+            dim: f.dim,
+            order: f.order,
+            models: f.models ?? "",
+          },
+        }),
+      );
+    },
+  );
+  return program;
+}
+
+/** Runs the CLI on `argv` (without node and script) and resolves to the exit code: 0 ok, 1 failure, 2 bad usage. */
+export async function main(
+  argv: readonly string[],
+  io: CliIo = { stdout: process.stdout, stderr: process.stderr, isTTY: process.stderr.isTTY },
+): Promise<number> {
+  const reg = io.registry ?? defaultRegistry;
+  const program = buildProgram(io, reg);
+  const all = [program, ...program.commands];
+  for (const c of all) {
+    c.exitOverride();
+    c.configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      // Commander's own error text is rewritten below into one line; help output on error still goes to stderr.
+      writeErr: () => {},
+      outputError: () => {},
+    });
+  }
+  try {
+    const first = argv[0];
+    if (
+      first !== undefined &&
+      !first.startsWith("-") &&
+      !program.commands.some((c) => c.name() === first) &&
+      first !== "help"
+    ) {
+      throw new UsageError(
+        `unknown command "${first}" (commands: ${program.commands.map((c) => c.name()).join(", ")})`,
+      );
+    }
+    await program.parseAsync([...argv], { from: "user" });
+    return 0;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.code === "commander.help")
+        return e.exitCode === 0 ? 0 : 2;
+      io.stderr.write(`routekit: ${oneLine(e.message).replace(/^error: /, "")} (see routekit --help)\n`);
+      return 2;
+    }
+    if (e instanceof UsageError) {
+      io.stderr.write(`routekit: ${oneLine(e)}\n`);
+      return 2;
+    }
+    if (e instanceof CliFailure || isRouteKitError(e)) {
+      io.stderr.write(`routekit: ${oneLine(e)}\n`);
+      return 1;
+    }
+    io.stderr.write(
+      `routekit: unexpected error: ${oneLine(e)}${process.env.ROUTEKIT_DEBUG ? `\n${(e as Error).stack}` : " (set ROUTEKIT_DEBUG=1 for a stack trace)"}\n`,
+    );
+    return 1;
+  }
+}

@@ -1,0 +1,150 @@
+import { existsSync } from "node:fs";
+import { Resvg } from "@resvg/resvg-js";
+import * as vega from "vega";
+import { compile, type TopLevelSpec } from "vega-lite";
+import { type BandPoint, METRIC_TITLES, type Metric } from "./aggregate.js";
+
+const FONT_FAMILY = "DejaVu Sans, Liberation Sans, Arial, Helvetica, sans-serif";
+
+/** Font files known to exist on common systems; resvg falls back to system fonts (if any) otherwise. */
+const FONT_CANDIDATES = [
+  "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+  "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+  "/usr/share/fonts/TTF/DejaVuSans.ttf",
+  "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+  "/usr/share/fonts/liberation-sans/LiberationSans-Regular.ttf",
+  "/Library/Fonts/Arial.ttf",
+  "/System/Library/Fonts/Supplemental/Arial.ttf",
+  "C:\\Windows\\Fonts\\arial.ttf",
+];
+
+/** Which font file (if any) PNG text is rendered with. */
+export function locateFont(): string | undefined {
+  const env = process.env.ROUTEKIT_FONT;
+  if (env && existsSync(env)) return env;
+  return FONT_CANDIDATES.find((f) => existsSync(f));
+}
+
+const CONFIG = {
+  font: FONT_FAMILY,
+  background: "white",
+  title: { fontSize: 15, anchor: "start" as const, offset: 10 },
+  axis: { labelFontSize: 11, titleFontSize: 12, grid: true, gridColor: "#e6e6e6" },
+  legend: { labelFontSize: 11, titleFontSize: 12, orient: "bottom" as const, columns: 4, labelLimit: 240 },
+  view: { stroke: "#cccccc" },
+};
+
+function layers(metric: Metric | undefined) {
+  const yTitle = metric ? METRIC_TITLES[metric].axis : "value";
+  const color = { field: "policy", type: "nominal" as const, title: "policy", scale: { scheme: "tableau10" } };
+  return [
+    {
+      mark: { type: "area" as const, opacity: 0.2 },
+      encoding: {
+        x: { field: "t", type: "quantitative" as const, title: "round" },
+        y: { field: "lo", type: "quantitative" as const, title: yTitle },
+        y2: { field: "hi" },
+        color,
+      },
+    },
+    {
+      mark: { type: "line" as const, strokeWidth: 2 },
+      encoding: {
+        x: { field: "t", type: "quantitative" as const, title: "round" },
+        y: { field: "mean", type: "quantitative" as const, title: yTitle },
+        color,
+        tooltip: [
+          { field: "policy", type: "nominal" as const },
+          { field: "t", type: "quantitative" as const },
+          { field: "mean", type: "quantitative" as const, format: ".4g" },
+          { field: "se", type: "quantitative" as const, format: ".3g" },
+        ],
+      },
+    },
+  ];
+}
+
+/** A vega-lite spec: mean over seeds with a shaded +- 1 s.e. band, one color per policy. */
+export function metricSpec(points: readonly BandPoint[], metric: Metric, subtitle: string): TopLevelSpec {
+  return {
+    $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+    title: { text: METRIC_TITLES[metric].title, subtitle: `${subtitle} (mean over seeds, band: +- 1 s.e.)` },
+    width: 560,
+    height: 320,
+    data: { values: points.filter((p) => p.metric === metric) as never[] },
+    layer: layers(metric),
+    config: CONFIG,
+  } as TopLevelSpec;
+}
+
+/** All metrics in one figure: a wrapped facet with an independent y scale per metric. */
+export function panelSpec(points: readonly BandPoint[], metrics: readonly Metric[], subtitle: string): TopLevelSpec {
+  const order = metrics.map((m) => METRIC_TITLES[m].title);
+  return {
+    $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+    title: { text: "RouteKit results", subtitle: `${subtitle} (mean over seeds, band: +- 1 s.e.)` },
+    data: {
+      values: points
+        .filter((p) => metrics.includes(p.metric))
+        .map((p) => ({ ...p, panel: METRIC_TITLES[p.metric].title })) as never[],
+    },
+    facet: { field: "panel", type: "nominal", title: null, sort: order, header: { labelFontSize: 13 } },
+    columns: Math.min(3, metrics.length),
+    spec: {
+      width: 300,
+      height: 200,
+      layer: layers(undefined).map((l) => ({ ...l, encoding: { ...l.encoding, y: { ...l.encoding.y, title: null } } })),
+    },
+    resolve: { scale: { y: "independent" } },
+    config: CONFIG,
+  } as TopLevelSpec;
+}
+
+/** Stacked bars: how often each policy picked each arm over the whole run (mean over seeds). */
+export function pickShareSpec(
+  rows: readonly { policy: string; arm: string; share: number }[],
+  subtitle: string,
+): TopLevelSpec {
+  return {
+    $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+    title: { text: "Pick share", subtitle: `${subtitle} (fraction of rounds each arm was chosen, mean over seeds)` },
+    width: 560,
+    height: { step: 28 },
+    data: { values: rows as never[] },
+    mark: { type: "bar" },
+    encoding: {
+      y: { field: "policy", type: "nominal", title: null },
+      x: { field: "share", type: "quantitative", title: "share of rounds", stack: "normalize", axis: { format: "%" } },
+      color: { field: "arm", type: "nominal", title: "arm", scale: { scheme: "tableau20" } },
+      tooltip: [
+        { field: "policy", type: "nominal" },
+        { field: "arm", type: "nominal" },
+        { field: "share", type: "quantitative", format: ".1%" },
+      ],
+    },
+    config: CONFIG,
+  } as TopLevelSpec;
+}
+
+/** vega-lite -> vega -> headless View -> SVG string. */
+export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const vg = compile(spec).spec;
+  const view = new vega.View(vega.parse(vg), { renderer: "none" });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
+
+/** SVG -> PNG bytes with resvg (2x scale), text in the located font. */
+export function svgToPng(svg: string, font = locateFont()): Buffer {
+  const r = new Resvg(svg, {
+    fitTo: { mode: "zoom", value: 2 },
+    background: "white",
+    font: font
+      ? { fontFiles: [font], loadSystemFonts: false, defaultFontFamily: "DejaVu Sans" }
+      : { loadSystemFonts: true },
+  });
+  return r.render().asPng();
+}

@@ -1,0 +1,76 @@
+import { readFileSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { ErrorCode, RouteKitError } from "@routekit/core";
+import { parseReplay, ReplayEnvironment, type ReplayTable } from "@routekit/environments";
+import type { FamilyRegistry, Params } from "./types.js";
+
+const cache = new Map<string, ReplayTable>();
+
+/** Loads (once per file version and options) the replay table an environment entry's params describe. */
+export function loadReplayTable(params: Params): ReplayTable {
+  const data = String(params.data ?? "");
+  if (data === "") {
+    throw new RouteKitError(ErrorCode.InvalidArgument, "the replay environment needs a data file (param data=FILE)");
+  }
+  const path = resolve(data);
+  let mtime: number;
+  try {
+    mtime = statSync(path).mtimeMs;
+  } catch {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `cannot read replay data file ${data}: no such file`);
+  }
+  const key = JSON.stringify({ ...params, data: path, mtime });
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const models = String(params.models ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  const table = parseReplay(readFileSync(path, "utf8"), {
+    format: params.format as "auto" | "jsonl" | "csv",
+    context: params.context as "auto" | "text" | "embedding",
+    ...(models.length > 0 ? { models } : {}),
+    featurizer: {
+      dim: Number(params.dim),
+      wordNgrams: Number(params.wordNgrams),
+      charNgrams: [Number(params.charMin), Number(params.charMax)],
+    },
+  });
+  cache.set(key, table);
+  return table;
+}
+
+const replayDefaults: Params = {
+  data: "",
+  format: "auto",
+  context: "auto",
+  models: "",
+  dim: 256,
+  wordNgrams: 2,
+  charMin: 3,
+  charMax: 5,
+  order: "shuffle",
+};
+
+/** The replay environment: the user's logged outcomes (JSONL/CSV) as an arm environment. */
+export const replayRegistry: FamilyRegistry = {
+  policies: [],
+  environments: [
+    {
+      name: "replay",
+      protocol: "arm",
+      family: "@routekit/environments",
+      description:
+        "your logged outcomes (JSONL/CSV: prompt or embedding, model, score, cost) replayed as a full-information table",
+      defaults: replayDefaults,
+      create(params) {
+        const order = String(params.order);
+        if (order !== "shuffle" && order !== "sequential") {
+          throw new RouteKitError(ErrorCode.InvalidArgument, `order must be "shuffle" or "sequential", got "${order}"`);
+        }
+        return new ReplayEnvironment(loadReplayTable(params), { order });
+      },
+    },
+  ],
+  scenarios: [],
+};

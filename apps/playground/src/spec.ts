@@ -1,0 +1,170 @@
+import type { ArmEnvironment, AssortmentEnvironment, Experiment, Json } from "@routekit/core";
+import { UsageError } from "./errors.js";
+import type {
+  AnyEnvironment,
+  EnvInfo,
+  EnvironmentEntry,
+  FamilyRegistry,
+  Params,
+  ParamValue,
+  PolicyEntry,
+} from "./registry/types.js";
+
+/**
+ * Everything needed to rebuild an experiment from names and parameters: plain JSON, so it crosses into
+ * worker threads (`worker-plan.ts`) and is written next to the results for reproduction.
+ */
+export interface RunSpec {
+  readonly environment: { readonly name: string; readonly params: Params };
+  readonly policies: readonly { readonly label: string; readonly policy: string; readonly params: Params }[];
+  readonly seeds: readonly number[];
+  readonly horizon: number;
+  /** Points kept per series. */
+  readonly points: number;
+}
+
+function names(xs: readonly { name: string }[]): string {
+  return xs.map((x) => x.name).join(", ") || "none registered";
+}
+
+export function findEnvironment(reg: FamilyRegistry, name: string): EnvironmentEntry {
+  const e = reg.environments.find((x) => x.name === name);
+  if (!e) throw new UsageError(`unknown environment "${name}" (known: ${names(reg.environments)})`);
+  return e;
+}
+
+export function findPolicy(reg: FamilyRegistry, name: string): PolicyEntry {
+  const p = reg.policies.find((x) => x.name === name);
+  if (!p) throw new UsageError(`unknown policy "${name}" (known: ${names(reg.policies)})`);
+  return p;
+}
+
+/** Converts a command-line string to the type of the parameter's default. */
+export function coerceParam(where: string, key: string, raw: ParamValue, defaults: Params): ParamValue {
+  if (!(key in defaults)) {
+    const keys = Object.keys(defaults);
+    throw new UsageError(
+      `${where} has no parameter "${key}" (parameters: ${keys.length > 0 ? keys.join(", ") : "none"})`,
+    );
+  }
+  const def = defaults[key] as ParamValue;
+  if (typeof def === "number") {
+    const x = typeof raw === "number" ? raw : typeof raw === "string" && raw.trim() !== "" ? Number(raw) : Number.NaN;
+    if (!Number.isFinite(x)) throw new UsageError(`${where}.${key} must be a number, got ${JSON.stringify(raw)}`);
+    return x;
+  }
+  if (typeof def === "boolean") {
+    if (raw === true || raw === "true") return true;
+    if (raw === false || raw === "false") return false;
+    throw new UsageError(`${where}.${key} must be true or false, got ${JSON.stringify(raw)}`);
+  }
+  if (typeof raw !== "string") throw new UsageError(`${where}.${key} must be a string, got ${JSON.stringify(raw)}`);
+  return raw;
+}
+
+/** Defaults overridden by `overrides` (each checked against the defaults' keys and types). */
+export function mergeParams(where: string, defaults: Params, overrides: Params = {}): Params {
+  const out: Params = { ...defaults };
+  for (const [k, v] of Object.entries(overrides)) out[k] = coerceParam(where, k, v, defaults);
+  return out;
+}
+
+/** Parses `key=value` (or `prefix.key=value` when `prefixed`) assignments. */
+export function parseAssignment(s: string, prefixed: boolean): { target?: string; key: string; value: string } {
+  const eq = s.indexOf("=");
+  const lhs = eq < 0 ? "" : s.slice(0, eq).trim();
+  const value = eq < 0 ? "" : s.slice(eq + 1);
+  if (!prefixed) {
+    if (lhs === "") throw new UsageError(`expected key=value, got "${s}"`);
+    return { key: lhs, value };
+  }
+  const dot = lhs.lastIndexOf(".");
+  if (dot <= 0 || dot === lhs.length - 1) throw new UsageError(`expected policy.key=value, got "${s}"`);
+  return { target: lhs.slice(0, dot), key: lhs.slice(dot + 1), value };
+}
+
+/**
+ * Checks a spec against the registry (names exist, protocols match, parameters exist and have the right types,
+ * seeds/horizon are sane) and returns it with every parameter filled in from the defaults.
+ */
+export function resolveSpec(reg: FamilyRegistry, spec: RunSpec): RunSpec {
+  const env = findEnvironment(reg, spec.environment.name);
+  const envParams = mergeParams(`environment ${env.name}`, env.defaults, spec.environment.params);
+  if (spec.policies.length === 0) throw new UsageError("no policies given");
+  const labels = new Set<string>();
+  const policies = spec.policies.map((p) => {
+    const entry = findPolicy(reg, p.policy);
+    if (entry.protocol !== env.protocol) {
+      throw new UsageError(
+        `policy "${entry.name}" plays the ${entry.protocol} protocol but environment "${env.name}" serves ${env.protocol}` +
+          ` (${env.protocol} policies: ${names(reg.policies.filter((x) => x.protocol === env.protocol))})`,
+      );
+    }
+    if (labels.has(p.label))
+      throw new UsageError(`policy label "${p.label}" is used twice; give each run a distinct label`);
+    labels.add(p.label);
+    return { label: p.label, policy: entry.name, params: mergeParams(p.label, entry.defaults, p.params) };
+  });
+  if (!Number.isInteger(spec.horizon) || spec.horizon < 1) {
+    throw new UsageError(`horizon must be an integer >= 1, got ${spec.horizon}`);
+  }
+  if (spec.seeds.length === 0 || !spec.seeds.every((s) => Number.isInteger(s))) {
+    throw new UsageError("seeds must be a non-empty list of integers");
+  }
+  if (!Number.isInteger(spec.points) || spec.points < 2) {
+    throw new UsageError(`points must be an integer >= 2, got ${spec.points}`);
+  }
+  return {
+    environment: { name: env.name, params: envParams },
+    policies,
+    seeds: [...spec.seeds],
+    horizon: spec.horizon,
+    points: spec.points,
+  };
+}
+
+function envInfo(env: AnyEnvironment, protocol: EnvInfo["protocol"], horizon: number): EnvInfo {
+  if (protocol === "assortment") {
+    return { protocol, arms: [], dim: (env as AssortmentEnvironment).dim, horizon, env };
+  }
+  const e = env as ArmEnvironment;
+  return { protocol, arms: [...e.initialArms], dim: e.contextDim, horizon, env };
+}
+
+/**
+ * Turns a (resolved or not) spec into a core Experiment. Policies see the environment instance of their own run:
+ * the runner creates and resets the environment right before creating the policy (in the same thread), so the
+ * factory hands the most recently created environment to the policy factory.
+ */
+export function buildExperimentFrom(reg: FamilyRegistry, input: RunSpec): Experiment {
+  const spec = resolveSpec(reg, input);
+  const envEntry = findEnvironment(reg, spec.environment.name);
+  const entries = spec.policies.map((p) => findPolicy(reg, p.policy));
+  let current: AnyEnvironment | undefined;
+  const environment = () => {
+    current = envEntry.create(spec.environment.params);
+    return current;
+  };
+  // Build one environment now so data problems (e.g. a bad replay file) surface before any run starts.
+  environment();
+  return {
+    protocol: envEntry.protocol,
+    environment,
+    policies: spec.policies.map((p, i) => ({
+      label: p.label,
+      create: ({ rng, seed }) => {
+        const env = current ?? environment();
+        const info = envInfo(env, envEntry.protocol, spec.horizon);
+        return (entries[i] as PolicyEntry).create(p.params, { rng, seed, info });
+      },
+    })),
+    seeds: spec.seeds,
+    horizon: spec.horizon,
+    points: spec.points,
+  } as Experiment;
+}
+
+/** A JSON copy of a spec (what workers receive and what results record). */
+export function specToJson(spec: RunSpec): Json {
+  return JSON.parse(JSON.stringify(spec)) as Json;
+}

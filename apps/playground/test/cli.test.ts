@@ -1,0 +1,211 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { main } from "../src/main.js";
+import { fixtureRegistry } from "./fixture.js";
+
+class Capture extends Writable {
+  text = "";
+  override _write(chunk: Buffer, _enc: string, cb: () => void): void {
+    this.text += chunk.toString();
+    cb();
+  }
+}
+
+async function cli(argv: string[], isTTY = false) {
+  const stdout = new Capture();
+  const stderr = new Capture();
+  const code = await main(argv, { stdout, stderr, isTTY, registry: fixtureRegistry });
+  return { code, out: stdout.text, err: stderr.text };
+}
+
+const tmp = () => mkdtempSync(join(tmpdir(), "routekit-test-"));
+const example = join(__dirname, "..", "examples", "prompts.jsonl");
+
+describe("argument parsing and exit codes", () => {
+  it("prints help for the program and every command with exit 0", async () => {
+    for (const argv of [
+      ["--help"],
+      ["run", "--help"],
+      ["compare", "--help"],
+      ["replay", "--help"],
+      ["list", "--help"],
+    ]) {
+      const r = await cli(argv);
+      expect(r.code, argv.join(" ")).toBe(0);
+      expect(r.out).toMatch(/Usage: routekit/);
+    }
+    const c = await cli(["compare", "--help"]);
+    expect(c.out).toMatch(/--param <policy.key=value>/);
+    expect(c.out).toMatch(/--config <file>/);
+  });
+
+  it("exits 2 with one line and no stack on bad usage", async () => {
+    const cases: [string[], RegExp][] = [
+      [["frobnicate"], /unknown command "frobnicate"/],
+      [["run"], /missing required argument 'scenario'/],
+      [["run", "nope"], /unknown scenario "nope" \(known: fixture-demo\)/],
+      [["run", "fixture-demo", "--horizon", "0"], /--horizon must be an integer >= 1, got "0"/],
+      [["run", "fixture-demo", "--seeds", "two"], /--seeds must be an integer >= 1/],
+      [["compare", "--env", "k-armed"], /needs --policies/],
+      [["compare", "--policies", "ucb1"], /needs --env/],
+      [
+        ["compare", "--env", "moon", "--policies", "ucb1"],
+        /unknown environment "moon" \(known: k-armed, linear-contextual, replay\)/,
+      ],
+      [["compare", "--env", "k-armed", "--policies", "ucb1,ucb9"], /unknown policy "ucb9"/],
+      [
+        ["compare", "--env", "k-armed", "--policies", "ucb1", "--param", "ucb1.zeta=3"],
+        /ucb1 has no parameter "zeta" \(parameters: c\)/,
+      ],
+      [
+        ["compare", "--env", "k-armed", "--policies", "ucb1", "--param", "ucb1.c=lots"],
+        /ucb1.c must be a number, got "lots"/,
+      ],
+      [
+        ["compare", "--env", "k-armed", "--policies", "ucb1", "--param", "random.c=1"],
+        /"random" is not one of --policies/,
+      ],
+      [["compare", "--env", "k-armed", "--policies", "ucb1", "--param", "c=1"], /expected policy.key=value/],
+      [
+        ["compare", "--env", "k-armed", "--policies", "ucb1", "--env-param", "k=x"],
+        /environment k-armed.k must be a number/,
+      ],
+      [["compare", "--env", "k-armed", "--policies", "ucb1", "--bogus"], /unknown option '--bogus'/],
+      [["replay"], /required option '--data <file>' not specified/],
+      [["replay", "--data", example, "--context", "pixels"], /Allowed choices are auto, text, embedding/],
+      [["list", "planets"], /list what\? expected one of algorithms, environments, scenarios/],
+    ];
+    for (const [argv, re] of cases) {
+      const r = await cli(argv);
+      expect(r.code, argv.join(" ")).toBe(2);
+      expect(r.err, argv.join(" ")).toMatch(re);
+      expect(r.err.trim().split("\n"), argv.join(" ")).toHaveLength(1);
+      expect(r.err).not.toMatch(/\n\s+at /);
+      expect(r.out).toBe("");
+    }
+  });
+
+  it("exits 1 on failures: unreadable files and bad data", async () => {
+    const dir = tmp();
+    const bad = join(dir, "bad.jsonl");
+    writeFileSync(
+      bad,
+      `${JSON.stringify({ prompt: "p", model: "a", score: 1 })}\n{"prompt":"p","model":"b","score":"n/a"}\n`,
+    );
+    const r = await cli(["replay", "--data", bad, "--policies", "random", "--out", dir, "--no-plots"]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^routekit: replay data has 1 problem: line 2: score "n\/a" is not a finite number\n$/);
+    const missing = await cli(["replay", "--data", join(dir, "nope.jsonl"), "--policies", "random"]);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/no such file/);
+    const cfg = await cli(["compare", "--config", join(dir, "nope.yaml")]);
+    expect(cfg.code).toBe(1);
+    expect(cfg.err).toMatch(/cannot read config file .*nope.yaml: ENOENT/);
+  });
+
+  it("lists everything registered, as text and JSON", async () => {
+    const r = await cli(["list"]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/algorithms \(3\)/);
+    expect(r.out).toMatch(/linucb-disjoint\s+arm\s+LinUCB with disjoint models \[paper Li et al. 2010\]/);
+    const j = JSON.parse((await cli(["list", "scenarios", "--json"])).out);
+    expect(Object.keys(j)).toEqual(["scenarios"]);
+    expect(j.scenarios[0]).toMatchObject({
+      name: "fixture-demo",
+      environment: "linear-contextual",
+      seeds: 2,
+      horizon: 300,
+    });
+    expect(JSON.parse((await cli(["list", "policies", "--json"])).out).algorithms).toHaveLength(3);
+  });
+});
+
+describe("runs", () => {
+  it("runs a scenario with --json: summary per policy, spec, and written files", async () => {
+    const dir = tmp();
+    const r = await cli([
+      "run",
+      "fixture-demo",
+      "--horizon",
+      "200",
+      "--seeds",
+      "2",
+      "--out",
+      dir,
+      "--json",
+      "--no-plots",
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe("");
+    const j = JSON.parse(r.out);
+    expect(j).toMatchObject({ environment: expect.any(String), protocol: "arm", horizon: 200, seeds: [0, 1] });
+    expect(j.summary.map((s: { policy: string }) => s.policy)).toEqual(["random", "ucb1", "linucb"]);
+    for (const s of j.summary) {
+      expect(s.seeds).toBe(2);
+      for (const k of ["regret", "o2b", "opr", "costPerRound", "usPerRound"]) {
+        expect(Object.keys(s[k]).sort()).toEqual(["mean", "se", "std"]);
+        expect(Number.isFinite(s[k].mean)).toBe(true);
+      }
+    }
+    expect(j.spec.policies[2]).toEqual({
+      label: "linucb",
+      policy: "linucb-disjoint",
+      params: { alpha: 0.5, ridge: 1 },
+    });
+    expect(j.reference).toBe("linucb beats ucb1 beats random");
+    const results = JSON.parse(readFileSync(j.files.json, "utf8"));
+    expect(results.runs).toHaveLength(6);
+    expect(results.runs[0].series.t.at(-1)).toBe(200);
+    const csv = readFileSync(j.files.summaryCsv, "utf8").trim().split("\n");
+    expect(csv[0]).toMatch(/^policy,seeds,regret_mean,regret_std,regret_se,o2b_mean/);
+    expect(csv).toHaveLength(4);
+    expect(readFileSync(j.files.seriesCsv, "utf8")).toMatch(/^policy,metric,t,mean,se\nrandom,regret,/);
+    expect(readFileSync(j.files.runsCsv, "utf8").trim().split("\n")).toHaveLength(7);
+  });
+
+  it("prints a table and plain progress lines when not on a TTY, nothing extra with --quiet", async () => {
+    const dir = tmp();
+    const r = await cli([
+      "compare",
+      "--env",
+      "k-armed",
+      "--policies",
+      "random,ucb1",
+      "--param",
+      "ucb1.c=1",
+      "--horizon",
+      "500",
+      "--seeds",
+      "2",
+      "--out",
+      dir,
+      "--no-plots",
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/compare k-armed: \d+% \(\d+\/2000 rounds, .* rounds\/s, ETA \d+s\)/);
+    expect(r.out).toMatch(/policy\s+regret\s+O2B\s+OPR\s+µs\/round/);
+    expect(r.out).toMatch(/^ucb1\s/m);
+    expect(r.out).toMatch(/results: .*results.json/);
+    const q = await cli([
+      "compare",
+      "--env",
+      "k-armed",
+      "--policies",
+      "random",
+      "--horizon",
+      "50",
+      "--seeds",
+      "1",
+      "--out",
+      dir,
+      "--no-plots",
+      "-q",
+    ]);
+    expect(q.code).toBe(0);
+    expect(q.err).toBe("");
+    expect(q.out.trim().split("\n")).toHaveLength(3);
+  });
+});
