@@ -1,0 +1,109 @@
+import { Rng } from "@routekit/core";
+import { describe, expect, it } from "vitest";
+import {
+  ChoiceHistory,
+  fitMnlMle,
+  MleWorkspace,
+  mleBaselineAlpha,
+  mleObjective,
+  TsMnl,
+  UcbMnl,
+} from "../src/index.js";
+import { randomQuery, sampleChoice } from "./helpers.js";
+
+describe("MLE refit", () => {
+  it("reaches a stationary point of the ridge NLL on ragged (variable-size) rounds with the true v0", () => {
+    const d = 3;
+    const rng = Rng.fromSeed(12);
+    const h = new ChoiceHistory(d);
+    const wStar = [0.6, -0.4, 0.2];
+    for (let s = 0; s < 200; s++) {
+      const n = 1 + rng.int(4);
+      const X = Float64Array.from({ length: n * d }, () => rng.normal(0, 0.6));
+      const weights = [...Array(n).keys()].map((i) =>
+        Math.exp(X[i * d]! * wStar[0]! + X[i * d + 1]! * wStar[1]! + X[i * d + 2]! * wStar[2]!),
+      );
+      weights.push(3);
+      const c = rng.categorical(weights);
+      h.stage(X, n, c === n ? -1 : c);
+      h.commit();
+    }
+    const ws = new MleWorkspace(d, 4);
+    for (const v0 of [1, 3]) {
+      const theta = new Float64Array(d);
+      const its = fitMnlMle(h, h.rounds, v0, 1, theta, ws, 25, 1e-18);
+      expect(its).toBeLessThan(10);
+      const eps = 1e-5;
+      for (let k = 0; k < d; k++) {
+        const tp = theta.slice();
+        const tm = theta.slice();
+        tp[k]! += eps;
+        tm[k]! -= eps;
+        const gk = (mleObjective(h, h.rounds, v0, 1, tp, ws) - mleObjective(h, h.rounds, v0, 1, tm, ws)) / (2 * eps);
+        expect(Math.abs(gk)).toBeLessThan(1e-5);
+      }
+      // warm restart converges immediately
+      expect(fitMnlMle(h, h.rounds, v0, 1, theta, ws)).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it("alpha of the reference code: about 391 / 1458 / 3203 at K = 5 / 10 / 15 (d = 5, v0 = 1)", () => {
+    expect(mleBaselineAlpha(1, 5, 5, 1, "code")).toBeCloseTo(390.8, 0);
+    expect(Math.abs(mleBaselineAlpha(1, 5, 10, 1, "code") - 1458)).toBeLessThan(1);
+    expect(Math.abs(mleBaselineAlpha(1, 5, 15, 1, "code") - 3203)).toBeLessThan(1);
+    // kappa with the factor v0 (theory) halves kappa at v0 = 2 relative to the code's (spec P14)
+    expect(mleBaselineAlpha(1, 5, 5, 2, "theory")).toBeCloseTo(mleBaselineAlpha(1, 5, 5, 2, "code") / 2, 9);
+  });
+});
+
+describe("UCB-MNL and TS-MNL policies", () => {
+  const play = (p: UcbMnl | TsMnl, rng: Rng, T: number, rev: boolean) => {
+    const wStar = [0.4, -0.3, 0.2];
+    for (let t = 0; t < T; t++) {
+      const q = randomQuery(rng, 12, 3, 3, rev);
+      const dec = p.select(q);
+      expect(dec.items.length).toBeLessThanOrEqual(3);
+      p.update(dec, { choice: sampleChoice(rng, q, 3, wStar, dec.items, p.v0) });
+    }
+  };
+
+  it("UCB-MNL and TS-MNL snapshots restore and continue bit-exactly (non-uniform revenues, short rounds)", () => {
+    for (const make of [
+      () => new UcbMnl({ dim: 3, maxSize: 3, preset: "authors-nonuniform", v0: 2 }),
+      () => new TsMnl({ dim: 3, maxSize: 3, preset: "authors-nonuniform", seed: 5, samples: 3 }),
+    ]) {
+      const a = make();
+      play(a, Rng.fromSeed(1), 40, true);
+      const b = a instanceof UcbMnl ? UcbMnl.fromJSON(a.toJSON()) : TsMnl.fromJSON(a.toJSON());
+      expect(b.rounds).toBe(40);
+      play(a, Rng.fromSeed(2), 25, true);
+      play(b, Rng.fromSeed(2), 25, true);
+      expect(JSON.stringify(b.toJSON())).toBe(JSON.stringify(a.toJSON()));
+    }
+  });
+
+  it("learn w* (the MLE approaches it) and reject bad input without changing state", () => {
+    const p = new UcbMnl({ dim: 3, maxSize: 3, alphaScale: 0.05 });
+    play(p, Rng.fromSeed(3), 400, false);
+    const w = p.weights;
+    expect(Math.hypot(w[0]! - 0.4, w[1]! + 0.3, w[2]! - 0.2)).toBeLessThan(0.35);
+    const q = randomQuery(Rng.fromSeed(4), 5, 3, 3);
+    const before = JSON.stringify(p.toJSON());
+    expect(() => p.select({ ...q, features: new Float64Array(3) })).toThrow(
+      expect.objectContaining({ code: "DIMENSION_MISMATCH" }),
+    );
+    const dec = p.select(q);
+    const mid = JSON.stringify(p.toJSON());
+    expect(() => p.update(dec, { choice: 4 === dec.items[0] ? 3 : 4 })).toThrow();
+    expect(JSON.stringify(p.toJSON())).toBe(mid);
+    expect(before).not.toBe(mid);
+  });
+
+  it("TS-MNL is deterministic given its seed", () => {
+    const a = new TsMnl({ dim: 3, maxSize: 3, seed: 9 });
+    const b = new TsMnl({ dim: 3, maxSize: 3, seed: 9 });
+    play(a, Rng.fromSeed(6), 30, false);
+    play(b, Rng.fromSeed(6), 30, false);
+    expect(JSON.stringify(a.toJSON())).toBe(JSON.stringify(b.toJSON()));
+  });
+});
