@@ -1,0 +1,95 @@
+import { Rng } from "@routekit/core";
+import { bruteForceAssortment, optimalAssortment } from "@routekit/mnl";
+import { describe, expect, it } from "vitest";
+import { ContextualMnlEnvironment } from "../src/index.js";
+
+describe("ContextualMnlEnvironment (paper 004, spec §3.1)", () => {
+  it("clips features to ||x|| <= 1 and draws w* in the box; same seed, same stream", () => {
+    const env = new ContextualMnlEnvironment({ numItems: 50, dim: 5 });
+    env.reset(Rng.fromSeed(1));
+    const w = env.parameter;
+    for (const v of w) expect(Math.abs(v)).toBeLessThanOrEqual(1 / Math.sqrt(5));
+    let atClip = 0;
+    for (let t = 0; t < 20; t++) {
+      const q = env.next(t);
+      expect(q.revenues).toBeUndefined();
+      for (let i = 0; i < 50; i++) {
+        let s = 0;
+        for (let k = 0; k < 5; k++) {
+          const x = q.features[i * 5 + k]!;
+          s += x * x;
+          if (Math.abs(x) === 1 / Math.sqrt(5)) atClip++;
+        }
+        expect(Math.sqrt(s)).toBeLessThanOrEqual(1 + 1e-12);
+      }
+    }
+    // about 65 % of coordinates sit at the clip point (P(|N(0,1)| > 0.447) = 0.655)
+    expect(atClip / (20 * 250)).toBeGreaterThan(0.62);
+    expect(atClip / (20 * 250)).toBeLessThan(0.69);
+    const other = new ContextualMnlEnvironment({ numItems: 50, dim: 5 });
+    other.reset(Rng.fromSeed(1));
+    expect(Array.from(other.parameter)).toEqual(Array.from(w));
+  });
+
+  it("oracle equals brute force on small N (uniform and non-uniform revenues, v0 = K/5)", () => {
+    for (const rewards of ["uniform", "nonuniform"] as const) {
+      const env = new ContextualMnlEnvironment({
+        numItems: 9,
+        dim: 3,
+        maxSize: 3,
+        v0: 0.6,
+        rewards,
+        oracle: optimalAssortment,
+      });
+      env.reset(Rng.fromSeed(2));
+      for (let t = 0; t < 200; t++) {
+        const q = env.next(t);
+        const u = env.trueUtilities;
+        const r = q.revenues ?? new Float64Array(9).fill(1);
+        const bf = bruteForceAssortment(
+          Array.from(u, (x) => Math.exp(x)),
+          r,
+          9,
+          3,
+          0.6,
+        );
+        expect(env.oracleRevenue()).toBeCloseTo(bf.revenue, 12);
+        expect(env.expectedRevenue(bf.items)).toBeCloseTo(bf.revenue, 12);
+        if (rewards === "uniform") expect(env.oracleAssortment.length).toBe(3);
+      }
+    }
+  });
+
+  it("choice frequencies match the MNL probabilities (chi-square, 1e5 draws)", () => {
+    const env = new ContextualMnlEnvironment({ numItems: 10, dim: 4, maxSize: 4, v0: 2 });
+    env.reset(Rng.fromSeed(3));
+    env.next(0);
+    const items = [7, 2, 5];
+    const p = env.choiceProbabilities(items);
+    const counts = [0, 0, 0, 0];
+    const n = 100_000;
+    for (let i = 0; i < n; i++) {
+      const c = env.choose(items);
+      counts[c === null ? 3 : items.indexOf(c)]!++;
+    }
+    let chi2 = 0;
+    for (let j = 0; j < 4; j++) chi2 += (counts[j]! - n * p[j]!) ** 2 / (n * p[j]!);
+    // 3 degrees of freedom: P(chi2 > 16.27) = 0.001
+    expect(chi2).toBeLessThan(16.27);
+  });
+
+  it("rejects bad assortments and missing oracles with typed errors", () => {
+    expect(() => new ContextualMnlEnvironment({ rewards: "nonuniform" })).toThrow(
+      expect.objectContaining({ code: "INVALID_ARGUMENT" }),
+    );
+    expect(() => new ContextualMnlEnvironment({ maxSize: 0 })).toThrow(expect.objectContaining({ code: "OUT_OF_RANGE" }));
+    const env = new ContextualMnlEnvironment({ numItems: 6, dim: 2, maxSize: 2 });
+    expect(() => env.next(0)).toThrow(expect.objectContaining({ code: "INVALID_STATE" }));
+    env.reset(Rng.fromSeed(4));
+    env.next(0);
+    expect(() => env.choose([0, 1, 2])).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT" }));
+    expect(() => env.choose([6])).toThrow(expect.objectContaining({ code: "OUT_OF_RANGE" }));
+    expect(() => env.expectedRevenue([1, 1])).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT" }));
+    expect(env.expectedRevenue([])).toBe(0);
+  });
+});
