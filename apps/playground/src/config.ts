@@ -34,6 +34,15 @@ function pathOf(path: readonly PropertyKey[]): string {
   return s === "" ? "(top level)" : s;
 }
 
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let v = root;
+  for (const k of path) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<PropertyKey, unknown>)[k];
+  }
+  return v;
+}
+
 /** Parses and validates a config file's text; errors name the file and the offending key path. */
 export function parseCompareConfig(text: string, file: string): CompareConfig {
   let raw: unknown;
@@ -52,8 +61,18 @@ export function parseCompareConfig(text: string, file: string): CompareConfig {
     if (issue.code === "unrecognized_keys") {
       path = [...path, ...(issue.keys.length === 1 ? [issue.keys[0] as string] : [])];
       message = `unknown key${issue.keys.length > 1 ? `s ${issue.keys.join(", ")}` : ""}`;
+    } else if (valueAt(raw, path) === undefined) {
+      message = "is required";
     } else if (issue.code === "invalid_union") {
-      message = "has the wrong shape (see the config format in the README)";
+      const last = path[path.length - 1];
+      message =
+        last === "environment"
+          ? "must be an environment name or { name, params }"
+          : last === "seeds"
+            ? "must be a number of seeds or a list of integer seeds"
+            : typeof last === "number" && path[0] === "policies"
+              ? "must be a policy name or { policy, label, params }"
+              : "has the wrong type (see the config format in the README)";
     }
     const more = r.error.issues.length > 1 ? ` (and ${r.error.issues.length - 1} more)` : "";
     throw new UsageError(`${file}: ${pathOf(path)}: ${message}${more}`);

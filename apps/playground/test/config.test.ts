@@ -1,0 +1,113 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { configToSpec, parseCompareConfig } from "../src/config.js";
+import { UsageError } from "../src/errors.js";
+import { main } from "../src/main.js";
+import { fixtureRegistry } from "./fixture.js";
+
+const defaults = { seeds: 3, horizon: 100, points: 50 };
+
+function errorOf(text: string, file = "exp.yaml"): string {
+  try {
+    configToSpec(fixtureRegistry, parseCompareConfig(text, file), file, defaults);
+  } catch (e) {
+    expect(e).toBeInstanceOf(UsageError);
+    return (e as Error).message;
+  }
+  throw new Error("expected a UsageError");
+}
+
+describe("compare config files", () => {
+  it("accepts YAML and JSON, short and long forms", () => {
+    const yaml = `
+environment: { name: linear-contextual, params: { dim: 3 } }
+policies:
+  - random
+  - { policy: linucb-disjoint, label: linucb-a0.3, params: { alpha: 0.3 } }
+  - { policy: linucb-disjoint, label: linucb-a2, params: { alpha: 2 } }
+seeds: [7, 8]
+horizon: 400
+`;
+    const spec = configToSpec(fixtureRegistry, parseCompareConfig(yaml, "x.yml"), "x.yml", defaults);
+    expect(spec).toEqual({
+      environment: { name: "linear-contextual", params: { dim: 3 } },
+      policies: [
+        { label: "random", policy: "random", params: {} },
+        { label: "linucb-a0.3", policy: "linucb-disjoint", params: { alpha: 0.3 } },
+        { label: "linucb-a2", policy: "linucb-disjoint", params: { alpha: 2 } },
+      ],
+      seeds: [7, 8],
+      horizon: 400,
+      points: 50,
+    });
+    const json = JSON.stringify({ environment: "k-armed", policies: ["ucb1"], seeds: 2 });
+    const s2 = configToSpec(fixtureRegistry, parseCompareConfig(json, "x.json"), "x.json", defaults);
+    expect(s2.seeds).toEqual([0, 1]);
+    expect(s2.horizon).toBe(100);
+  });
+
+  it("names the offending key path in every error", () => {
+    expect(errorOf("policies: [ucb1]")).toBe("exp.yaml: environment: is required");
+    expect(errorOf("environment: 3\npolicies: [ucb1]")).toBe(
+      "exp.yaml: environment: must be an environment name or { name, params }",
+    );
+    expect(errorOf("environment: k-armed\npolicies: [ucb1, 4]")).toBe(
+      "exp.yaml: policies[1]: must be a policy name or { policy, label, params }",
+    );
+    expect(errorOf("environment: k-armed\npolicies: []")).toMatch(/^exp.yaml: policies: Too small/);
+    expect(errorOf("environment: k-armed\npolicies: [ucb1]\nhorizon: 1.5")).toMatch(
+      /^exp.yaml: horizon: Invalid input: expected int/,
+    );
+    expect(errorOf("environment: k-armed\npolicies: [ucb1]\nhorizons: 10")).toBe("exp.yaml: horizons: unknown key");
+    expect(errorOf("environment: k-armed\npolicies: [ucb1, { policy: ucb1, label: b, params: { c: [1] } }]")).toMatch(
+      /^exp.yaml: policies\[1\]/,
+    );
+    expect(errorOf("environment: k-armed\npolicies: [ucb1, { policy: ucb1, label: u2, params: { c: one } }]")).toBe(
+      'exp.yaml: policies[1].params.c: u2.c must be a number, got "one"',
+    );
+    expect(errorOf("environment: k-armed\npolicies: [ucb1, { policy: ucb1, label: u2, params: { zz: 1 } }]")).toBe(
+      'exp.yaml: policies[1].params.zz: u2 has no parameter "zz" (parameters: c)',
+    );
+    expect(errorOf("environment: k-armed\npolicies: [ucb1, ucb3]")).toMatch(
+      /^exp.yaml: policies\[1\]: unknown policy "ucb3"/,
+    );
+    expect(errorOf("environment: { name: k-armed, params: { k: big } }\npolicies: [ucb1]")).toBe(
+      'exp.yaml: environment.params.k: environment k-armed.k must be a number, got "big"',
+    );
+    expect(errorOf("environment: mars\npolicies: [ucb1]")).toMatch(
+      /^exp.yaml: environment: unknown environment "mars"/,
+    );
+    expect(errorOf("environment: k-armed\npolicies: [ucb1, ucb1]")).toMatch(
+      /policies\[1\].label: "ucb1" is also the label of policies\[0\]/,
+    );
+    expect(errorOf("environment: k-armed\npolicies: [ucb1]\n  bad indent: [", "exp.yaml")).toMatch(
+      /^exp.yaml: cannot parse YAML/,
+    );
+    expect(errorOf("{ nope", "exp.json")).toMatch(/^exp.json: cannot parse JSON/);
+  });
+
+  it("runs from a config file through the CLI, and rejects mixing --config with --env", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "routekit-cfg-"));
+    const file = join(dir, "exp.yaml");
+    writeFileSync(file, "environment: k-armed\npolicies: [random, ucb1]\nseeds: 1\nhorizon: 60\n");
+    let out = "";
+    let err = "";
+    const io = {
+      stdout: { write: (s: string) => ((out += s), true) } as unknown as NodeJS.WritableStream,
+      stderr: { write: (s: string) => ((err += s), true) } as unknown as NodeJS.WritableStream,
+      registry: fixtureRegistry,
+    };
+    expect(await main(["compare", "--config", file, "--json", "--out", dir, "--no-plots"], io)).toBe(0);
+    const j = JSON.parse(out);
+    expect(j.horizon).toBe(60);
+    expect(j.summary).toHaveLength(2);
+    expect(await main(["compare", "--config", file, "--env", "k-armed"], io)).toBe(2);
+    expect(err).toMatch(/either --config or --env/);
+    writeFileSync(file, "environment: k-armed\npolicies: [random]\nseed: 1\n");
+    err = "";
+    expect(await main(["compare", "--config", file], io)).toBe(2);
+    expect(err).toBe(`routekit: ${file}: seed: unknown key\n`);
+  });
+});
