@@ -82,7 +82,9 @@ describe("ContextualMnlEnvironment (paper 004, spec §3.1)", () => {
     expect(() => new ContextualMnlEnvironment({ rewards: "nonuniform" })).toThrow(
       expect.objectContaining({ code: "INVALID_ARGUMENT" }),
     );
-    expect(() => new ContextualMnlEnvironment({ maxSize: 0 })).toThrow(expect.objectContaining({ code: "OUT_OF_RANGE" }));
+    expect(() => new ContextualMnlEnvironment({ maxSize: 0 })).toThrow(
+      expect.objectContaining({ code: "OUT_OF_RANGE" }),
+    );
     const env = new ContextualMnlEnvironment({ numItems: 6, dim: 2, maxSize: 2 });
     expect(() => env.next(0)).toThrow(expect.objectContaining({ code: "INVALID_STATE" }));
     env.reset(Rng.fromSeed(4));

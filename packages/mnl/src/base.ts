@@ -53,7 +53,8 @@ export interface MnlCommonConfig {
 }
 
 export function readCommonOptions(o: MnlCommonOptions): MnlCommonConfig {
-  if (o === null || typeof o !== "object") throw new RouteKitError(ErrorCode.InvalidArgument, "options must be an object");
+  if (o === null || typeof o !== "object")
+    throw new RouteKitError(ErrorCode.InvalidArgument, "options must be an object");
   assertInt(o.dim, "dim", 1, 4096);
   assertInt(o.maxSize, "maxSize", 1, 1 << 20);
   const v0 = o.v0 ?? 1;
@@ -118,7 +119,11 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
         decode: (j) => {
           const o = j as { items?: unknown; x?: Json };
           const items = o?.items;
-          if (!Array.isArray(items) || items.length > this.maxSize || !items.every((i) => Number.isInteger(i) && i >= 0)) {
+          if (
+            !Array.isArray(items) ||
+            items.length > this.maxSize ||
+            !items.every((i) => Number.isInteger(i) && i >= 0)
+          ) {
             throw new RouteKitError(ErrorCode.SnapshotCorrupt, "pending decision has malformed items");
           }
           const x = decodeF64(o.x, "pending.x", items.length * this.dim);
@@ -174,7 +179,9 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
     for (let i = 0; i < n; i++) {
       const ri = r[i] as number;
       if (!(ri >= 0 && ri <= 1)) {
-        throw new RouteKitError(ErrorCode.OutOfRange, `query.revenues[${i}] must be in [0, 1], got ${ri}`, { index: i });
+        throw new RouteKitError(ErrorCode.OutOfRange, `query.revenues[${i}] must be in [0, 1], got ${ri}`, {
+          index: i,
+        });
       }
       if (ri !== r0) uniform = false;
     }
@@ -204,7 +211,15 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
       for (let i = 0; i < n; i++) if ((util[i] as number) > m) m = util[i] as number;
       const v = this.attract;
       for (let i = 0; i < n; i++) v[i] = Math.exp((util[i] as number) - m);
-      size = dinkelbachAssortment(v, query.revenues as ArrayLike<number>, n, K, this.v0 * Math.exp(-m), this.chosen, this.dws);
+      size = dinkelbachAssortment(
+        v,
+        query.revenues as ArrayLike<number>,
+        n,
+        K,
+        this.v0 * Math.exp(-m),
+        this.chosen,
+        this.dws,
+      );
     }
     const items = new Array<number>(size);
     for (let j = 0; j < size; j++) items[j] = this.chosen[j] as number;

@@ -19,13 +19,20 @@ import {
   field,
   type Json,
   makeSnapshot,
-  RouteKitError,
   Rng,
   type RngState,
+  RouteKitError,
   readSnapshot,
   type Snapshot,
 } from "@routekit/core";
-import { allocF64, backSubstTransposed, choleskyInverseUpper, choleskyRank1Update, gemv, quadFormUpper } from "@routekit/linalg";
+import {
+  allocF64,
+  backSubstTransposed,
+  choleskyInverseUpper,
+  choleskyRank1Update,
+  gemv,
+  quadFormUpper,
+} from "@routekit/linalg";
 import {
   commonFromJSON,
   commonToJSON,
@@ -82,7 +89,10 @@ function resolveBaseline(o: MleBaselineOptions): { common: MnlCommonConfig; cfg:
   const preset = o?.preset ?? "authors-uniform";
   const pre = BASELINE_PRESETS[preset];
   if (!pre) throw new RouteKitError(ErrorCode.InvalidArgument, `unknown baseline preset "${String(preset)}"`);
-  const common = readCommonOptions({ ...o, utilityClip: o.utilityClip === undefined ? pre.utilityClip : o.utilityClip });
+  const common = readCommonOptions({
+    ...o,
+    utilityClip: o.utilityClip === undefined ? pre.utilityClip : o.utilityClip,
+  });
   const lambda = o.lambda ?? 1;
   assertPositive(lambda, "lambda");
   const alphaMode = o.alphaMode ?? pre.alphaMode;
@@ -229,7 +239,11 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
       start.length === rounds + 1 &&
       choice.length === rounds &&
       start[0] === 0 &&
-      start.every((v, i) => Number.isInteger(v) && (i === 0 || (v > (start[i - 1] as number) && v - (start[i - 1] as number) <= this.maxSize))) &&
+      start.every(
+        (v, i) =>
+          Number.isInteger(v) &&
+          (i === 0 || (v > (start[i - 1] as number) && v - (start[i - 1] as number) <= this.maxSize)),
+      ) &&
       choice.every((c, i) => Number.isInteger(c) && c >= -1 && c < (start[i + 1] as number) - (start[i] as number));
     if (!ok) throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot history is malformed");
     const x = decodeF64(hj.x, "history.x", (start[rounds] as number) * d);
@@ -334,7 +348,8 @@ export class TsMnl extends MleMnlPolicy {
       }
       if (tmp.length < n) this.sampled = new Float64Array(n);
       gemv(f, n, d, draw, this.sampled);
-      for (let i = 0; i < n; i++) if ((this.sampled[i] as number) > (util[i] as number)) util[i] = this.sampled[i] as number;
+      for (let i = 0; i < n; i++)
+        if ((this.sampled[i] as number) > (util[i] as number)) util[i] = this.sampled[i] as number;
     }
   }
 

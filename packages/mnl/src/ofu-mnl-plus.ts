@@ -13,17 +13,17 @@ import {
   encodeF64,
   field,
   makeSnapshot,
-  readSnapshot,
   RouteKitError,
+  readSnapshot,
   type Snapshot,
 } from "@routekit/core";
 import { allocF64, choleskyInverseUpper, choleskySolve, dot, gemv, quadFormUpper } from "@routekit/linalg";
 import {
   commonFromJSON,
   commonToJSON,
-  MnlPolicyBase,
   type MnlCommonConfig,
   type MnlCommonOptions,
+  MnlPolicyBase,
   readCommonOptions,
 } from "./base.js";
 import { ofuMnlBeta, ofuMnlHyperparameters } from "./beta.js";
@@ -121,7 +121,10 @@ export function ofuMnlPreset(name: OfuMnlPreset): Readonly<(typeof PRESETS)[OfuM
 function resolve(o: OfuMnlPlusOptions): { common: MnlCommonConfig; cfg: OfuConfig } {
   const presetName = o?.preset ?? "paper";
   const pre = ofuMnlPreset(presetName);
-  const common = readCommonOptions({ ...o, utilityClip: o.utilityClip === undefined ? pre.utilityClip : o.utilityClip });
+  const common = readCommonOptions({
+    ...o,
+    utilityClip: o.utilityClip === undefined ? pre.utilityClip : o.utilityClip,
+  });
   const hyper = ofuMnlHyperparameters(common.dim, common.maxSize);
   const eta = o.eta ?? hyper.eta;
   const lambda = o.lambda ?? 84 * Math.SQRT2 * common.dim * eta;
@@ -211,8 +214,7 @@ export class OfuMnlPlus extends MnlPolicyBase {
     let b: number;
     if (c.betaMode === "constant") b = c.beta;
     else if (c.betaMode === "frozen") b = this.frozenBeta;
-    else
-      b = ofuMnlBeta(this.updates, { d: this.dim, K: this.maxSize, eta: c.eta, lambda: c.lambda, delta: c.delta });
+    else b = ofuMnlBeta(this.updates, { d: this.dim, K: this.maxSize, eta: c.eta, lambda: c.lambda, delta: c.delta });
     return b * c.betaScale;
   }
 

@@ -1,14 +1,6 @@
 import { Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
-import {
-  ChoiceHistory,
-  fitMnlMle,
-  MleWorkspace,
-  mleBaselineAlpha,
-  mleObjective,
-  TsMnl,
-  UcbMnl,
-} from "../src/index.js";
+import { ChoiceHistory, fitMnlMle, MleWorkspace, mleBaselineAlpha, mleObjective, TsMnl, UcbMnl } from "../src/index.js";
 import { randomQuery, sampleChoice } from "./helpers.js";
 
 describe("MLE refit", () => {

@@ -40,7 +40,12 @@ describe("MNL probabilities", () => {
   it("sum to 1 with the outside option at extreme utilities and any v0", () => {
     const d = 1;
     for (const v0 of [1e-3, 1, 3, 100]) {
-      for (const zs of [[700, -700, 0], [700, 700, 699], [-700, -700, -700], [0.3, -0.2, 1.1]]) {
+      for (const zs of [
+        [700, -700, 0],
+        [700, 700, 699],
+        [-700, -700, -700],
+        [0.3, -0.2, 1.1],
+      ]) {
         const X = Float64Array.from(zs);
         const p = new Float64Array(4);
         mnlProbabilities(X, 3, d, Float64Array.of(1), v0, new Float64Array(4), p);

@@ -20,7 +20,8 @@ function meanRegret(
 ) {
   const res = runExperiment({
     protocol: "assortment",
-    environment: () => new ContextualMnlEnvironment({ numItems: 100, dim: 5, maxSize: K, v0, rewards, oracle: optimalAssortment }),
+    environment: () =>
+      new ContextualMnlEnvironment({ numItems: 100, dim: 5, maxSize: K, v0, rewards, oracle: optimalAssortment }),
     policies: [{ label: "p", create: ({ rng }) => make(rng) }],
     seeds: seeds(nSeeds),
     horizon: T,
@@ -73,8 +74,8 @@ describe("OFU-MNL+ statistical behaviour (seeded)", () => {
 
   it("uniform revenues, v0 = 1: regret falls with K; with v0 = K/5 it does not", () => {
     const reg = (K: number, v0: number) =>
-      meanRegret(K, v0, 1200, 6, () => new OfuMnlPlus({ dim: 5, maxSize: K, v0, preset: "authors-uniform" })).summary[0]!
-        .regret.mean;
+      meanRegret(K, v0, 1200, 6, () => new OfuMnlPlus({ dim: 5, maxSize: K, v0, preset: "authors-uniform" }))
+        .summary[0]!.regret.mean;
     const r5 = reg(5, 1);
     const r10 = reg(10, 1);
     const r15 = reg(15, 1);

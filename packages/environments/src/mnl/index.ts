@@ -86,7 +86,10 @@ export class ContextualMnlEnvironment implements AssortmentEnvironment {
     this.rewards = options.rewards ?? "uniform";
     this.featureDist = options.features ?? "clipped-normal";
     if (this.rewards !== "uniform" && this.rewards !== "nonuniform")
-      throw new RouteKitError(ErrorCode.InvalidArgument, `rewards must be "uniform" or "nonuniform", got ${this.rewards}`);
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `rewards must be "uniform" or "nonuniform", got ${this.rewards}`,
+      );
     if (this.featureDist !== "clipped-normal" && this.featureDist !== "uniform")
       throw new RouteKitError(ErrorCode.InvalidArgument, `features must be "clipped-normal" or "uniform"`);
     this.oracle = options.oracle;
