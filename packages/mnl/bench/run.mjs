@@ -1,0 +1,108 @@
+// Per-round time of OFU-MNL+ (flat in t) and of the MLE baselines (growing with t), paper 004 setup:
+// N = 100 items, d = 5, clipped-normal features redrawn each round, w* in the box.
+// Run: pnpm bench (node --expose-gc bench/run.mjs) after `npx tsup`. Numbers are wall-clock on a
+// shared machine: noisy; the targets are printed and checked here, never in unit tests.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Rng } from "@routekit/core";
+import { OfuMnlPlus, TsMnl, UcbMnl } from "../dist/index.js";
+
+const N = 100;
+const d = 5;
+const T = Number(process.env.BENCH_T ?? 3000);
+const here = dirname(fileURLToPath(import.meta.url));
+
+function makeRounds(seed, K, nonuniform) {
+  const rng = Rng.fromSeed(seed);
+  const b = 1 / Math.sqrt(d);
+  const wStar = Float64Array.from({ length: d }, () => rng.uniformIn(-b, b));
+  const rounds = [];
+  for (let t = 0; t < T; t++) {
+    const features = Float64Array.from({ length: N * d }, () => Math.max(-b, Math.min(b, rng.normal())));
+    const q = { features, numItems: N, maxSize: K };
+    if (nonuniform) q.revenues = Float64Array.from({ length: N }, () => rng.uniform());
+    rounds.push(q);
+  }
+  return { rounds, wStar, choiceRng: rng.fork("choices") };
+}
+
+function choose(rng, q, items, wStar, v0) {
+  const w = items.map((i) => {
+    let u = 0;
+    for (let k = 0; k < d; k++) u += q.features[i * d + k] * wStar[k];
+    return Math.exp(u);
+  });
+  w.push(v0);
+  const c = rng.categorical(w);
+  return c === items.length ? null : items[c];
+}
+
+/** Plays T rounds; returns per-round microseconds (select + update) and heap growth. */
+function play(policy, inst) {
+  const us = new Float64Array(T);
+  globalThis.gc?.();
+  const heap0 = process.memoryUsage().heapUsed;
+  for (let t = 0; t < T; t++) {
+    const q = inst.rounds[t];
+    const s = performance.now();
+    const dec = policy.select(q);
+    const mid = performance.now();
+    const choice = choose(inst.choiceRng, q, dec.items, inst.wStar, policy.v0);
+    const s2 = performance.now();
+    policy.update(dec, { choice });
+    us[t] = 1000 * (mid - s + performance.now() - s2);
+  }
+  globalThis.gc?.();
+  const heap1 = process.memoryUsage().heapUsed;
+  return { us, heapPerRound: (heap1 - heap0) / T };
+}
+
+const windowMean = (us, a, b) => {
+  let s = 0;
+  for (let t = a; t < b; t++) s += us[t];
+  return s / (b - a);
+};
+
+const cases = [
+  { name: "OFU-MNL+ authors-uniform K=15 uniform", K: 15, make: () => new OfuMnlPlus({ dim: d, maxSize: 15, preset: "authors-uniform" }), ofu: true },
+  { name: "OFU-MNL+ paper K=15 uniform", K: 15, make: () => new OfuMnlPlus({ dim: d, maxSize: 15, preset: "paper" }), ofu: true },
+  { name: "OFU-MNL+ practical K=15 uniform", K: 15, make: () => new OfuMnlPlus({ dim: d, maxSize: 15, preset: "practical" }), ofu: true },
+  { name: "OFU-MNL+ authors-nonuniform K=15 (Dinkelbach)", K: 15, nonuniform: true, make: () => new OfuMnlPlus({ dim: d, maxSize: 15, preset: "authors-nonuniform" }), ofu: true },
+  { name: "UCB-MNL K=15 uniform", K: 15, make: () => new UcbMnl({ dim: d, maxSize: 15 }) },
+  { name: "TS-MNL K=15 uniform", K: 15, make: () => new TsMnl({ dim: d, maxSize: 15, seed: 1 }) },
+];
+
+const rows = [];
+const checks = [];
+const a = Math.min(100, T - 1);
+const late = Math.max(a + 1, T - 100);
+for (const c of cases) {
+  const inst = makeRounds(7, c.K, c.nonuniform);
+  // warm-up run for the JIT on OFU (cheap); the baselines are measured cold to keep the bench short
+  if (c.ofu) play(c.make(), makeRounds(8, c.K, c.nonuniform));
+  const { us, heapPerRound } = play(c.make(), inst);
+  const early = windowMean(us, a, Math.min(200, T));
+  const mid = windowMean(us, Math.floor(T / 2) - 50, Math.floor(T / 2) + 50);
+  const end = windowMean(us, late, T);
+  const all = windowMean(us, 0, T);
+  rows.push({ case: c.name, "t 100-200 us": early, "t mid us": mid, "t last100 us": end, "mean us": all, "late/early": end / early, "heap B/round": heapPerRound });
+  if (c.ofu && !c.nonuniform && c.name.includes("authors")) {
+    checks.push({ target: "OFU-MNL+ (N=100, d=5, K=15, uniform) < 50 us/round at t ~ 3000", value: end, pass: end < 50 });
+    checks.push({ target: "OFU-MNL+ >= 20x faster than the reference's 0.3 ms (best case) per round", value: 300 / end, pass: 300 / end >= 20 });
+    checks.push({ target: "OFU-MNL+ flat in t: last-100 / [100,200) <= 1.5", value: end / early, pass: end / early <= 1.5 });
+  }
+  if (!c.ofu) checks.push({ target: `${c.name.split(" ")[0]} grows with t (MLE refit is O(t)): last-100 / [100,200) >= 5`, value: end / early, pass: end / early >= 5 });
+}
+
+const fmt = (v) => (typeof v === "number" ? (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(2)) : v);
+console.log(`\n@routekit/mnl per-round time (select + update), N = ${N}, d = ${d}, T = ${T}; shared machine, noisy\n`);
+console.table(rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, fmt(v)]))));
+console.log("\nTargets (issue 4):");
+for (const c of checks) console.log(`  ${c.pass ? "PASS" : "FAIL"}  ${c.target}: ${fmt(c.value)}`);
+mkdirSync(join(here, "results"), { recursive: true });
+writeFileSync(
+  join(here, "results", "latest.json"),
+  JSON.stringify({ date: new Date().toISOString(), node: process.version, N, d, T, rows, checks }, null, 2),
+);
+console.log("\nwrote bench/results/latest.json");
