@@ -34,9 +34,20 @@ const CONFIG = {
   view: { stroke: "#cccccc" },
 };
 
-function layers(metric: Metric | undefined) {
+/** Policies in the order they were given (legend and colors follow the command line, not the alphabet). */
+function policyOrder(points: readonly { policy: string }[]): string[] {
+  return [...new Set(points.map((p) => p.policy))];
+}
+
+function layers(metric: Metric | undefined, domain: readonly string[]) {
   const yTitle = metric ? METRIC_TITLES[metric].axis : "value";
-  const color = { field: "policy", type: "nominal" as const, title: "policy", scale: { scheme: "tableau10" } };
+  const color = {
+    field: "policy",
+    type: "nominal" as const,
+    title: "policy",
+    sort: domain,
+    scale: { scheme: "tableau10", domain },
+  };
   return [
     {
       mark: { type: "area" as const, opacity: 0.2 },
@@ -44,7 +55,7 @@ function layers(metric: Metric | undefined) {
         x: { field: "t", type: "quantitative" as const, title: "round" },
         y: { field: "lo", type: "quantitative" as const, title: yTitle },
         y2: { field: "hi" },
-        color,
+        color: { ...color, legend: null },
       },
     },
     {
@@ -72,7 +83,7 @@ export function metricSpec(points: readonly BandPoint[], metric: Metric, subtitl
     width: 560,
     height: 320,
     data: { values: points.filter((p) => p.metric === metric) as never[] },
-    layer: layers(metric),
+    layer: layers(metric, policyOrder(points)),
     config: CONFIG,
   } as TopLevelSpec;
 }
@@ -93,7 +104,10 @@ export function panelSpec(points: readonly BandPoint[], metrics: readonly Metric
     spec: {
       width: 300,
       height: 200,
-      layer: layers(undefined).map((l) => ({ ...l, encoding: { ...l.encoding, y: { ...l.encoding.y, title: null } } })),
+      layer: layers(undefined, policyOrder(points)).map((l) => ({
+        ...l,
+        encoding: { ...l.encoding, y: { ...l.encoding.y, title: null } },
+      })),
     },
     resolve: { scale: { y: "independent" } },
     config: CONFIG,

@@ -51,7 +51,7 @@ export function createProgress(mode: ProgressMode, stream: NodeJS.WritableStream
     update(p) {
       const now = performance.now();
       const pct = Math.floor((100 * p.done) / p.total);
-      if (p.done < p.total && now - last < 2000 && pct - lastPct < 25) return;
+      if (p.done < p.total && (now - start < 1000 || (now - last < 2000 && pct - lastPct < 25))) return;
       last = now;
       lastPct = pct;
       const r = rate(p.done);

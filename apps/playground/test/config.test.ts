@@ -95,8 +95,18 @@ horizon: 400
     let out = "";
     let err = "";
     const io = {
-      stdout: { write: (s: string) => ((out += s), true) } as unknown as NodeJS.WritableStream,
-      stderr: { write: (s: string) => ((err += s), true) } as unknown as NodeJS.WritableStream,
+      stdout: {
+        write: (s: string) => {
+          out += s;
+          return true;
+        },
+      } as unknown as NodeJS.WritableStream,
+      stderr: {
+        write: (s: string) => {
+          err += s;
+          return true;
+        },
+      } as unknown as NodeJS.WritableStream,
       registry: fixtureRegistry,
     };
     expect(await main(["compare", "--config", file, "--json", "--out", dir, "--no-plots"], io)).toBe(0);

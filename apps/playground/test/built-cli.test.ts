@@ -1,0 +1,64 @@
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const cli = join(__dirname, "..", "dist", "cli.js");
+const example = join(__dirname, "..", "examples", "prompts.jsonl");
+
+async function routekit(args: string[], cwd: string) {
+  try {
+    const r = await run(process.execPath, [cli, ...args], { cwd, env: { ...process.env, NO_COLOR: "1" } });
+    return { code: 0, out: r.stdout, err: r.stderr };
+  } catch (e) {
+    const x = e as { code: number; stdout: string; stderr: string };
+    return { code: x.code, out: x.stdout, err: x.stderr };
+  }
+}
+
+// The built bin, as a user runs it (turbo builds before tests; run `npx tsup` first when testing locally).
+describe.runIf(existsSync(cli))("the built routekit bin", () => {
+  it("has a shebang and runs replay on the shipped example in worker threads", async () => {
+    expect(readFileSync(cli, "utf8").startsWith("#!/usr/bin/env node")).toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), "routekit-bin-"));
+    const r = await routekit(
+      [
+        "replay",
+        "--data",
+        example,
+        "--policies",
+        "random,ucb1",
+        "--seeds",
+        "2",
+        "--horizon",
+        "300",
+        "--workers",
+        "2",
+        "--json",
+      ],
+      dir,
+    );
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j.summary.map((s: { policy: string }) => s.policy)).toEqual(["random", "ucb1"]);
+    expect(j.notes.prompts).toBe(200);
+    expect(j.files.dir).toBe(join(dir, "routekit-out", "replay"));
+    expect(existsSync(j.files.report)).toBe(true);
+    expect(readFileSync(j.files.plots.panel.png).subarray(1, 4).toString()).toBe("PNG");
+  });
+
+  it("exits 2 on bad usage and 1 on bad data, with one line on stderr", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "routekit-bin-"));
+    const bad = await routekit(["compare", "--env"], dir);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/^routekit: option '--env <name>' argument missing \(see routekit --help\)\n$/);
+    const data = await routekit(["replay", "--data", join(__dirname, "..", "package.json")], dir);
+    expect(data.code).toBe(1);
+    expect(data.err.trim().split("\n")).toHaveLength(1);
+    expect(data.err).toMatch(/^routekit: replay data has \d+ problems?: line 1:/);
+  });
+});
