@@ -28,8 +28,18 @@ function fnv1a(s: string): number {
   return h | 0;
 }
 
+/**
+ * Expands a 4-word key into a generator state in which every word depends on every key word.
+ * (Mixing word by word would let two seeds that share their high word share the first output,
+ * since xoroshiro128+'s first output is s[1] + s[3].)
+ */
 function keyToState(key: readonly number[]): number[] {
-  const s: number[] = key.map((k, i) => mix32(k ^ mix32(i + 1)));
+  const s: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    let z = mix32(Math.imul(i + 1, 0x9e3779b9));
+    for (let j = 0; j < 4; j++) z = mix32(z ^ (key[(i + j) % 4] as number));
+    s.push(z);
+  }
   // xoroshiro128+ must never hold the all-zero state.
   if (!s.some((w) => w !== 0)) s[0] = 1;
   return s;
@@ -93,7 +103,8 @@ export class Rng {
   /** An independent child stream named by `label`; the same label always gives the same child. */
   fork(label: string): Rng {
     const h = fnv1a(label);
-    const key = this.key.map((k, i) => mix32(k ^ Math.imul(h, i * 2 + 1) ^ mix32(h + i)));
+    // Chain all parent words and the label into each child word (see keyToState for why).
+    const key = keyToState(this.key.map((k, i) => k ^ mix32(h + i)));
     return new Rng(key, xoroshiro128plusFromState(keyToState(key)));
   }
 
