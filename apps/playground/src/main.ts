@@ -165,7 +165,9 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
       reg.scenarios[0];
     if (!s) throw new CliFailure("no scenarios are registered yet, so there is no demo to run (see `routekit list`)");
     r.info(f, `routekit demo: scenario "${s.name}" (${s.description}). Try \`routekit --help\` for more.`);
-    await r.execute("demo", f, "routekit-out/demo", (o) => runScenario(s.name, o));
+    // A few seeds keep the demo to a few seconds on 2 cores; --seeds asks for more.
+    const demo = { ...f, seeds: f.seeds ?? Math.min(3, s.seeds) };
+    await r.execute("demo", demo, "routekit-out/demo", (o) => runScenario(s.name, o));
   });
 
   program
