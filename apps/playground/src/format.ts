@@ -2,7 +2,8 @@ import type { PolicySummary } from "@routekit/core";
 
 /** "mean ± se" with a precision suited to the magnitude. */
 export function pm(m: { mean: number; se: number }, digits = 3): string {
-  const f = (x: number) => (Number.isFinite(x) ? (Math.abs(x) >= 1000 ? x.toFixed(0) : x.toPrecision(digits)) : "-");
+  const f = (x: number) =>
+    Number.isFinite(x) ? (Math.abs(x) >= 10 ** digits ? x.toFixed(0) : x.toPrecision(digits)) : "-";
   return m.se > 0 ? `${f(m.mean)} ± ${f(m.se)}` : f(m.mean);
 }
 

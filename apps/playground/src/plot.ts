@@ -127,7 +127,7 @@ export function pickShareSpec(
     data: { values: rows as never[] },
     mark: { type: "bar" },
     encoding: {
-      y: { field: "policy", type: "nominal", title: null },
+      y: { field: "policy", type: "nominal", title: null, sort: policyOrder(rows) },
       x: { field: "share", type: "quantitative", title: "share of rounds", stack: "normalize", axis: { format: "%" } },
       color: { field: "arm", type: "nominal", title: "arm", scale: { scheme: "tableau20" } },
       tooltip: [
