@@ -63,12 +63,40 @@ const windowMean = (us, a, b) => {
   for (let t = a; t < b; t++) s += us[t];
   return s / (b - a);
 };
+// Medians per window: robust to the preemptions of a shared machine (means are reported too).
+const windowMedian = (us, a, b) => {
+  const w = Array.from(us.subarray(a, b)).sort((x, y) => x - y);
+  return w[Math.floor(w.length / 2)];
+};
+// The reference Python takes 0.3-2 ms per OFU-MNL+ round; the issue's "20x, under 0.05 ms" uses ~1 ms.
+const REFERENCE_US = 1000;
 
 const cases = [
-  { name: "OFU-MNL+ authors-uniform K=15 uniform", K: 15, make: () => new OfuMnlPlus({ dim: d, maxSize: 15, preset: "authors-uniform" }), ofu: true },
-  { name: "OFU-MNL+ paper K=15 uniform", K: 15, make: () => new OfuMnlPlus({ dim: d, maxSize: 15, preset: "paper" }), ofu: true },
-  { name: "OFU-MNL+ practical K=15 uniform", K: 15, make: () => new OfuMnlPlus({ dim: d, maxSize: 15, preset: "practical" }), ofu: true },
-  { name: "OFU-MNL+ authors-nonuniform K=15 (Dinkelbach)", K: 15, nonuniform: true, make: () => new OfuMnlPlus({ dim: d, maxSize: 15, preset: "authors-nonuniform" }), ofu: true },
+  {
+    name: "OFU-MNL+ authors-uniform K=15 uniform",
+    K: 15,
+    make: () => new OfuMnlPlus({ dim: d, maxSize: 15, preset: "authors-uniform" }),
+    ofu: true,
+  },
+  {
+    name: "OFU-MNL+ paper K=15 uniform",
+    K: 15,
+    make: () => new OfuMnlPlus({ dim: d, maxSize: 15, preset: "paper" }),
+    ofu: true,
+  },
+  {
+    name: "OFU-MNL+ practical K=15 uniform",
+    K: 15,
+    make: () => new OfuMnlPlus({ dim: d, maxSize: 15, preset: "practical" }),
+    ofu: true,
+  },
+  {
+    name: "OFU-MNL+ authors-nonuniform K=15 (Dinkelbach)",
+    K: 15,
+    nonuniform: true,
+    make: () => new OfuMnlPlus({ dim: d, maxSize: 15, preset: "authors-nonuniform" }),
+    ofu: true,
+  },
   { name: "UCB-MNL K=15 uniform", K: 15, make: () => new UcbMnl({ dim: d, maxSize: 15 }) },
   { name: "TS-MNL K=15 uniform", K: 15, make: () => new TsMnl({ dim: d, maxSize: 15, seed: 1 }) },
 ];
@@ -82,17 +110,42 @@ for (const c of cases) {
   // warm-up run for the JIT on OFU (cheap); the baselines are measured cold to keep the bench short
   if (c.ofu) play(c.make(), makeRounds(8, c.K, c.nonuniform));
   const { us, heapPerRound } = play(c.make(), inst);
-  const early = windowMean(us, a, Math.min(200, T));
-  const mid = windowMean(us, Math.floor(T / 2) - 50, Math.floor(T / 2) + 50);
-  const end = windowMean(us, late, T);
+  const early = windowMedian(us, a, Math.min(200, T));
+  const mid = windowMedian(us, Math.floor(T / 2) - 50, Math.floor(T / 2) + 50);
+  const end = windowMedian(us, late, T);
   const all = windowMean(us, 0, T);
-  rows.push({ case: c.name, "t 100-200 us": early, "t mid us": mid, "t last100 us": end, "mean us": all, "late/early": end / early, "heap B/round": heapPerRound });
+  rows.push({
+    case: c.name,
+    "median us t=100-200": early,
+    "median us mid": mid,
+    "median us last 100": end,
+    "mean us all": all,
+    "late/early": end / early,
+    "heap B/round": heapPerRound,
+  });
   if (c.ofu && !c.nonuniform && c.name.includes("authors")) {
-    checks.push({ target: "OFU-MNL+ (N=100, d=5, K=15, uniform) < 50 us/round at t ~ 3000", value: end, pass: end < 50 });
-    checks.push({ target: "OFU-MNL+ >= 20x faster than the reference's 0.3 ms (best case) per round", value: 300 / end, pass: 300 / end >= 20 });
-    checks.push({ target: "OFU-MNL+ flat in t: last-100 / [100,200) <= 1.5", value: end / early, pass: end / early <= 1.5 });
+    checks.push({
+      target: "OFU-MNL+ (N=100, d=5, K=15, uniform) < 50 us/round at t ~ 3000",
+      value: end,
+      pass: end < 50,
+    });
+    checks.push({
+      target: "OFU-MNL+ >= 20x faster than the reference's ~1 ms per round (0.3-2 ms)",
+      value: REFERENCE_US / end,
+      pass: REFERENCE_US / end >= 20,
+    });
+    checks.push({
+      target: "OFU-MNL+ flat in t: last-100 / [100,200) <= 1.5",
+      value: end / early,
+      pass: end / early <= 1.5,
+    });
   }
-  if (!c.ofu) checks.push({ target: `${c.name.split(" ")[0]} grows with t (MLE refit is O(t)): last-100 / [100,200) >= 5`, value: end / early, pass: end / early >= 5 });
+  if (!c.ofu)
+    checks.push({
+      target: `${c.name.split(" ")[0]} grows with t (MLE refit is O(t)): last-100 / [100,200) >= 5`,
+      value: end / early,
+      pass: end / early >= 5,
+    });
 }
 
 const fmt = (v) => (typeof v === "number" ? (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(2)) : v);

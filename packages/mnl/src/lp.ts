@@ -9,8 +9,8 @@
  *   s.t. p_0 + sum_i v_i y_i = 1,   sum_i y_i <= K p_0 / v0,   0 <= y_i <= p_0 / v0,   p_0 >= 0.
  * HiGHS's simplex returns a vertex, whose support { i : p_i > 1e-9 } is an optimal assortment.
  */
-import { assertInRange, assertInt, assertPositive, ErrorCode, RouteKitError } from "@routekit/core";
-import { assortmentRevenue } from "./assortment.js";
+import { assertInRange, assertInt, assertPositive, ErrorCode, Rng, RouteKitError } from "@routekit/core";
+import { assortmentRevenue, DinkelbachWorkspace, dinkelbachAssortment } from "./assortment.js";
 
 interface HighsLike {
   solve(
@@ -105,5 +105,61 @@ export async function solveAssortmentLP(
     objective: res.ObjectiveValue,
     revenue: assortmentRevenue(v, r, items, items.length, v0),
     probabilities,
+  };
+}
+
+export interface LpCrossCheckReport {
+  readonly instances: number;
+  /** Largest |R(Dinkelbach) - LP optimum| over the instances. */
+  readonly maxRevenueGap: number;
+  /** Instances where the gap exceeded `tolerance`. */
+  readonly mismatches: number;
+  readonly dinkelbachMsPerInstance: number;
+  readonly lpMsPerInstance: number;
+}
+
+/**
+ * Cross-checks the exact Dinkelbach solver against the HiGHS LP on random instances
+ * (N in [1, maxItems], K in [1, N], v0 in {0.5, 1, 3}, v = e^{U(-2, 2)}, r ~ U(0, 1)), for tests and
+ * a `routekit` cross-check command.
+ */
+export async function crossCheckAssortmentLP(
+  options: { instances?: number; seed?: number; maxItems?: number; tolerance?: number } = {},
+): Promise<LpCrossCheckReport> {
+  const instances = options.instances ?? 500;
+  const maxItems = options.maxItems ?? 30;
+  const tolerance = options.tolerance ?? 1e-7;
+  assertInt(instances, "instances", 1);
+  assertInt(maxItems, "maxItems", 1);
+  const rng = Rng.fromSeed(options.seed ?? 0);
+  const out = new Int32Array(maxItems);
+  const ws = new DinkelbachWorkspace(maxItems);
+  let gap = 0;
+  let mismatches = 0;
+  let tD = 0;
+  let tL = 0;
+  for (let k = 0; k < instances; k++) {
+    const n = 1 + rng.int(maxItems);
+    const K = 1 + rng.int(n);
+    const v0 = [0.5, 1, 3][rng.int(3)] as number;
+    const v = Float64Array.from({ length: n }, () => Math.exp(rng.uniformIn(-2, 2)));
+    const r = Float64Array.from({ length: n }, () => rng.uniform());
+    const s0 = performance.now();
+    const m = dinkelbachAssortment(v, r, n, K, v0, out, ws);
+    const R = assortmentRevenue(v, r, out, m, v0);
+    const s1 = performance.now();
+    const lp = await solveAssortmentLP(v, r, K, v0);
+    tL += performance.now() - s1;
+    tD += s1 - s0;
+    const g = Math.abs(R - lp.objective);
+    if (g > gap) gap = g;
+    if (g > tolerance) mismatches++;
+  }
+  return {
+    instances,
+    maxRevenueGap: gap,
+    mismatches,
+    dinkelbachMsPerInstance: tD / instances,
+    lpMsPerInstance: tL / instances,
   };
 }

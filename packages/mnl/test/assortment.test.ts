@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   assortmentRevenue,
   bruteForceAssortment,
+  crossCheckAssortmentLP,
   DinkelbachWorkspace,
   dinkelbachAssortment,
   optimalAssortment,
@@ -97,6 +98,11 @@ describe("Davis-Gallego-Topaloglu LP through HiGHS", () => {
       expect(lp.items.length).toBeLessThanOrEqual(K);
       expect(lp.revenue).toBeCloseTo(bf.revenue, 7);
     }
+  });
+  it("agrees with Dinkelbach on larger instances (N <= 40)", async () => {
+    const rep = await crossCheckAssortmentLP({ instances: 60, maxItems: 40, seed: 3 });
+    expect(rep.mismatches).toBe(0);
+    expect(rep.maxRevenueGap).toBeLessThan(1e-7);
   });
   it("handles ties (6 identical items, K = 2) with a vertex of size <= 2", async () => {
     const v = new Float64Array(6).fill(0.8);
