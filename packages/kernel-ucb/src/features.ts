@@ -1,4 +1,4 @@
-import { assertInt, assertPositive, ErrorCode, type Rng, RouteKitError } from "@routekit/core";
+import { assertInRange, assertInt, ErrorCode, type Rng, RouteKitError } from "@routekit/core";
 import { RandomFourierFeatures } from "@routekit/linalg";
 
 /**
@@ -24,8 +24,8 @@ export interface FeatureConfig {
 }
 
 export function checkFeatures(c: FeatureConfig): void {
-  assertPositive(c.sigma, "sigma");
-  assertInt(c.frequencies, "frequencies", 1, 1 << 16);
+  assertInRange(c.sigma, "sigma", 1e-6, 1e6);
+  assertInt(c.frequencies, "frequencies", 1, 4096);
   if (c.variant !== "paper" && c.variant !== "cosBias" && c.variant !== "repo2D") {
     throw new RouteKitError(
       ErrorCode.InvalidArgument,

@@ -8,7 +8,6 @@ import {
   assertVector,
   DecisionLedger,
   type DecisionRef,
-  decodeF64,
   ErrorCode,
   encodeF64,
   field,
@@ -21,11 +20,12 @@ import {
 } from "@routekit/core";
 import { allocF64 } from "@routekit/linalg";
 import { DotKernel, type KernelSpec } from "./kernel.js";
-import { ExactKrr, type OpCounter } from "./krr.js";
+import { ExactKrr, MAX_INITIAL_CAPACITY, type OpCounter } from "./krr.js";
 import {
   checkCommon,
   checkEta,
   type EtaOption,
+  learnedScore,
   normalizeInto,
   type ResolvedTransform,
   resolveEta,
@@ -33,6 +33,7 @@ import {
   type ScoreTransform,
 } from "./options.js";
 import { argmaxRandomTies, ObjectPool } from "./select.js";
+import { f64, int, obj, str, sumSquares } from "./snap.js";
 
 export interface KernelUcbOptions {
   readonly arms: readonly string[];
@@ -117,7 +118,7 @@ export class KernelUcb implements ArmPolicy {
     this.transform = resolveTransform(o.scoreTransform);
     this.normalizeContext = o.normalizeContext ?? true;
     this.initialCapacity = o.initialCapacity ?? 64;
-    assertInt(this.initialCapacity, "initialCapacity", 1);
+    assertInt(this.initialCapacity, "initialCapacity", 1, MAX_INITIAL_CAPACITY);
     this.rng = o.rng ?? Rng.fromSeed(o.seed ?? 0);
     const d = this.contextDim;
     this.krr = new ExactKrr(d, this.dotKernel, this.alpha, this.initialCapacity, o.counter);
@@ -130,14 +131,22 @@ export class KernelUcb implements ArmPolicy {
       {
         encode: (p) => ({ seq: p.seq, arm: p.arm, tag: p.tag, ny: p.ny, y: encodeF64(p.y) }),
         decode: (j) => {
-          const r = j as Record<string, Json>;
-          if (r === null || typeof r !== "object") throw new RouteKitError(ErrorCode.SnapshotCorrupt, "bad payload");
+          const r = obj(j, "pending decision");
+          const seq = int(r, "seq");
+          const arm = str(r, "arm");
+          const tag = int(r, "tag");
+          const y = f64(r.y, "payload.y", d);
           const p = this.payloads.acquire();
-          p.seq = field(r, "seq", "number");
-          p.arm = field(r, "arm", "string");
-          p.tag = field(r, "tag", "number");
-          p.ny = field(r, "ny", "number");
-          p.y.set(decodeF64(r.y, "payload.y", d));
+          p.seq = seq;
+          p.arm = arm;
+          p.tag = tag;
+          p.y.set(y);
+          // ||y||^2 is stored for readability; it must be the value recomputed from y (bit-exact).
+          p.ny = sumSquares(p.y, d);
+          if (r.ny !== p.ny) {
+            this.payloads.release(p);
+            throw new RouteKitError(ErrorCode.SnapshotCorrupt, "pending decision ny does not match its context");
+          }
           return p;
         },
         dispose: (p) => this.payloads.release(p),
@@ -234,8 +243,7 @@ export class KernelUcb implements ArmPolicy {
     }
     assertFinite(feedback.reward, "feedback.reward");
     if (this.table.has(p.arm)) {
-      const tr = this.transform;
-      const score = (feedback.reward - tr.offset) * tr.scale - tr.priorMean;
+      const score = learnedScore(feedback.reward, this.transform);
       const krr = this.krr;
       let b = this.best;
       if (this.cacheSeq !== p.seq) {
@@ -286,11 +294,16 @@ export class KernelUcb implements ArmPolicy {
       initialCapacity: field(o, "initialCapacity", "number"),
       rng: Rng.fromJSON(field(st, "rng", "object") as never),
     });
+    policy.nextTag = int(st, "nextTag");
     for (const a of field(st, "arms", "array")) {
-      const r = a as Record<string, Json>;
-      policy.table.add(field(r, "id", "string"), field(r, "tag", "number"));
+      const r = obj(a, "arms[]");
+      const id = str(r, "id");
+      const tag = int(r, "tag");
+      if (tag >= policy.nextTag || policy.table.has(id)) {
+        throw new RouteKitError(ErrorCode.SnapshotCorrupt, `arm "${id}" has an invalid or repeated entry`);
+      }
+      policy.table.add(id, tag);
     }
-    policy.nextTag = field(st, "nextTag", "number");
     policy.krr = ExactKrr.fromJSON(st.regression as Json, policy.contextDim, policy.dotKernel, policy.alpha);
     policy.ensureScratch();
     policy.ledger.loadJSON(st.ledger);

@@ -1,4 +1,4 @@
-import { assertFinite, assertInt, assertPositive, ErrorCode, RouteKitError } from "@routekit/core";
+import { assertInRange, assertInt, ErrorCode, RouteKitError } from "@routekit/core";
 import { type Kernel, linearKernel, polynomialKernel, rbfKernel } from "@routekit/linalg";
 
 /**
@@ -16,12 +16,12 @@ export function checkKernel(k: KernelSpec): void {
   if (k === null || typeof k !== "object") {
     throw new RouteKitError(ErrorCode.InvalidArgument, "kernel must be an object like { type: 'rbf', sigma: 1 }");
   }
-  if (k.type === "rbf") assertPositive(k.sigma, "kernel.sigma");
+  // Bounded so that kernel values on unit (or norm^2 <= 1e12) contexts cannot overflow.
+  if (k.type === "rbf") assertInRange(k.sigma, "kernel.sigma", 1e-6, 1e6);
   else if (k.type === "poly") {
-    assertPositive(k.gamma, "kernel.gamma");
-    assertFinite(k.c ?? 1, "kernel.c");
-    if ((k.c ?? 1) < 0) throw new RouteKitError(ErrorCode.OutOfRange, "kernel.c must be >= 0 (positive definite)");
-    assertInt(k.degree ?? 3, "kernel.degree", 1, 16);
+    assertInRange(k.gamma, "kernel.gamma", 0, 1e4, { min: true });
+    assertInRange(k.c ?? 1, "kernel.c", 0, 1e4);
+    assertInt(k.degree ?? 3, "kernel.degree", 1, 8);
   } else if (k.type !== "linear") {
     throw new RouteKitError(
       ErrorCode.InvalidArgument,

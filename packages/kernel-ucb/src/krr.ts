@@ -1,6 +1,7 @@
-import { decodeF64, ErrorCode, encodeF64, field, type Json, RouteKitError } from "@routekit/core";
+import { ErrorCode, encodeF64, type Json, RouteKitError } from "@routekit/core";
 import { allocF64, borderedInverseAppend, dot, freeF64, gemv, quadFormUpper } from "@routekit/linalg";
 import type { DotKernel } from "./kernel.js";
+import { f64, int, obj } from "./snap.js";
 
 /** Optional flop counter (spec §5.1 test 16: cost model checked by counts, not wall time). */
 export interface OpCounter {
@@ -18,6 +19,9 @@ export interface OpCounter {
  *
  * Query and append are O(n d + n^2). Buffers come from `allocF64` (SIMD-reachable).
  */
+/** Largest `initialCapacity` accepted (a 4096 x 4096 inverse is 128 MB). */
+export const MAX_INITIAL_CAPACITY = 4096;
+
 export class ExactKrr {
   n = 0;
   cap: number;
@@ -190,22 +194,29 @@ export class ExactKrr {
   }
 
   static fromJSON(json: Json, d: number, kernel: DotKernel, alpha: number, counter?: OpCounter): ExactKrr {
-    if (json === null || typeof json !== "object" || Array.isArray(json)) {
-      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "kernel regression state must be an object");
+    const o = obj(json, "regression state");
+    const n = int(o, "n");
+    const cap = int(o, "cap", 1);
+    // The live capacity is at most max(initial capacity <= 4096, 1.5 n + 16): reject anything larger
+    // before allocating it.
+    if (cap < n || cap > Math.max(MAX_INITIAL_CAPACITY, 2 * n + 16)) {
+      throw new RouteKitError(
+        ErrorCode.SnapshotCorrupt,
+        `kernel regression capacity ${cap} is invalid for ${n} points`,
+      );
     }
-    const n = field(json, "n", "number");
-    const cap = field(json, "cap", "number");
-    if (!Number.isInteger(n) || !Number.isInteger(cap) || n < 0 || cap < Math.max(1, n)) {
-      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "kernel regression state has a bad size");
-    }
-    const X = decodeF64(json.X, "X", n * d);
-    const norms = decodeF64(json.norms, "norms", n);
-    const v = decodeF64(json.v, "v", n);
-    const a = decodeF64(json.a, "a", n);
-    const packed = decodeF64(json.Q, "Q", (n * (n + 1)) / 2);
-    const tags = field(json, "tags", "array");
-    if (tags.length !== n || !tags.every((t) => Number.isInteger(t))) {
-      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "kernel regression tags must be n integers");
+    const X = f64(o.X, "X", n * d);
+    const norms = f64(o.norms, "norms", n);
+    const v = f64(o.v, "v", n);
+    const a = f64(o.a, "a", n);
+    const packed = f64(o.Q, "Q", (n * (n + 1)) / 2);
+    const tags = o.tags;
+    if (
+      !Array.isArray(tags) ||
+      tags.length !== n ||
+      !tags.every((t) => Number.isSafeInteger(t) && (t as number) >= -1)
+    ) {
+      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "kernel regression tags must be n integers >= -1");
     }
     const s = new ExactKrr(d, kernel, alpha, cap, counter);
     s.X.set(X);

@@ -1,4 +1,4 @@
-import { assertFinite, assertInRange, assertInt, assertPositive, ErrorCode, RouteKitError } from "@routekit/core";
+import { assertFinite, assertInRange, assertInt, ErrorCode, RouteKitError } from "@routekit/core";
 
 /**
  * Exploration multiplier eta of the index mu + eta * sigma (spec P3).
@@ -64,19 +64,42 @@ export function resolveTransform(t: ScoreTransform | undefined): ResolvedTransfo
   const scale = t?.scale ?? 1;
   const offset = t?.offset ?? 0;
   const priorMean = t?.priorMean ?? 0;
-  assertPositive(scale, "scoreTransform.scale");
-  assertFinite(offset, "scoreTransform.offset");
-  assertFinite(priorMean, "scoreTransform.priorMean");
+  assertInRange(scale, "scoreTransform.scale", 0, 1e6, { min: true });
+  assertInRange(offset, "scoreTransform.offset", -1e12, 1e12);
+  assertInRange(priorMean, "scoreTransform.priorMean", -1e12, 1e12);
   return { scale, offset, priorMean };
 }
 
 /** Validates the common numeric options shared by every policy of the family. */
 export function checkCommon(o: { contextDim: number; alpha: number }): void {
-  assertInt(o.contextDim, "contextDim", 1);
-  assertPositive(o.alpha, "alpha");
+  assertInt(o.contextDim, "contextDim", 1, 1 << 20);
+  // Bounded so no valid input can overflow the inverses (1/alpha and alpha enter them directly).
+  assertInRange(o.alpha, "alpha", 1e-9, 1e9);
 }
 
-/** Writes y / ||y|| into out (y itself when ||y|| = 0); returns ||out||^2. */
+/** Largest |learned score| accepted; beyond it an update could overflow the regressions. */
+export const MAX_SCORE = 1e12;
+
+/** The learned score of a reward: (reward - offset) * scale - priorMean, checked before any mutation. */
+export function learnedScore(reward: number, t: ResolvedTransform): number {
+  const s = (reward - t.offset) * t.scale - t.priorMean;
+  if (!(Math.abs(s) <= MAX_SCORE)) {
+    throw new RouteKitError(
+      ErrorCode.OutOfRange,
+      `reward ${reward} maps to a learned score of ${s}, beyond +-${MAX_SCORE}: rescale the scores (scoreTransform.scale)`,
+    );
+  }
+  return s;
+}
+
+/** Largest ||y||^2 accepted for unnormalised contexts (normalizeContext: false). */
+export const MAX_CONTEXT_NORM2 = 1e12;
+
+/**
+ * Writes y / ||y|| into out (y itself when ||y|| = 0, or when `normalize` is false); returns
+ * ||out||^2. Magnitudes whose squares overflow or underflow are rescaled by the largest entry first.
+ * Unnormalised contexts must have ||y||^2 <= MAX_CONTEXT_NORM2 (OUT_OF_RANGE otherwise).
+ */
 export function normalizeInto(y: ArrayLike<number>, out: Float64Array, d: number, normalize: boolean): number {
   let s = 0;
   for (let i = 0; i < d; i++) {
@@ -84,7 +107,30 @@ export function normalizeInto(y: ArrayLike<number>, out: Float64Array, d: number
     out[i] = v;
     s += v * v;
   }
-  if (!normalize || s === 0) return s;
+  if (!normalize) {
+    if (!(s <= MAX_CONTEXT_NORM2)) {
+      throw new RouteKitError(
+        ErrorCode.OutOfRange,
+        `context has squared norm ${s}, above ${MAX_CONTEXT_NORM2}: normalise it (normalizeContext: true) or scale it down`,
+      );
+    }
+    return s;
+  }
+  if (s === 0) {
+    // All zeros, or every square underflowed: rescale by the largest magnitude first.
+    let m = 0;
+    for (let i = 0; i < d; i++) m = Math.max(m, Math.abs(out[i] as number));
+    if (m === 0) return 0;
+    for (let i = 0; i < d; i++) out[i] = (out[i] as number) / m;
+    s = 0;
+    for (let i = 0; i < d; i++) s += (out[i] as number) * (out[i] as number);
+  } else if (!Number.isFinite(s) || s < 1e-290) {
+    let m = 0;
+    for (let i = 0; i < d; i++) m = Math.max(m, Math.abs(out[i] as number));
+    for (let i = 0; i < d; i++) out[i] = (out[i] as number) / m;
+    s = 0;
+    for (let i = 0; i < d; i++) s += (out[i] as number) * (out[i] as number);
+  }
   const inv = 1 / Math.sqrt(s);
   let s2 = 0;
   for (let i = 0; i < d; i++) {

@@ -8,7 +8,6 @@ import {
   assertVector,
   DecisionLedger,
   type DecisionRef,
-  decodeF64,
   ErrorCode,
   encodeF64,
   field,
@@ -21,11 +20,12 @@ import {
 } from "@routekit/core";
 import { allocF64 } from "@routekit/linalg";
 import { DotKernel, type KernelSpec } from "./kernel.js";
-import { ExactKrr, type OpCounter } from "./krr.js";
+import { ExactKrr, MAX_INITIAL_CAPACITY, type OpCounter } from "./krr.js";
 import {
   checkCommon,
   checkEta,
   type EtaOption,
+  learnedScore,
   normalizeInto,
   type ResolvedTransform,
   resolveEta,
@@ -33,6 +33,7 @@ import {
   type ScoreTransform,
 } from "./options.js";
 import { argmaxRandomTies, ObjectPool, pickUnvisited } from "./select.js";
+import { f64, int, obj, str, sumSquares } from "./snap.js";
 
 export interface PakUcbOptions {
   /** Initial arm ids (may be empty; add arms later with addArm). */
@@ -133,7 +134,7 @@ export class PakUcb implements ArmPolicy {
     this.transform = resolveTransform(o.scoreTransform);
     this.normalizeContext = o.normalizeContext ?? true;
     this.initialCapacity = o.initialCapacity ?? 16;
-    assertInt(this.initialCapacity, "initialCapacity", 1);
+    assertInt(this.initialCapacity, "initialCapacity", 1, MAX_INITIAL_CAPACITY);
     this.counter = o.counter;
     this.rng = o.rng ?? Rng.fromSeed(o.seed ?? 0);
     const d = this.contextDim;
@@ -143,13 +144,20 @@ export class PakUcb implements ArmPolicy {
       {
         encode: (p) => ({ seq: p.seq, arm: p.arm, ny: p.ny, y: encodeF64(p.y) }),
         decode: (j) => {
-          const r = j as Record<string, Json>;
-          if (r === null || typeof r !== "object") throw new RouteKitError(ErrorCode.SnapshotCorrupt, "bad payload");
+          const r = obj(j, "pending decision");
+          const seq = int(r, "seq");
+          const arm = str(r, "arm");
+          const y = f64(r.y, "payload.y", d);
           const p = this.payloads.acquire();
-          p.seq = field(r, "seq", "number");
-          p.arm = field(r, "arm", "string");
-          p.ny = field(r, "ny", "number");
-          p.y.set(decodeF64(r.y, "payload.y", d));
+          p.seq = seq;
+          p.arm = arm;
+          p.y.set(y);
+          // ||y||^2 is stored for readability; it must be the value recomputed from y (bit-exact).
+          p.ny = sumSquares(p.y, d);
+          if (r.ny !== p.ny) {
+            this.payloads.release(p);
+            throw new RouteKitError(ErrorCode.SnapshotCorrupt, "pending decision ny does not match its context");
+          }
           return p;
         },
         dispose: (p) => this.payloads.release(p),
@@ -240,8 +248,7 @@ export class PakUcb implements ArmPolicy {
     assertFinite(feedback.reward, "feedback.reward");
     const s = this.find(p.arm);
     if (s !== undefined) {
-      const tr = this.transform;
-      const score = (feedback.reward - tr.offset) * tr.scale - tr.priorMean;
+      const score = learnedScore(feedback.reward, this.transform);
       const b = s.n > 0 && this.cacheSeq === p.seq ? s.b : s.row(p.y, p.ny);
       s.append(p.y, p.ny, score, b, this.dotKernel.diag(p.ny));
       this.cacheSeq = -1;
@@ -322,9 +329,10 @@ export class PakUcb implements ArmPolicy {
       rng: Rng.fromJSON(field(st, "rng", "object") as never),
     });
     for (const a of field(st, "arms", "array")) {
-      const r = a as Record<string, Json>;
-      const id = field(r, "id", "string");
+      const r = obj(a, "arms[]");
+      const id = str(r, "id");
       const s = ExactKrr.fromJSON(r.state as Json, policy.contextDim, policy.dotKernel, policy.alpha);
+      if (policy.table.has(id)) throw new RouteKitError(ErrorCode.SnapshotCorrupt, `arm "${id}" appears twice`);
       policy.table.add(id, s);
     }
     policy.ledger.loadJSON(st.ledger);

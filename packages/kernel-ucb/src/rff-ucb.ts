@@ -8,7 +8,6 @@ import {
   assertVector,
   DecisionLedger,
   type DecisionRef,
-  decodeF64,
   ErrorCode,
   encodeF64,
   field,
@@ -26,6 +25,7 @@ import {
   checkCommon,
   checkEta,
   type EtaOption,
+  learnedScore,
   normalizeInto,
   type ResolvedTransform,
   resolveEta,
@@ -35,6 +35,7 @@ import {
 import type { ArmPrediction } from "./pak-ucb.js";
 import { RidgeArm } from "./ridge.js";
 import { argmaxRandomTies, ObjectPool, pickUnvisited } from "./select.js";
+import { f64, int, obj, str } from "./snap.js";
 
 export interface RffUcbOptions {
   readonly arms: readonly string[];
@@ -71,7 +72,8 @@ interface Payload {
 }
 
 const KIND = "kernel-ucb/rff-ucb";
-const VERSION = 1;
+/** 2: the frequencies (and phases) are stored, so restoring never depends on how the RNG derives them. */
+const VERSION = 2;
 
 /**
  * RFF-UCB (Algorithm 4 with the implementation-grade Compute_UCB_RFF of spec §2.4): random Fourier
@@ -150,14 +152,18 @@ export class RffUcb implements ArmPolicy {
       {
         encode: (p) => ({ seq: p.seq, arm: p.arm, version: p.version, phi: encodeF64(p.phi), u: encodeF64(p.u) }),
         decode: (j) => {
-          const r = j as Record<string, Json>;
-          if (r === null || typeof r !== "object") throw new RouteKitError(ErrorCode.SnapshotCorrupt, "bad payload");
+          const r = obj(j, "pending decision");
+          const seq = int(r, "seq");
+          const arm = str(r, "arm");
+          const version = int(r, "version");
+          const phi = f64(r.phi, "payload.phi", F);
+          const u = f64(r.u, "payload.u", F);
           const p = this.payloads.acquire();
-          p.seq = field(r, "seq", "number");
-          p.arm = field(r, "arm", "string");
-          p.version = field(r, "version", "number");
-          p.phi.set(decodeF64(r.phi, "payload.phi", F));
-          p.u.set(decodeF64(r.u, "payload.u", F));
+          p.seq = seq;
+          p.arm = arm;
+          p.version = version;
+          p.phi.set(phi);
+          p.u.set(u);
           return p;
         },
         dispose: (p) => this.payloads.release(p),
@@ -242,8 +248,7 @@ export class RffUcb implements ArmPolicy {
     assertFinite(feedback.reward, "feedback.reward");
     const s = this.table.find(p.arm);
     if (s !== undefined) {
-      const tr = this.transform;
-      const score = (feedback.reward - tr.offset) * tr.scale - tr.priorMean;
+      const score = learnedScore(feedback.reward, this.transform);
       // Another update of this arm since the decision makes the cached u stale: recompute it.
       if (s.version !== p.version) s.solve(p.phi, p.u);
       s.update(p.phi, score, p.u);
@@ -291,8 +296,10 @@ export class RffUcb implements ArmPolicy {
         scoreTransform: { ...this.transform },
         normalizeContext: this.normalizeContext,
       },
-      // The frequencies are not stored: they are redrawn from this stream's "rff" fork.
       rng: this.rng.toJSON() as unknown as Json,
+      // Stored rather than redrawn from the "rff" fork, so a snapshot survives any change in how
+      // streams are derived (about 0.8 MB of base64 for D = 200, d = 512; the arms' inverses are larger).
+      features: { W: encodeF64(this.features.W), phase: encodeF64(this.features.phase) },
       arms: this.table.ids.map((id, i) => ({ id, state: (this.table.states[i] as RidgeArm).toJSON() })),
       ledger: this.ledger.toJSON(),
     });
@@ -315,12 +322,15 @@ export class RffUcb implements ArmPolicy {
       normalizeContext: field(o, "normalizeContext", "boolean"),
       rng: Rng.fromJSON(field(st, "rng", "object") as never),
     });
+    const feats = obj(st.features, "features");
+    policy.features.W.set(f64(feats.W, "features.W", policy.features.W.length));
+    policy.features.phase.set(f64(feats.phase, "features.phase", policy.features.phase.length));
     for (const a of field(st, "arms", "array")) {
-      const r = a as Record<string, Json>;
-      policy.table.add(
-        field(r, "id", "string"),
-        RidgeArm.fromJSON(r.state as Json, policy.numFeatures, policy.ridgeAlpha),
-      );
+      const r = obj(a, "arms[]");
+      const id = str(r, "id");
+      const s = RidgeArm.fromJSON(r.state as Json, policy.numFeatures, policy.ridgeAlpha);
+      if (policy.table.has(id)) throw new RouteKitError(ErrorCode.SnapshotCorrupt, `arm "${id}" appears twice`);
+      policy.table.add(id, s);
     }
     policy.ledger.loadJSON(st.ledger);
     return policy;

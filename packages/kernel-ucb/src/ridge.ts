@@ -1,4 +1,4 @@
-import { decodeF64, ErrorCode, encodeF64, field, type Json, RouteKitError } from "@routekit/core";
+import { encodeF64, type Json } from "@routekit/core";
 import {
   allocF64,
   axpy,
@@ -9,6 +9,7 @@ import {
   symvUpper,
 } from "@routekit/linalg";
 import type { OpCounter } from "./krr.js";
+import { f64, int, obj } from "./snap.js";
 
 /**
  * Ridge regression in a fixed F-dimensional feature space (one arm of RFF-UCB), spec §2.4:
@@ -81,18 +82,15 @@ export class RidgeArm {
   }
 
   static fromJSON(json: Json, F: number, alpha: number, counter?: OpCounter): RidgeArm {
-    if (json === null || typeof json !== "object" || Array.isArray(json)) {
-      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "ridge state must be an object");
-    }
+    const o = obj(json, "ridge state");
+    const n = int(o, "n");
+    const version = int(o, "version");
+    const packed = f64(o.Ainv, "Ainv", (F * (F + 1)) / 2);
+    const theta = f64(o.theta, "theta", F);
+    const b = f64(o.b, "b", F);
     const r = new RidgeArm(F, alpha, counter);
-    const n = field(json, "n", "number");
-    const version = field(json, "version", "number");
-    if (!Number.isInteger(n) || n < 0 || !Number.isInteger(version)) {
-      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "ridge state has a bad count");
-    }
-    const packed = decodeF64(json.Ainv, "Ainv", (F * (F + 1)) / 2);
-    r.theta.set(decodeF64(json.theta, "theta", F));
-    r.b.set(decodeF64(json.b, "b", F));
+    r.theta.set(theta);
+    r.b.set(b);
     let k = 0;
     for (let i = 0; i < F; i++) {
       for (let j = 0; j < i; j++) r.Ainv[i * F + j] = 0;

@@ -8,7 +8,6 @@ import {
   assertVector,
   DecisionLedger,
   type DecisionRef,
-  decodeF64,
   ErrorCode,
   encodeF64,
   field,
@@ -22,6 +21,7 @@ import {
   checkCommon,
   checkEta,
   type EtaOption,
+  learnedScore,
   normalizeInto,
   type ResolvedTransform,
   resolveEta,
@@ -29,6 +29,7 @@ import {
   type ScoreTransform,
 } from "./options.js";
 import { ObjectPool } from "./select.js";
+import { f64, int, obj, str, sumSquares } from "./snap.js";
 
 /** Which uncertain arm branch (c) explores (spec P10: the paper says "any"). */
 export type ExploreChoice = "largest-width" | "random";
@@ -142,14 +143,23 @@ export abstract class SupBase<E extends { readonly n: number }> implements ArmPo
       {
         encode: (p) => ({ seq: p.seq, arm: p.arm, stage: p.stage, ny: p.ny, y: encodeF64(p.y) }),
         decode: (j) => {
-          const r = j as Record<string, Json>;
-          if (r === null || typeof r !== "object") throw new RouteKitError(ErrorCode.SnapshotCorrupt, "bad payload");
+          const r = obj(j, "pending decision");
+          const seq = int(r, "seq");
+          const arm = str(r, "arm");
+          const stage = int(r, "stage", -1);
+          if (stage >= this.stages) throw new RouteKitError(ErrorCode.SnapshotCorrupt, "pending decision stage");
+          const y = f64(r.y, "payload.y", d);
           const p = this.payloads.acquire();
-          p.seq = field(r, "seq", "number");
-          p.arm = field(r, "arm", "string");
-          p.stage = field(r, "stage", "number");
-          p.ny = field(r, "ny", "number");
-          p.y.set(decodeF64(r.y, "payload.y", d));
+          p.seq = seq;
+          p.arm = arm;
+          p.stage = stage;
+          p.y.set(y);
+          // ||y||^2 is stored for readability; it must be the value recomputed from y (bit-exact).
+          p.ny = sumSquares(p.y, d);
+          if (r.ny !== p.ny) {
+            this.payloads.release(p);
+            throw new RouteKitError(ErrorCode.SnapshotCorrupt, "pending decision ny does not match its context");
+          }
           return p;
         },
         dispose: (p) => this.payloads.release(p),
@@ -355,8 +365,7 @@ export abstract class SupBase<E extends { readonly n: number }> implements ArmPo
     assertFinite(feedback.reward, "feedback.reward");
     const states = this.table.find(p.arm);
     if (states !== undefined && p.stage >= 0) {
-      const tr = this.transform;
-      const score = (feedback.reward - tr.offset) * tr.scale - tr.priorMean;
+      const score = learnedScore(feedback.reward, this.transform);
       this.file(states[p.stage] as E, p.arm, p.stage, p.y, p.ny, score);
     }
     this.ledger.settle(decision);
@@ -388,14 +397,16 @@ export abstract class SupBase<E extends { readonly n: number }> implements ArmPo
   }
 
   protected restoreBase(st: Record<string, Json>, decode: (json: Json, arm: string, stage: number) => E): void {
-    const bc = field(st, "branchCounts", "object");
-    this.branchCounts.exploit = field(bc, "exploit", "number");
-    this.branchCounts.explore = field(bc, "explore", "number");
-    this.branchCounts.guard = field(bc, "guard", "number");
-    this.maxStage = field(st, "maxStage", "number");
+    const bc = obj(st.branchCounts, "branchCounts");
+    this.branchCounts.exploit = int(bc, "exploit");
+    this.branchCounts.explore = int(bc, "explore");
+    this.branchCounts.guard = int(bc, "guard");
+    this.maxStage = int(st, "maxStage", 1);
+    if (this.maxStage > this.stages) throw new RouteKitError(ErrorCode.SnapshotCorrupt, "maxStage exceeds stages");
     for (const a of field(st, "arms", "array")) {
-      const r = a as Record<string, Json>;
-      const id = field(r, "id", "string");
+      const r = obj(a, "arms[]");
+      const id = str(r, "id");
+      if (this.table.has(id)) throw new RouteKitError(ErrorCode.SnapshotCorrupt, `arm "${id}" appears twice`);
       const stages = field(r, "stages", "array");
       if (stages.length !== this.stages) {
         throw new RouteKitError(ErrorCode.SnapshotCorrupt, `each arm must hold ${this.stages} stage states`);

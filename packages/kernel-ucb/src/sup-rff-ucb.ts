@@ -1,7 +1,6 @@
 import {
+  assertInRange,
   assertInt,
-  assertPositive,
-  decodeF64,
   ErrorCode,
   encodeF64,
   field,
@@ -15,6 +14,7 @@ import {
 import type { RandomFourierFeatures } from "@routekit/linalg";
 import { drawFeatures } from "./features.js";
 import { RidgeArm } from "./ridge.js";
+import { f64, int, num, obj } from "./snap.js";
 import { readSupOptions, type StageQuery, SupBase, type SupOptions } from "./sup-base.js";
 import { bias1, bias2, paperFeatureCount, paperThresholds } from "./theory.js";
 
@@ -83,6 +83,7 @@ export class RffStage {
     private readonly label: string,
     private readonly sigma: number,
     private readonly alpha: number,
+    private readonly maxD: number,
   ) {
     this.X = new Float64Array(8 * d);
     this.v = new Float64Array(8);
@@ -141,22 +142,38 @@ export class RffStage {
       X: encodeF64(this.X.subarray(0, this.n * this.d)),
       v: encodeF64(this.v.subarray(0, this.n)),
       ridge: this.ridge ? this.ridge.toJSON() : null,
+      // The features are redrawn from the policy's stream on restore; this checksum detects a build
+      // whose stream derivation differs (the snapshot then cannot be continued bit-exactly).
+      wSum: this.features ? checksum(this.features.W) : 0,
     };
   }
 
   load(json: Json): void {
-    const r = json as Record<string, Json>;
-    if (r === null || typeof r !== "object") throw new RouteKitError(ErrorCode.SnapshotCorrupt, "bad RFF stage");
-    const n = field(r, "n", "number");
-    const D = field(r, "D", "number");
-    const X = decodeF64(r.X, "X", n * this.d);
-    const v = decodeF64(r.v, "v", n);
+    const r = obj(json, "RFF stage");
+    const n = int(r, "n");
+    const D = int(r, "D");
+    if (D > this.maxD) throw new RouteKitError(ErrorCode.SnapshotCorrupt, `RFF stage has D = ${D} > maxFrequencies`);
+    const X = f64(r.X, "X", n * this.d);
+    const v = f64(r.v, "v", n);
     for (let i = 0; i < n; i++) this.add(X.subarray(i * this.d, (i + 1) * this.d), v[i] as number);
     if (D > 0) {
       this.rebuild(D);
+      if (checksum((this.features as RandomFourierFeatures).W) !== num(r, "wSum")) {
+        throw new RouteKitError(
+          ErrorCode.SnapshotVersion,
+          "this build redraws different random features for this Sup-RFF-UCB snapshot (RNG derivation changed)",
+        );
+      }
       this.ridge = RidgeArm.fromJSON(r.ridge as Json, 2 * D, this.alpha);
     }
   }
+}
+
+/** Order-dependent sum of the values (a cheap fingerprint of a frequency matrix). */
+function checksum(a: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s = s * 1.0000001 + (a[i] as number);
+  return s;
 }
 
 const KIND = "kernel-ucb/sup-rff-ucb";
@@ -185,7 +202,7 @@ export class SupRffUcb extends SupBase<RffStage> {
   constructor(options: SupRffUcbOptions) {
     super(options);
     this.sigma = options.sigma ?? 1;
-    assertPositive(this.sigma, "sigma");
+    assertInRange(this.sigma, "sigma", 1e-6, 1e6);
     this.maxFrequencies = options.maxFrequencies ?? 256;
     assertInt(this.maxFrequencies, "maxFrequencies", 1, 1 << 14);
     this.freq = options.frequencies ?? paperFrequencySchedule;
@@ -197,7 +214,7 @@ export class SupRffUcb extends SupBase<RffStage> {
   }
 
   protected newEstimator(arm: string, stage: number): RffStage {
-    return new RffStage(this.contextDim, this.root, `${arm}#${stage}`, this.sigma, this.alpha);
+    return new RffStage(this.contextDim, this.root, `${arm}#${stage}`, this.sigma, this.alpha, this.maxFrequencies);
   }
 
   private input(t: number, n: number): ScheduleInput {

@@ -257,3 +257,57 @@ describe("cost model (spec 5.1.16): op counts, not wall time", () => {
     expect(e2).toBeGreaterThan(3 * e1);
   });
 });
+
+describe("extreme magnitudes and corrupted snapshots", () => {
+  for (const [name, make] of Object.entries(makers)) {
+    it(`${name}: huge/tiny contexts are normalised safely; huge rewards and unnormalised huge contexts are rejected`, () => {
+      const p = make(["a", "b"], 4, 1);
+      for (const scale of [1e300, 1e-300, 5e-324, 1e150]) {
+        const d = p.select(Float64Array.of(scale, -scale, scale / 2, 0));
+        p.update(d, { reward: 0.5 });
+      }
+      if (p instanceof PakUcb || p instanceof RffUcb) {
+        for (const x of p.predict(Float64Array.of(1, 2, 3, 4))) expect(Number.isFinite(x.ucb)).toBe(true);
+      }
+      const d = p.select(Float64Array.of(1, 0, 0, 0));
+      const snap = JSON.stringify(p.toJSON());
+      let code: string | undefined;
+      try {
+        p.update(d, { reward: 1e300 });
+      } catch (e) {
+        code = (e as { code: string }).code;
+      }
+      expect(code).toBe(ErrorCode.OutOfRange);
+      expect(JSON.stringify(p.toJSON())).toBe(snap);
+      const raw = make(["a", "b"], 4, 2, { normalizeContext: false });
+      expect(() => raw.select(Float64Array.of(1e150, 0, 0, 0))).toThrow(/squared norm/);
+    });
+
+    it(`${name}: corrupted pending decisions and arm entries are rejected with SNAPSHOT_CORRUPT`, () => {
+      const p = make(["a", "b"], 4, 3);
+      for (let t = 0; t < 6; t++) p.update(p.select(Float64Array.of(1, t, 0, 1)), { reward: 0.2 });
+      p.select(Float64Array.of(0, 1, 0, 0));
+      const s = p.toJSON() as unknown as {
+        state: { ledger: { entries: [number, Record<string, unknown>][] }; arms: unknown[] };
+      };
+      const bad1 = JSON.parse(JSON.stringify(s));
+      bad1.state.ledger.entries[0][1].seq = -1;
+      const bad2 = JSON.parse(JSON.stringify(s));
+      bad2.state.arms[0] = null;
+      const bad3 = JSON.parse(JSON.stringify(s));
+      if ("ny" in bad3.state.ledger.entries[0][1]) bad3.state.ledger.entries[0][1].ny = 0.5;
+      else bad3.state.ledger.entries[0][1].version = 1.5;
+      for (const bad of [bad1, bad2, bad3]) {
+        let code: string | undefined;
+        try {
+          if (p instanceof PakUcb) PakUcb.fromJSON(bad);
+          else if (p instanceof RffUcb) RffUcb.fromJSON(bad);
+          else KernelUcb.fromJSON(bad);
+        } catch (e) {
+          code = (e as { code: string }).code;
+        }
+        expect(code).toBe(ErrorCode.SnapshotCorrupt);
+      }
+    });
+  }
+});
