@@ -99,6 +99,35 @@ describe("parseReplay", () => {
     expect(t.hasCost).toBe(false);
   });
 
+  it("reads wide RouterBench-style tables (CSV and JSONL) as the same table as the long form", () => {
+    const wide = [
+      "sample_id,prompt,eval_name,gpt-4,gpt-4|total_cost,llama,llama|total_cost,llama|model_response,oracle_model_to_route_to",
+      "s1,alpha task,mmlu,1,0.5,0,0.1,blah,gpt-4",
+      "s2,beta task,mmlu,0.2,0.5,0.7,0.2,blah,llama",
+    ].join("\n");
+    const t = parseReplay(wide, { featurizer: { dim: 32 } });
+    expect(t.models).toEqual(["gpt-4", "llama"]);
+    expect(Array.from(t.meanScore)).toEqual([1, 0, 0.2, 0.7]);
+    expect(Array.from(t.meanCost)).toEqual([0.5, 0.1, 0.5, 0.2]);
+    const long = parseReplay(
+      jsonl([
+        { prompt: "alpha task", model: "gpt-4", score: 1, cost: 0.5 },
+        { prompt: "alpha task", model: "llama", score: 0, cost: 0.1 },
+        { prompt: "beta task", model: "gpt-4", score: 0.2, cost: 0.5 },
+        { prompt: "beta task", model: "llama", score: 0.7, cost: 0.2 },
+      ]),
+      { featurizer: { dim: 32 } },
+    );
+    expect(Array.from(t.contexts)).toEqual(Array.from(long.contexts));
+    const wideJsonl = jsonl([
+      { prompt: "alpha task", "gpt-4": 1, llama: 0 },
+      { prompt: "beta task", "gpt-4": 0.2, llama: "x" },
+    ]);
+    expect(issuesOf(() => parseReplay(wideJsonl))).toEqual([{ line: 2, message: 'score "x" is not a finite number' }]);
+    expect(parseReplay(wideJsonl.replace('"x"', "0.7"), { models: ["llama"] }).models).toEqual(["llama"]);
+    expect(() => parseReplay(wide, { format: "xml" as never })).toThrow(/format must be/);
+  });
+
   it("reports every bad row by line number and stops", () => {
     const text = [
       JSON.stringify({ prompt: "p", model: "a", score: 1 }),

@@ -73,7 +73,35 @@ function shorten(s: string, n = 40): string {
 
 // ---------------------------------------------------------------- record readers
 
-function jsonlRecords(text: string, issues: ReplayIssue[]): RawRecord[] {
+const COST_SUFFIX = "|total_cost";
+const NOT_MODELS = new Set([...Object.values(ALIASES).flat(), "eval_name", "oracle_model_to_route_to"]);
+
+/**
+ * Model columns of a wide (RouterBench-style) table: the requested models, else the columns that have a
+ * `<model>|total_cost` companion, else every column that is neither a known field nor contains "|".
+ */
+function wideModels(names: readonly string[], wanted: readonly string[] | undefined): string[] {
+  if (wanted && wanted.length > 0) return wanted.filter((m) => names.includes(m));
+  const withCost = names.filter((n) => !n.includes("|") && names.includes(n + COST_SUFFIX));
+  if (withCost.length > 0) return withCost;
+  return names.filter((n) => !n.includes("|") && !NOT_MODELS.has(n.toLowerCase()));
+}
+
+/** One record per model of a wide row. */
+function expandWide(
+  line: number,
+  models: readonly string[],
+  cell: (name: string) => unknown,
+  field: (f: Field) => unknown,
+): RawRecord[] {
+  return models.map((m) => {
+    const get = (f: Field): unknown =>
+      f === "model" ? m : f === "score" ? cell(m) : f === "cost" ? cell(m + COST_SUFFIX) : field(f);
+    return { line, get, has: (f: Field) => get(f) !== undefined };
+  });
+}
+
+function jsonlRecords(text: string, issues: ReplayIssue[], wanted?: readonly string[]): RawRecord[] {
   const out: RawRecord[] = [];
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
@@ -93,6 +121,18 @@ function jsonlRecords(text: string, issues: ReplayIssue[]): RawRecord[] {
     }
     const o = obj as Record<string, unknown>;
     const key = (f: Field) => ALIASES[f].find((k) => k in o && o[k] !== null && o[k] !== undefined);
+    if (key("model") === undefined && key("score") === undefined) {
+      const names = Object.keys(o);
+      const models = wideModels(names, wanted);
+      if (models.length > 0) {
+        const field = (f: Field) => {
+          const k = key(f);
+          return k === undefined ? undefined : o[k];
+        };
+        out.push(...expandWide(line, models, (n) => (o[n] === null ? undefined : o[n]), field));
+        continue;
+      }
+    }
     out.push({
       line,
       get: (f) => {
@@ -154,7 +194,7 @@ function csvRows(text: string): { line: number; cells: string[] }[] {
   return rows;
 }
 
-function csvRecords(text: string, issues: ReplayIssue[]): RawRecord[] {
+function csvRecords(text: string, issues: ReplayIssue[], wanted?: readonly string[]): RawRecord[] {
   const rows = csvRows(text);
   const header = rows.shift();
   if (!header) return [];
@@ -162,6 +202,33 @@ function csvRecords(text: string, issues: ReplayIssue[]): RawRecord[] {
   const col = {} as Record<Field, number>;
   for (const f of Object.keys(ALIASES) as Field[]) {
     col[f] = names.findIndex((n) => (ALIASES[f] as readonly string[]).includes(n));
+  }
+  const original = header.cells.map((c) => c.trim());
+  const wideCols = col.model < 0 && col.score < 0 ? wideModels(original, wanted) : [];
+  if (wideCols.length > 0) {
+    if (col.prompt < 0 && col.embedding < 0) {
+      issues.push({ line: header.line, message: 'the CSV header has neither a "prompt" nor an "embedding" column' });
+      return [];
+    }
+    const out: RawRecord[] = [];
+    for (const r of rows) {
+      if (r.cells.length !== names.length) {
+        issues.push({ line: r.line, message: `has ${r.cells.length} fields, the header has ${names.length}` });
+        continue;
+      }
+      const byName = (n: string) => {
+        const c = original.indexOf(n);
+        const v = c < 0 ? undefined : (r.cells[c] as string);
+        return v === undefined || v.trim() === "" ? undefined : v;
+      };
+      const field = (f: Field) => {
+        const c = col[f];
+        const v = c < 0 ? undefined : (r.cells[c] as string);
+        return v === undefined || v.trim() === "" ? undefined : v;
+      };
+      out.push(...expandWide(r.line, wideCols, byName, field));
+    }
+    return out;
   }
   for (const f of ["model", "score"] as const) {
     if (col[f] < 0) {
@@ -247,6 +314,12 @@ interface Prompt {
  * `model` | `model_id`, `score` | `reward`, optional `cost`, optional `prompt_id` | `id` | `sample_id` (groups rows of
  * one prompt; otherwise the prompt text, or the embedding, is the key). Several rows for one (prompt, model) are
  * averaged for expected values and replayed one at a time as realised feedback.
+ *
+ * Wide tables (one row per prompt, RouterBench-style, the layout the StageRoute spec describes) are accepted too:
+ * when there is no `model`/`score` column, each model is a column holding its score, with an optional
+ * `<model>|total_cost` column for its cost. Model columns are `options.models`, else the columns that have a
+ * `|total_cost` companion, else every column that is not a known field (`eval_name`,
+ * `oracle_model_to_route_to` and anything containing `|` are ignored).
  */
 export function parseReplay(text: string, options: ReplayLoadOptions = {}): ReplayTable {
   if (typeof text !== "string") throw new RouteKitError(ErrorCode.InvalidArgument, "replay data must be a string");
@@ -254,7 +327,21 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   let format = options.format ?? "auto";
   if (format === "auto") format = body.trimStart().startsWith("{") ? "jsonl" : "csv";
-  const records = format === "jsonl" ? jsonlRecords(body, issues) : csvRecords(body, issues);
+  if (format !== "jsonl" && format !== "csv") {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `format must be "auto", "jsonl" or "csv", got "${String(format)}"`,
+    );
+  }
+  const ctxOpt = options.context ?? "auto";
+  if (ctxOpt !== "auto" && ctxOpt !== "text" && ctxOpt !== "embedding") {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `context must be "auto", "text" or "embedding", got "${String(ctxOpt)}"`,
+    );
+  }
+  const records =
+    format === "jsonl" ? jsonlRecords(body, issues, options.models) : csvRecords(body, issues, options.models);
   const wanted = options.models ? new Set(options.models) : undefined;
   let mode = options.context ?? "auto";
   if (mode === "auto") mode = records[0]?.has("embedding") ? "embedding" : "text";
