@@ -221,6 +221,7 @@ describe("ReplayEnvironment", () => {
     expect(env.expectedCost("b")).toBe(1);
     const pulls = new Set<number>();
     for (let i = 0; i < 50; i++) pulls.add(env.pull("b").reward);
+    expect(env.pull("a")).toBe(env.pull("b")); // one reused feedback object
     expect([...pulls].sort()).toEqual([0.5, 0.9]);
     env.next(2);
     expect(env.isOptimal("a") && env.isOptimal("b")).toBe(true);

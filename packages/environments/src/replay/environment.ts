@@ -23,7 +23,8 @@ export interface ReplayEnvironmentOptions {
  * - isOptimal: the pick ties the per-prompt best score (to 1e-12).
  *
  * Prompts are shuffled per seed (the `order` stream of the rng given to `reset`) and reshuffled on every pass, so
- * the rounds are i.i.d.-like draws without replacement within a pass. No allocation per round.
+ * the rounds are i.i.d.-like draws without replacement within a pass. No allocation per round: `next` returns the
+ * same round object and `pull` the same feedback object every time (read them before the next call).
  */
 export class ReplayEnvironment implements ArmEnvironment {
   readonly name: string;
@@ -38,6 +39,9 @@ export class ReplayEnvironment implements ArmEnvironment {
   private readonly bestFixedMean: number;
   private readonly oracle: Float64Array;
   private readonly round: { context: Float64Array | undefined };
+  // Reused across rounds (no allocation per round): read a pull's values before the next pull.
+  private readonly feedback = { reward: 0 };
+  private readonly feedbackWithCost = { reward: 0, cost: 0 };
   private orderRng: Rng | undefined;
   private noiseRng: Rng | undefined;
   private prompt = -1;
@@ -163,7 +167,12 @@ export class ReplayEnvironment implements ArmEnvironment {
     const start = this.table.sampleStart[c] as number;
     const count = (this.table.sampleStart[c + 1] as number) - start;
     const k = count === 1 ? start : start + (this.noiseRng as Rng).int(count);
-    const reward = this.table.sampleScore[k] as number;
-    return this.table.hasCost ? { reward, cost: this.table.sampleCost[k] as number } : { reward };
+    if (this.table.hasCost) {
+      this.feedbackWithCost.reward = this.table.sampleScore[k] as number;
+      this.feedbackWithCost.cost = this.table.sampleCost[k] as number;
+      return this.feedbackWithCost;
+    }
+    this.feedback.reward = this.table.sampleScore[k] as number;
+    return this.feedback;
   }
 }
