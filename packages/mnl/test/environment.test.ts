@@ -1,7 +1,7 @@
 import { Rng } from "@routekit/core";
-import { bruteForceAssortment, optimalAssortment } from "@routekit/mnl";
+import { ContextualMnlEnvironment } from "@routekit/environments";
 import { describe, expect, it } from "vitest";
-import { ContextualMnlEnvironment } from "../src/index.js";
+import { bruteForceAssortment, optimalAssortment } from "../src/index.js";
 
 describe("ContextualMnlEnvironment (paper 004, spec §3.1)", () => {
   it("clips features to ||x|| <= 1 and draws w* in the box; same seed, same stream", () => {
