@@ -16,6 +16,13 @@ export { allocF64, allocF64From, freeF64, isInWasmMemory, linalgBackend, linalgM
 
 const K = wasmKernels;
 
+/**
+ * Below this length a dot product is cheaper in TypeScript than the buffer checks and the call into
+ * WebAssembly (the MNL policies' d = 5 dot products spent more time in the checks than in arithmetic).
+ * Both paths give identical bits, so the cut-off only changes speed.
+ */
+const DOT_WASM_MIN_N = 16;
+
 /** n is an int32 >= 0 and a[off .. off+n) is inside a. */
 function fits(a: Float64Array, off: number, n: number): boolean {
   return (n | 0) === n && n >= 0 && (off | 0) === off && off >= 0 && off + n <= a.length;
@@ -41,7 +48,7 @@ function dotInWasm(x: Float64Array, y: Float64Array, n: number, xo: number, yo: 
 
 /** x . y over n entries, from x[xo] and y[yo]. */
 export function dot(x: Float64Array, y: Float64Array, n = x.length, xo = 0, yo = 0): number {
-  if (K !== null && dotInWasm(x, y, n, xo, yo)) return K.dot(x.byteOffset + 8 * xo, y.byteOffset + 8 * yo, n);
+  if (n >= DOT_WASM_MIN_N && K !== null && dotInWasm(x, y, n, xo, yo)) return K.dot(x.byteOffset + 8 * xo, y.byteOffset + 8 * yo, n);
   return dotScalar(x, y, n, xo, yo);
 }
 
