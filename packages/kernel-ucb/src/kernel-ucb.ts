@@ -175,6 +175,11 @@ export class KernelUcb implements ArmPolicy {
     return this.krr.n;
   }
 
+  /** The shared regression (read-only use: tests and diagnostics such as `drift()`). */
+  regression(): ExactKrr {
+    return this.krr;
+  }
+
   addArm(id: string): void {
     this.table.checkAdd(id);
     this.table.add(id, this.nextTag++);

@@ -1,5 +1,5 @@
 import { ErrorCode, encodeF64, type Json, RouteKitError } from "@routekit/core";
-import { allocF64, borderedInverseAppend, dot, freeF64, gemv, quadFormUpper } from "@routekit/linalg";
+import { allocF64, borderedInverseAppend, dot, freeF64, gemv, invertSPD, quadFormUpper } from "@routekit/linalg";
 import type { DotKernel } from "./kernel.js";
 import { f64, int, obj } from "./snap.js";
 
@@ -160,6 +160,48 @@ export class ExactKrr {
     // Hand the old blocks back to linalg's WebAssembly allocator (no-op for plain arrays).
     for (const o of old) freeF64(o);
     return nb;
+  }
+
+  /**
+   * Drift of the incremental state (spec P7's debug check, O(n^3 + n^2 d)): rebuilds K + alpha I
+   * from the stored points, inverts it directly (Cholesky) and returns the largest absolute
+   * difference from the kept inverse, relative to the largest entry of the direct one, and the same
+   * for a = Q v. Read-only.
+   */
+  drift(): { inverse: number; weights: number } {
+    const n = this.n;
+    if (n === 0) return { inverse: 0, weights: 0 };
+    const A = new Float64Array(n * n);
+    const row = new Float64Array(n);
+    const y = new Float64Array(this.d);
+    for (let i = 0; i < n; i++) {
+      y.set(this.X.subarray(i * this.d, (i + 1) * this.d));
+      // Tagged rows (KernelUCB) carry their one-hot term in norms and tags.
+      gemv(this.X, n, this.d, y, row, 1, 0, this.d);
+      for (let j = 0; j < n; j++) {
+        const same = this.tags[i] >= 0 && this.tags[i] === this.tags[j] ? 1 : 0;
+        const k = this.kernel.fromDot((row[j] as number) + same, this.norms[j] as number, this.norms[i] as number);
+        A[i * n + j] = k + (i === j ? this.alpha : 0);
+      }
+    }
+    const inv = new Float64Array(n * n);
+    if (!invertSPD(A, n, inv)) return { inverse: Number.POSITIVE_INFINITY, weights: Number.POSITIVE_INFINITY };
+    let dq = 0;
+    let mq = 0;
+    let da = 0;
+    let ma = 0;
+    for (let i = 0; i < n; i++) {
+      let ai = 0;
+      for (let j = 0; j < n; j++) {
+        const q = inv[i * n + j] as number;
+        ai += q * (this.v[j] as number);
+        mq = Math.max(mq, Math.abs(q));
+        if (j >= i) dq = Math.max(dq, Math.abs(q - (this.Q[i * this.cap + j] as number)));
+      }
+      ma = Math.max(ma, Math.abs(ai));
+      da = Math.max(da, Math.abs(ai - (this.a[i] as number)));
+    }
+    return { inverse: dq / mq, weights: ma > 0 ? da / ma : da };
   }
 
   /** The full symmetric (K + alpha I)^-1 as an n x n row-major array (tests, diagnostics). */
