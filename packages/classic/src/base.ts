@@ -13,6 +13,7 @@ import {
   assertVector,
   DecisionLedger,
   type DecisionRef,
+  decodeF64,
   ErrorCode,
   field,
   type Json,
@@ -43,6 +44,11 @@ export interface ArmState {
 
 /** Current snapshot layout version of every classic policy. */
 export const CLASSIC_SNAPSHOT_VERSION = 1;
+
+/** Largest context length any classic policy accepts (option and snapshot). */
+export const MAX_CONTEXT_DIM = 1 << 16;
+/** Largest side of a ridge matrix (LinUCB: d, or d + one-hot slots), so its d^2 Float64s stay allocatable. */
+export const MAX_RIDGE_DIM = 1 << 14;
 
 /**
  * Index of the largest of `scores[0..n)`, ties broken uniformly at random by reservoir sampling
@@ -134,9 +140,10 @@ export abstract class BaseArmPolicy<S extends ArmState, P> implements ArmPolicy 
       throw new RouteKitError(ErrorCode.InvalidArgument, "option arms must be an array of arm ids");
     }
     const dim = options.contextDim ?? defaultContextDim;
-    assertInt(dim, "option contextDim", 0);
+    assertInt(dim, "option contextDim", 0, MAX_CONTEXT_DIM);
     this.contextDim = dim;
     this.maxPending = options.maxPending ?? 100_000;
+    assertInt(this.maxPending, "option maxPending", 1, Number.MAX_SAFE_INTEGER);
     this.ledger = new DecisionLedger(codec, { maxPending: this.maxPending });
     if (options.rng !== undefined && !(options.rng instanceof Rng)) {
       throw new RouteKitError(ErrorCode.InvalidArgument, "option rng must be an Rng from @routekit/core");
@@ -217,10 +224,8 @@ export abstract class BaseArmPolicy<S extends ArmState, P> implements ArmPolicy 
   protected checkRemovable(_id: string): void {}
   /** Called after an arm left the table. */
   protected onRemoved(_state: S): void {}
-  /** The arm's learned state as JSON (without id and uid). */
+  /** The arm's learned state as JSON (without id and uid); read back through {@link readBaseState}. */
   protected abstract encodeArm(state: S): Record<string, Json>;
-  /** Inverse of {@link BaseArmPolicy.encodeArm}. */
-  protected abstract decodeArm(json: Record<string, Json>, uid: number): S;
 
   // ------------------------------------------------------------ snapshots
 
@@ -241,39 +246,177 @@ export abstract class BaseArmPolicy<S extends ArmState, P> implements ArmPolicy 
     };
   }
 
-  /** Loads {@link BaseArmPolicy.baseState} into a policy constructed with no arms. */
-  protected restoreBase(st: Record<string, Json>): void {
-    this.rng = Rng.fromJSON(st.rng as unknown as RngState);
-    const nextUid = field(st, "nextUid", "number");
-    for (const a of field(st, "arms", "array")) {
-      if (a === null || typeof a !== "object" || Array.isArray(a)) {
-        throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot arm entries must be objects");
-      }
-      const id = field(a, "id", "string");
-      const uid = field(a, "uid", "number");
-      if (!Number.isInteger(uid) || uid < 0 || uid >= nextUid || this.byUid.has(uid)) {
-        throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot arm "${id}" has an invalid uid`);
-      }
-      const state = this.decodeArm(a, uid);
-      this.table.add(id, state);
-      this.byUid.set(uid, state);
+  /**
+   * Loads a snapshot validated by {@link readBaseState} into a policy constructed with no arms and
+   * the snapshot's options. `makeArm` turns an arm's validated data into its state; the ledger
+   * payloads were validated too, so nothing here can fail on snapshot content.
+   */
+  protected restoreBase<A>(snap: BaseSnapshot<A>, makeArm: (data: A, uid: number) => S): void {
+    this.rng = snap.rng;
+    for (const a of snap.arms) {
+      const state = makeArm(a.data, a.uid);
+      this.table.add(a.id, state);
+      this.byUid.set(a.uid, state);
     }
-    this.nextUid = nextUid;
+    this.nextUid = snap.nextUid;
     if (this.scores.length < this.table.size) this.scores = new Float64Array(this.table.size * 2);
-    this.ledger.loadJSON(st.ledger);
+    this.ledger.loadJSON(snap.ledger);
   }
 }
 
-/** Reads the options every classic policy snapshots, for its fromJSON. */
-export function baseOptions(st: Record<string, Json>): { contextDim: number; maxPending: number } {
-  return { contextDim: field(st, "contextDim", "number"), maxPending: field(st, "maxPending", "number") };
+// ------------------------------------------------------------ snapshot readers
+//
+// Every classic fromJSON reads its snapshot with these before constructing anything: a field that
+// is missing, of the wrong type, non-finite, out of range or inconsistent with the others throws
+// SNAPSHOT_CORRUPT naming it. (corrupt, snapObject, snapInt, snapNumber, snapEnum, snapId and
+// snapF64 know nothing of classic: candidates for @routekit/core's snapshot helpers.)
+
+/** Throws SNAPSHOT_CORRUPT for snapshot field `what`. */
+export function corrupt(what: string, expected: string): never {
+  throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot field ${what} must be ${expected}`);
+}
+
+/** A plain object (not null, not an array). */
+export function snapObject(v: Json | undefined, what: string): Record<string, Json> {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) corrupt(what, "an object");
+  return v as Record<string, Json>;
+}
+
+/** A safe integer in [min, max] (a count, a size or an id number). */
+export function snapInt(o: Record<string, Json>, name: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const v = o[name];
+  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < min || v > max) {
+    corrupt(`"${name}"`, `an integer in [${min}, ${max}]`);
+  }
+  return v as number;
+}
+
+/** A finite number satisfying `ok` (described by `expected`). */
+export function snapNumber(
+  o: Record<string, Json>,
+  name: string,
+  ok: (v: number) => boolean = () => true,
+  expected = "a finite number",
+): number {
+  const v = o[name];
+  if (typeof v !== "number" || !Number.isFinite(v) || !ok(v)) corrupt(`"${name}"`, expected);
+  return v as number;
+}
+
+/** One of the strings `values`. */
+export function snapEnum<T extends string>(o: Record<string, Json>, name: string, values: readonly T[]): T {
+  const v = o[name];
+  if (typeof v !== "string" || !(values as readonly string[]).includes(v)) {
+    corrupt(`"${name}"`, `one of ${values.map((x) => JSON.stringify(x)).join(", ")}`);
+  }
+  return v as T;
+}
+
+/** A non-empty string (an arm id). */
+export function snapId(o: Record<string, Json>, name: string): string {
+  const v = o[name];
+  if (typeof v !== "string" || v.length === 0) corrupt(`"${name}"`, "a non-empty string");
+  return v as string;
+}
+
+/**
+ * Float64 data (base64) whose entries are all finite and satisfy `ok(value, index)`; its length is
+ * `length` when a number, or must satisfy `length` when a function.
+ */
+export function snapF64(
+  v: Json | undefined,
+  what: string,
+  length?: number | ((n: number) => boolean),
+  ok?: (x: number, i: number) => boolean,
+): Float64Array {
+  const a = decodeF64(v, what, typeof length === "number" ? length : undefined);
+  if (typeof length === "function" && !length(a.length)) corrupt(what, "Float64 data of a consistent length");
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as number;
+    if (!Number.isFinite(x) || (ok !== undefined && !ok(x, i))) corrupt(`${what}[${i}]`, "a valid finite value");
+  }
+  return a;
+}
+
+/** A validated arm of a snapshot: its id, uid and the policy's own (already checked) data. */
+export interface SnapshotArm<A> {
+  readonly id: string;
+  readonly uid: number;
+  readonly data: A;
+}
+
+/** The validated state every classic policy snapshots (see {@link BaseArmPolicy.baseState}). */
+export interface BaseSnapshot<A> {
+  readonly contextDim: number;
+  readonly maxPending: number;
+  readonly nextUid: number;
+  readonly rng: Rng;
+  readonly arms: readonly SnapshotArm<A>[];
+  /** The ledger JSON; its structure and every payload have been validated. */
+  readonly ledger: Json;
+}
+
+export interface BaseStateReader<A> {
+  /** Allowed contextDim range (default [0, MAX_CONTEXT_DIM]). */
+  readonly minContextDim?: number;
+  readonly maxContextDim?: number;
+  /** Validates an arm's own fields (id and uid are checked already) and returns its data. */
+  readonly arm: (json: Record<string, Json>, contextDim: number) => A;
+  /** Validates a pending decision's payload; `nextUid` bounds the uids it may name. */
+  readonly payload: (json: Json, nextUid: number, contextDim: number) => void;
+}
+
+/**
+ * Reads and validates the base state (options, rng, arms, ledger) of a classic snapshot without
+ * touching any policy; throws SNAPSHOT_CORRUPT on anything invalid.
+ */
+export function readBaseState<A>(st: Record<string, Json>, reader: BaseStateReader<A>): BaseSnapshot<A> {
+  const contextDim = snapInt(st, "contextDim", reader.minContextDim ?? 0, reader.maxContextDim ?? MAX_CONTEXT_DIM);
+  const maxPending = snapInt(st, "maxPending", 1);
+  const nextUid = snapInt(st, "nextUid", 0);
+  const rng = Rng.fromJSON(snapObject(st.rng, '"rng"') as unknown as RngState);
+  const armsJson = field(st, "arms", "array");
+  if (armsJson.length > nextUid) corrupt('"arms"', `at most nextUid (${nextUid}) entries`);
+  const ids = new Set<string>();
+  const uids = new Set<number>();
+  const arms: SnapshotArm<A>[] = [];
+  for (let i = 0; i < armsJson.length; i++) {
+    const a = snapObject(armsJson[i], `arms[${i}]`);
+    const id = snapId(a, "id");
+    const uid = snapInt(a, "uid", 0, nextUid - 1);
+    if (ids.has(id)) corrupt(`arms[${i}].id`, `unique (arm "${id}" is listed twice)`);
+    if (uids.has(uid)) corrupt(`arms[${i}].uid`, `unique (uid ${uid} is listed twice)`);
+    ids.add(id);
+    uids.add(uid);
+    arms.push({ id, uid, data: reader.arm(a, contextDim) });
+  }
+  // A dry run of the real ledger reader (same structural checks) with a codec that only validates.
+  const check = new DecisionLedger<null>(
+    {
+      encode: () => null,
+      decode: (json) => {
+        reader.payload(json, nextUid, contextDim);
+        return null;
+      },
+    },
+    { maxPending },
+  );
+  check.loadJSON(st.ledger);
+  return { contextDim, maxPending, nextUid, rng, arms, ledger: st.ledger as Json };
+}
+
+/** Validates a pending decision payload that is just an arm uid (context-free policies). */
+export function checkUidPayload(json: Json, nextUid: number): void {
+  if (typeof json !== "number" || !Number.isSafeInteger(json) || json < 0 || json >= nextUid) {
+    corrupt("ledger payload", `an arm uid in [0, ${nextUid})`);
+  }
 }
 
 /** Ledger codec for payloads that are just the chosen arm's uid (context-free policies). */
 export const uidCodec: LedgerCodec<number> = {
   encode: (uid) => uid,
   decode: (json) => {
-    if (!Number.isInteger(json) || (json as number) < 0) {
+    if (!Number.isSafeInteger(json) || (json as number) < 0) {
       throw new RouteKitError(ErrorCode.SnapshotCorrupt, "pending decision payload must be an arm uid");
     }
     return json as number;

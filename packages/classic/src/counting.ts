@@ -1,5 +1,16 @@
-import { decodeF64, ErrorCode, encodeF64, field, type Json, RouteKitError } from "@routekit/core";
-import { type ArmState, BaseArmPolicy, type BasePolicyOptions, uidCodec } from "./base.js";
+import { ErrorCode, encodeF64, type Json, RouteKitError } from "@routekit/core";
+import {
+  type ArmState,
+  BaseArmPolicy,
+  type BasePolicyOptions,
+  type BaseSnapshot,
+  checkUidPayload,
+  corrupt,
+  readBaseState,
+  snapF64,
+  snapInt,
+  uidCodec,
+} from "./base.js";
 
 /** Per-arm sufficient statistics of the context-free policies: pulls with feedback and reward sum. */
 export interface CountState extends ArmState {
@@ -64,21 +75,45 @@ export abstract class CountingPolicy extends BaseArmPolicy<CountState, number> {
     return { stats: encodeF64(Float64Array.of(state.n, state.sum)) };
   }
 
-  protected decodeArm(json: Record<string, Json>, uid: number): CountState {
-    const v = decodeF64(json.stats, "arms[].stats", 2);
-    return { uid, n: v[0] as number, sum: v[1] as number };
-  }
-
   protected countingState(): Record<string, Json> {
     return { ...this.baseState(), observations: this.observations };
   }
 
-  protected restoreCounting(st: Record<string, Json>): void {
-    this.restoreBase(st);
-    const o = field(st, "observations", "number");
-    if (!Number.isInteger(o) || o < 0) {
-      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot field observations must be an integer >= 0");
-    }
-    this.observations = o;
+  /** Loads a snapshot validated by {@link readCountingState} into a policy constructed with no arms. */
+  protected restoreCounting(snap: CountingSnapshot): void {
+    this.restoreBase(snap, (a, uid) => ({ uid, n: a.n, sum: a.sum }));
+    this.observations = snap.observations;
   }
+}
+
+/** The validated state of a counting policy's snapshot. */
+export interface CountingSnapshot extends BaseSnapshot<{ n: number; sum: number }> {
+  readonly observations: number;
+}
+
+/**
+ * Reads and validates the state {@link CountingPolicy} snapshots (SNAPSHOT_CORRUPT otherwise): per
+ * arm an integer count n >= 0 and a finite reward sum (further checked by `checkSum`, e.g. [0, n]),
+ * and observations >= the live arms' counts.
+ */
+export function readCountingState(
+  st: Record<string, Json>,
+  checkSum: (sum: number, n: number) => boolean = () => true,
+): CountingSnapshot {
+  const base = readBaseState(st, {
+    arm: (json) => {
+      const v = snapF64(json.stats, "arms[].stats", 2);
+      const n = v[0] as number;
+      const sum = v[1] as number;
+      if (!Number.isSafeInteger(n) || n < 0) corrupt("arms[].stats[0]", `an integer count >= 0, got ${n}`);
+      if (!checkSum(sum, n)) corrupt("arms[].stats[1]", `a valid reward sum for ${n} rewards, got ${sum}`);
+      return { n, sum };
+    },
+    payload: (json, nextUid) => checkUidPayload(json, nextUid),
+  });
+  const observations = snapInt(st, "observations", 0);
+  let live = 0;
+  for (const a of base.arms) live += a.data.n;
+  if (observations < live) corrupt('"observations"', `>= the live arms' feedback count (${live})`);
+  return { ...base, observations };
 }

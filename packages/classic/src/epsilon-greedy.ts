@@ -1,21 +1,15 @@
-import {
-  type ArmDecision,
-  ErrorCode,
-  field,
-  makeSnapshot,
-  RouteKitError,
-  readSnapshot,
-  type Snapshot,
-} from "@routekit/core";
+import { type ArmDecision, ErrorCode, makeSnapshot, RouteKitError, readSnapshot, type Snapshot } from "@routekit/core";
 import {
   argmaxRandomTie,
   type BasePolicyOptions,
-  baseOptions,
   CLASSIC_SNAPSHOT_VERSION,
   checkOption,
   restoring,
+  snapEnum,
+  snapInt,
+  snapNumber,
 } from "./base.js";
-import { CountingPolicy, type CountState } from "./counting.js";
+import { CountingPolicy, type CountState, readCountingState } from "./counting.js";
 
 export interface EpsilonGreedyOptions extends BasePolicyOptions {
   /** Exploration probability (default 0.1), in [0, 1]. With decay "1/t" it is the constant of the schedule. */
@@ -94,18 +88,19 @@ export class EpsilonGreedy extends CountingPolicy {
 
   static fromJSON(snapshot: unknown): EpsilonGreedy {
     const st = readSnapshot(snapshot, EpsilonGreedy.kind, CLASSIC_SNAPSHOT_VERSION);
+    const epsilon = snapNumber(st, "epsilon", (v) => v >= 0 && v <= 1, "a number in [0, 1]");
+    const decay = snapEnum(st, "decay", ["none", "1/t"] as const);
+    const rounds = snapInt(st, "rounds", 0);
+    const snap = readCountingState(st);
     return restoring(EpsilonGreedy.kind, () => {
       const p = new EpsilonGreedy({
         arms: [],
-        epsilon: field(st, "epsilon", "number"),
-        decay: field(st, "decay", "string") as "none" | "1/t",
-        ...baseOptions(st),
+        epsilon,
+        decay,
+        contextDim: snap.contextDim,
+        maxPending: snap.maxPending,
       });
-      p.restoreCounting(st);
-      const rounds = field(st, "rounds", "number");
-      if (!Number.isInteger(rounds) || rounds < 0) {
-        throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot field rounds must be an integer >= 0");
-      }
+      p.restoreCounting(snap);
       p.rounds = rounds;
       return p;
     });

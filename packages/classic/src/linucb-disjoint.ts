@@ -1,13 +1,9 @@
 import {
   type ArmDecision,
   assertInt,
-  decodeF64,
-  ErrorCode,
   encodeF64,
-  field,
   type Json,
   makeSnapshot,
-  RouteKitError,
   readSnapshot,
   type Snapshot,
 } from "@routekit/core";
@@ -26,14 +22,18 @@ import {
   argmaxRandomTie,
   BaseArmPolicy,
   type BasePolicyOptions,
-  baseOptions,
   CLASSIC_SNAPSHOT_VERSION,
   checkContextNorm,
   checkOption,
   checkRidgeStep,
+  MAX_RIDGE_DIM,
+  readBaseState,
   restoring,
+  snapF64,
+  snapInt,
+  snapNumber,
 } from "./base.js";
-import { type VecPayload, VecPayloadStore } from "./payload.js";
+import { checkVecPayload, type VecPayload, VecPayloadStore } from "./payload.js";
 
 export interface LinUCBDisjointOptions extends BasePolicyOptions {
   /** Context length d (>= 1). */
@@ -75,7 +75,7 @@ export class LinUCBDisjoint extends BaseArmPolicy<DisjointArm, VecPayload> {
 
   constructor(options: LinUCBDisjointOptions) {
     const d = options?.contextDim;
-    assertInt(d, "option contextDim", 1);
+    assertInt(d, "option contextDim", 1, MAX_RIDGE_DIM);
     const store = new VecPayloadStore(d, d);
     super(options, store, d);
     this.store = store;
@@ -155,17 +155,6 @@ export class LinUCBDisjoint extends BaseArmPolicy<DisjointArm, VecPayload> {
     return { version: s.version, Ainv: encodeF64(s.Ainv), b: encodeF64(s.b) };
   }
 
-  protected decodeArm(json: Record<string, Json>, uid: number): DisjointArm {
-    const d = this.d;
-    const version = field(json, "version", "number");
-    if (!Number.isInteger(version) || version < 0) {
-      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot arm version must be an integer >= 0");
-    }
-    const Ainv = allocF64From(decodeF64(json.Ainv, "arms[].Ainv", d * d));
-    const b = allocF64From(decodeF64(json.b, "arms[].b", d));
-    return { uid, Ainv, b, u: allocF64(d), version };
-  }
-
   toJSON(): Snapshot {
     return makeSnapshot(LinUCBDisjoint.kind, CLASSIC_SNAPSHOT_VERSION, {
       alpha: this.alpha,
@@ -176,14 +165,35 @@ export class LinUCBDisjoint extends BaseArmPolicy<DisjointArm, VecPayload> {
 
   static fromJSON(snapshot: unknown): LinUCBDisjoint {
     const st = readSnapshot(snapshot, LinUCBDisjoint.kind, CLASSIC_SNAPSHOT_VERSION);
+    const alpha = snapNumber(st, "alpha", (v) => v >= 0, "a finite number >= 0");
+    const ridge = snapNumber(st, "ridge", (v) => v > 0, "a finite number > 0");
+    const snap = readBaseState(st, {
+      minContextDim: 1,
+      maxContextDim: MAX_RIDGE_DIM,
+      arm: (json, d) => ({
+        version: snapInt(json, "version", 0),
+        // A^-1 is positive definite: its diagonal is > 0.
+        Ainv: snapF64(json.Ainv, "arms[].Ainv", d * d, (x, i) => i % (d + 1) !== 0 || x > 0),
+        b: snapF64(json.b, "arms[].b", d),
+      }),
+      payload: (json, nextUid, d) => checkVecPayload(json, nextUid, d, (n) => n === d),
+    });
     return restoring(LinUCBDisjoint.kind, () => {
       const p = new LinUCBDisjoint({
         arms: [],
-        alpha: field(st, "alpha", "number"),
-        ridge: field(st, "ridge", "number"),
-        ...baseOptions(st),
+        alpha,
+        ridge,
+        contextDim: snap.contextDim,
+        maxPending: snap.maxPending,
       });
-      p.restoreBase(st);
+      const d = p.d;
+      p.restoreBase(snap, (a, uid) => ({
+        uid,
+        Ainv: allocF64From(a.Ainv),
+        b: allocF64From(a.b),
+        u: allocF64(d),
+        version: a.version,
+      }));
       return p;
     });
   }

@@ -1,10 +1,8 @@
 import {
   type ArmDecision,
   assertInt,
-  decodeF64,
   ErrorCode,
   encodeF64,
-  field,
   type Json,
   makeSnapshot,
   RouteKitError,
@@ -26,14 +24,19 @@ import {
   argmaxRandomTie,
   BaseArmPolicy,
   type BasePolicyOptions,
-  baseOptions,
   CLASSIC_SNAPSHOT_VERSION,
   checkContextNorm,
   checkOption,
   checkRidgeStep,
+  corrupt,
+  MAX_RIDGE_DIM,
+  readBaseState,
   restoring,
+  snapF64,
+  snapInt,
+  snapNumber,
 } from "./base.js";
-import { type VecPayload, VecPayloadStore } from "./payload.js";
+import { checkVecPayload, type VecPayload, VecPayloadStore } from "./payload.js";
 
 export interface LinUCBSharedOptions extends BasePolicyOptions {
   /** Context length d (>= 1). */
@@ -89,9 +92,9 @@ export class LinUCBShared extends BaseArmPolicy<SharedArm, VecPayload> {
 
   constructor(options: LinUCBSharedOptions) {
     const d = options?.contextDim;
-    assertInt(d, "option contextDim", 1);
+    assertInt(d, "option contextDim", 1, MAX_RIDGE_DIM - 1);
     const maxArms = options.maxArms ?? 64;
-    assertInt(maxArms, "option maxArms", 1);
+    assertInt(maxArms, "option maxArms", 1, MAX_RIDGE_DIM - d);
     const store = new VecPayloadStore(d, d + maxArms);
     super(options, store, d);
     this.store = store;
@@ -139,7 +142,15 @@ export class LinUCBShared extends BaseArmPolicy<SharedArm, VecPayload> {
   }
 
   protected createArm(uid: number): SharedArm {
-    if (this.slotsUsed === this.cap) this.resize(this.cap * 2);
+    if (this.slotsUsed === this.cap) {
+      if (this.d + this.cap * 2 > MAX_RIDGE_DIM) {
+        throw new RouteKitError(
+          ErrorCode.OutOfRange,
+          `cannot add an arm: the shared model would exceed ${MAX_RIDGE_DIM} features (context + one slot per arm ever added)`,
+        );
+      }
+      this.resize(this.cap * 2);
+    }
     const slot = this.slotsUsed++;
     const j = this.d + slot;
     this.Ainv[j * this.ld + j] = 1 / this.ridge;
@@ -221,14 +232,6 @@ export class LinUCBShared extends BaseArmPolicy<SharedArm, VecPayload> {
     return { slot: s.slot };
   }
 
-  protected decodeArm(json: Record<string, Json>, uid: number): SharedArm {
-    const slot = field(json, "slot", "number");
-    if (!Number.isInteger(slot) || slot < 0 || slot >= this.slotsUsed) {
-      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot arm slot is out of range");
-    }
-    return { uid, slot };
-  }
-
   toJSON(): Snapshot {
     return makeSnapshot(LinUCBShared.kind, CLASSIC_SNAPSHOT_VERSION, {
       alpha: this.alpha,
@@ -245,26 +248,51 @@ export class LinUCBShared extends BaseArmPolicy<SharedArm, VecPayload> {
 
   static fromJSON(snapshot: unknown): LinUCBShared {
     const st = readSnapshot(snapshot, LinUCBShared.kind, CLASSIC_SNAPSHOT_VERSION);
+    const alpha = snapNumber(st, "alpha", (v) => v >= 0, "a finite number >= 0");
+    const ridge = snapNumber(st, "ridge", (v) => v > 0, "a finite number > 0");
+    const d = snapInt(st, "contextDim", 1, MAX_RIDGE_DIM - 1);
+    const maxArms = snapInt(st, "maxArms", 1, MAX_RIDGE_DIM - d);
+    const cap = snapInt(st, "capacity", maxArms, MAX_RIDGE_DIM - d);
+    let c = maxArms;
+    while (c < cap) c *= 2;
+    if (c !== cap) corrupt('"capacity"', `maxArms (${maxArms}) times a power of 2`);
+    const slotsUsed = snapInt(st, "slotsUsed", 0, cap);
+    const version = snapInt(st, "version", 0);
+    const ld = d + cap;
+    const active = d + slotsUsed;
+    // A^-1 is positive definite on the active block: its diagonal there is > 0.
+    const Ainv = snapF64(st.Ainv, "Ainv", ld * ld, (x, i) => {
+      const r = Math.floor(i / ld);
+      return r !== i % ld || r >= active || x > 0;
+    });
+    const theta = snapF64(st.theta, "theta", ld);
+    const slots = new Set<number>();
+    const snap = readBaseState(st, {
+      minContextDim: d,
+      maxContextDim: d,
+      arm: (json) => {
+        const slot = snapInt(json, "slot", 0, slotsUsed - 1);
+        if (slots.has(slot)) corrupt("arms[].slot", `unique (slot ${slot} is used twice)`);
+        slots.add(slot);
+        return slot;
+      },
+      payload: (json, nextUid) => checkVecPayload(json, nextUid, d, (n) => n > d && n <= ld),
+    });
     return restoring(LinUCBShared.kind, () => {
       const p = new LinUCBShared({
         arms: [],
-        alpha: field(st, "alpha", "number"),
-        ridge: field(st, "ridge", "number"),
-        maxArms: field(st, "maxArms", "number"),
-        ...baseOptions(st),
+        alpha,
+        ridge,
+        maxArms,
+        contextDim: snap.contextDim,
+        maxPending: snap.maxPending,
       });
-      const cap = field(st, "capacity", "number");
-      const slotsUsed = field(st, "slotsUsed", "number");
-      const version = field(st, "version", "number");
-      assertInt(cap, "snapshot capacity", p.maxArms);
-      assertInt(slotsUsed, "snapshot slotsUsed", 0, cap);
-      assertInt(version, "snapshot version", 0);
       if (cap !== p.cap) p.resize(cap);
-      p.Ainv.set(decodeF64(st.Ainv, "Ainv", p.ld * p.ld));
-      p.thetaV.set(decodeF64(st.theta, "theta", p.ld));
+      p.Ainv.set(Ainv);
+      p.thetaV.set(theta);
       p.slotsUsed = slotsUsed;
       p.version = version;
-      p.restoreBase(st);
+      p.restoreBase(snap, (slot, uid) => ({ uid, slot }));
       return p;
     });
   }

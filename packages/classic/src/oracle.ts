@@ -2,14 +2,13 @@ import {
   type ArmDecision,
   assertId,
   ErrorCode,
-  field,
   makeSnapshot,
   RouteKitError,
   readSnapshot,
   type Snapshot,
 } from "@routekit/core";
-import { type BasePolicyOptions, baseOptions, CLASSIC_SNAPSHOT_VERSION, restoring } from "./base.js";
-import { CountingPolicy } from "./counting.js";
+import { type BasePolicyOptions, CLASSIC_SNAPSHOT_VERSION, restoring, snapId } from "./base.js";
+import { CountingPolicy, readCountingState } from "./counting.js";
 
 export interface OneArmOracleOptions extends BasePolicyOptions {
   /** The arm to always play (e.g. `env.bestFixedArm()`); must be one of `arms` when `arms` is not empty. */
@@ -61,9 +60,11 @@ export class OneArmOracle extends CountingPolicy {
 
   static fromJSON(snapshot: unknown): OneArmOracle {
     const st = readSnapshot(snapshot, OneArmOracle.kind, CLASSIC_SNAPSHOT_VERSION);
+    const arm = snapId(st, "arm");
+    const snap = readCountingState(st);
     return restoring(OneArmOracle.kind, () => {
-      const p = new OneArmOracle({ arms: [], arm: field(st, "arm", "string"), ...baseOptions(st) });
-      p.restoreCounting(st);
+      const p = new OneArmOracle({ arms: [], arm, contextDim: snap.contextDim, maxPending: snap.maxPending });
+      p.restoreCounting(snap);
       return p;
     });
   }

@@ -1,5 +1,6 @@
 import { decodeF64, ErrorCode, encodeF64, field, type Json, type LedgerCodec, RouteKitError } from "@routekit/core";
 import { allocF64, allocF64From, freeF64 } from "@routekit/linalg";
+import { snapF64, snapInt, snapObject } from "./base.js";
 
 /**
  * A pending LinUCB decision: the chosen arm's uid, the model version the decision was computed
@@ -12,6 +13,19 @@ export interface VecPayload {
   version: number;
   x: Float64Array;
   u: Float64Array;
+}
+
+/**
+ * Validates a pending LinUCB decision of a snapshot (SNAPSHOT_CORRUPT otherwise): uid in
+ * [0, nextUid), version a safe integer >= 0, x finite of length `xLength`, u finite with a length
+ * `uLengthOk` accepts.
+ */
+export function checkVecPayload(json: Json, nextUid: number, xLength: number, uLengthOk: (n: number) => boolean): void {
+  const o = snapObject(json, "ledger payload");
+  snapInt(o, "uid", 0, nextUid - 1);
+  snapInt(o, "version", 0);
+  snapF64(o.x, "ledger x", xLength);
+  snapF64(o.u, "ledger u", uLengthOk);
 }
 
 /**
@@ -64,7 +78,7 @@ export class VecPayloadStore implements LedgerCodec<VecPayload> {
     }
     const uid = field(json, "uid", "number");
     const version = field(json, "version", "number");
-    if (!Number.isInteger(uid) || uid < 0 || !Number.isInteger(version)) {
+    if (!Number.isSafeInteger(uid) || uid < 0 || !Number.isSafeInteger(version) || version < 0) {
       throw new RouteKitError(ErrorCode.SnapshotCorrupt, "pending LinUCB decision has an invalid uid or version");
     }
     const x = allocF64From(decodeF64(json.x, "ledger x", this.xLength));

@@ -1,6 +1,6 @@
 import { type ArmDecision, makeSnapshot, readSnapshot, type Snapshot } from "@routekit/core";
-import { type BasePolicyOptions, baseOptions, CLASSIC_SNAPSHOT_VERSION, restoring } from "./base.js";
-import { CountingPolicy } from "./counting.js";
+import { type BasePolicyOptions, CLASSIC_SNAPSHOT_VERSION, restoring } from "./base.js";
+import { CountingPolicy, readCountingState } from "./counting.js";
 
 export interface RandomPolicyOptions extends BasePolicyOptions {}
 
@@ -28,9 +28,10 @@ export class RandomPolicy extends CountingPolicy {
 
   static fromJSON(snapshot: unknown): RandomPolicy {
     const st = readSnapshot(snapshot, RandomPolicy.kind, CLASSIC_SNAPSHOT_VERSION);
+    const snap = readCountingState(st);
     return restoring(RandomPolicy.kind, () => {
-      const p = new RandomPolicy({ arms: [], ...baseOptions(st) });
-      p.restoreCounting(st);
+      const p = new RandomPolicy({ arms: [], contextDim: snap.contextDim, maxPending: snap.maxPending });
+      p.restoreCounting(snap);
       return p;
     });
   }

@@ -2,7 +2,6 @@ import {
   type ArmDecision,
   assertInRange,
   ErrorCode,
-  field,
   makeSnapshot,
   RouteKitError,
   readSnapshot,
@@ -11,12 +10,13 @@ import {
 import {
   argmaxRandomTie,
   type BasePolicyOptions,
-  baseOptions,
   CLASSIC_SNAPSHOT_VERSION,
   checkOption,
   restoring,
+  snapEnum,
+  snapNumber,
 } from "./base.js";
-import { CountingPolicy, type CountState } from "./counting.js";
+import { CountingPolicy, type CountState, readCountingState } from "./counting.js";
 
 export interface ThompsonBernoulliOptions extends BasePolicyOptions {
   /** Beta prior alpha (default 1), > 0. */
@@ -99,15 +99,24 @@ export class ThompsonBernoulli extends CountingPolicy {
 
   static fromJSON(snapshot: unknown): ThompsonBernoulli {
     const st = readSnapshot(snapshot, ThompsonBernoulli.kind, CLASSIC_SNAPSHOT_VERSION);
+    const priorAlpha = snapNumber(st, "priorAlpha", (v) => v > 0, "a finite number > 0");
+    const priorBeta = snapNumber(st, "priorBeta", (v) => v > 0, "a finite number > 0");
+    const fractionalRewards = snapEnum(st, "fractionalRewards", ["bernoulli-trick", "fractional"] as const);
+    // Successes lie in [0, n] (whole in the Bernoulli-trick mode), so both Beta parameters stay > 0.
+    const snap = readCountingState(
+      st,
+      (sum, n) => sum >= 0 && sum <= n && (fractionalRewards === "fractional" || Number.isInteger(sum)),
+    );
     return restoring(ThompsonBernoulli.kind, () => {
       const p = new ThompsonBernoulli({
         arms: [],
-        priorAlpha: field(st, "priorAlpha", "number"),
-        priorBeta: field(st, "priorBeta", "number"),
-        fractionalRewards: field(st, "fractionalRewards", "string") as "bernoulli-trick",
-        ...baseOptions(st),
+        priorAlpha,
+        priorBeta,
+        fractionalRewards,
+        contextDim: snap.contextDim,
+        maxPending: snap.maxPending,
       });
-      p.restoreCounting(st);
+      p.restoreCounting(snap);
       return p;
     });
   }
@@ -178,15 +187,20 @@ export class ThompsonGaussian extends CountingPolicy {
 
   static fromJSON(snapshot: unknown): ThompsonGaussian {
     const st = readSnapshot(snapshot, ThompsonGaussian.kind, CLASSIC_SNAPSHOT_VERSION);
+    const priorMean = snapNumber(st, "priorMean");
+    const priorVariance = snapNumber(st, "priorVariance", (v) => v > 0, "a finite number > 0");
+    const noiseVariance = snapNumber(st, "noiseVariance", (v) => v > 0, "a finite number > 0");
+    const snap = readCountingState(st);
     return restoring(ThompsonGaussian.kind, () => {
       const p = new ThompsonGaussian({
         arms: [],
-        priorMean: field(st, "priorMean", "number"),
-        priorVariance: field(st, "priorVariance", "number"),
-        noiseVariance: field(st, "noiseVariance", "number"),
-        ...baseOptions(st),
+        priorMean,
+        priorVariance,
+        noiseVariance,
+        contextDim: snap.contextDim,
+        maxPending: snap.maxPending,
       });
-      p.restoreCounting(st);
+      p.restoreCounting(snap);
       return p;
     });
   }

@@ -1,13 +1,13 @@
-import { type ArmDecision, field, makeSnapshot, readSnapshot, type Snapshot } from "@routekit/core";
+import { type ArmDecision, makeSnapshot, readSnapshot, type Snapshot } from "@routekit/core";
 import {
   argmaxRandomTie,
   type BasePolicyOptions,
-  baseOptions,
   CLASSIC_SNAPSHOT_VERSION,
   checkOption,
   restoring,
+  snapNumber,
 } from "./base.js";
-import { CountingPolicy, type CountState } from "./counting.js";
+import { CountingPolicy, type CountState, readCountingState } from "./counting.js";
 
 export interface UCB1Options extends BasePolicyOptions {
   /** Exploration constant c in mean + c sqrt(ln t / n) (default sqrt(2): Auer et al. 2002's UCB1), >= 0. */
@@ -50,9 +50,11 @@ export class UCB1 extends CountingPolicy {
 
   static fromJSON(snapshot: unknown): UCB1 {
     const st = readSnapshot(snapshot, UCB1.kind, CLASSIC_SNAPSHOT_VERSION);
+    const c = snapNumber(st, "c", (v) => v >= 0, "a finite number >= 0");
+    const snap = readCountingState(st);
     return restoring(UCB1.kind, () => {
-      const p = new UCB1({ arms: [], c: field(st, "c", "number"), ...baseOptions(st) });
-      p.restoreCounting(st);
+      const p = new UCB1({ arms: [], c, contextDim: snap.contextDim, maxPending: snap.maxPending });
+      p.restoreCounting(snap);
       return p;
     });
   }
