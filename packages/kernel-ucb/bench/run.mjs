@@ -13,7 +13,9 @@ const d = 512;
 const D = 200;
 const T = Number(process.env.BENCH_T ?? 2000);
 const MARKS = [1, 250, 500, 1000, 1500, 2000].filter((t) => t <= T);
-const WINDOW = 20;
+const WINDOW = 50;
+/** Whole runs per policy; each mark reports the median and the minimum over them (noisy shared machine). */
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 const REFERENCE = {
   rff: { 1: 0.44, 250: 0.44, 500: 0.44, 1000: 0.44, 1500: 0.44, 2000: 0.44 },
   pak: { 1: 0.31, 1000: 4.5 },
@@ -99,14 +101,32 @@ for (let t = 0, p = makeRff(), q = makePak(); t < 300; t++) {
   q.update(q.select(pool[order[t]]), { reward: rewards[t] });
 }
 
-const rff = timeRun(makeRff);
+/** Repeats timeRun and keeps, per mark, the median and the minimum over the repeats. */
+function repeatRuns(make) {
+  const runs = Array.from({ length: REPEATS }, () => timeRun(make));
+  const pick = (key, f) =>
+    Object.fromEntries(MARKS.map((m) => [m, f(runs.map((r) => r[key][m]).sort((a, b) => a - b))]));
+  const median = (xs) => xs[Math.floor(xs.length / 2)];
+  return {
+    p: runs[runs.length - 1].p,
+    perRound: pick("perRound", median),
+    cpuPerRound: pick("cpuPerRound", median),
+    minPerRound: pick("perRound", (xs) => xs[0]),
+    minCpuPerRound: pick("cpuPerRound", (xs) => xs[0]),
+    total: median(runs.map((r) => r.total).sort((a, b) => a - b)),
+  };
+}
+
+const rff = repeatRuns(makeRff);
 const rffAlloc = allocationPerRound(rff.p, T);
-const pak = timeRun(makePak);
+const pak = repeatRuns(makePak);
 
 const fmt = (x) => (x === undefined ? "    -" : x.toFixed(3).padStart(7));
 const ratio = (ref, x) => (ref && x ? `${(ref / x).toFixed(1)}x`.padStart(6) : "     -");
 console.log(`kernel-ucb benchmark: G=${G}, d=${d}, D=${D} (F=${2 * D}), T=${T}, linalg backend: ${linalgBackend()}`);
-console.log("ms per round (select + update), mean of 20 rounds around t: wall time and process CPU time;");
+console.log(
+  `ms per round (select + update), mean of ${WINDOW} rounds around t, median over ${REPEATS} runs: wall and CPU time;`,
+);
 console.log("reference = the NumPy implementation measured on this machine (wall time)\n");
 console.log("      t | RFF wall |  cpu    |  ref | wall-x |  PAK wall |  cpu    |  ref | wall-x");
 for (const m of MARKS) {
@@ -130,6 +150,11 @@ const targets = [
     pass: rffWall <= 0.22,
   },
   { name: "RFF-UCB <= 0.22 ms/round, CPU time", value: rffCpu, pass: rffCpu <= 0.22 },
+  {
+    name: `RFF-UCB <= 0.22 ms/round, wall time, best of ${REPEATS} runs per mark`,
+    value: mean(after250(rff.minPerRound)),
+    pass: mean(after250(rff.minPerRound)) <= 0.22,
+  },
   {
     name: "RFF-UCB flat in t: max/min over t >= 250 < 1.5 (CPU time; wall time is noisier)",
     value: spread(after250(rff.cpuPerRound)),
@@ -162,8 +187,8 @@ writeFileSync(
       date: new Date().toISOString(),
       config: { G, d, D, T, window: WINDOW, backend: linalgBackend() },
       reference: REFERENCE,
-      rff: { wall: rff.perRound, cpu: rff.cpuPerRound },
-      pak: { wall: pak.perRound, cpu: pak.cpuPerRound },
+      rff: { wall: rff.perRound, cpu: rff.cpuPerRound, minWall: rff.minPerRound, minCpu: rff.minCpuPerRound },
+      pak: { wall: pak.perRound, cpu: pak.cpuPerRound, minWall: pak.minPerRound, minCpu: pak.minCpuPerRound },
       loadAverage: load,
       rffAllocation: rffAlloc,
       targets,
