@@ -219,7 +219,7 @@ describe("ridge in feature space", () => {
 });
 
 describe("RFF-UCB converges to exact KRR as D grows (spec 5.2 S2)", () => {
-  it("max |mu_rff - mu_exact| over 100 queries: error(D=5000) < 0.03 and < error(D=200) / 2", () => {
+  it("max |mu_rff - mu_exact| and max |sigma_rff - sigma_exact| over 100 queries shrink with D", () => {
     const rng = seeded(7);
     const d = 16;
     const n = 300;
@@ -230,8 +230,11 @@ describe("RFF-UCB converges to exact KRR as D grows (spec 5.2 S2)", () => {
     X.forEach((y, i) => {
       exact.append(y, 1, v[i] as number, exact.row(y, 1), 1);
     });
-    const exactMu = Q.map((y) => exact.mean(exact.row(y, 1, new Float64Array(n))));
-    const err = (D: number): number => {
+    const exactQ = Q.map((y) => {
+      const b = exact.row(y, 1, new Float64Array(n));
+      return { mu: exact.mean(b), sigma: Math.sqrt(exact.variance(b, 1)) };
+    });
+    const err = (D: number): { mu: number; sigma: number } => {
       const f = drawFeatures(
         { contextDim: d, sigma: 1, frequencies: D, variant: "paper", alpha: 1 },
         Rng.fromSeed(70 + D),
@@ -242,16 +245,23 @@ describe("RFF-UCB converges to exact KRR as D grows (spec 5.2 S2)", () => {
         const phi = f.map(y, new Float64Array(2 * D));
         k.append(phi, 1, v[i] as number, k.row(phi, 1), 1);
       });
-      let m = 0;
+      let mu = 0;
+      let sigma = 0;
       Q.forEach((y, i) => {
         const phi = f.map(y, new Float64Array(2 * D));
-        m = Math.max(m, Math.abs(k.mean(k.row(phi, 1, new Float64Array(n))) - (exactMu[i] as number)));
+        const b = k.row(phi, 1, new Float64Array(n));
+        const ref = exactQ[i] as { mu: number; sigma: number };
+        mu = Math.max(mu, Math.abs(k.mean(b) - ref.mu));
+        sigma = Math.max(sigma, Math.abs(Math.sqrt(k.variance(b, 1)) - ref.sigma));
       });
-      return m;
+      return { mu, sigma };
     };
     const e200 = err(200);
     const e5000 = err(5000);
-    expect(e5000).toBeLessThan(0.03);
-    expect(e5000).toBeLessThan(e200 / 2);
+    // Measured: mu 0.131 -> 0.023, sigma 0.069 -> 0.013 from D = 200 to D = 5000
+    // (spec, NumPy, other data: mu 0.055 -> 0.0097, sigma 0.073 -> 0.013).
+    expect(e5000.mu).toBeLessThan(0.03);
+    expect(e5000.mu).toBeLessThan(e200.mu / 2);
+    expect(e5000.sigma).toBeLessThan(e200.sigma / 2);
   });
 });
