@@ -23,6 +23,83 @@ import {
 } from "@routekit/core";
 import { DinkelbachWorkspace, dinkelbachAssortment, topK } from "./assortment.js";
 
+/**
+ * Largest accepted squared Euclidean norm of one item's feature row: ||x||^2 <= 1e100 (||x|| <= 1e50).
+ * The MNL models assume ||x|| <= 1; the bound leaves 200 orders of magnitude of headroom for the sums
+ * and products of squared norms in V, the Hessians and the projection, so no finite query can make the
+ * state overflow. select() rejects larger rows with OUT_OF_RANGE before any state change.
+ */
+export const MAX_FEATURE_SQUARED_NORM = 1e100;
+
+/**
+ * The first of `rows` rows of X (row stride d) whose squared norm is not <= {@link MAX_FEATURE_SQUARED_NORM}
+ * (including NaN or overflow to Infinity), with that squared norm; index -1 when every row is fine.
+ */
+export function firstOversizedRow(X: ArrayLike<number>, rows: number, d: number): { index: number; sq: number } {
+  for (let i = 0; i < rows; i++) {
+    let s = 0;
+    for (let k = 0; k < d; k++) {
+      const v = X[i * d + k] as number;
+      s += v * v;
+    }
+    if (!(s <= MAX_FEATURE_SQUARED_NORM)) return { index: i, sq: s };
+  }
+  return { index: -1, sq: 0 };
+}
+
+/** Decodes a Float64 snapshot field of exactly `n` values that must all be finite. */
+export function decodeFiniteF64(s: Json | undefined, what: string, n: number): Float64Array {
+  const a = decodeF64(s, what, n);
+  for (let i = 0; i < n; i++) {
+    if (!Number.isFinite(a[i] as number))
+      throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot field ${what}[${i}] must be finite, got ${a[i]}`);
+  }
+  return a;
+}
+
+/**
+ * Decodes a d x d lower-triangular Cholesky factor (row-major): finite entries, a positive diagonal and
+ * zeros above it (the factor updates never write there).
+ */
+export function decodeCholeskyF64(s: Json | undefined, what: string, d: number): Float64Array {
+  const L = decodeFiniteF64(s, what, d * d);
+  for (let i = 0; i < d; i++) {
+    if (!((L[i * d + i] as number) > 0))
+      throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot field ${what} must have a positive diagonal`);
+    for (let j = i + 1; j < d; j++) {
+      if (L[i * d + j] !== 0)
+        throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot field ${what} must be lower-triangular`);
+    }
+  }
+  return L;
+}
+
+/** Reads a snapshot count: a safe integer >= 0. */
+export function readCount(o: Record<string, Json>, name: string): number {
+  const v = o[name];
+  if (!Number.isSafeInteger(v) || (v as number) < 0)
+    throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot field "${name}" must be an integer >= 0`);
+  return v as number;
+}
+
+/** Reads the named fields of a snapshot object, each required with its JSON type (no defaults filled in). */
+export function readFields<T extends Record<string, "number" | "string">>(
+  o: Json | undefined,
+  what: string,
+  spec: T,
+): { [K in keyof T]: T[K] extends "number" ? number : string } {
+  if (o === null || typeof o !== "object" || Array.isArray(o))
+    throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot field "${what}" must be an object`);
+  const out: Record<string, number | string> = {};
+  for (const [k, type] of Object.entries(spec)) {
+    const v = (o as Record<string, Json>)[k];
+    if (typeof v !== type || (type === "number" && !Number.isFinite(v as number)))
+      throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot field "${what}.${k}" must be a finite ${type}`);
+    out[k] = v as number | string;
+  }
+  return out as { [K in keyof T]: T[K] extends "number" ? number : string };
+}
+
 /** A pending decision: the offered items (query row indices) and their feature rows. */
 export interface PendingAssortment {
   readonly items: readonly number[];
@@ -66,7 +143,7 @@ export function readCommonOptions(o: MnlCommonOptions): MnlCommonConfig {
     }
   }
   const maxPending = o.maxPending ?? 100_000;
-  assertInt(maxPending, "maxPending", 1);
+  assertInt(maxPending, "maxPending", 1, Number.MAX_SAFE_INTEGER);
   return { dim: o.dim, maxSize: o.maxSize, v0, utilityClip: clip ? [clip[0], clip[1]] : null, maxPending };
 }
 
@@ -81,11 +158,12 @@ export function commonToJSON(c: MnlCommonConfig): Json {
 }
 
 export function commonFromJSON(j: Json | undefined): MnlCommonConfig {
-  const o = j as Record<string, Json> | null;
-  if (o === null || typeof o !== "object")
-    throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot has no options");
+  const o = readFields(j, "common", { dim: "number", maxSize: "number", v0: "number", maxPending: "number" });
+  const clip = (j as Record<string, Json>).utilityClip;
+  if (clip !== null && !Array.isArray(clip))
+    throw new RouteKitError(ErrorCode.SnapshotCorrupt, 'snapshot field "common.utilityClip" must be null or [lo, hi]');
   try {
-    return readCommonOptions(o as unknown as MnlCommonOptions);
+    return readCommonOptions({ ...o, utilityClip: clip as [number, number] | null });
   } catch (e) {
     throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot options are invalid: ${(e as Error).message}`);
   }
@@ -122,11 +200,17 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
           if (
             !Array.isArray(items) ||
             items.length > this.maxSize ||
-            !items.every((i) => Number.isInteger(i) && i >= 0)
+            !items.every((i) => Number.isSafeInteger(i) && i >= 0) ||
+            new Set(items).size !== items.length
           ) {
             throw new RouteKitError(ErrorCode.SnapshotCorrupt, "pending decision has malformed items");
           }
-          const x = decodeF64(o.x, "pending.x", items.length * this.dim);
+          const x = decodeFiniteF64(o.x, "pending.x", items.length * this.dim);
+          if (firstOversizedRow(x, items.length, this.dim).index >= 0)
+            throw new RouteKitError(
+              ErrorCode.SnapshotCorrupt,
+              "pending decision has a feature row above the norm bound",
+            );
           const X = this.pool.acquire();
           X.set(x);
           return { items: Object.freeze([...(items as number[])]), X };
@@ -171,6 +255,15 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
       );
     }
     assertVector(query.features, n * this.dim, `query.features (numItems x dim = ${n} x ${this.dim})`);
+    const big = firstOversizedRow(query.features, n, this.dim);
+    if (big.index >= 0) {
+      throw new RouteKitError(
+        ErrorCode.OutOfRange,
+        `query.features row ${big.index} has squared norm ${big.sq}, expected <= ${MAX_FEATURE_SQUARED_NORM} ` +
+          "(the MNL models assume ||x|| <= 1; rescale the features)",
+        { index: big.index },
+      );
+    }
     const r = query.revenues;
     if (r === undefined) return true;
     assertVector(r, n, "query.revenues");

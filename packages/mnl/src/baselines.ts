@@ -13,7 +13,6 @@ import {
   assertInRange,
   assertInt,
   assertPositive,
-  decodeF64,
   ErrorCode,
   encodeF64,
   field,
@@ -36,10 +35,15 @@ import {
 import {
   commonFromJSON,
   commonToJSON,
+  decodeCholeskyF64,
+  decodeFiniteF64,
+  firstOversizedRow,
   type MnlCommonConfig,
   type MnlCommonOptions,
   MnlPolicyBase,
   readCommonOptions,
+  readCount,
+  readFields,
 } from "./base.js";
 import { ChoiceHistory, fitMnlMle, MleWorkspace } from "./mle.js";
 
@@ -105,6 +109,14 @@ function resolveBaseline(o: MleBaselineOptions): { common: MnlCommonConfig; cfg:
   assertInRange(alphaScale, "alphaScale", 0, Number.MAX_VALUE);
   const maxNewtonIterations = o.maxNewtonIterations ?? 25;
   assertInt(maxNewtonIterations, "maxNewtonIterations", 1, 1000);
+  // alpha_t grows like sqrt(log t): its value at t = 2^53 bounds every radius the policy can use.
+  const alphaMax = mleBaselineAlpha(Number.MAX_SAFE_INTEGER, common.dim, common.maxSize, common.v0, kappaMode);
+  if (!Number.isFinite(alphaScale * alphaMax)) {
+    throw new RouteKitError(
+      ErrorCode.OutOfRange,
+      `alphaScale ${alphaScale} (with v0 ${common.v0}, maxSize ${common.maxSize}) gives a non-finite exploration radius`,
+    );
+  }
   return { common, cfg: { preset, lambda, alphaMode, kappaMode, alphaScale, maxNewtonIterations } };
 }
 
@@ -225,43 +237,57 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
     };
   }
 
+  /** Restores theta, V and the history after validating every field (throws SNAPSHOT_CORRUPT before any change). */
   protected loadState(s: Record<string, Json>): void {
     const d = this.dim;
-    const theta = decodeF64(s.theta, "theta", d);
-    const LV = decodeF64(s.LV, "LV", d * d);
+    const theta = decodeFiniteF64(s.theta, "theta", d);
+    const LV = decodeCholeskyF64(s.LV, "LV", d);
     const hj = field(s, "history", "object");
-    const rounds = field(hj, "rounds", "number");
+    const rounds = readCount(hj, "rounds");
     const start = field(hj, "start", "array") as number[];
     const choice = field(hj, "choice", "array") as number[];
     const ok =
-      Number.isInteger(rounds) &&
-      rounds >= 0 &&
       start.length === rounds + 1 &&
       choice.length === rounds &&
       start[0] === 0 &&
       start.every(
         (v, i) =>
-          Number.isInteger(v) &&
+          Number.isSafeInteger(v) &&
           (i === 0 || (v > (start[i - 1] as number) && v - (start[i - 1] as number) <= this.maxSize)),
       ) &&
       choice.every((c, i) => Number.isInteger(c) && c >= -1 && c < (start[i + 1] as number) - (start[i] as number));
     if (!ok) throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot history is malformed");
-    const x = decodeF64(hj.x, "history.x", (start[rounds] as number) * d);
+    const rows = start[rounds] as number;
+    const x = decodeFiniteF64(hj.x, "history.x", rows * d);
+    if (firstOversizedRow(x, rows, d).index >= 0)
+      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot history has a feature row above the norm bound");
     this.ledger.loadJSON(s.ledger);
     const h = this.history;
-    h.x = x.length > 0 ? x : new Float64Array(d);
-    h.start = Int32Array.from(start.length > 1 ? start : [0, 0]);
-    h.choice = Int32Array.from(choice.length > 0 ? choice : [0]);
+    // Same capacities as a fresh history at least, so growth never depends on where a run was restored.
+    h.x = new Float64Array(Math.max(64 * d, x.length));
+    h.x.set(x);
+    h.start = new Int32Array(Math.max(65, rounds + 1));
+    h.start.set(start);
+    h.choice = new Int32Array(Math.max(64, rounds));
+    h.choice.set(choice);
     h.rounds = rounds;
     this.theta.set(theta);
     this.LV.set(LV);
     this.refreshInverse();
   }
 
+  /** The constructor options stored in a snapshot; every field is required (no preset defaults filled in). */
   protected static readConfig(s: Record<string, Json>): MleBaselineOptions {
     const common = commonFromJSON(s.common);
-    const c = field(s, "config", "object") as unknown as MleConfig;
-    return { ...common, ...c };
+    const c = readFields(s.config, "config", {
+      preset: "string",
+      lambda: "number",
+      alphaMode: "string",
+      kappaMode: "string",
+      alphaScale: "number",
+      maxNewtonIterations: "number",
+    });
+    return { ...common, ...(c as unknown as MleConfig) };
   }
 }
 

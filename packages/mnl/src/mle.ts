@@ -37,11 +37,15 @@ export class ChoiceHistory {
       nx.set(this.x.subarray(0, row0 * d));
       this.x = nx;
     }
+    // start needs r + 2 slots and choice r + 1; grow each on its own (their capacities differ, e.g.
+    // after a restore sized them to the history).
     if (r + 2 > this.start.length) {
-      const ns = new Int32Array(2 * this.start.length);
+      const ns = new Int32Array(Math.max(2 * this.start.length, r + 2));
       ns.set(this.start);
       this.start = ns;
-      const nc = new Int32Array(2 * this.choice.length);
+    }
+    if (r + 1 > this.choice.length) {
+      const nc = new Int32Array(Math.max(2 * this.choice.length, r + 1));
       nc.set(this.choice);
       this.choice = nc;
     }

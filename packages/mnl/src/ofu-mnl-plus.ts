@@ -8,10 +8,8 @@
 import {
   assertInRange,
   assertPositive,
-  decodeF64,
   ErrorCode,
   encodeF64,
-  field,
   makeSnapshot,
   RouteKitError,
   readSnapshot,
@@ -21,10 +19,14 @@ import { allocF64, choleskyInverseUpper, choleskySolve, dot, gemv, quadFormUpper
 import {
   commonFromJSON,
   commonToJSON,
+  decodeCholeskyF64,
+  decodeFiniteF64,
   type MnlCommonConfig,
   type MnlCommonOptions,
   MnlPolicyBase,
   readCommonOptions,
+  readCount,
+  readFields,
 } from "./base.js";
 import { ofuMnlBeta, ofuMnlHyperparameters } from "./beta.js";
 import { addMnlHessianToCholesky, mnlGradient, mnlProbabilities } from "./model.js";
@@ -137,7 +139,8 @@ function resolve(o: OfuMnlPlusOptions): { common: MnlCommonConfig; cfg: OfuConfi
     throw new RouteKitError(ErrorCode.InvalidArgument, `betaMode must be theory, frozen or constant, got ${betaMode}`);
   }
   const beta = o.beta ?? 0;
-  if (betaMode === "constant") assertInRange(beta, "beta", 0, Number.MAX_VALUE);
+  // Validated in every mode: it is kept in the config and in snapshots.
+  assertInRange(beta, "beta", 0, Number.MAX_VALUE);
   const betaScale = o.betaScale ?? pre.betaScale;
   assertInRange(betaScale, "betaScale", 0, Number.MAX_VALUE);
   const stepMultiplier = o.stepMultiplier ?? pre.stepMultiplier;
@@ -189,7 +192,21 @@ export class OfuMnlPlus extends MnlPolicyBase {
     const s = Math.sqrt(cfg.lambda);
     for (let i = 0; i < d; i++) this.L[i * d + i] = s;
     this.Hinv = allocF64(d * d);
-    this.frozenBeta = ofuMnlBeta(1, { d, K: this.maxSize, eta: cfg.eta, lambda: cfg.lambda, delta: cfg.delta });
+    const bp = { d, K: this.maxSize, eta: cfg.eta, lambda: cfg.lambda, delta: cfg.delta };
+    this.frozenBeta = ofuMnlBeta(1, bp);
+    // beta_t increases in t: its value at t = 2^53 bounds every radius this policy can use.
+    const betaMax =
+      cfg.betaMode === "constant"
+        ? cfg.beta
+        : cfg.betaMode === "frozen"
+          ? this.frozenBeta
+          : ofuMnlBeta(Number.MAX_SAFE_INTEGER, bp);
+    if (!Number.isFinite(betaMax * cfg.betaScale)) {
+      throw new RouteKitError(
+        ErrorCode.OutOfRange,
+        `eta ${cfg.eta}, lambda ${cfg.lambda}, beta ${cfg.beta} and betaScale ${cfg.betaScale} give a non-finite confidence radius`,
+      );
+    }
     this.z = new Float64Array(this.maxSize + 1);
     this.p = new Float64Array(this.maxSize + 1);
     this.g = allocF64(d);
@@ -328,22 +345,31 @@ export class OfuMnlPlus extends MnlPolicyBase {
     });
   }
 
+  /** Restores a snapshot after validating every field (SNAPSHOT_CORRUPT for anything malformed). */
   static fromJSON(snapshot: unknown): OfuMnlPlus {
     const s = readSnapshot(snapshot, OfuMnlPlus.kind, OfuMnlPlus.version);
     const common = commonFromJSON(s.common);
-    const c = field(s, "config", "object") as unknown as OfuConfig;
+    const c = readFields(s.config, "config", {
+      preset: "string",
+      eta: "number",
+      lambda: "number",
+      delta: "number",
+      betaMode: "string",
+      beta: "number",
+      betaScale: "number",
+      stepMultiplier: "number",
+      projection: "string",
+    });
+    const d = common.dim;
+    const w = decodeFiniteF64(s.w, "w", d);
+    const L = decodeCholeskyF64(s.L, "L", d);
+    const updates = readCount(s, "updates");
     let policy: OfuMnlPlus;
     try {
-      policy = new OfuMnlPlus({ ...common, ...c });
+      policy = new OfuMnlPlus({ ...common, ...(c as unknown as OfuMnlPlusOptions) });
     } catch (e) {
       throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot config is invalid: ${(e as Error).message}`);
     }
-    const d = common.dim;
-    const w = decodeF64(s.w, "w", d);
-    const L = decodeF64(s.L, "L", d * d);
-    const updates = field(s, "updates", "number");
-    if (!Number.isInteger(updates) || updates < 0)
-      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot field updates must be an integer >= 0");
     policy.ledger.loadJSON(s.ledger);
     policy.w.set(w);
     policy.L.set(L);
