@@ -19,6 +19,9 @@ export interface OpCounter {
  *
  * Query and append are O(n d + n^2). Buffers come from `allocF64` (SIMD-reachable).
  */
+/** Capacity (points) from which an exact regression's growth is reported through `onLarge`. */
+export const LARGE_CAPACITY = 8192;
+
 /** Largest `initialCapacity` accepted (a 4096 x 4096 inverse is 128 MB). */
 export const MAX_INITIAL_CAPACITY = 4096;
 
@@ -33,6 +36,13 @@ export class ExactKrr {
   v: Float64Array;
   a: Float64Array;
   Q: Float64Array;
+  /**
+   * Called once when the capacity first reaches LARGE_CAPACITY points (the inverse alone is then
+   * >= 512 MB): spec P7 asks to warn, since exact PAK-UCB's memory is O(n^2) per arm.
+   */
+  onLarge: ((cap: number) => void) | undefined;
+  /** Threshold for `onLarge` (default LARGE_CAPACITY). */
+  largeCapacity = LARGE_CAPACITY;
   /** Scratch kernel row (cap values), reused by callers between query and append. */
   b: Float64Array;
   private work: Float64Array;
@@ -136,6 +146,7 @@ export class ExactKrr {
   private grow(need: number, b: Float64Array): Float64Array {
     const n = this.n;
     const cap = Math.max(need, Math.ceil(this.cap * 1.5), 16);
+    if (cap >= this.largeCapacity && this.cap < this.largeCapacity) this.onLarge?.(cap);
     const Q = allocF64(cap * cap);
     for (let i = 0; i < n; i++) {
       for (let j = i; j < n; j++) Q[i * cap + j] = this.Q[i * this.cap + j] as number;

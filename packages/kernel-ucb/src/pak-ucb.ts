@@ -62,6 +62,11 @@ export interface PakUcbOptions {
   readonly seed?: number;
   /** Optional flop counter (diagnostics, cost-model tests). */
   readonly counter?: OpCounter;
+  /**
+   * Called when an arm's regression grows past 8192 points (its inverse alone is then >= 512 MB;
+   * spec P7). Default: console.warn. Consider RffUcb, whose memory is fixed.
+   */
+  readonly onWarning?: (message: string) => void;
 }
 
 /** One arm's prediction, on the caller's score scale. */
@@ -109,6 +114,7 @@ export class PakUcb implements ArmPolicy {
   private readonly dotKernel: DotKernel;
   private readonly initialCapacity: number;
   private readonly counter: OpCounter | undefined;
+  private readonly onWarning: (message: string) => void;
   private rng: Rng;
   private readonly table: ArmTable<ExactKrr> = new ArmTable<ExactKrr>();
   private readonly ledger: DecisionLedger<Payload>;
@@ -136,6 +142,7 @@ export class PakUcb implements ArmPolicy {
     this.initialCapacity = o.initialCapacity ?? 16;
     assertInt(this.initialCapacity, "initialCapacity", 1, MAX_INITIAL_CAPACITY);
     this.counter = o.counter;
+    this.onWarning = o.onWarning ?? ((m) => console.warn(m));
     this.rng = o.rng ?? Rng.fromSeed(o.seed ?? 0);
     const d = this.contextDim;
     this.y = allocF64(d);
@@ -174,7 +181,15 @@ export class PakUcb implements ArmPolicy {
   }
 
   private newArm(): ExactKrr {
-    return new ExactKrr(this.contextDim, this.dotKernel, this.alpha, this.initialCapacity, this.counter);
+    return this.watch(new ExactKrr(this.contextDim, this.dotKernel, this.alpha, this.initialCapacity, this.counter));
+  }
+
+  private watch(s: ExactKrr): ExactKrr {
+    s.onLarge = (cap) =>
+      this.onWarning(
+        `@routekit/kernel-ucb: a PAK-UCB arm now holds ${s.n} points; its exact inverse needs ${Math.round((cap * cap * 8) / 2 ** 20)} MB and O(n^2) time per round (RffUcb has fixed memory)`,
+      );
+    return s;
   }
 
   get arms(): readonly string[] {
@@ -331,7 +346,7 @@ export class PakUcb implements ArmPolicy {
     for (const a of field(st, "arms", "array")) {
       const r = obj(a, "arms[]");
       const id = str(r, "id");
-      const s = ExactKrr.fromJSON(r.state as Json, policy.contextDim, policy.dotKernel, policy.alpha);
+      const s = policy.watch(ExactKrr.fromJSON(r.state as Json, policy.contextDim, policy.dotKernel, policy.alpha));
       if (policy.table.has(id)) throw new RouteKitError(ErrorCode.SnapshotCorrupt, `arm "${id}" appears twice`);
       policy.table.add(id, s);
     }

@@ -153,3 +153,17 @@ describe("drift diagnostic (spec P7)", () => {
     expect(dk.weights).toBeLessThan(1e-8);
   });
 });
+
+describe("memory warning (spec P7)", () => {
+  it("warns once when an arm's capacity passes the threshold (8192 points by default)", () => {
+    const msgs: string[] = [];
+    const p = new PakUcb({ arms: ["a"], contextDim: 2, onWarning: (m) => msgs.push(m), seed: 1 });
+    p.regression("a").largeCapacity = 40;
+    const y = Float64Array.of(1, 0);
+    for (let i = 0; i < 100; i++) p.update(p.select(y), { reward: 0.5 });
+    expect(msgs.length).toBe(1);
+    expect(msgs[0]).toMatch(/PAK-UCB arm now holds 36 points/);
+    expect(p.regression("a").largeCapacity).toBe(40);
+    expect(new PakUcb({ arms: ["a"], contextDim: 2 }).regression("a").largeCapacity).toBe(8192);
+  });
+});
