@@ -30,7 +30,16 @@ const CONFIG = {
   background: "white",
   title: { fontSize: 15, anchor: "start" as const, offset: 10 },
   axis: { labelFontSize: 11, titleFontSize: 12, grid: true, gridColor: "#e6e6e6" },
-  legend: { labelFontSize: 11, titleFontSize: 12, orient: "bottom" as const, columns: 4, labelLimit: 240 },
+  legend: {
+    labelFontSize: 11,
+    titleFontSize: 12,
+    orient: "bottom" as const,
+    columns: 4,
+    labelLimit: 240,
+    symbolOpacity: 1,
+    symbolType: "stroke",
+    symbolStrokeWidth: 3,
+  },
   view: { stroke: "#cccccc" },
 };
 
@@ -55,7 +64,7 @@ function layers(metric: Metric | undefined, domain: readonly string[]) {
         x: { field: "t", type: "quantitative" as const, title: "round" },
         y: { field: "lo", type: "quantitative" as const, title: yTitle },
         y2: { field: "hi" },
-        color: { ...color, legend: null },
+        color,
       },
     },
     {
