@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { type ExperimentResult, type Progress, runExperiment, runExperimentInWorkers } from "@routekit/core";
 import { registry as defaultRegistry } from "./registry/index.js";
 import type { FamilyRegistry } from "./registry/types.js";
-import { buildExperimentFrom, type RunSpec, specToJson } from "./spec.js";
+import { buildExperimentFrom, type RunSpec, resolveSpec, specToJson } from "./spec.js";
 
 export interface ExecuteOptions {
   /** Worker threads (default: the number of cores); 1 runs in this thread. */
@@ -30,11 +30,13 @@ function workerPlanModule(): string | undefined {
  */
 export async function execute(spec: RunSpec, options: ExecuteOptions = {}): Promise<ExperimentResult> {
   const reg = options.registry ?? defaultRegistry;
-  // Resolve (and build once) here, so bad names, parameters or data fail before any thread starts.
-  const exp = buildExperimentFrom(reg, spec);
+  // Names, parameters and protocols are checked here, before any thread starts; data problems (e.g. a bad replay
+  // file) surface when the experiment is built, in this thread, before any worker starts either.
+  resolveSpec(reg, spec);
   const workers = Math.max(1, options.workers ?? availableParallelism());
   const module = options.registry ? undefined : workerPlanModule();
   if (workers <= 1 || module === undefined) {
+    const exp = buildExperimentFrom(reg, spec);
     await new Promise((r) => setImmediate(r));
     return runExperiment(exp, { onProgress: options.onProgress, signal: options.signal });
   }
