@@ -7,6 +7,8 @@
  * - opr: optimal-pick ratio, fraction of rounds where the pick was optimal
  * - reward / cost: cumulative realised reward and cost
  * - usPerRound: mean wall time per round (select + update) since the previous checkpoint, in microseconds
+ * - pickShare: per arm (or pick label), the fraction of rounds since the previous checkpoint in which it
+ *   was picked; an arm first picked later has zeros before, so every array has one value per checkpoint
  */
 export interface Series {
   /** Round counts (1-based) at which the series are sampled; the last is the horizon. */
@@ -17,6 +19,8 @@ export interface Series {
   readonly reward: number[];
   readonly cost: number[];
   readonly usPerRound: number[];
+  /** Windowed pick share per arm, aligned with `t` (see above). */
+  readonly pickShare?: Record<string, number[]>;
 }
 
 export interface FinalMetrics {
@@ -68,7 +72,18 @@ export class MetricsRecorder {
   private roundsSinceMark = 0;
   private totalTime = 0;
   private readonly picks = new Map<string, number>();
-  readonly series: Series = { t: [], regret: [], o2b: [], opr: [], reward: [], cost: [], usPerRound: [] };
+  private readonly picksAtMark = new Map<string, number>();
+  private readonly shareSeries: Record<string, number[]> = {};
+  readonly series: Series = {
+    t: [],
+    regret: [],
+    o2b: [],
+    opr: [],
+    reward: [],
+    cost: [],
+    usPerRound: [],
+    pickShare: this.shareSeries,
+  };
 
   constructor(horizon: number, points = 200) {
     this.marks = checkpoints(horizon, points);
@@ -103,9 +118,22 @@ export class MetricsRecorder {
       s.reward.push(this.reward);
       s.cost.push(this.cost);
       s.usPerRound.push((1000 * this.timeSinceMark) / this.roundsSinceMark);
+      this.recordPickShares(s.t.length - 1);
       this.timeSinceMark = 0;
       this.roundsSinceMark = 0;
       this.nextMark++;
+    }
+  }
+
+  private recordPickShares(markIndex: number): void {
+    for (const [arm, count] of this.picks) {
+      let row = this.shareSeries[arm];
+      if (row === undefined) {
+        row = new Array<number>(markIndex).fill(0);
+        this.shareSeries[arm] = row;
+      }
+      row.push((count - (this.picksAtMark.get(arm) ?? 0)) / this.roundsSinceMark);
+      this.picksAtMark.set(arm, count);
     }
   }
 

@@ -197,5 +197,12 @@ export interface CascadeEnvironment {
 
 // ---------------------------------------------------------------- factories
 
-/** Builds a policy for one run; `rng` is a stream reserved for that policy on that seed. */
-export type PolicyFactory<P> = (ctx: { readonly rng: Rng; readonly seed: number }) => P;
+/**
+ * Builds a policy for one run; `rng` is a stream reserved for that policy on that seed, `env` the
+ * run's environment, already reset (read it, e.g. for its arms or the best fixed arm; never drive it).
+ */
+export type PolicyFactory<P, E = ArmEnvironment | AssortmentEnvironment | CascadeEnvironment> = (ctx: {
+  readonly rng: Rng;
+  readonly seed: number;
+  readonly env: E;
+}) => P;

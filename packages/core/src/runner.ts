@@ -40,7 +40,7 @@ export interface Experiment<P extends Protocol = Protocol> {
   readonly protocol: P;
   /** A fresh environment; the runner calls `reset(rng)` with a stream derived from the seed. */
   readonly environment: () => EnvOf<P>;
-  readonly policies: readonly { readonly label: string; readonly create: PolicyFactory<PolicyOf<P>> }[];
+  readonly policies: readonly { readonly label: string; readonly create: PolicyFactory<PolicyOf<P>, EnvOf<P>> }[];
   readonly seeds: readonly number[];
   readonly horizon: number;
   /**
@@ -94,7 +94,7 @@ export function runOne<P extends Protocol>(
   const streams = seedStreams(seed);
   const env = exp.environment();
   env.reset(streams.env);
-  const policy = spec.create({ rng: streams.policy(spec.label), seed });
+  const policy = spec.create({ rng: streams.policy(spec.label), seed, env });
   const rec = new MetricsRecorder(exp.horizon, exp.points ?? 200);
   const chunk = Math.max(1, Math.floor(exp.horizon / 100));
   const t0 = performance.now();

@@ -111,3 +111,13 @@ describe("logLogSlope", () => {
     expect(Number.isNaN(logLogSlope([], []))).toBe(true);
   });
 });
+
+describe("MetricsRecorder pick shares over rounds", () => {
+  it("records the windowed share of each arm at every checkpoint, zero-filled before its first pick", () => {
+    const rec = new MetricsRecorder(6, 3); // checkpoints at t = 2, 4, 6
+    const picks = ["a", "a", "a", "b", "b", "b"];
+    for (const pick of picks) rec.record({ regret: 0, o2b: 0, optimal: true, reward: 0, cost: 0, pick, ms: 0 });
+    expect(rec.series.t).toEqual([2, 4, 6]);
+    expect(rec.series.pickShare).toEqual({ a: [1, 0.5, 0], b: [0, 0.5, 1] });
+  });
+});
