@@ -109,36 +109,22 @@ export class DecisionLedger<P> {
   }
 
   /**
+   * Checks a ledger snapshot without loading it: the same structural checks as {@link loadJSON}, with
+   * `checkPayload` run on every pending payload (it throws on an invalid one). Throws SNAPSHOT_CORRUPT.
+   */
+  static validateJSON(json: Json | undefined, checkPayload: (payload: Json) => void): void {
+    parseLedger(json, checkPayload);
+  }
+
+  /**
    * Replaces this ledger's content with a snapshot's, validating it all first: on a corrupt
    * snapshot it throws SNAPSHOT_CORRUPT and the ledger is unchanged. If the snapshot holds more
    * pending decisions than this ledger's `maxPending`, the oldest are dropped as `issue` would.
    */
   loadJSON(json: Json | undefined): void {
-    const o = json as { nextSeq?: unknown; lastEvicted?: unknown; entries?: unknown };
-    if (
-      o === null ||
-      typeof o !== "object" ||
-      !Number.isSafeInteger(o.nextSeq) ||
-      !Number.isSafeInteger(o.lastEvicted) ||
-      (o.nextSeq as number) < 0 ||
-      (o.lastEvicted as number) < -1 ||
-      (o.lastEvicted as number) >= (o.nextSeq as number) ||
-      !Array.isArray(o.entries)
-    ) {
-      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot has no valid decision ledger");
-    }
-    const nextSeq = o.nextSeq as number;
-    let lastEvicted = o.lastEvicted as number;
-    const decoded: [number, P][] = [];
-    let prev = lastEvicted;
-    for (const e of o.entries as unknown[]) {
-      // Sequence numbers must increase (eviction drops the oldest first) and lie in (lastEvicted, nextSeq).
-      if (!Array.isArray(e) || e.length !== 2 || !Number.isInteger(e[0]) || e[0] <= prev || e[0] >= nextSeq) {
-        throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot has a malformed pending decision");
-      }
-      prev = e[0] as number;
-      decoded.push([prev, this.codec.decode(e[1] as Json)]);
-    }
+    const parsed = parseLedger(json, (p) => this.codec.decode(p));
+    const decoded = parsed.entries;
+    let lastEvicted = parsed.lastEvicted;
     for (const p of this.pending.values()) this.codec.dispose?.(p);
     this.pending.clear();
     const drop = Math.max(0, decoded.length - this.maxPending);
@@ -151,7 +137,7 @@ export class DecisionLedger<P> {
         this.pending.set(seq, p);
       }
     }
-    this.nextSeq = nextSeq;
+    this.nextSeq = parsed.nextSeq;
     this.lastEvicted = lastEvicted;
   }
 
@@ -177,4 +163,40 @@ export class DecisionLedger<P> {
     }
     return seq;
   }
+}
+
+/**
+ * Parses a ledger snapshot, decoding each pending payload with `decode`; throws SNAPSHOT_CORRUPT on
+ * any structural fault (decode throws its own errors). Changes nothing.
+ */
+function parseLedger<P>(
+  json: Json | undefined,
+  decode: (payload: Json) => P,
+): { nextSeq: number; lastEvicted: number; entries: [number, P][] } {
+  const o = json as { nextSeq?: unknown; lastEvicted?: unknown; entries?: unknown };
+  if (
+    o === null ||
+    typeof o !== "object" ||
+    !Number.isSafeInteger(o.nextSeq) ||
+    !Number.isSafeInteger(o.lastEvicted) ||
+    (o.nextSeq as number) < 0 ||
+    (o.lastEvicted as number) < -1 ||
+    (o.lastEvicted as number) >= (o.nextSeq as number) ||
+    !Array.isArray(o.entries)
+  ) {
+    throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot has no valid decision ledger");
+  }
+  const nextSeq = o.nextSeq as number;
+  const lastEvicted = o.lastEvicted as number;
+  const entries: [number, P][] = [];
+  let prev = lastEvicted;
+  for (const e of o.entries as unknown[]) {
+    // Sequence numbers must increase (eviction drops the oldest first) and lie in (lastEvicted, nextSeq).
+    if (!Array.isArray(e) || e.length !== 2 || !Number.isInteger(e[0]) || e[0] <= prev || e[0] >= nextSeq) {
+      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot has a malformed pending decision");
+    }
+    prev = e[0] as number;
+    entries.push([prev, decode(e[1] as Json)]);
+  }
+  return { nextSeq, lastEvicted, entries };
 }

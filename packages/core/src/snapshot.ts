@@ -105,6 +105,80 @@ export function decodeF64Into(s: Json | undefined, what: string, target: Float64
   return target;
 }
 
+// ------------------------------------------------------------ field readers
+//
+// fromJSON reads a snapshot with these before constructing anything: a field that is missing, of
+// the wrong type, non-finite or out of range throws SNAPSHOT_CORRUPT naming it and what was expected.
+// `name` is a key of `o` (quoted in the message); `what` is a path such as `arms[2].b` (as is).
+
+/** Throws SNAPSHOT_CORRUPT: "snapshot field <what> must be <expected>". */
+export function snapshotCorrupt(what: string, expected: string): never {
+  throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot field ${what} must be ${expected}`);
+}
+
+/** A plain object (not null, not an array). */
+export function readObject(v: Json | undefined, what: string): Record<string, Json> {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) snapshotCorrupt(what, "an object");
+  return v as Record<string, Json>;
+}
+
+/** `o[name]`: a safe integer in [min, max] (a count, a size or an id number). */
+export function readInt(o: Record<string, Json>, name: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const v = o[name];
+  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < min || v > max) {
+    snapshotCorrupt(`"${name}"`, `an integer in [${min}, ${max}]`);
+  }
+  return v as number;
+}
+
+/** `o[name]`: a finite number satisfying `ok` (described by `expected`). */
+export function readNumber(
+  o: Record<string, Json>,
+  name: string,
+  ok: (v: number) => boolean = () => true,
+  expected = "a finite number",
+): number {
+  const v = o[name];
+  if (typeof v !== "number" || !Number.isFinite(v) || !ok(v)) snapshotCorrupt(`"${name}"`, expected);
+  return v as number;
+}
+
+/** `o[name]`: one of the strings `values`. */
+export function readEnum<T extends string>(o: Record<string, Json>, name: string, values: readonly T[]): T {
+  const v = o[name];
+  if (typeof v !== "string" || !(values as readonly string[]).includes(v)) {
+    snapshotCorrupt(`"${name}"`, `one of ${values.map((x) => JSON.stringify(x)).join(", ")}`);
+  }
+  return v as T;
+}
+
+/** `o[name]`: a non-empty string (an arm id). */
+export function readId(o: Record<string, Json>, name: string): string {
+  const v = o[name];
+  if (typeof v !== "string" || v.length === 0) snapshotCorrupt(`"${name}"`, "a non-empty string");
+  return v as string;
+}
+
+/**
+ * Float64 data (base64, see {@link decodeF64}) whose entries are all finite and satisfy `ok(value, index)`;
+ * its length is `length` when a number, or must satisfy `length` when a function.
+ */
+export function readF64(
+  v: Json | undefined,
+  what: string,
+  length?: number | ((n: number) => boolean),
+  ok?: (x: number, i: number) => boolean,
+): Float64Array {
+  const a = decodeF64(v, what, typeof length === "number" ? length : undefined);
+  if (typeof length === "function" && !length(a.length)) snapshotCorrupt(what, "Float64 data of a consistent length");
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as number;
+    if (!Number.isFinite(x) || (ok !== undefined && !ok(x, i)))
+      snapshotCorrupt(`${what}[${i}]`, "a valid finite value");
+  }
+  return a;
+}
+
 /** Reads a required field of a snapshot state with a type check. */
 export function field<T extends "number" | "string" | "boolean" | "object" | "array">(
   state: Record<string, Json>,

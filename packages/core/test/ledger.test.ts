@@ -227,6 +227,53 @@ describe("DecisionLedger", () => {
     expect(c.disposed).toEqual([]);
   });
 
+  it("validateJSON checks a snapshot like loadJSON without building a ledger", () => {
+    const l = new DecisionLedger(numCodec(), { maxPending: 3 });
+    for (let i = 0; i < 5; i++) l.issue(i * 10);
+    l.settle("d3");
+    const seen: Json[] = [];
+    DecisionLedger.validateJSON(l.toJSON(), (p) => {
+      seen.push(p);
+    });
+    expect(seen).toEqual([20, 40]);
+    const bad: Json[] = [
+      null,
+      { nextSeq: 3, lastEvicted: -1 },
+      { nextSeq: 3, lastEvicted: 3, entries: [] },
+      {
+        nextSeq: 3,
+        lastEvicted: -1,
+        entries: [
+          [1, 1],
+          [0, 2],
+        ],
+      },
+      { nextSeq: 3, lastEvicted: 1, entries: [[1, 1]] },
+    ];
+    for (const b of bad) expect(codeOf(() => DecisionLedger.validateJSON(b, () => {}))).toBe(ErrorCode.SnapshotCorrupt);
+    const rejectOdd = (p: Json) => {
+      if ((p as number) % 2 !== 0) throw new RouteKitError(ErrorCode.SnapshotCorrupt, "odd payload");
+    };
+    expect(
+      codeOf(() => DecisionLedger.validateJSON({ nextSeq: 2, lastEvicted: -1, entries: [[0, 2]] }, rejectOdd)),
+    ).toBe(undefined);
+    expect(
+      codeOf(() =>
+        DecisionLedger.validateJSON(
+          {
+            nextSeq: 2,
+            lastEvicted: -1,
+            entries: [
+              [0, 2],
+              [1, 3],
+            ],
+          },
+          rejectOdd,
+        ),
+      ),
+    ).toBe(ErrorCode.SnapshotCorrupt);
+  });
+
   it("loadJSON disposes the payloads it replaces and trims to its own maxPending", () => {
     const c = numCodec();
     const big = new DecisionLedger(numCodec(), { maxPending: 10 });

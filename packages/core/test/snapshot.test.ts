@@ -7,9 +7,16 @@ import {
   type Json,
   makeSnapshot,
   RouteKitError,
+  readEnum,
+  readF64,
+  readId,
+  readInt,
+  readNumber,
+  readObject,
   readSnapshot,
   SNAPSHOT_FORMAT,
   SNAPSHOT_FORMAT_VERSION,
+  snapshotCorrupt,
 } from "../src/index.js";
 
 function codeOf(f: () => unknown): string | undefined {
@@ -134,5 +141,100 @@ describe("snapshot envelope", () => {
       ["o", "array"],
     ];
     for (const [name, type] of wrong) expect(codeOf(() => field(st, name, type))).toBe(ErrorCode.SnapshotCorrupt);
+  });
+});
+
+/** The SNAPSHOT_CORRUPT message `f` throws (fails if it throws nothing or another code). */
+function corruptMessage(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(RouteKitError);
+    expect((e as RouteKitError).code).toBe(ErrorCode.SnapshotCorrupt);
+    return (e as RouteKitError).message;
+  }
+  throw new Error("expected SNAPSHOT_CORRUPT");
+}
+
+describe("snapshot field readers", () => {
+  const st: Record<string, Json> = {
+    n: 3,
+    neg: -2,
+    x: 0.5,
+    big: 2 ** 53,
+    frac: 1.5,
+    s: "a",
+    e: "",
+    o: { k: 1 },
+    a: [1],
+    z: null,
+  };
+
+  it("snapshotCorrupt names the field and what was expected", () => {
+    expect(corruptMessage(() => snapshotCorrupt('"n"', "an integer"))).toBe('snapshot field "n" must be an integer');
+  });
+
+  it("readObject accepts plain objects only", () => {
+    expect(readObject(st.o, "o")).toEqual({ k: 1 });
+    for (const v of [st.a, st.z, st.n, undefined]) {
+      expect(corruptMessage(() => readObject(v, "arms[2]"))).toBe("snapshot field arms[2] must be an object");
+    }
+  });
+
+  it("readInt accepts safe integers in [min, max]", () => {
+    expect(readInt(st, "n")).toBe(3);
+    expect(readInt(st, "neg", -2, 0)).toBe(-2);
+    expect(readInt(st, "n", 3, 3)).toBe(3);
+    for (const [name, min, max] of [
+      ["neg", 0, 10],
+      ["n", 4, 10],
+      ["n", 0, 2],
+      ["frac", 0, 10],
+      ["big", 0, 2 ** 60],
+      ["s", 0, 10],
+      ["missing", 0, 10],
+    ] as const) {
+      expect(codeOf(() => readInt(st, name, min, max))).toBe(ErrorCode.SnapshotCorrupt);
+    }
+    expect(corruptMessage(() => readInt(st, "n", 0, 2))).toBe('snapshot field "n" must be an integer in [0, 2]');
+  });
+
+  it("readNumber accepts finite numbers satisfying the condition", () => {
+    expect(readNumber(st, "x")).toBe(0.5);
+    expect(readNumber(st, "x", (v) => v > 0, "> 0")).toBe(0.5);
+    expect(corruptMessage(() => readNumber(st, "neg", (v) => v > 0, "a finite number > 0"))).toBe(
+      'snapshot field "neg" must be a finite number > 0',
+    );
+    for (const v of [Number.NaN, Number.POSITIVE_INFINITY, "1", null]) {
+      expect(codeOf(() => readNumber({ v } as Record<string, Json>, "v"))).toBe(ErrorCode.SnapshotCorrupt);
+    }
+  });
+
+  it("readEnum and readId", () => {
+    expect(readEnum(st, "s", ["a", "b"] as const)).toBe("a");
+    expect(corruptMessage(() => readEnum(st, "s", ["b", "c"]))).toBe('snapshot field "s" must be one of "b", "c"');
+    expect(codeOf(() => readEnum(st, "n", ["3"]))).toBe(ErrorCode.SnapshotCorrupt);
+    expect(readId(st, "s")).toBe("a");
+    for (const name of ["e", "n", "missing"]) expect(codeOf(() => readId(st, name))).toBe(ErrorCode.SnapshotCorrupt);
+  });
+
+  it("readF64 checks length, finiteness and the per-entry condition", () => {
+    const enc = encodeF64(new Float64Array([1, 2, 3]));
+    expect([...readF64(enc, "v")]).toEqual([1, 2, 3]);
+    expect([...readF64(enc, "v", 3, (x) => x > 0)]).toEqual([1, 2, 3]);
+    expect([...readF64(enc, "v", (n) => n % 3 === 0)]).toEqual([1, 2, 3]);
+    expect(codeOf(() => readF64(enc, "v", 4))).toBe(ErrorCode.SnapshotCorrupt);
+    expect(corruptMessage(() => readF64(enc, "v", (n) => n === 2))).toBe(
+      "snapshot field v must be Float64 data of a consistent length",
+    );
+    expect(corruptMessage(() => readF64(enc, "arms[].b", 3, (_x, i) => i !== 1))).toBe(
+      "snapshot field arms[].b[1] must be a valid finite value",
+    );
+    const nan = encodeF64(new Float64Array([0, Number.NaN]));
+    expect(corruptMessage(() => readF64(nan, "w"))).toBe("snapshot field w[1] must be a valid finite value");
+    expect(codeOf(() => readF64(encodeF64(new Float64Array([Number.NEGATIVE_INFINITY])), "w"))).toBe(
+      ErrorCode.SnapshotCorrupt,
+    );
+    expect(codeOf(() => readF64(3, "w"))).toBe(ErrorCode.SnapshotCorrupt);
   });
 });
