@@ -13,7 +13,6 @@ import {
   assertVector,
   DecisionLedger,
   type DecisionRef,
-  decodeF64,
   ErrorCode,
   field,
   type Json,
@@ -21,7 +20,11 @@ import {
   Rng,
   type RngState,
   RouteKitError,
+  readId,
+  readInt,
+  readObject,
   type Snapshot,
+  snapshotCorrupt,
 } from "@routekit/core";
 
 /** Options every classic policy accepts. */
@@ -266,77 +269,9 @@ export abstract class BaseArmPolicy<S extends ArmState, P> implements ArmPolicy 
 
 // ------------------------------------------------------------ snapshot readers
 //
-// Every classic fromJSON reads its snapshot with these before constructing anything: a field that
-// is missing, of the wrong type, non-finite, out of range or inconsistent with the others throws
-// SNAPSHOT_CORRUPT naming it. (corrupt, snapObject, snapInt, snapNumber, snapEnum, snapId and
-// snapF64 know nothing of classic: candidates for @routekit/core's snapshot helpers.)
-
-/** Throws SNAPSHOT_CORRUPT for snapshot field `what`. */
-export function corrupt(what: string, expected: string): never {
-  throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot field ${what} must be ${expected}`);
-}
-
-/** A plain object (not null, not an array). */
-export function snapObject(v: Json | undefined, what: string): Record<string, Json> {
-  if (v === null || typeof v !== "object" || Array.isArray(v)) corrupt(what, "an object");
-  return v as Record<string, Json>;
-}
-
-/** A safe integer in [min, max] (a count, a size or an id number). */
-export function snapInt(o: Record<string, Json>, name: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
-  const v = o[name];
-  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < min || v > max) {
-    corrupt(`"${name}"`, `an integer in [${min}, ${max}]`);
-  }
-  return v as number;
-}
-
-/** A finite number satisfying `ok` (described by `expected`). */
-export function snapNumber(
-  o: Record<string, Json>,
-  name: string,
-  ok: (v: number) => boolean = () => true,
-  expected = "a finite number",
-): number {
-  const v = o[name];
-  if (typeof v !== "number" || !Number.isFinite(v) || !ok(v)) corrupt(`"${name}"`, expected);
-  return v as number;
-}
-
-/** One of the strings `values`. */
-export function snapEnum<T extends string>(o: Record<string, Json>, name: string, values: readonly T[]): T {
-  const v = o[name];
-  if (typeof v !== "string" || !(values as readonly string[]).includes(v)) {
-    corrupt(`"${name}"`, `one of ${values.map((x) => JSON.stringify(x)).join(", ")}`);
-  }
-  return v as T;
-}
-
-/** A non-empty string (an arm id). */
-export function snapId(o: Record<string, Json>, name: string): string {
-  const v = o[name];
-  if (typeof v !== "string" || v.length === 0) corrupt(`"${name}"`, "a non-empty string");
-  return v as string;
-}
-
-/**
- * Float64 data (base64) whose entries are all finite and satisfy `ok(value, index)`; its length is
- * `length` when a number, or must satisfy `length` when a function.
- */
-export function snapF64(
-  v: Json | undefined,
-  what: string,
-  length?: number | ((n: number) => boolean),
-  ok?: (x: number, i: number) => boolean,
-): Float64Array {
-  const a = decodeF64(v, what, typeof length === "number" ? length : undefined);
-  if (typeof length === "function" && !length(a.length)) corrupt(what, "Float64 data of a consistent length");
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] as number;
-    if (!Number.isFinite(x) || (ok !== undefined && !ok(x, i))) corrupt(`${what}[${i}]`, "a valid finite value");
-  }
-  return a;
-}
+// Every classic fromJSON reads its snapshot with core's field readers (readInt, readF64, ...) before
+// constructing anything: a field that is missing, of the wrong type, non-finite, out of range or
+// inconsistent with the others throws SNAPSHOT_CORRUPT naming it.
 
 /** A validated arm of a snapshot: its id, uid and the policy's own (already checked) data. */
 export interface SnapshotArm<A> {
@@ -371,44 +306,33 @@ export interface BaseStateReader<A> {
  * touching any policy; throws SNAPSHOT_CORRUPT on anything invalid.
  */
 export function readBaseState<A>(st: Record<string, Json>, reader: BaseStateReader<A>): BaseSnapshot<A> {
-  const contextDim = snapInt(st, "contextDim", reader.minContextDim ?? 0, reader.maxContextDim ?? MAX_CONTEXT_DIM);
-  const maxPending = snapInt(st, "maxPending", 1);
-  const nextUid = snapInt(st, "nextUid", 0);
-  const rng = Rng.fromJSON(snapObject(st.rng, '"rng"') as unknown as RngState);
+  const contextDim = readInt(st, "contextDim", reader.minContextDim ?? 0, reader.maxContextDim ?? MAX_CONTEXT_DIM);
+  const maxPending = readInt(st, "maxPending", 1);
+  const nextUid = readInt(st, "nextUid", 0);
+  const rng = Rng.fromJSON(readObject(st.rng, '"rng"') as unknown as RngState);
   const armsJson = field(st, "arms", "array");
-  if (armsJson.length > nextUid) corrupt('"arms"', `at most nextUid (${nextUid}) entries`);
+  if (armsJson.length > nextUid) snapshotCorrupt('"arms"', `at most nextUid (${nextUid}) entries`);
   const ids = new Set<string>();
   const uids = new Set<number>();
   const arms: SnapshotArm<A>[] = [];
   for (let i = 0; i < armsJson.length; i++) {
-    const a = snapObject(armsJson[i], `arms[${i}]`);
-    const id = snapId(a, "id");
-    const uid = snapInt(a, "uid", 0, nextUid - 1);
-    if (ids.has(id)) corrupt(`arms[${i}].id`, `unique (arm "${id}" is listed twice)`);
-    if (uids.has(uid)) corrupt(`arms[${i}].uid`, `unique (uid ${uid} is listed twice)`);
+    const a = readObject(armsJson[i], `arms[${i}]`);
+    const id = readId(a, "id");
+    const uid = readInt(a, "uid", 0, nextUid - 1);
+    if (ids.has(id)) snapshotCorrupt(`arms[${i}].id`, `unique (arm "${id}" is listed twice)`);
+    if (uids.has(uid)) snapshotCorrupt(`arms[${i}].uid`, `unique (uid ${uid} is listed twice)`);
     ids.add(id);
     uids.add(uid);
     arms.push({ id, uid, data: reader.arm(a, contextDim) });
   }
-  // A dry run of the real ledger reader (same structural checks) with a codec that only validates.
-  const check = new DecisionLedger<null>(
-    {
-      encode: () => null,
-      decode: (json) => {
-        reader.payload(json, nextUid, contextDim);
-        return null;
-      },
-    },
-    { maxPending },
-  );
-  check.loadJSON(st.ledger);
+  DecisionLedger.validateJSON(st.ledger, (json) => reader.payload(json, nextUid, contextDim));
   return { contextDim, maxPending, nextUid, rng, arms, ledger: st.ledger as Json };
 }
 
 /** Validates a pending decision payload that is just an arm uid (context-free policies). */
 export function checkUidPayload(json: Json, nextUid: number): void {
   if (typeof json !== "number" || !Number.isSafeInteger(json) || json < 0 || json >= nextUid) {
-    corrupt("ledger payload", `an arm uid in [0, ${nextUid})`);
+    snapshotCorrupt("ledger payload", `an arm uid in [0, ${nextUid})`);
   }
 }
 

@@ -1,14 +1,11 @@
-import { ErrorCode, encodeF64, type Json, RouteKitError } from "@routekit/core";
+import { ErrorCode, encodeF64, type Json, RouteKitError, readF64, readInt, snapshotCorrupt } from "@routekit/core";
 import {
   type ArmState,
   BaseArmPolicy,
   type BasePolicyOptions,
   type BaseSnapshot,
   checkUidPayload,
-  corrupt,
   readBaseState,
-  snapF64,
-  snapInt,
   uidCodec,
 } from "./base.js";
 
@@ -102,18 +99,18 @@ export function readCountingState(
 ): CountingSnapshot {
   const base = readBaseState(st, {
     arm: (json) => {
-      const v = snapF64(json.stats, "arms[].stats", 2);
+      const v = readF64(json.stats, "arms[].stats", 2);
       const n = v[0] as number;
       const sum = v[1] as number;
-      if (!Number.isSafeInteger(n) || n < 0) corrupt("arms[].stats[0]", `an integer count >= 0, got ${n}`);
-      if (!checkSum(sum, n)) corrupt("arms[].stats[1]", `a valid reward sum for ${n} rewards, got ${sum}`);
+      if (!Number.isSafeInteger(n) || n < 0) snapshotCorrupt("arms[].stats[0]", `an integer count >= 0, got ${n}`);
+      if (!checkSum(sum, n)) snapshotCorrupt("arms[].stats[1]", `a valid reward sum for ${n} rewards, got ${sum}`);
       return { n, sum };
     },
     payload: (json, nextUid) => checkUidPayload(json, nextUid),
   });
-  const observations = snapInt(st, "observations", 0);
+  const observations = readInt(st, "observations", 0);
   let live = 0;
   for (const a of base.arms) live += a.data.n;
-  if (observations < live) corrupt('"observations"', `>= the live arms' feedback count (${live})`);
+  if (observations < live) snapshotCorrupt('"observations"', `>= the live arms' feedback count (${live})`);
   return { ...base, observations };
 }

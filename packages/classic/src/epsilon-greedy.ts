@@ -1,14 +1,15 @@
-import { type ArmDecision, ErrorCode, makeSnapshot, RouteKitError, readSnapshot, type Snapshot } from "@routekit/core";
 import {
-  argmaxRandomTie,
-  type BasePolicyOptions,
-  CLASSIC_SNAPSHOT_VERSION,
-  checkOption,
-  restoring,
-  snapEnum,
-  snapInt,
-  snapNumber,
-} from "./base.js";
+  type ArmDecision,
+  ErrorCode,
+  makeSnapshot,
+  RouteKitError,
+  readEnum,
+  readInt,
+  readNumber,
+  readSnapshot,
+  type Snapshot,
+} from "@routekit/core";
+import { argmaxRandomTie, type BasePolicyOptions, CLASSIC_SNAPSHOT_VERSION, checkOption, restoring } from "./base.js";
 import { CountingPolicy, type CountState, readCountingState } from "./counting.js";
 
 export interface EpsilonGreedyOptions extends BasePolicyOptions {
@@ -88,9 +89,9 @@ export class EpsilonGreedy extends CountingPolicy {
 
   static fromJSON(snapshot: unknown): EpsilonGreedy {
     const st = readSnapshot(snapshot, EpsilonGreedy.kind, CLASSIC_SNAPSHOT_VERSION);
-    const epsilon = snapNumber(st, "epsilon", (v) => v >= 0 && v <= 1, "a number in [0, 1]");
-    const decay = snapEnum(st, "decay", ["none", "1/t"] as const);
-    const rounds = snapInt(st, "rounds", 0);
+    const epsilon = readNumber(st, "epsilon", (v) => v >= 0 && v <= 1, "a number in [0, 1]");
+    const decay = readEnum(st, "decay", ["none", "1/t"] as const);
+    const rounds = readInt(st, "rounds", 0);
     const snap = readCountingState(st);
     return restoring(EpsilonGreedy.kind, () => {
       const p = new EpsilonGreedy({

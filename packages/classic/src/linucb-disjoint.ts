@@ -4,6 +4,9 @@ import {
   encodeF64,
   type Json,
   makeSnapshot,
+  readF64,
+  readInt,
+  readNumber,
   readSnapshot,
   type Snapshot,
 } from "@routekit/core";
@@ -29,9 +32,6 @@ import {
   MAX_RIDGE_DIM,
   readBaseState,
   restoring,
-  snapF64,
-  snapInt,
-  snapNumber,
 } from "./base.js";
 import { checkVecPayload, type VecPayload, VecPayloadStore } from "./payload.js";
 
@@ -165,16 +165,16 @@ export class LinUCBDisjoint extends BaseArmPolicy<DisjointArm, VecPayload> {
 
   static fromJSON(snapshot: unknown): LinUCBDisjoint {
     const st = readSnapshot(snapshot, LinUCBDisjoint.kind, CLASSIC_SNAPSHOT_VERSION);
-    const alpha = snapNumber(st, "alpha", (v) => v >= 0, "a finite number >= 0");
-    const ridge = snapNumber(st, "ridge", (v) => v > 0, "a finite number > 0");
+    const alpha = readNumber(st, "alpha", (v) => v >= 0, "a finite number >= 0");
+    const ridge = readNumber(st, "ridge", (v) => v > 0, "a finite number > 0");
     const snap = readBaseState(st, {
       minContextDim: 1,
       maxContextDim: MAX_RIDGE_DIM,
       arm: (json, d) => ({
-        version: snapInt(json, "version", 0),
+        version: readInt(json, "version", 0),
         // A^-1 is positive definite: its diagonal is > 0.
-        Ainv: snapF64(json.Ainv, "arms[].Ainv", d * d, (x, i) => i % (d + 1) !== 0 || x > 0),
-        b: snapF64(json.b, "arms[].b", d),
+        Ainv: readF64(json.Ainv, "arms[].Ainv", d * d, (x, i) => i % (d + 1) !== 0 || x > 0),
+        b: readF64(json.b, "arms[].b", d),
       }),
       payload: (json, nextUid, d) => checkVecPayload(json, nextUid, d, (n) => n === d),
     });

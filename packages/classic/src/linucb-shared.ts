@@ -6,8 +6,12 @@ import {
   type Json,
   makeSnapshot,
   RouteKitError,
+  readF64,
+  readInt,
+  readNumber,
   readSnapshot,
   type Snapshot,
+  snapshotCorrupt,
 } from "@routekit/core";
 import {
   allocF64,
@@ -28,13 +32,9 @@ import {
   checkContextNorm,
   checkOption,
   checkRidgeStep,
-  corrupt,
   MAX_RIDGE_DIM,
   readBaseState,
   restoring,
-  snapF64,
-  snapInt,
-  snapNumber,
 } from "./base.js";
 import { checkVecPayload, type VecPayload, VecPayloadStore } from "./payload.js";
 
@@ -248,31 +248,31 @@ export class LinUCBShared extends BaseArmPolicy<SharedArm, VecPayload> {
 
   static fromJSON(snapshot: unknown): LinUCBShared {
     const st = readSnapshot(snapshot, LinUCBShared.kind, CLASSIC_SNAPSHOT_VERSION);
-    const alpha = snapNumber(st, "alpha", (v) => v >= 0, "a finite number >= 0");
-    const ridge = snapNumber(st, "ridge", (v) => v > 0, "a finite number > 0");
-    const d = snapInt(st, "contextDim", 1, MAX_RIDGE_DIM - 1);
-    const maxArms = snapInt(st, "maxArms", 1, MAX_RIDGE_DIM - d);
-    const cap = snapInt(st, "capacity", maxArms, MAX_RIDGE_DIM - d);
+    const alpha = readNumber(st, "alpha", (v) => v >= 0, "a finite number >= 0");
+    const ridge = readNumber(st, "ridge", (v) => v > 0, "a finite number > 0");
+    const d = readInt(st, "contextDim", 1, MAX_RIDGE_DIM - 1);
+    const maxArms = readInt(st, "maxArms", 1, MAX_RIDGE_DIM - d);
+    const cap = readInt(st, "capacity", maxArms, MAX_RIDGE_DIM - d);
     let c = maxArms;
     while (c < cap) c *= 2;
-    if (c !== cap) corrupt('"capacity"', `maxArms (${maxArms}) times a power of 2`);
-    const slotsUsed = snapInt(st, "slotsUsed", 0, cap);
-    const version = snapInt(st, "version", 0);
+    if (c !== cap) snapshotCorrupt('"capacity"', `maxArms (${maxArms}) times a power of 2`);
+    const slotsUsed = readInt(st, "slotsUsed", 0, cap);
+    const version = readInt(st, "version", 0);
     const ld = d + cap;
     const active = d + slotsUsed;
     // A^-1 is positive definite on the active block: its diagonal there is > 0.
-    const Ainv = snapF64(st.Ainv, "Ainv", ld * ld, (x, i) => {
+    const Ainv = readF64(st.Ainv, "Ainv", ld * ld, (x, i) => {
       const r = Math.floor(i / ld);
       return r !== i % ld || r >= active || x > 0;
     });
-    const theta = snapF64(st.theta, "theta", ld);
+    const theta = readF64(st.theta, "theta", ld);
     const slots = new Set<number>();
     const snap = readBaseState(st, {
       minContextDim: d,
       maxContextDim: d,
       arm: (json) => {
-        const slot = snapInt(json, "slot", 0, slotsUsed - 1);
-        if (slots.has(slot)) corrupt("arms[].slot", `unique (slot ${slot} is used twice)`);
+        const slot = readInt(json, "slot", 0, slotsUsed - 1);
+        if (slots.has(slot)) snapshotCorrupt("arms[].slot", `unique (slot ${slot} is used twice)`);
         slots.add(slot);
         return slot;
       },

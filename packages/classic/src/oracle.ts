@@ -4,10 +4,11 @@ import {
   ErrorCode,
   makeSnapshot,
   RouteKitError,
+  readId,
   readSnapshot,
   type Snapshot,
 } from "@routekit/core";
-import { type BasePolicyOptions, CLASSIC_SNAPSHOT_VERSION, restoring, snapId } from "./base.js";
+import { type BasePolicyOptions, CLASSIC_SNAPSHOT_VERSION, restoring } from "./base.js";
 import { CountingPolicy, readCountingState } from "./counting.js";
 
 export interface OneArmOracleOptions extends BasePolicyOptions {
@@ -60,7 +61,7 @@ export class OneArmOracle extends CountingPolicy {
 
   static fromJSON(snapshot: unknown): OneArmOracle {
     const st = readSnapshot(snapshot, OneArmOracle.kind, CLASSIC_SNAPSHOT_VERSION);
-    const arm = snapId(st, "arm");
+    const arm = readId(st, "arm");
     const snap = readCountingState(st);
     return restoring(OneArmOracle.kind, () => {
       const p = new OneArmOracle({ arms: [], arm, contextDim: snap.contextDim, maxPending: snap.maxPending });

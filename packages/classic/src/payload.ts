@@ -1,6 +1,5 @@
-import { decodeF64, ErrorCode, encodeF64, field, type Json, type LedgerCodec, RouteKitError } from "@routekit/core";
+import { decodeF64, encodeF64, type Json, type LedgerCodec, readF64, readInt, readObject } from "@routekit/core";
 import { allocF64, allocF64From, freeF64 } from "@routekit/linalg";
-import { snapF64, snapInt, snapObject } from "./base.js";
 
 /**
  * A pending LinUCB decision: the chosen arm's uid, the model version the decision was computed
@@ -21,11 +20,11 @@ export interface VecPayload {
  * `uLengthOk` accepts.
  */
 export function checkVecPayload(json: Json, nextUid: number, xLength: number, uLengthOk: (n: number) => boolean): void {
-  const o = snapObject(json, "ledger payload");
-  snapInt(o, "uid", 0, nextUid - 1);
-  snapInt(o, "version", 0);
-  snapF64(o.x, "ledger x", xLength);
-  snapF64(o.u, "ledger u", uLengthOk);
+  const o = readObject(json, "ledger payload");
+  readInt(o, "uid", 0, nextUid - 1);
+  readInt(o, "version", 0);
+  readF64(o.x, "ledger x", xLength);
+  readF64(o.u, "ledger u", uLengthOk);
 }
 
 /**
@@ -73,17 +72,12 @@ export class VecPayloadStore implements LedgerCodec<VecPayload> {
   }
 
   decode(json: Json): VecPayload {
-    if (json === null || typeof json !== "object" || Array.isArray(json)) {
-      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "pending LinUCB decision must be an object");
-    }
-    const uid = field(json, "uid", "number");
-    const version = field(json, "version", "number");
-    if (!Number.isSafeInteger(uid) || uid < 0 || !Number.isSafeInteger(version) || version < 0) {
-      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "pending LinUCB decision has an invalid uid or version");
-    }
-    const x = allocF64From(decodeF64(json.x, "ledger x", this.xLength));
+    const o = readObject(json, "ledger payload");
+    const uid = readInt(o, "uid");
+    const version = readInt(o, "version");
+    const x = allocF64From(decodeF64(o.x, "ledger x", this.xLength));
     // u may be shorter than uLength if the model grew after the decision; such a u is never reused.
-    const u = allocF64From(decodeF64(json.u, "ledger u"));
+    const u = allocF64From(decodeF64(o.u, "ledger u"));
     return { uid, version, x, u };
   }
 

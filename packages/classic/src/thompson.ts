@@ -4,18 +4,12 @@ import {
   ErrorCode,
   makeSnapshot,
   RouteKitError,
+  readEnum,
+  readNumber,
   readSnapshot,
   type Snapshot,
 } from "@routekit/core";
-import {
-  argmaxRandomTie,
-  type BasePolicyOptions,
-  CLASSIC_SNAPSHOT_VERSION,
-  checkOption,
-  restoring,
-  snapEnum,
-  snapNumber,
-} from "./base.js";
+import { argmaxRandomTie, type BasePolicyOptions, CLASSIC_SNAPSHOT_VERSION, checkOption, restoring } from "./base.js";
 import { CountingPolicy, type CountState, readCountingState } from "./counting.js";
 
 export interface ThompsonBernoulliOptions extends BasePolicyOptions {
@@ -99,9 +93,9 @@ export class ThompsonBernoulli extends CountingPolicy {
 
   static fromJSON(snapshot: unknown): ThompsonBernoulli {
     const st = readSnapshot(snapshot, ThompsonBernoulli.kind, CLASSIC_SNAPSHOT_VERSION);
-    const priorAlpha = snapNumber(st, "priorAlpha", (v) => v > 0, "a finite number > 0");
-    const priorBeta = snapNumber(st, "priorBeta", (v) => v > 0, "a finite number > 0");
-    const fractionalRewards = snapEnum(st, "fractionalRewards", ["bernoulli-trick", "fractional"] as const);
+    const priorAlpha = readNumber(st, "priorAlpha", (v) => v > 0, "a finite number > 0");
+    const priorBeta = readNumber(st, "priorBeta", (v) => v > 0, "a finite number > 0");
+    const fractionalRewards = readEnum(st, "fractionalRewards", ["bernoulli-trick", "fractional"] as const);
     // Successes lie in [0, n] (whole in the Bernoulli-trick mode), so both Beta parameters stay > 0.
     const snap = readCountingState(
       st,
@@ -187,9 +181,9 @@ export class ThompsonGaussian extends CountingPolicy {
 
   static fromJSON(snapshot: unknown): ThompsonGaussian {
     const st = readSnapshot(snapshot, ThompsonGaussian.kind, CLASSIC_SNAPSHOT_VERSION);
-    const priorMean = snapNumber(st, "priorMean");
-    const priorVariance = snapNumber(st, "priorVariance", (v) => v > 0, "a finite number > 0");
-    const noiseVariance = snapNumber(st, "noiseVariance", (v) => v > 0, "a finite number > 0");
+    const priorMean = readNumber(st, "priorMean");
+    const priorVariance = readNumber(st, "priorVariance", (v) => v > 0, "a finite number > 0");
+    const noiseVariance = readNumber(st, "noiseVariance", (v) => v > 0, "a finite number > 0");
     const snap = readCountingState(st);
     return restoring(ThompsonGaussian.kind, () => {
       const p = new ThompsonGaussian({

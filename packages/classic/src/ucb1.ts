@@ -1,12 +1,5 @@
-import { type ArmDecision, makeSnapshot, readSnapshot, type Snapshot } from "@routekit/core";
-import {
-  argmaxRandomTie,
-  type BasePolicyOptions,
-  CLASSIC_SNAPSHOT_VERSION,
-  checkOption,
-  restoring,
-  snapNumber,
-} from "./base.js";
+import { type ArmDecision, makeSnapshot, readNumber, readSnapshot, type Snapshot } from "@routekit/core";
+import { argmaxRandomTie, type BasePolicyOptions, CLASSIC_SNAPSHOT_VERSION, checkOption, restoring } from "./base.js";
 import { CountingPolicy, type CountState, readCountingState } from "./counting.js";
 
 export interface UCB1Options extends BasePolicyOptions {
@@ -50,7 +43,7 @@ export class UCB1 extends CountingPolicy {
 
   static fromJSON(snapshot: unknown): UCB1 {
     const st = readSnapshot(snapshot, UCB1.kind, CLASSIC_SNAPSHOT_VERSION);
-    const c = snapNumber(st, "c", (v) => v >= 0, "a finite number >= 0");
+    const c = readNumber(st, "c", (v) => v >= 0, "a finite number >= 0");
     const snap = readCountingState(st);
     return restoring(UCB1.kind, () => {
       const p = new UCB1({ arms: [], c, contextDim: snap.contextDim, maxPending: snap.maxPending });
