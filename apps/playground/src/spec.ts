@@ -1,4 +1,4 @@
-import type { ArmEnvironment, AssortmentEnvironment, Experiment, Json } from "@routekit/core";
+import type { ArmEnvironment, AssortmentEnvironment, Experiment, Json, Rng } from "@routekit/core";
 import { UsageError } from "./errors.js";
 import type {
   AnyEnvironment,
@@ -132,31 +132,35 @@ function envInfo(env: AnyEnvironment, protocol: EnvInfo["protocol"], horizon: nu
 }
 
 /**
- * Turns a (resolved or not) spec into a core Experiment. Policies see the environment instance of their own run:
- * the runner creates and resets the environment right before creating the policy (in the same thread), so the
- * factory hands the most recently created environment to the policy factory.
+ * Turns a (resolved or not) spec into a core Experiment. Policy factories read the run's own environment from
+ * core's factory context (`ctx.env`, already reset). One environment is built right away so data problems (e.g. a
+ * bad replay file) surface before any run starts; it names the experiment (`environmentName`, so core never builds
+ * one just for its name) and is handed, untouched, to the first run, so a costly environment (prompt pool, replay
+ * table) is built once per run and never more.
  */
 export function buildExperimentFrom(reg: FamilyRegistry, input: RunSpec): Experiment {
   const spec = resolveSpec(reg, input);
   const envEntry = findEnvironment(reg, spec.environment.name);
   const entries = spec.policies.map((p) => findPolicy(reg, p.policy));
-  let current: AnyEnvironment | undefined;
-  const environment = () => {
-    current = envEntry.create(spec.environment.params);
-    return current;
+  let spare: AnyEnvironment | undefined = envEntry.create(spec.environment.params);
+  const environmentName = spare.name;
+  const environment = (): AnyEnvironment => {
+    const fresh = spare ?? envEntry.create(spec.environment.params);
+    spare = undefined;
+    return fresh;
   };
-  // Build one environment now so data problems (e.g. a bad replay file) surface before any run starts.
-  environment();
   return {
     protocol: envEntry.protocol,
     environment,
+    environmentName,
     policies: spec.policies.map((p, i) => ({
       label: p.label,
-      create: ({ rng, seed }) => {
-        const env = current ?? environment();
-        const info = envInfo(env, envEntry.protocol, spec.horizon);
-        return (entries[i] as PolicyEntry).create(p.params, { rng, seed, info });
-      },
+      create: ({ rng, seed, env }: { rng: Rng; seed: number; env: AnyEnvironment }) =>
+        (entries[i] as PolicyEntry).create(p.params, {
+          rng,
+          seed,
+          info: envInfo(env, envEntry.protocol, spec.horizon),
+        }),
     })),
     seeds: spec.seeds,
     horizon: spec.horizon,

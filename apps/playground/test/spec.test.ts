@@ -1,0 +1,56 @@
+import { runExperiment } from "@routekit/core";
+import { StochasticBandit } from "@routekit/environments";
+import { describe, expect, it } from "vitest";
+import type { AnyEnvironment, FamilyRegistry } from "../src/registry/types.js";
+import { buildExperimentFrom } from "../src/spec.js";
+import { fixtureRegistry } from "./fixture.js";
+
+describe("buildExperimentFrom", () => {
+  it("builds one environment per run (none just for the name) and hands each policy its own run's environment", () => {
+    const built: AnyEnvironment[] = [];
+    const seen: AnyEnvironment[] = [];
+    const base = fixtureRegistry.policies.find((p) => p.name === "ucb1")!;
+    const reg: FamilyRegistry = {
+      ...fixtureRegistry,
+      policies: [
+        {
+          ...base,
+          create: (p, ctx) => {
+            seen.push(ctx.info.env);
+            return base.create(p, ctx);
+          },
+        },
+      ],
+      environments: [
+        {
+          name: "counted",
+          protocol: "arm",
+          family: "test",
+          description: "counts constructions",
+          defaults: { k: 3 },
+          create: (p) => {
+            const e = new StochasticBandit({ k: p.k as number });
+            built.push(e);
+            return e;
+          },
+        },
+      ],
+    };
+    const exp = buildExperimentFrom(reg, {
+      environment: { name: "counted", params: {} },
+      policies: [
+        { label: "a", policy: "ucb1", params: {} },
+        { label: "b", policy: "ucb1", params: {} },
+      ],
+      seeds: [0, 1, 2],
+      horizon: 10,
+      points: 5,
+    });
+    expect(built).toHaveLength(1); // built up front to surface data problems
+    expect(exp.environmentName).toBe(built[0]!.name);
+    const res = runExperiment(exp);
+    expect(res.environment).toBe(built[0]!.name);
+    expect(built).toHaveLength(6); // 2 policies x 3 seeds, the first reusing the up-front one
+    expect(seen).toEqual(built);
+  });
+});
