@@ -15,6 +15,10 @@ import {
   makeSnapshot,
   Rng,
   RouteKitError,
+  readF64,
+  readId,
+  readInt,
+  readObject,
   readSnapshot,
   type Snapshot,
 } from "@routekit/core";
@@ -31,9 +35,9 @@ import {
   resolveEta,
   resolveTransform,
   type ScoreTransform,
+  sumSquares,
 } from "./options.js";
 import { argmaxRandomTies, ObjectPool } from "./select.js";
-import { f64, int, obj, str, sumSquares } from "./snap.js";
 
 export interface KernelUcbOptions {
   readonly arms: readonly string[];
@@ -131,11 +135,11 @@ export class KernelUcb implements ArmPolicy {
       {
         encode: (p) => ({ seq: p.seq, arm: p.arm, tag: p.tag, ny: p.ny, y: encodeF64(p.y) }),
         decode: (j) => {
-          const r = obj(j, "pending decision");
-          const seq = int(r, "seq");
-          const arm = str(r, "arm");
-          const tag = int(r, "tag");
-          const y = f64(r.y, "payload.y", d);
+          const r = readObject(j, "pending decision");
+          const seq = readInt(r, "seq");
+          const arm = readId(r, "arm");
+          const tag = readInt(r, "tag");
+          const y = readF64(r.y, "payload.y", d);
           const p = this.payloads.acquire();
           p.seq = seq;
           p.arm = arm;
@@ -299,11 +303,11 @@ export class KernelUcb implements ArmPolicy {
       initialCapacity: field(o, "initialCapacity", "number"),
       rng: Rng.fromJSON(field(st, "rng", "object") as never),
     });
-    policy.nextTag = int(st, "nextTag");
+    policy.nextTag = readInt(st, "nextTag");
     for (const a of field(st, "arms", "array")) {
-      const r = obj(a, "arms[]");
-      const id = str(r, "id");
-      const tag = int(r, "tag");
+      const r = readObject(a, "arms[]");
+      const id = readId(r, "id");
+      const tag = readInt(r, "tag");
       if (tag >= policy.nextTag || policy.table.has(id)) {
         throw new RouteKitError(ErrorCode.SnapshotCorrupt, `arm "${id}" has an invalid or repeated entry`);
       }

@@ -1,7 +1,6 @@
-import { ErrorCode, encodeF64, type Json, RouteKitError } from "@routekit/core";
+import { ErrorCode, encodeF64, type Json, RouteKitError, readF64, readInt, readObject } from "@routekit/core";
 import { allocF64, borderedInverseAppend, dot, freeF64, gemv, invertSPD, quadFormUpper } from "@routekit/linalg";
 import type { DotKernel } from "./kernel.js";
-import { f64, int, obj } from "./snap.js";
 
 /** Optional flop counter (spec §5.1 test 16: cost model checked by counts, not wall time). */
 export interface OpCounter {
@@ -247,9 +246,9 @@ export class ExactKrr {
   }
 
   static fromJSON(json: Json, d: number, kernel: DotKernel, alpha: number, counter?: OpCounter): ExactKrr {
-    const o = obj(json, "regression state");
-    const n = int(o, "n");
-    const cap = int(o, "cap", 1);
+    const o = readObject(json, "regression state");
+    const n = readInt(o, "n");
+    const cap = readInt(o, "cap", 1);
     // The live capacity is at most max(initial capacity <= 4096, 1.5 n + 16): reject anything larger
     // before allocating it.
     if (cap < n || cap > Math.max(MAX_INITIAL_CAPACITY, 2 * n + 16)) {
@@ -258,11 +257,11 @@ export class ExactKrr {
         `kernel regression capacity ${cap} is invalid for ${n} points`,
       );
     }
-    const X = f64(o.X, "X", n * d);
-    const norms = f64(o.norms, "norms", n);
-    const v = f64(o.v, "v", n);
-    const a = f64(o.a, "a", n);
-    const packed = f64(o.Q, "Q", (n * (n + 1)) / 2);
+    const X = readF64(o.X, "X", n * d);
+    const norms = readF64(o.norms, "norms", n);
+    const v = readF64(o.v, "v", n);
+    const a = readF64(o.a, "a", n);
+    const packed = readF64(o.Q, "Q", (n * (n + 1)) / 2);
     const tags = o.tags;
     if (
       !Array.isArray(tags) ||

@@ -15,6 +15,10 @@ import {
   makeSnapshot,
   Rng,
   RouteKitError,
+  readF64,
+  readId,
+  readInt,
+  readObject,
   readSnapshot,
   type Snapshot,
 } from "@routekit/core";
@@ -31,9 +35,9 @@ import {
   resolveEta,
   resolveTransform,
   type ScoreTransform,
+  sumSquares,
 } from "./options.js";
 import { argmaxRandomTies, ObjectPool, pickUnvisited } from "./select.js";
-import { f64, int, obj, str, sumSquares } from "./snap.js";
 
 export interface PakUcbOptions {
   /** Initial arm ids (may be empty; add arms later with addArm). */
@@ -151,10 +155,10 @@ export class PakUcb implements ArmPolicy {
       {
         encode: (p) => ({ seq: p.seq, arm: p.arm, ny: p.ny, y: encodeF64(p.y) }),
         decode: (j) => {
-          const r = obj(j, "pending decision");
-          const seq = int(r, "seq");
-          const arm = str(r, "arm");
-          const y = f64(r.y, "payload.y", d);
+          const r = readObject(j, "pending decision");
+          const seq = readInt(r, "seq");
+          const arm = readId(r, "arm");
+          const y = readF64(r.y, "payload.y", d);
           const p = this.payloads.acquire();
           p.seq = seq;
           p.arm = arm;
@@ -344,8 +348,8 @@ export class PakUcb implements ArmPolicy {
       rng: Rng.fromJSON(field(st, "rng", "object") as never),
     });
     for (const a of field(st, "arms", "array")) {
-      const r = obj(a, "arms[]");
-      const id = str(r, "id");
+      const r = readObject(a, "arms[]");
+      const id = readId(r, "id");
       const s = policy.watch(ExactKrr.fromJSON(r.state as Json, policy.contextDim, policy.dotKernel, policy.alpha));
       if (policy.table.has(id)) throw new RouteKitError(ErrorCode.SnapshotCorrupt, `arm "${id}" appears twice`);
       policy.table.add(id, s);

@@ -15,6 +15,10 @@ import {
   makeSnapshot,
   Rng,
   RouteKitError,
+  readF64,
+  readId,
+  readInt,
+  readObject,
   readSnapshot,
   type Snapshot,
 } from "@routekit/core";
@@ -35,7 +39,6 @@ import {
 import type { ArmPrediction } from "./pak-ucb.js";
 import { RidgeArm } from "./ridge.js";
 import { argmaxRandomTies, ObjectPool, pickUnvisited } from "./select.js";
-import { f64, int, obj, str } from "./snap.js";
 
 export interface RffUcbOptions {
   readonly arms: readonly string[];
@@ -152,12 +155,12 @@ export class RffUcb implements ArmPolicy {
       {
         encode: (p) => ({ seq: p.seq, arm: p.arm, version: p.version, phi: encodeF64(p.phi), u: encodeF64(p.u) }),
         decode: (j) => {
-          const r = obj(j, "pending decision");
-          const seq = int(r, "seq");
-          const arm = str(r, "arm");
-          const version = int(r, "version");
-          const phi = f64(r.phi, "payload.phi", F);
-          const u = f64(r.u, "payload.u", F);
+          const r = readObject(j, "pending decision");
+          const seq = readInt(r, "seq");
+          const arm = readId(r, "arm");
+          const version = readInt(r, "version");
+          const phi = readF64(r.phi, "payload.phi", F);
+          const u = readF64(r.u, "payload.u", F);
           const p = this.payloads.acquire();
           p.seq = seq;
           p.arm = arm;
@@ -322,12 +325,12 @@ export class RffUcb implements ArmPolicy {
       normalizeContext: field(o, "normalizeContext", "boolean"),
       rng: Rng.fromJSON(field(st, "rng", "object") as never),
     });
-    const feats = obj(st.features, "features");
-    policy.features.W.set(f64(feats.W, "features.W", policy.features.W.length));
-    policy.features.phase.set(f64(feats.phase, "features.phase", policy.features.phase.length));
+    const feats = readObject(st.features, "features");
+    policy.features.W.set(readF64(feats.W, "features.W", policy.features.W.length));
+    policy.features.phase.set(readF64(feats.phase, "features.phase", policy.features.phase.length));
     for (const a of field(st, "arms", "array")) {
-      const r = obj(a, "arms[]");
-      const id = str(r, "id");
+      const r = readObject(a, "arms[]");
+      const id = readId(r, "id");
       const s = RidgeArm.fromJSON(r.state as Json, policy.numFeatures, policy.ridgeAlpha);
       if (policy.table.has(id)) throw new RouteKitError(ErrorCode.SnapshotCorrupt, `arm "${id}" appears twice`);
       policy.table.add(id, s);

@@ -1,4 +1,4 @@
-import { encodeF64, type Json } from "@routekit/core";
+import { encodeF64, type Json, readF64, readInt, readObject } from "@routekit/core";
 import {
   allocF64,
   axpy,
@@ -9,7 +9,6 @@ import {
   symvUpper,
 } from "@routekit/linalg";
 import type { OpCounter } from "./krr.js";
-import { f64, int, obj } from "./snap.js";
 
 /**
  * Ridge regression in a fixed F-dimensional feature space (one arm of RFF-UCB), spec §2.4:
@@ -82,12 +81,12 @@ export class RidgeArm {
   }
 
   static fromJSON(json: Json, F: number, alpha: number, counter?: OpCounter): RidgeArm {
-    const o = obj(json, "ridge state");
-    const n = int(o, "n");
-    const version = int(o, "version");
-    const packed = f64(o.Ainv, "Ainv", (F * (F + 1)) / 2);
-    const theta = f64(o.theta, "theta", F);
-    const b = f64(o.b, "b", F);
+    const o = readObject(json, "ridge state");
+    const n = readInt(o, "n");
+    const version = readInt(o, "version");
+    const packed = readF64(o.Ainv, "Ainv", (F * (F + 1)) / 2);
+    const theta = readF64(o.theta, "theta", F);
+    const b = readF64(o.b, "b", F);
     const r = new RidgeArm(F, alpha, counter);
     r.theta.set(theta);
     r.b.set(b);

@@ -14,6 +14,10 @@ import {
   type Json,
   Rng,
   RouteKitError,
+  readF64,
+  readId,
+  readInt,
+  readObject,
   type Snapshot,
 } from "@routekit/core";
 import { allocF64 } from "@routekit/linalg";
@@ -27,9 +31,9 @@ import {
   resolveEta,
   resolveTransform,
   type ScoreTransform,
+  sumSquares,
 } from "./options.js";
 import { ObjectPool } from "./select.js";
-import { f64, int, obj, str, sumSquares } from "./snap.js";
 
 /** Which uncertain arm branch (c) explores (spec P10: the paper says "any"). */
 export type ExploreChoice = "largest-width" | "random";
@@ -143,12 +147,12 @@ export abstract class SupBase<E extends { readonly n: number }> implements ArmPo
       {
         encode: (p) => ({ seq: p.seq, arm: p.arm, stage: p.stage, ny: p.ny, y: encodeF64(p.y) }),
         decode: (j) => {
-          const r = obj(j, "pending decision");
-          const seq = int(r, "seq");
-          const arm = str(r, "arm");
-          const stage = int(r, "stage", -1);
+          const r = readObject(j, "pending decision");
+          const seq = readInt(r, "seq");
+          const arm = readId(r, "arm");
+          const stage = readInt(r, "stage", -1);
           if (stage >= this.stages) throw new RouteKitError(ErrorCode.SnapshotCorrupt, "pending decision stage");
-          const y = f64(r.y, "payload.y", d);
+          const y = readF64(r.y, "payload.y", d);
           const p = this.payloads.acquire();
           p.seq = seq;
           p.arm = arm;
@@ -397,15 +401,15 @@ export abstract class SupBase<E extends { readonly n: number }> implements ArmPo
   }
 
   protected restoreBase(st: Record<string, Json>, decode: (json: Json, arm: string, stage: number) => E): void {
-    const bc = obj(st.branchCounts, "branchCounts");
-    this.branchCounts.exploit = int(bc, "exploit");
-    this.branchCounts.explore = int(bc, "explore");
-    this.branchCounts.guard = int(bc, "guard");
-    this.maxStage = int(st, "maxStage", 1);
+    const bc = readObject(st.branchCounts, "branchCounts");
+    this.branchCounts.exploit = readInt(bc, "exploit");
+    this.branchCounts.explore = readInt(bc, "explore");
+    this.branchCounts.guard = readInt(bc, "guard");
+    this.maxStage = readInt(st, "maxStage", 1);
     if (this.maxStage > this.stages) throw new RouteKitError(ErrorCode.SnapshotCorrupt, "maxStage exceeds stages");
     for (const a of field(st, "arms", "array")) {
-      const r = obj(a, "arms[]");
-      const id = str(r, "id");
+      const r = readObject(a, "arms[]");
+      const id = readId(r, "id");
       if (this.table.has(id)) throw new RouteKitError(ErrorCode.SnapshotCorrupt, `arm "${id}" appears twice`);
       const stages = field(r, "stages", "array");
       if (stages.length !== this.stages) {

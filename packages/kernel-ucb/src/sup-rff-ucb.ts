@@ -8,13 +8,16 @@ import {
   makeSnapshot,
   type Rng,
   RouteKitError,
+  readF64,
+  readInt,
+  readNumber,
+  readObject,
   readSnapshot,
   type Snapshot,
 } from "@routekit/core";
 import type { RandomFourierFeatures } from "@routekit/linalg";
 import { drawFeatures } from "./features.js";
 import { RidgeArm } from "./ridge.js";
-import { f64, int, num, obj } from "./snap.js";
 import { readSupOptions, type StageQuery, SupBase, type SupOptions } from "./sup-base.js";
 import { bias1, bias2, paperFeatureCount, paperThresholds } from "./theory.js";
 
@@ -149,16 +152,16 @@ export class RffStage {
   }
 
   load(json: Json): void {
-    const r = obj(json, "RFF stage");
-    const n = int(r, "n");
-    const D = int(r, "D");
+    const r = readObject(json, "RFF stage");
+    const n = readInt(r, "n");
+    const D = readInt(r, "D");
     if (D > this.maxD) throw new RouteKitError(ErrorCode.SnapshotCorrupt, `RFF stage has D = ${D} > maxFrequencies`);
-    const X = f64(r.X, "X", n * this.d);
-    const v = f64(r.v, "v", n);
+    const X = readF64(r.X, "X", n * this.d);
+    const v = readF64(r.v, "v", n);
     for (let i = 0; i < n; i++) this.add(X.subarray(i * this.d, (i + 1) * this.d), v[i] as number);
     if (D > 0) {
       this.rebuild(D);
-      if (checksum((this.features as RandomFourierFeatures).W) !== num(r, "wSum")) {
+      if (checksum((this.features as RandomFourierFeatures).W) !== readNumber(r, "wSum")) {
         throw new RouteKitError(
           ErrorCode.SnapshotVersion,
           "this build redraws different random features for this Sup-RFF-UCB snapshot (RNG derivation changed)",
