@@ -13,13 +13,15 @@ import {
   assertVector,
   DecisionLedger,
   type DecisionRef,
-  decodeF64,
   ErrorCode,
   encodeF64,
   Float64Pool,
   type Json,
   RouteKitError,
+  readF64,
+  readObject,
   type Snapshot,
+  snapshotCorrupt,
 } from "@routekit/core";
 import { DinkelbachWorkspace, dinkelbachAssortment, topK } from "./assortment.js";
 
@@ -47,39 +49,17 @@ export function firstOversizedRow(X: ArrayLike<number>, rows: number, d: number)
   return { index: -1, sq: 0 };
 }
 
-/** Decodes a Float64 snapshot field of exactly `n` values that must all be finite. */
-export function decodeFiniteF64(s: Json | undefined, what: string, n: number): Float64Array {
-  const a = decodeF64(s, what, n);
-  for (let i = 0; i < n; i++) {
-    if (!Number.isFinite(a[i] as number))
-      throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot field ${what}[${i}] must be finite, got ${a[i]}`);
-  }
-  return a;
-}
-
 /**
  * Decodes a d x d lower-triangular Cholesky factor (row-major): finite entries, a positive diagonal and
  * zeros above it (the factor updates never write there).
  */
 export function decodeCholeskyF64(s: Json | undefined, what: string, d: number): Float64Array {
-  const L = decodeFiniteF64(s, what, d * d);
+  const L = readF64(s, what, d * d);
   for (let i = 0; i < d; i++) {
-    if (!((L[i * d + i] as number) > 0))
-      throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot field ${what} must have a positive diagonal`);
-    for (let j = i + 1; j < d; j++) {
-      if (L[i * d + j] !== 0)
-        throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot field ${what} must be lower-triangular`);
-    }
+    if (!((L[i * d + i] as number) > 0)) snapshotCorrupt(what, "a factor with a positive diagonal");
+    for (let j = i + 1; j < d; j++) if (L[i * d + j] !== 0) snapshotCorrupt(what, "lower-triangular");
   }
   return L;
-}
-
-/** Reads a snapshot count: a safe integer >= 0. */
-export function readCount(o: Record<string, Json>, name: string): number {
-  const v = o[name];
-  if (!Number.isSafeInteger(v) || (v as number) < 0)
-    throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot field "${name}" must be an integer >= 0`);
-  return v as number;
 }
 
 /** Reads the named fields of a snapshot object, each required with its JSON type (no defaults filled in). */
@@ -88,13 +68,12 @@ export function readFields<T extends Record<string, "number" | "string">>(
   what: string,
   spec: T,
 ): { [K in keyof T]: T[K] extends "number" ? number : string } {
-  if (o === null || typeof o !== "object" || Array.isArray(o))
-    throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot field "${what}" must be an object`);
+  const obj = readObject(o, `"${what}"`);
   const out: Record<string, number | string> = {};
   for (const [k, type] of Object.entries(spec)) {
-    const v = (o as Record<string, Json>)[k];
+    const v = obj[k];
     if (typeof v !== type || (type === "number" && !Number.isFinite(v as number)))
-      throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot field "${what}.${k}" must be a finite ${type}`);
+      snapshotCorrupt(`"${what}.${k}"`, `a finite ${type}`);
     out[k] = v as number | string;
   }
   return out as { [K in keyof T]: T[K] extends "number" ? number : string };
@@ -205,7 +184,7 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
           ) {
             throw new RouteKitError(ErrorCode.SnapshotCorrupt, "pending decision has malformed items");
           }
-          const x = decodeFiniteF64(o.x, "pending.x", items.length * this.dim);
+          const x = readF64(o.x, "pending.x", items.length * this.dim);
           if (firstOversizedRow(x, items.length, this.dim).index >= 0)
             throw new RouteKitError(
               ErrorCode.SnapshotCorrupt,

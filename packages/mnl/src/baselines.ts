@@ -21,6 +21,8 @@ import {
   Rng,
   type RngState,
   RouteKitError,
+  readF64,
+  readInt,
   readSnapshot,
   type Snapshot,
 } from "@routekit/core";
@@ -36,13 +38,11 @@ import {
   commonFromJSON,
   commonToJSON,
   decodeCholeskyF64,
-  decodeFiniteF64,
   firstOversizedRow,
   type MnlCommonConfig,
   type MnlCommonOptions,
   MnlPolicyBase,
   readCommonOptions,
-  readCount,
   readFields,
 } from "./base.js";
 import { ChoiceHistory, fitMnlMle, MleWorkspace } from "./mle.js";
@@ -240,10 +240,10 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
   /** Restores theta, V and the history after validating every field (throws SNAPSHOT_CORRUPT before any change). */
   protected loadState(s: Record<string, Json>): void {
     const d = this.dim;
-    const theta = decodeFiniteF64(s.theta, "theta", d);
+    const theta = readF64(s.theta, "theta", d);
     const LV = decodeCholeskyF64(s.LV, "LV", d);
     const hj = field(s, "history", "object");
-    const rounds = readCount(hj, "rounds");
+    const rounds = readInt(hj, "rounds");
     const start = field(hj, "start", "array") as number[];
     const choice = field(hj, "choice", "array") as number[];
     const ok =
@@ -258,7 +258,7 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
       choice.every((c, i) => Number.isInteger(c) && c >= -1 && c < (start[i + 1] as number) - (start[i] as number));
     if (!ok) throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot history is malformed");
     const rows = start[rounds] as number;
-    const x = decodeFiniteF64(hj.x, "history.x", rows * d);
+    const x = readF64(hj.x, "history.x", rows * d);
     if (firstOversizedRow(x, rows, d).index >= 0)
       throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot history has a feature row above the norm bound");
     this.ledger.loadJSON(s.ledger);

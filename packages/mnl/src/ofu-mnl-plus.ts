@@ -12,6 +12,8 @@ import {
   encodeF64,
   makeSnapshot,
   RouteKitError,
+  readF64,
+  readInt,
   readSnapshot,
   type Snapshot,
 } from "@routekit/core";
@@ -20,12 +22,10 @@ import {
   commonFromJSON,
   commonToJSON,
   decodeCholeskyF64,
-  decodeFiniteF64,
   type MnlCommonConfig,
   type MnlCommonOptions,
   MnlPolicyBase,
   readCommonOptions,
-  readCount,
   readFields,
 } from "./base.js";
 import { ofuMnlBeta, ofuMnlHyperparameters } from "./beta.js";
@@ -361,9 +361,9 @@ export class OfuMnlPlus extends MnlPolicyBase {
       projection: "string",
     });
     const d = common.dim;
-    const w = decodeFiniteF64(s.w, "w", d);
+    const w = readF64(s.w, "w", d);
     const L = decodeCholeskyF64(s.L, "L", d);
-    const updates = readCount(s, "updates");
+    const updates = readInt(s, "updates");
     let policy: OfuMnlPlus;
     try {
       policy = new OfuMnlPlus({ ...common, ...(c as unknown as OfuMnlPlusOptions) });
