@@ -58,3 +58,37 @@ export function meanPickShare(result: ExperimentResult): { policy: string; arm: 
   }
   return out;
 }
+
+/** One point of a policy's pick share of one arm over rounds: mean and s.e. over seeds of the windowed share. */
+export interface SharePoint {
+  readonly policy: string;
+  readonly arm: string;
+  /** Checkpoint (round count); the share is over the rounds since the previous checkpoint. */
+  readonly t: number;
+  readonly mean: number;
+  readonly se: number;
+}
+
+/**
+ * Windowed pick share of every arm at every checkpoint (core's `series.pickShare`), mean over seeds per policy.
+ * A seed in which an arm was never picked counts as zeros for it. Arms are sorted by name within a policy.
+ */
+export function pickShareSeries(result: ExperimentResult): SharePoint[] {
+  const byPolicy = new Map<string, RunResult[]>();
+  for (const r of result.runs) byPolicy.set(r.policy, [...(byPolicy.get(r.policy) ?? []), r]);
+  const out: SharePoint[] = [];
+  for (const [policy, runs] of byPolicy) {
+    const first = runs[0] as RunResult;
+    const n = Math.min(...runs.map((r) => r.series.t.length));
+    const arms = [...new Set(runs.flatMap((r) => Object.keys(r.series.pickShare ?? {})))].sort((a, b) =>
+      a.localeCompare(b, "en", { numeric: true }),
+    );
+    for (const arm of arms) {
+      for (let i = 0; i < n; i++) {
+        const { mean, se } = meanStd(runs.map((r) => r.series.pickShare?.[arm]?.[i] ?? 0));
+        out.push({ policy, arm, t: first.series.t[i] as number, mean, se });
+      }
+    }
+  }
+  return out;
+}

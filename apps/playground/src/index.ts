@@ -1,7 +1,15 @@
 /**
  * The RouteKit playground as a library: the same commands as the `routekit` CLI, returning results.
  */
-export { aggregateSeries, type BandPoint, METRICS, type Metric, meanPickShare } from "./aggregate.js";
+export {
+  aggregateSeries,
+  type BandPoint,
+  METRICS,
+  type Metric,
+  meanPickShare,
+  pickShareSeries,
+  type SharePoint,
+} from "./aggregate.js";
 export {
   type CommandResult,
   type CommonOptions,
@@ -19,6 +27,15 @@ export { CliFailure, UsageError } from "./errors.js";
 export { type ExecuteOptions, execute } from "./execute.js";
 export { type CliIo, main } from "./main.js";
 export { type RunOutput, type WrittenFiles, writeOutputs } from "./output.js";
-export { locateFont, metricSpec, panelSpec, pickShareSpec, renderSvg, svgToPng } from "./plot.js";
+export {
+  locateFont,
+  metricSpec,
+  panelSpec,
+  pickShareRoundsSpec,
+  pickShareSpec,
+  pickTitle,
+  renderSvg,
+  svgToPng,
+} from "./plot.js";
 export * from "./registry/index.js";
 export { buildExperimentFrom, type RunSpec, resolveSpec } from "./spec.js";

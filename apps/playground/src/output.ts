@@ -1,9 +1,18 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ExperimentResult, PolicySummary } from "@routekit/core";
-import { aggregateSeries, METRIC_TITLES, type Metric, meanPickShare } from "./aggregate.js";
+import { aggregateSeries, METRIC_TITLES, type Metric, meanPickShare, pickShareSeries } from "./aggregate.js";
 import { pm } from "./format.js";
-import { locateFont, metricSpec, panelSpec, pickShareSpec, renderSvg, svgToPng } from "./plot.js";
+import {
+  locateFont,
+  metricSpec,
+  panelSpec,
+  pickShareRoundsSpec,
+  pickShareSpec,
+  pickTitle,
+  renderSvg,
+  svgToPng,
+} from "./plot.js";
 import type { RunSpec } from "./spec.js";
 
 /** What one command produced: everything a script needs to find and read. */
@@ -25,8 +34,10 @@ export interface WrittenFiles {
   readonly summaryCsv: string;
   readonly runsCsv: string;
   readonly seriesCsv: string;
+  /** Pick share over rounds: per policy, arm and checkpoint, mean and s.e. over seeds of the windowed share. */
+  readonly pickShareCsv: string;
   readonly report?: string;
-  /** Plot files by name ("regret", ..., "pick-share", "panel") -> { svg, png }. */
+  /** Plot files by name ("regret", ..., "pick-share", "pick-share-rounds", "panel") -> { svg, png }. */
   readonly plots: Record<string, { svg: string; png: string }>;
   /** Set when no font file was found: PNG text may be missing (SVGs are unaffected). */
   readonly fontWarning?: string;
@@ -113,6 +124,8 @@ export async function writeOutputs(
   const withCost = hasCost(result);
   const metrics = plottedMetrics(out.metrics, result);
   const points = aggregateSeries(result);
+  const shares = pickShareSeries(result);
+  const pick = pickTitle(result.protocol);
   const json = join(abs, "results.json");
   writeFileSync(
     json,
@@ -126,6 +139,7 @@ export async function writeOutputs(
         protocol: result.protocol,
         horizon: result.horizon,
         summary: result.summary,
+        pickShareOverRounds: shares,
         runs: result.runs,
       },
       null,
@@ -159,6 +173,14 @@ export async function writeOutputs(
     seriesCsv,
     csv([["policy", "metric", "t", "mean", "se"], ...points.map((p) => [p.policy, p.metric, p.t, p.mean, p.se])]),
   );
+  const pickShareCsv = join(abs, "pick-share.csv");
+  writeFileSync(
+    pickShareCsv,
+    csv([
+      ["policy", pick === "arm" ? "arm" : "pick", "t", "mean", "se"],
+      ...shares.map((p) => [p.policy, p.arm, p.t, p.mean, p.se]),
+    ]),
+  );
   const plots: Record<string, { svg: string; png: string }> = {};
   let report: string | undefined;
   let fontWarning: string | undefined;
@@ -168,11 +190,14 @@ export async function writeOutputs(
       fontWarning = "no font file found (set ROUTEKIT_FONT=/path/to/font.ttf): PNG text may be missing; SVGs are fine";
     const subtitle = `${result.environment}, ${spec.seeds.length} seed${spec.seeds.length === 1 ? "" : "s"}, ${spec.horizon} rounds`;
     const figures: { name: string; spec: Parameters<typeof renderSvg>[0] }[] = [
-      { name: "panel", spec: panelSpec(points, metrics, subtitle) },
+      { name: "panel", spec: panelSpec(points, metrics, subtitle, { points: shares, pick }) },
       ...metrics.map((m) => ({ name: m as string, spec: metricSpec(points, m, subtitle) })),
     ];
     if (result.protocol !== "assortment") {
       figures.push({ name: "pick-share", spec: pickShareSpec(meanPickShare(result), subtitle) });
+    }
+    if (shares.length > 0) {
+      figures.push({ name: "pick-share-rounds", spec: pickShareRoundsSpec(shares, subtitle, pick) });
     }
     const svgs: { name: string; svg: string }[] = [];
     for (const f of figures) {
@@ -193,6 +218,7 @@ export async function writeOutputs(
     summaryCsv,
     runsCsv,
     seriesCsv,
+    pickShareCsv,
     ...(report ? { report } : {}),
     plots,
     ...(fontWarning ? { fontWarning } : {}),

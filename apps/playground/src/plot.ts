@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { Resvg } from "@resvg/resvg-js";
 import * as vega from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
-import { type BandPoint, METRIC_TITLES, type Metric } from "./aggregate.js";
+import { type BandPoint, METRIC_TITLES, type Metric, type SharePoint } from "./aggregate.js";
 
 const FONT_FAMILY = "DejaVu Sans, Liberation Sans, Arial, Helvetica, sans-serif";
 
@@ -97,12 +97,18 @@ export function metricSpec(points: readonly BandPoint[], metric: Metric, subtitl
   } as TopLevelSpec;
 }
 
-/** All metrics in one figure: a wrapped facet with an independent y scale per metric. */
-export function panelSpec(points: readonly BandPoint[], metrics: readonly Metric[], subtitle: string): TopLevelSpec {
+/**
+ * All metrics in one figure: a wrapped facet with an independent y scale per metric; with `share` points, the pick
+ * share over rounds (one small panel per policy) below it.
+ */
+export function panelSpec(
+  points: readonly BandPoint[],
+  metrics: readonly Metric[],
+  subtitle: string,
+  share?: { readonly points: readonly SharePoint[]; readonly pick: string },
+): TopLevelSpec {
   const order = metrics.map((m) => METRIC_TITLES[m].title);
-  return {
-    $schema: "https://vega.github.io/schema/vega-lite/v5.json",
-    title: { text: "RouteKit results", subtitle: `${subtitle} (mean over seeds, band: +- 1 s.e.)` },
+  const metricsView = {
     data: {
       values: points
         .filter((p) => metrics.includes(p.metric))
@@ -119,6 +125,28 @@ export function panelSpec(points: readonly BandPoint[], metrics: readonly Metric
       })),
     },
     resolve: { scale: { y: "independent" } },
+  };
+  const title = { text: "RouteKit results", subtitle: `${subtitle} (mean over seeds, band: +- 1 s.e.)` };
+  if (!share || share.points.length === 0) {
+    return {
+      $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+      title,
+      ...metricsView,
+      config: CONFIG,
+    } as TopLevelSpec;
+  }
+  return {
+    $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+    title,
+    vconcat: [
+      metricsView,
+      {
+        title: { text: `Pick share over rounds (per ${share.pick}, mean over seeds)`, fontSize: 13 },
+        ...pickShareFacet(share.points, share.pick, 300, 120),
+      },
+    ],
+    spacing: 30,
+    resolve: { scale: { color: "independent" }, legend: { color: "independent" } },
     config: CONFIG,
   } as TopLevelSpec;
 }
@@ -145,6 +173,114 @@ export function pickShareSpec(
         { field: "share", type: "quantitative", format: ".1%" },
       ],
     },
+    config: CONFIG,
+  } as TopLevelSpec;
+}
+
+/** Windows shown per policy in the pick-share plots (the CSV keeps every checkpoint). */
+const SHARE_BINS = 40;
+
+/**
+ * Merges consecutive checkpoint windows into at most `bins` wider ones (each share weighted by its window's
+ * rounds), so that windows of a few rounds do not turn the stacked areas into noise.
+ */
+export function coarsenShares(points: readonly SharePoint[], bins: number): SharePoint[] {
+  const groups = new Map<string, SharePoint[]>();
+  for (const p of points) {
+    const k = JSON.stringify([p.policy, p.arm]);
+    const g = groups.get(k);
+    if (g) g.push(p);
+    else groups.set(k, [p]);
+  }
+  const out: SharePoint[] = [];
+  for (const g of groups.values()) {
+    const per = Math.ceil(g.length / bins);
+    if (per <= 1) {
+      out.push(...g);
+      continue;
+    }
+    let prevT = 0;
+    for (let i = 0; i < g.length; i += per) {
+      const chunk = g.slice(i, i + per);
+      let sum = 0;
+      let t0 = prevT;
+      for (const p of chunk) {
+        sum += p.mean * (p.t - t0);
+        t0 = p.t;
+      }
+      const last = chunk[chunk.length - 1] as SharePoint;
+      out.push({ policy: last.policy, arm: last.arm, t: last.t, mean: sum / (last.t - prevT), se: Number.NaN });
+      prevT = last.t;
+    }
+  }
+  return out;
+}
+
+/** What a pick is in each protocol (legend title of the pick-share plots). */
+export function pickTitle(protocol: string): string {
+  return protocol === "assortment" ? "assortment size" : "arm";
+}
+
+/** The facet part of the pick-share-over-rounds figure (also the bottom of the combined panel). */
+function pickShareFacet(raw: readonly SharePoint[], pick: string, width: number, height: number) {
+  const points = coarsenShares(raw, SHARE_BINS);
+  const policies = policyOrder(points);
+  const arms = [...new Set(points.map((p) => p.arm))];
+  return {
+    data: { values: points as never[] },
+    facet: {
+      field: "policy",
+      type: "nominal" as const,
+      title: null,
+      sort: policies,
+      header: { labelFontSize: 13, labelLimit: 300 },
+    },
+    columns: Math.min(3, policies.length),
+    spec: {
+      width,
+      height,
+      mark: { type: "area" as const, interpolate: "step-before" as const, opacity: 0.9 },
+      encoding: {
+        x: { field: "t", type: "quantitative" as const, title: "round" },
+        y: {
+          field: "mean",
+          type: "quantitative" as const,
+          title: "share of rounds",
+          stack: "zero" as const,
+          scale: { domain: [0, 1] },
+          axis: { format: "%", tickCount: 5 },
+        },
+        color: {
+          field: "arm",
+          type: "nominal" as const,
+          title: pick,
+          scale: { scheme: arms.length <= 8 ? "set2" : "tableau20" },
+          sort: arms,
+          legend: { symbolType: "square", symbolStrokeWidth: 0, symbolSize: 120, columns: 8 },
+        },
+        tooltip: [
+          { field: "policy", type: "nominal" as const },
+          { field: "arm", type: "nominal" as const, title: pick },
+          { field: "t", type: "quantitative" as const, title: "round" },
+          { field: "mean", type: "quantitative" as const, format: ".1%", title: "share" },
+        ],
+      },
+    },
+  };
+}
+
+/**
+ * Pick share over rounds: one small panel per policy, arms stacked, each checkpoint showing the share of the rounds
+ * since the previous checkpoint in which each arm was picked (mean over seeds).
+ */
+export function pickShareRoundsSpec(points: readonly SharePoint[], subtitle: string, pick = "arm"): TopLevelSpec {
+  return {
+    $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+    title: {
+      text: "Pick share over rounds",
+      subtitle: `${subtitle} (share of each window's rounds in which each ${pick} was picked, mean over seeds)`,
+    },
+    ...pickShareFacet(points, pick, 260, 140),
     config: CONFIG,
   } as TopLevelSpec;
 }

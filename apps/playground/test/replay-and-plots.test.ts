@@ -39,7 +39,7 @@ describe("replay on the shipped example", () => {
     expect(byPolicy.random?.costPerRound.mean).toBeGreaterThan(0.4);
     expect(res.notes?.prompts).toBe(200);
     const files = res.files!;
-    for (const name of ["panel", "regret", "o2b", "opr", "cost", "pick-share"]) {
+    for (const name of ["panel", "regret", "o2b", "opr", "cost", "pick-share", "pick-share-rounds"]) {
       const png = readFileSync(files.plots[name]!.png);
       expect([...png.subarray(0, 8)], name).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
       expect(png.length, name).toBeGreaterThan(20_000);
@@ -51,9 +51,23 @@ describe("replay on the shipped example", () => {
     const html = readFileSync(files.report!, "utf8");
     expect(html).toMatch(/<!doctype html>/);
     expect(html).not.toMatch(/<script|src="http|href="http/);
-    expect((html.match(/<svg/g) ?? []).length).toBe(5);
+    expect((html.match(/<svg/g) ?? []).length).toBe(6);
+    expect(html).toMatch(/Pick share over rounds/);
     expect(html).toMatch(/linucb-disjoint/);
     expect(html).toMatch(/&quot;alpha&quot;: 0.3/);
     expect(statSync(files.seriesCsv).size).toBeGreaterThan(1000);
+    // Pick share over rounds: per policy and checkpoint the windowed shares of the 3 models sum to 1.
+    const rows = readFileSync(files.pickShareCsv, "utf8").trim().split("\n");
+    expect(rows[0]).toBe("policy,arm,t,mean,se");
+    const sums = new Map<string, number>();
+    for (const r of rows.slice(1)) {
+      const [policy, , t, mean] = r.split(",");
+      sums.set(`${policy}@${t}`, (sums.get(`${policy}@${t}`) ?? 0) + Number(mean));
+    }
+    expect(sums.size).toBe(2 * 200);
+    for (const v of sums.values()) expect(v).toBeCloseTo(1, 9);
+    const json = JSON.parse(readFileSync(files.json, "utf8"));
+    expect(json.pickShareOverRounds).toHaveLength(rows.length - 1);
+    expect(Object.keys(json.runs[0].series.pickShare).sort()).toEqual(["coder-7b", "generalist-70b", "math-13b"]);
   });
 });
