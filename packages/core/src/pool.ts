@@ -34,3 +34,31 @@ export class Float64Pool {
     if (buf.length === this.length && this.free.length < this.maxFree) this.free.push(buf);
   }
 }
+
+/**
+ * A free list of reusable objects (e.g. ledger payload records with their buffers attached), so a
+ * steady select/update stream allocates none.
+ */
+export class ObjectPool<T> {
+  private readonly free: T[] = [];
+
+  /**
+   * @param make how a new object is made
+   * @param maxFree objects kept for reuse at most
+   */
+  constructor(
+    private readonly make: () => T,
+    private readonly maxFree = 1024,
+  ) {}
+
+  acquire(): T {
+    return this.free.pop() ?? this.make();
+  }
+
+  /** Keeps `x` for reuse; false when the pool is full (the caller may then free what `x` holds). */
+  release(x: T): boolean {
+    if (this.free.length >= this.maxFree) return false;
+    this.free.push(x);
+    return true;
+  }
+}

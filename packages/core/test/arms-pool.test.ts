@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ArmTable, ErrorCode, Float64Pool, RouteKitError } from "../src/index.js";
+import { ArmTable, ErrorCode, Float64Pool, ObjectPool, RouteKitError } from "../src/index.js";
 
 function codeOf(f: () => unknown): string | undefined {
   try {
@@ -94,5 +94,20 @@ describe("Float64Pool", () => {
     expect(p.acquire()).toBe(bufs[0]);
     const fresh = p.acquire();
     expect(bufs.some((b) => b === fresh)).toBe(false);
+  });
+});
+
+describe("ObjectPool", () => {
+  it("reuses released objects and keeps at most maxFree", () => {
+    let made = 0;
+    const p = new ObjectPool(() => ({ n: made++ }), 1);
+    const a = p.acquire();
+    const b = p.acquire();
+    expect(made).toBe(2);
+    expect(p.release(a)).toBe(true);
+    expect(p.release(b)).toBe(false);
+    expect(p.acquire()).toBe(a);
+    expect(p.acquire()).not.toBe(b);
+    expect(made).toBe(3);
   });
 });
