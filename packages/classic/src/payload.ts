@@ -1,4 +1,13 @@
-import { decodeF64, encodeF64, type Json, type LedgerCodec, readF64, readInt, readObject } from "@routekit/core";
+import {
+  decodeF64,
+  encodeF64,
+  type Json,
+  type LedgerCodec,
+  ObjectPool,
+  readF64,
+  readInt,
+  readObject,
+} from "@routekit/core";
 import { allocF64, allocF64From, freeF64 } from "@routekit/linalg";
 
 /**
@@ -28,21 +37,26 @@ export function checkVecPayload(json: Json, nextUid: number, xLength: number, uL
 }
 
 /**
- * Ledger codec and allocator for {@link VecPayload}s. Settled records go to a free list with their
- * vectors attached, so a steady select/update stream allocates no payload memory. The vectors come
- * from linalg's `allocF64` (not core's Float64Pool, whose plain arrays would send the
- * Sherman-Morrison update down linalg's scalar path instead of the WebAssembly SIMD one).
+ * Ledger codec and allocator for {@link VecPayload}s. Settled records go back to an ObjectPool with
+ * their vectors attached (one pool for the record and both vectors, rather than a Float64Pool each, as
+ * u changes length when the model grows), so a steady select/update stream allocates no payload
+ * memory. The vectors come from linalg's `allocF64` (WebAssembly-reachable, for the SIMD
+ * Sherman-Morrison update); records the pool does not keep return them with `freeF64`.
  */
 export class VecPayloadStore implements LedgerCodec<VecPayload> {
-  private readonly free: VecPayload[] = [];
+  private readonly records: ObjectPool<VecPayload>;
   private uLen: number;
 
   constructor(
     readonly xLength: number,
     uLength: number,
-    private readonly maxFree = 1024,
+    maxFree = 1024,
   ) {
     this.uLen = uLength;
+    this.records = new ObjectPool(
+      () => ({ uid: 0, version: 0, x: allocF64(xLength), u: allocF64(this.uLen) }),
+      maxFree,
+    );
   }
 
   get uLength(): number {
@@ -56,7 +70,7 @@ export class VecPayloadStore implements LedgerCodec<VecPayload> {
 
   /** A payload holding a copy of x (xLength values) and a u buffer of uLength values to fill. */
   acquire(uid: number, version: number, x: ArrayLike<number>): VecPayload {
-    const p = this.free.pop() ?? { uid: 0, version: 0, x: allocF64(this.xLength), u: allocF64(this.uLen) };
+    const p = this.records.acquire();
     p.uid = uid;
     p.version = version;
     if (p.u.length !== this.uLen) {
@@ -83,9 +97,7 @@ export class VecPayloadStore implements LedgerCodec<VecPayload> {
 
   /** Recycles a settled or evicted payload (its buffers stay attached to the record for reuse). */
   dispose(p: VecPayload): void {
-    if (this.free.length < this.maxFree) {
-      this.free.push(p);
-    } else {
+    if (!this.records.release(p)) {
       freeF64(p.x);
       freeF64(p.u);
     }

@@ -13,6 +13,7 @@ import {
   field,
   type Json,
   makeSnapshot,
+  ObjectPool,
   Rng,
   RouteKitError,
   readF64,
@@ -37,7 +38,7 @@ import {
   type ScoreTransform,
   sumSquares,
 } from "./options.js";
-import { argmaxRandomTies, ObjectPool } from "./select.js";
+import { argmaxRandomTies } from "./select.js";
 
 export interface KernelUcbOptions {
   readonly arms: readonly string[];

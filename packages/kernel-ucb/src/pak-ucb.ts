@@ -13,6 +13,7 @@ import {
   field,
   type Json,
   makeSnapshot,
+  ObjectPool,
   Rng,
   RouteKitError,
   readF64,
@@ -37,7 +38,7 @@ import {
   type ScoreTransform,
   sumSquares,
 } from "./options.js";
-import { argmaxRandomTies, ObjectPool, pickUnvisited } from "./select.js";
+import { argmaxRandomTies, pickUnvisited } from "./select.js";
 
 export interface PakUcbOptions {
   /** Initial arm ids (may be empty; add arms later with addArm). */

@@ -13,6 +13,7 @@ import {
   field,
   type Json,
   makeSnapshot,
+  ObjectPool,
   Rng,
   RouteKitError,
   readF64,
@@ -38,7 +39,7 @@ import {
 } from "./options.js";
 import type { ArmPrediction } from "./pak-ucb.js";
 import { RidgeArm } from "./ridge.js";
-import { argmaxRandomTies, ObjectPool, pickUnvisited } from "./select.js";
+import { argmaxRandomTies, pickUnvisited } from "./select.js";
 
 export interface RffUcbOptions {
   readonly arms: readonly string[];

@@ -41,18 +41,3 @@ export function pickUnvisited(n: number, count: (i: number) => number, rng: Rng)
   }
   return -1;
 }
-
-/** A free list of objects, so a steady select/update stream does not allocate payloads. */
-export class ObjectPool<T> {
-  private readonly free: T[] = [];
-  constructor(
-    private readonly make: () => T,
-    private readonly maxFree = 1024,
-  ) {}
-  acquire(): T {
-    return this.free.pop() ?? this.make();
-  }
-  release(x: T): void {
-    if (this.free.length < this.maxFree) this.free.push(x);
-  }
-}

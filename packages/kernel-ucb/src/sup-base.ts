@@ -12,6 +12,7 @@ import {
   encodeF64,
   field,
   type Json,
+  ObjectPool,
   Rng,
   RouteKitError,
   readF64,
@@ -33,7 +34,6 @@ import {
   type ScoreTransform,
   sumSquares,
 } from "./options.js";
-import { ObjectPool } from "./select.js";
 
 /** Which uncertain arm branch (c) explores (spec P10: the paper says "any"). */
 export type ExploreChoice = "largest-width" | "random";
