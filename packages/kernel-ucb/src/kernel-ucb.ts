@@ -3,20 +3,17 @@ import {
   type ArmFeedback,
   type ArmPolicy,
   ArmTable,
-  assertFinite,
   assertInt,
   assertVector,
   DecisionLedger,
   type DecisionRef,
   ErrorCode,
-  encodeF64,
   field,
   type Json,
   makeSnapshot,
   ObjectPool,
   Rng,
   RouteKitError,
-  readF64,
   readId,
   readInt,
   readObject,
@@ -24,6 +21,7 @@ import {
   type Snapshot,
 } from "@routekit/core";
 import { allocF64 } from "@routekit/linalg";
+import { type ContextPayload, checkInitialArms, contextPayloadCodec, feedbackReward } from "./common.js";
 import { DotKernel, type KernelSpec } from "./kernel.js";
 import { ExactKrr, MAX_INITIAL_CAPACITY, type OpCounter } from "./krr.js";
 import {
@@ -36,7 +34,6 @@ import {
   resolveEta,
   resolveTransform,
   type ScoreTransform,
-  sumSquares,
 } from "./options.js";
 import { argmaxRandomTies } from "./select.js";
 
@@ -62,12 +59,8 @@ export interface KernelUcbOptions {
   readonly counter?: OpCounter;
 }
 
-interface Payload {
-  seq: number;
-  arm: string;
+interface Payload extends ContextPayload {
   tag: number;
-  y: Float64Array;
-  ny: number;
 }
 
 const KIND = "kernel-ucb/kernel-ucb";
@@ -132,38 +125,10 @@ export class KernelUcb implements ArmPolicy {
     this.cur = allocF64(this.krr.cap);
     this.best = allocF64(this.krr.cap);
     this.payloads = new ObjectPool(() => ({ seq: 0, arm: "", tag: 0, y: allocF64(d), ny: 0 }));
-    this.ledger = new DecisionLedger<Payload>(
-      {
-        encode: (p) => ({ seq: p.seq, arm: p.arm, tag: p.tag, ny: p.ny, y: encodeF64(p.y) }),
-        decode: (j) => {
-          const r = readObject(j, "pending decision");
-          const seq = readInt(r, "seq");
-          const arm = readId(r, "arm");
-          const tag = readInt(r, "tag");
-          const y = readF64(r.y, "payload.y", d);
-          const p = this.payloads.acquire();
-          p.seq = seq;
-          p.arm = arm;
-          p.tag = tag;
-          p.y.set(y);
-          // ||y||^2 is stored for readability; it must be the value recomputed from y (bit-exact).
-          p.ny = sumSquares(p.y, d);
-          if (r.ny !== p.ny) {
-            this.payloads.release(p);
-            throw new RouteKitError(ErrorCode.SnapshotCorrupt, "pending decision ny does not match its context");
-          }
-          return p;
-        },
-        dispose: (p) => this.payloads.release(p),
-      },
-      { maxPending: o.maxPending ?? 100_000 },
-    );
-    const seen = new Set<string>();
-    for (const id of o.arms) {
-      this.table.checkAdd(id);
-      if (seen.has(id)) throw new RouteKitError(ErrorCode.DuplicateArm, `arm "${id}" is listed twice`);
-      seen.add(id);
-    }
+    this.ledger = new DecisionLedger(contextPayloadCodec(d, this.payloads, { tag: [0, Number.MAX_SAFE_INTEGER] }), {
+      maxPending: o.maxPending ?? 100_000,
+    });
+    checkInitialArms(this.table, o.arms);
     for (const id of o.arms) this.table.add(id, this.nextTag++);
   }
 
@@ -248,12 +213,9 @@ export class KernelUcb implements ArmPolicy {
 
   update(decision: DecisionRef, feedback: ArmFeedback): void {
     const p = this.ledger.get(decision);
-    if (feedback === null || typeof feedback !== "object") {
-      throw new RouteKitError(ErrorCode.InvalidArgument, "feedback must be an object { reward }");
-    }
-    assertFinite(feedback.reward, "feedback.reward");
+    const reward = feedbackReward(feedback);
     if (this.table.has(p.arm)) {
-      const score = learnedScore(feedback.reward, this.transform);
+      const score = learnedScore(reward, this.transform);
       const krr = this.krr;
       let b = this.best;
       if (this.cacheSeq !== p.seq) {

@@ -140,10 +140,3 @@ export function normalizeInto(y: ArrayLike<number>, out: Float64Array, d: number
   }
   return s2;
 }
-
-/** Sum of squares in index order (bit-identical to what normalizeInto returns for the same values). */
-export function sumSquares(y: Float64Array, d: number): number {
-  let s = 0;
-  for (let i = 0; i < d; i++) s += (y[i] as number) * (y[i] as number);
-  return s;
-}

@@ -3,27 +3,24 @@ import {
   type ArmFeedback,
   type ArmPolicy,
   ArmTable,
-  assertFinite,
   assertInt,
   assertVector,
   DecisionLedger,
   type DecisionRef,
   ErrorCode,
-  encodeF64,
   field,
   type Json,
   makeSnapshot,
   ObjectPool,
   Rng,
   RouteKitError,
-  readF64,
   readId,
-  readInt,
   readObject,
   readSnapshot,
   type Snapshot,
 } from "@routekit/core";
 import { allocF64 } from "@routekit/linalg";
+import { type ContextPayload, checkInitialArms, contextPayloadCodec, feedbackReward } from "./common.js";
 import { DotKernel, type KernelSpec } from "./kernel.js";
 import { ExactKrr, MAX_INITIAL_CAPACITY, type OpCounter } from "./krr.js";
 import {
@@ -36,7 +33,6 @@ import {
   resolveEta,
   resolveTransform,
   type ScoreTransform,
-  sumSquares,
 } from "./options.js";
 import { argmaxRandomTies, pickUnvisited } from "./select.js";
 
@@ -85,12 +81,7 @@ export interface ArmPrediction {
   readonly ucb: number;
 }
 
-interface Payload {
-  seq: number;
-  arm: string;
-  y: Float64Array;
-  ny: number;
-}
+type Payload = ContextPayload;
 
 const KIND = "kernel-ucb/pak-ucb";
 const VERSION = 1;
@@ -152,36 +143,10 @@ export class PakUcb implements ArmPolicy {
     const d = this.contextDim;
     this.y = allocF64(d);
     this.payloads = new ObjectPool(() => ({ seq: 0, arm: "", y: allocF64(d), ny: 0 }));
-    this.ledger = new DecisionLedger<Payload>(
-      {
-        encode: (p) => ({ seq: p.seq, arm: p.arm, ny: p.ny, y: encodeF64(p.y) }),
-        decode: (j) => {
-          const r = readObject(j, "pending decision");
-          const seq = readInt(r, "seq");
-          const arm = readId(r, "arm");
-          const y = readF64(r.y, "payload.y", d);
-          const p = this.payloads.acquire();
-          p.seq = seq;
-          p.arm = arm;
-          p.y.set(y);
-          // ||y||^2 is stored for readability; it must be the value recomputed from y (bit-exact).
-          p.ny = sumSquares(p.y, d);
-          if (r.ny !== p.ny) {
-            this.payloads.release(p);
-            throw new RouteKitError(ErrorCode.SnapshotCorrupt, "pending decision ny does not match its context");
-          }
-          return p;
-        },
-        dispose: (p) => this.payloads.release(p),
-      },
-      { maxPending: o.maxPending ?? 100_000 },
-    );
-    const seen = new Set<string>();
-    for (const id of o.arms) {
-      this.table.checkAdd(id);
-      if (seen.has(id)) throw new RouteKitError(ErrorCode.DuplicateArm, `arm "${id}" is listed twice`);
-      seen.add(id);
-    }
+    this.ledger = new DecisionLedger(contextPayloadCodec(d, this.payloads), {
+      maxPending: o.maxPending ?? 100_000,
+    });
+    checkInitialArms(this.table, o.arms);
     for (const id of o.arms) this.table.add(id, this.newArm());
   }
 
@@ -262,13 +227,10 @@ export class PakUcb implements ArmPolicy {
 
   update(decision: DecisionRef, feedback: ArmFeedback): void {
     const p = this.ledger.get(decision);
-    if (feedback === null || typeof feedback !== "object") {
-      throw new RouteKitError(ErrorCode.InvalidArgument, "feedback must be an object { reward }");
-    }
-    assertFinite(feedback.reward, "feedback.reward");
+    const reward = feedbackReward(feedback);
     const s = this.find(p.arm);
     if (s !== undefined) {
-      const score = learnedScore(feedback.reward, this.transform);
+      const score = learnedScore(reward, this.transform);
       const b = s.n > 0 && this.cacheSeq === p.seq ? s.b : s.row(p.y, p.ny);
       s.append(p.y, p.ny, score, b, this.dotKernel.diag(p.ny));
       this.cacheSeq = -1;

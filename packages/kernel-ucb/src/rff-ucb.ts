@@ -3,7 +3,6 @@ import {
   type ArmFeedback,
   type ArmPolicy,
   ArmTable,
-  assertFinite,
   assertInt,
   assertVector,
   DecisionLedger,
@@ -24,6 +23,7 @@ import {
   type Snapshot,
 } from "@routekit/core";
 import { allocF64, type RandomFourierFeatures } from "@routekit/linalg";
+import { checkInitialArms, feedbackReward } from "./common.js";
 import { checkFeatures, drawFeatures, effectiveParameters, type FeatureConfig, type RffVariant } from "./features.js";
 import type { OpCounter } from "./krr.js";
 import {
@@ -137,12 +137,7 @@ export class RffUcb implements ArmPolicy {
     this.transform = resolveTransform(o.scoreTransform);
     this.normalizeContext = o.normalizeContext ?? true;
     this.counter = o.counter;
-    const seen = new Set<string>();
-    for (const id of o.arms) {
-      this.table.checkAdd(id);
-      if (seen.has(id)) throw new RouteKitError(ErrorCode.DuplicateArm, `arm "${id}" is listed twice`);
-      seen.add(id);
-    }
+    checkInitialArms(this.table, o.arms);
     this.rng = o.rng ?? Rng.fromSeed(o.seed ?? 0);
     // fork() depends on the stream key only, so a restored policy redraws the same W.
     this.features = drawFeatures(fc, this.rng.fork("rff"));
@@ -246,13 +241,10 @@ export class RffUcb implements ArmPolicy {
 
   update(decision: DecisionRef, feedback: ArmFeedback): void {
     const p = this.ledger.get(decision);
-    if (feedback === null || typeof feedback !== "object") {
-      throw new RouteKitError(ErrorCode.InvalidArgument, "feedback must be an object { reward }");
-    }
-    assertFinite(feedback.reward, "feedback.reward");
+    const reward = feedbackReward(feedback);
     const s = this.table.find(p.arm);
     if (s !== undefined) {
-      const score = learnedScore(feedback.reward, this.transform);
+      const score = learnedScore(reward, this.transform);
       // Another update of this arm since the decision makes the cached u stale: recompute it.
       if (s.version !== p.version) s.solve(p.phi, p.u);
       s.update(p.phi, score, p.u);

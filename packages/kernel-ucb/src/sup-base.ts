@@ -3,25 +3,23 @@ import {
   type ArmFeedback,
   type ArmPolicy,
   ArmTable,
-  assertFinite,
   assertInt,
   assertVector,
   DecisionLedger,
   type DecisionRef,
   ErrorCode,
-  encodeF64,
   field,
   type Json,
   ObjectPool,
   Rng,
   RouteKitError,
-  readF64,
   readId,
   readInt,
   readObject,
   type Snapshot,
 } from "@routekit/core";
 import { allocF64 } from "@routekit/linalg";
+import { type ContextPayload, checkInitialArms, contextPayloadCodec, feedbackReward } from "./common.js";
 import {
   checkCommon,
   checkEta,
@@ -32,7 +30,6 @@ import {
   resolveEta,
   resolveTransform,
   type ScoreTransform,
-  sumSquares,
 } from "./options.js";
 
 /** Which uncertain arm branch (c) explores (spec P10: the paper says "any"). */
@@ -68,13 +65,9 @@ export interface SupRoundTrace {
   eliminated: string[];
 }
 
-interface Payload {
-  seq: number;
-  arm: string;
+interface Payload extends ContextPayload {
   /** Stage index (0-based) the datum is filed into, or -1 (not filed). */
   stage: number;
-  y: Float64Array;
-  ny: number;
 }
 
 /** One (arm, stage) estimate at a query: mean, width sigma and the bias terms B1, B2. */
@@ -143,39 +136,10 @@ export abstract class SupBase<E extends { readonly n: number }> implements ArmPo
     const d = this.contextDim;
     this.y = allocF64(d);
     this.payloads = new ObjectPool(() => ({ seq: 0, arm: "", stage: -1, y: allocF64(d), ny: 0 }));
-    this.ledger = new DecisionLedger<Payload>(
-      {
-        encode: (p) => ({ seq: p.seq, arm: p.arm, stage: p.stage, ny: p.ny, y: encodeF64(p.y) }),
-        decode: (j) => {
-          const r = readObject(j, "pending decision");
-          const seq = readInt(r, "seq");
-          const arm = readId(r, "arm");
-          const stage = readInt(r, "stage", -1);
-          if (stage >= this.stages) throw new RouteKitError(ErrorCode.SnapshotCorrupt, "pending decision stage");
-          const y = readF64(r.y, "payload.y", d);
-          const p = this.payloads.acquire();
-          p.seq = seq;
-          p.arm = arm;
-          p.stage = stage;
-          p.y.set(y);
-          // ||y||^2 is stored for readability; it must be the value recomputed from y (bit-exact).
-          p.ny = sumSquares(p.y, d);
-          if (r.ny !== p.ny) {
-            this.payloads.release(p);
-            throw new RouteKitError(ErrorCode.SnapshotCorrupt, "pending decision ny does not match its context");
-          }
-          return p;
-        },
-        dispose: (p) => this.payloads.release(p),
-      },
-      { maxPending: o.maxPending ?? 100_000 },
-    );
-    const seen = new Set<string>();
-    for (const id of o.arms) {
-      this.table.checkAdd(id);
-      if (seen.has(id)) throw new RouteKitError(ErrorCode.DuplicateArm, `arm "${id}" is listed twice`);
-      seen.add(id);
-    }
+    this.ledger = new DecisionLedger(contextPayloadCodec(d, this.payloads, { stage: [-1, this.stages - 1] }), {
+      maxPending: o.maxPending ?? 100_000,
+    });
+    checkInitialArms(this.table, o.arms);
   }
 
   /** Adds the constructor's arms (subclasses call it once their own fields are set). */
@@ -363,13 +327,10 @@ export abstract class SupBase<E extends { readonly n: number }> implements ArmPo
 
   update(decision: DecisionRef, feedback: ArmFeedback): void {
     const p = this.ledger.get(decision);
-    if (feedback === null || typeof feedback !== "object") {
-      throw new RouteKitError(ErrorCode.InvalidArgument, "feedback must be an object { reward }");
-    }
-    assertFinite(feedback.reward, "feedback.reward");
+    const reward = feedbackReward(feedback);
     const states = this.table.find(p.arm);
     if (states !== undefined && p.stage >= 0) {
-      const score = learnedScore(feedback.reward, this.transform);
+      const score = learnedScore(reward, this.transform);
       this.file(states[p.stage] as E, p.arm, p.stage, p.y, p.ny, score);
     }
     this.ledger.settle(decision);
