@@ -1,7 +1,16 @@
+import { join } from "node:path";
 import type { Progress } from "@routekit/core";
 import { METRICS, type Metric } from "./aggregate.js";
 import { UsageError } from "./errors.js";
 import { execute } from "./execute.js";
+import {
+  type GroupMember,
+  type GroupResult,
+  groupTitle,
+  panelLabel,
+  selectScenarios,
+  writeGroupOutputs,
+} from "./group.js";
 import { type RunOutput, type WrittenFiles, writeOutputs } from "./output.js";
 import { registry as defaultRegistry } from "./registry/index.js";
 import { loadReplayTable } from "./registry/replay.js";
@@ -93,6 +102,36 @@ export async function runScenario(name: string, opts: CommonOptions = {}): Promi
     },
     opts,
   );
+}
+
+/**
+ * `routekit run <group>` (or a glob such as `mnl-fig1-*`): runs every member scenario in registry order, each writing
+ * its own outputs into `<out>/<scenario>/`, then writes the combined figure and report into `<out>/`.
+ * A name that is a single scenario runs as a group of one.
+ */
+export async function runGroup(
+  name: string,
+  opts: CommonOptions & { readonly onMember?: (index: number, count: number, scenario: ScenarioEntry) => void } = {},
+): Promise<GroupResult> {
+  const reg = opts.registry ?? defaultRegistry;
+  const sel = selectScenarios(reg, name);
+  const members: GroupMember[] = [];
+  for (const [i, s] of sel.scenarios.entries()) {
+    opts.onMember?.(i, sel.scenarios.length, s);
+    const result = await runScenario(s.name, {
+      ...opts,
+      out: opts.out === undefined ? undefined : join(opts.out, s.name),
+    });
+    members.push({ scenario: s, panel: panelLabel(s), result });
+  }
+  const group = {
+    kind: sel.kind === "glob" ? ("glob" as const) : ("group" as const),
+    name: sel.name,
+    title: groupTitle(sel.name, sel.scenarios),
+    members,
+  };
+  if (opts.out === undefined) return group;
+  return { ...group, files: await writeGroupOutputs(group, opts.out, { plots: opts.plots !== false }) };
 }
 
 export interface CompareOptions extends CommonOptions {

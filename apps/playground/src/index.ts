@@ -19,12 +19,23 @@ export {
   REPLAY_DEFAULT_POLICIES,
   type ReplayOptions,
   replay,
+  runGroup,
   runScenario,
   scenarioSpec,
 } from "./api.js";
 export { type CompareConfig, CompareConfigSchema, configToSpec, parseCompareConfig } from "./config.js";
 export { CliFailure, UsageError } from "./errors.js";
 export { type ExecuteOptions, execute } from "./execute.js";
+export {
+  type GroupFiles,
+  type GroupMember,
+  type GroupResult,
+  groupFigureSpec,
+  type ScenarioSelection,
+  scenarioGroups,
+  selectScenarios,
+  writeGroupOutputs,
+} from "./group.js";
 export { type CliIo, main } from "./main.js";
 export { type RunOutput, type WrittenFiles, writeOutputs } from "./output.js";
 export {

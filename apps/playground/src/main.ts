@@ -1,12 +1,13 @@
 import { availableParallelism } from "node:os";
 import { isRouteKitError } from "@routekit/core";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import { type CommandResult, type CommonOptions, compare, replay, runScenario } from "./api.js";
+import { type CommandResult, type CommonOptions, compare, replay, runGroup, runScenario } from "./api.js";
 import { configToSpec, readCompareConfig } from "./config.js";
 import { CliFailure, oneLine, UsageError } from "./errors.js";
 import { summaryTable } from "./format.js";
+import { type GroupResult, scenarioGroups, selectScenarios } from "./group.js";
 import { hasCost } from "./output.js";
-import { createProgress, type ProgressMode } from "./progress.js";
+import { createProgress, type ProgressMode, type ProgressSink } from "./progress.js";
 import { registry as defaultRegistry } from "./registry/index.js";
 import type { FamilyRegistry, Params } from "./registry/types.js";
 import { parseAssignment } from "./spec.js";
@@ -87,14 +88,8 @@ class Runner {
     if (!f.json && !f.quiet) this.io.stderr.write(`${s}\n`);
   }
 
-  async execute(
-    label: string,
-    f: CommonFlags,
-    outDefault: string,
-    run: (opts: CommonOptions) => Promise<CommandResult>,
-  ): Promise<void> {
-    const progress = createProgress(this.progressMode(f), this.io.stderr, label);
-    const opts: CommonOptions = {
+  private options(f: CommonFlags, outDefault: string): CommonOptions {
+    return {
       ...(f.seeds !== undefined ? { seeds: f.seeds } : {}),
       ...(f.horizon !== undefined ? { horizon: f.horizon } : {}),
       ...(f.points !== undefined ? { points: f.points } : {}),
@@ -102,8 +97,71 @@ class Runner {
       ...(this.io.registry ? { registry: this.io.registry } : {}),
       out: f.out ?? outDefault,
       plots: f.plots !== false,
-      onProgress: (p) => progress.update(p),
     };
+  }
+
+  /** `routekit run <group | glob>`: every member with its own progress bar, then the combined outputs. */
+  async executeGroup(name: string, f: CommonFlags, outDefault: string): Promise<void> {
+    let progress: ProgressSink | undefined;
+    let res: GroupResult;
+    try {
+      res = await runGroup(name, {
+        ...this.options(f, outDefault),
+        onProgress: (p) => progress?.update(p),
+        onMember: (i, n, s) => {
+          progress?.stop();
+          progress = createProgress(this.progressMode(f), this.io.stderr, `${name} ${i + 1}/${n} ${s.name}`);
+        },
+      });
+    } finally {
+      progress?.stop();
+    }
+    if (f.json) {
+      const payload = {
+        group: res.name,
+        title: res.title,
+        members: res.members.map((m) => ({
+          scenario: m.scenario.name,
+          panel: m.panel,
+          title: m.result.title,
+          environment: m.result.result.environment,
+          protocol: m.result.result.protocol,
+          horizon: m.result.result.horizon,
+          seeds: m.result.spec.seeds,
+          spec: m.result.spec,
+          summary: m.result.result.summary,
+          ...(m.result.reference ? { reference: m.result.reference } : {}),
+          files: m.result.files ?? null,
+        })),
+        files: res.files ?? null,
+      };
+      this.io.stdout.write(`${JSON.stringify(payload, null, 2)}\n`);
+      return;
+    }
+    if (!f.quiet) this.io.stdout.write(`\n${res.title}\n`);
+    for (const m of res.members) {
+      this.io.stdout.write(`\n${f.quiet ? m.scenario.name : `${m.panel} (${m.result.title})`}\n`);
+      this.io.stdout.write(`${summaryTable(m.result.result.summary, hasCost(m.result.result))}\n`);
+      if (!f.quiet && m.result.reference) this.io.stdout.write(`reference: ${m.result.reference}\n`);
+    }
+    if (f.quiet) return;
+    this.io.stdout.write("(mean ± s.e. over seeds; regret vs the per-round oracle, O2B vs the best single arm)\n");
+    if (res.files) {
+      if (res.files.fontWarning) this.io.stderr.write(`warning: ${res.files.fontWarning}\n`);
+      this.io.stdout.write(`\nresults: ${res.files.json} (each scenario's own outputs in its subdirectory)\n`);
+      if (res.files.report) this.io.stdout.write(`report:  ${res.files.report}\n`);
+      if (res.files.figure) this.io.stdout.write(`figure:  ${res.files.figure.png}\n`);
+    }
+  }
+
+  async execute(
+    label: string,
+    f: CommonFlags,
+    outDefault: string,
+    run: (opts: CommonOptions) => Promise<CommandResult>,
+  ): Promise<void> {
+    const progress = createProgress(this.progressMode(f), this.io.stderr, label);
+    const opts: CommonOptions = { ...this.options(f, outDefault), onProgress: (p) => progress.update(p) };
     let res: CommandResult;
     try {
       res = await run(opts);
@@ -215,12 +273,22 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
           policies: s.policies.map((p) => p.label),
           seeds: s.seeds,
           horizon: s.horizon,
+          group: s.group ?? null,
+          panel: s.panel ?? null,
         })),
       };
+      const groups = scenarioGroups(reg);
+      const groupData = groups.map((g) => ({
+        name: g.name,
+        scenarios: g.scenarios.map((s) => s.name),
+        panels: g.scenarios.map((s) => s.panel ?? s.name),
+      }));
       if (f.json) {
-        io.stdout.write(
-          `${JSON.stringify(Object.fromEntries(show.map((k) => [k, data[k as (typeof kinds)[number]]])), null, 2)}\n`,
+        const out: Record<string, unknown> = Object.fromEntries(
+          show.map((k) => [k, data[k as (typeof kinds)[number]]]),
         );
+        if (show.includes("scenarios")) out.groups = groupData;
+        io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
         return;
       }
       for (const k of show) {
@@ -233,17 +301,36 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
           io.stdout.write(`  ${x.name.padEnd(width)}  ${x.protocol.padEnd(10)}  ${x.description}${paper}\n`);
         }
         io.stdout.write("\n");
+        if (k === "scenarios" && groupData.length > 0) {
+          io.stdout.write(
+            `groups (${groupData.length}): \`routekit run <group>\` runs every member and draws one combined figure\n`,
+          );
+          const gw = Math.max(...groupData.map((g) => g.name.length));
+          for (const g of groupData) {
+            const members = g.scenarios.map((n, i) => `${n} (${g.panels[i]})`).join(", ");
+            io.stdout.write(`  ${g.name.padEnd(gw)}  ${members}\n`);
+          }
+          io.stdout.write("\n");
+        }
       }
     });
 
   addCommon(
     program
       .command("run")
-      .description("run a named scenario (a reproduction of a paper experiment; see `routekit list scenarios`)")
-      .argument("<scenario>", "scenario name"),
+      .description(
+        "run a named scenario (a reproduction of a paper experiment), or every scenario of a group (one paper figure) or\n" +
+          "glob, with a combined figure; see `routekit list scenarios`",
+      )
+      .argument("<scenario>", "scenario name, group name, or a quoted glob such as 'mnl-fig1-*'"),
     { outHint: "routekit-out/<scenario>" },
   ).action(async (name: string, f: CommonFlags) => {
-    await r.execute(name, f, `routekit-out/${name}`, (o) => runScenario(name, o));
+    const sel = selectScenarios(reg, name);
+    if (sel.kind === "scenario") {
+      await r.execute(name, f, `routekit-out/${name}`, (o) => runScenario(name, o));
+    } else {
+      await r.executeGroup(name, f, `routekit-out/${sel.name}`);
+    }
   });
 
   addCommon(

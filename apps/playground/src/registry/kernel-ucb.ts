@@ -270,6 +270,8 @@ const scenarios: ScenarioEntry[] = [
       "car 36.10 vs 35.68",
       "regret RFF-UCB-RBF 15.3 (OPR .649), PAK-UCB-poly3 19.5 (.592), one-arm oracle 10.5 (.660), random 25.1 (.499)",
     ),
+    group: "kernel-ucb-t2i",
+    panel: "SD v1.5 vs PixArt: dog / car",
   },
   {
     name: "kernel-ucb-t2i-train-baseball",
@@ -282,6 +284,8 @@ const scenarios: ScenarioEntry[] = [
     horizon: 2000,
     metrics: ["o2b", "opr", "regret"],
     reference: t2iRef("train 35.29 vs 34.25", "baseball bat 32.51 vs 34.30", "see the run"),
+    group: "kernel-ucb-t2i",
+    panel: "UniDiffuser vs PixArt: train / baseball bat",
   },
   {
     name: "kernel-ucb-t2i-elephant-hydrant",
@@ -298,6 +302,8 @@ const scenarios: ScenarioEntry[] = [
       "fire hydrant 35.11 vs 37.23",
       "regret RFF-UCB-RBF 11.7 (OPR .593), PAK-UCB-poly3 13.0 (.551)",
     ),
+    group: "kernel-ucb-t2i",
+    panel: "UniDiffuser vs SD v1.5: elephant / fire hydrant",
   },
   {
     name: "kernel-ucb-llm-code",
@@ -311,6 +317,8 @@ const scenarios: ScenarioEntry[] = [
     metrics: ["o2b", "opr", "regret"],
     reference:
       "paper: completion 55.91% vs 13.84%, C++->Java 24.39% vs 40.91%; per-prompt selection should beat always-Gemini (O2B > 0): the best per-category choice averages 48.4% vs 40.2% for the best single model. RouteKit (2 seeds): Naive-KRR O2B +.021 (OPR .80), RFF-UCB -.001 (.74), LinUCB -.006, random -.065",
+    group: "kernel-ucb-llm",
+    panel: "(a) code: Gemini vs Qwen",
   },
   {
     name: "kernel-ucb-llm-sudoku",
@@ -324,6 +332,8 @@ const scenarios: ScenarioEntry[] = [
     metrics: ["o2b", "opr", "regret"],
     reference:
       "paper: >15 blanks 70.82% vs 50.42%, <=15 blanks 86.85% vs 93.6%; the oracle per prompt gains about 3 points over always-o3-mini, too little to recover exploration costs in 2000 rounds of Bernoulli feedback. RouteKit (2 seeds): O2B LinUCB -.011, Naive-KRR -.018, RFF-UCB -.021, random -.046",
+    group: "kernel-ucb-llm",
+    panel: "(b) Sudoku: o3-mini vs Deepseek",
   },
   {
     name: "kernel-ucb-expert5",
@@ -372,6 +382,8 @@ const scenarios: ScenarioEntry[] = [
     metrics: ["o2b", "opr", "regret"],
     reference:
       "paper: the learners pick up the new model after it arrives; spec S8 (RFF-UCB): the new arm took 100% of the category where it is best over rounds 2500-3500",
+    group: "kernel-ucb-nonstationary",
+    panel: "(i) a new model at t = 2500",
   },
   {
     name: "kernel-ucb-nonstationary-prompts",
@@ -390,6 +402,8 @@ const scenarios: ScenarioEntry[] = [
     horizon: 6000,
     metrics: ["o2b", "opr", "regret"],
     reference: "paper: PAK-UCB and RFF-UCB keep a positive O2B as new prompt types arrive (no numbers in the text)",
+    group: "kernel-ucb-nonstationary",
+    panel: "(ii) a new prompt type every 1000 rounds",
   },
   {
     name: "kernel-ucb-sup-variants",

@@ -176,6 +176,7 @@ function fig(
   v0: number,
   rewards: "uniform" | "nonuniform",
   reference: string,
+  group: string,
 ): ScenarioEntry {
   const preset = rewards === "uniform" ? "authors-uniform" : "authors-nonuniform";
   return {
@@ -193,6 +194,8 @@ function fig(
     horizon: 3000,
     metrics: ["regret", "usPerRound"],
     reference,
+    group,
+    panel: group === "mnl-figI2" ? `K = ${K}, v0 = ${v0}` : `K = ${K}`,
   };
 }
 
@@ -206,6 +209,7 @@ for (const K of [5, 10, 15]) {
       1,
       "uniform",
       UNIFORM_REF[K] as string,
+      "mnl-fig1-uniform",
     ),
   );
 }
@@ -218,6 +222,7 @@ for (const K of [5, 10, 15]) {
       1,
       "nonuniform",
       NONUNIFORM_REF[K] as string,
+      "mnl-fig1-nonuniform",
     ),
   );
 }
@@ -230,6 +235,7 @@ for (const K of [5, 10, 15]) {
       K / 5,
       "uniform",
       V0_REF[K] as string,
+      "mnl-figI2",
     ),
   );
 }

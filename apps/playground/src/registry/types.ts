@@ -74,6 +74,14 @@ export interface ScenarioEntry {
   readonly metrics?: readonly ("regret" | "o2b" | "opr" | "cost" | "reward" | "usPerRound")[];
   /** Target numbers from the paper or spec, printed next to the results for comparison. */
   readonly reference?: string;
+  /**
+   * Scenarios that form one paper figure share a group name (e.g. "mnl-fig1-uniform" for K = 5, 10, 15):
+   * `routekit run <group>` runs every member and draws one combined figure, a panel per member in registry order.
+   * Must not equal any scenario's name.
+   */
+  readonly group?: string;
+  /** This member's panel title in the group's combined figure, e.g. "K = 10" (default: the scenario name). */
+  readonly panel?: string;
 }
 
 export interface FamilyRegistry {
