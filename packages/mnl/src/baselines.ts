@@ -26,14 +26,7 @@ import {
   readSnapshot,
   type Snapshot,
 } from "@routekit/core";
-import {
-  allocF64,
-  backSubstTransposed,
-  choleskyInverseUpper,
-  choleskyRank1Update,
-  gemv,
-  quadFormUpper,
-} from "@routekit/linalg";
+import { allocF64, backSubstTransposed, choleskyInverseUpper, choleskyRank1Update, gemv } from "@routekit/linalg";
 import {
   commonFromJSON,
   commonToJSON,
@@ -46,6 +39,7 @@ import {
   readFields,
 } from "./base.js";
 import { ChoiceHistory, fitMnlMle, MleWorkspace } from "./mle.js";
+import { optimisticUtilities } from "./model.js";
 
 export type MleBaselinePreset = "authors-uniform" | "authors-nonuniform" | "theory";
 
@@ -302,17 +296,7 @@ export class UcbMnl extends MleMnlPolicy {
   }
 
   protected scoreItems(f: Float64Array, n: number): void {
-    const d = this.dim;
-    const a = this.alpha;
-    const row = this.row;
-    const util = this.util;
-    gemv(f, n, d, this.theta, util);
-    if (a === 0) return;
-    for (let i = 0; i < n; i++) {
-      for (let k = 0; k < d; k++) row[k] = f[i * d + k] as number;
-      const q = quadFormUpper(this.Vinv, d, row);
-      util[i] = (util[i] as number) + a * Math.sqrt(q > 0 ? q : 0);
-    }
+    optimisticUtilities(f, n, this.dim, this.theta, this.Vinv, this.alpha, this.row, this.util);
   }
 
   toJSON(): Snapshot {

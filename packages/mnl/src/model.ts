@@ -2,7 +2,7 @@
  * The multinomial-logit choice model with an outside option (spec §2.1), on row-major feature
  * matrices. Probability vectors have n + 1 entries: the n offered items, then the outside option.
  */
-import { axpy, choleskyRank1Update, dot, logSumExp, softmax, syrUpper } from "@routekit/linalg";
+import { axpy, choleskyRank1Update, dot, gemv, logSumExp, quadFormUpper, softmax, syrUpper } from "@routekit/linalg";
 
 /**
  * Utilities z_i = x_i . w for the n rows of X (row stride d), written to z[0..n), and z[n] = log v0.
@@ -172,4 +172,28 @@ export function mnlRevenue(
     num += (r === undefined ? 1 : (r[i] as number)) * e;
   }
   return num / den;
+}
+
+/**
+ * Optimistic utilities util[i] = x_i . w + c ||x_i||_M for the n rows of f (row stride d), with M given
+ * by the upper triangle of the d x d matrix `M` (V^-1 or H^-1): one gemv for the means, one quadratic
+ * form per item (skipped when c = 0). `row` is a d-value scratch buffer.
+ */
+export function optimisticUtilities(
+  f: Float64Array,
+  n: number,
+  d: number,
+  w: Float64Array,
+  M: Float64Array,
+  c: number,
+  row: Float64Array,
+  util: Float64Array,
+): void {
+  gemv(f, n, d, w, util);
+  if (c === 0) return;
+  for (let i = 0; i < n; i++) {
+    for (let k = 0; k < d; k++) row[k] = f[i * d + k] as number;
+    const q = quadFormUpper(M, d, row);
+    util[i] = (util[i] as number) + c * Math.sqrt(q > 0 ? q : 0);
+  }
 }

@@ -17,7 +17,7 @@ import {
   readSnapshot,
   type Snapshot,
 } from "@routekit/core";
-import { allocF64, choleskyInverseUpper, choleskySolve, dot, gemv, quadFormUpper } from "@routekit/linalg";
+import { allocF64, choleskyInverseUpper, choleskySolve, dot } from "@routekit/linalg";
 import {
   commonFromJSON,
   commonToJSON,
@@ -29,7 +29,7 @@ import {
   readFields,
 } from "./base.js";
 import { ofuMnlBeta, ofuMnlHyperparameters } from "./beta.js";
-import { addMnlHessianToCholesky, mnlGradient, mnlProbabilities } from "./model.js";
+import { addMnlHessianToCholesky, mnlGradient, mnlProbabilities, optimisticUtilities } from "./model.js";
 import { ProjectionWorkspace, projectUnitBall } from "./projection.js";
 
 export type OfuMnlPreset = "paper" | "authors-uniform" | "authors-nonuniform" | "practical";
@@ -267,18 +267,8 @@ export class OfuMnlPlus extends MnlPolicyBase {
   }
 
   protected scoreItems(f: Float64Array, n: number): void {
-    const d = this.dim;
-    const beta = this.beta;
-    const row = this.row;
-    const util = this.util;
-    // alpha_i = x_i.w + beta ||x_i||_{H^-1}: one gemv for the means, one quadratic form per item.
-    gemv(f, n, d, this.w, util);
-    if (beta === 0) return;
-    for (let i = 0; i < n; i++) {
-      for (let k = 0; k < d; k++) row[k] = f[i * d + k] as number;
-      const q = quadFormUpper(this.Hinv, d, row);
-      util[i] = (util[i] as number) + beta * Math.sqrt(q > 0 ? q : 0);
-    }
+    // alpha_i = x_i.w + beta ||x_i||_{H^-1}
+    optimisticUtilities(f, n, this.dim, this.w, this.Hinv, this.beta, this.row, this.util);
   }
 
   protected learn(X: Float64Array, n: number, choice: number): void {
