@@ -2,6 +2,7 @@ import { availableParallelism } from "node:os";
 import { isRouteKitError } from "@routekit/core";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { type CommandResult, type CommonOptions, compare, replay, runGroup, runScenario } from "./api.js";
+import { checkAssortmentLP, formatAssortmentCheck } from "./check.js";
 import { configToSpec, readCompareConfig } from "./config.js";
 import { CliFailure, oneLine, UsageError } from "./errors.js";
 import { summaryTable } from "./format.js";
@@ -30,6 +31,16 @@ function int(min: number, what: string) {
     const x = Number(v);
     if (!/^-?\d+$/.test(v.trim()) || !Number.isSafeInteger(x) || x < min) {
       throw new InvalidArgumentError(`${what} must be an integer >= ${min}, got "${v}"`);
+    }
+    return x;
+  };
+}
+
+function nonNegative(what: string) {
+  return (v: string) => {
+    const x = Number(v);
+    if (v.trim() === "" || !Number.isFinite(x) || x < 0) {
+      throw new InvalidArgumentError(`${what} must be a number >= 0, got "${v}"`);
     }
     return x;
   };
@@ -457,6 +468,37 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
       );
     },
   );
+  const check = program
+    .command("check")
+    .description("numerical cross-checks of RouteKit's solvers (exit 1 on disagreement)");
+  check
+    .command("assortment-lp")
+    .description(
+      "cross-check the exact Dinkelbach assortment solver (MNL policies) against the HiGHS LP on random instances",
+    )
+    .option("--instances <n>", "random instances", int(1, "--instances"), 200)
+    .option("--items <n>", "largest number of items N (each instance draws N in [1, n])", int(1, "--items"), 30)
+    .option("--k <K>", "capacity: K = min(K, N) on every instance (default: K drawn in [1, N])", int(1, "--k"))
+    .option("--seed <n>", "seed of the instance generator", int(0, "--seed"), 0)
+    .option("--tolerance <x>", "largest |revenue difference| counted as agreement", nonNegative("--tolerance"), 1e-7)
+    .option("--json", "print the statistics as JSON")
+    .action(
+      async (f: { instances: number; items: number; k?: number; seed: number; tolerance: number; json?: boolean }) => {
+        const res = await checkAssortmentLP({
+          instances: f.instances,
+          items: f.items,
+          seed: f.seed,
+          tolerance: f.tolerance,
+          ...(f.k !== undefined ? { k: f.k } : {}),
+        });
+        io.stdout.write(f.json ? `${JSON.stringify(res, null, 2)}\n` : `${formatAssortmentCheck(res)}\n`);
+        if (!res.agree) {
+          throw new CliFailure(
+            `assortment LP cross-check: ${res.mismatches} of ${res.instances} instances disagree (max |revenue difference| ${res.maxRevenueGap.toExponential(2)} > tolerance ${res.tolerance})`,
+          );
+        }
+      },
+    );
   return program;
 }
 
@@ -467,7 +509,12 @@ export async function main(
 ): Promise<number> {
   const reg = io.registry ?? defaultRegistry;
   const program = buildProgram(io, reg);
-  const all = [program, ...program.commands];
+  const all: Command[] = [];
+  const walk = (c: Command) => {
+    all.push(c);
+    for (const sub of c.commands) walk(sub);
+  };
+  walk(program);
   for (const c of all) {
     c.exitOverride();
     c.configureOutput({
@@ -488,6 +535,15 @@ export async function main(
       throw new UsageError(
         `unknown command "${first}" (commands: ${program.commands.map((c) => c.name()).join(", ")})`,
       );
+    }
+    const check = program.commands.find((c) => c.name() === "check");
+    const what = argv[1];
+    if (first === "check" && check && (what === undefined || (!what.startsWith("-") && what !== "help"))) {
+      if (!check.commands.some((c) => c.name() === what)) {
+        throw new UsageError(
+          `check what? expected one of ${check.commands.map((c) => c.name()).join(", ")}${what === undefined ? "" : `, got "${what}"`}`,
+        );
+      }
     }
     await program.parseAsync([...argv], { from: "user" });
     return 0;

@@ -112,7 +112,8 @@ describe("argument parsing and exit codes", () => {
     expect(r.out).toMatch(/algorithms \(3\)/);
     expect(r.out).toMatch(/linucb-disjoint\s+arm\s+LinUCB with disjoint models \[paper Li et al. 2010\]/);
     const j = JSON.parse((await cli(["list", "scenarios", "--json"])).out);
-    expect(Object.keys(j)).toEqual(["scenarios"]);
+    expect(Object.keys(j)).toEqual(["scenarios", "groups"]);
+    expect(j.groups).toEqual([]);
     expect(j.scenarios[0]).toMatchObject({
       name: "fixture-demo",
       environment: "linear-contextual",
@@ -207,5 +208,46 @@ describe("runs", () => {
     expect(q.code).toBe(0);
     expect(q.err).toBe("");
     expect(q.out.trim().split("\n")).toHaveLength(3);
+  });
+});
+
+describe("routekit check assortment-lp", () => {
+  it("cross-checks Dinkelbach against the HiGHS LP at a tiny size, exit 0, text and JSON", async () => {
+    const r = await cli(["check", "assortment-lp", "--instances", "8", "--items", "6"]);
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/instances checked: +8 \(N in \[1, 6\], K in \[1, N\]/);
+    expect(r.out).toMatch(/max \|revenue difference\|: \d\.\d\de[-+]\d+ \(tolerance 1e-7\)/);
+    expect(r.out).toMatch(/result: agree/);
+    const j = await cli(["check", "assortment-lp", "--instances", "6", "--items", "8", "--k", "2", "--json"]);
+    expect(j.code).toBe(0);
+    const rep = JSON.parse(j.out);
+    expect(rep).toMatchObject({ instances: 6, items: 8, k: 2, mismatches: 0, agree: true });
+    expect(rep.maxRevenueGap).toBeLessThan(1e-9);
+  });
+
+  it("exits 1 with one line on disagreement and 2 on bad usage", async () => {
+    // Tolerance 0 counts last-bit rounding differences (measured: 9 of these 20 instances differ by ~2e-16).
+    const r = await cli([
+      "check",
+      "assortment-lp",
+      "--instances",
+      "20",
+      "--items",
+      "12",
+      "--k",
+      "3",
+      "--tolerance",
+      "0",
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/result: DISAGREE/);
+    expect(r.err).toMatch(/^routekit: assortment LP cross-check: \d+ of 20 instances disagree .*\n$/);
+    expect((await cli(["check"])).err).toMatch(/check what\? expected one of assortment-lp/);
+    expect((await cli(["check", "lp"])).code).toBe(2);
+    const bad = await cli(["check", "assortment-lp", "--k", "0"]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--k must be an integer >= 1/);
+    expect((await cli(["check", "assortment-lp", "--help"])).out).toMatch(/--instances <n>/);
   });
 });
