@@ -103,7 +103,9 @@ export interface GroupResult {
 export function groupTitle(name: string, scenarios: readonly ScenarioEntry[]): string {
   const heads = new Set(scenarios.map((s) => s.description.split(":")[0]?.trim() ?? ""));
   const head = heads.size === 1 ? [...heads][0] : "";
-  return `${name}: ${head ? `${head}, ` : ""}${scenarios.map(panelLabel).join(" | ")}`;
+  const panels = scenarios.map(panelLabel).join(" | ");
+  if (!head) return `${name}: ${panels}`;
+  return panels.length <= 60 ? `${name}: ${head}, ${panels}` : `${name}: ${head}`;
 }
 
 /** The metrics of the combined figure: every member's plotted metrics, in order of first appearance. */
@@ -155,7 +157,7 @@ export function groupFigureSpec(
           type: "nominal" as const,
           title: null,
           sort: panels,
-          header: { labelFontSize: 12, labelLimit: width + 40 },
+          header: { labelFontSize: 12, labelLimit: 0 },
         },
       },
       spec: {
@@ -298,7 +300,7 @@ export async function writeGroupOutputs(
   const first = group.members[0]?.result.spec;
   const seeds = new Set(group.members.map((m) => m.result.spec.seeds.length));
   const horizons = new Set(group.members.map((m) => m.result.spec.horizon));
-  const subtitle = `${seeds.size === 1 ? `${first?.seeds.length} seeds` : "seeds vary"}, ${
+  const subtitle = `${seeds.size === 1 ? `${first?.seeds.length} seed${first?.seeds.length === 1 ? "" : "s"}` : "seeds vary"}, ${
     horizons.size === 1 ? `${first?.horizon} rounds` : "horizons vary"
   }`;
   const spec = groupFigureSpec(points, metrics, group.title, subtitle);

@@ -271,7 +271,7 @@ const scenarios: ScenarioEntry[] = [
       "regret RFF-UCB-RBF 15.3 (OPR .649), PAK-UCB-poly3 19.5 (.592), one-arm oracle 10.5 (.660), random 25.1 (.499)",
     ),
     group: "kernel-ucb-t2i",
-    panel: "SD v1.5 vs PixArt: dog / car",
+    panel: "dog / car (SD v1.5 vs PixArt)",
   },
   {
     name: "kernel-ucb-t2i-train-baseball",
@@ -285,7 +285,7 @@ const scenarios: ScenarioEntry[] = [
     metrics: ["o2b", "opr", "regret"],
     reference: t2iRef("train 35.29 vs 34.25", "baseball bat 32.51 vs 34.30", "see the run"),
     group: "kernel-ucb-t2i",
-    panel: "UniDiffuser vs PixArt: train / baseball bat",
+    panel: "train / baseball bat (UniDiff. vs PixArt)",
   },
   {
     name: "kernel-ucb-t2i-elephant-hydrant",
@@ -303,7 +303,7 @@ const scenarios: ScenarioEntry[] = [
       "regret RFF-UCB-RBF 11.7 (OPR .593), PAK-UCB-poly3 13.0 (.551)",
     ),
     group: "kernel-ucb-t2i",
-    panel: "UniDiffuser vs SD v1.5: elephant / fire hydrant",
+    panel: "elephant / hydrant (UniDiff. vs SD v1.5)",
   },
   {
     name: "kernel-ucb-llm-code",
