@@ -48,7 +48,8 @@ function dotInWasm(x: Float64Array, y: Float64Array, n: number, xo: number, yo: 
 
 /** x . y over n entries, from x[xo] and y[yo]. */
 export function dot(x: Float64Array, y: Float64Array, n = x.length, xo = 0, yo = 0): number {
-  if (n >= DOT_WASM_MIN_N && K !== null && dotInWasm(x, y, n, xo, yo)) return K.dot(x.byteOffset + 8 * xo, y.byteOffset + 8 * yo, n);
+  if (n >= DOT_WASM_MIN_N && K !== null && dotInWasm(x, y, n, xo, yo))
+    return K.dot(x.byteOffset + 8 * xo, y.byteOffset + 8 * yo, n);
   return dotScalar(x, y, n, xo, yo);
 }
 
