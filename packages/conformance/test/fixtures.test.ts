@@ -12,7 +12,7 @@ import { FIXTURE_FORMAT, type Fixture, fixtureFile, play } from "./fixture-lib.j
 import { armPolicies, mnlPolicies } from "./policies.js";
 
 const dir = fileURLToPath(new URL("../fixtures/", import.meta.url));
-const specs = [...armPolicies, ...mnlPolicies] as { name: string; restore: (s: Snapshot) => never }[];
+const specs = [...armPolicies, ...mnlPolicies] as unknown as { name: string; restore: (s: Snapshot) => never }[];
 
 describe.each(specs.map((s) => [s.name, s] as const))("%s fixture", (name, spec) => {
   const text = readFileSync(dir + fixtureFile(name), "utf8");

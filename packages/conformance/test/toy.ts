@@ -64,7 +64,7 @@ export class ToyPolicy implements ArmPolicy {
   readonly kind = ToyPolicy.kind;
   readonly protocol = "arm" as const;
   readonly contextDim: number;
-  private readonly table = new ArmTable<Stats>();
+  private readonly table: ArmTable<Stats> = new ArmTable<Stats>();
   private readonly ledger: DecisionLedger<Pend>;
   private rng: Rng;
   private readonly bug: ToyBug;
