@@ -120,17 +120,18 @@ export interface LpCrossCheckReport {
 
 /**
  * Cross-checks the exact Dinkelbach solver against the HiGHS LP on random instances
- * (N in [1, maxItems], K in [1, N], v0 in {0.5, 1, 3}, v = e^{U(-2, 2)}, r ~ U(0, 1)), for tests and
- * a `routekit` cross-check command.
+ * (N in [1, maxItems], K in [1, N] or K = min(maxSize, N) when `maxSize` is given, v0 in {0.5, 1, 3},
+ * v = e^{U(-2, 2)}, r ~ U(0, 1)), for tests and the `routekit check assortment-lp` command.
  */
 export async function crossCheckAssortmentLP(
-  options: { instances?: number; seed?: number; maxItems?: number; tolerance?: number } = {},
+  options: { instances?: number; seed?: number; maxItems?: number; maxSize?: number; tolerance?: number } = {},
 ): Promise<LpCrossCheckReport> {
   const instances = options.instances ?? 500;
   const maxItems = options.maxItems ?? 30;
   const tolerance = options.tolerance ?? 1e-7;
   assertInt(instances, "instances", 1);
   assertInt(maxItems, "maxItems", 1);
+  if (options.maxSize !== undefined) assertInt(options.maxSize, "maxSize", 1);
   const rng = Rng.fromSeed(options.seed ?? 0);
   const out = new Int32Array(maxItems);
   const ws = new DinkelbachWorkspace(maxItems);
@@ -140,7 +141,7 @@ export async function crossCheckAssortmentLP(
   let tL = 0;
   for (let k = 0; k < instances; k++) {
     const n = 1 + rng.int(maxItems);
-    const K = 1 + rng.int(n);
+    const K = options.maxSize === undefined ? 1 + rng.int(n) : Math.min(options.maxSize, n);
     const v0 = [0.5, 1, 3][rng.int(3)] as number;
     const v = Float64Array.from({ length: n }, () => Math.exp(rng.uniformIn(-2, 2)));
     const r = Float64Array.from({ length: n }, () => rng.uniform());
