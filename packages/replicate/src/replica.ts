@@ -53,6 +53,8 @@ export interface ReplicaOptions<P extends ReplicaPolicy> {
   readonly blockMs?: number;
   /** Called with errors that do not stop the replica (Redis unreachable, a snapshot write failed). */
   readonly onError?: (error: unknown) => void;
+  /** Called after each stream entry is applied, with its stream id (for audit logs and tests). */
+  readonly onApplied?: (streamId: string, entry: StreamEntry | undefined) => void;
 }
 
 /** What a replica reports about itself. */
@@ -383,6 +385,7 @@ export class Replica<P extends ReplicaPolicy> {
     }
     this.position = id;
     this.sinceSnapshot++;
+    this.options.onApplied?.(id, e);
   }
 
   // ------------------------------------------------------------ snapshots
