@@ -120,7 +120,7 @@ export class StreamApplier {
    */
   constructor(
     public policy: ReplicablePolicy,
-    private readonly capacity: number,
+    capacity: number,
     /** Called after an event is learned (e.g. to drop the replica's own pending decision). */
     private readonly onLearned?: (globalId: string) => void,
   ) {

@@ -63,7 +63,14 @@ afterAll(async () => {
 describe("3 replica processes, a replica crash and a Redis restart", () => {
   it("end with identical learned state, equal to one policy fed the stream in order", async () => {
     const stream = "cluster";
-    const init = (i: number) => ({ type: "init", url: server.url, stream, replicaId: `r${i}`, seed: i, snapshotEvery: 2000 });
+    const init = (i: number) => ({
+      type: "init",
+      url: server.url,
+      stream,
+      replicaId: `r${i}`,
+      seed: i,
+      snapshotEvery: 2000,
+    });
     const procs: (Proc | undefined)[] = [];
     for (let i = 0; i < 3; i++) {
       const p = await spawnReplica();
