@@ -53,9 +53,10 @@ function reward(arm: string, ctx: number[], rng: Rng): number {
 }
 
 let server: RedisServer;
+// The first start may install Debian's redis-server (apt-get), which can take a few minutes.
 beforeAll(async () => {
   server = await startRedisServer();
-});
+}, 600_000);
 afterAll(async () => {
   await server?.stop({ removeData: true });
 });

@@ -12,9 +12,10 @@ const create = () => new LinUCBDisjoint({ arms: ARMS, contextDim: 3, seed: 1 });
 const restore = (s: Snapshot) => LinUCBDisjoint.fromJSON(s);
 
 let server: RedisServer;
+// The first start may install Debian's redis-server (apt-get), which can take a few minutes.
 beforeAll(async () => {
   server = await startRedisServer();
-});
+}, 600_000);
 afterAll(async () => {
   await server?.stop({ removeData: true });
 });
