@@ -10,11 +10,13 @@ import {
   encodeF64,
   type Json,
   makeSnapshot,
+  numberOption,
   RouteKitError,
   readArmBaseState,
   readF64,
   readInt,
   readNumber,
+  readOptions,
   readSnapshot,
   restoring,
   type Snapshot,
@@ -35,8 +37,8 @@ import {
   type BasePolicyOptions,
   CLASSIC_SNAPSHOT_VERSION,
   checkContextNorm,
-  checkOption,
   checkRidgeStep,
+  clampInverseDiagonal,
   MAX_RIDGE_DIM,
 } from "./base.js";
 import { checkVecPayload, type VecPayload, VecPayloadStore } from "./payload.js";
@@ -44,8 +46,8 @@ import { checkVecPayload, type VecPayload, VecPayloadStore } from "./payload.js"
 export interface LinUCBSharedOptions extends BasePolicyOptions {
   /** Context length d (>= 1). */
   readonly contextDim: number;
-  /** Exploration multiplier alpha in z.theta + alpha sqrt(z^T A^-1 z) (default 1), >= 0. */
-  readonly alpha?: number;
+  /** Exploration multiplier (the paper's alpha) in z.theta + alpha sqrt(z^T A^-1 z) (default 1), >= 0. */
+  readonly exploration?: number;
   /** Ridge lambda: A starts at lambda I_{d+M} (default 1), > 0. */
   readonly ridge?: number;
   /**
@@ -75,7 +77,7 @@ interface SharedArm extends ArmState {
 export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
   static readonly kind = "classic/linucb-shared";
   readonly kind = LinUCBShared.kind;
-  readonly alpha: number;
+  readonly exploration: number;
   readonly ridge: number;
   readonly maxArms: number;
   private readonly d: number;
@@ -103,10 +105,9 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
     this.store = store;
     this.d = d;
     this.maxArms = maxArms;
-    this.alpha = options.alpha ?? 1;
-    this.ridge = options.ridge ?? 1;
-    checkOption(this.alpha, "alpha", (v) => v >= 0, "a finite number >= 0");
-    checkOption(this.ridge, "ridge", (v) => v > 0, "a finite number > 0");
+    const o = readOptions(options, LinUCBShared.kind);
+    this.exploration = numberOption(o, "exploration", 1, { min: 0 });
+    this.ridge = numberOption(o, "ridge", 1, { min: 0, openMin: true });
     this.x = allocF64(d);
     this.resize(maxArms);
     setScaledIdentity(this.Ainv, d, 1 / this.ridge, this.ld);
@@ -181,7 +182,7 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
     const states = this.table.states;
     const scores = this.scores;
     const theta = this.thetaV;
-    const alpha = this.alpha;
+    const alpha = this.exploration;
     for (let i = 0; i < k; i++) {
       const j = d + (states[i] as SharedArm).slot;
       const quad = xPx + 2 * (w[j] as number) + (A[j * ld + j] as number);
@@ -255,6 +256,7 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
       throw e;
     }
     shermanMorrisonWithU(this.Ainv, active, z, u, 1, ld);
+    clampInverseDiagonal(this.Ainv, active, ld);
     axpy(coef, u, this.thetaV, active);
     z[j] = 0;
     this.version++;
@@ -266,7 +268,7 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
 
   toJSON(): Snapshot {
     return makeSnapshot(LinUCBShared.kind, CLASSIC_SNAPSHOT_VERSION, {
-      alpha: this.alpha,
+      exploration: this.exploration,
       ridge: this.ridge,
       maxArms: this.maxArms,
       capacity: this.cap,
@@ -280,7 +282,7 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
 
   static fromJSON(snapshot: unknown): LinUCBShared {
     const st = readSnapshot(snapshot, LinUCBShared.kind, CLASSIC_SNAPSHOT_VERSION);
-    const alpha = readNumber(st, "alpha", (v) => v >= 0, "a finite number >= 0");
+    const exploration = readNumber(st, "exploration", (v) => v >= 0, "a finite number >= 0");
     const ridge = readNumber(st, "ridge", (v) => v > 0, "a finite number > 0");
     const d = readInt(st, "contextDim", 1, MAX_RIDGE_DIM - 1);
     const maxArms = readInt(st, "maxArms", 1, MAX_RIDGE_DIM - d);
@@ -292,10 +294,11 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
     const version = readInt(st, "version", 0);
     const ld = d + cap;
     const active = d + slotsUsed;
-    // A^-1 is positive definite on the active block: its diagonal there is > 0.
+    // A^-1 is positive definite on the active block: its diagonal there is > 0, or 0 where rounding
+    // cancelled it (see clampInverseDiagonal).
     const Ainv = readF64(st.Ainv, "Ainv", ld * ld, (x, i) => {
       const r = Math.floor(i / ld);
-      return r !== i % ld || r >= active || x > 0;
+      return r !== i % ld || r >= active || x >= 0;
     });
     const theta = readF64(st.theta, "theta", ld);
     const slots = new Set<number>();
@@ -313,7 +316,7 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
     return restoring(LinUCBShared.kind, () => {
       const p = new LinUCBShared({
         arms: [],
-        alpha,
+        exploration,
         ridge,
         maxArms,
         contextDim: snap.contextDim,
