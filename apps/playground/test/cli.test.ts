@@ -58,7 +58,7 @@ describe("argument parsing and exit codes", () => {
       [["compare", "--env", "k-armed", "--policies", "ucb1,ucb9"], /unknown policy "ucb9"/],
       [
         ["compare", "--env", "k-armed", "--policies", "ucb1", "--param", "ucb1.zeta=3"],
-        /ucb1 has no parameter "zeta" \(parameters: c\)/,
+        /ucb1 has no parameter "zeta" \(parameters: exploration\)/,
       ],
       [
         ["compare", "--env", "k-armed", "--policies", "ucb1", "--param", "ucb1.exploration=lots"],

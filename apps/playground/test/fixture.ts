@@ -19,8 +19,8 @@ export const fixtureRegistry: FamilyRegistry = {
       protocol: "arm",
       family: "@routekit/classic",
       description: "UCB1",
-      defaults: { c: 2 },
-      create: (p, { rng, info }) => new UCB1({ arms: info.arms, rng, c: p.c as number }),
+      defaults: { exploration: 2 },
+      create: (p, { rng, info }) => new UCB1({ arms: info.arms, rng, exploration: p.exploration as number }),
     },
     {
       name: "linucb-disjoint",

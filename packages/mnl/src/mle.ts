@@ -10,7 +10,7 @@
  */
 import { choleskyFactor, choleskySolve, dot, symmetrizeUpper } from "@routekit/linalg";
 
-/** Past rounds with variable-size assortments (a mask-free ragged layout, spec P12). */
+/** Past rounds with variable-size assortments (a mask-free ragged layout). */
 export class ChoiceHistory {
   x: Float64Array;
   start: Int32Array;

@@ -1,5 +1,5 @@
 /**
- * The multinomial-logit choice model with an outside option (spec §2.1), on row-major feature
+ * The multinomial-logit choice model with an outside option, on row-major feature
  * matrices. Probability vectors have n + 1 entries: the n offered items, then the outside option.
  */
 import { axpy, choleskyRank1Update, dot, gemv, logSumExp, quadFormUpper, softmax, syrUpper } from "@routekit/linalg";
@@ -23,7 +23,7 @@ export function mnlUtilities(
 
 /**
  * Choice probabilities p(i | S, w) = e^{z_i} / (v0 + sum_j e^{z_j}) into p[0..n) and the outside
- * probability into p[n]. Stable for any utilities (log-sum-exp with log v0 in the max, spec P10).
+ * probability into p[n]. Stable for any utilities (log-sum-exp with log v0 in the max).
  * `z` (n + 1 slots) receives the utilities; `p` may not alias `z`.
  */
 export function mnlProbabilities(
@@ -41,7 +41,8 @@ export function mnlProbabilities(
 }
 
 /**
- * Full negative log-likelihood including the outside option (spec P1):
+ * Full negative log-likelihood including the outside option (the paper's eq. (2) read as the
+ * full likelihood, so choosing nothing still moves the estimate):
  * l(w) = log(v0 + sum e^{z_i}) - z_c, with z_0 = log v0 when the outside option was chosen.
  * `choice` is a position in 0..n-1 or -1 for the outside option; `z` (n + 1 slots) is scratch.
  */
@@ -94,7 +95,7 @@ export function mnlMeanFeature(
 
 /**
  * Adds scale * G(w) to the upper triangle of the d x d matrix `A`, where
- * G = X^T (diag p - p p^T) X = sum_i p_i x_i x_i^T - x̄ x̄^T (the O(n d^2) x̄ form, spec §2.1).
+ * G = X^T (diag p - p p^T) X = sum_i p_i x_i x_i^T - x̄ x̄^T (the O(n d^2) x̄ form).
  * `xbar` and `row` are d-value scratch buffers.
  */
 export function addMnlHessianUpper(

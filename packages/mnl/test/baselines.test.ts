@@ -1,6 +1,7 @@
 import { Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
-import { ChoiceHistory, fitMnlMle, MleWorkspace, mleBaselineAlpha, mleObjective, TsMnl, UcbMnl } from "../src/index.js";
+import { mleBaselineAlpha, TsMnl, UcbMnl } from "../src/index.js";
+import { ChoiceHistory, fitMnlMle, MleWorkspace, mleObjective } from "../src/mle.js";
 import { randomQuery, sampleChoice } from "./helpers.js";
 
 describe("MLE refit", () => {
@@ -61,8 +62,8 @@ describe("UCB-MNL and TS-MNL policies", () => {
 
   it("UCB-MNL and TS-MNL snapshots restore and continue bit-exactly (non-uniform revenues, short rounds)", () => {
     for (const make of [
-      () => new UcbMnl({ dim: 3, maxSize: 3, preset: "authors-nonuniform", v0: 2 }),
-      () => new TsMnl({ dim: 3, maxSize: 3, preset: "authors-nonuniform", seed: 5, samples: 3 }),
+      () => new UcbMnl({ contextDim: 3, maxSize: 3, preset: "authors-nonuniform", v0: 2 }),
+      () => new TsMnl({ contextDim: 3, maxSize: 3, preset: "authors-nonuniform", seed: 5, samples: 3 }),
     ]) {
       const a = make();
       play(a, Rng.fromSeed(1), 40, true);
@@ -75,7 +76,7 @@ describe("UCB-MNL and TS-MNL policies", () => {
   });
 
   it("learn w* (the MLE approaches it) and reject bad input without changing state", () => {
-    const p = new UcbMnl({ dim: 3, maxSize: 3, alphaScale: 0.05 });
+    const p = new UcbMnl({ contextDim: 3, maxSize: 3, exploration: 0.05 });
     play(p, Rng.fromSeed(3), 400, false);
     const w = p.weights;
     expect(Math.hypot(w[0]! - 0.4, w[1]! + 0.3, w[2]! - 0.2)).toBeLessThan(0.35);
@@ -92,8 +93,8 @@ describe("UCB-MNL and TS-MNL policies", () => {
   });
 
   it("TS-MNL is deterministic given its seed", () => {
-    const a = new TsMnl({ dim: 3, maxSize: 3, seed: 9 });
-    const b = new TsMnl({ dim: 3, maxSize: 3, seed: 9 });
+    const a = new TsMnl({ contextDim: 3, maxSize: 3, seed: 9 });
+    const b = new TsMnl({ contextDim: 3, maxSize: 3, seed: 9 });
     play(a, Rng.fromSeed(6), 30, false);
     play(b, Rng.fromSeed(6), 30, false);
     expect(JSON.stringify(a.toJSON())).toBe(JSON.stringify(b.toJSON()));
