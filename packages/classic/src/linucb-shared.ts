@@ -23,16 +23,7 @@ import {
   snapshotCorrupt,
   vectorToJson,
 } from "@routekit/core";
-import {
-  allocF64,
-  axpy,
-  dot,
-  freeF64,
-  gemvT,
-  setScaledIdentity,
-  shermanMorrisonWithU,
-  symvUpper,
-} from "@routekit/linalg";
+import { allocF64, axpy, dot, freeF64, setScaledIdentity, shermanMorrisonWithU, symvUpper } from "@routekit/linalg";
 import {
   type BasePolicyOptions,
   CLASSIC_SNAPSHOT_VERSION,
@@ -209,11 +200,24 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
     u.fill(0, active);
   }
 
-  /** w = A^-1[:, 0:d] x: the cross block from the stored upper rows, then the x block. */
+  /**
+   * w = A^-1[:, 0:d] x: the x block by a symmetric product, then the slot entries from the cross block
+   * (rows 0..d-1, columns d..d+slots of the upper storage), row by row so each row's few slot entries
+   * are read contiguously. (A gemvT over all columns computed the x block twice: at d = 512 that was
+   * half of a round.)
+   */
   private fillW(x: Float64Array, w: Float64Array): void {
     const d = this.d;
-    gemvT(this.Ainv, d, d + this.slotsUsed, x, w, 1, 0, this.ld);
-    symvUpper(this.Ainv, d, x, w, this.ld);
+    const ld = this.ld;
+    const A = this.Ainv;
+    const end = d + this.slotsUsed;
+    symvUpper(A, d, x, w, ld);
+    w.fill(0, d, end);
+    for (let i = 0; i < d; i++) {
+      const xi = x[i] as number;
+      const row = i * ld;
+      for (let j = d; j < end; j++) w[j] = (w[j] as number) + xi * (A[row + j] as number);
+    }
   }
 
   protected override eventContext(p: VecPayload): number[] {
