@@ -40,8 +40,9 @@ import {
   readFields,
   snapshotOptions,
 } from "./base.js";
-import { ChoiceHistory, fitMnlMle, MleWorkspace } from "./mle.js";
+import { ChoiceHistory, MleWorkspace } from "./mle.js";
 import { optimisticUtilities } from "./model.js";
+import { type WarmMleState, warmFitMnlMle } from "./warm-mle.js";
 
 export type MleBaselinePreset = "authors-uniform" | "authors-nonuniform" | "theory";
 
@@ -131,6 +132,9 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
   private readonly thetaNew: Float64Array;
   private readonly LVnew: Float64Array;
   protected readonly row: Float64Array;
+  /** The warm-started refit's cache (data gradient and Hessian), and its staged copy for an update. */
+  private mle: WarmMleState;
+  private mleNew: WarmMleState;
 
   protected constructor(options: Record<string, unknown>) {
     const { common, cfg } = resolveBaseline(options);
@@ -147,6 +151,8 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
     this.thetaNew = allocF64(d);
     this.LVnew = allocF64(d * d);
     this.row = allocF64(d);
+    this.mle = { g: allocF64(d), H: allocF64(d * d), refreshedAt: 0 };
+    this.mleNew = { g: allocF64(d), H: allocF64(d * d), refreshedAt: 0 };
     this.refreshInverse();
   }
 
@@ -164,7 +170,7 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
     return this.theta.slice();
   }
 
-  /** Newton iterations of the last refit. */
+  /** Passes over the history used by the last refit (0 when the new round left the estimate converged). */
   get lastNewtonIterations(): number {
     return this.mleWs.iterations;
   }
@@ -180,12 +186,17 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
     const d = this.contextDim;
     this.history.stage(X, n, choice);
     this.thetaNew.set(this.theta);
-    fitMnlMle(
+    const st = this.mleNew;
+    st.g.set(this.mle.g);
+    st.H.set(this.mle.H);
+    st.refreshedAt = this.mle.refreshedAt;
+    warmFitMnlMle(
       this.history,
       this.history.rounds + 1,
       this.v0,
       this.config.ridge,
       this.thetaNew,
+      st,
       this.mleWs,
       this.config.maxNewtonIterations,
     );
@@ -195,12 +206,19 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
       choleskyRank1Update(this.LVnew, d, this.row);
     }
     for (let k = 0; k < d; k++) {
-      if (!Number.isFinite(this.thetaNew[k] as number)) {
+      if (!Number.isFinite(this.thetaNew[k] as number) || !Number.isFinite(st.g[k] as number)) {
+        throw new RouteKitError(ErrorCode.Numerical, "MLE refit diverged; state unchanged");
+      }
+    }
+    for (let i = 0; i < d * d; i++) {
+      if (!Number.isFinite(st.H[i] as number)) {
         throw new RouteKitError(ErrorCode.Numerical, "MLE refit diverged; state unchanged");
       }
     }
     this.history.commit();
     this.theta.set(this.thetaNew);
+    this.mleNew = this.mle;
+    this.mle = st;
     this.LV.set(this.LVnew);
     this.refreshInverse();
   }
@@ -220,6 +238,7 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
       },
       theta: encodeF64(this.theta),
       LV: encodeF64(this.LV),
+      mle: { g: encodeF64(this.mle.g), H: encodeF64(this.mle.H), refreshedAt: this.mle.refreshedAt },
       history: {
         rounds: h.rounds,
         start: Array.from(h.start.subarray(0, h.rounds + 1)),
@@ -254,7 +273,15 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
     const x = readF64(hj.x, "history.x", rows * d);
     if (firstOversizedRow(x, rows, d).index >= 0)
       throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot history has a feature row above the norm bound");
+    const mj = field(s, "mle", "object");
+    const mg = readF64(mj.g, "mle.g", d);
+    // Only the upper triangle of the cached Hessian is ever written.
+    const mH = readF64(mj.H, "mle.H", d * d, (v, i) => i % d >= Math.floor(i / d) || v === 0);
+    const refreshedAt = readInt(mj, "refreshedAt", 0, rounds);
     this.ledger.loadJSON(s.ledger);
+    this.mle.g.set(mg);
+    this.mle.H.set(mH);
+    this.mle.refreshedAt = refreshedAt;
     const h = this.history;
     // Same capacities as a fresh history at least, so growth never depends on where a run was restored.
     h.x = new Float64Array(Math.max(64 * d, x.length));
@@ -295,7 +322,7 @@ export class UcbMnl extends MleMnlPolicy {
   }
 
   protected scoreItems(f: Float64Array, n: number): void {
-    optimisticUtilities(f, n, this.contextDim, this.theta, this.Vinv, this.alpha, this.row, this.util);
+    optimisticUtilities(f, n, this.contextDim, this.theta, this.Vinv, this.alpha, this.util);
   }
 
   toJSON(): Snapshot {

@@ -272,7 +272,7 @@ export class OfuMnlPlus extends MnlPolicyBase {
 
   protected scoreItems(f: Float64Array, n: number): void {
     // alpha_i = x_i.w + beta ||x_i||_{H^-1}
-    optimisticUtilities(f, n, this.contextDim, this.w, this.Hinv, this.beta, this.row, this.util);
+    optimisticUtilities(f, n, this.contextDim, this.w, this.Hinv, this.beta, this.util);
   }
 
   protected learnRound(X: Float64Array, n: number, choice: number): void {
