@@ -179,6 +179,10 @@ export function commonFromJSON(j: Json | undefined): MnlCommonConfig {
   return snapshotOptions(() => readCommonOptions({ ...o, utilityClip: clip }, null));
 }
 
+// Ranges of the query's counts, hoisted so select allocates no option objects.
+const COUNT = { integer: true, min: 0 } as const;
+const SIZE = { integer: true, min: 1 } as const;
+
 function eventError(what: string): never {
   throw new RouteKitError(ErrorCode.InvalidEvent, `event ${what}`);
 }
@@ -280,11 +284,11 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
       throw new RouteKitError(ErrorCode.InvalidArgument, "query must be an AssortmentQuery object");
     const n = query.numItems;
     if (n === 0) throw new RouteKitError(ErrorCode.EmptyAssortment, "query has no items (numItems = 0)");
-    checkNumber(n, "query.numItems", { integer: true, min: 0 });
+    checkNumber(n, "query.numItems", COUNT);
     const K = query.maxSize;
     if (typeof K === "number" && K < 1 && K > -Infinity)
       throw new RouteKitError(ErrorCode.EmptyAssortment, `query.maxSize must be >= 1, got ${K}`);
-    checkNumber(K, "query.maxSize", { integer: true, min: 1 });
+    checkNumber(K, "query.maxSize", SIZE);
     if (K > this.maxSize) {
       throw new RouteKitError(
         ErrorCode.OutOfRange,

@@ -2,7 +2,7 @@
  * The multinomial-logit choice model with an outside option, on row-major feature
  * matrices. Probability vectors have n + 1 entries: the n offered items, then the outside option.
  */
-import { axpy, dot, logSumExp, softmax, syrUpper } from "@routekit/linalg";
+import { logSumExp, softmax, syrUpper } from "@routekit/linalg";
 
 /**
  * Utilities z_i = x_i . w for the n rows of X (row stride d), written to z[0..n), and z[n] = log v0.
@@ -17,7 +17,13 @@ export function mnlUtilities(
   z: Float64Array,
   xo = 0,
 ): void {
-  for (let i = 0; i < n; i++) z[i] = dot(X, w, d, xo + i * d, 0);
+  // Inline loops, not a linalg call per row: at the small d of item features the call costs more.
+  for (let i = 0; i < n; i++) {
+    const o = xo + i * d;
+    let u = 0;
+    for (let k = 0; k < d; k++) u += (X[o + k] as number) * (w[k] as number);
+    z[i] = u;
+  }
   z[n] = Math.log(v0);
 }
 
@@ -74,7 +80,9 @@ export function mnlGradient(
   g.fill(0, 0, d);
   for (let i = 0; i < n; i++) {
     const c = (p[i] as number) - (i === choice ? 1 : 0);
-    if (c !== 0) axpy(c, X, g, d, xo + i * d, 0);
+    if (c === 0) continue;
+    const o = xo + i * d;
+    for (let k = 0; k < d; k++) g[k] = (g[k] as number) + c * (X[o + k] as number);
   }
   return g;
 }
@@ -89,7 +97,11 @@ export function mnlMeanFeature(
   xo = 0,
 ): Float64Array {
   xbar.fill(0, 0, d);
-  for (let i = 0; i < n; i++) axpy(p[i] as number, X, xbar, d, xo + i * d, 0);
+  for (let i = 0; i < n; i++) {
+    const pi = p[i] as number;
+    const o = xo + i * d;
+    for (let k = 0; k < d; k++) xbar[k] = (xbar[k] as number) + pi * (X[o + k] as number);
+  }
   return xbar;
 }
 
