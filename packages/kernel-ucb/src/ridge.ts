@@ -27,11 +27,11 @@ export class RidgeArm {
 
   constructor(
     readonly F: number,
-    readonly alpha: number,
+    readonly ridge: number,
     readonly counter?: OpCounter,
   ) {
     this.Ainv = allocF64(F * F);
-    setScaledIdentity(this.Ainv, F, 1 / alpha);
+    setScaledIdentity(this.Ainv, F, 1 / ridge);
     this.theta = allocF64(F);
     this.b = allocF64(F);
   }
@@ -80,14 +80,14 @@ export class RidgeArm {
     };
   }
 
-  static fromJSON(json: Json, F: number, alpha: number, counter?: OpCounter): RidgeArm {
+  static fromJSON(json: Json, F: number, ridge: number, counter?: OpCounter): RidgeArm {
     const o = readObject(json, "ridge state");
     const n = readInt(o, "n");
     const version = readInt(o, "version");
     const packed = readF64(o.Ainv, "Ainv", (F * (F + 1)) / 2);
     const theta = readF64(o.theta, "theta", F);
     const b = readF64(o.b, "b", F);
-    const r = new RidgeArm(F, alpha, counter);
+    const r = new RidgeArm(F, ridge, counter);
     r.theta.set(theta);
     r.b.set(b);
     let k = 0;
