@@ -145,13 +145,19 @@ export abstract class KernelPolicyBase<S extends ArmState> extends ArmPolicyBase
     return normalizeInto(x, this.y, this.contextDim, this.normalizeContext);
   }
 
-  /** Issues a decision for arm `pick` (table index) on the validated context `x`. */
-  protected issue(pick: number, x: Float64Array, stage = 0): { decision: ArmDecision; payload: KernelPayload } {
+  /**
+   * Issues a decision for arm `pick` (table index) on the validated context `x`; its payload is left in
+   * {@link KernelPolicyBase.issued} for select-time caches.
+   */
+  protected issue(pick: number, x: Float64Array, stage = 0): ArmDecision {
     const s = this.table.states[pick] as S;
     const payload = this.store.acquire(s.uid, x, this.ledger.issued, stage);
-    const id = this.ledger.issue(payload);
-    return { decision: { id, arm: this.table.ids[pick] as string }, payload };
+    this.issued = payload;
+    return { id: this.ledger.issue(payload), arm: this.table.ids[pick] as string };
   }
+
+  /** Payload of the decision issued last (valid right after {@link KernelPolicyBase.issue}). */
+  protected issued: KernelPayload | undefined;
 
   protected uidOf(p: KernelPayload): number {
     return p.uid;

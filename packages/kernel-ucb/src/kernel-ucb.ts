@@ -115,8 +115,8 @@ export class KernelUcb extends KernelPolicyBase<TagArm> {
     const pick = argmaxRandomTie(this.scores, G, this.rng);
     // `best` holds the row of the first maximiser; a tie broken elsewhere recomputes at update.
     const cached = this.scores[pick] === bestScore && firstMax(this.scores, G, bestScore) === pick;
-    const { decision, payload } = this.issue(pick, x);
-    this.cacheSeq = cached ? payload.seq : -1;
+    const decision = this.issue(pick, x);
+    this.cacheSeq = cached ? (this.issued as KernelPayload).seq : -1;
     return decision;
   }
 

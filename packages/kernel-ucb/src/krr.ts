@@ -22,17 +22,17 @@ import {
 } from "@routekit/linalg";
 import type { DotKernel } from "./kernel.js";
 
-/** Optional flop counter (spec §5.1 test 16: cost model checked by counts, not wall time). */
+/** Optional flop counter (diagnostics: the cost model is tested by counts, not wall time). */
 export interface OpCounter {
   ops: number;
 }
 
 /**
  * Incremental kernel ridge regression on one index set (one arm of PAK-UCB, one (arm, stage) of
- * Sup-PAK-UCB, or KernelUCB's single shared regression). Spec §2.1, "implementation-grade":
+ * Sup-PAK-UCB, or KernelUCB's single shared regression), updated incrementally:
  *
- * - `Q = (K + alpha I)^-1` in the upper triangle of a row-major buffer with row stride `cap`,
- *   grown by bordered inversion (Schur complement, clamped at >= alpha) on each new point;
+ * - `Q = (K + ridge I)^-1` in the upper triangle of a row-major buffer with row stride `cap`,
+ *   grown by bordered inversion (Schur complement, clamped at >= ridge) on each new point;
  * - `a = Q v` kept by the O(n) update `a <- [a - u e; e]`, e = (s - b.a) / S;
  * - history X (n x d) for kernel rows, capacity grown by x1.5, so no re-solve ever happens.
  *
@@ -60,7 +60,7 @@ export class ExactKrr {
   Q: Float64Array;
   /**
    * Called once when the capacity first reaches LARGE_CAPACITY points (the inverse alone is then
-   * >= 512 MB): spec P7 asks to warn, since exact PAK-UCB's memory is O(n^2) per arm.
+   * >= 512 MB): exact PAK-UCB's memory is O(n^2) per arm, so the owner warns.
    */
   onLarge: ((cap: number) => void) | undefined;
   /** Threshold for `onLarge` (default LARGE_CAPACITY). */
@@ -121,7 +121,7 @@ export class ExactKrr {
   }
 
   /**
-   * sigma^2 = (k(y,y) - b^T Q b) / alpha, clamped at 0 (spec P7). One quadratic form over the
+   * sigma^2 = (k(y,y) - b^T Q b) / ridge, clamped at 0 (rounding can make it slightly negative). One quadratic form over the
    * upper triangle: half the flops of forming Q b.
    */
   variance(b: Float64Array, kyy: number): number {
@@ -133,7 +133,7 @@ export class ExactKrr {
 
   /**
    * Adds (y, s). `b` must hold the kernel row of y for the current n (compute it with `row`), and
-   * `kyy` = k(y, y). Returns the Schur complement used (>= alpha).
+   * `kyy` = k(y, y). Returns the Schur complement used (>= ridge).
    */
   append(y: Float64Array, ny: number, s: number, b: Float64Array, kyy: number, tag = -1): number {
     const n = this.n;
@@ -141,12 +141,12 @@ export class ExactKrr {
     const c = kyy + this.ridge;
     let S: number;
     if (n === 0) {
-      // Q = [[1/(k(y,y) + alpha)]] (the reference code's 1/k(y,y) + alpha is a precedence bug).
+      // Q = [[1/(k(y,y) + ridge)]] (the reference code computes 1/k(y,y) + ridge, a precedence bug).
       S = c;
       this.Q[0] = 1 / c;
       this.a[0] = s / c;
     } else {
-      // Schur complement S = c - b^T Q b >= alpha exactly; clamp at alpha (spec P7).
+      // Schur complement S = c - b^T Q b = ridge (1 + sigma^2(y)) >= ridge exactly; clamp at ridge.
       S = borderedInverseAppend(this.Q, n, this.cap, b, c, this.work, this.ridge);
       const e = (s - dot(b, this.a, n)) / S;
       const u = this.work;
@@ -161,7 +161,7 @@ export class ExactKrr {
     this.tags[n] = tag;
     this.v[n] = s;
     this.n = n + 1;
-    if (n > 0 && (S === this.ridge || !this.inverseBounded(n))) this.refresh();
+    if (n > 0 && !this.inverseBounded(n)) this.refresh();
     return S;
   }
 
@@ -258,7 +258,7 @@ export class ExactKrr {
   }
 
   /**
-   * Drift of the incremental state (spec P7's debug check, O(n^3 + n^2 d)): rebuilds K + alpha I
+   * Drift of the incremental state (a debug check, O(n^3 + n^2 d)): rebuilds K + ridge I
    * from the stored points, inverts it directly (Cholesky) and returns the largest absolute
    * difference from the kept inverse, relative to the largest entry of the direct one, and the same
    * for a = Q v. Read-only.
@@ -299,7 +299,7 @@ export class ExactKrr {
     return { inverse: dq / mq, weights: ma > 0 ? da / ma : da };
   }
 
-  /** The full symmetric (K + alpha I)^-1 as an n x n row-major array (tests, diagnostics). */
+  /** The full symmetric (K + ridge I)^-1 as an n x n row-major array (tests, diagnostics). */
   inverse(): Float64Array {
     const n = this.n;
     const out = new Float64Array(n * n);

@@ -117,8 +117,8 @@ export class PakUcb extends KernelPolicyBase<PakArm> {
       }
       pick = argmaxRandomTie(this.scores, G, this.rng);
     }
-    const { decision, payload } = this.issue(pick, x);
-    this.cacheSeq = payload.seq;
+    const decision = this.issue(pick, x);
+    this.cacheSeq = (this.issued as KernelPayload).seq;
     return decision;
   }
 

@@ -139,7 +139,8 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
       pick = argmaxRandomTie(this.scores, G, this.rng);
     }
     const arm = (states[pick] as RffArm).ridge;
-    const { decision, payload: p } = this.issue(pick, x);
+    const decision = this.issue(pick, x);
+    const p = this.issued as KernelPayload;
     p.version = arm.version;
     p.phi.set(phi);
     arm.solve(phi, p.u);

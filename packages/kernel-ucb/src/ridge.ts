@@ -11,8 +11,8 @@ import {
 import type { OpCounter } from "./krr.js";
 
 /**
- * Ridge regression in a fixed F-dimensional feature space (one arm of RFF-UCB), spec §2.4:
- * Ainv = (Phi^T Phi + alpha I)^-1 in the upper triangle, theta = Ainv b kept by
+ * Ridge regression in a fixed F-dimensional feature space (one arm of RFF-UCB):
+ * Ainv = (Phi^T Phi + ridge I)^-1 in the upper triangle, theta = Ainv b kept by
  * theta += u (s - phi.theta) / (1 + phi.u) with u = Ainv phi (the same u as Sherman-Morrison's),
  * b = sum s phi (kept for checks; never double-counts the first reward, unlike the reference code).
  * Constant time per round: O(F^2) per query and per update.
@@ -41,7 +41,11 @@ export class RidgeArm {
     return dot(this.theta, phi, this.F);
   }
 
-  /** sigma^2 = phi^T Ainv phi, clamped at 0 (spec P5: right for every feature convention). */
+  /**
+   * sigma^2 = phi^T Ainv phi, clamped at 0. The paper's Algorithm 5 writes
+   * ridge^-1/2 (1 - phi^T Ainv Phi^T Phi phi)^1/2, which equals this only when ||phi|| = 1; this form is
+   * right for every feature convention.
+   */
   variance(phi: Float64Array): number {
     if (this.counter) this.counter.ops += (this.F * (this.F + 1)) / 2;
     const q = quadFormUpper(this.Ainv, this.F, phi);

@@ -203,7 +203,7 @@ export abstract class SupBase<E extends { readonly n: number }> extends KernelPo
     trace.stage = m;
     if (m > this.maxStage) this.maxStage = m;
     this.branchCounts[branch]++;
-    return this.issue(pick, x, stage).decision;
+    return this.issue(pick, x, stage);
   }
 
   /** argmax of mu + eta sigma over active arms, ties at random (-1 when every value is NaN). */
