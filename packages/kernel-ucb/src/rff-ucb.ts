@@ -7,6 +7,8 @@ import {
   type Json,
   makeSnapshot,
   numberOption,
+  Rng,
+  type RngState,
   RouteKitError,
   readArmBaseState,
   readEnum,
@@ -51,7 +53,8 @@ interface RffArm {
 const KIND = "kernel-ucb/rff-ucb";
 /**
  * 3: shared option names, arm uids, maxPending, contexts as received; the frequencies are redrawn from
- * the snapshot's random stream (a checksum detects a build that would draw different ones).
+ * the stored state of the stream they were drawn from (a checksum detects a build that would draw
+ * different ones).
  */
 const VERSION = 3;
 
@@ -69,7 +72,10 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
   readonly rffVariant: RffVariant;
   /** Feature count F (2D, or D for "cosBias"). */
   readonly numFeatures: number;
-  readonly features: RandomFourierFeatures;
+  private feats: RandomFourierFeatures;
+  /** State of the stream the frequencies were drawn from (learned state: replicas share it). */
+  private featureStream: Json;
+  private readonly featureConfig: FeatureConfig;
   private readonly ridgeUsed: number;
   private readonly phi: Float64Array;
   private readonly nOf = (i: number): number => (this.table.states[i] as RffArm).ridge.n;
@@ -88,14 +94,22 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
       ridge: this.ridge,
     };
     checkFeatures(fc);
-    // fork() depends on the stream's key only, so a restored policy redraws the same W.
-    this.features = drawFeatures(fc, this.rng.fork("rff"));
+    this.featureConfig = fc;
+    const stream = this.rng.fork("rff");
+    this.featureStream = stream.toJSON() as unknown as Json;
+    this.feats = drawFeatures(fc, stream);
     this.ridgeUsed = effectiveParameters(fc).ridge;
     const F = this.features.numFeatures;
     this.numFeatures = F;
+    // (features.numFeatures depends only on the configuration, so a redraw keeps F.)
     this.phi = allocF64(F);
     this.store.setCacheLength(F);
     this.addInitialArms(options);
+  }
+
+  /** The random feature map (frequencies drawn once, shared by all arms). */
+  get features(): RandomFourierFeatures {
+    return this.feats;
   }
 
   protected createArm(uid: number): RffArm {
@@ -189,6 +203,9 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
       sigma: this.sigma,
       frequencies: this.frequencies,
       rffVariant: this.rffVariant,
+      // The frequencies are redrawn from this stream state on restore (a few numbers instead of D x d
+      // doubles); the checksum refuses a build that would draw different ones.
+      featureStream: this.featureStream,
       featureChecksum: this.checksum(),
       ...this.baseState(),
     });
@@ -230,6 +247,9 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
         frequencies,
         rffVariant,
       });
+      const stream = Rng.fromJSON(readObject(st.featureStream, '"featureStream"') as unknown as RngState);
+      p.featureStream = stream.toJSON() as unknown as Json;
+      p.feats = drawFeatures(p.featureConfig, stream);
       if (p.checksum() !== checksum) {
         throw new RouteKitError(
           ErrorCode.SnapshotVersion,

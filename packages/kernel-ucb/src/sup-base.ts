@@ -10,7 +10,6 @@ import {
   numberOption,
   RouteKitError,
   readInt,
-  readObject,
   snapshotCorrupt,
 } from "@routekit/core";
 import { KernelPolicyBase, type KernelPolicyOptions } from "./base.js";
@@ -72,9 +71,12 @@ function stagesOf(o: Record<string, unknown>, horizon: number | undefined): numb
 export abstract class SupBase<E extends { readonly n: number }> extends KernelPolicyBase<SupArm<E>> {
   readonly stages: number;
   readonly exploreChoice: ExploreChoice;
-  /** Rounds per branch so far. */
+  /**
+   * Rounds per branch since construction or restore (diagnostics: not in snapshots, which hold only
+   * what feedback taught, so that replicas learning the same events have equal learned states).
+   */
   readonly branchCounts = { exploit: 0, explore: 0, guard: 0 };
-  /** Largest stage reached so far. */
+  /** Largest stage reached since construction or restore (diagnostics, like branchCounts). */
   maxStage = 1;
   readonly lastRound: SupRoundTrace = { branch: "explore", stage: 1, eliminated: [] };
   private readonly T: number;
@@ -281,24 +283,9 @@ export abstract class SupBase<E extends { readonly n: number }> extends KernelPo
     return { stages: a.stages.map((e) => this.encodeEstimator(e)) };
   }
 
-  /** Options and state shared by both variants, for snapshots. */
+  /** Options shared by both variants, for snapshots. */
   protected supStateJSON(): Record<string, Json> {
-    return {
-      ...this.commonJSON(),
-      stages: this.stages,
-      exploreChoice: this.exploreChoice,
-      branchCounts: { ...this.branchCounts },
-      maxStage: this.maxStage,
-    };
-  }
-
-  /** Restores the branch statistics of a snapshot. */
-  protected restoreSupState(st: Record<string, Json>): void {
-    const bc = readObject(st.branchCounts, '"branchCounts"');
-    this.branchCounts.exploit = readInt(bc, "exploit");
-    this.branchCounts.explore = readInt(bc, "explore");
-    this.branchCounts.guard = readInt(bc, "guard");
-    this.maxStage = readInt(st, "maxStage", 1, this.stages);
+    return { ...this.commonJSON(), stages: this.stages, exploreChoice: this.exploreChoice };
   }
 }
 

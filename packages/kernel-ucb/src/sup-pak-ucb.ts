@@ -111,7 +111,6 @@ export class SupPakUcb extends SupBase<ExactKrr> {
         kernel,
       });
       p.restoreBase(snap, (stages, uid) => ({ uid, stages }));
-      p.restoreSupState(st);
       return p;
     });
   }

@@ -6,7 +6,8 @@ import {
   type Json,
   makeSnapshot,
   numberOption,
-  type Rng,
+  Rng,
+  type RngState,
   RouteKitError,
   readArmBaseState,
   readF64,
@@ -20,7 +21,7 @@ import {
 } from "@routekit/core";
 import type { RandomFourierFeatures } from "@routekit/linalg";
 import { readCommonJSON } from "./base.js";
-import { drawFeatures, featureChecksum, MAX_FREQUENCIES, SIGMA_RANGE } from "./features.js";
+import { drawFeatures, MAX_FREQUENCIES, SIGMA_RANGE } from "./features.js";
 import { readPayload } from "./payload.js";
 import { RidgeArm } from "./ridge.js";
 import { readSupJSON, type StageQuery, SupBase, type SupOptions } from "./sup-base.js";
@@ -97,7 +98,6 @@ export class RffStage {
     private readonly label: string,
     private readonly sigma: number,
     private readonly ridgePenalty: number,
-    private readonly maxD: number,
   ) {
     this.X = new Float64Array(8 * d);
     this.v = new Float64Array(8);
@@ -149,41 +149,33 @@ export class RffStage {
     if (this.ridge) this.fit(y, s);
   }
 
+  /**
+   * The filed prompts and scores. The features and the ridge on them are not stored: they are a cache
+   * rebuilt at the next query (redrawn from the policy's stream, refitted over the points in order,
+   * which is also how they were built incrementally, so the restored stage answers bit for bit alike).
+   */
   toJSON(): Json {
     return {
       n: this.n,
-      D: this.D,
       X: encodeF64(this.X.subarray(0, this.n * this.d)),
       v: encodeF64(this.v.subarray(0, this.n)),
-      ridge: this.ridge ? this.ridge.toJSON() : null,
-      // The features are redrawn from the policy's stream on restore; this checksum detects a build
-      // whose stream derivation differs (the snapshot then cannot be continued bit-exactly).
-      wSum: this.features ? featureChecksum(this.features.W) : 0,
     };
   }
 
   load(json: Json): void {
     const r = readObject(json, "RFF stage");
     const n = readInt(r, "n");
-    const D = readInt(r, "D", 0, this.maxD);
     const X = readF64(r.X, "X", n * this.d);
     const v = readF64(r.v, "v", n);
     for (let i = 0; i < n; i++) this.add(X.subarray(i * this.d, (i + 1) * this.d), v[i] as number);
-    if (D > 0) {
-      this.rebuild(D);
-      if (featureChecksum((this.features as RandomFourierFeatures).W) !== readNumber(r, "wSum")) {
-        throw new RouteKitError(
-          ErrorCode.SnapshotVersion,
-          "this build redraws different random features for this Sup-RFF-UCB snapshot (RNG derivation changed)",
-        );
-      }
-      this.ridge = RidgeArm.fromJSON(r.ridge as Json, 2 * D, this.ridgePenalty);
-    } else if (r.ridge !== null) snapshotCorrupt("ridge", "null while no features are drawn");
   }
 }
 
 const KIND = "kernel-ucb/sup-rff-ucb";
-/** 2: shared option names, arm uids (per-stage feature streams are labelled by uid), maxPending. */
+/**
+ * 2: shared option names, arm uids (per-stage feature streams are labelled by uid), maxPending; stages
+ * store only their points (features and ridge are rebuilt), no branch statistics.
+ */
 const VERSION = 2;
 
 /**
@@ -204,7 +196,8 @@ export class SupRffUcb extends SupBase<RffStage> {
   private readonly freq: Schedule;
   private readonly b1: Schedule;
   private readonly b2: Schedule;
-  private readonly root: Rng;
+  /** Stream the per-(arm, stage) features are forked from (stored: replicas share it). */
+  private root: Rng;
 
   constructor(options: SupRffUcbOptions) {
     super(options, "SupRffUcb");
@@ -223,7 +216,7 @@ export class SupRffUcb extends SupBase<RffStage> {
   }
 
   protected newEstimator(uid: number, stage: number): RffStage {
-    return new RffStage(this.contextDim, this.root, `u${uid}#${stage}`, this.sigma, this.ridge, this.maxFrequencies);
+    return new RffStage(this.contextDim, this.root, `u${uid}#${stage}`, this.sigma, this.ridge);
   }
 
   private input(t: number, n: number): ScheduleInput {
@@ -275,6 +268,7 @@ export class SupRffUcb extends SupBase<RffStage> {
       sigma: this.sigma,
       maxFrequencies: this.maxFrequencies,
       paperSchedules: this.paperSchedules,
+      featureStream: this.root.toJSON() as unknown as Json,
       ...this.baseState(),
     });
   }
@@ -325,6 +319,7 @@ export class SupRffUcb extends SupBase<RffStage> {
         maxFrequencies,
         ...schedules,
       });
+      p.root = Rng.fromJSON(readObject(st.featureStream, '"featureStream"') as unknown as RngState);
       p.restoreBase(snap, (stages, uid) => ({
         uid,
         stages: stages.map((json, m) => {
@@ -333,7 +328,6 @@ export class SupRffUcb extends SupBase<RffStage> {
           return e;
         }),
       }));
-      p.restoreSupState(st);
       return p;
     });
   }
