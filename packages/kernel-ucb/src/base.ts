@@ -147,7 +147,7 @@ export abstract class KernelPolicyBase<S extends ArmState> extends ArmPolicyBase
 
   /**
    * Issues a decision for arm `pick` (table index) on the validated context `x`; its payload is left in
-   * {@link KernelPolicyBase.issued} for select-time caches.
+   * `issued` for select-time caches.
    */
   protected issue(pick: number, x: Float64Array, stage = 0): ArmDecision {
     const s = this.table.states[pick] as S;
@@ -156,7 +156,7 @@ export abstract class KernelPolicyBase<S extends ArmState> extends ArmPolicyBase
     return { id: this.ledger.issue(payload), arm: this.table.ids[pick] as string };
   }
 
-  /** Payload of the decision issued last (valid right after {@link KernelPolicyBase.issue}). */
+  /** Payload of the decision issued last (valid right after `issue`). */
   protected issued: KernelPayload | undefined;
 
   protected uidOf(p: KernelPayload): number {

@@ -188,7 +188,7 @@ export class ExactKrr {
    * Rebuilds Q = (K + ridge I)^-1 and a = Q v from the stored points by a Cholesky factorisation whose
    * pivots are kept >= ridge (each exact pivot is ridge (1 + sigma_i^2) >= ridge, the same bound the
    * bordered update's Schur complement obeys), so the result is finite whatever the conditioning.
-   * O(n^2 d + n^3); runs only when {@link ExactKrr.inverseBounded} fails.
+   * O(n^2 d + n^3); runs only when the diagonal bound check fails.
    */
   refresh(): void {
     const n = this.n;

@@ -33,7 +33,7 @@ export interface KernelPayload {
 }
 
 /**
- * Ledger codec and pool of {@link KernelPayload}s for length-`d` contexts. A snapshot stores only
+ * Ledger codec and pool of `KernelPayload`s for length-`d` contexts. A snapshot stores only
  * `{ uid, x }` (and `stage` when `withStage`): the caches are recomputed from them when needed.
  */
 export class PayloadStore implements LedgerCodec<KernelPayload> {
