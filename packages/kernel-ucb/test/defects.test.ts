@@ -163,6 +163,16 @@ describe.each(family)("$name: protocol defects", (m) => {
     expect(JSON.stringify(p.toJSON())).toBe(before);
   });
 
+  it("normalised contexts of any finite magnitude (1e300, subnormal) are learned and restore", () => {
+    const p = m.make({ arms: ["a", "b"], seed: 6 });
+    for (const scale of [1e300, 1e-300, 5e-324, 1e150, 1]) {
+      p.update(p.select(Float64Array.of(scale, -scale, scale / 2)), { reward: 0.5 });
+    }
+    // fromJSON validates every Float64 value as finite, so a restore proves the state is.
+    const text = JSON.stringify(p.toJSON());
+    expect(JSON.stringify(m.restore(JSON.parse(text)).toJSON())).toBe(text);
+  });
+
   it("a getter-backed context is read once: nothing non-finite reaches the state", () => {
     const p = m.make({ arms: ["a", "b"], seed: 4 });
     let reads = 0;
