@@ -22,7 +22,7 @@ import {
   readSnapshot,
   type Snapshot,
 } from "@routekit/core";
-import { allocF64, type RandomFourierFeatures } from "@routekit/linalg";
+import { allocF32, allocF64, paddedLength, type RandomFourierFeatures, roundToF32 } from "@routekit/linalg";
 import { checkInitialArms, feedbackReward } from "./common.js";
 import { checkFeatures, drawFeatures, effectiveParameters, type FeatureConfig, type RffVariant } from "./features.js";
 import type { OpCounter } from "./krr.js";
@@ -110,6 +110,8 @@ export class RffUcb implements ArmPolicy {
   private readonly payloads: ObjectPool<Payload>;
   private readonly y: Float64Array;
   private readonly phi: Float64Array;
+  /** phi rounded to f32, for the arms' Float32 mirrors (see RidgeArm.selectionVariance). */
+  private readonly phi32: Float32Array;
   private scores: Float64Array = new Float64Array(8);
   private readonly nOf = (i: number): number => (this.table.states[i] as RidgeArm).n;
 
@@ -146,6 +148,7 @@ export class RffUcb implements ArmPolicy {
     this.numFeatures = F;
     this.y = allocF64(this.contextDim);
     this.phi = allocF64(F);
+    this.phi32 = allocF32(paddedLength(F));
     this.payloads = new ObjectPool(() => ({ seq: 0, arm: "", version: 0, phi: allocF64(F), u: allocF64(F) }));
     this.ledger = new DecisionLedger<Payload>(
       {
@@ -221,10 +224,11 @@ export class RffUcb implements ArmPolicy {
     if (pick < 0) {
       if (this.scores.length < G) this.scores = new Float64Array(2 * G);
       const eta = this.currentEta();
+      const phi32 = roundToF32(phi, this.numFeatures, this.phi32);
       for (let g = 0; g < G; g++) {
         const s = states[g] as RidgeArm;
         const mu = s.mean(phi);
-        this.scores[g] = eta === 0 ? mu : mu + eta * Math.sqrt(s.variance(phi));
+        this.scores[g] = eta === 0 ? mu : mu + eta * Math.sqrt(s.selectionVariance(phi, phi32));
       }
       pick = argmaxRandomTies(this.scores, G, this.rng);
     }

@@ -1,6 +1,6 @@
 /**
  * Hot kernels with a runtime-chosen implementation: the WebAssembly SIMD kernel (wasm/kernels.wat) when
- * every array argument lives in the WebAssembly memory (see `allocF64`) and the index ranges fit inside
+ * every array argument lives in one WebAssembly memory (see `allocF64`) and the index ranges fit inside
  * the arrays; the TypeScript version from blas.ts otherwise. Both perform the same floating-point
  * operations in the same order, so the choice never changes a result bit.
  *
@@ -9,12 +9,34 @@
  * path, whose out-of-range reads give NaN and whose out-of-range writes are dropped, as before.
  */
 import { dotScalar, gemvScalar, quadFormUpperScalar, symvUpperScalar, syrUpperScalar } from "./blas.js";
-import { isWasmBuffer, wasmKernels } from "./memory.js";
+import { arenaOf, kernelsFor, type WasmKernels, wasmKernels } from "./memory.js";
 
 export type { LinalgBackend, LinalgMemoryStats } from "./memory.js";
-export { allocF64, allocF64From, freeF64, isInWasmMemory, linalgBackend, linalgMemoryStats } from "./memory.js";
+export {
+  allocF32,
+  allocF64,
+  allocF64From,
+  freeF64,
+  isInWasmMemory,
+  linalgBackend,
+  linalgMemoryStats,
+} from "./memory.js";
 
 const K = wasmKernels;
+
+/**
+ * The kernels that reach all of the given buffers (one memory: in arena mode, arrays from different
+ * arenas cannot meet in one WebAssembly call), or null.
+ */
+export function kernels2(a: ArrayBufferLike, b: ArrayBufferLike): WasmKernels | null {
+  const k = kernelsFor(a);
+  return k !== null && (b === a || arenaOf(b) === arenaOf(a)) ? k : null;
+}
+
+export function kernels3(a: ArrayBufferLike, b: ArrayBufferLike, c: ArrayBufferLike): WasmKernels | null {
+  const k = kernels2(a, b);
+  return k !== null && (c === a || arenaOf(c) === arenaOf(a)) ? k : null;
+}
 
 /**
  * Below this length a dot product is cheaper in TypeScript than the buffer checks and the call into
@@ -41,15 +63,17 @@ function fitsMatrix(A: Float64Array, rows: number, cols: number, ld: number): bo
   );
 }
 
-/** Whether dot(x, y, n, xo, yo) may run in WebAssembly (kept out of `dot` so that `dot` stays small enough to inline). */
-function dotInWasm(x: Float64Array, y: Float64Array, n: number, xo: number, yo: number): boolean {
-  return isWasmBuffer(x.buffer) && isWasmBuffer(y.buffer) && fits(x, xo, n) && fits(y, yo, n);
+/** The kernels for dot(x, y, n, xo, yo), or null (kept out of `dot` so that `dot` stays small enough to inline). */
+function dotKernels(x: Float64Array, y: Float64Array, n: number, xo: number, yo: number): WasmKernels | null {
+  return fits(x, xo, n) && fits(y, yo, n) ? kernels2(x.buffer, y.buffer) : null;
 }
 
 /** x . y over n entries, from x[xo] and y[yo]. */
 export function dot(x: Float64Array, y: Float64Array, n = x.length, xo = 0, yo = 0): number {
-  if (n >= DOT_WASM_MIN_N && K !== null && dotInWasm(x, y, n, xo, yo))
-    return K.dot(x.byteOffset + 8 * xo, y.byteOffset + 8 * yo, n);
+  if (n >= DOT_WASM_MIN_N && K !== null) {
+    const k = dotKernels(x, y, n, xo, yo);
+    if (k !== null) return k.dot(x.byteOffset + 8 * xo, y.byteOffset + 8 * yo, n);
+  }
   return dotScalar(x, y, n, xo, yo);
 }
 
@@ -64,16 +88,9 @@ export function gemv(
   beta = 0,
   ld = cols,
 ): void {
-  if (
-    K !== null &&
-    isWasmBuffer(A.buffer) &&
-    isWasmBuffer(x.buffer) &&
-    isWasmBuffer(y.buffer) &&
-    fitsMatrix(A, rows, cols, ld) &&
-    fits(x, 0, cols) &&
-    fits(y, 0, rows)
-  ) {
-    K.gemv(A.byteOffset, rows, cols, x.byteOffset, y.byteOffset, alpha, beta, ld);
+  const k = K === null ? null : kernels3(A.buffer, x.buffer, y.buffer);
+  if (k !== null && fitsMatrix(A, rows, cols, ld) && fits(x, 0, cols) && fits(y, 0, rows)) {
+    k.gemv(A.byteOffset, rows, cols, x.byteOffset, y.byteOffset, alpha, beta, ld);
     return;
   }
   gemvScalar(A, rows, cols, x, y, alpha, beta, ld);
@@ -81,16 +98,9 @@ export function gemv(
 
 /** y = A x for symmetric A stored in its upper triangle (y must not alias x). */
 export function symvUpper(A: Float64Array, n: number, x: Float64Array, y: Float64Array, ld = n): void {
-  if (
-    K !== null &&
-    isWasmBuffer(A.buffer) &&
-    isWasmBuffer(x.buffer) &&
-    isWasmBuffer(y.buffer) &&
-    fitsMatrix(A, n, n, ld) &&
-    fits(x, 0, n) &&
-    fits(y, 0, n)
-  ) {
-    K.symv(A.byteOffset, n, x.byteOffset, y.byteOffset, ld);
+  const k = K === null ? null : kernels3(A.buffer, x.buffer, y.buffer);
+  if (k !== null && fitsMatrix(A, n, n, ld) && fits(x, 0, n) && fits(y, 0, n)) {
+    k.symv(A.byteOffset, n, x.byteOffset, y.byteOffset, ld);
     return;
   }
   symvUpperScalar(A, n, x, y, ld);
@@ -98,16 +108,18 @@ export function symvUpper(A: Float64Array, n: number, x: Float64Array, y: Float6
 
 /** x^T A x for symmetric A stored in its upper triangle. */
 export function quadFormUpper(A: Float64Array, n: number, x: Float64Array, ld = n): number {
-  if (K !== null && isWasmBuffer(A.buffer) && isWasmBuffer(x.buffer) && fitsMatrix(A, n, n, ld) && fits(x, 0, n)) {
-    return K.quad(A.byteOffset, n, x.byteOffset, ld);
+  const k = K === null ? null : kernels2(A.buffer, x.buffer);
+  if (k !== null && fitsMatrix(A, n, n, ld) && fits(x, 0, n)) {
+    return k.quad(A.byteOffset, n, x.byteOffset, ld);
   }
   return quadFormUpperScalar(A, n, x, ld);
 }
 
 /** A += alpha x x^T on the upper triangle. */
 export function syrUpper(A: Float64Array, n: number, alpha: number, x: Float64Array, ld = n): void {
-  if (K !== null && isWasmBuffer(A.buffer) && isWasmBuffer(x.buffer) && fitsMatrix(A, n, n, ld) && fits(x, 0, n)) {
-    K.syr(A.byteOffset, n, alpha, x.byteOffset, ld);
+  const k = K === null ? null : kernels2(A.buffer, x.buffer);
+  if (k !== null && fitsMatrix(A, n, n, ld) && fits(x, 0, n)) {
+    k.syr(A.byteOffset, n, alpha, x.byteOffset, ld);
     return;
   }
   syrUpperScalar(A, n, alpha, x, ld);
