@@ -166,10 +166,13 @@ export function syrUpperMirroredScalar(
     const axi = alpha * (x[i] as number);
     if (axi !== 0) {
       const row = i * ld;
-      for (let j = i; j < n; j++) A[row + j] = (A[row + j] as number) + axi * (x[j] as number);
-      const m = p + (i - c);
-      M[m] = A[row + i] as number;
-      for (let j = i + 1; j < n; j++) M[m + j - i] = (A[row + j] as number) * 2;
+      const m = p + (i - c) - i; // M[m + j] is column j's mirror entry
+      for (let j = i; j < n; j++) {
+        const v = (A[row + j] as number) + axi * (x[j] as number);
+        A[row + j] = v;
+        M[m + j] = v * 2;
+      }
+      M[m + i] = A[row + i] as number; // the diagonal is not doubled
     }
     p += np - c;
   }
