@@ -32,10 +32,10 @@ export function paddedLength(n: number): number {
 
 /** Floats in the mirror of an n x n matrix. */
 export function mirror32Length(n: number): number {
-  const np = paddedLength(n);
-  let total = 0;
-  for (let i = 0; i < n; i++) total += np - (i & ~3);
-  return total;
+  // sum over i < n of (np - 4 floor(i / 4)), with n = 4q + r
+  const q = n >> 2;
+  const r = n & 3;
+  return n * paddedLength(n) - 4 * (2 * q * (q - 1) + r * q);
 }
 
 /** Writes the whole mirror of the upper triangle of A (n x n, row stride ld) into M. O(n^2), cold path. */

@@ -139,3 +139,11 @@ describe("single-precision mirror: accuracy on ridge-regression inverses", () =>
     });
   }
 });
+
+test("mirror32Length is the sum of the row lengths", () => {
+  for (let n = 0; n < 70; n++) {
+    let total = 0;
+    for (let i = 0; i < n; i++) total += paddedLength(n) - (i & ~3);
+    expect(mirror32Length(n)).toBe(total);
+  }
+});
