@@ -40,7 +40,8 @@ describe("RFF-UCB Float32 selection mirror", () => {
       p.update(dec, { reward: rng.uniform() });
     }
     for (const arm of arms) expect(p.regression(arm).single).toBe(true);
-    expect(worst).toBeLessThan(1e-6);
+    console.log(`worst relative sigma difference: ${worst.toExponential(2)}`);
+    expect(worst).toBeLessThan(1e-7); // measured 3e-8; the README promises 1e-6
     expect(worst).toBeGreaterThan(0);
   });
 

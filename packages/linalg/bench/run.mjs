@@ -10,13 +10,13 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CholeskyDecomposition, Matrix } from "ml-matrix";
 import {
+  allocF32,
   allocF64,
   borderedInverseAppend,
   choleskyFactor,
   choleskySolve,
   dot,
   gemv,
-  allocF32,
   linalgBackend,
   linalgMemoryStats,
   mirror32Length,
@@ -25,10 +25,10 @@ import {
   quadFormMirror32,
   quadFormUpper,
   roundToF32,
-  syrUpperMirrored,
   shermanMorrisonUpdate,
   symvUpper,
   syrUpper,
+  syrUpperMirrored,
 } from "../dist/index.js";
 
 const gc = globalThis.gc;
@@ -312,7 +312,9 @@ const fmt = (ns) =>
 const fmtB = (b) => (b < 1 ? "0" : b < 1024 ? `${b.toFixed(0)} B` : `${(b / 1024).toFixed(1)} KiB`);
 
 console.log(
-  `@routekit/linalg benchmarks  (backend: ${linalgBackend()}, ${linalgMemoryStats().sharedMemory ? "shared" : "plain"} WebAssembly memory, node ${process.version}; load average ${loadavg().map((v) => v.toFixed(1)).join(" ")})`,
+  `@routekit/linalg benchmarks  (backend: ${linalgBackend()}, ${linalgMemoryStats().sharedMemory ? "shared" : "plain"} WebAssembly memory, node ${process.version}; load average ${loadavg()
+    .map((v) => v.toFixed(1))
+    .join(" ")})`,
 );
 console.log("ns/call = median of batches; alloc = heap bytes per call\n");
 const header = [
