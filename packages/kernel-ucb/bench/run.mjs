@@ -3,7 +3,8 @@
 // NumPy reference code's per-round time measured on a 2-core EPYC, Node 20, single-thread OpenBLAS
 // (the reference and RouteKit alternating, 3 pairs, median). Run: `pnpm bench` after `pnpm build`.
 // The WebAssembly SIMD backend runs in this process; the TypeScript (scalar) fallback runs in a
-// child process with ROUTEKIT_LINALG=scalar (set BENCH_SCALAR=0 to skip it).
+// child process with ROUTEKIT_LINALG=scalar (set BENCH_SCALAR=0 to skip it; BENCH_UNSHARED=1 adds
+// a child on plain, non-shared WebAssembly memory).
 // Wall-clock numbers on a shared machine are noisy: the load average is printed with them.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -126,15 +127,19 @@ if (CHILD) {
   process.exit(0);
 }
 
-let scalar = null;
-if (process.env.BENCH_SCALAR !== "0") {
+/** The same measurement in a child process with ROUTEKIT_LINALG=`mode`, one run. */
+function child(mode) {
   const out = execFileSync(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url)], {
-    env: { ...process.env, ROUTEKIT_LINALG: "scalar", ROUTEKIT_BENCH_CHILD: "1", BENCH_REPEATS: "1" },
+    env: { ...process.env, ROUTEKIT_LINALG: mode, ROUTEKIT_BENCH_CHILD: "1", BENCH_REPEATS: "1" },
     encoding: "utf8",
     maxBuffer: 1 << 24,
   });
-  scalar = JSON.parse(out);
+  return JSON.parse(out);
 }
+const scalar = process.env.BENCH_SCALAR !== "0" ? child("scalar") : null;
+// BENCH_UNSHARED=1: also the SIMD kernels on plain (non-shared) WebAssembly memory, as in a page
+// without cross-origin isolation.
+const unshared = process.env.BENCH_UNSHARED === "1" ? child("unshared") : null;
 
 const us = (ms) => (ms === undefined ? "      -" : `${(ms * 1000).toFixed(0)} us`.padStart(7));
 const x = (ref, ms) => `${(ref / ms).toFixed(1)}x`;
@@ -159,25 +164,27 @@ console.log(
   `reference: ${REFERENCE.source}: RFF-UCB ${REFERENCE.rff.low}-${REFERENCE.rff.high} ms over ${REFERENCE.rff.over}, PAK-UCB RBF ${REFERENCE.pak[1000]} ms at t = 1000, ${REFERENCE.pak[2000]} ms at t = 2000`,
 );
 table(result, "WebAssembly SIMD");
-if (scalar) table(scalar, `TypeScript fallback, 1 run`);
+if (scalar) table(scalar, "TypeScript fallback, 1 run");
+if (unshared) table(unshared, "WebAssembly SIMD on plain (non-shared) memory, 1 run");
 
 const late = (o) => MARKS.filter((m) => m >= 1000).map((m) => o[m]);
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const rffLate = mean(late(result.rff.median));
+const usOf = (ms) => (Number.isFinite(ms) ? `${(ms * 1000).toFixed(0)} us` : `not measured (T = ${T})`);
 const targets = [
   {
     name: `RFF-UCB <= 90 us/round over t = 1000-2000 (>= 4x the reference's ${REFERENCE.rff.low}-${REFERENCE.rff.high} ms)`,
-    value: `${(rffLate * 1000).toFixed(0)} us`,
+    value: usOf(rffLate),
     pass: rffLate <= TARGET.rff,
   },
   {
     name: `PAK-UCB RBF <= 80 us/round at t = 1000 (>= 50x the reference's ${REFERENCE.pak[1000]} ms)`,
-    value: `${(result.pak.median[1000] * 1000).toFixed(0)} us`,
+    value: usOf(result.pak.median[1000]),
     pass: result.pak.median[1000] <= TARGET.pak[1000],
   },
   {
     name: `PAK-UCB RBF >= 50x the reference's ${REFERENCE.pak[2000]} ms at t = 2000 (<= 168 us)`,
-    value: `${(result.pak.median[2000] * 1000).toFixed(0)} us`,
+    value: usOf(result.pak.median[2000]),
     pass: result.pak.median[2000] <= TARGET.pak[2000],
   },
   {
@@ -204,6 +211,7 @@ writeFileSync(
       reference: REFERENCE,
       wasm: { ...result, rff: { ...result.rff }, pak: { median: result.pak.median, fastest: result.pak.fastest } },
       scalar,
+      unshared,
       loadAverage: load,
       targets,
     },
