@@ -295,7 +295,8 @@ function alloc<T extends Float64Array | Float32Array>(
   Ctor: Make<T>,
   plain: (n: number) => T,
 ): T {
-  if (!(Number.isInteger(n) && n >= 0)) throw new RangeError(`allocF64: length must be an integer >= 0, got ${n}`);
+  if (!(Number.isInteger(n) && n >= 0))
+    throw new RangeError(`allocF${bytesPer * 8}: length must be an integer >= 0, got ${n}`);
   if (runtime === null || n === 0 || n > 0x10000000) return plain(n);
   const size = sizeClassBytes(n * bytesPer);
   const list = freeLists.get(size);
