@@ -147,3 +147,16 @@ test("mirror32Length is the sum of the row lengths", () => {
     expect(mirror32Length(n)).toBe(total);
   }
 });
+
+test("allocF32 places zeroed Float32Arrays in WebAssembly memory; freeF64 takes them back", async () => {
+  const { freeF64, isInWasmMemory } = await import("../src/index.js");
+  const a = allocF32(37);
+  expect(a).toBeInstanceOf(Float32Array);
+  expect(a.length).toBe(37);
+  expect(isInWasmMemory(a)).toBe(simd);
+  a.fill(2);
+  expect(freeF64(a)).toBe(simd);
+  const b = allocF32(37);
+  expect(b.every((v) => v === 0)).toBe(true);
+  expect(() => allocF32(-1)).toThrow(/allocF32/);
+});
