@@ -76,7 +76,19 @@ interface Arena {
   readonly kernels: WasmKernels;
   /** Bump pointer (bytes). Offset 0..63 stays unused, so no live block has byte offset 0. */
   top: number;
+  /** Views over the staging slots (see {@link stageF64}); the slots lie inside the first memory size. */
+  readonly f64: Float64Array;
+  readonly f32: Float32Array;
 }
+
+/**
+ * Each memory keeps STAGE_SLOTS slots of STAGE_SLOT_BYTES at byte offset 64 for the vectors of a call
+ * whose matrix is in this memory but whose vectors are not (another arena, or plain arrays): the kernel
+ * dispatch copies them in and out, O(n) around an O(n^2) kernel, instead of running the TypeScript twin.
+ */
+const STAGE_SLOT_BYTES = 65536;
+const STAGE_SLOTS = 2;
+const STAGE_BASE = 64;
 
 interface Runtime {
   readonly shared: boolean;
@@ -91,7 +103,14 @@ interface Runtime {
 
 function newArena(rt: { WA: WasmApi; module: object }, memory: WasmMemory): Arena {
   const instance = new rt.WA.Instance(rt.module, { env: { memory } });
-  return { memory, kernels: instance.exports as unknown as WasmKernels, top: 64 };
+  const end = STAGE_BASE + STAGE_SLOTS * STAGE_SLOT_BYTES;
+  return {
+    memory,
+    kernels: instance.exports as unknown as WasmKernels,
+    top: end,
+    f64: new Float64Array(memory.buffer, STAGE_BASE, (end - STAGE_BASE) / 8),
+    f32: new Float32Array(memory.buffer, STAGE_BASE, (end - STAGE_BASE) / 4),
+  };
 }
 
 function initShared(WA: WasmApi): Runtime | null {
@@ -184,6 +203,44 @@ export function isInWasmMemory(a: Float64Array | Float32Array): boolean {
   return arenaOf(a.buffer) >= 0;
 }
 
+// ------------------------------------------------------------------ staging
+
+/**
+ * Copies src[off .. off+n) into staging slot `slot` of arena `a`; returns the slot's byte offset in that
+ * memory, or -1 when n does not fit a slot.
+ */
+export function stageF64(a: number, slot: number, src: ArrayLike<number>, off: number, n: number): number {
+  if (runtime === null || n > STAGE_SLOT_BYTES / 8) return -1;
+  const view = (runtime.arenas[a] as Arena).f64;
+  const base = (slot * STAGE_SLOT_BYTES) / 8;
+  for (let i = 0; i < n; i++) view[base + i] = src[off + i] as number;
+  return STAGE_BASE + slot * STAGE_SLOT_BYTES;
+}
+
+/** {@link stageF64} for Float32 data. */
+export function stageF32(a: number, slot: number, src: Float32Array, n: number): number {
+  if (runtime === null || n > STAGE_SLOT_BYTES / 4) return -1;
+  (runtime.arenas[a] as Arena).f32.set(src.subarray(0, n), (slot * STAGE_SLOT_BYTES) / 4);
+  return STAGE_BASE + slot * STAGE_SLOT_BYTES;
+}
+
+/** The byte offset of an (uninitialised) staging slot for n doubles, or -1 when they do not fit. */
+export function stageSlot(slot: number, n: number): number {
+  return n > STAGE_SLOT_BYTES / 8 ? -1 : STAGE_BASE + slot * STAGE_SLOT_BYTES;
+}
+
+/** Copies n doubles from staging slot `slot` of arena `a` to dst[0 .. n). */
+export function unstageF64(a: number, slot: number, dst: Float64Array, n: number): void {
+  const view = (runtime as Runtime).arenas[a] as Arena;
+  const base = (slot * STAGE_SLOT_BYTES) / 8;
+  dst.set(view.f64.subarray(base, base + n));
+}
+
+/** The kernels of arena `a`. */
+export function arenaKernelsAt(a: number): WasmKernels {
+  return arenaKernels[a] as WasmKernels;
+}
+
 // ------------------------------------------------------------------ allocator
 
 interface Block {
@@ -252,7 +309,7 @@ function growShared(rt: Runtime, arena: Arena, bytes: number): boolean {
 function openArena(rt: Runtime, bytes: number): boolean {
   const last = rt.arenas[rt.arenas.length - 1] as Arena;
   const lastPages = last.memory.buffer.byteLength / PAGE;
-  const pages = Math.max(2 * lastPages, Math.ceil((bytes + 64) / PAGE));
+  const pages = Math.max(2 * lastPages, Math.ceil((bytes + STAGE_BASE + STAGE_SLOTS * STAGE_SLOT_BYTES) / PAGE));
   if (rt.pagesUsed + pages > ARENA_TOTAL_PAGES) return false;
   let memory: WasmMemory;
   try {

@@ -21,7 +21,8 @@
  * a double holds an f32 product exactly, and rounding a double sum of two floats to f32 gives the
  * correctly rounded f32 sum), so both backends give identical bits.
  */
-import { kernels3 } from "./dispatch.js";
+import { vectorIn } from "./dispatch.js";
+import { arenaKernelsAt, arenaOf, stageF32 } from "./memory.js";
 
 const fr = Math.fround;
 
@@ -136,16 +137,18 @@ export function quadFormMirror32Scalar(M: Float32Array, n: number, x32: Float32A
  * entries), x the Float64 vector itself. About 1e-7 relative to the Float64 quadratic form.
  */
 export function quadFormMirror32(M: Float32Array, n: number, x32: Float32Array, x: Float64Array): number {
-  const k = kernels3(M.buffer, x32.buffer, x.buffer);
+  const a = arenaOf(M.buffer);
   if (
-    k !== null &&
+    a >= 0 &&
     (n | 0) === n &&
     n >= 0 &&
     M.length >= mirror32Length(n) &&
     x32.length >= paddedLength(n) &&
     x.length >= n
   ) {
-    return k.quad32(M.byteOffset, n, x32.byteOffset, x.byteOffset);
+    const o32 = arenaOf(x32.buffer) === a ? x32.byteOffset : stageF32(a, 0, x32, paddedLength(n));
+    const o64 = vectorIn(a, x, n, 1);
+    if (o32 >= 0 && o64 >= 0) return arenaKernelsAt(a).quad32(M.byteOffset, n, o32, o64);
   }
   return quadFormMirror32Scalar(M, n, x32, x);
 }
@@ -190,9 +193,10 @@ export function syrUpperMirrored(
   M: Float32Array,
   ld = n,
 ): void {
-  const k = kernels3(A.buffer, x.buffer, M.buffer);
+  const a = arenaOf(A.buffer);
   if (
-    k !== null &&
+    a >= 0 &&
+    arenaOf(M.buffer) === a &&
     (n | 0) === n &&
     n >= 0 &&
     (ld | 0) === ld &&
@@ -201,8 +205,11 @@ export function syrUpperMirrored(
     x.length >= n &&
     M.length >= mirror32Length(n)
   ) {
-    k.syrmirror(A.byteOffset, n, alpha, x.byteOffset, ld, M.byteOffset);
-    return;
+    const xo = vectorIn(a, x, n, 0);
+    if (xo >= 0) {
+      arenaKernelsAt(a).syrmirror(A.byteOffset, n, alpha, xo, ld, M.byteOffset);
+      return;
+    }
   }
   syrUpperMirroredScalar(A, n, alpha, x, M, ld);
 }

@@ -160,3 +160,46 @@ test("allocF32 places zeroed Float32Arrays in WebAssembly memory; freeF64 takes 
   expect(b.every((v) => v === 0)).toBe(true);
   expect(() => allocF32(-1)).toThrow(/allocF32/);
 });
+
+describe.runIf(simd)("vectors outside the matrix's memory are staged in and out (same bits)", () => {
+  test("gemv (beta != 0), symvUpper, quadFormUpper, syrUpper, quadFormMirror32, syrUpperMirrored", async () => {
+    const L = await import("../src/index.js");
+    const rng = new TestRng(31);
+    const n = 150;
+    const A = rng.fill(allocF64(n * n));
+    const Ap = new Float64Array(A); // plain: the TypeScript reference
+    const x = rng.vector(n); // plain vectors: staged
+    const y = rng.vector(n);
+    const yRef = new Float64Array(y);
+    L.gemv(A, n, n, x, y, 0.5, -2);
+    L.gemv(Ap, n, n, x, yRef, 0.5, -2);
+    expect(sameBits(y, yRef)).toBe(0);
+    L.symvUpper(A, n, x, y);
+    L.symvUpper(Ap, n, x, yRef);
+    expect(sameBits(y, yRef)).toBe(0);
+    expect(Object.is(L.quadFormUpper(A, n, x), L.quadFormUpper(Ap, n, x))).toBe(true);
+    L.syrUpper(A, n, -0.25, x);
+    L.syrUpper(Ap, n, -0.25, x);
+    expect(sameBits(A, Ap)).toBe(0);
+    const M = allocF32(mirror32Length(n));
+    const Mp = new Float32Array(M.length);
+    mirrorUpper(A, n, M);
+    mirrorUpper(Ap, n, Mp);
+    const x32 = roundToF32(x, n, new Float32Array(paddedLength(n)));
+    expect(Object.is(quadFormMirror32(M, n, x32, x), quadFormMirror32Scalar(Mp, n, x32, x))).toBe(true);
+    syrUpperMirrored(A, n, 0.125, x, M);
+    syrUpperMirroredScalar(Ap, n, 0.125, x, Mp);
+    expect(sameBits(A, Ap)).toBe(0);
+    expect(sameBits(M, Mp)).toBe(0);
+    // a vector longer than a staging slot takes the TypeScript path (still the same bits)
+    const big = 9000;
+    const Ab = allocF64(3 * big);
+    rng.fill(Ab);
+    const xb = rng.vector(big);
+    const yb = new Float64Array(3);
+    const ybRef = new Float64Array(3);
+    L.gemv(Ab, 3, big, xb, yb);
+    L.gemv(new Float64Array(Ab), 3, big, xb, ybRef);
+    expect(sameBits(yb, ybRef)).toBe(0);
+  });
+});

@@ -71,7 +71,7 @@ describe("plain (non-shared) WebAssembly memory", () => {
     expect(L.isInWasmMemory(big)).toBe(true);
     expect(A.length).toBe(n * n); // not detached
     expect(sameBits(A, before)).toBe(true);
-    // arrays of two arenas in one call: the TypeScript twin, same bits
+    // arrays of two arenas in one call: the vector is staged into the matrix's memory, same bits
     const x2 = L.allocF64(n);
     x2.set(plainX);
     const other = big.subarray(0, n);
