@@ -52,4 +52,10 @@ export {
   snapshotText,
   tryDecodeF64,
 } from "./inspect.js";
-export { type Corruption, checkCorruptions, corruptSnapshot } from "./snapshots.js";
+export {
+  bitFlipCorruptions,
+  type Corruption,
+  checkCorruptions,
+  corruptSnapshot,
+  resealSnapshot,
+} from "./snapshots.js";
