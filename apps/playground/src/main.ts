@@ -21,6 +21,7 @@ import { createProgress, type ProgressMode, type ProgressSink } from "./progress
 import { registry as defaultRegistry } from "./registry/index.js";
 import type { FamilyRegistry, Params } from "./registry/types.js";
 import { findEnvironment, findPolicy, parseAssignment } from "./spec.js";
+import { parseArms, train, writeSnapshot } from "./train.js";
 
 export const VERSION = "0.1.0";
 
@@ -541,6 +542,67 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
       );
     },
   );
+  program
+    .command("train")
+    .description(
+      "warm-start a policy from a JSONL log of decision events (decisionRecord + feedback, one per line) and write\n" +
+        "its snapshot, which a service loads with the policy class's fromJSON",
+    )
+    .requiredOption("--events <file>", "JSONL file of decision events")
+    .requiredOption("--policy <name>", "policy to train (see `routekit list algorithms`)")
+    .requiredOption("--out <file>", "where to write the snapshot (JSON)")
+    .option("--param <key=value>", "override a policy parameter (repeatable)", collect, [])
+    .option("--arms <a,b,c>", "initial arms (default: the arms the events name, in order of first appearance)")
+    .option("--seed <n>", "seed of the trained policy's random stream", int(0, "--seed"), 0)
+    .option("--skip-invalid", "learn from the valid events and list the invalid lines on stderr")
+    .option("--json", "print the training summary as JSON")
+    .option("-q, --quiet", "print nothing on success")
+    .action(
+      (f: {
+        events: string;
+        policy: string;
+        out: string;
+        param: string[];
+        arms?: string;
+        seed: number;
+        skipInvalid?: boolean;
+        json?: boolean;
+        quiet?: boolean;
+      }) => {
+        const res = train({
+          events: f.events,
+          policy: f.policy,
+          params: parseParams(f.param, false).get("") ?? {},
+          ...(f.arms !== undefined ? { arms: parseArms(f.arms) } : {}),
+          seed: f.seed,
+          skipInvalid: f.skipInvalid === true,
+          registry: reg,
+        });
+        writeSnapshot(res, f.out);
+        const summary = {
+          policy: res.policy,
+          kind: res.kind,
+          out: f.out,
+          lines: res.lines,
+          learned: res.learned,
+          duplicates: res.duplicates,
+          withoutFeedback: res.withoutFeedback,
+          skipped: res.skipped,
+        };
+        if (f.json) {
+          io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+          return;
+        }
+        for (const s of res.skipped) io.stderr.write(`routekit: skipped line ${s.line}: ${s.message}\n`);
+        if (f.quiet) return;
+        io.stdout.write(
+          `trained ${res.policy} (${res.kind}) on ${plural(res.learned, "event")} from ${f.events}` +
+            ` (${plural(res.duplicates, "duplicate decision id")} dropped, ${res.withoutFeedback} without feedback,` +
+            ` ${res.skipped.length} invalid skipped)\nsnapshot: ${f.out}\n`,
+        );
+      },
+    );
+
   const check = program
     .command("check")
     .description("numerical cross-checks of RouteKit's solvers (exit 1 on disagreement)");
