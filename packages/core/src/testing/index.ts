@@ -53,6 +53,26 @@ export {
   tryDecodeF64,
 } from "./inspect.js";
 export {
+  type ConstructSpec,
+  checkGetterContext,
+  checkMisuse,
+  checkOptionRanges,
+  flakyArray,
+  nextDouble,
+  type OptionRange,
+  smokeRun,
+} from "./misuse.js";
+export {
+  checkHostileIds,
+  checkLearnEqualsUpdateArm,
+  checkLearnEqualsUpdateAssortment,
+  checkMaxPendingArm,
+  checkMaxPendingAssortment,
+  checkMaxPendingRestore,
+  checkReAddWithPending,
+  HOSTILE_IDS,
+} from "./properties.js";
+export {
   bitFlipCorruptions,
   type Corruption,
   checkCorruptions,

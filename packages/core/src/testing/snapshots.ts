@@ -71,8 +71,7 @@ export function bitFlipCorruptions(snapshot: Snapshot, rng: Rng, limit = 200): C
     } else if (typeof v === "number") {
       // Flipping the sign of 0 gives -0, which JSON writes as 0: flip a mantissa bit instead.
       flipped = flipNumber(v, v === 0 ? rng.int(52) : rng.int(64));
-    }
-    else flipped = !v;
+    } else flipped = !v;
     // A flip that JSON cannot carry (NaN, Infinity) still changes the text: it becomes null.
     setAt(copy.state, path, flipped);
     out.push({ label: `${where}: one bit flipped`, value: copy, mustThrow: C });
