@@ -90,6 +90,10 @@ for (const d of dirs) {
 }
 
 step("pack-check", "node", ["scripts/pack-check.mjs"]);
+step("browser bundles (every library package, no Node built-ins or globals)", "node", ["scripts/browser-check.mjs"]);
+step("consumer project (one algorithm package's tarball: browser, Node ESM/CJS, strict types)", "node", [
+  "scripts/consumer-check.mjs",
+]);
 step("docs (typedoc; typedoc.json treats warnings as errors)", "npx", ["typedoc"]);
 
 if (failures.length > 0) console.log(`\nfailed: ${failures.join("; ")}`);
