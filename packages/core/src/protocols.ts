@@ -103,6 +103,17 @@ export interface ArmEnvironment {
   isOptimal(arm: string): boolean;
   /** Realised feedback for `arm` this round. */
   pull(arm: string): ArmFeedback;
+  /**
+   * Optional, for realised O2B: the reward {@link ArmEnvironment.bestFixedArm} would have realised this
+   * round (on the same draw `pull` uses when possible). Call after `pull`; it must not change what any
+   * later round draws.
+   */
+  bestFixedRealised?(): number;
+  /**
+   * Optional, for realised OPR: whether `arm` is the best this round by realised outcomes (e.g. the
+   * mean of a prompt's pre-drawn generations, as the paper-003 OPR protocol defines it).
+   */
+  isOptimalRealised?(arm: string): boolean;
 }
 
 // ---------------------------------------------------------------- assortment

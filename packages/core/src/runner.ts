@@ -63,6 +63,9 @@ export interface PolicySummary {
   readonly regret: { mean: number; std: number; se: number };
   readonly o2b: { mean: number; std: number; se: number };
   readonly opr: { mean: number; std: number; se: number };
+  /** Realised O2B and OPR (NaN when the environment does not define them; see FinalMetrics). */
+  readonly o2bRealised: { mean: number; std: number; se: number };
+  readonly oprRealised: { mean: number; std: number; se: number };
   readonly costPerRound: { mean: number; std: number; se: number };
   readonly usPerRound: { mean: number; std: number; se: number };
 }
@@ -141,6 +144,8 @@ function armStep(env: ArmEnvironment, policy: ArmPolicy) {
       regret: env.oracleReward() - mean,
       o2b: mean - env.bestFixedReward(),
       optimal: env.isOptimal(d.arm),
+      ...(env.bestFixedRealised ? { o2bRealised: fb.reward - env.bestFixedRealised() } : {}),
+      ...(env.isOptimalRealised ? { optimalRealised: env.isOptimalRealised(d.arm) } : {}),
       reward: fb.reward,
       cost: fb.cost ?? 0,
       pick: d.arm,
@@ -224,6 +229,8 @@ export function summarize(runs: readonly RunResult[]): PolicySummary[] {
     regret: meanStd(rs.map((r) => r.final.regret)),
     o2b: meanStd(rs.map((r) => r.final.o2b)),
     opr: meanStd(rs.map((r) => r.final.opr)),
+    o2bRealised: meanStd(rs.map((r) => r.final.o2bRealised)),
+    oprRealised: meanStd(rs.map((r) => r.final.oprRealised)),
     costPerRound: meanStd(rs.map((r) => r.final.costPerRound)),
     usPerRound: meanStd(rs.map((r) => r.final.usPerRound)),
   }));
