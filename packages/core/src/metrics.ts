@@ -12,6 +12,10 @@
  *   pools: the best mean over the prompt's generations, the paper-003 OPR protocol); NaN when the
  *   environment does not define it (`ArmEnvironment.isOptimalRealised`)
  * - reward / cost: cumulative realised reward and cost
+ * - first pass: for environments that say whether a round's prompt was already seen in the run
+ *   (`ArmEnvironment.seenBefore`), reward per round, O2B and OPR over the rounds whose prompt was
+ *   unseen so far, and the share of repeated rounds; a policy that only recognises prompts it has
+ *   been rewarded on scores well on repeats and no better than before on first passes
  * - usPerRound: mean wall time per round (select + update) since the previous checkpoint, in microseconds
  * - pickShare: per arm (or pick label), the fraction of rounds since the previous checkpoint in which it
  *   was picked; an arm first picked later has zeros before, so every array has one value per checkpoint
@@ -43,6 +47,16 @@ export interface FinalMetrics {
   readonly cost: number;
   /** Mean realised cost per round (budget use). */
   readonly costPerRound: number;
+  /** Mean realised reward per round. */
+  readonly rewardPerRound: number;
+  /** Share of rounds whose prompt was seen before in the run (NaN when the environment does not say). */
+  readonly repeatShare: number;
+  /** Mean realised reward per round over the rounds whose prompt was unseen so far (NaN: see repeatShare). */
+  readonly firstPassRewardPerRound: number;
+  /** O2B over the rounds whose prompt was unseen so far (NaN: see repeatShare). */
+  readonly firstPassO2b: number;
+  /** OPR over the rounds whose prompt was unseen so far (NaN: see repeatShare). */
+  readonly firstPassOpr: number;
   readonly usPerRound: number;
 }
 
@@ -82,6 +96,11 @@ export class MetricsRecorder {
   private o2bRealRounds = 0;
   private optimalReal = 0;
   private optimalRealRounds = 0;
+  private known = 0;
+  private repeats = 0;
+  private firstReward = 0;
+  private firstO2b = 0;
+  private firstOptimal = 0;
   private reward = 0;
   private cost = 0;
   private timeSinceMark = 0;
@@ -117,6 +136,8 @@ export class MetricsRecorder {
     optimal: boolean;
     o2bRealised?: number;
     optimalRealised?: boolean;
+    /** Whether this round's prompt was already seen in the run; omitted when the environment cannot say. */
+    repeat?: boolean;
     reward: number;
     cost: number;
     pick?: string;
@@ -133,6 +154,15 @@ export class MetricsRecorder {
     if (r.optimalRealised !== undefined) {
       if (r.optimalRealised) this.optimalReal++;
       this.optimalRealRounds++;
+    }
+    if (r.repeat !== undefined) {
+      this.known++;
+      if (r.repeat) this.repeats++;
+      else {
+        this.firstReward += r.reward;
+        this.firstO2b += r.o2b;
+        if (r.optimal) this.firstOptimal++;
+      }
     }
     this.reward += r.reward;
     this.cost += r.cost;
@@ -185,8 +215,18 @@ export class MetricsRecorder {
       reward: this.reward,
       cost: this.cost,
       costPerRound: this.cost / n,
+      rewardPerRound: this.reward / n,
+      repeatShare: this.known > 0 ? this.repeats / this.known : Number.NaN,
+      firstPassRewardPerRound: this.firstMean(this.firstReward),
+      firstPassO2b: this.firstMean(this.firstO2b),
+      firstPassOpr: this.firstMean(this.firstOptimal),
       usPerRound: (1000 * this.totalTime) / n,
     };
+  }
+
+  private firstMean(sum: number): number {
+    const first = this.known - this.repeats;
+    return first > 0 ? sum / first : Number.NaN;
   }
 
   pickShare(): Record<string, number> {

@@ -114,6 +114,12 @@ export interface ArmEnvironment {
    * mean of a prompt's pre-drawn generations, as the paper-003 OPR protocol defines it).
    */
   isOptimalRealised?(arm: string): boolean;
+  /**
+   * Optional: whether this round's prompt (context) already appeared earlier in the run (since the
+   * last `reset`). Lets the metrics separate first-pass rounds from repeats (replayed logs cycle
+   * through their prompts; a fixed prompt pool is sampled with replacement).
+   */
+  seenBefore?(): boolean;
 }
 
 // ---------------------------------------------------------------- assortment

@@ -77,6 +77,25 @@ describe("MetricsRecorder", () => {
     expect(none.series.oprRealised.every(Number.isNaN)).toBe(true);
   });
 
+  it("first-pass figures cover only rounds whose prompt was unseen; the repeat share counts the others", () => {
+    const rec = new MetricsRecorder(4, 2);
+    const repeat = [false, true, false, true];
+    rounds.forEach((r, i) => {
+      rec.record({ ...r, repeat: repeat[i] as boolean });
+    });
+    const f = rec.final();
+    expect(f.rewardPerRound).toBe(0.75);
+    expect(f.repeatShare).toBe(0.5);
+    // Unseen rounds are the first and the third: rewards 1 and 1, O2B -0.2 and 0.1, neither optimal.
+    expect(f.firstPassRewardPerRound).toBe(1);
+    expect(f.firstPassO2b).toBeCloseTo(-0.05, 15);
+    expect(f.firstPassOpr).toBe(0);
+    const plain = new MetricsRecorder(4, 2);
+    for (const r of rounds) plain.record(r);
+    expect(plain.final().repeatShare).toBeNaN();
+    expect(plain.final().firstPassOpr).toBeNaN();
+  });
+
   it("keeps one point per checkpoint whatever the horizon (constant memory)", () => {
     const rec = new MetricsRecorder(10_000, 50);
     for (let t = 0; t < 10_000; t++) rec.record({ regret: 1, o2b: 0, optimal: false, reward: 0, cost: 0, ms: 0 });
@@ -96,6 +115,11 @@ describe("MetricsRecorder", () => {
       reward: 0,
       cost: 0,
       costPerRound: 0,
+      rewardPerRound: 0,
+      repeatShare: Number.NaN,
+      firstPassRewardPerRound: Number.NaN,
+      firstPassO2b: Number.NaN,
+      firstPassOpr: Number.NaN,
       usPerRound: 0,
     });
   });
