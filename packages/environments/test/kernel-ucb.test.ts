@@ -68,6 +68,29 @@ describe("prompt-pool environments (spec 3.6)", () => {
     expect(agree).toBe(300);
   });
 
+  it("pool mode reports repeated prompts; fresh mode never repeats", () => {
+    const env = promptPool("swap", { dim: 8, poolSize: 20, sampling: "pool" });
+    env.reset(Rng.fromSeed(12));
+    const seen = new Set<number>();
+    let repeats = 0;
+    for (let t = 0; t < 200; t++) {
+      env.next(t);
+      expect(env.seenBefore()).toBe(seen.has(env.currentPrompt));
+      if (env.seenBefore()) repeats++;
+      seen.add(env.currentPrompt);
+    }
+    expect(repeats).toBe(200 - seen.size);
+    env.reset(Rng.fromSeed(12));
+    env.next(0);
+    expect(env.seenBefore()).toBe(false);
+    const fresh = promptPool("swap", { dim: 8, poolSize: 20, sampling: "fresh" });
+    fresh.reset(Rng.fromSeed(12));
+    for (let t = 0; t < 50; t++) {
+      fresh.next(t);
+      expect(fresh.seenBefore()).toBe(false);
+    }
+  });
+
   it("invalid sampling is rejected", () => {
     expect(() => promptPool("swap", { sampling: "both" as never })).toThrow(/sampling/);
   });

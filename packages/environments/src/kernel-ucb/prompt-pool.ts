@@ -126,6 +126,9 @@ export class PromptPoolEnvironment implements ArmEnvironment {
   private readonly roundMean: Float64Array;
   private readonly roundSample: Float64Array;
   private readonly roundScore: Float64Array;
+  /** Pool mode: which pool prompts this run has drawn so far. */
+  private seen = new Uint8Array(0);
+  private repeat = false;
   private t = -1;
   private prompt = 0;
   private cat = 0;
@@ -207,6 +210,11 @@ export class PromptPoolEnvironment implements ArmEnvironment {
     return this.sampling === "pool" ? this.prompt : -1;
   }
 
+  /** Whether this round's prompt was already drawn in this run (never in fresh mode). */
+  seenBefore(): boolean {
+    return this.repeat;
+  }
+
   /** Category index of the current round's prompt. */
   get currentCategory(): number {
     return this.cat;
@@ -234,6 +242,8 @@ export class PromptPoolEnvironment implements ArmEnvironment {
       this.table = new Float64Array(0);
       this.sampleMeans = new Float64Array(0);
     }
+    this.seen = new Uint8Array(this.sampling === "pool" ? N : 0);
+    this.repeat = false;
     this.ctxRng = rng.fork("contexts");
     this.fbRng = rng.fork("feedback");
     // State of round 0 before next(0), so bestFixedArm() works right after reset (the one-arm
@@ -358,6 +368,8 @@ export class PromptPoolEnvironment implements ArmEnvironment {
       this.prompt = ctx.int(this.perCat) * this.K + k;
       if (this.config.layout.type === "sudoku") this.prompt = ctx.int(this.N);
       const i = this.prompt;
+      this.repeat = this.seen[i] === 1;
+      this.seen[i] = 1;
       this.cat = this.category[i] as number;
       const row = i * d;
       for (let j = 0; j < d; j++) this.context[j] = this.prompts[row + j] as number;
