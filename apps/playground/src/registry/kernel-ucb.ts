@@ -251,7 +251,7 @@ const REPO2D = { sigma: 5 / (2 * Math.PI), alpha: 1 / 200 };
 
 function paperLineup(G: number, raw: boolean, rbfSigma: number): ScenarioEntry["policies"] {
   const s = raw ? RAW : {};
-  const rbf = raw
+  const rbf: ScenarioEntry["policies"] = raw
     ? [
         {
           label: "PAK-UCB-RBF s=.80 r=.005",
