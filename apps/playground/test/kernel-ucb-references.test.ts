@@ -5,7 +5,7 @@
  */
 import { type PromptPoolPreset, promptPoolConfig } from "@routekit/environments";
 import { describe, expect, it } from "vitest";
-import { kernelucbRegistry } from "../src/registry/kernel-ucb.js";
+import { kernelucbRegistry, rbfSigma } from "../src/registry/kernel-ucb.js";
 
 const all = (re: RegExp, s: string) => [...s.matchAll(re)].map((m) => Number(m[1]));
 
@@ -22,7 +22,11 @@ describe("kernel-ucb scenario references match their configuration", () => {
       for (const d of all(/\bd = (\d+)/g, text)) expect(d, `d in "${text}"`).toBe(cfg.dim);
       for (const T of all(/\bT = (\d+)/g, text)) expect(T, `T in "${text}"`).toBe(sc.horizon);
       for (const n of all(/RouteKit[^.;]*?\b(\d+) seeds/g, text)) expect(n, "RouteKit seeds").toBe(sc.seeds);
-      const sigmas = sc.policies.map((q) => Number(q.params?.sigma)).filter(Number.isFinite);
+      const sigmas = sc.policies
+        .map((q) =>
+          rbfSigma({ sigma: Number(q.params?.sigma ?? Number.NaN), bandwidth: q.params?.bandwidth ?? "sigma" }),
+        )
+        .filter(Number.isFinite);
       for (const s of all(/sigma = (\d+(?:\.\d+)?)/g, text)) expect(sigmas, `sigma ${s}`).toContain(s);
       // "a pool of N prompts" in the description names the pool the scenario samples.
       for (const n of all(/pool of (\d+) prompts/g, sc.description)) {
@@ -34,4 +38,13 @@ describe("kernel-ucb scenario references match their configuration", () => {
       }
     });
   }
+});
+
+describe("named RBF bandwidths", () => {
+  it("sigma by default; the paper's image and LLM values by name; anything else rejected", () => {
+    expect(rbfSigma({ sigma: 2, bandwidth: "sigma" })).toBe(2);
+    expect(rbfSigma({ sigma: 2, bandwidth: "paper-image" })).toBe(5);
+    expect(rbfSigma({ sigma: 2, bandwidth: "paper-llm" })).toBe(0.5);
+    expect(() => rbfSigma({ sigma: 2, bandwidth: "median" })).toThrow(/bandwidth must be/);
+  });
 });

@@ -46,9 +46,28 @@ function eta(p: Params, info: EnvInfo): EtaOption {
   );
 }
 
+/**
+ * The RBF bandwidth: `sigma`, unless `bandwidth` names one of the paper's values (App. C.4):
+ * "paper-image" = 5 (its text-to-image, captioning and video runs), "paper-llm" = 0.5 (its LLM runs).
+ * "paper-image" is the remedy for prompts that repeat (a fixed pool): with sigma = 1 a unit-norm prompt
+ * keeps about 30% of its kernel variance to itself (k = 0.7 to a same-category neighbour), so the
+ * arm that served a prompt gets a much smaller confidence width on its next appearance than the others,
+ * and they keep being tried; at sigma = 5 that share is about 1.4%.
+ */
+export function rbfSigma(p: Params): number {
+  const b = String(p.bandwidth ?? "sigma");
+  if (b === "sigma") return Number(p.sigma);
+  if (b === "paper-image") return 5;
+  if (b === "paper-llm") return 0.5;
+  throw new RouteKitError(
+    ErrorCode.InvalidArgument,
+    `bandwidth must be "sigma", "paper-image" or "paper-llm", got "${b}"`,
+  );
+}
+
 function kernel(p: Params): KernelSpec {
   const k = String(p.kernel);
-  if (k === "rbf") return { type: "rbf", sigma: Number(p.sigma) };
+  if (k === "rbf") return { type: "rbf", sigma: rbfSigma(p) };
   if (k === "poly") return { type: "poly", gamma: Number(p.gamma), c: Number(p.c), degree: Number(p.degree) };
   if (k === "linear") return { type: "linear" };
   throw new RouteKitError(ErrorCode.InvalidArgument, `kernel must be "rbf", "poly" or "linear", got "${k}"`);
@@ -69,7 +88,7 @@ const common: Params = {
   priorMean: 0,
   normalizeContext: true,
 };
-const kernelDefaults: Params = { kernel: "rbf", sigma: 1, gamma: 5, c: 1, degree: 3 };
+const kernelDefaults: Params = { kernel: "rbf", sigma: 1, bandwidth: "sigma", gamma: 5, c: 1, degree: 3 };
 
 const pakLike = (name: string, description: string, defaults: Params): PolicyEntry => ({
   name,
@@ -114,12 +133,12 @@ const policies: PolicyEntry[] = [
     family: FAMILY,
     paper: PAPER,
     description: "RFF-UCB: random Fourier features shared by all arms, per-arm ridge (constant time per round)",
-    defaults: { sigma: 1, frequencies: 200, rffVariant: "paper", ...common },
+    defaults: { sigma: 1, bandwidth: "sigma", frequencies: 200, rffVariant: "paper", ...common },
     create: (p, { rng, info }) =>
       new RffUcb({
         ...armInfo(info, "rff-ucb"),
         rng,
-        sigma: Number(p.sigma),
+        sigma: rbfSigma(p),
         frequencies: Number(p.frequencies),
         rffVariant: String(p.rffVariant) as RffVariant,
         alpha: Number(p.alpha),
@@ -179,13 +198,21 @@ const policies: PolicyEntry[] = [
     paper: PAPER,
     description:
       "Sup-RFF-UCB (Algorithm 6): staged elimination on per-(arm, stage) RFF ridges; paper's D schedule capped at maxFrequencies",
-    defaults: { sigma: 1, maxFrequencies: 256, ...common, eta: "theory", stages: 0, exploreChoice: "largest-width" },
+    defaults: {
+      sigma: 1,
+      bandwidth: "sigma",
+      maxFrequencies: 256,
+      ...common,
+      eta: "theory",
+      stages: 0,
+      exploreChoice: "largest-width",
+    },
     create: (p, { rng, info }) =>
       new SupRffUcb({
         ...armInfo(info, "sup-rff-ucb"),
         rng,
         horizon: info.horizon,
-        sigma: Number(p.sigma),
+        sigma: rbfSigma(p),
         maxFrequencies: Number(p.maxFrequencies),
         alpha: Number(p.alpha),
         eta: eta(p, info),
@@ -323,8 +350,8 @@ const POOL_LINEUP = (G: number): ScenarioEntry["policies"] => [
   { label: "LinUCB-shared", policy: "linucb-shared", params: { alpha: codeEta(G) } },
   { label: "PAK-UCB-RBF s=1", policy: "pak-ucb", params: { kernel: "rbf", sigma: 1 } },
   { label: "RFF-UCB s=1", policy: "rff-ucb", params: { sigma: 1 } },
-  { label: "PAK-UCB-RBF s=5", policy: "pak-ucb", params: { kernel: "rbf", sigma: 5 } },
-  { label: "RFF-UCB s=5", policy: "rff-ucb", params: { sigma: 5 } },
+  { label: "PAK-UCB-RBF s=5", policy: "pak-ucb", params: { kernel: "rbf", bandwidth: "paper-image" } },
+  { label: "RFF-UCB s=5", policy: "rff-ucb", params: { bandwidth: "paper-image" } },
 ];
 const poolScenario = (
   name: string,
