@@ -1,0 +1,258 @@
+/**
+ * RouteOPT (paper eq. 7): the routing LP over the deployed models,
+ *
+ *   max_p  sum_i u_i p_i   s.t.  sum_i c_i p_i <= b,  sum_i p_i = 1,  0 <= p_i <= alpha_i,
+ *
+ * solved exactly in O(n^2 log n) by Lagrangian duality on the budget row: for a fixed multiplier
+ * lambda the problem over box-and-simplex is solved by a greedy fill in order of the reduced value
+ * u_i - lambda c_i; the optimal lambda is the order-change point where the greedy fill's cost crosses
+ * b, and mixing the fills on both sides of it to spend exactly b satisfies complementary slackness.
+ * Fills are evaluated at interval midpoints, never at breakpoints, so floating-point ties cannot
+ * derail the search.
+ *
+ * When no routing meets the budget (the deployed models' cost bounds rose mid-stage) the solver
+ * returns the cheapest fill that respects the caps ("infeasible-budget"); capacity caps are hard
+ * rate limits and are never exceeded. Everything runs in preallocated buffers: no allocation.
+ */
+
+/** Outcome of a routing LP: solved, only the budget row unsatisfiable (cheapest fill returned), or caps sum below 1. */
+export type RouteStatus = "ok" | "infeasible-budget" | "infeasible-mass";
+
+/** Support threshold: probabilities below this are treated as 0 for support and sampling. */
+export const SUPPORT_EPS = 1e-12;
+
+/** Exact solver of the routing LP, reusable across calls with up to `capacity` models. */
+export class RouteSolver {
+  /** Objective `u . p` of the last solve (cheapest fill's value when infeasible-budget, NaN when infeasible-mass). */
+  value = Number.NaN;
+  /** Cost `c . p` of the last returned routing. */
+  cost = Number.NaN;
+  private cap = 0;
+  private order = new Int32Array(0);
+  private keys = new Float64Array(0);
+  private lam = new Float64Array(0);
+  private pA = new Float64Array(0);
+  private pB = new Float64Array(0);
+
+  constructor(capacity = 16) {
+    this.grow(capacity);
+  }
+
+  /** Makes room for `n` models (allocates only when n exceeds the current capacity). */
+  grow(n: number): void {
+    if (n <= this.cap) return;
+    const c = Math.max(n, this.cap * 2, 4);
+    this.cap = c;
+    this.order = new Int32Array(c);
+    this.keys = new Float64Array(c);
+    this.lam = new Float64Array((c * (c - 1)) / 2 + 1);
+    this.pA = new Float64Array(c);
+    this.pB = new Float64Array(c);
+  }
+
+  /**
+   * Solves the LP for the first `n` entries of `u` (rewards), `c` (costs), `alpha` (caps) and budget
+   * `b`, writing the routing into `out[0..n)` (zeros when infeasible-mass). Inputs must be finite.
+   */
+  solve(
+    u: ArrayLike<number>,
+    c: ArrayLike<number>,
+    alpha: ArrayLike<number>,
+    n: number,
+    b: number,
+    out: Float64Array,
+  ): RouteStatus {
+    this.grow(n);
+    const eps = Number.isFinite(b) ? 1e-12 * Math.max(1, Math.abs(b)) : 0;
+    let mass = 0;
+    for (let i = 0; i < n; i++) mass += alpha[i] as number;
+    if (!(mass >= 1 - 1e-12) || n === 0) {
+      for (let i = 0; i < n; i++) out[i] = 0;
+      this.value = Number.NaN;
+      this.cost = Number.NaN;
+      return "infeasible-mass";
+    }
+    // 2. Cheapest fill: by cost, then higher reward, then index.
+    const order = this.order;
+    this.sortCheapest(u, c, n);
+    const costMin = this.fill(order, alpha, c, n, out);
+    if (costMin > b + eps) return this.finish(u, out, n, costMin, "infeasible-budget");
+    // 3. Budget slack: the greedy fill by reward alone.
+    const pHi = this.pA;
+    let costHi = this.fillAt(0, u, c, alpha, n, pHi);
+    if (costHi <= b + eps) {
+      for (let i = 0; i < n; i++) out[i] = pHi[i] as number;
+      return this.finish(u, out, n, costHi, "ok");
+    }
+    // 4. Order-change points lambda > 0, sorted and distinct.
+    const lam = this.lam;
+    let m = 0;
+    for (let i = 0; i < n; i++) {
+      const ui = u[i] as number;
+      const ci = c[i] as number;
+      for (let j = i + 1; j < n; j++) {
+        const dc = ci - (c[j] as number);
+        if (dc === 0) continue;
+        const v = (ui - (u[j] as number)) / dc;
+        if (v > 0 && v < Number.POSITIVE_INFINITY) lam[m++] = v;
+      }
+    }
+    sortRange(lam, m);
+    let k = 0;
+    for (let i = 0; i < m; i++)
+      if (k === 0 || (lam[i] as number) !== (lam[k - 1] as number)) lam[k++] = lam[i] as number;
+    // pts = [0, lam_0, ..., lam_{k-1}] (P = k + 1 points); mid_j between pts_j and pts_{j+1}, mid_k past the last.
+    // Smallest j in [1, k] whose fill costs <= b (j = 0 is the lambda = 0 fill, which is over budget).
+    let lo = 1;
+    let hi = k;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.fillAt(midpoint(lam, k, mid), u, c, alpha, n, out) <= b + eps) hi = mid;
+      else lo = mid + 1;
+    }
+    const pLo = this.pB;
+    const costLo = this.fillAt(midpoint(lam, k, lo), u, c, alpha, n, pLo);
+    costHi = this.fillAt(midpoint(lam, k, lo - 1), u, c, alpha, n, pHi);
+    if (costHi - costLo <= eps) {
+      for (let i = 0; i < n; i++) out[i] = pLo[i] as number;
+      return this.finish(u, out, n, costLo, "ok");
+    }
+    let theta = (costHi - b) / (costHi - costLo);
+    theta = theta < 0 ? 0 : theta > 1 ? 1 : theta;
+    let sum = 0;
+    for (let i = 0; i < n; i++) {
+      let v = theta * (pLo[i] as number) + (1 - theta) * (pHi[i] as number);
+      const a = alpha[i] as number;
+      v = v < 0 ? 0 : v > a ? a : v;
+      out[i] = v;
+      sum += v;
+    }
+    let cost = 0;
+    for (let i = 0; i < n; i++) {
+      const v = (out[i] as number) / sum;
+      out[i] = v;
+      cost += v * (c[i] as number);
+    }
+    return this.finish(u, out, n, cost, "ok");
+  }
+
+  private finish(u: ArrayLike<number>, p: Float64Array, n: number, cost: number, status: RouteStatus): RouteStatus {
+    let value = 0;
+    for (let i = 0; i < n; i++) {
+      if ((p[i] as number) < SUPPORT_EPS) p[i] = 0;
+      value += (u[i] as number) * (p[i] as number);
+    }
+    this.value = value;
+    this.cost = cost;
+    return status;
+  }
+
+  /** Greedy fill in order of reduced value u - lambda c (then cheaper, then index); returns its cost. */
+  private fillAt(
+    lambda: number,
+    u: ArrayLike<number>,
+    c: ArrayLike<number>,
+    alpha: ArrayLike<number>,
+    n: number,
+    p: Float64Array,
+  ): number {
+    const keys = this.keys;
+    const order = this.order;
+    for (let i = 0; i < n; i++) {
+      keys[i] = (u[i] as number) - lambda * (c[i] as number);
+      order[i] = i;
+    }
+    // Insertion sort: key descending, then cost ascending, then index ascending.
+    for (let i = 1; i < n; i++) {
+      const x = order[i] as number;
+      const kx = keys[x] as number;
+      const cx = c[x] as number;
+      let j = i - 1;
+      while (j >= 0) {
+        const y = order[j] as number;
+        const ky = keys[y] as number;
+        if (ky > kx || (ky === kx && ((c[y] as number) < cx || ((c[y] as number) === cx && y < x)))) break;
+        order[j + 1] = y;
+        j--;
+      }
+      order[j + 1] = x;
+    }
+    return this.fill(order, alpha, c, n, p);
+  }
+
+  /** Sorts `order` by cost ascending, then reward descending, then index. */
+  private sortCheapest(u: ArrayLike<number>, c: ArrayLike<number>, n: number): void {
+    const order = this.order;
+    for (let i = 0; i < n; i++) order[i] = i;
+    for (let i = 1; i < n; i++) {
+      const x = order[i] as number;
+      const cx = c[x] as number;
+      const ux = u[x] as number;
+      let j = i - 1;
+      while (j >= 0) {
+        const y = order[j] as number;
+        const cy = c[y] as number;
+        if (cy < cx || (cy === cx && ((u[y] as number) > ux || ((u[y] as number) === ux && y < x)))) break;
+        order[j + 1] = y;
+        j--;
+      }
+      order[j + 1] = x;
+    }
+  }
+
+  private fill(order: Int32Array, alpha: ArrayLike<number>, c: ArrayLike<number>, n: number, p: Float64Array): number {
+    for (let i = 0; i < n; i++) p[i] = 0;
+    let rem = 1;
+    let cost = 0;
+    for (let r = 0; r < n && rem > 0; r++) {
+      const i = order[r] as number;
+      const a = alpha[i] as number;
+      const v = a < rem ? a : rem;
+      p[i] = v;
+      rem -= v;
+      cost += v * (c[i] as number);
+    }
+    return cost;
+  }
+}
+
+function midpoint(lam: Float64Array, k: number, j: number): number {
+  // pts_0 = 0, pts_i = lam[i - 1]; mid_j = (pts_j + pts_{j+1}) / 2 for j < k, mid_k = 2 pts_k + 1.
+  if (j >= k) return 2 * (k === 0 ? 0 : (lam[k - 1] as number)) + 1;
+  const a = j === 0 ? 0 : (lam[j - 1] as number);
+  return (a + (lam[j] as number)) / 2;
+}
+
+/** Sorts a[0..m) ascending in place (insertion sort for short ranges, the typed-array sort otherwise). */
+export function sortRange(a: Float64Array, m: number): void {
+  if (m > 64) {
+    a.subarray(0, m).sort();
+    return;
+  }
+  for (let i = 1; i < m; i++) {
+    const x = a[i] as number;
+    let j = i - 1;
+    while (j >= 0 && (a[j] as number) > x) {
+      a[j + 1] = a[j] as number;
+      j--;
+    }
+    a[j + 1] = x;
+  }
+}
+
+/**
+ * Index of the arm drawn from routing `p[0..n)` with one uniform `x` in [0, 1): the first index whose
+ * cumulative probability exceeds x, skipping zero entries (the last positive entry absorbs rounding).
+ */
+export function sampleIndex(p: ArrayLike<number>, n: number, x: number): number {
+  let acc = 0;
+  let last = -1;
+  for (let i = 0; i < n; i++) {
+    const v = p[i] as number;
+    if (v <= 0) continue;
+    last = i;
+    acc += v;
+    if (x < acc) return i;
+  }
+  return last;
+}
