@@ -157,7 +157,7 @@ export class DeploySolver {
     const highs = mipSolver();
     if (highs === undefined) {
       throw new RouteKitError(
-        ErrorCode.InvalidState,
+        ErrorCode.MissingDependency,
         `DeployOPT over ${n} models with ${s} slots needs the MIP solver (more than ${this.enumLimit} subsets): ` +
           "install the optional dependency highs and run `await loadHighs()` once before routing, or raise enumLimit",
       );

@@ -38,7 +38,7 @@ export function loadHighs(): Promise<HighsLike> {
       .catch((e: unknown) => {
         loading = undefined;
         throw new RouteKitError(
-          ErrorCode.InvalidState,
+          ErrorCode.MissingDependency,
           `could not load the optional MIP solver "highs" (npm install highs): ${e instanceof Error ? e.message : String(e)}`,
         );
       });

@@ -30,7 +30,7 @@ export class StageOracle extends StagePolicyBase {
   static readonly kind = "stageroute/oracle";
   readonly kind = StageOracle.kind;
   private readonly means: Map<string, { reward: number; cost: number }>;
-  private fixed: Float64Array;
+  private fixed = new Float64Array(0);
 
   constructor(options: StageOracleOptions) {
     super(options, StageOracle.kind);
@@ -48,7 +48,6 @@ export class StageOracle extends StagePolicyBase {
         cost: checkNumber(v.cost, `option means["${id}"].cost`, { min: 0 }),
       });
     }
-    this.fixed = new Float64Array(Math.min(this.config.maxDeployed, 1024));
     this.addStageArms(options);
   }
 
@@ -90,6 +89,7 @@ export class StageOracle extends StagePolicyBase {
     const dep = this.deployed;
     const k = dep.length;
     const unit = this.config.costUnit;
+    if (this.fixed.length < k) this.fixed = new Float64Array(this.depP.length);
     for (let j = 0; j < k; j++) {
       const t = this.truth(dep[j] as StageArm);
       this.depU[j] = t.reward;

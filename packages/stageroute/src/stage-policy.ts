@@ -4,8 +4,14 @@
  * the exact routing LP over the deployed set with the infeasibility fallback, sampling, the budget
  * modes and the snapshot. Subclasses choose the deployed set at each stage boundary.
  *
- * Stage boundaries are driven by the policy's own select counter: selects 0, L, 2L, ... start a stage.
- * A model added with `addArm` joins the pool at once but can be deployed only from the next boundary.
+ * The stage clock counts learned feedbacks (update or learn of a live model): a new stage starts each
+ * time the count reaches a multiple of L, and the deployed set is chosen then, from the statistics
+ * learned so far. With feedback right after each query (the paper's setting) this is exactly the
+ * paper's schedule (queries 1, L + 1, 2L + 1, ... start a stage); with late feedback a stage is L
+ * feedbacks long. Because deployment is a function of what was learned, in order, replicas that learn
+ * the same event stream deploy the same models (their own selection state is only the rng and the
+ * pending decisions). A model added with `addArm` joins the pool at once and can be deployed from the
+ * next boundary, or at once when no feedback has arrived since the current stage began.
  */
 import {
   type ArmBaseSnapshot,
@@ -21,6 +27,7 @@ import {
   type Json,
   type LedgerCodec,
   Rng,
+  type RngState,
   RouteKitError,
   readArmBaseState,
   readInt,
@@ -95,21 +102,24 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
   readonly config: StageConfig;
   protected readonly deploySolver: DeploySolver;
   protected readonly routeSolver: RouteSolver;
-  /** Selects so far (the stage clock). */
-  protected round = 0;
+  /** Feedbacks learned so far (the stage clock). */
+  protected learned = 0;
+  /** `learned` when the current deployment was made (an arm added while they are equal joins at once). */
+  protected deployedAt = 0;
   /** Deployed models (live states), at most maxDeployed. */
   protected deployed: StageArm[] = [];
-  /** Whether the deployed set must be re-chosen before the next select (an arm was removed). */
-  protected redeploy = false;
+  /** Random stream of deployment tie-breaks: learned state (it advances only at deployments). */
+  protected deployRng: Rng;
   /** Costs received so far (reported units), for the paced budget. */
   protected spent = 0;
-  protected fallbacks = 0;
   protected deployments = 0;
   protected lastDeployment: DeploymentInfo | undefined;
-  protected depU: Float64Array;
-  protected depL: Float64Array;
-  protected depA: Float64Array;
-  protected depP: Float64Array;
+  protected depU = new Float64Array(8);
+  protected depL = new Float64Array(8);
+  protected depA = new Float64Array(8);
+  protected depP = new Float64Array(8);
+  /** Routing rounds served by the fallback since construction or restore (selection diagnostics, not snapshotted). */
+  protected fallbacks = 0;
   private lastStatus: RouteStatus = "ok";
 
   protected constructor(options: StagePolicyOptions, what: string) {
@@ -117,28 +127,35 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
     const o = readOptions(options, what);
     this.config = readStageOptions(o);
     this.deploySolver = new DeploySolver(this.config.enumLimit);
-    const m = this.config.maxDeployed;
-    this.routeSolver = new RouteSolver(Math.min(m, 64));
-    const cap = Math.min(m, 1024);
-    this.depU = new Float64Array(cap);
-    this.depL = new Float64Array(cap);
-    this.depA = new Float64Array(cap);
-    this.depP = new Float64Array(cap);
+    this.routeSolver = new RouteSolver(Math.min(this.config.maxDeployed, 64));
+    this.deployRng = this.rng.fork("stageroute/deploy");
   }
 
-  /** Checks that the initial arms can carry all traffic (INFEASIBLE_BUDGET otherwise), then adds them. */
+  /** Checks that the initial arms can carry all traffic (INFEASIBLE_BUDGET otherwise), adds them and deploys. */
   protected addStageArms(options: StagePolicyOptions): void {
     const ids = options.arms;
     if (ids.length > 0) {
       const caps = ids.map((id) => this.shareOf(id));
       this.checkCapacity(caps, caps.length);
+      this.checkSolvable(caps);
     }
-    this.addInitialArms(options);
+    this.initialising = true;
+    try {
+      this.addInitialArms(options);
+    } finally {
+      this.initialising = false;
+    }
+    this.deploy();
   }
+
+  private initialising = false;
 
   // ------------------------------------------------------------ arms
 
-  /** Adds a model; `maxShare` overrides the option's cap for it. It can be deployed from the next stage boundary. */
+  /**
+   * Adds a model; `maxShare` overrides the option's cap for it. It can be deployed from the next stage
+   * boundary (at once when no feedback has arrived since the current stage began).
+   */
   override addArm(id: string, options?: { readonly maxShare?: number }): void {
     if (options !== undefined && (options === null || typeof options !== "object")) {
       throw new RouteKitError(ErrorCode.InvalidArgument, "addArm options must be an object { maxShare? }");
@@ -153,9 +170,12 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
     } finally {
       this.pendingShare = undefined;
     }
+    if (!this.initialising && (this.deployed.length === 0 || this.learned === this.deployedAt)) this.deploy();
   }
 
   private pendingShare: number | undefined;
+  /** Id of the arm being added (set by checkAddable, which runs just before createArm). */
+  private adding = "";
 
   protected shareOf(id: string): number {
     return this.config.maxShareByArm[id] ?? this.config.maxShareDefault;
@@ -163,8 +183,7 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
 
   protected createArm(uid: number): StageArm {
     const id = this.adding;
-    const share = this.pendingShare ?? this.shareOf(id);
-    return this.makeArm(id, uid, share, 0, 0, 0);
+    return this.makeArm(id, uid, this.pendingShare ?? this.shareOf(id), 0, 0, 0);
   }
 
   protected makeArm(id: string, uid: number, maxShare: number, n: number, sr: number, sc: number): StageArm {
@@ -173,11 +192,11 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
     return a;
   }
 
-  /** Id of the arm being added (set by checkAddable, which runs just before createArm). */
-  private adding = "";
-
   protected override checkAddable(id: string): void {
     this.checkNewArm(id);
+    const caps = this.table.states.map((s) => s.maxShare);
+    caps.push(this.pendingShare ?? this.shareOf(id));
+    this.checkSolvable(caps);
     this.adding = id;
   }
 
@@ -199,7 +218,7 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
     // The remaining deployed models keep routing unless they can no longer carry all traffic.
     let mass = 0;
     for (const s of this.deployed) mass += s.maxShare;
-    if (this.deployed.length === 0 || mass < 1 - 1e-12) this.redeploy = true;
+    if (this.deployed.length === 0 || mass < 1 - 1e-12) this.deploy();
     else this.afterDeploy();
   }
 
@@ -217,80 +236,68 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
     }
   }
 
+  /** Throws MISSING_DEPENDENCY when a pool with these caps may need DeployOPT's MIP path and no MIP solver is loaded. */
+  protected checkSolvable(caps: readonly number[]): void {
+    if (this.deploySolver.needsMip(caps, caps.length, this.config.maxDeployed)) {
+      throw new RouteKitError(
+        ErrorCode.MissingDependency,
+        `a pool of ${caps.length} models with ${this.config.maxDeployed} slots has more than ${this.config.enumLimit} ` +
+          "subsets to enumerate: install the optional dependency highs and run `await loadHighs()` first, or raise enumLimit",
+      );
+    }
+  }
+
   // ------------------------------------------------------------ bounds
 
   /** Recomputes a model's cached UCB and LCB from its statistics. */
   protected refreshBounds(a: StageArm): void {
     const c = this.config;
     const unit = c.costUnit;
-    const explored = a.n >= c.initialPulls;
-    const n = explored ? a.n : 0;
+    const n = a.n >= c.initialPulls ? a.n : 0;
     a.ucb = rewardUcb(a.sr, n, c.exploration, c.estimator, c.priorReward);
     a.lcb = costLcb(a.sc, n, c.exploration, c.estimator, c.priorCost / unit, c.minCost / unit, c.maxCost / unit);
   }
 
-  // ------------------------------------------------------------ selection
+  // ------------------------------------------------------------ deployment
 
-  /** The budget of this round's routing LP, in cost units. */
-  protected roundBudget(): number {
-    const c = this.config;
-    if (c.budgetMode === "average" || this.round >= c.horizon) return c.budget / c.costUnit;
-    const left = (c.budget * c.horizon - this.spent) / (c.horizon - this.round);
-    return (left > 0 ? left : 0) / c.costUnit;
-  }
-
-  protected choose(): ArmDecision {
-    const boundary = this.round % this.config.stageLength === 0;
-    if (boundary || this.redeploy || this.deployed.length === 0) {
-      // Validated and computed first (on a copy of the rng), committed only if nothing throws.
-      const rng = Rng.fromJSON(this.rng.toJSON());
-      const next = this.chooseDeployment(rng);
-      this.rng = rng;
-      this.deployed = next.deployed;
-      this.redeploy = false;
-      this.deployments++;
-      this.lastDeployment = {
-        stage: Math.floor(this.round / this.config.stageLength),
-        deployed: next.deployed.map((s) => this.idOf(s)),
-        status: next.status,
-        method: next.method,
-        ...(next.value === undefined ? {} : { value: next.value }),
-      };
-      this.afterDeploy();
+  /** Chooses the deployed set from the current pool (no-op while the pool cannot carry all traffic). */
+  protected deploy(): void {
+    const n = this.table.size;
+    if (n === 0) {
+      this.deployed = [];
+      return;
     }
-    const k = this.route();
-    const x = this.rng.uniform();
-    const j = sampleIndex(this.depP, k, x);
-    const state = this.deployed[j] as StageArm;
-    const propensity = this.depP[j] as number;
-    this.round++;
-    const id = this.ledger.issue({ uid: state.uid, propensity });
-    return { id, arm: this.idOf(state), propensity };
-  }
-
-  /** Writes this round's routing over the deployed set into depP; returns the deployed count. */
-  protected route(): number {
-    const dep = this.deployed;
-    const k = dep.length;
-    const u = this.depU;
-    const l = this.depL;
-    const a = this.depA;
-    for (let j = 0; j < k; j++) {
-      const s = dep[j] as StageArm;
-      u[j] = s.ucb;
-      l[j] = s.lcb;
-      a[j] = s.maxShare;
+    const caps = this.table.states.map((s) => s.maxShare);
+    if (topCapSum(caps, n, Math.min(this.config.maxDeployed, n)) < 1 - 1e-12) {
+      this.deployed = [];
+      return;
     }
-    const st = this.routeSolver.solve(u, l, a, k, this.roundBudget(), this.depP);
-    this.lastStatus = st;
-    if (st === "infeasible-budget") this.fallbacks++;
-    return k;
+    const next = this.chooseDeployment(this.deployRng);
+    this.deployed = next.deployed;
+    this.deployedAt = this.learned;
+    this.deployments++;
+    this.lastDeployment = {
+      stage: Math.floor(this.learned / this.config.stageLength),
+      deployed: next.deployed.map((s) => s.id),
+      status: next.status,
+      method: next.method,
+      ...(next.value === undefined ? {} : { value: next.value }),
+    };
+    const k = this.deployed.length;
+    if (this.depP.length < k) {
+      const m = Math.max(k, this.depP.length * 2);
+      this.depU = new Float64Array(m);
+      this.depL = new Float64Array(m);
+      this.depA = new Float64Array(m);
+      this.depP = new Float64Array(m);
+    }
+    this.afterDeploy();
   }
 
   /** Called after the deployed set changed (the oracle fixes its routing here). */
   protected afterDeploy(): void {}
 
-  /** The deployed set for the stage starting now (must not change the policy; `rng` is a copy to draw from). */
+  /** The deployed set for the stage starting now, from learned state; draws tie-breaks from `rng` only. */
   protected abstract chooseDeployment(rng: Rng): {
     deployed: StageArm[];
     status: string;
@@ -313,8 +320,48 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
     return order;
   }
 
-  protected idOf(state: StageArm): string {
-    return state.id;
+  // ------------------------------------------------------------ selection
+
+  /** The budget of this round's routing LP, in cost units. */
+  protected roundBudget(): number {
+    const c = this.config;
+    if (c.budgetMode === "average" || this.learned >= c.horizon) return c.budget / c.costUnit;
+    const left = (c.budget * c.horizon - this.spent) / (c.horizon - this.learned);
+    return (left > 0 ? left : 0) / c.costUnit;
+  }
+
+  protected choose(): ArmDecision {
+    if (this.deployed.length === 0) {
+      // Only when the pool cannot carry all traffic (deployment runs whenever the arms change).
+      const caps = this.table.states.map((s) => s.maxShare);
+      this.checkCapacity(caps, caps.length);
+      throw new RouteKitError(ErrorCode.InvalidState, "no model is deployed");
+    }
+    const k = this.route();
+    const j = sampleIndex(this.depP, k, this.rng.uniform());
+    const state = this.deployed[j] as StageArm;
+    const propensity = this.depP[j] as number;
+    const id = this.ledger.issue({ uid: state.uid, propensity });
+    return { id, arm: state.id, propensity };
+  }
+
+  /** Writes this round's routing over the deployed set into depP; returns the deployed count. */
+  protected route(): number {
+    const dep = this.deployed;
+    const k = dep.length;
+    const u = this.depU;
+    const l = this.depL;
+    const a = this.depA;
+    for (let j = 0; j < k; j++) {
+      const s = dep[j] as StageArm;
+      u[j] = s.ucb;
+      l[j] = s.lcb;
+      a[j] = s.maxShare;
+    }
+    const st = this.routeSolver.solve(u, l, a, k, this.roundBudget(), this.depP);
+    this.lastStatus = st;
+    if (st === "infeasible-budget") this.fallbacks++;
+    return k;
   }
 
   // ------------------------------------------------------------ feedback
@@ -353,6 +400,8 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
     state.sc = sc;
     this.spent = spent;
     this.refreshBounds(state);
+    this.learned++;
+    if (this.learned % this.config.stageLength === 0) this.deploy();
   }
 
   protected uidOf(payload: StagePayload): number {
@@ -369,22 +418,22 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
 
   // ------------------------------------------------------------ inspection
 
-  /** Selects made so far. */
+  /** Feedbacks learned so far (the stage clock). */
   get rounds(): number {
-    return this.round;
+    return this.learned;
   }
 
-  /** Index (0-based) of the current stage: the stage of the last select. */
+  /** Index (0-based) of the current stage. */
   get stage(): number {
-    return this.round === 0 ? 0 : Math.floor((this.round - 1) / this.config.stageLength);
+    return this.lastDeployment?.stage ?? 0;
   }
 
   /** Ids of the models deployed in the current stage. */
   get deployedArms(): string[] {
-    return this.deployed.map((s) => this.idOf(s));
+    return this.deployed.map((s) => s.id);
   }
 
-  /** Rounds routed by the cheapest-fill fallback because no routing of the deployed set met the budget. */
+  /** Rounds routed by the cheapest-fill fallback (no routing of the deployed set met the budget) since construction or restore. */
   get fallbackRounds(): number {
     return this.fallbacks;
   }
@@ -425,19 +474,13 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
     };
   }
 
-  /**
-   * The routing distribution the next select would sample from, if no stage boundary intervenes
-   * (an empty record before the first select). Changes nothing.
-   */
+  /** The routing distribution the next select samples from (empty while nothing is deployed). Changes nothing. */
   routing(): Record<string, number> {
     const out: Record<string, number> = {};
-    if (this.deployed.length === 0 || this.redeploy) return out;
     const fallbacks = this.fallbacks;
     const status = this.lastStatus;
-    const p = this.depP.slice();
     const k = this.route();
-    for (let j = 0; j < k; j++) out[this.idOf(this.deployed[j] as StageArm)] = this.depP[j] as number;
-    this.depP.set(p);
+    for (let j = 0; j < k; j++) out[(this.deployed[j] as StageArm).id] = this.depP[j] as number;
     this.fallbacks = fallbacks;
     this.lastStatus = status;
     return out;
@@ -449,15 +492,16 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
     return { maxShare: s.maxShare, n: s.n, sr: s.sr, sc: s.sc };
   }
 
+  /** The snapshot state: options, the base (rng, ledger, arms with statistics) and the learned stage state. */
   protected stageState(): Record<string, Json> {
     return {
       config: configToJson(this.config),
       ...this.baseState(),
-      round: this.round,
+      learned: this.learned,
+      deployedAt: this.deployedAt,
       deployed: this.deployed.map((s) => s.uid),
-      redeploy: this.redeploy,
+      deployRng: this.deployRng.toJSON() as unknown as Json,
       spent: this.spent,
-      fallbacks: this.fallbacks,
       deployments: this.deployments,
       lastDeployment: (this.lastDeployment ?? null) as unknown as Json,
     };
@@ -468,25 +512,32 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
     const ids = new Map<number, string>();
     for (const a of snap.base.arms) ids.set(a.uid, a.id);
     this.restoreBase(snap.base, (d, uid) => this.makeArm(ids.get(uid) as string, uid, d.maxShare, d.n, d.sr, d.sc));
-    this.round = snap.round;
+    this.learned = snap.learned;
+    this.deployedAt = snap.deployedAt;
     this.deployed = snap.deployed.map((uid) => this.stateOfUid(uid) as StageArm);
-    this.redeploy = snap.redeploy;
+    this.deployRng = snap.deployRng;
     this.spent = snap.spent;
-    this.fallbacks = snap.fallbacks;
     this.deployments = snap.deployments;
     this.lastDeployment = snap.lastDeployment;
-    if (this.deployed.length > 0) this.afterDeploy();
+    const k = this.deployed.length;
+    if (this.depP.length < k) {
+      this.depU = new Float64Array(k);
+      this.depL = new Float64Array(k);
+      this.depA = new Float64Array(k);
+      this.depP = new Float64Array(k);
+    }
+    if (k > 0) this.afterDeploy();
   }
 }
 
 /** A stage policy's validated snapshot state. */
 export interface StageSnapshot {
   readonly base: ArmBaseSnapshot<{ maxShare: number; n: number; sr: number; sc: number }>;
-  readonly round: number;
+  readonly learned: number;
+  readonly deployedAt: number;
   readonly deployed: readonly number[];
-  readonly redeploy: boolean;
+  readonly deployRng: Rng;
   readonly spent: number;
-  readonly fallbacks: number;
   readonly deployments: number;
   readonly lastDeployment: DeploymentInfo | undefined;
 }
@@ -518,11 +569,11 @@ export function readStageSnapshot(st: Record<string, Json>, maxDeployed: number)
     seen.add(u as number);
     deployed.push(u as number);
   }
-  const round = readInt(st, "round");
-  const redeploy = field(st, "redeploy", "boolean");
+  const learned = readInt(st, "learned");
+  const deployedAt = readInt(st, "deployedAt", 0, learned);
+  const deployRng = Rng.fromJSON(readObject(st.deployRng, '"deployRng"') as unknown as RngState);
   const spent = readNumber(st, "spent", (v) => v >= 0, "a number >= 0");
-  const fallbacks = readInt(st, "fallbacks", 0, round);
-  const deployments = readInt(st, "deployments", 0, round);
+  const deployments = readInt(st, "deployments");
   let lastDeployment: DeploymentInfo | undefined;
   const ld = st.lastDeployment;
   if (ld !== null) {
@@ -541,5 +592,5 @@ export function readStageSnapshot(st: Record<string, Json>, maxDeployed: number)
   }
   if (deployed.length > 0 && lastDeployment === undefined)
     snapshotCorrupt('"lastDeployment"', "present when models are deployed");
-  return { base, round, deployed, redeploy, spent, fallbacks, deployments, lastDeployment };
+  return { base, learned, deployedAt, deployed, deployRng, spent, deployments, lastDeployment };
 }

@@ -76,7 +76,7 @@ describe("DeploySolver", () => {
     setMipSolver(undefined);
   });
 
-  it("without a MIP solver, a pool too large to enumerate throws INVALID_STATE", () => {
+  it("without a MIP solver, a pool too large to enumerate throws MISSING_DEPENDENCY", () => {
     setMipSolver(undefined);
     // 15 good expensive and 15 poor cheap models, caps 0.2, 5 slots, a budget halfway: the relaxation
     // mixes two fractional models into 4 capped ones (support 6 > 5), and C(30, 5) > 1000.
@@ -90,7 +90,7 @@ describe("DeploySolver", () => {
       solver.solve(u, c, a, n, 0.55, 5, identity(n));
       expect.unreachable();
     } catch (e) {
-      expect(isRouteKitError(e, "INVALID_STATE")).toBe(true);
+      expect(isRouteKitError(e, "MISSING_DEPENDENCY")).toBe(true);
     }
     // With caps of 0.4 and 6 slots the relaxation is always exact: no MIP needed.
     expect(solver.needsMip(new Array<number>(n).fill(0.4), n, 6)).toBe(false);
