@@ -6,8 +6,10 @@
  * an LP with a cardinality constraint (a small MIP). Solved exactly:
  * 1. the LP relaxation (no cardinality row); when its support has at most s models it is optimal
  *    (always so when s >= floor(1 / alpha_min) + 2: a vertex has at most 2 fractional coordinates);
+ *    (solved in arrival order: ties between models are resolved by index here);
  * 2. otherwise every s-subset's routing LP when there are at most `enumLimit` subsets, keeping the
- *    first best in enumeration order (replaced only on a strict improvement above 1e-12);
+ *    first best in enumeration order (the caller's `order`, e.g. a seeded shuffle; replaced only on
+ *    a strict improvement above 1e-12);
  * 3. otherwise the MIP through HiGHS (optional, see `loadHighs`), then the routing LP on its subset.
  * When no s-subset meets the budget, the budget is relaxed to the smallest cost an s-subset can reach
  * ("budget-relaxed"). When no s models have caps summing to 1, it throws INFEASIBLE_BUDGET.
@@ -100,6 +102,9 @@ export class DeploySolver {
       );
     }
     this.grow(n);
+    // 1. The relaxation, in arrival order (the tie-break order applies to the enumeration only).
+    const relaxed = this.relaxation(u, c, alpha, n, b, s);
+    if (relaxed !== undefined) return relaxed;
     const { pu, pc, pa } = this;
     for (let r = 0; r < n; r++) {
       const i = order[r] as number;
@@ -132,6 +137,25 @@ export class DeploySolver {
     }
     for (let i = 0; i < n; i++) if ((weights[i] as number) > 0) support.push(i);
     return { status, method: best.method, value: best.value, budget, weights, support };
+  }
+
+  /** The LP relaxation's optimum when it meets the budget with at most s models, else undefined. */
+  private relaxation(
+    u: ArrayLike<number>,
+    c: ArrayLike<number>,
+    alpha: ArrayLike<number>,
+    n: number,
+    b: number,
+    s: number,
+  ): DeployResult | undefined {
+    const w = this.pw;
+    if (this.route.solve(u, c, alpha, n, b, w) !== "ok") return undefined;
+    const support: number[] = [];
+    for (let i = 0; i < n; i++) if ((w[i] as number) > SUPPORT_EPS) support.push(i);
+    if (support.length > s) return undefined;
+    const weights = new Float64Array(n);
+    for (const i of support) weights[i] = w[i] as number;
+    return { status: "ok", method: "relaxation", value: this.route.value, budget: b, weights, support };
   }
 
   /** Best routing over s-subsets of the (permuted) pool under budget b; undefined when none meets b. */

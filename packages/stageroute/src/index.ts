@@ -5,6 +5,7 @@ export { type HighsLike, loadHighs, mipSolver, setMipSolver } from "./mip.js";
 export type { BudgetMode, StageConfig, StagePolicyOptions, TieBreak } from "./options.js";
 export { StageOracle, type StageOracleOptions } from "./oracle.js";
 export { stageValue } from "./oracle-value.js";
+export { STAGE_PRESETS } from "./presets.js";
 export { RouteSolver, type RouteStatus, SUPPORT_EPS, sampleIndex } from "./route-lp.js";
 export { type DeploymentInfo, type StageArm, StagePolicyBase } from "./stage-policy.js";
 export { STAGE_SNAPSHOT_VERSION, StageRoute, type StageRouteOptions } from "./stageroute.js";

@@ -96,12 +96,19 @@ describe("DeploySolver", () => {
     expect(solver.needsMip(new Array<number>(n).fill(0.4), n, 6)).toBe(false);
   });
 
-  it("the enumeration order decides between equally good sets", () => {
-    const u = [0.5, 0.5, 0.5];
-    const c = [0.1, 0.1, 0.1];
-    const a = [1, 1, 1];
+  it("the enumeration order decides between equally good sets; the relaxation resolves ties by index", () => {
     const solver = new DeploySolver();
-    expect(solver.solve(u, c, a, 3, 1, 1, Int32Array.from([0, 1, 2])).support).toEqual([0]);
-    expect(solver.solve(u, c, a, 3, 1, 1, Int32Array.from([2, 0, 1])).support).toEqual([2]);
+    // Four models, two slots: the relaxation mixes all four (support 4 > 2), so the enumeration decides
+    // between the four equally good {good, cheap} pairs.
+    const u = [0.9, 0.9, 0.1, 0.1];
+    const c = [1, 1, 0.1, 0.1];
+    const a = [0.5, 0.5, 0.5, 0.5];
+    expect(solver.solve(u, c, a, 4, 0.55, 2, Int32Array.from([0, 1, 2, 3])).support).toEqual([0, 2]);
+    expect(solver.solve(u, c, a, 4, 0.55, 2, Int32Array.from([3, 1, 2, 0])).support).toEqual([1, 3]);
+    expect(solver.solve(u, c, a, 4, 0.55, 2, Int32Array.from([3, 1, 2, 0])).method).toBe("enumeration");
+    // All tied and the relaxation fits in the slots: arrival order decides whatever the enumeration order.
+    const r = solver.solve([0.5, 0.5, 0.5], [0.1, 0.1, 0.1], [1, 1, 1], 3, 1, 1, Int32Array.from([2, 0, 1]));
+    expect(r.support).toEqual([0]);
+    expect(r.method).toBe("relaxation");
   });
 });
