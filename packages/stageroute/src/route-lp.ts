@@ -28,7 +28,6 @@ export class RouteSolver {
   /** Cost `c . p` of the last returned routing. */
   cost = Number.NaN;
   private cap = 0;
-  private order = new Int32Array(0);
   private keys = new Float64Array(0);
   private lam = new Float64Array(0);
   private pA = new Float64Array(0);
@@ -43,7 +42,6 @@ export class RouteSolver {
     if (n <= this.cap) return;
     const c = Math.max(n, this.cap * 2, 4);
     this.cap = c;
-    this.order = new Int32Array(c);
     this.keys = new Float64Array(c);
     this.lam = new Float64Array((c * (c - 1)) / 2 + 1);
     this.pA = new Float64Array(c);
@@ -73,9 +71,7 @@ export class RouteSolver {
       return "infeasible-mass";
     }
     // 2. Cheapest fill: by cost, then higher reward, then index.
-    const order = this.order;
-    this.sortCheapest(u, c, n);
-    const costMin = this.fill(order, alpha, c, n, out);
+    const costMin = this.fillCheapest(u, c, alpha, n, out);
     if (costMin > b + eps) return this.finish(u, out, n, costMin, "infeasible-budget");
     // 3. Budget slack: the greedy fill by reward alone.
     const pHi = this.pA;
@@ -147,7 +143,10 @@ export class RouteSolver {
     return status;
   }
 
-  /** Greedy fill in order of reduced value u - lambda c (then cheaper, then index); returns its cost. */
+  /**
+   * Greedy fill in order of reduced value u - lambda c (then cheaper, then index); returns its cost.
+   * Picks the next best model by a scan instead of sorting: a fill stops after about 1 / alpha models.
+   */
   private fillAt(
     lambda: number,
     u: ArrayLike<number>,
@@ -157,61 +156,68 @@ export class RouteSolver {
     p: Float64Array,
   ): number {
     const keys = this.keys;
-    const order = this.order;
     for (let i = 0; i < n; i++) {
       keys[i] = (u[i] as number) - lambda * (c[i] as number);
-      order[i] = i;
+      p[i] = -1;
     }
-    // Insertion sort: key descending, then cost ascending, then index ascending.
-    for (let i = 1; i < n; i++) {
-      const x = order[i] as number;
-      const kx = keys[x] as number;
-      const cx = c[x] as number;
-      let j = i - 1;
-      while (j >= 0) {
-        const y = order[j] as number;
-        const ky = keys[y] as number;
-        if (ky > kx || (ky === kx && ((c[y] as number) < cx || ((c[y] as number) === cx && y < x)))) break;
-        order[j + 1] = y;
-        j--;
-      }
-      order[j + 1] = x;
-    }
-    return this.fill(order, alpha, c, n, p);
-  }
-
-  /** Sorts `order` by cost ascending, then reward descending, then index. */
-  private sortCheapest(u: ArrayLike<number>, c: ArrayLike<number>, n: number): void {
-    const order = this.order;
-    for (let i = 0; i < n; i++) order[i] = i;
-    for (let i = 1; i < n; i++) {
-      const x = order[i] as number;
-      const cx = c[x] as number;
-      const ux = u[x] as number;
-      let j = i - 1;
-      while (j >= 0) {
-        const y = order[j] as number;
-        const cy = c[y] as number;
-        if (cy < cx || (cy === cx && ((u[y] as number) > ux || ((u[y] as number) === ux && y < x)))) break;
-        order[j + 1] = y;
-        j--;
-      }
-      order[j + 1] = x;
-    }
-  }
-
-  private fill(order: Int32Array, alpha: ArrayLike<number>, c: ArrayLike<number>, n: number, p: Float64Array): number {
-    for (let i = 0; i < n; i++) p[i] = 0;
     let rem = 1;
     let cost = 0;
     for (let r = 0; r < n && rem > 0; r++) {
-      const i = order[r] as number;
-      const a = alpha[i] as number;
+      let best = -1;
+      let bk = 0;
+      let bc = 0;
+      for (let i = 0; i < n; i++) {
+        if ((p[i] as number) >= 0) continue;
+        const ki = keys[i] as number;
+        const ci = c[i] as number;
+        if (best < 0 || ki > bk || (ki === bk && ci < bc)) {
+          best = i;
+          bk = ki;
+          bc = ci;
+        }
+      }
+      const a = alpha[best] as number;
       const v = a < rem ? a : rem;
-      p[i] = v;
+      p[best] = v;
       rem -= v;
-      cost += v * (c[i] as number);
+      cost += v * bc;
     }
+    for (let i = 0; i < n; i++) if ((p[i] as number) < 0) p[i] = 0;
+    return cost;
+  }
+
+  /** The cheapest fill (cost ascending, then reward descending, then index); returns its cost. */
+  private fillCheapest(
+    u: ArrayLike<number>,
+    c: ArrayLike<number>,
+    alpha: ArrayLike<number>,
+    n: number,
+    p: Float64Array,
+  ): number {
+    for (let i = 0; i < n; i++) p[i] = -1;
+    let rem = 1;
+    let cost = 0;
+    for (let r = 0; r < n && rem > 0; r++) {
+      let best = -1;
+      let bc = 0;
+      let bu = 0;
+      for (let i = 0; i < n; i++) {
+        if ((p[i] as number) >= 0) continue;
+        const ci = c[i] as number;
+        const ui = u[i] as number;
+        if (best < 0 || ci < bc || (ci === bc && ui > bu)) {
+          best = i;
+          bc = ci;
+          bu = ui;
+        }
+      }
+      const a = alpha[best] as number;
+      const v = a < rem ? a : rem;
+      p[best] = v;
+      rem -= v;
+      cost += v * bc;
+    }
+    for (let i = 0; i < n; i++) if ((p[i] as number) < 0) p[i] = 0;
     return cost;
   }
 }
