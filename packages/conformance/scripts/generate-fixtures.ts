@@ -15,11 +15,11 @@ const dir = fileURLToPath(new URL("../fixtures/", import.meta.url));
 it("generates snapshot fixtures", () => {
   mkdirSync(dir, { recursive: true });
   const all = [
-    ...armPolicies.map((s) => [s.name, armCreate(s)] as const),
-    ...mnlPolicies.map((s) => [s.name, assortmentCreate(s)] as const),
+    ...armPolicies.map((s) => [s.name, armCreate(s), s.costs] as const),
+    ...mnlPolicies.map((s) => [s.name, assortmentCreate(s), undefined] as const),
   ];
-  for (const [name, create] of all) {
-    const f = makeFixture(name, create);
+  for (const [name, create, costs] of all) {
+    const f = makeFixture(name, create, costs);
     writeFileSync(dir + fixtureFile(name), `${JSON.stringify(f, null, 1)}\n`);
     console.log(`wrote ${fixtureFile(name)}: ${f.steps.length} steps, ${f.decisions.length} decisions`);
   }
