@@ -32,6 +32,7 @@ export class RouteSolver {
   private lam = new Float64Array(0);
   private pA = new Float64Array(0);
   private pB = new Float64Array(0);
+  private pC = new Float64Array(0);
 
   constructor(capacity = 16) {
     this.grow(capacity);
@@ -46,6 +47,7 @@ export class RouteSolver {
     this.lam = new Float64Array((c * (c - 1)) / 2 + 1);
     this.pA = new Float64Array(c);
     this.pB = new Float64Array(c);
+    this.pC = new Float64Array(c);
   }
 
   /**
@@ -99,16 +101,32 @@ export class RouteSolver {
       if (k === 0 || (lam[i] as number) !== (lam[k - 1] as number)) lam[k++] = lam[i] as number;
     // pts = [0, lam_0, ..., lam_{k-1}] (P = k + 1 points); mid_j between pts_j and pts_{j+1}, mid_k past the last.
     // Smallest j in [1, k] whose fill costs <= b (j = 0 is the lambda = 0 fill, which is over budget).
+    // Fills are kept as they are computed: the last one over budget is at j* - 1, the under one at j*.
+    let pHiBuf = pHi; // fill at j = 0 (lambda = 0)
+    let pLoBuf = this.pB; // fill at j = k: the cheapest fill
+    for (let i = 0; i < n; i++) pLoBuf[i] = out[i] as number;
+    let costLo = costMin;
+    let tmp = this.pC;
     let lo = 1;
     let hi = k;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.fillAt(midpoint(lam, k, mid), u, c, alpha, n, out) <= b + eps) hi = mid;
-      else lo = mid + 1;
+      const cost = this.fillAt(midpoint(lam, k, mid), u, c, alpha, n, tmp);
+      const t = tmp;
+      if (cost <= b + eps) {
+        hi = mid;
+        tmp = pLoBuf;
+        pLoBuf = t;
+        costLo = cost;
+      } else {
+        lo = mid + 1;
+        tmp = pHiBuf;
+        pHiBuf = t;
+        costHi = cost;
+      }
     }
-    const pLo = this.pB;
-    const costLo = this.fillAt(midpoint(lam, k, lo), u, c, alpha, n, pLo);
-    costHi = this.fillAt(midpoint(lam, k, lo - 1), u, c, alpha, n, pHi);
+    const pLo = pLoBuf;
+    const pHiF = pHiBuf;
     if (costHi - costLo <= eps) {
       for (let i = 0; i < n; i++) out[i] = pLo[i] as number;
       return this.finish(u, out, n, costLo, "ok");
@@ -117,7 +135,7 @@ export class RouteSolver {
     theta = theta < 0 ? 0 : theta > 1 ? 1 : theta;
     let sum = 0;
     for (let i = 0; i < n; i++) {
-      let v = theta * (pLo[i] as number) + (1 - theta) * (pHi[i] as number);
+      let v = theta * (pLo[i] as number) + (1 - theta) * (pHiF[i] as number);
       const a = alpha[i] as number;
       v = v < 0 ? 0 : v > a ? a : v;
       out[i] = v;
@@ -229,20 +247,22 @@ function midpoint(lam: Float64Array, k: number, j: number): number {
   return (a + (lam[j] as number)) / 2;
 }
 
-/** Sorts a[0..m) ascending in place (insertion sort for short ranges, the typed-array sort otherwise). */
+const GAPS = [701, 301, 132, 57, 23, 10, 4, 1];
+
+/** Sorts a[0..m) ascending in place without allocating (Shell sort with Ciura's gaps; insertion sort below 16). */
 export function sortRange(a: Float64Array, m: number): void {
-  if (m > 64) {
-    a.subarray(0, m).sort();
-    return;
-  }
-  for (let i = 1; i < m; i++) {
-    const x = a[i] as number;
-    let j = i - 1;
-    while (j >= 0 && (a[j] as number) > x) {
-      a[j + 1] = a[j] as number;
-      j--;
+  for (let g = 0; g < GAPS.length; g++) {
+    const gap = GAPS[g] as number;
+    if (gap >= m || (gap > 1 && m < 16)) continue;
+    for (let i = gap; i < m; i++) {
+      const x = a[i] as number;
+      let j = i - gap;
+      while (j >= 0 && (a[j] as number) > x) {
+        a[j + gap] = a[j] as number;
+        j -= gap;
+      }
+      a[j + gap] = x;
     }
-    a[j + 1] = x;
   }
 }
 
