@@ -37,6 +37,27 @@ describe("budget", () => {
   });
 });
 
+describe("cost units", () => {
+  it("RouterBench dollars in raw units (costUnit 1) keep cost bounds at c1 and overspend far above b", () => {
+    const T = 36_497;
+    const env = routerBenchSurrogate({ oracle: stageValue, maxDeployed: 6, stageLength: 500 });
+    const options: StageRouteOptions = {
+      arms: env.initialArms,
+      budget: 0.0002,
+      maxDeployed: 6,
+      stageLength: 500,
+      maxShare: env.maxShares,
+      minCost: 1e-5,
+      maxCost: 0.05,
+      costUnit: 1,
+    };
+    const raw = seeds(3).map((s) => run(env, (rng) => new StageRoute({ ...options, rng }), T, s));
+    const spend = mean(raw.map((r) => r.avgCost)) / 0.0002;
+    console.log(`RouterBench raw units: ${spend.toFixed(2)} b`);
+    expect(spend).toBeGreaterThan(2);
+  });
+});
+
 describe("stationary instances (5 models, no arrivals, Bernoulli rewards, initialPulls = 3)", () => {
   const Ts = [2000, 8000, 32000];
   function regrets(kind: "slack" | "tight") {

@@ -81,4 +81,19 @@ describe("ArenaSim 2025 (arena2025-paper, 10 seeds)", () => {
     expect(runs.size).toBeGreaterThanOrEqual(5);
     void OPT3;
   });
+
+  it("padding matters: the literal DeployOPT support (fillSlots: false) at L = 1000 does worse than greedy", () => {
+    const literal = arenaRuns(1000, 6, SEEDS, { fillSlots: false }).sr.map((r) => r.regret);
+    const padded = get(1000, 6);
+    console.log(
+      `L=1000 M=6: fillSlots false ${mean(literal).toFixed(1)}, padded ${mean(padded.sr.map((r) => r.regret)).toFixed(1)}`,
+    );
+    expect(mean(literal)).toBeGreaterThan(mean(padded.greedy.map((r) => r.regret)));
+    expect(
+      pairedT(
+        padded.sr.map((r) => r.regret),
+        literal,
+      ),
+    ).toBeLessThan(-T_CRIT_9DF);
+  });
 });
