@@ -91,7 +91,7 @@ export function solveDeployMip(
   lines.push(` mass: ${mass.join(" + ")} = 1`, ...rows, ` card: ${card.join(" + ")} <= ${s}`, "Bounds");
   for (let i = 0; i < n; i++) lines.push(` 0 <= d${i} <= ${num(alpha[i] as number)}`);
   lines.push("Binary", ` ${card.join(" ")}`, "End");
-  const res = highs.solve(lines.join("\n"), { output_flag: false, mip_rel_gap: 0, mip_abs_gap: 1e-13 });
+  const res = highs.solve(lines.join("\n"), { output_flag: false, mip_rel_gap: 1e-9 });
   if (res.Status === "Infeasible") return undefined;
   if (res.Status !== "Optimal") {
     throw new RouteKitError(ErrorCode.Numerical, `HiGHS did not solve the deployment MIP: status ${res.Status}`);
