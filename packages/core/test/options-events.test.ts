@@ -129,7 +129,7 @@ describe("decision events", () => {
     for (const [e, field] of bad) {
       let err: unknown;
       try {
-        checkEvent(e, (e as { protocol?: "arm" })?.protocol === "assortment" ? "assortment" : "arm");
+        checkEvent(e, (e as { protocol?: string } | null)?.protocol === "assortment" ? "assortment" : "arm");
       } catch (x) {
         err = x;
       }
