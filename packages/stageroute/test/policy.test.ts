@@ -1,4 +1,4 @@
-import { type ArmDecision, isRouteKitError, Rng } from "@routekit/core";
+import { type ArmDecision, isRouteKitError, learnedState, Rng } from "@routekit/core";
 import { arenaSim2025 } from "@routekit/environments";
 import { describe, expect, it } from "vitest";
 import { RatioGreedy, StageOracle, StageRoute, type StageRouteOptions, stageValue } from "../src/index.js";
@@ -235,10 +235,7 @@ describe("determinism, snapshots, events", () => {
     const { options } = arena(100, 3);
     const a = new StageRoute({ ...options, seed: 21 });
     const b = new StageRoute({ ...options, seed: 21 });
-    const learned = (p: StageRoute) => {
-      const { rng: _r, ledger: _l, ...rest } = p.toJSON().state as Record<string, unknown>;
-      return JSON.stringify(rest);
-    };
+    const learned = (p: StageRoute) => JSON.stringify(learnedState(p.toJSON()));
     for (let t = 0; t < 700; t++) {
       const d = a.select();
       if (t % 3 === 0) b.discard(b.select()); // b serves other traffic too
