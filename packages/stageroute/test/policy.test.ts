@@ -81,6 +81,45 @@ describe("stage bookkeeping", () => {
     expect(q.rounds - 72 * 500).toBe(497);
   });
 
+  it("padding fills the slots by highest UCB, then fewest plays, then the tie-break order", () => {
+    // a: 50 plays at 0.7, b: 1 play at 1, e: 5 plays at 1, d: 50 plays at 0.1, c: unplayed. Three slots.
+    const plays: [string, number, number][] = [
+      ["a", 50, 0.7],
+      ["b", 1, 1],
+      ["e", 5, 1],
+      ["d", 50, 0.1],
+    ];
+    const total = plays.reduce((s, [, n]) => s + n, 0);
+    // e is listed before c, so arrival order alone would pad with e.
+    const p = new StageRoute({
+      arms: ["a", "b", "e", "d", "c"],
+      budget: 1,
+      maxDeployed: 2,
+      stageLength: total,
+      tieBreak: "index",
+    });
+    for (const [arm, n, reward] of plays) {
+      for (let i = 0; i < n; i++) {
+        p.learn({
+          v: 1,
+          kind: "log",
+          protocol: "arm",
+          id: `x${i}`,
+          decision: { arm, context: null },
+          feedback: { reward, cost: 0.5 },
+        });
+      }
+    }
+    // b, e and c have UCB 1 and cost bound c1 = 0: the relaxation routes everything to b (first by arrival); the
+    // one padding slot goes to c (no plays) rather than e (5 plays).
+    expect(p.stats("b").ucb).toBe(1);
+    expect(p.stats("e").ucb).toBe(1);
+    expect(p.stats("a").ucb).toBeLessThan(1);
+    expect(p.deployment?.stage).toBe(1);
+    expect(p.deployedArms).toEqual(["b", "c"]);
+    expect(p.routing()).toEqual({ b: 1, c: 0 });
+  });
+
   it("a model arriving mid-stage is deployable only from the next boundary", () => {
     const p = new StageRoute({ arms: ["a", "b"], budget: 1, maxDeployed: 3, stageLength: 100, seed: 3 });
     for (let t = 0; t < 150; t++) {
