@@ -61,6 +61,40 @@ for (const n of [2, 3, 4, 6, 8, 10]) {
   });
 }
 
+// Live routing: one model's bounds move a little per query (as after one feedback), so the previous
+// solve's multiplier bracket usually still holds (warm start).
+for (const n of [6, 10]) {
+  const u = Float64Array.from({ length: n }, () => 0.3 + 0.7 * rng.uniform());
+  const c = Float64Array.from({ length: n }, () => 0.1 + 2.9 * rng.uniform());
+  const a = Float64Array.from({ length: n }, (_, i) => (i === 0 ? 1 : 0.4));
+  const u0 = u.slice();
+  const c0 = c.slice();
+  const solver = new RouteSolver(n);
+  const out = new Float64Array(n);
+  const batch = quick ? 2000 : 20000;
+  const us = [];
+  let k = 0;
+  for (let r = 0; r < 22; r++) {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < batch; i++, k++) {
+      const j = k % n;
+      u[j] = u0[j] + 0.01 * Math.sin(k);
+      c[j] = c0[j] + 0.01 * Math.cos(k);
+      solver.solve(u, c, a, n, 1, out);
+    }
+    if (r > 0) us.push(Number(process.hrtime.bigint() - t0) / 1000 / batch);
+  }
+  const m = median(us);
+  rows.push({
+    bench: "RouteOPT per query, live",
+    size: `n=${n}`,
+    us: m,
+    minUs: Math.min(...us),
+    target: TARGET_ROUTE_US,
+    ok: m < TARGET_ROUTE_US,
+  });
+}
+
 // ---------------------------------------------------------------- DeployOPT per stage boundary
 let highs;
 try {

@@ -33,6 +33,9 @@ export class RouteSolver {
   private pA = new Float64Array(0);
   private pB = new Float64Array(0);
   private pC = new Float64Array(0);
+  /** Multipliers of the last solve's two fills (warm start); -1 when none. */
+  private warmLo = -1;
+  private warmHi = -1;
 
   constructor(capacity = 16) {
     this.grow(capacity);
@@ -82,9 +85,18 @@ export class RouteSolver {
       for (let i = 0; i < n; i++) out[i] = pHi[i] as number;
       return this.finish(u, out, n, costHi, "ok");
     }
-    // 4. Order-change points lambda > 0, sorted and distinct.
+    // 4. Order-change points lambda > 0. Warm start: when exactly one distinct point lies strictly between
+    // the previous solve's two multipliers (and none on them), those multipliers sit in the two intervals
+    // around lambda* again if their fills straddle b, and the cold search would pick the very same fills.
     const lam = this.lam;
+    const wa = this.warmLo;
+    const wb = this.warmHi;
     let m = 0;
+    let inMin = Number.POSITIVE_INFINITY;
+    let inMax = Number.NEGATIVE_INFINITY;
+    let onEdge = false;
+    let below = 0;
+    let above = Number.POSITIVE_INFINITY;
     for (let i = 0; i < n; i++) {
       const ui = u[i] as number;
       const ci = c[i] as number;
@@ -92,7 +104,33 @@ export class RouteSolver {
         const dc = ci - (c[j] as number);
         if (dc === 0) continue;
         const v = (ui - (u[j] as number)) / dc;
-        if (v > 0 && v < Number.POSITIVE_INFINITY) lam[m++] = v;
+        if (v > 0 && v < Number.POSITIVE_INFINITY) {
+          lam[m++] = v;
+          if (v === wa || v === wb) onEdge = true;
+          else if (v > wa && v < wb) {
+            if (v < inMin) inMin = v;
+            if (v > inMax) inMax = v;
+          } else if (v < wa) {
+            if (v > below) below = v;
+          } else if (v < above) above = v;
+        }
+      }
+    }
+    if (wa < wb && !onEdge && inMin === inMax) {
+      // Evaluate at the midpoints of the two intervals around the one point, exactly as the cold search
+      // would (never near a breakpoint, where rounding could swap two nearly tied models).
+      const midHi = (below + inMin) / 2;
+      const midLo = above < Number.POSITIVE_INFINITY ? (inMin + above) / 2 : 2 * inMin + 1;
+      const wHi = this.pC;
+      const cHi = this.fillAt(midHi, u, c, alpha, n, wHi);
+      if (cHi > b + eps) {
+        const wLo = this.pB;
+        const cLo = this.fillAt(midLo, u, c, alpha, n, wLo);
+        if (cLo <= b + eps) {
+          this.warmLo = midHi;
+          this.warmHi = midLo;
+          return this.mix(u, c, alpha, n, b, eps, wLo, cLo, wHi, cHi, out);
+        }
       }
     }
     sortRange(lam, m);
@@ -125,8 +163,25 @@ export class RouteSolver {
         costHi = cost;
       }
     }
-    const pLo = pLoBuf;
-    const pHiF = pHiBuf;
+    this.warmLo = midpoint(lam, k, lo - 1);
+    this.warmHi = midpoint(lam, k, lo);
+    return this.mix(u, c, alpha, n, b, eps, pLoBuf, costLo, pHiBuf, costHi, out);
+  }
+
+  /** Mixes the fills on both sides of lambda* to spend exactly b (complementary slackness). */
+  private mix(
+    u: ArrayLike<number>,
+    c: ArrayLike<number>,
+    alpha: ArrayLike<number>,
+    n: number,
+    b: number,
+    eps: number,
+    pLo: Float64Array,
+    costLo: number,
+    pHi: Float64Array,
+    costHi: number,
+    out: Float64Array,
+  ): RouteStatus {
     if (costHi - costLo <= eps) {
       for (let i = 0; i < n; i++) out[i] = pLo[i] as number;
       return this.finish(u, out, n, costLo, "ok");
@@ -135,7 +190,7 @@ export class RouteSolver {
     theta = theta < 0 ? 0 : theta > 1 ? 1 : theta;
     let sum = 0;
     for (let i = 0; i < n; i++) {
-      let v = theta * (pLo[i] as number) + (1 - theta) * (pHiF[i] as number);
+      let v = theta * (pLo[i] as number) + (1 - theta) * (pHi[i] as number);
       const a = alpha[i] as number;
       v = v < 0 ? 0 : v > a ? a : v;
       out[i] = v;

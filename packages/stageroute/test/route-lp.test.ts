@@ -134,6 +134,38 @@ describe("RouteSolver against vertex enumeration and HiGHS", () => {
     expect(compared).toBeGreaterThan(1500);
   });
 
+  it("warm-started solves of slowly changing bounds equal cold solves bit for bit", () => {
+    const rng = Rng.fromSeed(17);
+    const warm = new RouteSolver(10);
+    const p = new Float64Array(10);
+    const q = new Float64Array(10);
+    let checked = 0;
+    for (let run = 0; run < 200; run++) {
+      const n = 2 + rng.int(9);
+      const u = Array.from({ length: n }, () => rng.uniform());
+      const c = Array.from({ length: n }, () => 0.05 + rng.uniform());
+      const a = Array.from({ length: n }, () => (rng.uniform() < 0.3 ? 1 : 0.2 + 0.5 * rng.uniform()));
+      const b = 0.2 + 0.5 * rng.uniform();
+      for (let step = 0; step < 50; step++) {
+        // One model's bounds move a little, as after one feedback (sometimes onto a tie).
+        const i = rng.int(n);
+        u[i] =
+          step % 7 === 0
+            ? (u[(i + 1) % n] as number)
+            : Math.min(1, Math.max(0, (u[i] as number) + 0.02 * (rng.uniform() - 0.5)));
+        c[i] = Math.max(0.01, (c[i] as number) + 0.02 * (rng.uniform() - 0.5));
+        const s1 = warm.solve(u, c, a, n, b, p);
+        const v1 = warm.value;
+        const s2 = new RouteSolver(n).solve(u, c, a, n, b, q);
+        expect(s1).toBe(s2);
+        expect([...p.subarray(0, n)]).toEqual([...q.subarray(0, n)]);
+        if (s1 === "ok") expect(Math.abs(v1 - (bruteRoute(u, c, a, b) as number))).toBeLessThan(1e-9);
+        checked++;
+      }
+    }
+    expect(checked).toBe(10_000);
+  });
+
   it("sampling never picks a zero entry and follows the distribution", () => {
     const p = new Float64Array([0, 0.25, 0, 0.75]);
     expect(sampleIndex(p, 4, 0)).toBe(1);
