@@ -16,6 +16,7 @@ import type { ArmPolicy, AssortmentPolicy, Snapshot } from "@routekit/core";
 import type { ArmPolicySpec, AssortmentPolicySpec, OptionRange } from "@routekit/core/testing";
 import { KernelUcb, PakUcb, RffUcb } from "@routekit/kernel-ucb";
 import { OfuMnlPlus, TsMnl, UcbMnl } from "@routekit/mnl";
+import { RatioGreedy, StageRoute } from "@routekit/stageroute";
 
 /** Context length used for contextual arm policies. */
 export const D = 3;
@@ -195,4 +196,31 @@ export const mnlPolicies: AssortmentPolicySpec[] = [
   }),
 ];
 
-export const armPolicies: ArmPolicySpec[] = [...classicPolicies, ...kernelPolicies];
+/**
+ * StageRoute family (paper 002): costs required and validated; short stages so the fuzzer crosses
+ * many stage boundaries. The oracle needs true means for every arm it meets, so it is not fuzzed here.
+ */
+const stage = { budget: 1, maxDeployed: 3, stageLength: 4 };
+export const stageroutePolicies: ArmPolicySpec[] = [
+  arm(
+    "stageroute/stageroute-budget-average",
+    (seed, arms) => new StageRoute({ arms, seed, ...stage }),
+    StageRoute.fromJSON,
+    {
+      validatesCost: true,
+      costs: [0, 2],
+    },
+  ),
+  arm(
+    "stageroute/stageroute-budget-paced",
+    (seed, arms) => new StageRoute({ arms, seed, ...stage, budgetMode: "paced", horizon: 50, initialPulls: 2 }),
+    StageRoute.fromJSON,
+    { validatesCost: true, costs: [0, 2] },
+  ),
+  arm("stageroute/ratio-greedy", (seed, arms) => new RatioGreedy({ arms, seed, ...stage }), RatioGreedy.fromJSON, {
+    validatesCost: true,
+    costs: [0, 2],
+  }),
+];
+
+export const armPolicies: ArmPolicySpec[] = [...classicPolicies, ...kernelPolicies, ...stageroutePolicies];
