@@ -1,0 +1,3 @@
+export * from "./links.js";
+export * from "./loss.js";
+export * from "./weitzman.js";
