@@ -53,7 +53,7 @@ export abstract class CascadeEnvironmentBase implements CascadeEnvironment {
     this.contextDim = contextDim;
     this.outputDim = outputDim;
     const A = arms.length;
-    arms.forEach((a, i) => this.armIndex.set(a, i));
+    for (const [i, a] of arms.entries()) this.armIndex.set(a, i);
     this.context = new Float64Array(contextDim);
     this.psi = new Float64Array(contextDim + 1);
     this.features = arms.map(() => new Float64Array(outputDim));
