@@ -3,7 +3,7 @@
  * phi_s, reward mu_s used in the index loss, cost c_s), the index design inverse V_a(eta1)^-1 kept by
  * Sherman-Morrison, the outer-product sum P_a = sum phi_s phi_s^T (for the plug-in radius), and rho-hat.
  */
-import { type Json, readF64, readInt, readObject, snapshotCorrupt, encodeF64 } from "@routekit/core";
+import { encodeF64, type Json, readF64, readInt, readObject, snapshotCorrupt } from "@routekit/core";
 import { shermanMorrisonUpdate } from "@routekit/linalg";
 import { RowStore } from "./reward.js";
 
@@ -48,7 +48,8 @@ export class BoxState {
       this.phi.push(phi);
       const d = this.d;
       for (let i = 0; i < d; i++)
-        for (let j = i; j < d; j++) this.P[i * d + j] = (this.P[i * d + j] as number) + (phi[i] as number) * (phi[j] as number);
+        for (let j = i; j < d; j++)
+          this.P[i * d + j] = (this.P[i * d + j] as number) + (phi[i] as number) * (phi[j] as number);
     }
     this.mu.pushValue(mu);
     this.cost.pushValue(cost);
@@ -97,7 +98,8 @@ export class BoxState {
       b.cost.pushValue(cost[s] as number);
     }
     b.Vinv.set(readF64(o.Vinv, `${what}.Vinv`, m * m));
-    for (let i = 0; i < m; i++) if (!((b.Vinv[i * m + i] as number) > 0)) snapshotCorrupt(`${what}.Vinv`, "a positive diagonal");
+    for (let i = 0; i < m; i++)
+      if (!((b.Vinv[i * m + i] as number) > 0)) snapshotCorrupt(`${what}.Vinv`, "a positive diagonal");
     b.P.set(readF64(o.P, `${what}.P`, keepPhi ? d * d : 0));
     b.rho.set(readF64(o.rho, `${what}.rho`, m));
     b.fittedN = fittedN;

@@ -11,22 +11,34 @@
  *   initialisation period) and a box added later is opened at its first episode.
  */
 import {
-  assertFinite,
   ErrorCode,
   type Json,
   makeSnapshot,
+  RouteKitError,
+  readInt,
   readObject,
   readSnapshot,
-  readInt,
-  RouteKitError,
   type Snapshot,
 } from "@routekit/core";
 import { BoxState } from "./box.js";
-import { type CascadeRecord, CascadePolicyBase } from "./episodes.js";
+import { CascadePolicyBase, type CascadeRecord } from "./episodes.js";
 import { type IndexLink, indexLink, rewardLink } from "./links.js";
 import { IndexSolver } from "./loss.js";
-import { type CosmosConfig, type CosmosOptions, cosmosConfigFromJSON, cosmosConfigToJSON, readCosmosOptions } from "./options.js";
-import { type RadiusInputs, scaledIndexRadius, scaledRewardRadius, type TheoryConstants, theoryIndexRadius, theoryRewardRadius } from "./radius.js";
+import {
+  type CosmosConfig,
+  type CosmosOptions,
+  cosmosConfigFromJSON,
+  cosmosConfigToJSON,
+  readCosmosOptions,
+} from "./options.js";
+import {
+  type RadiusInputs,
+  scaledIndexRadius,
+  scaledRewardRadius,
+  type TheoryConstants,
+  theoryIndexRadius,
+  theoryRewardRadius,
+} from "./radius.js";
 import { RewardModel } from "./reward.js";
 
 export class Cosmos extends CascadePolicyBase {
@@ -50,7 +62,12 @@ export class Cosmos extends CascadePolicyBase {
 
   constructor(options: CosmosOptions) {
     const config = readCosmosOptions(options);
-    super({ arms: config.arms, contextDim: config.contextDim, outputDim: config.outputDim, maxPending: config.maxPending });
+    super({
+      arms: config.arms,
+      contextDim: config.contextDim,
+      outputDim: config.outputDim,
+      maxPending: config.maxPending,
+    });
     this.config = config;
     this.m = config.contextDim + (config.indexIntercept ? 1 : 0);
     this.d = config.outputDim + (config.rewardIntercept ? 1 : 0);
@@ -119,14 +136,25 @@ export class Cosmos extends CascadePolicyBase {
     const t = Math.max(1, this.periods);
     const T = this.config.horizon ?? Math.max(t, 2);
     const delta = this.config.confidence ?? (this.knownReward ? 1 / T : 1 / Math.sqrt(T));
-    return { m: this.m, d: this.d, A: this.boxes.length, T, t, delta, eta1: this.config.indexRidge, eta0: this.config.ridge };
+    return {
+      m: this.m,
+      d: this.d,
+      A: this.boxes.length,
+      T,
+      t,
+      delta,
+      eta1: this.config.indexRidge,
+      eta0: this.config.ridge,
+    };
   }
 
   /** The reward radius beta_t this period (0 with a known reward). */
   rewardRadius(): number {
     if (this.knownReward) return 0;
     const r = this.radiusInputs();
-    return this.constants ? theoryRewardRadius(this.constants, r) : scaledRewardRadius(r, this.config.explorationReward);
+    return this.constants
+      ? theoryRewardRadius(this.constants, r)
+      : scaledRewardRadius(r, this.config.explorationReward);
   }
 
   /** The index radius of box i this period. */
@@ -192,7 +220,8 @@ export class Cosmos extends CascadePolicyBase {
       const chosen = r.queried.find((q) => q.arm === r.chosen);
       if (chosen) {
         this.reward.add(this.toPhi(chosen.features), r.reward);
-        const due = this.config.refit === "exact" || this.reward.count >= this.config.refitGrowth * this.reward.fittedAt;
+        const due =
+          this.config.refit === "exact" || this.reward.count >= this.config.refitGrowth * this.reward.fittedAt;
         if (due) {
           this.reward.fit(this.config.maxIter);
           rewardRefit = true;
@@ -231,37 +260,6 @@ export class Cosmos extends CascadePolicyBase {
     box.fittedN = box.n;
   }
 
-  /** Learns a completed episode given as plain data (warm start from logs, replication). */
-  learnEpisode(r: CascadeRecord): void {
-    this.checkRecord(r);
-    this.learnRecord({
-      context: Float64Array.from(r.context),
-      queried: r.queried.map((q) => ({ arm: q.arm, features: Float64Array.from(q.features), cost: q.cost })),
-      chosen: r.chosen,
-      reward: r.reward,
-    });
-  }
-
-  protected checkRecord(r: CascadeRecord): void {
-    if (r === null || typeof r !== "object") throw new RouteKitError(ErrorCode.InvalidEvent, "an episode must be an object");
-    checkEventVector(r.context, this.contextDim, "context");
-    if (!Array.isArray(r.queried) || r.queried.length === 0)
-      throw new RouteKitError(ErrorCode.InvalidEvent, "an episode must list at least one queried box");
-    const seen = new Set<string>();
-    for (const [i, q] of r.queried.entries()) {
-      if (q === null || typeof q !== "object" || typeof q.arm !== "string" || q.arm === "")
-        throw new RouteKitError(ErrorCode.InvalidEvent, `queried[${i}] must be { arm, features, cost }`);
-      if (seen.has(q.arm)) throw new RouteKitError(ErrorCode.InvalidEvent, `queried lists "${q.arm}" twice`);
-      seen.add(q.arm);
-      checkEventVector(q.features, this.outputDim, `queried[${i}].features`);
-      if (typeof q.cost !== "number" || !Number.isFinite(q.cost) || q.cost < 0)
-        throw new RouteKitError(ErrorCode.InvalidEvent, `queried[${i}].cost must be a finite number >= 0`);
-    }
-    if (typeof r.chosen !== "string" || !seen.has(r.chosen))
-      throw new RouteKitError(ErrorCode.InvalidEvent, "chosen must be one of the queried boxes");
-    assertFinite(r.reward, "reward");
-  }
-
   toJSON(): Snapshot {
     return makeSnapshot(Cosmos.kind, 1, {
       config: cosmosConfigToJSON(this.config),
@@ -277,7 +275,12 @@ export class Cosmos extends CascadePolicyBase {
     const s = readSnapshot(snapshot, Cosmos.kind, 1);
     const config = cosmosConfigFromJSON(s.config);
     const arms = s.arms;
-    if (!Array.isArray(arms) || arms.length === 0 || !arms.every((a) => typeof a === "string" && a !== "") || new Set(arms).size !== arms.length)
+    if (
+      !Array.isArray(arms) ||
+      arms.length === 0 ||
+      !arms.every((a) => typeof a === "string" && a !== "") ||
+      new Set(arms).size !== arms.length
+    )
       throw new RouteKitError(ErrorCode.SnapshotCorrupt, 'snapshot field "arms" must be distinct non-empty ids');
     const p = new Cosmos({ ...config, arms: arms as string[] } as CosmosOptions);
     p.restore(s);
@@ -288,21 +291,13 @@ export class Cosmos extends CascadePolicyBase {
     const periods = readInt(s, "periods");
     if (!Array.isArray(s.boxes) || s.boxes.length !== this.boxes.length)
       throw new RouteKitError(ErrorCode.SnapshotCorrupt, 'snapshot field "boxes" must hold one state per arm');
-    const boxes = s.boxes.map((b, i) => BoxState.fromJSON(b, `boxes[${i}]`, this.m, this.d, !this.knownReward, this.config.indexRidge));
+    const boxes = s.boxes.map((b, i) =>
+      BoxState.fromJSON(b, `boxes[${i}]`, this.m, this.d, !this.knownReward, this.config.indexRidge),
+    );
     const reward = RewardModel.fromJSON(readObject(s.reward, '"reward"'), this.reward);
     this.ledger.loadJSON(s.ledger);
     this.boxes = boxes;
     this.reward = reward;
     this.periods = periods;
   }
-}
-
-function checkEventVector(v: unknown, n: number, what: string): void {
-  if (!(v instanceof Float64Array) && !Array.isArray(v))
-    throw new RouteKitError(ErrorCode.InvalidEvent, `${what} must be an array of ${n} numbers`);
-  const a = v as ArrayLike<unknown>;
-  if (a.length !== n) throw new RouteKitError(ErrorCode.InvalidEvent, `${what} has length ${a.length}, expected ${n}`);
-  for (let i = 0; i < n; i++)
-    if (typeof a[i] !== "number" || !Number.isFinite(a[i] as number))
-      throw new RouteKitError(ErrorCode.InvalidEvent, `${what}[${i}] must be a finite number`);
 }

@@ -15,17 +15,22 @@ import {
   ArmTable,
   assertFinite,
   assertVector,
+  type CascadeEvent,
   type CascadePolicy,
   type CascadeStep,
+  checkEvent,
   DecisionLedger,
   type DecisionRef,
   decodeF64,
   ErrorCode,
+  EVENT_VERSION,
   encodeF64,
+  eventVector,
   type Json,
   RouteKitError,
   type Snapshot,
   snapshotCorrupt,
+  vectorToJson,
 } from "@routekit/core";
 
 /** One open episode. */
@@ -74,7 +79,7 @@ export abstract class CascadePolicyBase implements CascadePolicy {
   readonly protocol = "cascade" as const;
   readonly contextDim: number;
   readonly outputDim: number;
-  protected readonly table = new ArmTable<number>();
+  protected readonly table: ArmTable<number> = new ArmTable<number>();
   protected readonly ledger: DecisionLedger<Episode>;
   protected readonly maxPending: number;
   private sigmaBuf: Float64Array;
@@ -195,7 +200,10 @@ export abstract class CascadePolicyBase implements CascadePolicy {
         `observe("${String(arm)}") but no box was asked for: call next() and open the box it names`,
       );
     if (arm !== e.awaiting)
-      throw new RouteKitError(ErrorCode.InvalidArgument, `observe("${String(arm)}") but next() asked for "${e.awaiting}"`);
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `observe("${String(arm)}") but next() asked for "${e.awaiting}"`,
+      );
     assertVector(outputFeatures, this.outputDim, "outputFeatures");
     assertFinite(cost, "cost");
     if (cost < 0) throw new RouteKitError(ErrorCode.OutOfRange, `cost must be >= 0, got ${cost}`);
@@ -212,9 +220,13 @@ export abstract class CascadePolicyBase implements CascadePolicy {
     const e = this.ledger.get(episode);
     if (e.chosen !== null) return e.chosen;
     if (e.queried.length === 0)
-      throw new RouteKitError(ErrorCode.InvalidState, "choose() before any box was observed: call next() and observe()");
+      throw new RouteKitError(
+        ErrorCode.InvalidState,
+        "choose() before any box was observed: call next() and observe()",
+      );
     let best = 0;
-    for (let i = 1; i < e.optimistic.length; i++) if ((e.optimistic[i] as number) > (e.optimistic[best] as number)) best = i;
+    for (let i = 1; i < e.optimistic.length; i++)
+      if ((e.optimistic[i] as number) > (e.optimistic[best] as number)) best = i;
     e.awaiting = null;
     e.stopped = true;
     e.chosen = e.queried[best] as string;
@@ -235,11 +247,52 @@ export abstract class CascadePolicyBase implements CascadePolicy {
     this.ledger.settle(episode);
   }
 
+  /** The decision part of an episode's event (after choose): context, opened boxes, chosen box. */
+  decisionRecord(episode: DecisionRef): CascadeEvent {
+    const e = this.ledger.get(episode);
+    if (e.chosen === null) throw new RouteKitError(ErrorCode.InvalidState, "decisionRecord() before choose()");
+    return {
+      v: EVENT_VERSION,
+      kind: this.kind,
+      protocol: "cascade",
+      id: typeof episode === "string" ? episode : episode.id,
+      decision: {
+        context: vectorToJson(e.context),
+        queried: e.queried.map((arm, i) => ({
+          arm,
+          features: vectorToJson(e.features[i] as Float64Array),
+          cost: e.costs[i] as number,
+        })),
+        chosen: e.chosen,
+      },
+    };
+  }
+
+  /**
+   * Learns from a self-contained logged episode (from this policy, another replica, or another cascade
+   * policy kind); open episodes are not touched. Boxes no longer live are ignored. Throws INVALID_EVENT.
+   */
+  learn(event: CascadeEvent): void {
+    const ev = checkEvent(event, "cascade");
+    const d = ev.decision;
+    const context = eventVector(d.context, "decision.context", this.contextDim);
+    const queried = d.queried.map((q, i) => ({
+      arm: q.arm,
+      features: eventVector(q.features, `decision.queried[${i}].features`, this.outputDim),
+      cost: q.cost + 0,
+    }));
+    this.learnRecord({ context, queried, chosen: d.chosen, reward: ev.feedback.reward });
+  }
+
   /** The completed-episode view of an open episode (choose() must have been called). */
   protected recordOf(e: Episode, reward: number): CascadeRecord {
     return {
       context: e.context,
-      queried: e.queried.map((arm, i) => ({ arm, features: e.features[i] as Float64Array, cost: e.costs[i] as number })),
+      queried: e.queried.map((arm, i) => ({
+        arm,
+        features: e.features[i] as Float64Array,
+        cost: e.costs[i] as number,
+      })),
       chosen: e.chosen as string,
       reward,
     };
@@ -269,19 +322,23 @@ export abstract class CascadePolicyBase implements CascadePolicy {
     const context = decodeF64(o.context, "episode.context", this.contextDim);
     if (!context.every(Number.isFinite)) snapshotCorrupt("episode.context", "finite values");
     const strings = (v: Json | undefined, what: string): string[] => {
-      if (!Array.isArray(v) || !v.every((s) => typeof s === "string" && s.length > 0)) snapshotCorrupt(what, "an array of ids");
+      if (!Array.isArray(v) || !v.every((s) => typeof s === "string" && s.length > 0))
+        snapshotCorrupt(what, "an array of ids");
       return v as string[];
     };
     const order = strings(o.order, "episode.order");
     if (new Set(order).size !== order.length || order.length === 0) snapshotCorrupt("episode.order", "distinct ids");
     const sigma = decodeF64(o.sigma, "episode.sigma", order.length);
-    if (sigma.some((v) => Number.isNaN(v) || v === Number.NEGATIVE_INFINITY)) snapshotCorrupt("episode.sigma", "numbers or +Infinity");
+    if (sigma.some((v) => Number.isNaN(v) || v === Number.NEGATIVE_INFINITY))
+      snapshotCorrupt("episode.sigma", "numbers or +Infinity");
     const beta = decodeF64(o.beta, "episode.beta", 1)[0] as number;
     if (!(beta >= 0) || !Number.isFinite(beta)) snapshotCorrupt("episode.beta", "a finite number >= 0");
     const queried = strings(o.queried, "episode.queried");
     const n = queried.length;
-    if (!queried.every((q) => order.includes(q)) || new Set(queried).size !== n) snapshotCorrupt("episode.queried", "planned, distinct ids");
-    if (!Array.isArray(o.features) || o.features.length !== n) snapshotCorrupt("episode.features", `${n} feature vectors`);
+    if (!queried.every((q) => order.includes(q)) || new Set(queried).size !== n)
+      snapshotCorrupt("episode.queried", "planned, distinct ids");
+    if (!Array.isArray(o.features) || o.features.length !== n)
+      snapshotCorrupt("episode.features", `${n} feature vectors`);
     const features = (o.features as Json[]).map((f, i) => {
       const v = decodeF64(f, `episode.features[${i}]`, this.outputDim);
       if (!v.every(Number.isFinite)) snapshotCorrupt(`episode.features[${i}]`, "finite values");
@@ -295,7 +352,10 @@ export abstract class CascadePolicyBase implements CascadePolicy {
     if (typeof pos !== "number" || !Number.isInteger(pos) || pos < 0 || pos > order.length || pos < n)
       snapshotCorrupt("episode.pos", "a position in the plan");
     const awaiting = o.awaiting;
-    if (awaiting !== null && (typeof awaiting !== "string" || awaiting !== order[pos - 1] || queried.includes(awaiting)))
+    if (
+      awaiting !== null &&
+      (typeof awaiting !== "string" || awaiting !== order[pos - 1] || queried.includes(awaiting))
+    )
       snapshotCorrupt("episode.awaiting", "null or the box last planned");
     if (typeof o.stopped !== "boolean") snapshotCorrupt("episode.stopped", "a boolean");
     const chosen = o.chosen;

@@ -1,7 +1,19 @@
 /**
  * COSMOS options: reading, defaults, and their snapshot form.
  */
-import { assertInRange, assertInt, assertPositive, ErrorCode, type Json, RouteKitError } from "@routekit/core";
+import {
+  armsOption,
+  booleanOption,
+  checkNumber,
+  ErrorCode,
+  enumOption,
+  type Json,
+  maxPendingOption,
+  numberOption,
+  RouteKitError,
+  readOptions,
+  requiredNumber,
+} from "@routekit/core";
 import type { IndexLinkName, RewardLinkName } from "./links.js";
 
 export interface TheoryOptions {
@@ -106,130 +118,83 @@ function bad(msg: string): never {
   throw new RouteKitError(ErrorCode.InvalidArgument, msg);
 }
 
-function oneOf<T extends string>(v: unknown, what: string, values: readonly T[], dflt: T): T {
-  if (v === undefined) return dflt;
-  if (typeof v !== "string" || !(values as readonly string[]).includes(v))
-    bad(`${what} must be one of ${values.map((x) => JSON.stringify(x)).join(", ")}, got ${String(v)}`);
-  return v as T;
-}
-
-function bool(v: unknown, what: string, dflt: boolean): boolean {
-  if (v === undefined) return dflt;
-  if (typeof v !== "boolean") bad(`${what} must be a boolean, got ${String(v)}`);
-  return v;
-}
-
-/** Positive number or +Infinity. */
-function bound(v: unknown, what: string, dflt: number): number {
-  if (v === undefined || v === null) return dflt;
-  if (typeof v !== "number" || Number.isNaN(v)) bad(`${what} must be a number > 0 or Infinity`);
+/** A positive number or Infinity (a ball radius; Infinity: no ball). */
+function bound(o: Record<string, unknown>, name: string, fallback: number): number {
+  const v = o[name];
+  if (v === undefined || v === null) return fallback;
   if (v === Number.POSITIVE_INFINITY) return v;
-  assertPositive(v, what);
-  return v;
+  return numberOption(o, name, fallback, { min: 0, openMin: true });
 }
 
-export function readCosmosOptions(o: CosmosOptions): CosmosConfig {
-  if (o === null || typeof o !== "object") bad("options must be an object");
-  if (!Array.isArray(o.arms) || o.arms.length === 0) bad("arms must be a non-empty array of box ids");
-  const seen = new Set<string>();
-  for (const a of o.arms) {
-    if (typeof a !== "string" || a.length === 0) bad(`arms must hold non-empty strings, got ${String(a)}`);
-    if (seen.has(a)) throw new RouteKitError(ErrorCode.DuplicateArm, `arms lists "${a}" twice`);
-    seen.add(a);
-  }
-  assertInt(o.contextDim, "contextDim", 0, 1 << 16);
-  assertInt(o.outputDim, "outputDim", 1, 1 << 16);
-  const rewardIntercept = bool(o.rewardIntercept, "rewardIntercept", false);
-  const indexIntercept = bool(o.indexIntercept, "indexIntercept", true);
-  if (!indexIntercept && o.contextDim === 0) bad("contextDim 0 needs indexIntercept: true (psi would be empty)");
-  const d = o.outputDim + (rewardIntercept ? 1 : 0);
+export function readCosmosOptions(options: CosmosOptions): CosmosConfig {
+  const o = readOptions(options, "COSMOS");
+  const arms = armsOption(o);
+  if (arms.length === 0) throw new RouteKitError(ErrorCode.InvalidArgument, "option arms must name at least one box");
+  const contextDim = requiredNumber(o, "contextDim", { integer: true, min: 0, max: 1 << 16 });
+  const outputDim = requiredNumber(o, "outputDim", { integer: true, min: 1, max: 1 << 16 });
+  const rewardIntercept = booleanOption(o, "rewardIntercept", false);
+  const indexIntercept = booleanOption(o, "indexIntercept", true);
+  if (!indexIntercept && contextDim === 0) bad("contextDim 0 needs indexIntercept: true (psi would be empty)");
+  const d = outputDim + (rewardIntercept ? 1 : 0);
   let rewardParameter: number[] | null = null;
-  if (o.rewardParameter !== undefined && o.rewardParameter !== null) {
-    if (!Array.isArray(o.rewardParameter)) bad("rewardParameter must be an array of numbers");
-    if (o.rewardParameter.length !== d)
+  const rp = o.rewardParameter;
+  if (rp !== undefined && rp !== null) {
+    if (!Array.isArray(rp)) bad("option rewardParameter must be an array of numbers");
+    if (rp.length !== d)
       throw new RouteKitError(
         ErrorCode.DimensionMismatch,
-        `rewardParameter has length ${o.rewardParameter.length}, expected ${d} (outputDim${rewardIntercept ? " + 1" : ""})`,
+        `option rewardParameter has length ${rp.length}, expected ${d} (outputDim${rewardIntercept ? " + 1" : ""})`,
       );
-    for (const [i, v] of o.rewardParameter.entries()) {
-      if (typeof v !== "number") bad(`rewardParameter[${i}] must be a number`);
-      if (!Number.isFinite(v)) throw new RouteKitError(ErrorCode.NonFinite, `rewardParameter[${i}] must be finite`);
-    }
-    rewardParameter = [...o.rewardParameter];
+    rewardParameter = rp.map((v, i) => checkNumber(v, `option rewardParameter[${i}]`));
   }
   const known = rewardParameter !== null;
-  const linkKnee = o.linkKnee ?? 0.9;
-  assertInRange(linkKnee, "linkKnee", 0, 1, { min: true, max: true });
-  const ridge = o.ridge ?? 1;
-  assertPositive(ridge, "ridge");
-  const indexRidge = o.indexRidge ?? 1;
-  assertPositive(indexRidge, "indexRidge");
-  const exploration = o.exploration ?? (known ? 0.5 : 0.25);
-  assertInRange(exploration, "exploration", 0, Number.MAX_VALUE);
-  const explorationPlugIn = o.explorationPlugIn ?? exploration;
-  assertInRange(explorationPlugIn, "explorationPlugIn", 0, Number.MAX_VALUE);
-  const explorationReward = o.explorationReward ?? exploration;
-  assertInRange(explorationReward, "explorationReward", 0, Number.MAX_VALUE);
-  const radiusMode = oneOf(o.radiusMode, "radiusMode", ["scaled", "theory"] as const, "scaled");
-  const m = o.contextDim + (indexIntercept ? 1 : 0);
+  const exploration = numberOption(o, "exploration", known ? 0.5 : 0.25, { min: 0 });
+  const radiusMode = enumOption(o, "radiusMode", ["scaled", "theory"] as const, "scaled");
+  const m = contextDim + (indexIntercept ? 1 : 0);
+  const rewardBound = bound(o, "rewardBound", Number.POSITIVE_INFINITY);
   let theory: CosmosConfig["theory"] = null;
-  const rewardBound = bound(o.rewardBound, "rewardBound", Number.POSITIVE_INFINITY);
   if (radiusMode === "theory") {
-    const t = o.theory;
-    if (t === null || t === undefined || typeof t !== "object")
-      bad('radiusMode "theory" needs theory: { kappa, ... } (the local-mass constant of the environment)');
-    assertInRange(t.kappa, "theory.kappa", 0, 1, { min: true });
-    const psiBound = t.psiBound ?? Math.sqrt(m);
-    assertPositive(psiBound, "theory.psiBound");
-    const phiBound = t.phiBound ?? Math.sqrt(d);
-    assertPositive(phiBound, "theory.phiBound");
-    const rewardMax = t.rewardMax ?? 1;
-    assertPositive(rewardMax, "theory.rewardMax");
+    if (o.theory === null || o.theory === undefined)
+      bad('radiusMode "theory" needs option theory: { kappa, ... } (the local-mass constant of the environment)');
+    const t = readOptions(o.theory, "theory");
+    const kappa = requiredNumber(t, "kappa", { min: 0, max: 1, openMin: true });
+    const psiBound = numberOption(t, "psiBound", Math.sqrt(m), { min: 0, openMin: true });
+    const phiBound = numberOption(t, "phiBound", Math.sqrt(d), { min: 0, openMin: true });
+    const rewardMax = numberOption(t, "rewardMax", 1, { min: 0, openMin: true });
     if (!known && rewardBound === Number.POSITIVE_INFINITY)
       bad('radiusMode "theory" with a learned reward needs a finite rewardBound (alpha in the reward radius)');
-    theory = { kappa: t.kappa, psiBound, phiBound, rewardMax };
+    theory = { kappa, psiBound, phiBound, rewardMax };
   }
-  let horizon: number | null = null;
-  if (o.horizon !== undefined && o.horizon !== null) {
-    assertInt(o.horizon, "horizon", 2, Number.MAX_SAFE_INTEGER);
-    horizon = o.horizon;
-  }
-  let confidence: number | null = null;
-  if (o.confidence !== undefined && o.confidence !== null) {
-    assertInRange(o.confidence, "confidence", 0, 1, { min: true, max: true });
-    confidence = o.confidence;
-  }
-  const refitGrowth = o.refitGrowth ?? 1.2;
-  assertInRange(refitGrowth, "refitGrowth", 1, 1e6, { min: true });
-  const maxIter = o.maxIter ?? 50;
-  assertInt(maxIter, "maxIter", 1, 10_000);
-  const maxPending = o.maxPending ?? 100_000;
-  assertInt(maxPending, "maxPending", 1, Number.MAX_SAFE_INTEGER);
+  const horizon = o.horizon === null ? undefined : numberOption(o, "horizon", undefined, { integer: true, min: 2 });
+  const confidence =
+    o.confidence === null
+      ? undefined
+      : numberOption(o, "confidence", undefined, { min: 0, max: 1, openMin: true, openMax: true });
   return {
-    arms: [...o.arms],
-    contextDim: o.contextDim,
-    outputDim: o.outputDim,
+    arms,
+    contextDim,
+    outputDim,
     rewardParameter,
-    rewardLink: oneOf(o.rewardLink, "rewardLink", ["identity", "logistic"] as const, "identity"),
-    indexLink: oneOf(o.indexLink, "indexLink", ["tanh", "logistic", "linear"] as const, "tanh"),
-    linkKnee,
+    rewardLink: enumOption(o, "rewardLink", ["identity", "logistic"] as const, "identity"),
+    indexLink: enumOption(o, "indexLink", ["tanh", "logistic", "linear"] as const, "tanh"),
+    linkKnee: numberOption(o, "linkKnee", 0.9, { min: 0, max: 1, openMin: true, openMax: true }),
     indexIntercept,
     rewardIntercept,
-    indexBound: bound(o.indexBound, "indexBound", 3),
+    indexBound: bound(o, "indexBound", 3),
     rewardBound,
-    ridge,
-    indexRidge,
+    ridge: numberOption(o, "ridge", 1, { min: 0, openMin: true }),
+    indexRidge: numberOption(o, "indexRidge", 1, { min: 0, openMin: true }),
     radiusMode,
     exploration,
-    explorationPlugIn,
-    explorationReward,
+    explorationPlugIn: numberOption(o, "explorationPlugIn", exploration, { min: 0 }),
+    explorationReward: numberOption(o, "explorationReward", exploration, { min: 0 }),
     theory,
-    horizon,
-    confidence,
-    refit: oneOf(o.refit, "refit", ["exact", "geometric"] as const, "exact"),
-    refitGrowth,
-    maxIter,
-    maxPending,
+    horizon: horizon ?? null,
+    confidence: confidence ?? null,
+    refit: enumOption(o, "refit", ["exact", "geometric"] as const, "exact"),
+    refitGrowth: numberOption(o, "refitGrowth", 1.2, { min: 1, max: 1e6, openMin: true }),
+    maxIter: numberOption(o, "maxIter", 50, { integer: true, min: 1, max: 10_000 }),
+    maxPending: maxPendingOption(o),
   };
 }
 

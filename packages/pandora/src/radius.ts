@@ -62,7 +62,9 @@ export interface RadiusInputs {
 export function theoryIndexRadius(c: TheoryConstants, r: RadiusInputs, n: number, known: boolean, S: number): number {
   const km = c.kappa * c.mu1;
   const K = 144 / km + 2 * Math.min(2 * c.iota, c.psiBound * c.diameter) + 6;
-  const Q = Math.ceil(Math.log2(1 + n * Math.min(9 * c.iota * c.iota, c.diameter * c.diameter * c.psiBound * c.psiBound)));
+  const Q = Math.ceil(
+    Math.log2(1 + n * Math.min(9 * c.iota * c.iota, c.diameter * c.diameter * c.psiBound * c.psiBound)),
+  );
   const base = r.m * Math.log(1 + 2 * c.diameter * c.psiBound * r.T) + Math.log((6 * r.A * r.T) / r.delta);
   const ridgeTerm = r.eta1 * c.diameter * c.diameter;
   if (known) {
@@ -90,7 +92,13 @@ export function theoryRewardRadius(c: TheoryConstants, r: RadiusInputs): number 
 }
 
 /** Scaled index radius: s sqrt(m log T + log(A T / delta)) [+ sPlug sqrt((d log t + log(1/delta)) S)]. */
-export function scaledIndexRadius(r: RadiusInputs, scale: number, scalePlugIn: number, known: boolean, S: number): number {
+export function scaledIndexRadius(
+  r: RadiusInputs,
+  scale: number,
+  scalePlugIn: number,
+  known: boolean,
+  S: number,
+): number {
   const lead = scale * Math.sqrt(Math.max(r.m * Math.log(r.T) + Math.log((r.A * r.T) / r.delta), 0));
   if (known) return lead;
   return lead + scalePlugIn * Math.sqrt(Math.max((r.d * Math.log(r.t) + Math.log(1 / r.delta)) * S, 0));

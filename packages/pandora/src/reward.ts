@@ -5,6 +5,8 @@
  * and the optimistic reward G(theta . phi + beta ||phi||_{Phi^-1}) clipped to [0, 1].
  * With a known parameter (paper Section 4) nothing is learned and the optimistic reward is mu* itself.
  */
+
+import { encodeF64, type Json, readF64, readInt, snapshotCorrupt } from "@routekit/core";
 import { choleskyFactor, choleskySolve, quadFormUpper, shermanMorrisonUpdate, solveSPD } from "@routekit/linalg";
 import { clip01, type RewardLink } from "./links.js";
 import { project } from "./loss.js";
@@ -136,8 +138,48 @@ export class RewardModel {
     shermanMorrisonUpdate(this.PhiInv, d, phi, this.u);
     for (let i = 0; i < d; i++) {
       this.b[i] = (this.b[i] as number) + r * (phi[i] as number);
-      for (let j = 0; j < d; j++) this.Phi[i * d + j] = (this.Phi[i * d + j] as number) + (phi[i] as number) * (phi[j] as number);
+      for (let j = 0; j < d; j++)
+        this.Phi[i * d + j] = (this.Phi[i * d + j] as number) + (phi[i] as number) * (phi[j] as number);
     }
+  }
+
+  toJSON(): Json {
+    return {
+      n: this.count,
+      fittedAt: this.fittedAt,
+      theta: encodeF64(this.theta),
+      PhiInv: encodeF64(this.PhiInv),
+      Phi: encodeF64(this.Phi),
+      b: encodeF64(this.b),
+      phis: encodeF64(this.phis.view()),
+      rewards: encodeF64(this.rewards.view()),
+    };
+  }
+
+  /** A model like `template` (same dimension, link, ridge, bound, known parameter) with a snapshot's state. */
+  static fromJSON(o: Record<string, Json>, template: RewardModel): RewardModel {
+    const d = template.d;
+    const n = readInt(o, "n");
+    const fittedAt = readInt(o, "fittedAt", 0, n);
+    const r = new RewardModel(d, template.link, template.ridge, template.bound, template.known ? template.theta : null);
+    const theta = readF64(o.theta, "reward.theta", d);
+    if (template.known && !theta.every((v, i) => Object.is(v, template.theta[i])))
+      snapshotCorrupt("reward.theta", "the known parameter");
+    r.theta.set(theta);
+    r.PhiInv.set(readF64(o.PhiInv, "reward.PhiInv", d * d));
+    r.Phi.set(readF64(o.Phi, "reward.Phi", d * d));
+    for (let i = 0; i < d; i++)
+      if (!((r.PhiInv[i * d + i] as number) > 0) || !((r.Phi[i * d + i] as number) > 0))
+        snapshotCorrupt("reward.Phi", "a positive diagonal");
+    r.b.set(readF64(o.b, "reward.b", d));
+    const X = readF64(o.phis, "reward.phis", n * d);
+    const R = readF64(o.rewards, "reward.rewards", n);
+    for (let k = 0; k < n; k++) {
+      r.phis.push(X, k * d);
+      r.rewards.pushValue(R[k] as number);
+    }
+    r.fittedAt = fittedAt;
+    return r;
   }
 
   /** Refits theta-hat from all reward data (warm-started Newton for the logistic link). */
@@ -149,7 +191,8 @@ export class RewardModel {
       // ridge regression theta = Phi^-1 b (the Sherman-Morrison inverse)
       for (let i = 0; i < d; i++) {
         let s = 0;
-        for (let j = 0; j < d; j++) s += (this.PhiInv[i <= j ? i * d + j : j * d + i] as number) * (this.b[j] as number);
+        for (let j = 0; j < d; j++)
+          s += (this.PhiInv[i <= j ? i * d + j : j * d + i] as number) * (this.b[j] as number);
         this.theta[i] = s;
       }
       this.projectIdentity();
