@@ -329,8 +329,7 @@ export abstract class CascadePolicyBase implements CascadePolicy {
     const order = strings(o.order, "episode.order");
     if (new Set(order).size !== order.length || order.length === 0) snapshotCorrupt("episode.order", "distinct ids");
     const sigma = decodeF64(o.sigma, "episode.sigma", order.length);
-    if (sigma.some((v) => Number.isNaN(v) || v === Number.NEGATIVE_INFINITY))
-      snapshotCorrupt("episode.sigma", "numbers or +Infinity");
+    if (sigma.some((v) => Number.isNaN(v))) snapshotCorrupt("episode.sigma", "numbers (+-Infinity allowed)");
     const beta = decodeF64(o.beta, "episode.beta", 1)[0] as number;
     if (!(beta >= 0) || !Number.isFinite(beta)) snapshotCorrupt("episode.beta", "a finite number >= 0");
     const queried = strings(o.queried, "episode.queried");

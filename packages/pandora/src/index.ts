@@ -1,3 +1,4 @@
+export * from "./baselines.js";
 export * from "./box.js";
 export * from "./cosmos.js";
 export * from "./episodes.js";
