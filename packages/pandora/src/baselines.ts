@@ -91,10 +91,16 @@ function readBase(o: Record<string, unknown>): BaseConfig {
   };
 }
 
+/** A config's snapshot form: everything but the arms (the snapshot keeps the live arm list). */
+function withoutArms(c: { arms: string[] }): Json {
+  const { arms: _arms, ...rest } = c;
+  return rest as unknown as Json;
+}
+
 function configFromSnapshot<C>(s: Record<string, Json>, read: (o: Record<string, unknown>) => C): C {
   const c = readObject(s.config, '"config"');
   try {
-    return read(c as Record<string, unknown>);
+    return read({ ...c, arms: snapshotArms(s) });
   } catch (e) {
     throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot options are invalid: ${(e as Error).message}`);
   }
@@ -197,7 +203,7 @@ export class QueryAll extends RewardBaseline {
   }
 
   toJSON(): Snapshot {
-    return makeSnapshot(QueryAll.kind, 1, { config: { ...this.cfg } as unknown as Json, ...this.stateJSON() });
+    return makeSnapshot(QueryAll.kind, 1, { config: withoutArms(this.cfg), ...this.stateJSON() });
   }
 
   static fromJSON(snapshot: Snapshot): QueryAll {
@@ -245,7 +251,7 @@ export class ThresholdCascade extends RewardBaseline {
   }
 
   toJSON(): Snapshot {
-    return makeSnapshot(ThresholdCascade.kind, 1, { config: { ...this.cfg } as unknown as Json, ...this.stateJSON() });
+    return makeSnapshot(ThresholdCascade.kind, 1, { config: withoutArms(this.cfg), ...this.stateJSON() });
   }
 
   static fromJSON(snapshot: Snapshot): ThresholdCascade {
@@ -345,7 +351,7 @@ export class WeitzmanOracle extends RewardBaseline {
   }
 
   toJSON(): Snapshot {
-    return makeSnapshot(WeitzmanOracle.kind, 1, { config: { ...this.cfg } as unknown as Json, ...this.stateJSON() });
+    return makeSnapshot(WeitzmanOracle.kind, 1, { config: withoutArms(this.cfg), ...this.stateJSON() });
   }
 
   static fromJSON(snapshot: Snapshot): WeitzmanOracle {
@@ -476,7 +482,7 @@ export class OneShot extends CascadePolicyBase {
 
   toJSON(): Snapshot {
     return makeSnapshot(OneShot.kind, 1, {
-      config: { ...this.cfg } as unknown as Json,
+      config: withoutArms(this.cfg),
       arms: [...this.table.ids],
       states: this.states.map((s) => ({ Ainv: encodeF64(s.Ainv), b: encodeF64(s.b) })),
       ledger: this.ledger.toJSON(),

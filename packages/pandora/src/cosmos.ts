@@ -273,7 +273,6 @@ export class Cosmos extends CascadePolicyBase {
 
   static fromJSON(snapshot: Snapshot): Cosmos {
     const s = readSnapshot(snapshot, Cosmos.kind, 1);
-    const config = cosmosConfigFromJSON(s.config);
     const arms = s.arms;
     if (
       !Array.isArray(arms) ||
@@ -282,7 +281,8 @@ export class Cosmos extends CascadePolicyBase {
       new Set(arms).size !== arms.length
     )
       throw new RouteKitError(ErrorCode.SnapshotCorrupt, 'snapshot field "arms" must be distinct non-empty ids');
-    const p = new Cosmos({ ...config, arms: arms as string[] } as CosmosOptions);
+    const config = cosmosConfigFromJSON(s.config, arms as string[]);
+    const p = new Cosmos(config as unknown as CosmosOptions);
     p.restore(s);
     return p;
   }

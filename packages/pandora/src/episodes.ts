@@ -33,6 +33,31 @@ import {
   vectorToJson,
 } from "@routekit/core";
 
+/**
+ * Largest accepted squared Euclidean norm of a context or an output's features (1e100), and largest
+ * |cost| and |reward| (1e6; both are in reward units, normally in [0, 1]). The bounds leave room for the
+ * products and sums of the learners, so no accepted input can overflow their state.
+ */
+export const MAX_SQUARED_NORM = 1e100;
+export const MAX_MAGNITUDE = 1e6;
+
+function squaredNorm(v: ArrayLike<number>): number {
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += (v[i] as number) * (v[i] as number);
+  return s;
+}
+
+function checkNorm(v: ArrayLike<number>, what: string, code: ErrorCode): void {
+  const s = squaredNorm(v);
+  if (!(s <= MAX_SQUARED_NORM))
+    throw new RouteKitError(code, `${what} has squared norm ${s}, expected <= ${MAX_SQUARED_NORM} (rescale it)`);
+}
+
+function checkMagnitude(v: number, what: string, min: number, code: ErrorCode): void {
+  if (!(v >= min && v <= MAX_MAGNITUDE))
+    throw new RouteKitError(code, `${what} must be in [${min}, ${MAX_MAGNITUDE}], got ${v}`);
+}
+
 /** One open episode. */
 export interface Episode {
   readonly context: Float64Array;
@@ -132,6 +157,7 @@ export abstract class CascadePolicyBase implements CascadePolicy {
 
   begin(context: Float64Array): string {
     assertVector(context, this.contextDim, "context");
+    checkNorm(context, "context", ErrorCode.OutOfRange);
     this.table.checkNotEmpty();
     const A = this.table.size;
     if (this.sigmaBuf.length < A) this.sigmaBuf = new Float64Array(2 * A);
@@ -205,8 +231,9 @@ export abstract class CascadePolicyBase implements CascadePolicy {
         `observe("${String(arm)}") but next() asked for "${e.awaiting}"`,
       );
     assertVector(outputFeatures, this.outputDim, "outputFeatures");
+    checkNorm(outputFeatures, "outputFeatures", ErrorCode.OutOfRange);
     assertFinite(cost, "cost");
-    if (cost < 0) throw new RouteKitError(ErrorCode.OutOfRange, `cost must be >= 0, got ${cost}`);
+    checkMagnitude(cost, "cost", 0, ErrorCode.OutOfRange);
     const phi = Float64Array.from(outputFeatures, (v) => (v === 0 ? 0 : v));
     const mu = this.optimisticReward(phi, e.beta);
     e.queried.push(arm);
@@ -237,6 +264,7 @@ export abstract class CascadePolicyBase implements CascadePolicy {
     const e = this.ledger.get(episode);
     if (e.chosen === null) throw new RouteKitError(ErrorCode.InvalidState, "feedback() before choose()");
     assertFinite(reward, "reward");
+    checkMagnitude(reward, "reward", -MAX_MAGNITUDE, ErrorCode.OutOfRange);
     this.learnRecord(this.recordOf(e, reward));
     this.ledger.settle(episode);
   }
@@ -276,11 +304,14 @@ export abstract class CascadePolicyBase implements CascadePolicy {
     const ev = checkEvent(event, "cascade");
     const d = ev.decision;
     const context = eventVector(d.context, "decision.context", this.contextDim);
-    const queried = d.queried.map((q, i) => ({
-      arm: q.arm,
-      features: eventVector(q.features, `decision.queried[${i}].features`, this.outputDim),
-      cost: q.cost + 0,
-    }));
+    checkNorm(context, "event decision.context", ErrorCode.InvalidEvent);
+    const queried = d.queried.map((q, i) => {
+      const features = eventVector(q.features, `decision.queried[${i}].features`, this.outputDim);
+      checkNorm(features, `event decision.queried[${i}].features`, ErrorCode.InvalidEvent);
+      checkMagnitude(q.cost, `event decision.queried[${i}].cost`, 0, ErrorCode.InvalidEvent);
+      return { arm: q.arm, features, cost: q.cost + 0 };
+    });
+    checkMagnitude(ev.feedback.reward, "event feedback.reward", -MAX_MAGNITUDE, ErrorCode.InvalidEvent);
     this.learnRecord({ context, queried, chosen: d.chosen, reward: ev.feedback.reward });
   }
 

@@ -201,9 +201,9 @@ export function readCosmosOptions(options: CosmosOptions): CosmosConfig {
 /** JSON form of a config (Infinity bounds as the string "Infinity"). */
 export function cosmosConfigToJSON(c: CosmosConfig): Json {
   const inf = (v: number): Json => (v === Number.POSITIVE_INFINITY ? "Infinity" : v);
+  const { arms: _arms, ...rest } = c;
   return {
-    ...c,
-    arms: [...c.arms],
+    ...rest,
     rewardParameter: c.rewardParameter ? [...c.rewardParameter] : null,
     indexBound: inf(c.indexBound),
     rewardBound: inf(c.rewardBound),
@@ -211,10 +211,11 @@ export function cosmosConfigToJSON(c: CosmosConfig): Json {
   } as unknown as Json;
 }
 
-export function cosmosConfigFromJSON(j: Json | undefined): CosmosConfig {
+/** Reads a snapshot's config (which omits the arms: the snapshot's live arm list is passed in). */
+export function cosmosConfigFromJSON(j: Json | undefined, arms: readonly string[]): CosmosConfig {
   if (j === null || typeof j !== "object" || Array.isArray(j))
     throw new RouteKitError(ErrorCode.SnapshotCorrupt, 'snapshot field "config" must be an object');
-  const o = { ...(j as Record<string, unknown>) };
+  const o: Record<string, unknown> = { ...(j as Record<string, unknown>), arms };
   for (const k of ["indexBound", "rewardBound"]) if (o[k] === "Infinity") o[k] = Number.POSITIVE_INFINITY;
   try {
     return readCosmosOptions(o as unknown as CosmosOptions);
