@@ -187,6 +187,13 @@ export class Cosmos extends CascadePolicyBase {
     return this.reward.optimistic(this.toPhi(features), beta);
   }
 
+  /** The optimistic indices sigma~ every live box would get for this context now (table order), and beta. */
+  optimisticIndices(context: Float64Array): { sigma: Float64Array; beta: number } {
+    const sigma = new Float64Array(this.boxes.length);
+    const beta = this.plan(Float64Array.from(context), sigma);
+    return { sigma, beta };
+  }
+
   /** Point estimate of rho_a . psi(x) and the index sigma-hat_a(x) without optimism (for inspection). */
   estimatedIndex(arm: string, context: Float64Array): number {
     const box = this.boxes[this.table.indexOf(arm)] as BoxState;

@@ -14,10 +14,11 @@ import type { IndexLink } from "./links.js";
 export function sampleLoss(link: IndexLink, mu: number, c: number, z: number): number {
   const u = link.inverse(mu);
   if (u === Number.NEGATIVE_INFINITY) return c * z;
-  const F = (v: number) => mu * v - link.integral(v);
+  // F(v) = mu v - int_0^v Lambda; int_0^0 Lambda = 0, so F(0) = 0 needs no evaluation.
   const hi = z < u ? z : u;
-  const lo = 0 < u ? 0 : u;
-  return c * z - (F(hi) - F(lo));
+  const fHi = mu * hi - link.integral(hi);
+  const fLo = u > 0 ? 0 : mu * u - link.integral(u);
+  return c * z - (fHi - fLo);
 }
 
 /** l_s'(z) = c - (mu - Lambda(z))^+. */
