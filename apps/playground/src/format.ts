@@ -18,13 +18,23 @@ export function table(header: readonly string[], rows: readonly (readonly string
 
 /** The results table: final regret, O2B, OPR, cost per round (when any) and time per round, mean ± s.e. over seeds. */
 export function summaryTable(summary: readonly PolicySummary[], withCost: boolean): string {
-  const header = ["policy", "regret", "O2B", "OPR", ...(withCost ? ["cost/round"] : []), "µs/round"];
+  const withQueries = summary.some((s) => s.queriesPerRound !== undefined);
+  const header = [
+    "policy",
+    "regret",
+    "O2B",
+    "OPR",
+    ...(withCost ? ["cost/round"] : []),
+    ...(withQueries ? ["queries/round"] : []),
+    "µs/round",
+  ];
   const rows = summary.map((s) => [
     s.policy,
     pm(s.regret),
     pm(s.o2b),
     pm(s.opr),
     ...(withCost ? [pm(s.costPerRound)] : []),
+    ...(withQueries ? [s.queriesPerRound ? pm(s.queriesPerRound) : "-"] : []),
     pm(s.usPerRound, 2),
   ]);
   return table(header, rows);

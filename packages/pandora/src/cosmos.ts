@@ -178,7 +178,9 @@ export class Cosmos extends CascadePolicyBase {
       let z = 0;
       for (let k = 0; k < this.m; k++) z += (box.rho[k] as number) * (psi[k] as number);
       const B = this.indexRadius(i);
-      sigma[i] = this.link.value(B === 0 ? z : z + B * box.width(psi));
+      const w = B === 0 ? 0 : box.width(psi);
+      // B is +Infinity when the theory constants degenerate (kappa mu1 -> 0): sigma~ = Lambda(+Infinity) = 1.
+      sigma[i] = this.link.value(w === 0 ? z : z + B * w);
     }
     return this.rewardRadius();
   }

@@ -1,12 +1,19 @@
 import { classicRegistry } from "./classic.js";
 import { kernelucbRegistry } from "./kernel-ucb.js";
 import { mnlRegistry } from "./mnl.js";
+import { pandoraRegistry } from "./pandora.js";
 import { replayRegistry } from "./replay.js";
 import type { EnvironmentEntry, FamilyRegistry, PolicyEntry, ScenarioEntry } from "./types.js";
 
 export * from "./types.js";
 
-const families: readonly FamilyRegistry[] = [classicRegistry, kernelucbRegistry, mnlRegistry, replayRegistry];
+const families: readonly FamilyRegistry[] = [
+  classicRegistry,
+  kernelucbRegistry,
+  mnlRegistry,
+  replayRegistry,
+  pandoraRegistry,
+];
 
 export const policies: readonly PolicyEntry[] = families.flatMap((f) => f.policies);
 export const environments: readonly EnvironmentEntry[] = families.flatMap((f) => f.environments);

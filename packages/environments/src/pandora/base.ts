@@ -27,6 +27,14 @@ export interface CascadeTruth {
 
 export abstract class CascadeEnvironmentBase implements CascadeEnvironment {
   abstract readonly name: string;
+  /** Index link of the true reservation index: sigma*_a(x) = Lambda(rho_a . (1, x)). */
+  abstract readonly indexLink: "linear" | "tanh";
+  /** Reward link: mu*(x, omega) = G(theta* . omega). */
+  abstract readonly rewardLink: "identity" | "logistic";
+  /** The true index parameter rho_a per box (in initialArms order). */
+  abstract indexParameters(): number[][];
+  /** The true reward parameter theta*. */
+  abstract rewardParameter(): number[];
   readonly contextDim: number;
   readonly initialArms: readonly string[];
   /** Length of each box's output features (phi = omega). */

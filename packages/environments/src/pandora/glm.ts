@@ -147,6 +147,8 @@ export function envBIndexParameters(): number[][] {
 
 export class GlmCascadeEnvironment extends CascadeEnvironmentBase {
   readonly name: string;
+  readonly indexLink = "tanh" as const;
+  readonly rewardLink = "logistic" as const;
   private readonly rho: number[][];
   private readonly M: number[][][];
 

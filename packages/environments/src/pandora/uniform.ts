@@ -65,6 +65,8 @@ export function clippedUniformIndex(lo: number, w: number, c: number): number {
 
 export class UniformCascadeEnvironment extends CascadeEnvironmentBase {
   readonly name: string;
+  readonly indexLink = "linear" as const;
+  readonly rewardLink = "identity" as const;
   readonly boxes: readonly UniformBox[];
   readonly nuisance: number;
 
