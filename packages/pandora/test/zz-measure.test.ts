@@ -1,3 +1,4 @@
+import { appendFileSync } from "node:fs";
 import { runOne } from "@routekit/core";
 import { envA, envB } from "@routekit/environments";
 import { it } from "vitest";
@@ -35,7 +36,7 @@ function measure(label: string, env: () => any, mk: () => any, T: number, seeds:
       .map((t) => `${t}:${ms(at(t))}`)
       .join(" ") +
     ` q=${q.toFixed(2)} wall=${(rows.reduce((s, r) => s + r.wallMs, 0) / rows.length / 1000).toFixed(1)}s`;
-  console.log("MEASURE " + line);
+  appendFileSync("/tmp/pz/measure.txt", `MEASURE ${line}\n`);
 }
 const S10 = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
 it("measure", () => {
