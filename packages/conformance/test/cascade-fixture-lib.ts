@@ -33,7 +33,7 @@ export function playCascade(p: CascadePolicy, steps: readonly CascadeStepInput[]
     else if (s.op === "next") out.push(JSON.stringify(p.next(s.episode)));
     else if (s.op === "choose") out.push(JSON.stringify(p.choose(s.episode)));
     else if (s.op === "observe") p.observe(s.episode, s.arm, decodeF64(s.features, "features"), s.cost);
-    else p.feedback(s.episode, s.reward);
+    else if (s.op === "feedback") p.feedback(s.episode, s.reward);
   }
   return out;
 }
