@@ -2,6 +2,7 @@ import { Rng } from "@routekit/core";
 import { invertSPD, shermanMorrisonUpdate, solveSPD } from "@routekit/linalg";
 import { describe, expect, it } from "vitest";
 import {
+  BoxState,
   RewardModel,
   rewardLink,
   scaledIndexRadius,
@@ -76,6 +77,30 @@ describe("reward estimator", () => {
     for (let i = 0; i < d; i++)
       for (let j = i; j < d; j++) expect(Math.abs(m.PhiInv[i * d + j]! - inv[i * d + j]!)).toBeLessThan(1e-9);
     expect(shermanMorrisonUpdate).toBeTypeOf("function");
+  });
+});
+
+describe("per-box index design", () => {
+  it("V_a^-1 by Sherman-Morrison matches the direct inverse to 1e-9 after 10^4 samples; P_a sums phi phi^T", () => {
+    const rng = Rng.fromSeed(5);
+    const m = 3;
+    const box = new BoxState(m, 2, true, 1);
+    const V = new Float64Array(m * m);
+    for (let i = 0; i < m; i++) V[i * m + i] = 1;
+    let p01 = 0;
+    for (let k = 0; k < 10_000; k++) {
+      const psi = Float64Array.of(1, rng.uniformIn(-1, 1), rng.uniformIn(-1, 1));
+      const phi = Float64Array.of(rng.uniform(), rng.uniform());
+      box.add(psi, phi, 0.5, 0.01);
+      p01 += phi[0]! * phi[1]!;
+      for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) V[i * m + j] = V[i * m + j]! + psi[i]! * psi[j]!;
+    }
+    const inv = new Float64Array(m * m);
+    invertSPD(V, m, inv);
+    for (let i = 0; i < m; i++)
+      for (let j = i; j < m; j++) expect(Math.abs(box.Vinv[i * m + j]! - inv[i * m + j]!)).toBeLessThan(1e-9);
+    expect(box.P[1]).toBeCloseTo(p01, 8);
+    expect(box.n).toBe(10_000);
   });
 });
 
