@@ -36,6 +36,8 @@ export class IndexSolver {
   private readonly trial: Float64Array;
   private readonly L: Float64Array;
   private readonly rhs: Float64Array;
+  private ustar = new Float64Array(16);
+  private flo = new Float64Array(16);
   /** Newton iterations used by the last solve. */
   lastIterations = 0;
 
@@ -58,12 +60,50 @@ export class IndexSolver {
     n: number,
     rho: Float64Array,
   ): number {
+    this.prepare(link, mu, n);
+    return this.objectiveFast(link, Psi, mu, c, n, rho);
+  }
+
+  /**
+   * Per-sample constants of the closed form, computed once per solve: u*_s = Lambda^-1(mu_s) and
+   * F(min(0, u*_s)) (so each objective evaluation costs one antiderivative per sample).
+   */
+  private prepare(link: IndexLink, mu: Float64Array, n: number): void {
+    if (this.ustar.length < n) {
+      this.ustar = new Float64Array(Math.max(2 * this.ustar.length, n));
+      this.flo = new Float64Array(this.ustar.length);
+    }
+    for (let s = 0; s < n; s++) {
+      const m = mu[s] as number;
+      const u = link.inverse(m);
+      this.ustar[s] = u;
+      this.flo[s] = u > 0 || u === Number.NEGATIVE_INFINITY ? 0 : m * u - link.integral(u);
+    }
+  }
+
+  private objectiveFast(
+    link: IndexLink,
+    Psi: Float64Array,
+    mu: Float64Array,
+    c: Float64Array,
+    n: number,
+    rho: Float64Array,
+  ): number {
     const m = this.m;
+    const U = this.ustar;
+    const FLO = this.flo;
     let f = 0;
     for (let s = 0; s < n; s++) {
       let z = 0;
       for (let k = 0; k < m; k++) z += (Psi[s * m + k] as number) * (rho[k] as number);
-      f += sampleLoss(link, mu[s] as number, c[s] as number, z);
+      const u = U[s] as number;
+      const cz = (c[s] as number) * z;
+      if (u === Number.NEGATIVE_INFINITY) {
+        f += cz;
+        continue;
+      }
+      const hi = z < u ? z : u;
+      f += cz - ((mu[s] as number) * hi - link.integral(hi) - (FLO[s] as number));
     }
     return f;
   }
@@ -121,7 +161,8 @@ export class IndexSolver {
     const m = this.m;
     const { g, H, p, trial } = this;
     project(rho, m, radius);
-    let f = this.objective(link, Psi, mu, c, n, rho);
+    this.prepare(link, mu, n);
+    let f = this.objectiveFast(link, Psi, mu, c, n, rho);
     this.lastIterations = 0;
     if (n === 0) return f;
     const damp = 1e-8 * (1 + n);
@@ -139,7 +180,7 @@ export class IndexSolver {
           trial[i] = (rho[i] as number) + step * (p[i] as number);
           slope += (g[i] as number) * step * (p[i] as number);
         }
-        fNew = this.objective(link, Psi, mu, c, n, trial);
+        fNew = this.objectiveFast(link, Psi, mu, c, n, trial);
         if (fNew <= f + 1e-4 * slope) {
           ok = true;
           break;
@@ -151,7 +192,7 @@ export class IndexSolver {
         const lr = 1 / (link.lipschitz * Math.max(trace, 1e-300));
         for (let i = 0; i < m; i++) trial[i] = (rho[i] as number) - lr * (g[i] as number);
         project(trial, m, radius);
-        fNew = this.objective(link, Psi, mu, c, n, trial);
+        fNew = this.objectiveFast(link, Psi, mu, c, n, trial);
         if (!(fNew <= f)) break;
       }
       let dist = 0;
