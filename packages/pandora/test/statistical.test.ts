@@ -6,7 +6,7 @@
  * one-shot (API-as-arm) baseline and query-all for large T; known-reward regret <= learned-reward regret at
  * the same scale.
  */
-import { envA } from "@routekit/environments";
+import { envA, envB } from "@routekit/environments";
 import { describe, expect, it } from "vitest";
 import { Cosmos, OneShot, QueryAll } from "../src/index.js";
 import { ENV_A_ARMS, meanRegret, play, slopeBetween } from "./helpers.js";
@@ -89,5 +89,34 @@ describe("regret on Env-A", () => {
     );
     const last = known.length - 1;
     expect(known[last]).toBeLessThanOrEqual(unknown[last] as number);
+  });
+});
+
+describe("regret on Env-B (logistic reward, tanh index)", () => {
+  it("known reward, scale 0.5 (geometric refits): slope <= 0.75 over [1000, 4000] and R_T / T decreasing", () => {
+    const runs = [0, 1].map((seed) =>
+      play(
+        () => envB(),
+        () =>
+          new Cosmos({
+            arms: ENV_A_ARMS,
+            contextDim: 2,
+            outputDim: 3,
+            indexLink: "tanh",
+            rewardLink: "logistic",
+            rewardParameter: [1.5, -1, 0.5],
+            exploration: 0.5,
+            horizon: T,
+            refit: "geometric",
+          }),
+        T,
+        seed,
+      ),
+    );
+    const r = meanRegret(runs);
+    const tt = runs[0]?.series.t as number[];
+    expect(slopeBetween(tt, r, 1000, 4000)).toBeLessThanOrEqual(0.75);
+    for (let i = 1; i < tt.length; i++)
+      expect((r[i] as number) / (tt[i] as number)).toBeLessThan((r[i - 1] as number) / (tt[i - 1] as number));
   });
 });
