@@ -255,7 +255,12 @@ export interface CascadeEnvironment {
   expectedReward(arm: string): number;
   /** Realised (noisy) reward of deploying `arm`'s output. */
   reward(arm: string): number;
-  /** Expected utility (reward minus costs) of the oracle policy this round. */
+  /**
+   * Utility (reward minus costs) of the oracle policy this round: its expectation given the context, or
+   * its realised value on the round's drawn outputs when the environment draws every box's output up
+   * front (common random numbers, as the pandora environments do). Both make the runner's regret
+   * (oracle utility minus the policy's `expectedReward(chosen) - costs paid`) unbiased.
+   */
   oracleUtility(): number;
 }
 
