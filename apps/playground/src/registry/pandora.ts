@@ -233,7 +233,9 @@ const scenarios: ScenarioEntry[] = [
       "COSMOS implementation notes (prototype, seeds 0/1): s=0.5 R = 24/40/63/88 at T = 500/1000/2000/4000 (2.4 queries); " +
       "independent rebuild 27.1/42.9/62.3/84.4 (10 seeds, sd ~2, 2.39 queries); s=1.0 28/57/107/173; greedy is bimodal " +
       "(mean 15.7/27.9/49.5/91.3, ~30% of seeds near-oracle). Oracle 0.688/period (1.86 queries), one-shot 0.645, query-all 0.627 " +
-      "(so one-shot and query-all grow ~0.043 T and ~0.061 T). RouteKit (clipped box-3 quality): oracle 0.687, one-shot 0.644, query-all 0.626.",
+      "(so one-shot and query-all grow ~0.043 T and ~0.061 T). RouteKit (clipped box-3 quality): oracle 0.687, one-shot 0.644, query-all 0.626; " +
+      "RouteKit 10 seeds: s=0.5 27.6/44.6/64.9/88.3 (2.39 queries), s=1.0 31.1/60.8/109.6/174.7, greedy 12.8/21.8/38.1/69.4 (bimodal), " +
+      "threshold 0.7 7.1/14.1/27.4/53.6 (linear, ~0.013 per request).",
     group: "pandora-env-a",
     panel: "known reward",
   },
@@ -261,7 +263,8 @@ const scenarios: ScenarioEntry[] = [
     metrics: METRICS,
     reference:
       "COSMOS implementation notes (prototype): learned s=0.5 R = 22/33/61/112 (T = 500/1000/2000/4000, 2.35 queries); " +
-      "s=0.25 at T = 8000: 14/26/45/65/91; s=1.0 61/78/94/133; greedy learned 12/12/12/13 (works here, not a guarantee).",
+      "s=0.25 at T = 8000: 14/26/45/65/91; s=1.0 61/78/94/133; greedy learned 12/12/12/13 (works here, not a guarantee). " +
+      "RouteKit: s=0.5 exact 17.7/31.7/61.1/111.4 (3 seeds), s=0.25 exact 17.7/30.4/46.1/64.3 (3 seeds), s=0.25 geometric 19.6/32.3/48.5/67.1 (10 seeds).",
     group: "pandora-env-a",
     panel: "learned reward",
   },
@@ -309,7 +312,8 @@ const scenarios: ScenarioEntry[] = [
     metrics: METRICS,
     reference:
       "COSMOS implementation notes (independent rebuild, exact refits, 5 seeds): known s=0.5 R = 11.8/17.4/23.7/31.9 at " +
-      "T = 500/1000/2000/4000. Geometric refits here keep the run fast (see the README).",
+      "T = 500/1000/2000/4000. Geometric refits here keep the run fast (see the README); RouteKit, geometric, 5 seeds: " +
+      "10.6/16.2/21.8/28.3.",
     group: "pandora-env-b",
   },
   {
