@@ -90,6 +90,21 @@ describe("bad input gets typed errors and leaves the state intact", () => {
     rejects(p, "INVALID_EVENT", () => p.learn({ ...event, feedback: undefined } as never));
   });
 
+  it("open episodes beyond maxPending are dropped oldest first (DECISION_EXPIRED), discard closes without learning", () => {
+    const p = new Cosmos({ arms: ["a", "b"], contextDim: 1, outputDim: 1, rewardParameter: [1], maxPending: 2 });
+    const e1 = p.begin(Float64Array.of(0));
+    const e2 = p.begin(Float64Array.of(0.5));
+    p.begin(Float64Array.of(-0.5));
+    expect(p.pendingDecisions).toBe(2);
+    rejects(p, "DECISION_EXPIRED", () => p.next(e1));
+    const learned = JSON.stringify(p.toJSON().state.boxes);
+    p.next(e2);
+    p.observe(e2, "a", Float64Array.of(0.7), 0.1);
+    p.discard(e2);
+    expect(JSON.stringify(p.toJSON().state.boxes)).toBe(learned);
+    expect(p.pendingDecisions).toBe(1);
+  });
+
   it("snapshots keep every option", () => {
     const p = new Cosmos({
       arms: ["a", "b"],
