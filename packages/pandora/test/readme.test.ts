@@ -12,7 +12,6 @@ describe("README example", () => {
     const code = block.replace(/^import .*$/m, "");
     const logs: string[] = [];
     const fakeConsole = { log: (s: string) => logs.push(s) };
-    // biome-ignore lint/complexity/useArrowFunction: building the example's scope
     const run = new Function("Cosmos", "console", `${code}\nreturn { router, saved };`);
     const { router, saved } = run(Cosmos, fakeConsole) as { router: Cosmos; saved: string };
     const calls = Number(/per request: ([\d.]+)/.exec(logs[0] ?? "")?.[1]);
