@@ -162,7 +162,10 @@ export abstract class CascadePolicyBase implements CascadePolicy {
     const A = this.table.size;
     if (this.sigmaBuf.length < A) this.sigmaBuf = new Float64Array(2 * A);
     const sigma = this.sigmaBuf;
-    const beta = this.plan(Float64Array.from(context), sigma);
+    // The episode's copy of the context (-0 written as 0, so event JSON round trips are exact).
+    const ctx = new Float64Array(this.contextDim);
+    for (let i = 0; i < this.contextDim; i++) ctx[i] = (context[i] as number) + 0;
+    const beta = this.plan(ctx, sigma);
     const order = this.orderBuf;
     order.length = A;
     for (let i = 0; i < A; i++) order[i] = i;
@@ -175,7 +178,7 @@ export abstract class CascadePolicyBase implements CascadePolicy {
     const planned = new Float64Array(A);
     for (let k = 0; k < A; k++) planned[k] = sigma[order[k] as number] as number;
     return this.ledger.issue({
-      context: Float64Array.from(context, (v) => (v === 0 ? 0 : v)),
+      context: ctx,
       order: order.map((i) => ids[i] as string),
       sigma: planned,
       beta,
