@@ -38,6 +38,7 @@ export class IndexSolver {
   private readonly rhs: Float64Array;
   private ustar = new Float64Array(16);
   private flo = new Float64Array(16);
+  private fAt = 0;
   /** Newton iterations used by the last solve. */
   lastIterations = 0;
 
@@ -108,7 +109,10 @@ export class IndexSolver {
     return f;
   }
 
-  /** Gradient into this.g and generalized Hessian into this.H (lower triangle); returns trace(Psi^T Psi). */
+  /**
+   * Gradient into this.g and generalized Hessian into this.H (lower triangle); with `withF` also the
+   * objective (as objectiveFast computes it, bit for bit) into this.fAt, saving a pass over the samples.
+   */
   private derivatives(
     link: IndexLink,
     Psi: Float64Array,
@@ -116,17 +120,29 @@ export class IndexSolver {
     c: Float64Array,
     n: number,
     rho: Float64Array,
-  ): number {
+    withF: boolean,
+  ): void {
     const m = this.m;
     const g = this.g;
     const H = this.H;
+    const U = this.ustar;
+    const FLO = this.flo;
     g.fill(0);
     H.fill(0);
-    let trace = 0;
+    let f = 0;
     for (let s = 0; s < n; s++) {
       const o = s * m;
       let z = 0;
       for (let k = 0; k < m; k++) z += (Psi[o + k] as number) * (rho[k] as number);
+      if (withF) {
+        const u = U[s] as number;
+        const cz = (c[s] as number) * z;
+        if (u === Number.NEGATIVE_INFINITY) f += cz;
+        else {
+          const hi = z < u ? z : u;
+          f += cz - ((mu[s] as number) * hi - link.integral(hi) - (FLO[s] as number));
+        }
+      }
       const lam = link.value(z);
       const e = (mu[s] as number) - lam;
       const gs = (c[s] as number) - (e > 0 ? e : 0);
@@ -134,12 +150,11 @@ export class IndexSolver {
       for (let i = 0; i < m; i++) {
         const pi = Psi[o + i] as number;
         g[i] = (g[i] as number) + gs * pi;
-        trace += pi * pi;
         if (w !== 0)
           for (let j = 0; j <= i; j++) H[i * m + j] = (H[i * m + j] as number) + w * pi * (Psi[o + j] as number);
       }
     }
-    return trace;
+    this.fAt = f;
   }
 
   /**
@@ -162,13 +177,14 @@ export class IndexSolver {
     const { g, H, p, trial } = this;
     project(rho, m, radius);
     this.prepare(link, mu, n);
-    let f = this.objectiveFast(link, Psi, mu, c, n, rho);
     this.lastIterations = 0;
-    if (n === 0) return f;
+    if (n === 0) return 0;
+    let f = 0;
     const damp = 1e-8 * (1 + n);
     for (let it = 0; it < maxIter; it++) {
       this.lastIterations = it + 1;
-      const trace = this.derivatives(link, Psi, mu, c, n, rho);
+      this.derivatives(link, Psi, mu, c, n, rho, it === 0);
+      if (it === 0) f = this.fAt;
       for (let i = 0; i < m; i++) H[i * m + i] = (H[i * m + i] as number) + damp;
       this.newtonTarget(rho, radius);
       let step = 1;
@@ -189,6 +205,8 @@ export class IndexSolver {
         if (step < 1e-10) break;
       }
       if (!ok) {
+        let trace = 0;
+        for (let k = 0; k < n * m; k++) trace += (Psi[k] as number) * (Psi[k] as number);
         const lr = 1 / (link.lipschitz * Math.max(trace, 1e-300));
         for (let i = 0; i < m; i++) trial[i] = (rho[i] as number) - lr * (g[i] as number);
         project(trial, m, radius);
@@ -257,7 +275,8 @@ export class IndexSolver {
     n: number,
     rho: Float64Array,
   ): Float64Array {
-    this.derivatives(link, Psi, mu, c, n, rho);
+    this.prepare(link, mu, n);
+    this.derivatives(link, Psi, mu, c, n, rho, false);
     return this.g.slice();
   }
 }

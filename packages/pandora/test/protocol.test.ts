@@ -97,11 +97,11 @@ describe("bad input gets typed errors and leaves the state intact", () => {
     p.begin(Float64Array.of(-0.5));
     expect(p.pendingDecisions).toBe(2);
     rejects(p, "DECISION_EXPIRED", () => p.next(e1));
-    const learned = JSON.stringify(p.toJSON().state.boxes);
+    const learned = JSON.stringify((p.toJSON().state as { boxes: unknown }).boxes);
     p.next(e2);
     p.observe(e2, "a", Float64Array.of(0.7), 0.1);
     p.discard(e2);
-    expect(JSON.stringify(p.toJSON().state.boxes)).toBe(learned);
+    expect(JSON.stringify((p.toJSON().state as { boxes: unknown }).boxes)).toBe(learned);
     expect(p.pendingDecisions).toBe(1);
   });
 
