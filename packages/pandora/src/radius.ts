@@ -61,6 +61,9 @@ export interface RadiusInputs {
 /** Theory index radius B*_at (known reward) or B_at (unknown reward, with S = <Phi^-1, P_a>). */
 export function theoryIndexRadius(c: TheoryConstants, r: RadiusInputs, n: number, known: boolean, S: number): number {
   const km = c.kappa * c.mu1;
+  // mu1 underflows to 0 when the index range reaches Lambda's flat tails (e.g. the linear link with a
+  // large ball): the assumption fails and the radius is infinite (sigma~ = 1 for every box).
+  if (!(km > 0)) return Number.POSITIVE_INFINITY;
   const K = 144 / km + 2 * Math.min(2 * c.iota, c.psiBound * c.diameter) + 6;
   const Q = Math.ceil(
     Math.log2(1 + n * Math.min(9 * c.iota * c.iota, c.diameter * c.diameter * c.psiBound * c.psiBound)),
@@ -78,7 +81,7 @@ export function theoryIndexRadius(c: TheoryConstants, r: RadiusInputs, n: number
     c.gamma0 * Math.sqrt(r.d * Math.log(1 + (r.t * c.phiBound * c.phiBound) / r.eta0) + 2 * Math.log(6 / r.delta)) +
     Math.sqrt(r.eta0) * c.alpha;
   const C = (4 / (ml * ml)) * inner * inner;
-  return lead + ((2 * Math.SQRT2 * c.lipschitzG) / km) * Math.sqrt(C * Math.max(S, 0));
+  return S > 0 ? lead + ((2 * Math.SQRT2 * c.lipschitzG) / km) * Math.sqrt(C * S) : lead;
 }
 
 /** Theory reward radius beta_t (eq. 61). */

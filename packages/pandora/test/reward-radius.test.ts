@@ -147,6 +147,12 @@ describe("radii", () => {
     const wantU =
       Math.sqrt((4 / 0.1) * K * gammaU + 20 / 0.1 + 0.5 + 36) + ((2 * Math.SQRT2) / 0.1) * Math.sqrt(Cbar * 0.7);
     expect(theoryIndexRadius(c, r, 1000, false, 0.7)).toBeCloseTo(wantU, 8);
+    // a degenerate curvature constant (mu1 underflowing to 0) gives an infinite radius, never NaN
+    expect(theoryIndexRadius({ ...c, mu1: 0 }, r, 1000, false, 0)).toBe(Number.POSITIVE_INFINITY);
+    expect(theoryIndexRadius(c, r, 1000, false, 0)).toBeCloseTo(
+      Math.sqrt((4 / 0.1) * K * gammaU + 20 / 0.1 + 0.5 + 36),
+      9,
+    );
     const beta = 2 * (Math.sqrt(4 * Math.log(1 + 1000) + 2 * Math.log(2 * 4000)) + 1);
     expect(theoryRewardRadius(c, r)).toBeCloseTo(beta, 12);
   });
