@@ -19,7 +19,7 @@ import {
   restoring,
   type Snapshot,
 } from "@routekit/core";
-import { allocF64, type RandomFourierFeatures } from "@routekit/linalg";
+import { allocF32, allocF64, paddedLength, type RandomFourierFeatures, roundToF32 } from "@routekit/linalg";
 import { type ArmPrediction, KernelPolicyBase, type KernelPolicyOptions, readCommonJSON } from "./base.js";
 import {
   checkFeatures,
@@ -79,6 +79,8 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
   private readonly ridgeUsed: number;
   private readonly phi: Float64Array;
   private readonly nOf = (i: number): number => (this.table.states[i] as RffArm).ridge.n;
+  /** phi rounded to f32, for the arms' Float32 mirrors (see RidgeArm.selectionVariance). */
+  private readonly phi32: Float32Array;
 
   constructor(options: RffUcbOptions) {
     super(options, { what: "RffUcb", defaultExploration: "paper" });
@@ -103,6 +105,7 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
     this.numFeatures = F;
     // (features.numFeatures depends only on the configuration, so a redraw keeps F.)
     this.phi = allocF64(F);
+    this.phi32 = allocF32(paddedLength(F));
     this.store.setCacheLength(F);
     this.addInitialArms(options);
   }
@@ -145,10 +148,11 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
     let pick = pickUnvisited(G, this.nOf, this.rng);
     if (pick < 0) {
       const e = this.currentExploration();
+      const phi32 = roundToF32(phi, this.numFeatures, this.phi32);
       for (let g = 0; g < G; g++) {
         const s = (states[g] as RffArm).ridge;
         const mu = s.mean(phi);
-        this.scores[g] = e === 0 ? mu : mu + e * Math.sqrt(s.variance(phi));
+        this.scores[g] = e === 0 ? mu : mu + e * Math.sqrt(s.selectionVariance(phi, phi32));
       }
       pick = argmaxRandomTie(this.scores, G, this.rng);
     }
