@@ -49,13 +49,24 @@ export function extraColumns(summary: readonly PolicySummary[]): {
  */
 export function summaryTable(summary: readonly PolicySummary[], withCost: boolean): string {
   const extra = extraColumns(summary);
-  const header = ["policy", "regret", "O2B", "OPR", ...(withCost ? ["cost/round"] : []), ...extra.header, "µs/round"];
+  const withQueries = summary.some((s) => s.queriesPerRound !== undefined);
+  const header = [
+    "policy",
+    "regret",
+    "O2B",
+    "OPR",
+    ...(withCost ? ["cost/round"] : []),
+    ...(withQueries ? ["queries/round"] : []),
+    ...extra.header,
+    "µs/round",
+  ];
   const rows = summary.map((s) => [
     s.policy,
     pm(s.regret),
     pm(s.o2b),
     pm(s.opr),
     ...(withCost ? [pm(s.costPerRound)] : []),
+    ...(withQueries ? [s.queriesPerRound ? pm(s.queriesPerRound) : "-"] : []),
     ...extra.cells(s),
     pm(s.usPerRound, 2),
   ]);

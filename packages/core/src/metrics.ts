@@ -33,6 +33,10 @@ export interface Series {
   readonly usPerRound: number[];
   /** Windowed pick share per arm, aligned with `t` (see above). */
   readonly pickShare?: Record<string, number[]>;
+  /** Cascades: running mean of boxes opened per request, aligned with `t`. */
+  readonly queriesPerRound?: number[];
+  /** Cascades: per box, the share of requests since the previous checkpoint that opened it. */
+  readonly queryShare?: Record<string, number[]>;
 }
 
 export interface FinalMetrics {
@@ -58,6 +62,8 @@ export interface FinalMetrics {
   /** OPR over the rounds whose prompt was unseen so far (NaN: see repeatShare). */
   readonly firstPassOpr: number;
   readonly usPerRound: number;
+  /** Cascades: mean boxes opened per request. */
+  readonly queriesPerRound?: number;
 }
 
 export interface RunResult {
@@ -68,6 +74,8 @@ export interface RunResult {
   readonly final: FinalMetrics;
   /** Fraction of rounds each arm was picked (arm protocols); item offer shares for assortments. */
   readonly pickShare: Record<string, number>;
+  /** Cascades: fraction of requests in which each box was opened. */
+  readonly queryShare?: Record<string, number>;
   readonly wallMs: number;
   /** Name of the environment the run played. */
   readonly environment?: string;

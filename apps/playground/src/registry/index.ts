@@ -1,6 +1,7 @@
 import { classicRegistry } from "./classic.js";
 import { kernelucbRegistry } from "./kernel-ucb.js";
 import { mnlRegistry } from "./mnl.js";
+import { pandoraRegistry } from "./pandora.js";
 import { replayRegistry } from "./replay.js";
 import { stagerouteRegistry } from "./stageroute.js";
 import type { EnvironmentEntry, FamilyRegistry, PolicyEntry, ScenarioEntry } from "./types.js";
@@ -12,6 +13,7 @@ const families: readonly FamilyRegistry[] = [
   kernelucbRegistry,
   mnlRegistry,
   replayRegistry,
+  pandoraRegistry,
   stagerouteRegistry,
 ];
 
