@@ -15,6 +15,7 @@ export {
   symvUpper,
   syrUpper,
 } from "./dispatch.js";
+export * from "./eigen-update.js";
 export * from "./inverse.js";
 export * from "./kernels.js";
 export * from "./rff.js";
