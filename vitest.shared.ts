@@ -12,6 +12,7 @@ export function sharedTestConfig(extra: UserConfig["test"] = {}): UserConfig {
     resolve: {
       alias: [
         { find: /^@routekit\/([a-z-]+)\/testing$/, replacement: `${root}packages/$1/src/testing/index.ts` },
+        { find: /^@routekit\/([a-z-]+)\/node$/, replacement: `${root}packages/$1/src/node.ts` },
         { find: /^@routekit\/([a-z-]+)$/, replacement: `${root}packages/$1/src/index.ts` },
       ],
     },

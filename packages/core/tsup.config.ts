@@ -1,7 +1,12 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: { index: "src/index.ts", worker: "src/worker.ts", "testing/index": "src/testing/index.ts" },
+  entry: {
+    index: "src/index.ts",
+    node: "src/node.ts",
+    worker: "src/worker.ts",
+    "testing/index": "src/testing/index.ts",
+  },
   external: ["fast-check"],
   format: ["esm", "cjs"],
   dts: true,

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import { type ExperimentResult, type Progress, runExperiment, runExperimentInWorkers } from "@routekit/core";
+import { type ExperimentResult, type Progress, runExperiment } from "@routekit/core";
+import { runExperimentInWorkers } from "@routekit/core/node";
 import { registry as defaultRegistry } from "./registry/index.js";
 import type { FamilyRegistry } from "./registry/types.js";
 import { buildExperimentFrom, type RunSpec, resolveSpec, specToJson } from "./spec.js";

@@ -1,13 +1,18 @@
-import { ErrorCode, encodeF64, type Json, RouteKitError, readF64, readInt, snapshotCorrupt } from "@routekit/core";
 import {
+  type ArmBaseSnapshot,
+  type ArmFeedback,
+  ArmPolicyBase,
   type ArmState,
-  BaseArmPolicy,
-  type BasePolicyOptions,
-  type BaseSnapshot,
-  checkUidPayload,
-  readBaseState,
-  uidCodec,
-} from "./base.js";
+  ErrorCode,
+  encodeF64,
+  type Json,
+  RouteKitError,
+  readArmBaseState,
+  readF64,
+  readInt,
+  snapshotCorrupt,
+} from "@routekit/core";
+import { type BasePolicyOptions, checkUidPayload, uidCodec } from "./base.js";
 
 /** Per-arm sufficient statistics of the context-free policies: pulls with feedback and reward sum. */
 export interface CountState extends ArmState {
@@ -29,7 +34,7 @@ export interface ArmStats {
  * Context-free policies that keep (n, sum of rewards) per arm and a ledger of arm uids.
  * Counts move at update time, so pending decisions do not count until their feedback arrives.
  */
-export abstract class CountingPolicy extends BaseArmPolicy<CountState, number> {
+export abstract class CountingPolicy extends ArmPolicyBase<CountState, number> {
   /** Feedback applied so far to live arms (UCB1's t). */
   protected observations = 0;
 
@@ -51,7 +56,12 @@ export abstract class CountingPolicy extends BaseArmPolicy<CountState, number> {
     return payload;
   }
 
-  protected learn(state: CountState, _payload: number, reward: number): void {
+  protected payloadFromEvent(_event: unknown, state: CountState): number {
+    return state.uid;
+  }
+
+  protected applyFeedback(state: CountState, _payload: number, feedback: ArmFeedback): void {
+    const reward = feedback.reward;
     if (!Number.isFinite(state.sum + reward)) {
       throw new RouteKitError(ErrorCode.Numerical, `reward ${reward} would overflow the arm's reward sum; not applied`);
     }
@@ -84,7 +94,7 @@ export abstract class CountingPolicy extends BaseArmPolicy<CountState, number> {
 }
 
 /** The validated state of a counting policy's snapshot. */
-export interface CountingSnapshot extends BaseSnapshot<{ n: number; sum: number }> {
+export interface CountingSnapshot extends ArmBaseSnapshot<{ n: number; sum: number }> {
   readonly observations: number;
 }
 
@@ -97,7 +107,7 @@ export function readCountingState(
   st: Record<string, Json>,
   checkSum: (sum: number, n: number) => boolean = () => true,
 ): CountingSnapshot {
-  const base = readBaseState(st, {
+  const base = readArmBaseState(st, {
     arm: (json) => {
       const v = readF64(json.stats, "arms[].stats", 2);
       const n = v[0] as number;
@@ -106,7 +116,7 @@ export function readCountingState(
       if (!checkSum(sum, n)) snapshotCorrupt("arms[].stats[1]", `a valid reward sum for ${n} rewards, got ${sum}`);
       return { n, sum };
     },
-    payload: (json, nextUid) => checkUidPayload(json, nextUid),
+    payload: (json) => checkUidPayload(json),
   });
   const observations = readInt(st, "observations", 0);
   let live = 0;

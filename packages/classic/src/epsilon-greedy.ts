@@ -47,7 +47,7 @@ export class EpsilonGreedy extends CountingPolicy {
         `option decay must be "none" or "1/t", got ${String(this.decay)}`,
       );
     }
-    this.addInitialArms(options.arms);
+    this.addInitialArms(options);
   }
 
   /** The exploration probability the next select() will use. */

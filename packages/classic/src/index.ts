@@ -1,10 +1,4 @@
-export {
-  type ArmState,
-  argmaxRandomTie,
-  BaseArmPolicy,
-  type BasePolicyOptions,
-  CLASSIC_SNAPSHOT_VERSION,
-} from "./base.js";
+export { type BasePolicyOptions, CLASSIC_SNAPSHOT_VERSION } from "./base.js";
 export { type ArmStats, CountingPolicy, type CountState } from "./counting.js";
 export { EpsilonGreedy, type EpsilonGreedyOptions } from "./epsilon-greedy.js";
 export { LinUCBDisjoint, type LinUCBDisjointOptions } from "./linucb-disjoint.js";

@@ -1,14 +1,22 @@
 import {
   type ArmDecision,
+  type ArmEvent,
+  type ArmFeedback,
+  ArmPolicyBase,
+  type ArmState,
+  argmaxRandomTie,
   assertInt,
   encodeF64,
   type Json,
   makeSnapshot,
+  readArmBaseState,
   readF64,
   readInt,
   readNumber,
   readSnapshot,
+  restoring,
   type Snapshot,
+  vectorToJson,
 } from "@routekit/core";
 import {
   allocF64,
@@ -21,17 +29,12 @@ import {
   symvUpper,
 } from "@routekit/linalg";
 import {
-  type ArmState,
-  argmaxRandomTie,
-  BaseArmPolicy,
   type BasePolicyOptions,
   CLASSIC_SNAPSHOT_VERSION,
   checkContextNorm,
   checkOption,
   checkRidgeStep,
   MAX_RIDGE_DIM,
-  readBaseState,
-  restoring,
 } from "./base.js";
 import { checkVecPayload, type VecPayload, VecPayloadStore } from "./payload.js";
 
@@ -63,7 +66,7 @@ interface DisjointArm extends ArmState {
  * the chosen arm is carried in the pending decision and reused when the arm's model has not changed
  * in between. Ties are broken at random.
  */
-export class LinUCBDisjoint extends BaseArmPolicy<DisjointArm, VecPayload> {
+export class LinUCBDisjoint extends ArmPolicyBase<DisjointArm, VecPayload> {
   static readonly kind = "classic/linucb-disjoint";
   readonly kind = LinUCBDisjoint.kind;
   readonly alpha: number;
@@ -86,7 +89,7 @@ export class LinUCBDisjoint extends BaseArmPolicy<DisjointArm, VecPayload> {
     checkOption(this.ridge, "ridge", (v) => v > 0, "a finite number > 0");
     this.x = allocF64(d);
     this.uTmp = allocF64(d);
-    this.addInitialArms(options.arms);
+    this.addInitialArms(options);
   }
 
   /** Ridge estimate theta_a = A_a^-1 b_a of arm `id` (a new array). */
@@ -131,7 +134,22 @@ export class LinUCBDisjoint extends BaseArmPolicy<DisjointArm, VecPayload> {
     return { id: this.ledger.issue(p), arm: this.table.ids[pick] as string };
   }
 
-  protected learn(s: DisjointArm, p: VecPayload, reward: number): void {
+  protected override eventContext(p: VecPayload): number[] {
+    return vectorToJson(p.x, this.d);
+  }
+
+  protected payloadFromEvent(_event: ArmEvent, s: DisjointArm, context: Float64Array | undefined): VecPayload {
+    // Version -1 never matches the arm's, so the update recomputes A^-1 x from the model as it is now,
+    // which is what a pending decision made before the latest update does too.
+    return this.store.acquire(s.uid, -1, context as Float64Array);
+  }
+
+  protected override releaseEventPayload(p: VecPayload): void {
+    this.store.dispose(p);
+  }
+
+  protected applyFeedback(s: DisjointArm, p: VecPayload, feedback: ArmFeedback): void {
+    const reward = feedback.reward;
     const d = this.d;
     let u = p.u;
     if (p.version !== s.version || u.length !== d) {
@@ -167,7 +185,7 @@ export class LinUCBDisjoint extends BaseArmPolicy<DisjointArm, VecPayload> {
     const st = readSnapshot(snapshot, LinUCBDisjoint.kind, CLASSIC_SNAPSHOT_VERSION);
     const alpha = readNumber(st, "alpha", (v) => v >= 0, "a finite number >= 0");
     const ridge = readNumber(st, "ridge", (v) => v > 0, "a finite number > 0");
-    const snap = readBaseState(st, {
+    const snap = readArmBaseState(st, {
       minContextDim: 1,
       maxContextDim: MAX_RIDGE_DIM,
       arm: (json, d) => ({
@@ -176,7 +194,7 @@ export class LinUCBDisjoint extends BaseArmPolicy<DisjointArm, VecPayload> {
         Ainv: readF64(json.Ainv, "arms[].Ainv", d * d, (x, i) => i % (d + 1) !== 0 || x > 0),
         b: readF64(json.b, "arms[].b", d),
       }),
-      payload: (json, nextUid, d) => checkVecPayload(json, nextUid, d, (n) => n === d),
+      payload: (json, d) => checkVecPayload(json, d, (n) => n === d),
     });
     return restoring(LinUCBDisjoint.kind, () => {
       const p = new LinUCBDisjoint({

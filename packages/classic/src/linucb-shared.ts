@@ -1,17 +1,25 @@
 import {
   type ArmDecision,
+  type ArmEvent,
+  type ArmFeedback,
+  ArmPolicyBase,
+  type ArmState,
+  argmaxRandomTie,
   assertInt,
   ErrorCode,
   encodeF64,
   type Json,
   makeSnapshot,
   RouteKitError,
+  readArmBaseState,
   readF64,
   readInt,
   readNumber,
   readSnapshot,
+  restoring,
   type Snapshot,
   snapshotCorrupt,
+  vectorToJson,
 } from "@routekit/core";
 import {
   allocF64,
@@ -24,17 +32,12 @@ import {
   symvUpper,
 } from "@routekit/linalg";
 import {
-  type ArmState,
-  argmaxRandomTie,
-  BaseArmPolicy,
   type BasePolicyOptions,
   CLASSIC_SNAPSHOT_VERSION,
   checkContextNorm,
   checkOption,
   checkRidgeStep,
   MAX_RIDGE_DIM,
-  readBaseState,
-  restoring,
 } from "./base.js";
 import { checkVecPayload, type VecPayload, VecPayloadStore } from "./payload.js";
 
@@ -69,7 +72,7 @@ interface SharedArm extends ArmState {
  * first d columns of A^-1, then O(1) per arm); update is one Sherman-Morrison step, O((d + M)^2),
  * with theta updated incrementally (recursive least squares: theta += (r - z.theta) A_new^-1 z).
  */
-export class LinUCBShared extends BaseArmPolicy<SharedArm, VecPayload> {
+export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
   static readonly kind = "classic/linucb-shared";
   readonly kind = LinUCBShared.kind;
   readonly alpha: number;
@@ -107,7 +110,7 @@ export class LinUCBShared extends BaseArmPolicy<SharedArm, VecPayload> {
     this.x = allocF64(d);
     this.resize(maxArms);
     setScaledIdentity(this.Ainv, d, 1 / this.ridge, this.ld);
-    this.addInitialArms(options.arms);
+    this.addInitialArms(options);
   }
 
   /** Current one-hot capacity (grows by doubling past maxArms). */
@@ -165,16 +168,13 @@ export class LinUCBShared extends BaseArmPolicy<SharedArm, VecPayload> {
   protected choose(context: Float64Array | undefined): ArmDecision {
     const d = this.d;
     const ld = this.ld;
-    const active = d + this.slotsUsed;
     const A = this.Ainv;
     const x = this.x;
     const w = this.w;
     const ctx = context as ArrayLike<number>;
     for (let i = 0; i < d; i++) x[i] = ctx[i] as number;
     checkContextNorm(dot(x, x, d));
-    // w = A^-1[:, 0:d] x: the cross block from the stored upper rows, then the x block.
-    gemvT(A, d, active, x, w, 1, 0, ld);
-    symvUpper(A, d, x, w, ld);
+    this.fillW(x, w);
     const xPx = dot(x, w, d);
     const xTheta = dot(x, this.thetaV, d);
     const k = this.table.size;
@@ -190,16 +190,47 @@ export class LinUCBShared extends BaseArmPolicy<SharedArm, VecPayload> {
     const pick = argmaxRandomTie(scores, k, this.rng);
     const s = states[pick] as SharedArm;
     const p = this.store.acquire(s.uid, this.version, x);
-    // u = A^-1 z = w + column j of A^-1 (upper storage: rows <= j hold it, then row j).
-    const u = p.u;
-    const j = d + s.slot;
-    for (let i = 0; i <= j; i++) u[i] = (w[i] as number) + (A[i * ld + j] as number);
-    for (let i = j + 1; i < active; i++) u[i] = (w[i] as number) + (A[j * ld + i] as number);
-    u.fill(0, active);
+    this.fillU(w, d + s.slot, p.u);
     return { id: this.ledger.issue(p), arm: this.table.ids[pick] as string };
   }
 
-  protected learn(s: SharedArm, p: VecPayload, reward: number): void {
+  /**
+   * u = A^-1 z = w + column j of A^-1 (upper storage: rows <= j hold it, then row j), with
+   * w = A^-1[:, 0:d] x. The one formula for u, at select and at update, so an update that reuses the
+   * u of its decision and one that recomputes it (a logged event) give the same bits.
+   */
+  private fillU(w: Float64Array, j: number, u: Float64Array): void {
+    const A = this.Ainv;
+    const ld = this.ld;
+    const active = this.d + this.slotsUsed;
+    for (let i = 0; i <= j; i++) u[i] = (w[i] as number) + (A[i * ld + j] as number);
+    for (let i = j + 1; i < active; i++) u[i] = (w[i] as number) + (A[j * ld + i] as number);
+    u.fill(0, active);
+  }
+
+  /** w = A^-1[:, 0:d] x: the cross block from the stored upper rows, then the x block. */
+  private fillW(x: Float64Array, w: Float64Array): void {
+    const d = this.d;
+    gemvT(this.Ainv, d, d + this.slotsUsed, x, w, 1, 0, this.ld);
+    symvUpper(this.Ainv, d, x, w, this.ld);
+  }
+
+  protected override eventContext(p: VecPayload): number[] {
+    return vectorToJson(p.x, this.d);
+  }
+
+  protected payloadFromEvent(_event: ArmEvent, s: SharedArm, context: Float64Array | undefined): VecPayload {
+    // Version -1 never matches the arm's, so the update recomputes A^-1 x from the model as it is now,
+    // which is what a pending decision made before the latest update does too.
+    return this.store.acquire(s.uid, -1, context as Float64Array);
+  }
+
+  protected override releaseEventPayload(p: VecPayload): void {
+    this.store.dispose(p);
+  }
+
+  protected applyFeedback(s: SharedArm, p: VecPayload, feedback: ArmFeedback): void {
+    const reward = feedback.reward;
     const d = this.d;
     const ld = this.ld;
     const active = d + this.slotsUsed;
@@ -210,7 +241,8 @@ export class LinUCBShared extends BaseArmPolicy<SharedArm, VecPayload> {
     let u = p.u;
     if (p.version !== this.version || u.length !== ld) {
       u = this.uTmp;
-      symvUpper(this.Ainv, active, z, u, ld);
+      this.fillW(p.x, this.w);
+      this.fillU(this.w, j, u);
     }
     const pred = dot(p.x, this.thetaV, d) + (this.thetaV[j] as number);
     const denom = 1 + dot(z, u, active);
@@ -267,7 +299,7 @@ export class LinUCBShared extends BaseArmPolicy<SharedArm, VecPayload> {
     });
     const theta = readF64(st.theta, "theta", ld);
     const slots = new Set<number>();
-    const snap = readBaseState(st, {
+    const snap = readArmBaseState(st, {
       minContextDim: d,
       maxContextDim: d,
       arm: (json) => {
@@ -276,7 +308,7 @@ export class LinUCBShared extends BaseArmPolicy<SharedArm, VecPayload> {
         slots.add(slot);
         return slot;
       },
-      payload: (json, nextUid) => checkVecPayload(json, nextUid, d, (n) => n > d && n <= ld),
+      payload: (json) => checkVecPayload(json, d, (n) => n > d && n <= ld),
     });
     return restoring(LinUCBShared.kind, () => {
       const p = new LinUCBShared({

@@ -36,7 +36,7 @@ export class OneArmOracle extends CountingPolicy {
         `option arm "${options.arm}" is not one of the arms (${options.arms.join(", ")})`,
       );
     }
-    this.addInitialArms(options.arms);
+    this.addInitialArms(options);
   }
 
   protected override checkRemovable(id: string): void {

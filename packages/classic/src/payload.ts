@@ -28,12 +28,13 @@ export interface VecPayload {
  * [0, nextUid), version a safe integer >= 0, x finite of length `xLength`, u finite with a length
  * `uLengthOk` accepts.
  */
-export function checkVecPayload(json: Json, nextUid: number, xLength: number, uLengthOk: (n: number) => boolean): void {
+export function checkVecPayload(json: Json, xLength: number, uLengthOk: (n: number) => boolean): number {
   const o = readObject(json, "ledger payload");
-  readInt(o, "uid", 0, nextUid - 1);
+  const uid = readInt(o, "uid", 0);
   readInt(o, "version", 0);
   readF64(o.x, "ledger x", xLength);
   readF64(o.u, "ledger u", uLengthOk);
+  return uid;
 }
 
 /**
@@ -77,7 +78,8 @@ export class VecPayloadStore implements LedgerCodec<VecPayload> {
       freeF64(p.u);
       p.u = allocF64(this.uLen);
     }
-    for (let i = 0; i < this.xLength; i++) p.x[i] = x[i] as number;
+    // -0 is stored as 0, as a decision event writes it, so update and learn see the same bits.
+    for (let i = 0; i < this.xLength; i++) p.x[i] = (x[i] as number) + 0;
     return p;
   }
 

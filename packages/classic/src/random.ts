@@ -14,7 +14,7 @@ export class RandomPolicy extends CountingPolicy {
 
   constructor(options: RandomPolicyOptions) {
     super(options);
-    this.addInitialArms(options.arms);
+    this.addInitialArms(options);
   }
 
   protected choose(): ArmDecision {

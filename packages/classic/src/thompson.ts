@@ -1,5 +1,6 @@
 import {
   type ArmDecision,
+  type ArmFeedback,
   assertInRange,
   ErrorCode,
   makeSnapshot,
@@ -54,14 +55,15 @@ export class ThompsonBernoulli extends CountingPolicy {
         `option fractionalRewards must be "bernoulli-trick" or "fractional", got ${String(this.fractionalRewards)}`,
       );
     }
-    this.addInitialArms(options.arms);
+    this.addInitialArms(options);
   }
 
   protected override checkReward(reward: number): void {
     assertInRange(reward, "feedback.reward (Beta-Bernoulli Thompson sampling)", 0, 1);
   }
 
-  protected override learn(state: CountState, _payload: number, reward: number): void {
+  protected override applyFeedback(state: CountState, _payload: number, feedback: ArmFeedback): void {
+    const reward = feedback.reward;
     let success = reward;
     if (reward > 0 && reward < 1 && this.fractionalRewards === "bernoulli-trick") {
       success = this.rng.bernoulli(reward) ? 1 : 0;
@@ -145,7 +147,7 @@ export class ThompsonGaussian extends CountingPolicy {
     checkOption(this.priorMean, "priorMean", () => true, "a finite number");
     checkOption(this.priorVariance, "priorVariance", (v) => v > 0, "a finite number > 0");
     checkOption(this.noiseVariance, "noiseVariance", (v) => v > 0, "a finite number > 0");
-    this.addInitialArms(options.arms);
+    this.addInitialArms(options);
   }
 
   /** Posterior mean and variance of arm `id`'s mean reward. */

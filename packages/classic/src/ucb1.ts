@@ -21,7 +21,7 @@ export class UCB1 extends CountingPolicy {
     super(options);
     this.c = options.c ?? Math.SQRT2;
     checkOption(this.c, "c", (v) => v >= 0, "a finite number >= 0");
-    this.addInitialArms(options.arms);
+    this.addInitialArms(options);
   }
 
   protected choose(): ArmDecision {

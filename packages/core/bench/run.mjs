@@ -4,7 +4,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus } from "node:os";
 import { fileURLToPath } from "node:url";
-import { DecisionLedger, Rng, runExperiment, runExperimentInWorkers, runOne } from "../dist/index.js";
+import { DecisionLedger, Rng, runExperiment, runOne } from "../dist/index.js";
+import { runExperimentInWorkers } from "../dist/node.js";
 import { buildExperiment } from "./trivial.mjs";
 
 const strict = process.argv.includes("--strict");

@@ -1,6 +1,16 @@
 /**
  * Stable error codes. A code never changes meaning once published; messages may improve.
  * Callers branch on `err.code`, never on the message text.
+ *
+ * The rule every package follows, so the same fault gets the same code everywhere:
+ * - a value of the wrong JavaScript type, a missing required field, an unknown option or enum string
+ *   -> `INVALID_ARGUMENT`;
+ * - NaN or +-Infinity where a finite number is required -> `NON_FINITE`;
+ * - a finite number outside its documented range, or a non-integer where an integer is required
+ *   (`maxPending: 0`, a negative exploration, a share of 1.5) -> `OUT_OF_RANGE`;
+ * - a vector of the wrong length -> `DIMENSION_MISMATCH`;
+ * - a malformed logged event given to `learn` -> `INVALID_EVENT`;
+ * - a bad snapshot -> one of the `SNAPSHOT_*` codes, whatever field is wrong inside it.
  */
 export const ErrorCode = {
   /** An argument has the wrong type, shape or value (see message). */
@@ -31,6 +41,10 @@ export const ErrorCode = {
   InfeasibleBudget: "INFEASIBLE_BUDGET",
   /** A call out of protocol order (e.g. cascade choose() before any query). */
   InvalidState: "INVALID_STATE",
+  /** A logged decision event given to `learn` is malformed or lacks what the policy needs. */
+  InvalidEvent: "INVALID_EVENT",
+  /** An optional dependency (e.g. the HiGHS solver) is not installed or failed to load. */
+  MissingDependency: "MISSING_DEPENDENCY",
   /** A numerical failure that input validation could not foresee (e.g. a matrix lost definiteness). */
   Numerical: "NUMERICAL",
   SnapshotVersion: "SNAPSHOT_VERSION",
@@ -39,6 +53,10 @@ export const ErrorCode = {
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+// A registered symbol, so errors are recognised across copies of this module (an ESM and a CJS build
+// loaded side by side, or two bundles): `instanceof` alone fails there.
+const BRAND = Symbol.for("@routekit/core/RouteKitError");
 
 /** The one error type RouteKit throws on bad input. Its `code` is stable across versions. */
 export class RouteKitError extends Error {
@@ -50,10 +68,23 @@ export class RouteKitError extends Error {
     this.name = "RouteKitError";
     this.code = code;
     this.details = details;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+
+  static override [Symbol.hasInstance](e: unknown): boolean {
+    return e !== null && typeof e === "object" && (e as Record<symbol, unknown>)[BRAND] === true;
   }
 }
 
-/** True when `e` is a RouteKitError, optionally with the given code. */
+/**
+ * True when `e` is a RouteKitError, optionally with the given code. Works when the error was thrown by
+ * another copy of `@routekit/core` (ESM and CJS builds in one process, several bundles).
+ */
 export function isRouteKitError(e: unknown, code?: ErrorCode): e is RouteKitError {
-  return e instanceof RouteKitError && (code === undefined || e.code === code);
+  return (
+    e !== null &&
+    typeof e === "object" &&
+    (e as Record<symbol, unknown>)[BRAND] === true &&
+    (code === undefined || (e as RouteKitError).code === code)
+  );
 }

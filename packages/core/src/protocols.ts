@@ -9,21 +9,34 @@
  * - Invalid input throws RouteKitError and leaves the policy's state (its snapshot) unchanged.
  * - All randomness comes from the Rng given at construction (or derived from a seed).
  */
+import type { ArmEvent, AssortmentEvent, CascadeEvent } from "./events.js";
 import type { DecisionRef } from "./ledger.js";
 import type { Rng } from "./rng.js";
 import type { Snapshot } from "./snapshot.js";
 
 export type Protocol = "arm" | "assortment" | "cascade";
 
-/** What every policy has, whatever its protocol. */
+/**
+ * What every policy has, whatever its protocol.
+ *
+ * Every class also has `static fromJSON(snapshot)`: it validates the whole snapshot before building
+ * anything (SNAPSHOT_KIND for another class's, SNAPSHOT_VERSION for another layout, SNAPSHOT_CORRUPT
+ * for anything else wrong) and returns a policy that makes exactly the decisions the original would have.
+ */
 export interface PolicyBase {
-  /** Class id used in snapshots, e.g. "classic/ucb1", "kernel-ucb/pak-ucb". */
+  /** Class id used in snapshots and events, e.g. "classic/ucb1", "kernel-ucb/pak-ucb". */
   readonly kind: string;
   readonly protocol: Protocol;
   /** Decisions (or episodes) still waiting for feedback. */
   readonly pendingDecisions: number;
   /** A versioned JSON snapshot; the class's static `fromJSON` restores it bit-exactly. */
   toJSON(): Snapshot;
+  /**
+   * Drops a pending decision (or open episode) without learning from it, e.g. when the request failed
+   * or its feedback is applied through {@link PolicyBase.learn} from a shared event stream.
+   * Throws UNKNOWN_DECISION, DECISION_ALREADY_USED or DECISION_EXPIRED like feedback does.
+   */
+  discard(ref: DecisionRef): void;
 }
 
 // ---------------------------------------------------------------- arm selection
@@ -61,8 +74,26 @@ export interface ArmPolicy extends PolicyBase {
   addArm(id: string): void;
   /** Removes an arm. Pending decisions for it stay valid; their feedback is accepted and ignored. */
   removeArm(id: string): void;
+  /**
+   * Picks an arm for a request. `context` must hold `contextDim` finite numbers (it is copied; the
+   * caller may reuse the array). Throws NO_ARMS, DIMENSION_MISMATCH or NON_FINITE, changing nothing.
+   */
   select(context?: Float64Array): ArmDecision;
+  /**
+   * Learns from the feedback of a pending decision (the decision object or its id), once. Feedback may
+   * come late and out of order; for an arm removed since the decision it is accepted and ignored.
+   * Throws UNKNOWN_DECISION, DECISION_ALREADY_USED, DECISION_EXPIRED, NON_FINITE or OUT_OF_RANGE,
+   * changing nothing. Equal, bit for bit, to `learn({ ...decisionRecord(decision), feedback })` plus
+   * settling the decision.
+   */
   update(decision: DecisionRef, feedback: ArmFeedback): void;
+  /** The decision part of a pending decision's event (plain JSON: log it when the decision is served). */
+  decisionRecord(ref: DecisionRef): ArmEvent;
+  /**
+   * Learns from a self-contained logged event (a decision record plus its feedback), from this or any
+   * other arm policy; pending decisions are not touched. Throws INVALID_EVENT on a malformed event.
+   */
+  learn(event: ArmEvent): void;
 }
 
 /** One round of an arm environment. */
@@ -118,6 +149,7 @@ export interface AssortmentQuery {
   readonly maxSize: number;
 }
 
+/** Returned by {@link AssortmentPolicy.select}. */
 export interface AssortmentDecision {
   readonly id: string;
   /** Offered item indices (rows of the query's features), at most maxSize of them. */
@@ -132,15 +164,28 @@ export interface AssortmentFeedback {
 /** Assortment (MNL choice): offer up to K items, observe which one the user picks, or none. */
 export interface AssortmentPolicy extends PolicyBase {
   readonly protocol: "assortment";
-  /** Feature dimension d. */
-  readonly dim: number;
+  /** Length d of each item's feature row. */
+  readonly contextDim: number;
+  /**
+   * Offers at most `query.maxSize` items. Throws INVALID_ARGUMENT, DIMENSION_MISMATCH, NON_FINITE,
+   * OUT_OF_RANGE or EMPTY_ASSORTMENT (no items), changing nothing.
+   */
   select(query: AssortmentQuery): AssortmentDecision;
+  /**
+   * Learns from the user's choice among the offered items (null: the outside option), once.
+   * Equal, bit for bit, to `learn({ ...decisionRecord(decision), feedback })` plus settling.
+   */
   update(decision: DecisionRef, feedback: AssortmentFeedback): void;
+  /** The decision part of a pending decision's event: the offered items with their feature rows. */
+  decisionRecord(ref: DecisionRef): AssortmentEvent;
+  /** Learns from a self-contained logged event; pending decisions are not touched. */
+  learn(event: AssortmentEvent): void;
 }
 
 export interface AssortmentEnvironment {
   readonly name: string;
-  readonly dim: number;
+  /** Length of each item's feature row. */
+  readonly contextDim: number;
   reset(rng: Rng): void;
   next(t: number): AssortmentQuery;
   /** Expected revenue of offering `items` this round under the true model. */
@@ -177,6 +222,10 @@ export interface CascadePolicy extends PolicyBase {
   choose(episode: DecisionRef): string;
   /** The deployed output's observed reward; closes the episode. */
   feedback(episode: DecisionRef, reward: number): void;
+  /** The decision part of an episode's event, once `choose` was called: context, opened boxes, chosen box. */
+  decisionRecord(episode: DecisionRef): CascadeEvent;
+  /** Learns from a self-contained logged episode; open episodes are not touched. */
+  learn(event: CascadeEvent): void;
 }
 
 export interface CascadeEnvironment {

@@ -1,8 +1,18 @@
 import { ErrorCode, RouteKitError } from "./errors.js";
 
-/** Throws NON_FINITE unless `x` is a finite number. */
+/** A short, safe description of a value for an error message (never calls user code). */
+export function describe(x: unknown): string {
+  if (typeof x === "string") return JSON.stringify(x.length > 40 ? `${x.slice(0, 40)}...` : x);
+  if (x === null || typeof x !== "object") return String(x);
+  return Array.isArray(x) ? "an array" : "an object";
+}
+
+/** Throws INVALID_ARGUMENT unless `x` is a number, then NON_FINITE unless it is finite. */
 export function assertFinite(x: number, what: string): void {
-  if (typeof x !== "number" || !Number.isFinite(x)) {
+  if (typeof x !== "number") {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be a finite number, got ${describe(x)}`);
+  }
+  if (!Number.isFinite(x)) {
     throw new RouteKitError(ErrorCode.NonFinite, `${what} must be a finite number, got ${String(x)}`);
   }
 }
@@ -27,10 +37,17 @@ export function assertVector(x: unknown, dim: number, what: string): asserts x i
   }
 }
 
-/** Throws unless `x` is an integer in [min, max]. */
+/**
+ * Throws unless `x` is an integer in [min, max]: INVALID_ARGUMENT for a non-number, NON_FINITE for
+ * NaN or +-Infinity, OUT_OF_RANGE for a fraction or a value outside the range.
+ */
 export function assertInt(x: number, what: string, min = -Infinity, max = Infinity): void {
+  if (typeof x !== "number") {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be an integer, got ${describe(x)}`);
+  }
+  assertFinite(x, what);
   if (!Number.isInteger(x)) {
-    throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be an integer, got ${String(x)}`);
+    throw new RouteKitError(ErrorCode.OutOfRange, `${what} must be an integer, got ${x}`);
   }
   if (x < min || x > max) {
     throw new RouteKitError(ErrorCode.OutOfRange, `${what} must be in [${min}, ${max}], got ${x}`);

@@ -8,14 +8,13 @@ import {
   assertPositive,
   assertVector,
   DecisionLedger,
-  deserializeError,
   ErrorCode,
   isRouteKitError,
   Rng,
   RouteKitError,
   readSnapshot,
-  serializeError,
 } from "../src/index.js";
+import { deserializeError, serializeError } from "../src/node.js";
 
 function thrown(f: () => unknown): RouteKitError {
   try {
@@ -45,6 +44,8 @@ describe("ErrorCode", () => {
       InvalidChoice: "INVALID_CHOICE",
       InfeasibleBudget: "INFEASIBLE_BUDGET",
       InvalidState: "INVALID_STATE",
+      InvalidEvent: "INVALID_EVENT",
+      MissingDependency: "MISSING_DEPENDENCY",
       Numerical: "NUMERICAL",
       SnapshotVersion: "SNAPSHOT_VERSION",
       SnapshotKind: "SNAPSHOT_KIND",
@@ -126,12 +127,17 @@ describe("RouteKitError", () => {
 });
 
 describe("validation helpers", () => {
-  it("assertFinite: NON_FINITE for NaN, +-Infinity and non-numbers", () => {
+  it("assertFinite: NON_FINITE for NaN and +-Infinity, INVALID_ARGUMENT for non-numbers", () => {
     expect(() => assertFinite(0, "x")).not.toThrow();
     expect(() => assertFinite(-1e308, "x")).not.toThrow();
-    for (const v of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, "1", undefined, null]) {
+    for (const v of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
       const e = thrown(() => assertFinite(v as number, "reward"));
       expect(e.code).toBe(ErrorCode.NonFinite);
+      expect(e.message).toContain("reward");
+    }
+    for (const v of ["1", undefined, null, {}]) {
+      const e = thrown(() => assertFinite(v as number, "reward"));
+      expect(e.code).toBe(ErrorCode.InvalidArgument);
       expect(e.message).toContain("reward");
     }
   });
@@ -151,10 +157,12 @@ describe("validation helpers", () => {
     expect(thrown(() => assertVector([1, "2"], 2, "x")).code).toBe(ErrorCode.NonFinite);
   });
 
-  it("assertInt: INVALID_ARGUMENT for non-integers, OUT_OF_RANGE outside [min, max]", () => {
+  it("assertInt: INVALID_ARGUMENT for non-numbers, NON_FINITE for NaN/Infinity, OUT_OF_RANGE for fractions and outside [min, max]", () => {
     expect(() => assertInt(3, "k", 1, 3)).not.toThrow();
-    for (const v of [1.5, Number.NaN, Number.POSITIVE_INFINITY])
-      expect(thrown(() => assertInt(v, "k")).code).toBe(ErrorCode.InvalidArgument);
+    expect(thrown(() => assertInt("3" as unknown as number, "k")).code).toBe(ErrorCode.InvalidArgument);
+    for (const v of [Number.NaN, Number.POSITIVE_INFINITY])
+      expect(thrown(() => assertInt(v, "k")).code).toBe(ErrorCode.NonFinite);
+    expect(thrown(() => assertInt(1.5, "k")).code).toBe(ErrorCode.OutOfRange);
     expect(thrown(() => assertInt(0, "k", 1)).code).toBe(ErrorCode.OutOfRange);
     expect(thrown(() => assertInt(4, "k", 1, 3)).code).toBe(ErrorCode.OutOfRange);
   });

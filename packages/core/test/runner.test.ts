@@ -2,19 +2,24 @@ import { describe, expect, it } from "vitest";
 import {
   type ArmDecision,
   type ArmEnvironment,
+  type ArmEvent,
   type ArmFeedback,
   type ArmPolicy,
   type ArmRound,
   type AssortmentDecision,
   type AssortmentEnvironment,
+  type AssortmentEvent,
   type AssortmentPolicy,
   type AssortmentQuery,
   type CascadeEnvironment,
+  type CascadeEvent,
   type CascadePolicy,
   type CascadeStep,
+  checkEvent,
   DecisionLedger,
   type DecisionRef,
   ErrorCode,
+  EVENT_VERSION,
   type Experiment,
   type ExperimentResult,
   makeSnapshot,
@@ -122,6 +127,18 @@ class Toy implements ArmPolicy {
   update(decision: DecisionRef, feedback: ArmFeedback): void {
     this.ledger.get(decision);
     this.rewardSum += feedback.reward;
+    this.ledger.settle(decision);
+  }
+  decisionRecord(decision: DecisionRef): ArmEvent {
+    const arm = this.ledger.get(decision);
+    const id = typeof decision === "string" ? decision : decision.id;
+    return { v: EVENT_VERSION, kind: this.kind, protocol: "arm", id, decision: { arm, context: null } };
+  }
+  learn(event: ArmEvent): void {
+    this.rewardSum += checkEvent(event, "arm").feedback.reward;
+  }
+  discard(decision: DecisionRef): void {
+    this.ledger.get(decision);
     this.ledger.settle(decision);
   }
   toJSON() {
@@ -375,7 +392,7 @@ describe("runExperiment (arm protocol)", () => {
 /** Items with fixed MNL utilities v = [1, 0.5, 2]; revenues [1, 0.8, 0.3]. */
 class ToyAssortment implements AssortmentEnvironment {
   readonly name = "toy-mnl";
-  readonly dim = 1;
+  readonly contextDim = 1;
   private rng!: Rng;
   private readonly v = [1, 0.5, 2];
   private readonly q: AssortmentQuery = {
@@ -414,7 +431,7 @@ class ToyAssortment implements AssortmentEnvironment {
 class FixedAssortment implements AssortmentPolicy {
   readonly kind = "test/fixed-assortment";
   readonly protocol = "assortment" as const;
-  readonly dim = 1;
+  readonly contextDim = 1;
   private readonly ledger = new DecisionLedger<number>({ encode: (p) => p, decode: (j) => j as number });
   readonly choices: (number | null)[] = [];
   constructor(private readonly items: number[]) {}
@@ -427,6 +444,19 @@ class FixedAssortment implements AssortmentPolicy {
   update(d: DecisionRef, fb: { choice: number | null }): void {
     this.ledger.get(d);
     this.choices.push(fb.choice);
+    this.ledger.settle(d);
+  }
+  decisionRecord(d: DecisionRef): AssortmentEvent {
+    this.ledger.get(d);
+    const id = typeof d === "string" ? d : d.id;
+    const features = this.items.map(() => 1);
+    return { v: EVENT_VERSION, kind: this.kind, protocol: "assortment", id, decision: { items: this.items, features } };
+  }
+  learn(event: AssortmentEvent): void {
+    this.choices.push(checkEvent(event, "assortment").feedback.choice);
+  }
+  discard(d: DecisionRef): void {
+    this.ledger.get(d);
     this.ledger.settle(d);
   }
   toJSON() {
@@ -527,6 +557,25 @@ class OpenAll implements CascadePolicy {
     return this.ledger.get(ep).opened.at(-1) as string;
   }
   feedback(ep: DecisionRef): void {
+    this.ledger.settle(ep);
+  }
+  decisionRecord(ep: DecisionRef): CascadeEvent {
+    const opened = this.ledger.get(ep).opened;
+    const id = typeof ep === "string" ? ep : ep.id;
+    const queried = opened.map((arm) => ({ arm, features: [0], cost: 0.1 }));
+    return {
+      v: EVENT_VERSION,
+      kind: this.kind,
+      protocol: "cascade",
+      id,
+      decision: { context: [0], queried, chosen: opened.at(-1) as string },
+    };
+  }
+  learn(event: CascadeEvent): void {
+    checkEvent(event, "cascade");
+  }
+  discard(ep: DecisionRef): void {
+    this.ledger.get(ep);
     this.ledger.settle(ep);
   }
   toJSON() {

@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
-  defaultWorkerEntry,
   ErrorCode,
   type Experiment,
   type Json,
@@ -12,8 +11,8 @@ import {
   RouteKitError,
   type RunResult,
   runExperiment,
-  runExperimentInWorkers,
 } from "../src/index.js";
+import { defaultWorkerEntry, runExperimentInWorkers } from "../src/node.js";
 
 const pkg = fileURLToPath(new URL("..", import.meta.url));
 const fixture = fileURLToPath(new URL("./fixtures/experiment.mjs", import.meta.url));
@@ -63,7 +62,7 @@ describe("runExperimentInWorkers", () => {
 
   it("works from the CommonJS build (worker.cjs located through the import.meta.url shim)", () => {
     const script = `
-      const core = require(${JSON.stringify(join(pkg, "dist", "index.cjs"))});
+      const core = require(${JSON.stringify(join(pkg, "dist", "node.cjs"))});
       core.defaultWorkerEntry().then(async (entry) => {
         const r = await core.runExperimentInWorkers(
           { module: ${JSON.stringify(fixture)}, spec: { arms: 3, horizon: 200, seeds: [1, 2], eps: [0.1] } },

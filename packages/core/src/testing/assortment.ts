@@ -172,7 +172,7 @@ export function runAssortmentScenario<P extends AssortmentPolicy>(
   const rng = Rng.fromSeed(`harness:${seed}`);
   trace.push(`create(seed=${seed})`);
   let policy = expectOk(trace, "create", () => spec.create({ seed }));
-  const d = policy.dim;
+  const d = policy.contextDim;
   const pending: Pending[] = [];
   const settled: AssortmentDecision[] = [];
   const issued = new Set<string>();

@@ -144,7 +144,7 @@ export async function checkConcurrentAssortment<P extends AssortmentPolicy>(
   const handle = async (h: number): Promise<void> => {
     const rng = root.fork(`handler:${h}`);
     await jitter(rng);
-    const q = query(rng, policy.dim, spec.maxK);
+    const q = query(rng, policy.contextDim, spec.maxK);
     const d: AssortmentDecision = policy.select(q);
     log.push({
       t: "select",
@@ -220,7 +220,7 @@ export function checkBufferReuseAssortment<P extends AssortmentPolicy>(
   const pa: AssortmentDecision[] = [];
   const pb: AssortmentDecision[] = [];
   for (let t = 0; t < rounds; t++) {
-    const q = query(rng, a.dim, spec.maxK);
+    const q = query(rng, a.contextDim, spec.maxK);
     const copy = { ...q, features: q.features.slice(), revenues: q.revenues?.slice() };
     const da = a.select(copy);
     const db = b.select(q);

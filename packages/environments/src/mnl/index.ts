@@ -30,7 +30,7 @@ export interface ContextualMnlOptions {
   /** Items per round N (default 100). */
   numItems?: number;
   /** Feature dimension d (default 5). */
-  dim?: number;
+  contextDim?: number;
   /** Assortment capacity K (default 5). */
   maxSize?: number;
   /** Outside-option attraction v0 (default 1; the paper's Fig. I.2 uses K/5). */
@@ -55,7 +55,7 @@ export interface ContextualMnlOptions {
  */
 export class ContextualMnlEnvironment implements AssortmentEnvironment {
   readonly name: string;
-  readonly dim: number;
+  readonly contextDim: number;
   readonly numItems: number;
   readonly maxSize: number;
   readonly v0: number;
@@ -76,11 +76,11 @@ export class ContextualMnlEnvironment implements AssortmentEnvironment {
 
   constructor(options: ContextualMnlOptions = {}) {
     this.numItems = options.numItems ?? 100;
-    this.dim = options.dim ?? 5;
+    this.contextDim = options.contextDim ?? 5;
     this.maxSize = options.maxSize ?? 5;
     this.v0 = options.v0 ?? 1;
     assertInt(this.numItems, "numItems", 1, 1 << 20);
-    assertInt(this.dim, "dim", 1, 4096);
+    assertInt(this.contextDim, "contextDim", 1, 4096);
     assertInt(this.maxSize, "maxSize", 1, 1 << 20);
     assertPositive(this.v0, "v0");
     this.rewards = options.rewards ?? "uniform";
@@ -101,9 +101,9 @@ export class ContextualMnlEnvironment implements AssortmentEnvironment {
     }
     this.name =
       options.name ??
-      `mnl-contextual(N=${this.numItems},d=${this.dim},K=${this.maxSize},v0=${this.v0},${this.rewards})`;
-    this.wStar = new Float64Array(this.dim);
-    this.features = new Float64Array(this.numItems * this.dim);
+      `mnl-contextual(N=${this.numItems},d=${this.contextDim},K=${this.maxSize},v0=${this.v0},${this.rewards})`;
+    this.wStar = new Float64Array(this.contextDim);
+    this.features = new Float64Array(this.numItems * this.contextDim);
     this.revenues = new Float64Array(this.numItems).fill(1);
     this.utilities = new Float64Array(this.numItems);
     this.weights = new Float64Array(this.maxSize + 1);
@@ -126,9 +126,9 @@ export class ContextualMnlEnvironment implements AssortmentEnvironment {
   }
 
   reset(rng: Rng): void {
-    const b = 1 / Math.sqrt(this.dim);
+    const b = 1 / Math.sqrt(this.contextDim);
     const pr = rng.fork("parameter");
-    for (let k = 0; k < this.dim; k++) this.wStar[k] = pr.uniformIn(-b, b);
+    for (let k = 0; k < this.contextDim; k++) this.wStar[k] = pr.uniformIn(-b, b);
     this.featureRng = rng.fork("features");
     this.choiceRng = rng.fork("choices");
     this.round = -1;
@@ -137,7 +137,7 @@ export class ContextualMnlEnvironment implements AssortmentEnvironment {
   next(t: number): AssortmentQuery {
     const fr = this.featureRng;
     if (!fr) throw new RouteKitError(ErrorCode.InvalidState, "call reset(rng) before next()");
-    const d = this.dim;
+    const d = this.contextDim;
     const n = this.numItems;
     const b = 1 / Math.sqrt(d);
     const f = this.features;

@@ -1,0 +1,84 @@
+import { type ArmPolicy, ErrorCode, isRouteKitError, Rng } from "@routekit/core";
+import { describe, expect, it } from "vitest";
+import { EpsilonGreedy, LinUCBDisjoint, LinUCBShared, ThompsonGaussian, UCB1 } from "../src/index.js";
+
+const D = 3;
+const makers: [string, (seed: number) => ArmPolicy][] = [
+  ["ucb1", (seed) => new UCB1({ arms: ["a", "b", "c"], seed })],
+  ["epsilon-greedy", (seed) => new EpsilonGreedy({ arms: ["a", "b", "c"], seed, epsilon: 0.2 })],
+  ["thompson-gaussian", (seed) => new ThompsonGaussian({ arms: ["a", "b", "c"], seed })],
+  ["linucb-disjoint", (seed) => new LinUCBDisjoint({ arms: ["a", "b", "c"], contextDim: D, seed })],
+  ["linucb-shared", (seed) => new LinUCBShared({ arms: ["a", "b", "c"], contextDim: D, seed })],
+];
+
+function learnedState(p: ArmPolicy): unknown {
+  const { rng: _rng, ledger: _ledger, ...rest } = p.toJSON().state as Record<string, unknown>;
+  return rest;
+}
+
+describe.each(makers)("%s decision events", (_name, make) => {
+  it("update equals learn of the decision record plus feedback, bit for bit, with late feedback", () => {
+    const a = make(1);
+    const b = make(1);
+    const rng = Rng.fromSeed(7);
+    const open: { id: string }[] = [];
+    for (let t = 0; t < 300; t++) {
+      const ctx = a.contextDim > 0 ? new Float64Array([rng.normal(), -0, rng.normal()]) : undefined;
+      const d = a.select(ctx);
+      b.select(ctx);
+      open.push(d);
+      // Feedback arrives late and out of order.
+      while (open.length > 4 || (open.length > 0 && rng.uniform() < 0.3)) {
+        const i = rng.int(open.length);
+        const dec = open.splice(i, 1)[0] as { id: string };
+        const fb = { reward: rng.uniform() };
+        const event = JSON.parse(JSON.stringify({ ...a.decisionRecord(dec), feedback: fb }));
+        a.update(dec, fb);
+        b.learn(event);
+        b.discard(dec);
+      }
+    }
+    expect(JSON.stringify(learnedState(b))).toBe(JSON.stringify(learnedState(a)));
+    expect(JSON.stringify(b.toJSON())).toBe(JSON.stringify(a.toJSON()));
+  });
+
+  it("rejects malformed events with INVALID_EVENT and changes nothing", () => {
+    const p = make(2);
+    const d = p.select(p.contextDim > 0 ? new Float64Array(D).fill(0.5) : undefined);
+    const rec = p.decisionRecord(d);
+    const before = JSON.stringify(p.toJSON());
+    const bad: unknown[] = [
+      null,
+      { ...rec },
+      { ...rec, feedback: { reward: Number.NaN } },
+      { ...rec, v: 2, feedback: { reward: 1 } },
+      { ...rec, protocol: "assortment", feedback: { reward: 1 } },
+      { ...rec, decision: { ...rec.decision, propensity: 2 }, feedback: { reward: 1 } },
+    ];
+    if (p.contextDim > 0) bad.push({ ...rec, decision: { ...rec.decision, context: [1] }, feedback: { reward: 1 } });
+    for (const e of bad) {
+      let err: unknown;
+      try {
+        p.learn(e as never);
+      } catch (x) {
+        err = x;
+      }
+      expect(isRouteKitError(err, ErrorCode.InvalidEvent), String(err)).toBe(true);
+      expect(JSON.stringify(p.toJSON())).toBe(before);
+    }
+  });
+
+  it("accepts and ignores an event for an arm that is not live; keeps the id of a removed arm's pending decision", () => {
+    const p = make(3);
+    const d = p.select(p.contextDim > 0 ? new Float64Array(D).fill(0.5) : undefined);
+    const rec = p.decisionRecord(d);
+    const other = p.arms.find((x) => x !== d.arm) as string;
+    p.removeArm(d.arm);
+    expect(p.decisionRecord(d).decision.arm).toBe(d.arm);
+    const before = JSON.stringify(p.toJSON());
+    p.learn({ ...rec, feedback: { reward: 1 } });
+    expect(JSON.stringify(p.toJSON())).toBe(before);
+    p.update(d, { reward: 1 });
+    expect(other).toBeDefined();
+  });
+});

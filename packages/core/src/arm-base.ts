@@ -1,0 +1,428 @@
+/**
+ * What every arm-selection policy shares, whatever its family: named arms with uids (ArmTable), pending
+ * decisions (DecisionLedger), the seeded Rng, option, context and feedback validation, the decision
+ * event plumbing (`decisionRecord`, `learn`, `discard`) and the snapshot base. A family adds its
+ * per-arm statistics, its selection rule and its update.
+ */
+import { ArmTable, type ArmTable as ArmTableType } from "./arms.js";
+import { ErrorCode, RouteKitError } from "./errors.js";
+import { type ArmEvent, type ArmEventDecision, checkEvent, EVENT_VERSION, eventVector } from "./events.js";
+import { DecisionLedger, type DecisionRef, type LedgerCodec } from "./ledger.js";
+import { armsOption, maxPendingOption, numberOption, readOptions, rngOption } from "./options.js";
+import type { ArmDecision, ArmFeedback, ArmPolicy } from "./protocols.js";
+import { Rng, type RngState } from "./rng.js";
+import { field, type Json, readId, readInt, readObject, type Snapshot, snapshotCorrupt } from "./snapshot.js";
+import { assertFinite, assertVector, describe } from "./validate.js";
+
+/** Options every arm policy accepts. */
+export interface ArmPolicyOptions {
+  /** Initial arm ids (may be empty: add arms later with addArm). */
+  readonly arms: readonly string[];
+  /** Context length select() expects; 0 means "ignore any context" (context-free policies). */
+  readonly contextDim?: number;
+  /** Random stream; default `Rng.fromSeed(seed ?? 0)`. */
+  readonly rng?: Rng;
+  /** Seed of the default random stream (a number or a string). */
+  readonly seed?: number | string;
+  /** Pending decisions kept for late feedback before the oldest is dropped (default 100,000, at most 10^7). */
+  readonly maxPending?: number;
+}
+
+/** Largest context length any arm policy accepts. */
+export const MAX_CONTEXT_DIM = 1 << 16;
+
+/** Per-arm state: `uid` tells an arm apart from a later arm re-added under the same id. */
+export interface ArmState {
+  readonly uid: number;
+}
+
+/**
+ * Index of the largest of `scores[0..n)`, ties broken uniformly at random by reservoir sampling (an
+ * RNG draw happens only when a tie is met, so tie-free rounds consume no randomness). A NaN score
+ * never wins (policies must not produce one; this keeps a bug from picking a broken arm silently).
+ */
+export function argmaxRandomTie(scores: ArrayLike<number>, n: number, rng: Rng): number {
+  let best = -1;
+  let bv = Number.NEGATIVE_INFINITY;
+  let ties = 0;
+  for (let i = 0; i < n; i++) {
+    const v = scores[i] as number;
+    if (v > bv || (best < 0 && v === bv)) {
+      bv = v;
+      best = i;
+      ties = 1;
+    } else if (v === bv) {
+      ties++;
+      if (rng.int(ties) === 0) best = i;
+    }
+  }
+  if (best < 0) throw new RouteKitError(ErrorCode.Numerical, "every arm's score is NaN; no arm can be chosen");
+  return best;
+}
+
+/** Throws unless `fb` is `{ reward: finite, cost?: finite >= 0 }`. */
+export function checkArmFeedback(fb: ArmFeedback): void {
+  if (fb === null || typeof fb !== "object") {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `feedback must be an object { reward: number, cost?: number }, got ${describe(fb)}`,
+    );
+  }
+  assertFinite(fb.reward, "feedback.reward");
+  const cost = fb.cost;
+  if (cost !== undefined) {
+    assertFinite(cost, "feedback.cost");
+    if (cost < 0) throw new RouteKitError(ErrorCode.OutOfRange, `feedback.cost must be >= 0, got ${cost}`);
+  }
+}
+
+/**
+ * Runs a restore; errors other than the snapshot codes (an option out of range inside a tampered
+ * snapshot) are reported as SNAPSHOT_CORRUPT.
+ */
+export function restoring<T>(kind: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (
+      e instanceof RouteKitError &&
+      e.code !== ErrorCode.SnapshotCorrupt &&
+      e.code !== ErrorCode.SnapshotKind &&
+      e.code !== ErrorCode.SnapshotVersion
+    ) {
+      throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot of "${kind}" is invalid: ${e.message}`);
+    }
+    throw e;
+  }
+}
+
+/**
+ * Base of arm-selection policies. `S` is the per-arm state, `P` the ledger payload of a pending
+ * decision; the payload records the chosen arm's uid (through {@link ArmPolicyBase.uidOf}) so feedback
+ * for an arm removed since is accepted and ignored, even if an arm with the same id was added again.
+ *
+ * Update and learn share one path: `update` reads the payload from the ledger, `learn` builds a
+ * payload from the event ({@link ArmPolicyBase.payloadFromEvent}); both then call
+ * {@link ArmPolicyBase.applyFeedback}. A subclass keeps `update` equal to `learn` of its
+ * `decisionRecord` by storing in the payload only what the event carries (the context as received,
+ * decision-time state in {@link ArmPolicyBase.eventState}).
+ */
+export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy {
+  readonly protocol = "arm" as const;
+  abstract readonly kind: string;
+  readonly contextDim: number;
+  protected readonly table: ArmTableType<S> = new ArmTable<S>();
+  protected rng: Rng;
+  protected readonly ledger: DecisionLedger<P>;
+  protected readonly maxPending: number;
+  /** Per-arm scores of the current select (capacity grows with the arm count). */
+  protected scores = new Float64Array(8);
+  private readonly byUid = new Map<number, S>();
+  /** Ids of removed arms that pending decisions may still name (pruned at each removal). */
+  private retired = new Map<number, string>();
+  private idOfUid = new Map<number, string>();
+  private nextUid = 0;
+  /** Scratch copy of a context, so a getter-backed array is read once and validated as read. */
+  private contextCopy: Float64Array;
+
+  /**
+   * Reads the common options (arms are added later by {@link ArmPolicyBase.addInitialArms}, once the
+   * subclass's own fields exist). `what` names the policy in error messages (default: its kind).
+   */
+  protected constructor(options: ArmPolicyOptions, codec: LedgerCodec<P>, defaultContextDim = 0, what?: string) {
+    const o = readOptions(options, what ?? (new.target as unknown as { kind?: string }).kind ?? "policy");
+    armsOption(o);
+    this.contextDim = numberOption(o, "contextDim", defaultContextDim, { integer: true, min: 0, max: MAX_CONTEXT_DIM });
+    this.maxPending = maxPendingOption(o);
+    this.ledger = new DecisionLedger(codec, { maxPending: this.maxPending });
+    this.rng = rngOption(o);
+    this.contextCopy = new Float64Array(this.contextDim);
+  }
+
+  /** Adds the constructor's arms (validated again: the options object may have changed since). */
+  protected addInitialArms(options: ArmPolicyOptions): void {
+    for (const a of armsOption(options as unknown as Record<string, unknown>)) this.addArm(a);
+  }
+
+  get arms(): readonly string[] {
+    return this.table.ids;
+  }
+
+  get pendingDecisions(): number {
+    return this.ledger.size;
+  }
+
+  addArm(id: string): void {
+    this.table.checkAdd(id);
+    this.checkAddable(id);
+    const state = this.createArm(this.nextUid);
+    this.nextUid++;
+    this.table.add(id, state);
+    this.byUid.set(state.uid, state);
+    this.idOfUid.set(state.uid, id);
+    if (this.scores.length < this.table.size) {
+      const grown = new Float64Array(this.scores.length * 2);
+      grown.set(this.scores);
+      this.scores = grown;
+    }
+  }
+
+  removeArm(id: string): void {
+    this.table.checkRemove(id);
+    this.checkRemovable(id);
+    const state = this.table.remove(id);
+    this.byUid.delete(state.uid);
+    this.idOfUid.delete(state.uid);
+    this.retired.set(state.uid, id);
+    this.pruneRetired();
+    this.onRemoved(state);
+  }
+
+  select(context?: Float64Array): ArmDecision {
+    this.table.checkNotEmpty();
+    if (this.contextDim === 0) return this.choose(undefined);
+    return this.choose(this.readContext(context, "context"));
+  }
+
+  update(decision: DecisionRef, feedback: ArmFeedback): void {
+    const payload = this.ledger.get(decision);
+    checkArmFeedback(feedback);
+    this.checkReward(feedback.reward);
+    const state = this.byUid.get(this.uidOf(payload));
+    if (state !== undefined) this.applyFeedback(state, payload, feedback);
+    this.ledger.settle(decision);
+  }
+
+  decisionRecord(decision: DecisionRef): ArmEvent {
+    const payload = this.ledger.get(decision);
+    const uid = this.uidOf(payload);
+    const arm = this.idOfUid.get(uid) ?? this.retired.get(uid);
+    if (arm === undefined) throw new RouteKitError(ErrorCode.InvalidState, "pending decision names an unknown arm uid");
+    const context = this.eventContext(payload);
+    const d: { -readonly [K in keyof ArmEventDecision]: ArmEventDecision[K] } = { arm, context };
+    const propensity = this.eventPropensity(payload);
+    if (propensity !== undefined) d.propensity = propensity;
+    const state = this.eventState(payload);
+    if (state !== undefined) d.state = state;
+    const id = typeof decision === "string" ? decision : decision.id;
+    return { v: EVENT_VERSION, kind: this.kind, protocol: "arm", id, decision: d };
+  }
+
+  learn(event: ArmEvent): void {
+    const ev = checkEvent(event, "arm");
+    const ctx = ev.decision.context;
+    let context: Float64Array | undefined;
+    if (this.contextDim > 0) {
+      if (ctx === null) {
+        throw new RouteKitError(ErrorCode.InvalidEvent, `event decision.context must hold ${this.contextDim} numbers`);
+      }
+      context = eventVector(ctx, "decision.context", this.contextDim);
+    }
+    this.checkReward(ev.feedback.reward);
+    const state = this.table.find(ev.decision.arm);
+    if (state === undefined) return;
+    const payload = this.payloadFromEvent(ev, state, context);
+    try {
+      this.applyFeedback(state, payload, ev.feedback);
+    } finally {
+      this.releaseEventPayload(payload);
+    }
+  }
+
+  discard(decision: DecisionRef): void {
+    this.ledger.get(decision);
+    this.ledger.settle(decision);
+  }
+
+  abstract toJSON(): Snapshot;
+
+  /**
+   * Copies a context into a scratch buffer, reading each entry once, and validates the copy (length,
+   * finiteness): a getter-backed array cannot change between the check and the use.
+   */
+  protected readContext(context: unknown, what: string): Float64Array {
+    const d = this.contextDim;
+    if (!(context instanceof Float64Array) && !Array.isArray(context)) {
+      assertVector(context, d, what);
+    }
+    const src = context as ArrayLike<number>;
+    const len = src.length;
+    if (len !== d) assertVector(src, d, what);
+    const dst = this.contextCopy;
+    // -0 becomes 0 (x + 0), as in decision events, so update and learn of the same decision agree bitwise.
+    for (let i = 0; i < d; i++) dst[i] = (src[i] as number) + 0;
+    assertVector(dst, d, what);
+    return dst;
+  }
+
+  // ------------------------------------------------------------ subclass hooks
+
+  /** Fresh state of a new arm. */
+  protected abstract createArm(uid: number): S;
+  /** Picks an arm for a validated context (a scratch copy; undefined when contextDim is 0) and issues the decision. */
+  protected abstract choose(context: Float64Array | undefined): ArmDecision;
+  /** Applies validated feedback to a live arm; throws (before any change) on a numerical failure. */
+  protected abstract applyFeedback(state: S, payload: P, feedback: ArmFeedback): void;
+  /** The uid of the arm a payload's decision chose. */
+  protected abstract uidOf(payload: P): number;
+  /** The context a pending decision saw, as event JSON (null for context-free policies). */
+  protected eventContext(_payload: P): number[] | null {
+    return null;
+  }
+  /** The propensity of a pending decision, when the policy's distribution is explicit. */
+  protected eventPropensity(_payload: P): number | undefined {
+    return undefined;
+  }
+  /** Decision-time state the update needs beyond arm, context and propensity. */
+  protected eventState(_payload: P): Json | undefined {
+    return undefined;
+  }
+  /** A payload equivalent to the decision an event describes, for {@link ArmPolicyBase.applyFeedback}. */
+  protected abstract payloadFromEvent(event: ArmEvent, state: S, context: Float64Array | undefined): P;
+  /** Returns a payload made by {@link ArmPolicyBase.payloadFromEvent} (e.g. to a pool). */
+  protected releaseEventPayload(_payload: P): void {}
+  /** Extra reward checks (e.g. [0, 1] for Beta-Bernoulli Thompson sampling). */
+  protected checkReward(_reward: number): void {}
+  /** Extra checks before an arm is added, run before anything changes. */
+  protected checkAddable(_id: string): void {}
+  /** Extra removal checks, run before anything changes. */
+  protected checkRemovable(_id: string): void {}
+  /** Called after an arm left the table. */
+  protected onRemoved(_state: S): void {}
+  /** The arm's learned state as JSON (without id and uid); read back through {@link readArmBaseState}. */
+  protected abstract encodeArm(state: S): Record<string, Json>;
+
+  /** The state of the arm with this uid, if it is live. */
+  protected stateOfUid(uid: number): S | undefined {
+    return this.byUid.get(uid);
+  }
+
+  private pruneRetired(): void {
+    if (this.retired.size === 0) return;
+    const used = new Set<number>();
+    for (const p of this.ledger.values()) used.add(this.uidOf(p));
+    for (const uid of [...this.retired.keys()]) if (!used.has(uid)) this.retired.delete(uid);
+  }
+
+  // ------------------------------------------------------------ snapshots
+
+  /** The state every arm policy snapshots: options, arms, uids, rng and pending decisions. */
+  protected baseState(): Record<string, Json> {
+    const arms: Json[] = [];
+    for (let i = 0; i < this.table.size; i++) {
+      const s = this.table.states[i] as S;
+      arms.push({ id: this.table.ids[i] as string, uid: s.uid, ...this.encodeArm(s) });
+    }
+    const retired: Json[] = [];
+    for (const [uid, id] of this.retired) retired.push([uid, id]);
+    return {
+      contextDim: this.contextDim,
+      maxPending: this.maxPending,
+      nextUid: this.nextUid,
+      rng: this.rng.toJSON() as unknown as Json,
+      arms,
+      retired,
+      ledger: this.ledger.toJSON(),
+    };
+  }
+
+  /**
+   * Loads a snapshot validated by {@link readArmBaseState} into a policy constructed with no arms and
+   * the snapshot's options. `makeArm` turns an arm's validated data into its state.
+   */
+  protected restoreBase<A>(snap: ArmBaseSnapshot<A>, makeArm: (data: A, uid: number) => S): void {
+    this.rng = snap.rng;
+    for (const a of snap.arms) {
+      const state = makeArm(a.data, a.uid);
+      this.table.add(a.id, state);
+      this.byUid.set(a.uid, state);
+      this.idOfUid.set(a.uid, a.id);
+    }
+    this.retired = new Map(snap.retired);
+    this.nextUid = snap.nextUid;
+    if (this.scores.length < this.table.size) this.scores = new Float64Array(this.table.size * 2);
+    this.ledger.loadJSON(snap.ledger);
+  }
+}
+
+// ------------------------------------------------------------ snapshot readers
+
+/** A validated arm of a snapshot: its id, uid and the policy's own (already checked) data. */
+export interface SnapshotArm<A> {
+  readonly id: string;
+  readonly uid: number;
+  readonly data: A;
+}
+
+/** The validated state every arm policy snapshots (see {@link ArmPolicyBase.baseState}). */
+export interface ArmBaseSnapshot<A> {
+  readonly contextDim: number;
+  readonly maxPending: number;
+  readonly nextUid: number;
+  readonly rng: Rng;
+  readonly arms: readonly SnapshotArm<A>[];
+  readonly retired: readonly (readonly [number, string])[];
+  /** The ledger JSON; its structure and every payload have been validated. */
+  readonly ledger: Json;
+}
+
+export interface ArmBaseStateReader<A> {
+  /** Allowed contextDim range (default [0, MAX_CONTEXT_DIM]). */
+  readonly minContextDim?: number;
+  readonly maxContextDim?: number;
+  /** Validates an arm's own fields (id and uid are checked already) and returns its data. */
+  readonly arm: (json: Record<string, Json>, contextDim: number) => A;
+  /** Validates a pending decision's payload and returns the arm uid it names. */
+  readonly payload: (json: Json, contextDim: number) => number;
+}
+
+/**
+ * Reads and validates the base state (options, rng, arms, ledger) of an arm policy's snapshot without
+ * touching any policy; throws SNAPSHOT_CORRUPT on anything invalid.
+ */
+export function readArmBaseState<A>(st: Record<string, Json>, reader: ArmBaseStateReader<A>): ArmBaseSnapshot<A> {
+  const contextDim = readInt(st, "contextDim", reader.minContextDim ?? 0, reader.maxContextDim ?? MAX_CONTEXT_DIM);
+  const maxPending = readInt(st, "maxPending", 1, 10_000_000);
+  const nextUid = readInt(st, "nextUid", 0);
+  const rng = Rng.fromJSON(readObject(st.rng, '"rng"') as unknown as RngState);
+  const armsJson = field(st, "arms", "array");
+  if (armsJson.length > nextUid) snapshotCorrupt('"arms"', `at most nextUid (${nextUid}) entries`);
+  const ids = new Set<string>();
+  const uids = new Set<number>();
+  const arms: SnapshotArm<A>[] = [];
+  for (let i = 0; i < armsJson.length; i++) {
+    const a = readObject(armsJson[i], `arms[${i}]`);
+    const id = readId(a, "id");
+    const uid = readInt(a, "uid", 0, nextUid - 1);
+    if (ids.has(id)) snapshotCorrupt(`arms[${i}].id`, `unique (arm "${id}" is listed twice)`);
+    if (uids.has(uid)) snapshotCorrupt(`arms[${i}].uid`, `unique (uid ${uid} is listed twice)`);
+    ids.add(id);
+    uids.add(uid);
+    arms.push({ id, uid, data: reader.arm(a, contextDim) });
+  }
+  const retiredJson = field(st, "retired", "array");
+  const retired: [number, string][] = [];
+  for (let i = 0; i < retiredJson.length; i++) {
+    const r = retiredJson[i];
+    if (
+      !Array.isArray(r) ||
+      r.length !== 2 ||
+      !Number.isSafeInteger(r[0]) ||
+      (r[0] as number) < 0 ||
+      (r[0] as number) >= nextUid ||
+      uids.has(r[0] as number) ||
+      typeof r[1] !== "string" ||
+      r[1].length === 0
+    ) {
+      snapshotCorrupt(`retired[${i}]`, "[uid of a removed arm, its id]");
+    }
+    uids.add(r[0] as number);
+    retired.push([r[0] as number, r[1] as string]);
+  }
+  // Every pending decision names a live arm or a removed one whose id is kept for its decision record.
+  DecisionLedger.validateJSON(st.ledger, (json) => {
+    const uid = reader.payload(json, contextDim);
+    if (!uids.has(uid)) snapshotCorrupt("ledger payload", "the uid of a live or retired arm");
+  });
+  return { contextDim, maxPending, nextUid, rng, arms, retired, ledger: st.ledger as Json };
+}
