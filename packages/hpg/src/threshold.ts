@@ -100,3 +100,29 @@ function sortDescending(a: Float64Array, m: number): void {
     a[j + 1] = v;
   }
 }
+
+/**
+ * Threshold of the Euclidean projection onto the l1 ball of radius tau (Duchi, Shalev-Shwartz, Singer &
+ * Chandra 2008): the theta >= 0 with sum max(|x_i| - theta, 0) = tau, or 0 when |x|_1 <= tau.
+ */
+export function l1Threshold(x: ArrayLike<number>, n: number, tau: number, scratch: Float64Array): number {
+  let m = 0;
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    const z = Math.abs(x[i] as number);
+    if (z === 0) continue;
+    scratch[m++] = z;
+    total += z;
+  }
+  if (total <= tau) return 0;
+  sortDescending(scratch, m);
+  let cum = 0;
+  let theta = 0;
+  for (let j = 0; j < m; j++) {
+    cum += scratch[j] as number;
+    const t = (cum - tau) / (j + 1);
+    if ((scratch[j] as number) > t) theta = t;
+    else break;
+  }
+  return Math.max(theta, 0);
+}
