@@ -5,10 +5,11 @@
  * - {@link jacobiEigen}: cyclic Jacobi (Rutishauser's rotation formulas, as in Numerical Recipes
  *   §11.1), accurate to machine precision, O(n^3) per sweep; meant for n up to a few dozen.
  * - {@link LowRankSymmetricEigen}: X = sum_i values[i] u_i u_i^T with orthonormal u_i (rank k <= d),
- *   updated by X + rho x x^T in the subspace span(u_1..u_k, x) (Bunch, Nielsen & Sorensen 1978, with
- *   the small (k+1) x (k+1) problem solved by Jacobi): classical Gram-Schmidt applied twice for the new
+ *   updated by X + rho x x^T in the subspace span(u_1..u_k, x) (Bunch, Nielsen & Sorensen 1978: the
+ *   small (k+1) x (k+1) diagonal-plus-rank-one problem by the secular equation): classical Gram-Schmidt applied twice for the new
  *   direction, which is added only while k < d and its residual exceeds 1e-8 |x|. Cost O(d k^2 + k^3).
  */
+import { diagonalPlusRankOneEigen, type SecularWorkspace, secularWorkspace } from "./secular.js";
 
 /**
  * Eigendecomposition of the symmetric n x n row-major `A` (full storage, overwritten: its diagonal
@@ -98,6 +99,7 @@ export class LowRankSymmetricEigen {
   private rot: Float64Array;
   private rot2: Float64Array;
   private readonly resid: Float64Array;
+  private secular: SecularWorkspace = secularWorkspace(9);
 
   constructor(dim: number, initialCapacity = 8) {
     if (!Number.isInteger(dim) || dim < 1) throw new RangeError(`dim must be a positive integer, got ${dim}`);
@@ -190,15 +192,10 @@ export class LowRankSymmetricEigen {
       for (let l = 0; l < d; l++) U[o + l] = (p[l] as number) * inv;
       this.values[k] = 0;
     }
-    // Small problem K = diag(values) + rho c c^T, then rotate the basis by its eigenvectors.
-    const K = this.small;
-    for (let i = 0; i < n; i++) {
-      const ci = rho * (c[i] as number);
-      for (let j = 0; j < n; j++) K[i * n + j] = ci * (c[j] as number);
-      K[i * n + i] = (K[i * n + i] as number) + (this.values[i] as number);
-    }
+    // Small problem diag(values) + rho c c^T (secular equation), then rotate the basis by its eigenvectors.
     const Q = this.rot;
-    jacobiEigen(K, n, Q, this.values);
+    if (this.secular.capacity < n) this.secular = secularWorkspace(Math.max(n, 2 * this.secular.capacity));
+    diagonalPlusRankOneEigen(this.values, c, rho, n, Q, this.values, this.secular);
     const out = this.next;
     for (let j = 0; j < n; j++) {
       const o = j * d;

@@ -19,4 +19,5 @@ export * from "./eigen-update.js";
 export * from "./inverse.js";
 export * from "./kernels.js";
 export * from "./rff.js";
+export * from "./secular.js";
 export * from "./softmax.js";

@@ -110,3 +110,46 @@ describe("LowRankSymmetricEigen", () => {
     for (let i = 0; i < d * d; i++) expect(Math.abs((after[i] as number) - (before[i] as number))).toBeLessThan(1e-5);
   });
 });
+
+describe("diagonalPlusRankOneEigen", () => {
+  test("matches Jacobi on random, degenerate and deflating problems of both signs", async () => {
+    const { diagonalPlusRankOneEigen, secularWorkspace } = await import("../src/index.js");
+    const rng = new TestRng(21);
+    const ws = secularWorkspace(40);
+    for (let trial = 0; trial < 300; trial++) {
+      const n = 1 + rng.int(30);
+      const delta = new Float64Array(n);
+      const v = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        delta[i] = trial % 3 === 0 ? rng.int(4) : rng.normal(); // duplicates every third trial
+        v[i] = trial % 4 === 0 && i % 3 === 0 ? 0 : rng.normal(); // zero components every fourth
+      }
+      if (trial % 5 === 0) delta.fill(0); // all equal
+      const rho = (rng.uniform() < 0.5 ? -1 : 1) * Math.exp(2 * rng.normal());
+      const K = new Float64Array(n * n);
+      for (let i = 0; i < n; i++) {
+        for (let j = 0; j < n; j++) K[i * n + j] = rho * (v[i] as number) * (v[j] as number);
+        K[i * n + i] = (K[i * n + i] as number) + (delta[i] as number);
+      }
+      const Q = new Float64Array(n * n);
+      const vals = new Float64Array(n);
+      diagonalPlusRankOneEigen(delta, v, rho, n, Q, vals, ws);
+      const scale = Math.max(1, ...Array.from(vals, Math.abs));
+      let orth = 0;
+      let recon = 0;
+      for (let i = 0; i < n; i++)
+        for (let j = 0; j < n; j++) {
+          let s = 0;
+          let rec = 0;
+          for (let k = 0; k < n; k++) {
+            s += (Q[k * n + i] as number) * (Q[k * n + j] as number);
+            rec += (Q[i * n + k] as number) * (vals[k] as number) * (Q[j * n + k] as number);
+          }
+          orth = Math.max(orth, Math.abs(s - (i === j ? 1 : 0)));
+          recon = Math.max(recon, Math.abs(rec - (K[i * n + j] as number)) / (scale * n));
+        }
+      expect(orth).toBeLessThan(1e-12);
+      expect(recon).toBeLessThan(1e-12);
+    }
+  });
+});
