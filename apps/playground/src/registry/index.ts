@@ -1,4 +1,5 @@
 import { classicRegistry } from "./classic.js";
+import { hpgRegistry } from "./hpg.js";
 import { kernelucbRegistry } from "./kernel-ucb.js";
 import { mnlRegistry } from "./mnl.js";
 import { replayRegistry } from "./replay.js";
@@ -6,7 +7,13 @@ import type { EnvironmentEntry, FamilyRegistry, PolicyEntry, ScenarioEntry } fro
 
 export * from "./types.js";
 
-const families: readonly FamilyRegistry[] = [classicRegistry, kernelucbRegistry, mnlRegistry, replayRegistry];
+const families: readonly FamilyRegistry[] = [
+  classicRegistry,
+  kernelucbRegistry,
+  mnlRegistry,
+  replayRegistry,
+  hpgRegistry,
+];
 
 export const policies: readonly PolicyEntry[] = families.flatMap((f) => f.policies);
 export const environments: readonly EnvironmentEntry[] = families.flatMap((f) => f.environments);

@@ -7,6 +7,9 @@ import {
   type RoutingEnvironmentOptions,
 } from "./common.js";
 
+/** Largest rank of the relevance kernel Psi*. */
+const PSI_RANK = 32;
+
 export interface TwoTowerOptions extends RoutingEnvironmentOptions {
   /** Item embedding dimension d_a (default contextDim). */
   readonly itemDim?: number;
@@ -26,7 +29,7 @@ export interface TwoTowerOptions extends RoutingEnvironmentOptions {
 
 /**
  * The two-tower retrieval environment of the paper's §2 (its generative model): N items on the unit
- * sphere of R^{d_a}; the user's relevance r(q, a) = a^T Psi* q with a random Psi* of spectral norm 1;
+ * sphere of R^{d_a}; the user's relevance r(q, a) = a^T Psi* q with a random Psi* of spectral norm 1 and rank min(d, d_a, 32);
  * model m retrieves a ~ xi_m(. | q) proportional to exp(alpha a^T V_m^T U_m q) with rank-s towers, U_m
  * reading its own block of the query subspace (the models specialise); R_m(q) = E_{a ~ xi_m} a^T Psi* q
  * is computed exactly by summing over items. A round's reward is r(q, a) for one sampled item plus
@@ -43,8 +46,10 @@ export class TwoTowerEnvironment extends RoutingEnvironment {
   readonly rewardNoise: number;
   /** N x d_a item embeddings. */
   private A: Float64Array = new Float64Array(0);
-  /** d_a x d kernel Psi*. */
-  private Psi: Float64Array = new Float64Array(0);
+  /** Psi* = L^T diag(sigma) R: the item codes A L^T (N x r), sigma (r) and R (r x d). */
+  private itemPsi: Float64Array = new Float64Array(0);
+  private sigma: Float64Array = new Float64Array(0);
+  private R: Float64Array = new Float64Array(0);
   /** Per model: N x s item codes alpha V_m a. */
   private itemCodes: Float64Array = new Float64Array(0);
   /** Per model: s x d query tower U_m. */
@@ -89,18 +94,20 @@ export class TwoTowerEnvironment extends RoutingEnvironment {
       for (let l = 0; l < da; l++) row[l] = rng.normal();
       this.A.set(normalize(row), i * da);
     }
-    // Psi* = L diag(sigma) R^T with sigma_1 = 1 >= sigma_i: spectral norm exactly 1.
-    const r = Math.min(d, da);
+    // Psi* = sum_k sigma_k l_k r_k^T of rank r = min(d, d_a, 32), sigma_1 = 1 >= sigma_k ~ U(0, 1):
+    // spectral norm exactly 1; kept factored, with the items' codes A L^T precomputed.
+    const r = Math.min(d, da, PSI_RANK);
     const L = orthonormalRows(rng, r, da);
-    const R = orthonormalRows(rng, r, d);
-    this.Psi = new Float64Array(da * d);
-    for (let k = 0; k < r; k++) {
-      const sigma = k === 0 ? 1 : rng.uniform();
-      for (let a = 0; a < da; a++)
-        for (let b = 0; b < d; b++)
-          this.Psi[a * d + b] =
-            (this.Psi[a * d + b] as number) + sigma * (L[k * da + a] as number) * (R[k * d + b] as number);
-    }
+    this.R = orthonormalRows(rng, r, d);
+    this.sigma = new Float64Array(r);
+    for (let k = 0; k < r; k++) this.sigma[k] = k === 0 ? 1 : rng.uniform();
+    this.itemPsi = new Float64Array(N * r);
+    for (let j = 0; j < N; j++)
+      for (let k = 0; k < r; k++) {
+        let c = 0;
+        for (let a = 0; a < da; a++) c += (this.A[j * da + a] as number) * (L[k * da + a] as number);
+        this.itemPsi[j * r + k] = c;
+      }
     this.P = orthonormalRows(rng, this.querySubspace, d);
     this.U = new Float64Array(this.models * s * d);
     this.itemCodes = new Float64Array(this.models * N * s);
@@ -126,17 +133,17 @@ export class TwoTowerEnvironment extends RoutingEnvironment {
 
   protected computeMeans(q: Float64Array, out: Float64Array): void {
     const d = this.contextDim;
-    const da = this.itemDim;
     const N = this.items;
     const s = this.latentRank;
-    for (let a = 0; a < da; a++) {
+    const r = this.sigma.length;
+    for (let k = 0; k < r; k++) {
       let c = 0;
-      for (let b = 0; b < d; b++) c += (this.Psi[a * d + b] as number) * (q[b] as number);
-      this.psiq[a] = c;
+      for (let b = 0; b < d; b++) c += (this.R[k * d + b] as number) * (q[b] as number);
+      this.psiq[k] = (this.sigma[k] as number) * c;
     }
     for (let j = 0; j < N; j++) {
       let c = 0;
-      for (let a = 0; a < da; a++) c += (this.A[j * da + a] as number) * (this.psiq[a] as number);
+      for (let k = 0; k < r; k++) c += (this.itemPsi[j * r + k] as number) * (this.psiq[k] as number);
       this.relevance[j] = c;
     }
     for (let m = 0; m < this.models; m++) {
