@@ -1,4 +1,4 @@
-import { assertInRange, assertInt, assertPositive, type Rng } from "@routekit/core";
+import { assertInRange, assertInt, assertPositive, ErrorCode, type Rng, RouteKitError } from "@routekit/core";
 import { orthonormalRows, queryNearSubspace, RoutingEnvironment, type RoutingEnvironmentOptions } from "./common.js";
 
 export interface PlantedQuadraticOptions extends RoutingEnvironmentOptions {
@@ -10,6 +10,14 @@ export interface PlantedQuadraticOptions extends RoutingEnvironmentOptions {
   readonly querySubspace?: number;
   /** Standard deviation of the isotropic query noise before normalisation (default 0.1). */
   readonly queryNoise?: number;
+  /**
+   * Where the planted eigenvectors live: "ambient" (default: random in all of R^d) or "query" (inside the
+   * query subspace, needs querySubspace >= 2s). With "query" and balanced signs every model has the same
+   * mean reward over the query distribution (E q q^T is isotropic on the subspace plus isotropic noise, and
+   * tr W*_m = 0), so no single model is better on average and only the query-dependent, even-in-q part
+   * (sign of u^T q does not matter) separates them.
+   */
+  readonly planted?: "ambient" | "query";
 }
 
 /**
@@ -25,6 +33,7 @@ export class PlantedQuadraticEnvironment extends RoutingEnvironment {
   readonly kappa: number;
   readonly querySubspace: number;
   readonly queryNoise: number;
+  readonly planted: "ambient" | "query";
   /** Row-major (M * 2s) x d: the planted eigenvectors, model by model. */
   private Q: Float64Array = new Float64Array(0);
   private P: Float64Array = new Float64Array(0);
@@ -41,6 +50,19 @@ export class PlantedQuadraticEnvironment extends RoutingEnvironment {
     assertInt(this.querySubspace, "option querySubspace", 1, this.contextDim);
     this.queryNoise = options.queryNoise ?? 0.1;
     assertInRange(this.queryNoise, "option queryNoise", 0, 10);
+    this.planted = options.planted ?? "ambient";
+    if (this.planted !== "ambient" && this.planted !== "query") {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `option planted must be "ambient" or "query", got ${String(this.planted)}`,
+      );
+    }
+    if (this.planted === "query" && this.querySubspace < 2 * this.latentRank) {
+      throw new RouteKitError(
+        ErrorCode.OutOfRange,
+        `planted "query" needs querySubspace >= 2 latentRank (${2 * this.latentRank})`,
+      );
+    }
     this.plantedScores = new Float64Array(this.models);
   }
 
@@ -64,7 +86,20 @@ export class PlantedQuadraticEnvironment extends RoutingEnvironment {
     const k = 2 * this.latentRank;
     this.P = orthonormalRows(rng, this.querySubspace, d);
     this.Q = new Float64Array(this.models * k * d);
-    for (let m = 0; m < this.models; m++) this.Q.set(orthonormalRows(rng, k, d), m * k * d);
+    const r = this.querySubspace;
+    for (let m = 0; m < this.models; m++) {
+      if (this.planted === "ambient") this.Q.set(orthonormalRows(rng, k, d), m * k * d);
+      else {
+        // Orthonormal combinations of the query basis: C (k x r, orthonormal rows) times P.
+        const C = orthonormalRows(rng, k, r);
+        for (let i = 0; i < k; i++)
+          for (let j = 0; j < r; j++) {
+            const c = C[i * r + j] as number;
+            for (let l = 0; l < d; l++)
+              this.Q[(m * k + i) * d + l] = (this.Q[(m * k + i) * d + l] as number) + c * (this.P[j * d + l] as number);
+          }
+      }
+    }
   }
 
   protected drawQuery(rng: Rng, out: Float64Array): void {
