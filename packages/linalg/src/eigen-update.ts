@@ -77,6 +77,9 @@ export function jacobiEigen(A: Float64Array, n: number, V: Float64Array, values:
   return sweep;
 }
 
+/** Smallest |rho| |x|^2 a rank-one update applies. */
+export const MIN_UPDATE = 1e-250;
+
 /** Residual threshold (relative to max(1, |x|)) below which x counts as inside the current subspace. */
 export const SUBSPACE_RESIDUAL_TOL = 1e-8;
 
@@ -146,11 +149,15 @@ export class LowRankSymmetricEigen {
 
   /**
    * X <- X + rho x x^T, in eigen form. The rank grows by one when x has a component outside the
-   * current subspace (and rank < dim). rho = 0 leaves everything unchanged.
+   * current subspace (and rank < dim). rho = 0 (or |rho| |x|^2 < MIN_UPDATE) leaves everything unchanged.
    */
   rankOneUpdate(x: ArrayLike<number>, rho: number): void {
-    if (rho === 0) return;
     const d = this.dim;
+    let x2 = 0;
+    for (let l = 0; l < d; l++) x2 += (x[l] as number) * (x[l] as number);
+    // A term this small (|rho| |x|^2 < 1e-250, e.g. a subnormal rho) is below double precision next to
+    // any spectrum the update could meet, and the secular solver would lose it to underflow: skip it.
+    if (!(Math.abs(rho) * x2 >= MIN_UPDATE)) return;
     const k = this.rank;
     this.ensureCapacity(Math.min(d, k + 1));
     const U = this.vectors;

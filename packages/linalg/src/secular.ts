@@ -177,10 +177,17 @@ export function diagonalPlusRankOneEigen(
     zhat[u] = (zi < 0 ? -1 : 1) * Math.sqrt(Math.max(p, 0));
   }
   for (let j = 0; j < m; j++) {
-    let nn = 0;
+    let big = 0;
     for (let u = 0; u < m; u++) {
       const i = keep[u] as number;
       const x = (zhat[u] as number) / ((d[i] as number) - (origin[j] as number) - (tau[j] as number));
+      tau[m + u] = x;
+      big = Math.max(big, Math.abs(x));
+    }
+    // Scale by the largest entry before the norm, so tiny gaps (entries near 1e250) cannot overflow it.
+    let nn = 0;
+    for (let u = 0; u < m; u++) {
+      const x = (tau[m + u] as number) / big;
       tau[m + u] = x;
       nn += x * x;
     }
