@@ -156,7 +156,8 @@ export function diagonalPlusRankOneEigen(
     }
     for (let it = 0; it < 200; it++) {
       const mid = 0.5 * (lo + hi);
-      if (mid === lo || mid === hi) break;
+      // Relative precision of tau is what the eigenvectors need; stop there rather than at underflow.
+      if (mid === lo || mid === hi || hi - lo <= 4 * EPS * Math.max(Math.abs(lo), Math.abs(hi))) break;
       if (f(o, mid) < 0) lo = mid;
       else hi = mid;
     }
