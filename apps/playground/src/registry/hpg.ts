@@ -142,7 +142,7 @@ const environments: FamilyRegistry["environments"] = [
     paper: PAPER,
     description:
       "planted log-quadratic routing: R_m(q) = clip(0.5 + 2 q^T W*_m q), balanced rank-2s W*_m, Bernoulli rewards",
-    defaults: { ...envCommon, kappa: 2, querySubspace: 4, queryNoise: 0.1 },
+    defaults: { ...envCommon, kappa: 2, querySubspace: 4, queryNoise: 0.1, planted: "ambient" },
     create: (p) =>
       new PlantedQuadraticEnvironment({
         contextDim: Number(p.contextDim),
@@ -152,6 +152,7 @@ const environments: FamilyRegistry["environments"] = [
         kappa: Number(p.kappa),
         querySubspace: Number(p.querySubspace),
         queryNoise: Number(p.queryNoise),
+        planted: String(p.planted) as "ambient" | "query",
       }),
   },
   {
@@ -199,6 +200,11 @@ const REF_TWO_TOWER =
   "Not in the paper. The two-tower environment follows the paper's generative model (Prop. 1: R_m(q) is nearly quadratic in q); " +
   "expect HPG and Euclidean PG ahead of log-linear PG, EXP3 and uniform in reward, with small absolute gaps (rewards are a^T Psi* q).";
 
+const REF_EVEN =
+  "Not in the paper. Measured with RouteKit (d = 16, T = 20,000, 4 seeds): HPG's expected reward is above log-linear PG's by " +
+  "933-1,386 and above EXP3's and uniform's by 1,195-1,742 on every seed: neither a constant nor a linear score can express a " +
+  "preference that is even in q. On the ambient variant (hpg-planted) models differ on average and EXP3 / log-linear PG keep up.";
+
 const grid: { d: number; M: number; s: number }[] = [
   { d: 16, M: 4, s: 1 },
   { d: 64, M: 4, s: 1 },
@@ -243,6 +249,25 @@ const scenarios: ScenarioEntry[] = [
       reference: REF_PLANTED,
       group: "hpg-planted-rank",
       panel: `s = ${s}`,
+    }),
+  ),
+  ...[16, 64].map(
+    (d): ScenarioEntry => ({
+      name: `hpg-even-d${d}`,
+      protocol: "arm",
+      paper: PAPER,
+      description: `planted eigenvectors inside the query subspace (equal mean rewards; the best model depends on |u^T q|), d = ${d}, M = 4, s = 1`,
+      environment: {
+        name: "hpg-planted-quadratic",
+        params: { contextDim: d, models: 4, latentRank: 1, mcSamples: 2000, planted: "query" },
+      },
+      policies: lineup(1, Math.min(d, 16)),
+      seeds: 10,
+      horizon: 20_000,
+      metrics: ["regret", "reward"],
+      reference: REF_EVEN,
+      group: "hpg-even",
+      panel: `d = ${d}`,
     }),
   ),
   ...grid.map(
