@@ -108,7 +108,11 @@ export class ParameterFreeHpg extends RouterBase<PfArm> {
       if (s === undefined) continue;
       const c = -reward * ((i === p.chosen ? 1 : 0) - (p.probs[i] as number));
       const a = p.aux[2 * i] as number;
-      const z = p.aux[2 * i + 1] as number;
+      // The bet played; with late feedback the wealth may have fallen since, so it is capped at half the
+      // current wealth (what an immediate update bets at most), which keeps the wealth positive.
+      const w = s.coin.wealth;
+      const z0 = p.aux[2 * i + 1] as number;
+      const z = z0 > 0.5 * w ? 0.5 * w : z0 < -0.5 * w ? -0.5 * w : z0;
       // |a| <= |w|_* <= 1 at decision time; an event's aux is clamped so the wealth stays positive.
       const g = c * (a > 1 ? 1 : a < -1 ? -1 : a);
       s.coin.update(g, z);
