@@ -1,4 +1,5 @@
 import { classicRegistry } from "./classic.js";
+import { hpgRegistry } from "./hpg.js";
 import { kernelucbRegistry } from "./kernel-ucb.js";
 import { mnlRegistry } from "./mnl.js";
 import { pandoraRegistry } from "./pandora.js";
@@ -13,6 +14,7 @@ const families: readonly FamilyRegistry[] = [
   kernelucbRegistry,
   mnlRegistry,
   replayRegistry,
+  hpgRegistry,
   pandoraRegistry,
   stagerouteRegistry,
 ];
