@@ -14,7 +14,7 @@ import {
 } from "@routekit/classic";
 import type { ArmPolicy, AssortmentPolicy, Snapshot } from "@routekit/core";
 import type { ArmPolicySpec, AssortmentPolicySpec } from "@routekit/core/testing";
-import { KernelUcb, PakUcb, RffUcb } from "@routekit/kernel-ucb";
+import { KernelUcb, PakUcb, RffUcb, SupPakUcb, SupRffUcb } from "@routekit/kernel-ucb";
 import { OfuMnlPlus, TsMnl, UcbMnl } from "@routekit/mnl";
 
 /** Context length used for contextual arm policies. */
@@ -87,19 +87,44 @@ export const classicPolicies: ArmPolicySpec[] = [
 
 /** Kernel-UCB family (paper 003). */
 export const kernelPolicies: ArmPolicySpec[] = [
-  arm("kernel-ucb/pak-ucb-rbf", (seed, arms) => new PakUcb({ arms, seed, contextDim: D }), PakUcb.fromJSON),
+  arm("kernel-ucb/pak-ucb-rbf", (seed, arms) => new PakUcb({ arms, seed, contextDim: D }), PakUcb.fromJSON, {
+    validatesCost: true,
+  }),
   arm(
     "kernel-ucb/pak-ucb-poly",
     (seed, arms) => new PakUcb({ arms, seed, contextDim: D, kernel: { type: "poly", gamma: 5 }, exploration: 0 }),
     PakUcb.fromJSON,
+    { validatesCost: true },
   ),
   arm(
     "kernel-ucb/pak-ucb-linear",
     (seed, arms) => new PakUcb({ arms, seed, contextDim: D, kernel: { type: "linear" } }),
     PakUcb.fromJSON,
+    { validatesCost: true },
   ),
-  arm("kernel-ucb/rff-ucb", (seed, arms) => new RffUcb({ arms, seed, contextDim: D, frequencies: 8 }), RffUcb.fromJSON),
-  arm("kernel-ucb/kernel-ucb", (seed, arms) => new KernelUcb({ arms, seed, contextDim: D }), KernelUcb.fromJSON),
+  arm(
+    "kernel-ucb/rff-ucb",
+    (seed, arms) => new RffUcb({ arms, seed, contextDim: D, frequencies: 8 }),
+    RffUcb.fromJSON,
+    {
+      validatesCost: true,
+    },
+  ),
+  arm("kernel-ucb/kernel-ucb", (seed, arms) => new KernelUcb({ arms, seed, contextDim: D }), KernelUcb.fromJSON, {
+    validatesCost: true,
+  }),
+  arm(
+    "kernel-ucb/sup-pak-ucb",
+    (seed, arms) => new SupPakUcb({ arms, seed, contextDim: D, horizon: 256 }),
+    SupPakUcb.fromJSON,
+    { validatesCost: true },
+  ),
+  arm(
+    "kernel-ucb/sup-rff-ucb",
+    (seed, arms) => new SupRffUcb({ arms, seed, contextDim: D, horizon: 256, maxFrequencies: 4 }),
+    (s) => SupRffUcb.fromJSON(s),
+    { validatesCost: true },
+  ),
 ];
 
 function assortment<P extends AssortmentPolicy>(
