@@ -300,7 +300,7 @@ function paperLineup(G: number, raw: boolean, rbfSigma: number): ScenarioEntry["
     ...rbf,
     { label: "KernelUCB-poly3", policy: "kernel-ucb", params: { ...s } },
     // Classic LinUCB has no score transform: x100 rewards with exploration e equal [0, 1] rewards with e / 100.
-    { label: "LinUCB-shared", policy: "linucb-shared", params: { alpha: raw ? codeEta100(G) : codeEta(G) } },
+    { label: "LinUCB-shared", policy: "linucb-shared", params: { exploration: raw ? codeEta100(G) : codeEta(G) } },
     { label: "PAK-UCB-lin", policy: "pak-ucb-lin", params: { ...s } },
     { label: "Naive-KRR", policy: "naive-krr", params: { ...s } },
     { label: "One-arm oracle", policy: "one-arm-oracle" },
@@ -316,7 +316,7 @@ const t2iRef = (a: string, b: string) =>
 const CALIBRATION_LINEUP = (G: number): ScenarioEntry["policies"] => [
   { label: "One-arm oracle", policy: "one-arm-oracle" },
   { label: "Random", policy: "random" },
-  { label: "LinUCB-shared", policy: "linucb-shared", params: { alpha: codeEta(G) } },
+  { label: "LinUCB-shared", policy: "linucb-shared", params: { exploration: codeEta(G) } },
   { label: "PAK-UCB-RBF s=1", policy: "pak-ucb", params: { kernel: "rbf", sigma: 1 } },
   { label: "RFF-UCB s=1", policy: "rff-ucb", params: { sigma: 1 } },
   { label: "RFF-UCB s=5", policy: "rff-ucb", params: { sigma: 5 } },
@@ -347,7 +347,7 @@ const calibration = (
 
 const POOL_LINEUP = (G: number): ScenarioEntry["policies"] => [
   { label: "One-arm oracle", policy: "one-arm-oracle" },
-  { label: "LinUCB-shared", policy: "linucb-shared", params: { alpha: codeEta(G) } },
+  { label: "LinUCB-shared", policy: "linucb-shared", params: { exploration: codeEta(G) } },
   { label: "PAK-UCB-RBF s=1", policy: "pak-ucb", params: { kernel: "rbf", sigma: 1 } },
   { label: "RFF-UCB s=1", policy: "rff-ucb", params: { sigma: 1 } },
   { label: "PAK-UCB-RBF s=5", policy: "pak-ucb", params: { kernel: "rbf", bandwidth: "paper-image" } },
@@ -495,7 +495,7 @@ const scenarios: ScenarioEntry[] = [
       { label: "PAK-UCB-poly3", policy: "pak-ucb", params: { kernel: "poly", gamma: 5, ...RAW } },
       { label: "RFF-UCB-RBF s=.80 r=.005", policy: "rff-ucb", params: { sigma: 5, rffVariant: "repo2D", ...RAW } },
       // KernelUCB is left out here: O(t^2) per round makes 5000 rounds about 4 minutes per seed.
-      { label: "LinUCB-shared", policy: "linucb-shared", params: { alpha: codeEta100(3) } },
+      { label: "LinUCB-shared", policy: "linucb-shared", params: { exploration: codeEta100(3) } },
       { label: "One-arm oracle", policy: "one-arm-oracle" },
       { label: "Random", policy: "random" },
     ],
@@ -516,7 +516,7 @@ const scenarios: ScenarioEntry[] = [
     policies: [
       { label: "PAK-UCB-poly3", policy: "pak-ucb", params: { kernel: "poly", gamma: 5, ...RAW } },
       { label: "RFF-UCB-RBF s=.80 r=.005", policy: "rff-ucb", params: { sigma: 5, rffVariant: "repo2D", ...RAW } },
-      { label: "LinUCB-shared", policy: "linucb-shared", params: { alpha: codeEta100(2) } },
+      { label: "LinUCB-shared", policy: "linucb-shared", params: { exploration: codeEta100(2) } },
       { label: "One-arm oracle", policy: "one-arm-oracle" },
       { label: "Random", policy: "random" },
     ],
