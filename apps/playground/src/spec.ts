@@ -125,7 +125,7 @@ export function resolveSpec(reg: FamilyRegistry, spec: RunSpec): RunSpec {
 
 function envInfo(env: AnyEnvironment, protocol: EnvInfo["protocol"], horizon: number): EnvInfo {
   if (protocol === "assortment") {
-    return { protocol, arms: [], dim: (env as AssortmentEnvironment).dim, horizon, env };
+    return { protocol, arms: [], dim: (env as AssortmentEnvironment).contextDim, horizon, env };
   }
   const e = env as ArmEnvironment;
   return { protocol, arms: [...e.initialArms], dim: e.contextDim, horizon, env };

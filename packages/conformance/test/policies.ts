@@ -90,7 +90,7 @@ export const kernelPolicies: ArmPolicySpec[] = [
   arm("kernel-ucb/pak-ucb-rbf", (seed, arms) => new PakUcb({ arms, seed, contextDim: D }), PakUcb.fromJSON),
   arm(
     "kernel-ucb/pak-ucb-poly",
-    (seed, arms) => new PakUcb({ arms, seed, contextDim: D, kernel: { type: "poly", gamma: 5 }, eta: 0 }),
+    (seed, arms) => new PakUcb({ arms, seed, contextDim: D, kernel: { type: "poly", gamma: 5 }, exploration: 0 }),
     PakUcb.fromJSON,
   ),
   arm(
@@ -120,19 +120,19 @@ function assortment<P extends AssortmentPolicy>(
 
 /** MNL family (paper 004). */
 export const mnlPolicies: AssortmentPolicySpec[] = [
-  assortment("mnl/ofu-mnl-plus", () => new OfuMnlPlus({ dim: MNL_D, maxSize: MNL_K }), OfuMnlPlus.fromJSON, {
+  assortment("mnl/ofu-mnl-plus", () => new OfuMnlPlus({ contextDim: MNL_D, maxSize: MNL_K }), OfuMnlPlus.fromJSON, {
     fillsUnderUniformRevenue: true,
   }),
   assortment(
     "mnl/ofu-mnl-plus-practical",
-    () => new OfuMnlPlus({ dim: MNL_D, maxSize: MNL_K, preset: "practical" }),
+    () => new OfuMnlPlus({ contextDim: MNL_D, maxSize: MNL_K, preset: "practical" }),
     OfuMnlPlus.fromJSON,
     { fillsUnderUniformRevenue: true },
   ),
-  assortment("mnl/ucb-mnl", () => new UcbMnl({ dim: MNL_D, maxSize: MNL_K }), UcbMnl.fromJSON, {
+  assortment("mnl/ucb-mnl", () => new UcbMnl({ contextDim: MNL_D, maxSize: MNL_K }), UcbMnl.fromJSON, {
     fillsUnderUniformRevenue: true,
   }),
-  assortment("mnl/ts-mnl", (seed) => new TsMnl({ dim: MNL_D, maxSize: MNL_K, seed }), TsMnl.fromJSON, {
+  assortment("mnl/ts-mnl", (seed) => new TsMnl({ contextDim: MNL_D, maxSize: MNL_K, seed }), TsMnl.fromJSON, {
     fillsUnderUniformRevenue: true,
   }),
 ];

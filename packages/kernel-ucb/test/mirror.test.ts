@@ -47,7 +47,7 @@ describe("RFF-UCB Float32 selection mirror", () => {
 
   it("the mirror never changes the Float64 master: same Ainv, theta, b bits with and without it", () => {
     const rng = Rng.fromSeed(5);
-    const fc = { contextDim: 16, sigma: 1, frequencies: 100, variant: "paper" as const, alpha: 1 };
+    const fc = { contextDim: 16, sigma: 1, frequencies: 100, variant: "paper" as const, ridge: 1 };
     const features = drawFeatures(fc, rng.fork("rff"));
     const F = features.numFeatures;
     const withMirror = new RidgeArm(F, 1);
@@ -72,7 +72,7 @@ describe("RFF-UCB Float32 selection mirror", () => {
 
   it("an ill-conditioned arm (tiny ridge) leaves the mirror for good, and snapshots say so", () => {
     const rng = Rng.fromSeed(8);
-    const fc = { contextDim: 8, sigma: 1, frequencies: 200, variant: "paper" as const, alpha: 1e-4 };
+    const fc = { contextDim: 8, sigma: 1, frequencies: 200, variant: "paper" as const, ridge: 1e-4 };
     const features = drawFeatures(fc, rng.fork("rff"));
     const F = features.numFeatures;
     const arm = new RidgeArm(F, 1e-4);

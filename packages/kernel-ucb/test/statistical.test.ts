@@ -42,7 +42,8 @@ const mean = (res: ReturnType<typeof run>, label: string) => {
 const pak: Maker = (arms, d, rng) => new PakUcb({ arms, contextDim: d, rng });
 const rff: Maker = (arms, d, rng) => new RffUcb({ arms, contextDim: d, rng });
 const codeEta = (G: number) => 2 * Math.log((2 * G) / 0.05); // the reference code's baselines (no sqrt)
-const linucb: Maker = (arms, d, rng) => new LinUCBShared({ arms, contextDim: d, rng, alpha: codeEta(arms.length) });
+const linucb: Maker = (arms, d, rng) =>
+  new LinUCBShared({ arms, contextDim: d, rng, exploration: codeEta(arms.length) });
 
 describe("S1: coverage of the confidence bound (realizable RKHS instance)", () => {
   it("|mu - s| <= (2 eta + sqrt(alpha)) sigma and mu + eta_paper sigma >= s in >= 95% of queries", () => {
@@ -147,7 +148,10 @@ describe("S3/S4/S5: prompt-dependent best arm (swap)", () => {
   it("KernelUCB-shared is no match either (T = 1000)", () => {
     const res = run(
       "swap",
-      { rff, kernelucb: (arms, d, rng) => new KernelUcb({ arms, contextDim: d, rng, eta: codeEta(arms.length) }) },
+      {
+        rff,
+        kernelucb: (arms, d, rng) => new KernelUcb({ arms, contextDim: d, rng, exploration: codeEta(arms.length) }),
+      },
       [1],
       1000,
     );
