@@ -110,7 +110,7 @@ describe("argument parsing and exit codes", () => {
     const r = await cli(["list"]);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/algorithms \(3\)/);
-    expect(r.out).toMatch(/linucb-disjoint\s+arm\s+LinUCB with disjoint models \[paper Li et al. 2010\]/);
+    expect(r.out).toMatch(/linucb-disjoint\s+arm\s+LinUCB with disjoint models \[Li et al. 2010\]/);
     const j = JSON.parse((await cli(["list", "scenarios", "--json"])).out);
     expect(Object.keys(j)).toEqual(["scenarios", "groups"]);
     expect(j.groups).toEqual([]);
@@ -187,7 +187,7 @@ describe("runs", () => {
     ]);
     expect(r.code).toBe(0);
     expect(r.err).toMatch(/compare k-armed: \d+% \(\d+\/2000 rounds, .* rounds\/s, ETA \d+s\)/);
-    expect(r.out).toMatch(/policy\s+regret\s+O2B\s+OPR\s+µs\/round/);
+    expect(r.out).toMatch(/policy\s+regret\s+O2B\s+OPR\s+reward\/round\s+µs\/round/);
     expect(r.out).toMatch(/^ucb1\s/m);
     expect(r.out).toMatch(/results: .*results.json/);
     const q = await cli([
@@ -243,7 +243,9 @@ describe("routekit check assortment-lp", () => {
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/result: DISAGREE/);
     expect(r.err).toMatch(/^routekit: assortment LP cross-check: \d+ of 20 instances disagree .*\n$/);
-    expect((await cli(["check"])).err).toMatch(/check what\? expected one of assortment-lp/);
+    expect((await cli(["check"])).err).toMatch(
+      /check what\? give a check's name; the checks are:\n {2}assortment-lp {2}cross-check/,
+    );
     expect((await cli(["check", "lp"])).code).toBe(2);
     const bad = await cli(["check", "assortment-lp", "--k", "0"]);
     expect(bad.code).toBe(2);

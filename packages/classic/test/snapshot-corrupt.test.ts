@@ -3,7 +3,7 @@
  * non-safe counts, non-finite or inconsistent Float64 data, unknown enums and bad arm ids throw
  * SNAPSHOT_CORRUPT (never a RangeError, never a policy that fails later).
  */
-import { ErrorCode, encodeF64, isRouteKitError, type Json, Rng, type Snapshot } from "@routekit/core";
+import { ErrorCode, encodeF64, isRouteKitError, type Json, Rng, type Snapshot, snapshotChecksum } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import {
   EpsilonGreedy,
@@ -28,11 +28,11 @@ function played<
   return (p as unknown as { toJSON(): Snapshot }).toJSON();
 }
 
-/** A deep copy of `s` with `edit` applied to its state. */
+/** A deep copy of `s` with `edit` applied to its state (checksum recomputed, so the field checks are reached). */
 function mutate(s: Snapshot, edit: (st: State) => void): Snapshot {
   const c = JSON.parse(JSON.stringify(s)) as Snapshot & { state: State };
   edit(c.state);
-  return c;
+  return { ...c, checksum: snapshotChecksum(c.kind, c.kindVersion, c.state) };
 }
 
 function expectCorrupt(restore: (s: Snapshot) => unknown, s: Snapshot): void {

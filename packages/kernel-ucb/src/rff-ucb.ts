@@ -78,9 +78,9 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
   private readonly featureConfig: FeatureConfig;
   private readonly ridgeUsed: number;
   private readonly phi: Float64Array;
+  private readonly nOf = (i: number): number => (this.table.states[i] as RffArm).ridge.n;
   /** phi rounded to f32, for the arms' Float32 mirrors (see RidgeArm.selectionVariance). */
   private readonly phi32: Float32Array;
-  private readonly nOf = (i: number): number => (this.table.states[i] as RffArm).ridge.n;
 
   constructor(options: RffUcbOptions) {
     super(options, { what: "RffUcb", defaultExploration: "paper" });

@@ -79,7 +79,7 @@ describe("PAK-UCB-lin = disjoint LinUCB (spec 5.1.5)", () => {
       exploration: 1,
       normalizeContext: false,
     });
-    const l = new LinUCBDisjoint({ arms: ["a"], contextDim: d, alpha: 1, ridge: 1, seed: 1 });
+    const l = new LinUCBDisjoint({ arms: ["a"], contextDim: d, exploration: 1, ridge: 1, seed: 1 });
     for (const y of unitVectors(seeded(4), 300, d)) {
       const r = rng.uniform();
       p.update(p.select(y), { reward: r });

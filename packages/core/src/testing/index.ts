@@ -24,6 +24,13 @@ export {
   runAssortmentScenario,
 } from "./assortment.js";
 export {
+  type CascadeOp,
+  type CascadePolicySpec,
+  cascadeOpArbitrary,
+  fuzzCascadePolicy,
+  runCascadeScenario,
+} from "./cascade.js";
+export {
   ContractViolation,
   checkState,
   expectOk,
@@ -52,4 +59,30 @@ export {
   snapshotText,
   tryDecodeF64,
 } from "./inspect.js";
-export { type Corruption, checkCorruptions, corruptSnapshot } from "./snapshots.js";
+export {
+  type ConstructSpec,
+  checkGetterContext,
+  checkMisuse,
+  checkOptionRanges,
+  flakyArray,
+  nextDouble,
+  type OptionRange,
+  smokeRun,
+} from "./misuse.js";
+export {
+  checkHostileIds,
+  checkLearnEqualsUpdateArm,
+  checkLearnEqualsUpdateAssortment,
+  checkMaxPendingArm,
+  checkMaxPendingAssortment,
+  checkMaxPendingRestore,
+  checkReAddWithPending,
+  HOSTILE_IDS,
+} from "./properties.js";
+export {
+  bitFlipCorruptions,
+  type Corruption,
+  checkCorruptions,
+  corruptSnapshot,
+  resealSnapshot,
+} from "./snapshots.js";
