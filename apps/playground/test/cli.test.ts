@@ -187,7 +187,7 @@ describe("runs", () => {
     ]);
     expect(r.code).toBe(0);
     expect(r.err).toMatch(/compare k-armed: \d+% \(\d+\/2000 rounds, .* rounds\/s, ETA \d+s\)/);
-    expect(r.out).toMatch(/policy\s+regret\s+O2B\s+OPR\s+µs\/round/);
+    expect(r.out).toMatch(/policy\s+regret\s+O2B\s+OPR\s+reward\/round\s+µs\/round/);
     expect(r.out).toMatch(/^ucb1\s/m);
     expect(r.out).toMatch(/results: .*results.json/);
     const q = await cli([

@@ -14,8 +14,10 @@ import {
 } from "@routekit/classic";
 import type { ArmPolicy, AssortmentPolicy, Snapshot } from "@routekit/core";
 import type { ArmPolicySpec, AssortmentPolicySpec, OptionRange } from "@routekit/core/testing";
+import { EuclideanPg, Exp3, Hpg, LogLinearPg, ParameterFreeHpg, UniformRouter } from "@routekit/hpg";
 import { KernelUcb, PakUcb, RffUcb } from "@routekit/kernel-ucb";
 import { OfuMnlPlus, TsMnl, UcbMnl } from "@routekit/mnl";
+import { RatioGreedy, StageRoute } from "@routekit/stageroute";
 
 /** Context length used for contextual arm policies. */
 export const D = 3;
@@ -195,4 +197,72 @@ export const mnlPolicies: AssortmentPolicySpec[] = [
   }),
 ];
 
-export const armPolicies: ArmPolicySpec[] = [...classicPolicies, ...kernelPolicies];
+/**
+ * StageRoute family (paper 002): costs required and validated; short stages so the fuzzer crosses
+ * many stage boundaries. The oracle needs true means for every arm it meets, so it is not fuzzed here.
+ */
+const stage = { budget: 1, maxDeployed: 3, stageLength: 4 };
+export const stageroutePolicies: ArmPolicySpec[] = [
+  arm(
+    "stageroute/stageroute-budget-average",
+    (seed, arms) => new StageRoute({ arms, seed, ...stage }),
+    StageRoute.fromJSON,
+    {
+      validatesCost: true,
+      costs: [0, 2],
+    },
+  ),
+  arm(
+    "stageroute/stageroute-budget-paced",
+    (seed, arms) => new StageRoute({ arms, seed, ...stage, budgetMode: "paced", horizon: 50, initialPulls: 2 }),
+    StageRoute.fromJSON,
+    { validatesCost: true, costs: [0, 2] },
+  ),
+  arm("stageroute/ratio-greedy", (seed, arms) => new RatioGreedy({ arms, seed, ...stage }), RatioGreedy.fromJSON, {
+    validatesCost: true,
+    costs: [0, 2],
+  }),
+];
+
+
+/** HPG family (paper 000): routers over unit-norm query embeddings, rewards clipped to [-1, 1]. */
+export const hpgPolicies: ArmPolicySpec[] = [
+  arm(
+    "hpg/hpg",
+    (seed, arms) => new Hpg({ arms, seed, contextDim: D, horizon: 200, normalizeContext: true }),
+    Hpg.fromJSON,
+  ),
+  arm(
+    "hpg/parameter-free",
+    (seed, arms) => new ParameterFreeHpg({ arms, seed, contextDim: D, horizon: 200, normalizeContext: true }),
+    ParameterFreeHpg.fromJSON,
+  ),
+  arm(
+    "hpg/euclidean-pg",
+    (seed, arms) => new EuclideanPg({ arms, seed, contextDim: D, horizon: 200, normalizeContext: true }),
+    EuclideanPg.fromJSON,
+  ),
+  arm(
+    "hpg/log-linear-pg",
+    (seed, arms) => new LogLinearPg({ arms, seed, contextDim: D, horizon: 200, normalizeContext: true }),
+    LogLinearPg.fromJSON,
+  ),
+  arm(
+    "hpg/exp3",
+    (seed, arms) => new Exp3({ arms, seed, contextDim: D, horizon: 200, normalizeContext: true }),
+    Exp3.fromJSON,
+  ),
+  arm(
+    "hpg/uniform",
+    (seed, arms) => new UniformRouter({ arms, seed, contextDim: D, normalizeContext: true }),
+    UniformRouter.fromJSON,
+  ),
+  // Last, so the robustness suite's "another policy's snapshot" never picks hpg/hpg for it (same kind).
+  arm(
+    "hpg/hpg-rank-capped",
+    (seed, arms) => new Hpg({ arms, seed, contextDim: D, maxRank: 1, radius: 0.5, normalizeContext: true }),
+    Hpg.fromJSON,
+  ),
+];
+
+export const armPolicies: ArmPolicySpec[] = [...classicPolicies, ...kernelPolicies, ...stageroutePolicies, ...hpgPolicies];

@@ -134,6 +134,23 @@ export interface ArmEnvironment {
   isOptimal(arm: string): boolean;
   /** Realised feedback for `arm` this round. */
   pull(arm: string): ArmFeedback;
+  /**
+   * Optional, for realised O2B: the reward {@link ArmEnvironment.bestFixedArm} would have realised this
+   * round (on the same draw `pull` uses when possible). Call after `pull`; it must not change what any
+   * later round draws.
+   */
+  bestFixedRealised?(): number;
+  /**
+   * Optional, for realised OPR: whether `arm` is the best this round by realised outcomes (e.g. the
+   * mean of a prompt's pre-drawn generations, as the paper-003 OPR protocol defines it).
+   */
+  isOptimalRealised?(arm: string): boolean;
+  /**
+   * Optional: whether this round's prompt (context) already appeared earlier in the run (since the
+   * last `reset`). Lets the metrics separate first-pass rounds from repeats (replayed logs cycle
+   * through their prompts; a fixed prompt pool is sampled with replacement).
+   */
+  seenBefore?(): boolean;
 }
 
 // ---------------------------------------------------------------- assortment

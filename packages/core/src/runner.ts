@@ -64,7 +64,16 @@ export interface PolicySummary {
   readonly regret: { mean: number; std: number; se: number };
   readonly o2b: { mean: number; std: number; se: number };
   readonly opr: { mean: number; std: number; se: number };
+  /** Realised O2B and OPR (NaN when the environment does not define them; see FinalMetrics). */
+  readonly o2bRealised: { mean: number; std: number; se: number };
+  readonly oprRealised: { mean: number; std: number; se: number };
   readonly costPerRound: { mean: number; std: number; se: number };
+  readonly rewardPerRound: { mean: number; std: number; se: number };
+  /** Share of repeated-prompt rounds and the first-pass figures (NaN when the environment does not say). */
+  readonly repeatShare: { mean: number; std: number; se: number };
+  readonly firstPassRewardPerRound: { mean: number; std: number; se: number };
+  readonly firstPassO2b: { mean: number; std: number; se: number };
+  readonly firstPassOpr: { mean: number; std: number; se: number };
   readonly usPerRound: { mean: number; std: number; se: number };
   /** Cascades: boxes opened per request. */
   readonly queriesPerRound?: { mean: number; std: number; se: number };
@@ -158,6 +167,9 @@ function armStep(env: ArmEnvironment, policy: ArmPolicy) {
       regret: env.oracleReward() - mean,
       o2b: mean - env.bestFixedReward(),
       optimal: env.isOptimal(d.arm),
+      ...(env.bestFixedRealised ? { o2bRealised: fb.reward - env.bestFixedRealised() } : {}),
+      ...(env.isOptimalRealised ? { optimalRealised: env.isOptimalRealised(d.arm) } : {}),
+      ...(env.seenBefore ? { repeat: env.seenBefore() } : {}),
       reward: fb.reward,
       cost: fb.cost ?? 0,
       pick: d.arm,
@@ -257,7 +269,14 @@ export function summarize(runs: readonly RunResult[]): PolicySummary[] {
     regret: meanStd(rs.map((r) => r.final.regret)),
     o2b: meanStd(rs.map((r) => r.final.o2b)),
     opr: meanStd(rs.map((r) => r.final.opr)),
+    o2bRealised: meanStd(rs.map((r) => r.final.o2bRealised)),
+    oprRealised: meanStd(rs.map((r) => r.final.oprRealised)),
     costPerRound: meanStd(rs.map((r) => r.final.costPerRound)),
+    rewardPerRound: meanStd(rs.map((r) => r.final.rewardPerRound)),
+    repeatShare: meanStd(rs.map((r) => r.final.repeatShare)),
+    firstPassRewardPerRound: meanStd(rs.map((r) => r.final.firstPassRewardPerRound)),
+    firstPassO2b: meanStd(rs.map((r) => r.final.firstPassO2b)),
+    firstPassOpr: meanStd(rs.map((r) => r.final.firstPassOpr)),
     usPerRound: meanStd(rs.map((r) => r.final.usPerRound)),
     ...(rs[0]?.final.queriesPerRound === undefined
       ? {}

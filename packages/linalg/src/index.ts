@@ -16,6 +16,7 @@ export {
   symvUpper,
   syrUpper,
 } from "./dispatch.js";
+export * from "./eigen-update.js";
 export * from "./inverse.js";
 export * from "./kernels.js";
 export {
@@ -29,4 +30,5 @@ export {
   syrUpperMirroredScalar,
 } from "./mirror32.js";
 export * from "./rff.js";
+export * from "./secular.js";
 export * from "./softmax.js";

@@ -1,8 +1,10 @@
 import { classicRegistry } from "./classic.js";
+import { hpgRegistry } from "./hpg.js";
 import { kernelucbRegistry } from "./kernel-ucb.js";
 import { mnlRegistry } from "./mnl.js";
 import { pandoraRegistry } from "./pandora.js";
 import { replayRegistry } from "./replay.js";
+import { stagerouteRegistry } from "./stageroute.js";
 import type { EnvironmentEntry, FamilyRegistry, PolicyEntry, ScenarioEntry } from "./types.js";
 
 export * from "./types.js";
@@ -12,7 +14,9 @@ const families: readonly FamilyRegistry[] = [
   kernelucbRegistry,
   mnlRegistry,
   replayRegistry,
+  hpgRegistry,
   pandoraRegistry,
+  stagerouteRegistry,
 ];
 
 export const policies: readonly PolicyEntry[] = families.flatMap((f) => f.policies);
