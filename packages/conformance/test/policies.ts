@@ -90,7 +90,7 @@ export const kernelPolicies: ArmPolicySpec[] = [
   arm("kernel-ucb/pak-ucb-rbf", (seed, arms) => new PakUcb({ arms, seed, contextDim: D }), PakUcb.fromJSON),
   arm(
     "kernel-ucb/pak-ucb-poly",
-    (seed, arms) => new PakUcb({ arms, seed, contextDim: D, kernel: { type: "poly", gamma: 5 }, eta: 0 }),
+    (seed, arms) => new PakUcb({ arms, seed, contextDim: D, kernel: { type: "poly", gamma: 5 }, exploration: 0 }),
     PakUcb.fromJSON,
   ),
   arm(

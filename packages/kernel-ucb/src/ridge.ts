@@ -11,8 +11,8 @@ import {
 import type { OpCounter } from "./krr.js";
 
 /**
- * Ridge regression in a fixed F-dimensional feature space (one arm of RFF-UCB), spec §2.4:
- * Ainv = (Phi^T Phi + alpha I)^-1 in the upper triangle, theta = Ainv b kept by
+ * Ridge regression in a fixed F-dimensional feature space (one arm of RFF-UCB):
+ * Ainv = (Phi^T Phi + ridge I)^-1 in the upper triangle, theta = Ainv b kept by
  * theta += u (s - phi.theta) / (1 + phi.u) with u = Ainv phi (the same u as Sherman-Morrison's),
  * b = sum s phi (kept for checks; never double-counts the first reward, unlike the reference code).
  * Constant time per round: O(F^2) per query and per update.
@@ -27,11 +27,11 @@ export class RidgeArm {
 
   constructor(
     readonly F: number,
-    readonly alpha: number,
+    readonly ridge: number,
     readonly counter?: OpCounter,
   ) {
     this.Ainv = allocF64(F * F);
-    setScaledIdentity(this.Ainv, F, 1 / alpha);
+    setScaledIdentity(this.Ainv, F, 1 / ridge);
     this.theta = allocF64(F);
     this.b = allocF64(F);
   }
@@ -41,7 +41,11 @@ export class RidgeArm {
     return dot(this.theta, phi, this.F);
   }
 
-  /** sigma^2 = phi^T Ainv phi, clamped at 0 (spec P5: right for every feature convention). */
+  /**
+   * sigma^2 = phi^T Ainv phi, clamped at 0. The paper's Algorithm 5 writes
+   * ridge^-1/2 (1 - phi^T Ainv Phi^T Phi phi)^1/2, which equals this only when ||phi|| = 1; this form is
+   * right for every feature convention.
+   */
   variance(phi: Float64Array): number {
     if (this.counter) this.counter.ops += (this.F * (this.F + 1)) / 2;
     const q = quadFormUpper(this.Ainv, this.F, phi);
@@ -80,14 +84,14 @@ export class RidgeArm {
     };
   }
 
-  static fromJSON(json: Json, F: number, alpha: number, counter?: OpCounter): RidgeArm {
+  static fromJSON(json: Json, F: number, ridge: number, counter?: OpCounter): RidgeArm {
     const o = readObject(json, "ridge state");
     const n = readInt(o, "n");
     const version = readInt(o, "version");
     const packed = readF64(o.Ainv, "Ainv", (F * (F + 1)) / 2);
     const theta = readF64(o.theta, "theta", F);
     const b = readF64(o.b, "b", F);
-    const r = new RidgeArm(F, alpha, counter);
+    const r = new RidgeArm(F, ridge, counter);
     r.theta.set(theta);
     r.b.set(b);
     let k = 0;

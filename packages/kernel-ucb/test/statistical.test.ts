@@ -148,7 +148,10 @@ describe("S3/S4/S5: prompt-dependent best arm (swap)", () => {
   it("KernelUCB-shared is no match either (T = 1000)", () => {
     const res = run(
       "swap",
-      { rff, kernelucb: (arms, d, rng) => new KernelUcb({ arms, contextDim: d, rng, eta: codeEta(arms.length) }) },
+      {
+        rff,
+        kernelucb: (arms, d, rng) => new KernelUcb({ arms, contextDim: d, rng, exploration: codeEta(arms.length) }),
+      },
       [1],
       1000,
     );

@@ -1,7 +1,7 @@
 import { type ArmEnvironment, ErrorCode, RouteKitError } from "@routekit/core";
 import { type PresetOverrides, type PromptPoolPreset, promptPool, promptPoolPresets } from "@routekit/environments";
 import {
-  type EtaOption,
+  type Exploration,
   type KernelSpec,
   KernelUcb,
   PakUcb,
@@ -26,7 +26,7 @@ function armInfo(info: EnvInfo, policy: string): { arms: readonly string[]; cont
  * eta: a number, "paper" | "theory" | "anytime", or "code" = 2 ln(2G/delta) without the square
  * root (what the reference code's LinUCB and KernelUCB baselines ran with, spec §2.9).
  */
-function eta(p: Params, info: EnvInfo): EtaOption {
+function eta(p: Params, info: EnvInfo): Exploration {
   const v = p.eta;
   if (typeof v === "number") return v;
   const s = String(v);
@@ -77,9 +77,9 @@ const pakLike = (name: string, description: string, defaults: Params): PolicyEnt
       ...armInfo(info, name),
       rng,
       kernel: kernel(p),
-      alpha: Number(p.alpha),
-      eta: eta(p, info),
-      delta: Number(p.delta),
+      ridge: Number(p.alpha),
+      exploration: eta(p, info),
+      confidence: Number(p.delta),
       horizon: info.horizon,
       scoreTransform: transform(p),
       normalizeContext: Boolean(p.normalizeContext),
@@ -116,9 +116,9 @@ const policies: PolicyEntry[] = [
         sigma: Number(p.sigma),
         frequencies: Number(p.frequencies),
         rffVariant: String(p.rffVariant) as RffVariant,
-        alpha: Number(p.alpha),
-        eta: eta(p, info),
-        delta: Number(p.delta),
+        ridge: Number(p.alpha),
+        exploration: eta(p, info),
+        confidence: Number(p.delta),
         horizon: info.horizon,
         scoreTransform: transform(p),
         normalizeContext: Boolean(p.normalizeContext),
@@ -136,9 +136,9 @@ const policies: PolicyEntry[] = [
         ...armInfo(info, "kernel-ucb"),
         rng,
         kernel: kernel(p),
-        alpha: Number(p.alpha),
-        eta: eta(p, info),
-        delta: Number(p.delta),
+        ridge: Number(p.alpha),
+        exploration: eta(p, info),
+        confidence: Number(p.delta),
         horizon: info.horizon,
         scoreTransform: transform(p),
         normalizeContext: Boolean(p.normalizeContext),
@@ -157,9 +157,9 @@ const policies: PolicyEntry[] = [
         rng,
         horizon: info.horizon,
         kernel: kernel(p),
-        alpha: Number(p.alpha),
-        eta: eta(p, info),
-        delta: Number(p.delta),
+        ridge: Number(p.alpha),
+        exploration: eta(p, info),
+        confidence: Number(p.delta),
         ...(Number(p.stages) > 0 ? { stages: Number(p.stages) } : {}),
         exploreChoice: String(p.exploreChoice) as "largest-width" | "random",
         scoreTransform: transform(p),
@@ -181,9 +181,9 @@ const policies: PolicyEntry[] = [
         horizon: info.horizon,
         sigma: Number(p.sigma),
         maxFrequencies: Number(p.maxFrequencies),
-        alpha: Number(p.alpha),
-        eta: eta(p, info),
-        delta: Number(p.delta),
+        ridge: Number(p.alpha),
+        exploration: eta(p, info),
+        confidence: Number(p.delta),
         ...(Number(p.stages) > 0 ? { stages: Number(p.stages) } : {}),
         exploreChoice: String(p.exploreChoice) as "largest-width" | "random",
         scoreTransform: transform(p),
