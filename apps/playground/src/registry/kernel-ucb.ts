@@ -238,11 +238,11 @@ function paperLineup(G: number, raw: boolean, rbfSigma: number): ScenarioEntry["
       params: { sigma: rbfSigma, frequencies: 200, ...s, ...(raw ? { rffVariant: "repo2D" } : {}) },
     },
     { label: "KernelUCB-poly3", policy: "kernel-ucb", params: { ...s } },
-    // Classic LinUCB has no score transform: x100 rewards with alpha = eta equals [0, 1] rewards with alpha = eta / 100.
+    // Classic LinUCB has no score transform: x100 rewards with exploration = eta equals [0, 1] rewards with eta / 100.
     {
       label: "LinUCB-shared",
       policy: "linucb-shared",
-      params: { alpha: raw ? codeEta100(G) : 2 * Math.log((2 * G) / 0.05) },
+      params: { exploration: raw ? codeEta100(G) : 2 * Math.log((2 * G) / 0.05) },
     },
     { label: "PAK-UCB-lin", policy: "pak-ucb-lin", params: { ...s } },
     { label: "Naive-KRR", policy: "naive-krr", params: { ...s } },
@@ -374,7 +374,7 @@ const scenarios: ScenarioEntry[] = [
       { label: "PAK-UCB-poly3", policy: "pak-ucb", params: { kernel: "poly", gamma: 5, ...RAW } },
       { label: "RFF-UCB-RBF", policy: "rff-ucb", params: { sigma: 5, rffVariant: "repo2D", ...RAW } },
       // KernelUCB is left out here: O(t^2) per round makes 5000 rounds about 4 minutes per seed.
-      { label: "LinUCB-shared", policy: "linucb-shared", params: { alpha: codeEta100(3) } },
+      { label: "LinUCB-shared", policy: "linucb-shared", params: { exploration: codeEta100(3) } },
       { label: "Random", policy: "random" },
     ],
     seeds: SEEDS,
@@ -394,7 +394,7 @@ const scenarios: ScenarioEntry[] = [
     policies: [
       { label: "PAK-UCB-poly3", policy: "pak-ucb", params: { kernel: "poly", gamma: 5, ...RAW } },
       { label: "RFF-UCB-RBF", policy: "rff-ucb", params: { sigma: 5, rffVariant: "repo2D", ...RAW } },
-      { label: "LinUCB-shared", policy: "linucb-shared", params: { alpha: codeEta100(2) } },
+      { label: "LinUCB-shared", policy: "linucb-shared", params: { exploration: codeEta100(2) } },
       { label: "One-arm oracle", policy: "one-arm-oracle" },
       { label: "Random", policy: "random" },
     ],
@@ -434,7 +434,7 @@ const scenarios: ScenarioEntry[] = [
       { label: "RFF-UCB-RBF", policy: "rff-ucb" },
       { label: "RFF-UCB-RBF sigma=5", policy: "rff-ucb", params: { sigma: 5 } },
       { label: "PAK-UCB-poly3", policy: "pak-ucb", params: { kernel: "poly", gamma: 5 } },
-      { label: "LinUCB-shared", policy: "linucb-shared", params: { alpha: 2 * Math.log(4 / 0.05) } },
+      { label: "LinUCB-shared", policy: "linucb-shared", params: { exploration: 2 * Math.log(4 / 0.05) } },
       { label: "One-arm oracle", policy: "one-arm-oracle" },
       { label: "Random", policy: "random" },
     ],
