@@ -4,7 +4,6 @@ import {
   makeSnapshot,
   numberOption,
   readEnum,
-  readInt,
   readNumber,
   readSnapshot,
   type Snapshot,
