@@ -239,7 +239,6 @@ export const stageroutePolicies: ArmPolicySpec[] = [
   }),
 ];
 
-
 /** HPG family (paper 000): routers over unit-norm query embeddings, rewards clipped to [-1, 1]. */
 export const hpgPolicies: ArmPolicySpec[] = [
   arm(
@@ -280,4 +279,9 @@ export const hpgPolicies: ArmPolicySpec[] = [
   ),
 ];
 
-export const armPolicies: ArmPolicySpec[] = [...classicPolicies, ...kernelPolicies, ...stageroutePolicies, ...hpgPolicies];
+export const armPolicies: ArmPolicySpec[] = [
+  ...classicPolicies,
+  ...kernelPolicies,
+  ...stageroutePolicies,
+  ...hpgPolicies,
+];
