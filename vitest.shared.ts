@@ -16,6 +16,14 @@ export function sharedTestConfig(extra: UserConfig["test"] = {}): UserConfig {
         { find: /^@routekit\/([a-z-]+)$/, replacement: `${root}packages/$1/src/index.ts` },
       ],
     },
-    test: { include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000, ...extra },
+    test: {
+      include: ["test/**/*.test.ts"],
+      testTimeout: 60_000,
+      hookTimeout: 60_000,
+      // The JSON report is what scripts/test-all.mjs sums into the closing "N passed, N failed" line.
+      reporters: ["default", "json"],
+      outputFile: { json: ".vitest-report.json" },
+      ...extra,
+    },
   };
 }

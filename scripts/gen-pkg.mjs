@@ -28,7 +28,7 @@ const pkg = {
     },
     "./package.json": "./package.json",
   },
-  files: ["dist", "README.md"],
+  files: ["dist", "README.md", "LICENSE"],
   engines: { node: ">=20" },
   scripts: {
     build: "tsup",
@@ -38,7 +38,7 @@ const pkg = {
   },
   dependencies: deps,
   publishConfig: { access: "public" },
-  repository: { type: "git", url: "https://example.invalid/routekit.git", directory: dir },
+  keywords: ["bandits", "llm", "routing"],
 };
 if (!existsSync(`${dir}/package.json`)) writeFileSync(`${dir}/package.json`, JSON.stringify(pkg, null, 2) + "\n");
 writeFileSync(

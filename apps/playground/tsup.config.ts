@@ -5,7 +5,7 @@ import { defineConfig } from "tsup";
 export default defineConfig({
   entry: { index: "src/index.ts", cli: "src/cli.ts", "worker-plan": "src/worker-plan.ts" },
   format: ["esm", "cjs"],
-  dts: { entry: { index: "src/index.ts" } },
+  dts: { entry: { index: "src/index.ts", "worker-plan": "src/worker-plan.ts" } },
   sourcemap: true,
   clean: true,
   target: "node20",

@@ -85,7 +85,13 @@ export function pickShareSeries(result: ExperimentResult): SharePoint[] {
     );
     for (const arm of arms) {
       for (let i = 0; i < n; i++) {
-        const { mean, se } = meanStd(runs.map((r) => r.series.pickShare?.[arm]?.[i] ?? 0));
+        // Own keys only: a run that never picked "constructor" must not read Object.prototype.constructor.
+        const { mean, se } = meanStd(
+          runs.map((r) => {
+            const rows = r.series.pickShare;
+            return (rows && Object.hasOwn(rows, arm) ? rows[arm]?.[i] : undefined) ?? 0;
+          }),
+        );
         out.push({ policy, arm, t: first.series.t[i] as number, mean, se });
       }
     }

@@ -3,6 +3,7 @@ import type { Progress } from "@routekit/core";
 import { METRICS, type Metric } from "./aggregate.js";
 import { UsageError } from "./errors.js";
 import { execute } from "./execute.js";
+import { citation } from "./format.js";
 import {
   type GroupMember,
   type GroupResult,
@@ -98,7 +99,7 @@ export async function runScenario(name: string, opts: CommonOptions = {}): Promi
       result,
       metrics: [...(s.metrics ?? (["regret", "o2b", "opr"] as Metric[]))],
       ...(s.reference ? { reference: s.reference } : {}),
-      ...(s.paper ? { notes: { paper: s.paper } } : {}),
+      ...(s.paper ? { notes: { paper: citation(s.paper) } } : {}),
     },
     opts,
   );
@@ -141,6 +142,11 @@ export interface CompareOptions extends CommonOptions {
   readonly metrics?: readonly Metric[];
 }
 
+/** Seeds `compare` runs when none are given (0..4). */
+export const COMPARE_SEEDS = 5;
+/** Rounds per run of `compare` when no horizon is given. */
+export const COMPARE_HORIZON = 2000;
+
 /** `routekit compare`: any registered policies on any environment of the same protocol. */
 export async function compare(opts: CompareOptions): Promise<CommandResult> {
   const reg = opts.registry ?? defaultRegistry;
@@ -150,8 +156,8 @@ export async function compare(opts: CompareOptions): Promise<CommandResult> {
       const o = typeof p === "string" ? { policy: p } : p;
       return { label: o.label ?? o.policy, policy: o.policy, params: { ...(o.params ?? {}) } };
     }),
-    seeds: seedList(opts.seeds, 5),
-    horizon: opts.horizon ?? 2000,
+    seeds: seedList(opts.seeds, COMPARE_SEEDS),
+    horizon: opts.horizon ?? COMPARE_HORIZON,
     points: opts.points ?? 200,
   });
   const result = await runSpec(spec, opts);
@@ -162,7 +168,7 @@ export async function compare(opts: CompareOptions): Promise<CommandResult> {
       spec,
       result,
       metrics: [...(opts.metrics ?? (["regret", "o2b", "opr"] as Metric[]))],
-      ...(env.paper ? { notes: { "environment paper": env.paper } } : {}),
+      ...(env.paper ? { notes: { "environment paper": citation(env.paper) } } : {}),
     },
     opts,
   );

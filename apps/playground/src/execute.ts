@@ -41,6 +41,9 @@ export async function execute(spec: RunSpec, options: ExecuteOptions = {}): Prom
     await new Promise((r) => setImmediate(r));
     return runExperiment(exp, { onProgress: options.onProgress, signal: options.signal });
   }
+  // Parameter values are checked by building the experiment once here (environment and every policy), so a bad
+  // value is a usage error (exit 2) before any worker starts.
+  buildExperimentFrom(reg, spec);
   return runExperimentInWorkers(
     { module, spec: specToJson(spec) },
     { workers, onProgress: options.onProgress, signal: options.signal },

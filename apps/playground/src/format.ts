@@ -61,3 +61,25 @@ export function summaryTable(summary: readonly PolicySummary[], withCost: boolea
   ]);
   return table(header, rows);
 }
+
+/** `n unit` with the plural when n != 1: "1 seed", "5 seeds". */
+export function plural(n: number, unit: string): string {
+  return `${n} ${unit}${n === 1 ? "" : "s"}`;
+}
+
+/**
+ * A registry's paper field as users see it: the internal catalogue number some entries start with
+ * ("003 (Hu, Leung, Farnia, ICML 2025), baseline") is dropped, leaving the citation.
+ */
+export function citation(paper: string): string {
+  return paper
+    .replace(/^\s*(paper\s+)?\d{3}\s*\(([^)]*)\)/i, "$2")
+    .replace(/^\s*(paper\s+)?\d{3}\b[\s,:;]*/i, "")
+    .replace(/\s+of\s+(paper\s+)?\d{3}\b/gi, "")
+    .trim();
+}
+
+/** The type of a parameter as `list algorithms NAME` shows it (the type of its default): number, boolean or string. */
+export function paramType(v: number | string | boolean): string {
+  return typeof v;
+}

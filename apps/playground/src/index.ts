@@ -50,3 +50,4 @@ export {
 } from "./plot.js";
 export * from "./registry/index.js";
 export { buildExperimentFrom, type RunSpec, resolveSpec } from "./spec.js";
+export { type TrainIssue, type TrainOptions, type TrainResult, train, writeSnapshot } from "./train.js";

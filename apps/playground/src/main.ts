@@ -1,17 +1,27 @@
 import { availableParallelism } from "node:os";
 import { isRouteKitError } from "@routekit/core";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import { type CommandResult, type CommonOptions, compare, replay, runGroup, runScenario } from "./api.js";
+import {
+  COMPARE_HORIZON,
+  COMPARE_SEEDS,
+  type CommandResult,
+  type CommonOptions,
+  compare,
+  replay,
+  runGroup,
+  runScenario,
+} from "./api.js";
 import { checkAssortmentLP, formatAssortmentCheck } from "./check.js";
 import { configToSpec, readCompareConfig } from "./config.js";
 import { CliFailure, oneLine, UsageError } from "./errors.js";
-import { summaryTable } from "./format.js";
+import { citation, paramType, plural, summaryTable } from "./format.js";
 import { type GroupResult, scenarioGroups, selectScenarios } from "./group.js";
 import { hasCost } from "./output.js";
 import { createProgress, type ProgressMode, type ProgressSink } from "./progress.js";
 import { registry as defaultRegistry } from "./registry/index.js";
 import type { FamilyRegistry, Params } from "./registry/types.js";
-import { parseAssignment } from "./spec.js";
+import { findEnvironment, findPolicy, parseAssignment } from "./spec.js";
+import { parseArms, train, writeSnapshot } from "./train.js";
 
 export const VERSION = "0.1.0";
 
@@ -61,11 +71,15 @@ interface CommonFlags {
   plots?: boolean;
 }
 
-function addCommon(cmd: Command, defaults: { outHint: string }): Command {
+function addCommon(cmd: Command, defaults: { outHint: string; seedsHint: string; horizonHint: string }): Command {
   return cmd
-    .option("--seeds <n>", "number of seeds (0..n-1)", int(1, "--seeds"))
-    .option("--horizon <rounds>", "rounds per run", int(1, "--horizon"))
-    .option("--points <n>", "points kept per series (memory does not grow with the horizon)", int(2, "--points"))
+    .option("--seeds <n>", `number of seeds (0..n-1; default ${defaults.seedsHint})`, int(1, "--seeds"))
+    .option("--horizon <rounds>", `rounds per run (default ${defaults.horizonHint})`, int(1, "--horizon"))
+    .option(
+      "--points <n>",
+      "points kept per series (memory does not grow with the horizon; default 200)",
+      int(2, "--points"),
+    )
     .option("--out <dir>", `output directory (default ${defaults.outHint})`)
     .option(
       "--workers <n>",
@@ -75,6 +89,20 @@ function addCommon(cmd: Command, defaults: { outHint: string }): Command {
     .option("--no-plots", "skip plots and the HTML report (JSON and CSV are still written)")
     .option("--json", "print machine-readable results on stdout (no progress, no table)")
     .option("-q, --quiet", "print only the results table (no progress, no file list)");
+}
+
+/** Left-aligned columns under a header, indented by two spaces. */
+function rows(io: CliIo, body: readonly string[][], header: readonly string[]): void {
+  if (body.length === 0) return;
+  const all = [header, ...body];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? "").length)));
+  for (const r of all)
+    io.stdout.write(
+      `  ${r
+        .map((c, i) => c.padEnd(widths[i] as number))
+        .join("  ")
+        .trimEnd()}\n`,
+    );
 }
 
 function parseParams(list: readonly string[], prefixed: boolean): Map<string, Params> {
@@ -204,7 +232,7 @@ class Runner {
     this.io.stdout.write(`${summaryTable(result.summary, hasCost(result))}\n`);
     if (f.quiet) return;
     this.io.stdout.write(
-      `(${spec.seeds.length} seeds x ${spec.horizon} rounds; mean ± s.e. over seeds; regret vs the per-round oracle, O2B vs the best single arm)\n`,
+      `(${plural(spec.seeds.length, "seed")} x ${plural(spec.horizon, "round")}; mean ± s.e. over seeds; regret vs the per-round oracle, O2B vs the best single arm)\n`,
     );
     if (res.reference) this.io.stdout.write(`reference: ${res.reference}\n`);
     if (files) {
@@ -226,7 +254,11 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
     .version(VERSION)
     .showSuggestionAfterError(true)
     .enablePositionalOptions();
-  addCommon(program, { outHint: "routekit-out/demo" });
+  addCommon(program, {
+    outHint: "routekit-out/demo",
+    seedsHint: "3, or fewer when the demo scenario has fewer",
+    horizonHint: "the demo scenario's",
+  });
   program.action(async (f: CommonFlags) => {
     const s =
       reg.scenarios.find((x) => x.name === DEMO_SCENARIO) ??
@@ -243,8 +275,10 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
     .command("list")
     .description("list registered algorithms, environments and scenarios, with the paper each comes from")
     .argument("[what]", "algorithms | environments | scenarios (default: all)")
+    .argument("[name]", "one algorithm or environment: list its parameters with their types and defaults")
     .option("--json", "machine-readable output")
-    .action((what: string | undefined, f: { json?: boolean }) => {
+    .option("-q, --quiet", "names only, one per line")
+    .action((what: string | undefined, name: string | undefined, f: { json?: boolean; quiet?: boolean }) => {
       const kinds = ["algorithms", "environments", "scenarios"] as const;
       const alias: Record<string, (typeof kinds)[number]> = {
         policies: "algorithms",
@@ -257,13 +291,45 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
       if (w !== undefined && !(kinds as readonly string[]).includes(w)) {
         throw new UsageError(`list what? expected one of ${kinds.join(", ")}, got "${what}"`);
       }
+      if (name !== undefined) {
+        if (w !== "algorithms" && w !== "environments") {
+          throw new UsageError(`list ${what ?? ""} NAME: parameters are listed for algorithms and environments only`);
+        }
+        const entry = w === "algorithms" ? findPolicy(reg, name) : findEnvironment(reg, name);
+        const params = Object.entries(entry.defaults).map(([key, value]) => ({
+          name: key,
+          type: paramType(value),
+          default: value,
+        }));
+        if (f.json) {
+          io.stdout.write(
+            `${JSON.stringify({ name: entry.name, protocol: entry.protocol, parameters: params }, null, 2)}\n`,
+          );
+          return;
+        }
+        if (f.quiet) {
+          for (const p of params) io.stdout.write(`${p.name}\n`);
+          return;
+        }
+        io.stdout.write(`${entry.name} (${entry.protocol}, ${entry.family}): ${entry.description}\n`);
+        if (entry.paper) io.stdout.write(`paper: ${citation(entry.paper)}\n`);
+        const flag = w === "algorithms" ? `--param ${entry.name}.KEY=VALUE` : "--env-param KEY=VALUE";
+        io.stdout.write(`parameters (${params.length}; override with ${flag}):\n`);
+        if (params.length === 0) io.stdout.write("  (none)\n");
+        rows(
+          io,
+          params.map((p) => [p.name, p.type, JSON.stringify(p.default)]),
+          ["name", "type", "default"],
+        );
+        return;
+      }
       const show = w ? [w] : [...kinds];
       const data = {
         algorithms: reg.policies.map((p) => ({
           name: p.name,
           protocol: p.protocol,
           family: p.family,
-          paper: p.paper ?? null,
+          paper: p.paper ? citation(p.paper) : null,
           description: p.description,
           defaults: p.defaults,
         })),
@@ -271,14 +337,14 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
           name: e.name,
           protocol: e.protocol,
           family: e.family,
-          paper: e.paper ?? null,
+          paper: e.paper ? citation(e.paper) : null,
           description: e.description,
           defaults: e.defaults,
         })),
         scenarios: reg.scenarios.map((s) => ({
           name: s.name,
           protocol: s.protocol,
-          paper: s.paper ?? null,
+          paper: s.paper ? citation(s.paper) : null,
           description: s.description,
           environment: s.environment.name,
           policies: s.policies.map((p) => p.label),
@@ -302,13 +368,17 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
         io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
         return;
       }
+      if (f.quiet) {
+        for (const k of show) for (const x of data[k as (typeof kinds)[number]]) io.stdout.write(`${x.name}\n`);
+        return;
+      }
       for (const k of show) {
         const items = data[k as (typeof kinds)[number]];
         io.stdout.write(`${k} (${items.length})\n`);
         if (items.length === 0) io.stdout.write("  (none registered)\n");
         const width = Math.max(0, ...items.map((x) => x.name.length));
         for (const x of items) {
-          const paper = x.paper ? ` [paper ${x.paper}]` : "";
+          const paper = x.paper ? ` [${citation(x.paper)}]` : "";
           io.stdout.write(`  ${x.name.padEnd(width)}  ${x.protocol.padEnd(10)}  ${x.description}${paper}\n`);
         }
         io.stdout.write("\n");
@@ -334,7 +404,7 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
           "glob, with a combined figure; see `routekit list scenarios`",
       )
       .argument("<scenario>", "scenario name, group name, or a quoted glob such as 'mnl-fig1-*'"),
-    { outHint: "routekit-out/<scenario>" },
+    { outHint: "routekit-out/<scenario>", seedsHint: "the scenario's", horizonHint: "the scenario's" },
   ).action(async (name: string, f: CommonFlags) => {
     const sel = selectScenarios(reg, name);
     if (sel.kind === "scenario") {
@@ -353,7 +423,11 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
       .option("--param <policy.key=value>", "override a policy parameter (repeatable)", collect, [])
       .option("--env-param <key=value>", "override an environment parameter (repeatable)", collect, [])
       .option("--config <file>", "JSON or YAML experiment file instead of --env/--policies (see README)"),
-    { outHint: "routekit-out/compare-<env>" },
+    {
+      outHint: "routekit-out/compare-<env>",
+      seedsHint: `${COMPARE_SEEDS}`,
+      horizonHint: `${COMPARE_HORIZON}`,
+    },
   ).action(
     async (
       f: CommonFlags & { env?: string; policies?: string; param: string[]; envParam: string[]; config?: string },
@@ -362,8 +436,8 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
         if (f.env || f.policies) throw new UsageError("give either --config or --env/--policies, not both");
         const cfg = readCompareConfig(f.config);
         const spec = configToSpec(reg, cfg, f.config, {
-          seeds: f.seeds ?? 5,
-          horizon: f.horizon ?? 2000,
+          seeds: f.seeds ?? COMPARE_SEEDS,
+          horizon: f.horizon ?? COMPARE_HORIZON,
           points: f.points ?? 200,
         });
         const flags = { ...f, workers: f.workers ?? cfg.workers, out: f.out ?? cfg.out };
@@ -433,7 +507,7 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
         int(1, "--passes"),
       )
       .addOption(new Option("--order <order>", "prompt order").choices(["shuffle", "sequential"]).default("shuffle")),
-    { outHint: "routekit-out/replay" },
+    { outHint: "routekit-out/replay", seedsHint: "5", horizonHint: "min(20000, 10 x prompts in the file)" },
   ).action(
     async (
       f: CommonFlags & {
@@ -475,6 +549,67 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
       );
     },
   );
+  program
+    .command("train")
+    .description(
+      "warm-start a policy from a JSONL log of decision events (decisionRecord + feedback, one per line) and write\n" +
+        "its snapshot, which a service loads with the policy class's fromJSON",
+    )
+    .requiredOption("--events <file>", "JSONL file of decision events")
+    .requiredOption("--policy <name>", "policy to train (see `routekit list algorithms`)")
+    .requiredOption("--out <file>", "where to write the snapshot (JSON)")
+    .option("--param <key=value>", "override a policy parameter (repeatable)", collect, [])
+    .option("--arms <a,b,c>", "initial arms (default: the arms the events name, in order of first appearance)")
+    .option("--seed <n>", "seed of the trained policy's random stream", int(0, "--seed"), 0)
+    .option("--skip-invalid", "learn from the valid events and list the invalid lines on stderr")
+    .option("--json", "print the training summary as JSON")
+    .option("-q, --quiet", "print nothing on success")
+    .action(
+      (f: {
+        events: string;
+        policy: string;
+        out: string;
+        param: string[];
+        arms?: string;
+        seed: number;
+        skipInvalid?: boolean;
+        json?: boolean;
+        quiet?: boolean;
+      }) => {
+        const res = train({
+          events: f.events,
+          policy: f.policy,
+          params: parseParams(f.param, false).get("") ?? {},
+          ...(f.arms !== undefined ? { arms: parseArms(f.arms) } : {}),
+          seed: f.seed,
+          skipInvalid: f.skipInvalid === true,
+          registry: reg,
+        });
+        writeSnapshot(res, f.out);
+        const summary = {
+          policy: res.policy,
+          kind: res.kind,
+          out: f.out,
+          lines: res.lines,
+          learned: res.learned,
+          duplicates: res.duplicates,
+          withoutFeedback: res.withoutFeedback,
+          skipped: res.skipped,
+        };
+        if (f.json) {
+          io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+          return;
+        }
+        for (const s of res.skipped) io.stderr.write(`routekit: skipped line ${s.line}: ${s.message}\n`);
+        if (f.quiet) return;
+        io.stdout.write(
+          `trained ${res.policy} (${res.kind}) on ${plural(res.learned, "event")} from ${f.events}` +
+            ` (${plural(res.duplicates, "duplicate decision id")} dropped, ${res.withoutFeedback} without feedback,` +
+            ` ${res.skipped.length} invalid skipped)\nsnapshot: ${f.out}\n`,
+        );
+      },
+    );
+
   const check = program
     .command("check")
     .description("numerical cross-checks of RouteKit's solvers (exit 1 on disagreement)");
@@ -547,8 +682,10 @@ export async function main(
     const what = argv[1];
     if (first === "check" && check && (what === undefined || (!what.startsWith("-") && what !== "help"))) {
       if (!check.commands.some((c) => c.name() === what)) {
+        const choices = check.commands.map((c) => `  ${c.name()}  ${oneLine(c.description())}`).join("\n");
         throw new UsageError(
-          `check what? expected one of ${check.commands.map((c) => c.name()).join(", ")}${what === undefined ? "" : `, got "${what}"`}`,
+          `check what? ${what === undefined ? "give a check's name" : `"${what}" is not a check`}; the checks are:\n${choices}\n(routekit check NAME --help for its options)`,
+          { cause: "multiline" },
         );
       }
     }
@@ -562,7 +699,7 @@ export async function main(
       return 2;
     }
     if (e instanceof UsageError) {
-      io.stderr.write(`routekit: ${oneLine(e)}\n`);
+      io.stderr.write(`routekit: ${e.cause === "multiline" ? e.message : oneLine(e)}\n`);
       return 2;
     }
     if (e instanceof CliFailure || isRouteKitError(e)) {

@@ -285,9 +285,24 @@ export function pickShareRoundsSpec(points: readonly SharePoint[], subtitle: str
   } as TopLevelSpec;
 }
 
+// Vega keys some lookups by data values in plain objects, so a value such as "__proto__" or "constructor" (an arm id
+// or a policy label) breaks its runtime. Such values get an invisible zero-width space appended before rendering.
+const HOSTILE = new Set([...Object.getOwnPropertyNames(Object.prototype), "__proto__"]);
+
+function escapeHostile(v: unknown): unknown {
+  if (typeof v === "string") return HOSTILE.has(v) ? `${v}\u200b` : v;
+  if (Array.isArray(v)) return v.map(escapeHostile);
+  if (v !== null && typeof v === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = escapeHostile(x);
+    return out;
+  }
+  return v;
+}
+
 /** vega-lite -> vega -> headless View -> SVG string. */
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
-  const vg = compile(spec).spec;
+  const vg = compile(escapeHostile(spec) as TopLevelSpec).spec;
   const view = new vega.View(vega.parse(vg), { renderer: "none" });
   try {
     return await view.toSVG();

@@ -1,5 +1,12 @@
-import type { ArmEnvironment, AssortmentEnvironment, Experiment, Json, Rng } from "@routekit/core";
-import { UsageError } from "./errors.js";
+import {
+  type ArmEnvironment,
+  type AssortmentEnvironment,
+  type Experiment,
+  isRouteKitError,
+  type Json,
+  Rng,
+} from "@routekit/core";
+import { CliFailure, UsageError } from "./errors.js";
 import type {
   AnyEnvironment,
   EnvInfo,
@@ -41,7 +48,8 @@ export function findPolicy(reg: FamilyRegistry, name: string): PolicyEntry {
 
 /** Converts a command-line string to the type of the parameter's default. */
 export function coerceParam(where: string, key: string, raw: ParamValue, defaults: Params): ParamValue {
-  if (!(key in defaults)) {
+  // Own keys only: "toString", "constructor" and "__proto__" are not parameters.
+  if (!Object.hasOwn(defaults, key)) {
     const keys = Object.keys(defaults);
     throw new UsageError(
       `${where} has no parameter "${key}" (parameters: ${keys.length > 0 ? keys.join(", ") : "none"})`,
@@ -65,7 +73,9 @@ export function coerceParam(where: string, key: string, raw: ParamValue, default
 /** Defaults overridden by `overrides` (each checked against the defaults' keys and types). */
 export function mergeParams(where: string, defaults: Params, overrides: Params = {}): Params {
   const out: Params = { ...defaults };
-  for (const [k, v] of Object.entries(overrides)) out[k] = coerceParam(where, k, v, defaults);
+  for (const [k, v] of Object.entries(overrides)) {
+    Object.defineProperty(out, k, { value: coerceParam(where, k, v, defaults), enumerable: true, writable: true });
+  }
   return out;
 }
 
@@ -125,7 +135,7 @@ export function resolveSpec(reg: FamilyRegistry, spec: RunSpec): RunSpec {
 
 function envInfo(env: AnyEnvironment, protocol: EnvInfo["protocol"], horizon: number): EnvInfo {
   if (protocol === "assortment") {
-    return { protocol, arms: [], dim: (env as AssortmentEnvironment).dim, horizon, env };
+    return { protocol, arms: [], dim: (env as AssortmentEnvironment).contextDim, horizon, env };
   }
   const e = env as ArmEnvironment;
   return { protocol, arms: [...e.initialArms], dim: e.contextDim, horizon, env };
@@ -142,7 +152,23 @@ export function buildExperimentFrom(reg: FamilyRegistry, input: RunSpec): Experi
   const spec = resolveSpec(reg, input);
   const envEntry = findEnvironment(reg, spec.environment.name);
   const entries = spec.policies.map((p) => findPolicy(reg, p.policy));
-  let spare: AnyEnvironment | undefined = envEntry.create(spec.environment.params);
+  // An environment that reads a data file reports problems with the file (exit 1); any other library error
+  // here comes from a parameter value the user gave, which is bad usage (exit 2).
+  const readsData = Object.hasOwn(envEntry.defaults, "data");
+  let spare: AnyEnvironment | undefined = fromUserParams(
+    `environment ${envEntry.name}`,
+    spec.environment.params,
+    () => envEntry.create(spec.environment.params),
+    readsData,
+  );
+  // Each policy is built once here from the user's parameters, so a bad value is a usage error before any run
+  // (or worker) starts, not a failure in the middle of one.
+  const probeInfo = envInfo(spare, envEntry.protocol, spec.horizon);
+  spec.policies.forEach((p, i) => {
+    fromUserParams(`policy ${p.label}`, p.params, () =>
+      (entries[i] as PolicyEntry).create(p.params, { rng: Rng.fromSeed(0), seed: 0, info: probeInfo }),
+    );
+  });
   const environmentName = spare.name;
   const environment = (): AnyEnvironment => {
     const fresh = spare ?? envEntry.create(spec.environment.params);
@@ -166,6 +192,28 @@ export function buildExperimentFrom(reg: FamilyRegistry, input: RunSpec): Experi
     horizon: spec.horizon,
     points: spec.points,
   } as Experiment;
+}
+
+/**
+ * Runs a constructor fed by user parameters: a RouteKitError (bad option value) or a RangeError (a size too large
+ * to allocate, e.g. `dim: 1e9`) becomes a UsageError naming `where` and its parameters. A CliFailure (a data
+ * problem) passes through.
+ */
+export function fromUserParams<T>(where: string, params: Params, build: () => T, dataErrors = false): T {
+  try {
+    return build();
+  } catch (e) {
+    if (e instanceof CliFailure || e instanceof UsageError) throw e;
+    const given = JSON.stringify(params);
+    if (isRouteKitError(e)) {
+      if (dataErrors) throw new CliFailure(e.message);
+      throw new UsageError(`${where} ${given}: ${e.message}`);
+    }
+    if (e instanceof RangeError) {
+      throw new UsageError(`${where} ${given}: a parameter value is too large to allocate (a size beyond memory)`);
+    }
+    throw e;
+  }
 }
 
 /** A JSON copy of a spec (what workers receive and what results record). */

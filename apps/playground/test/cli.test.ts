@@ -58,11 +58,11 @@ describe("argument parsing and exit codes", () => {
       [["compare", "--env", "k-armed", "--policies", "ucb1,ucb9"], /unknown policy "ucb9"/],
       [
         ["compare", "--env", "k-armed", "--policies", "ucb1", "--param", "ucb1.zeta=3"],
-        /ucb1 has no parameter "zeta" \(parameters: c\)/,
+        /ucb1 has no parameter "zeta" \(parameters: exploration\)/,
       ],
       [
-        ["compare", "--env", "k-armed", "--policies", "ucb1", "--param", "ucb1.c=lots"],
-        /ucb1.c must be a number, got "lots"/,
+        ["compare", "--env", "k-armed", "--policies", "ucb1", "--param", "ucb1.exploration=lots"],
+        /ucb1.exploration must be a number, got "lots"/,
       ],
       [
         ["compare", "--env", "k-armed", "--policies", "ucb1", "--param", "random.c=1"],
@@ -110,7 +110,7 @@ describe("argument parsing and exit codes", () => {
     const r = await cli(["list"]);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/algorithms \(3\)/);
-    expect(r.out).toMatch(/linucb-disjoint\s+arm\s+LinUCB with disjoint models \[paper Li et al. 2010\]/);
+    expect(r.out).toMatch(/linucb-disjoint\s+arm\s+LinUCB with disjoint models \[Li et al. 2010\]/);
     const j = JSON.parse((await cli(["list", "scenarios", "--json"])).out);
     expect(Object.keys(j)).toEqual(["scenarios", "groups"]);
     expect(j.groups).toEqual([]);
@@ -154,7 +154,7 @@ describe("runs", () => {
     expect(j.spec.policies[2]).toEqual({
       label: "linucb",
       policy: "linucb-disjoint",
-      params: { alpha: 0.5, ridge: 1 },
+      params: { exploration: 0.5, ridge: 1 },
     });
     expect(j.reference).toBe("linucb beats ucb1 beats random");
     const results = JSON.parse(readFileSync(j.files.json, "utf8"));
@@ -176,7 +176,7 @@ describe("runs", () => {
       "--policies",
       "random,ucb1",
       "--param",
-      "ucb1.c=1",
+      "ucb1.exploration=1",
       "--horizon",
       "500",
       "--seeds",
@@ -243,7 +243,9 @@ describe("routekit check assortment-lp", () => {
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/result: DISAGREE/);
     expect(r.err).toMatch(/^routekit: assortment LP cross-check: \d+ of 20 instances disagree .*\n$/);
-    expect((await cli(["check"])).err).toMatch(/check what\? expected one of assortment-lp/);
+    expect((await cli(["check"])).err).toMatch(
+      /check what\? give a check's name; the checks are:\n {2}assortment-lp {2}cross-check/,
+    );
     expect((await cli(["check", "lp"])).code).toBe(2);
     const bad = await cli(["check", "assortment-lp", "--k", "0"]);
     expect(bad.code).toBe(2);

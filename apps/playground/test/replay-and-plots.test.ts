@@ -24,7 +24,7 @@ describe("replay on the shipped example", () => {
     const res = await replay({
       data: join(examples, "prompts.jsonl"),
       registry: fixtureRegistry,
-      policies: ["random", { policy: "linucb-disjoint", params: { alpha: 0.3 } }],
+      policies: ["random", { policy: "linucb-disjoint", params: { exploration: 0.3 } }],
       environmentParams: { dim: 32 },
       seeds: 2,
       horizon: 1200,
@@ -54,7 +54,7 @@ describe("replay on the shipped example", () => {
     expect((html.match(/<svg/g) ?? []).length).toBe(6);
     expect(html).toMatch(/Pick share over rounds/);
     expect(html).toMatch(/linucb-disjoint/);
-    expect(html).toMatch(/&quot;alpha&quot;: 0.3/);
+    expect(html).toMatch(/&quot;exploration&quot;: 0.3/);
     expect(statSync(files.seriesCsv).size).toBeGreaterThan(1000);
     // Pick share over rounds: per policy and checkpoint the windowed shares of the 3 models sum to 1.
     const rows = readFileSync(files.pickShareCsv, "utf8").trim().split("\n");

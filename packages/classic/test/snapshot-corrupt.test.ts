@@ -3,7 +3,7 @@
  * non-safe counts, non-finite or inconsistent Float64 data, unknown enums and bad arm ids throw
  * SNAPSHOT_CORRUPT (never a RangeError, never a policy that fails later).
  */
-import { ErrorCode, encodeF64, isRouteKitError, type Json, Rng, type Snapshot } from "@routekit/core";
+import { ErrorCode, encodeF64, isRouteKitError, type Json, Rng, type Snapshot, snapshotChecksum } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import {
   EpsilonGreedy,
@@ -28,11 +28,11 @@ function played<
   return (p as unknown as { toJSON(): Snapshot }).toJSON();
 }
 
-/** A deep copy of `s` with `edit` applied to its state. */
+/** A deep copy of `s` with `edit` applied to its state (checksum recomputed, so the field checks are reached). */
 function mutate(s: Snapshot, edit: (st: State) => void): Snapshot {
   const c = JSON.parse(JSON.stringify(s)) as Snapshot & { state: State };
   edit(c.state);
-  return c;
+  return { ...c, checksum: snapshotChecksum(c.kind, c.kindVersion, c.state) };
 }
 
 function expectCorrupt(restore: (s: Snapshot) => unknown, s: Snapshot): void {
@@ -187,7 +187,9 @@ describe("LinUCB", () => {
     const withAinv = (a: Float64Array) => mutate(s, (st) => ((arms(st)[0] as Arm).Ainv = encodeF64(a)));
     expect(() => LinUCBDisjoint.fromJSON(withAinv(Ainv))).not.toThrow();
     expectCorrupt(LinUCBDisjoint.fromJSON, withAinv(Ainv.map((v, i) => (i === 1 ? Number.NaN : v))));
-    expectCorrupt(LinUCBDisjoint.fromJSON, withAinv(Ainv.map((v, i) => (i === D + 1 ? 0 : v))));
+    // A diagonal entry of 0 is reachable (rounding cancels it, see clampInverseDiagonal); a negative one is not.
+    expect(() => LinUCBDisjoint.fromJSON(withAinv(Ainv.map((v, i) => (i === D + 1 ? 0 : v))))).not.toThrow();
+    expectCorrupt(LinUCBDisjoint.fromJSON, withAinv(Ainv.map((v, i) => (i === D + 1 ? -1e-300 : v))));
     expectCorrupt(LinUCBDisjoint.fromJSON, withAinv(Ainv.subarray(0, D)));
     expectCorrupt(
       LinUCBDisjoint.fromJSON,
@@ -253,7 +255,7 @@ describe("LinUCB", () => {
     );
     expectCorrupt(
       LinUCBShared.fromJSON,
-      mutate(s, (st) => (st.Ainv = encodeF64(new Float64Array((D + 4) ** 2)))),
+      mutate(s, (st) => (st.Ainv = encodeF64(new Float64Array((D + 4) ** 2).fill(-1)))),
     );
     const payload = (st: State) => entries(st)[0]![1] as Record<string, Json>;
     expectCorrupt(

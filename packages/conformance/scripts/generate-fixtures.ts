@@ -3,6 +3,7 @@
  * Run with `pnpm --filter @routekit/conformance fixtures` (vitest runs this file so sibling packages
  * resolve to their sources). Regenerate ONLY when a policy's snapshot layout or decisions change on
  * purpose, together with a kindVersion bump; the fixture test exists to catch unintended changes.
+ * `ROUTEKIT_FIXTURES=classic` (a comma-separated list of name prefixes) regenerates only those.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -18,7 +19,9 @@ it("generates snapshot fixtures", () => {
     ...armPolicies.map((s) => [s.name, armCreate(s)] as const),
     ...mnlPolicies.map((s) => [s.name, assortmentCreate(s)] as const),
   ];
+  const only = process.env.ROUTEKIT_FIXTURES?.split(",").filter((x) => x.length > 0);
   for (const [name, create] of all) {
+    if (only && !only.some((prefix) => name.startsWith(prefix))) continue;
     const f = makeFixture(name, create);
     writeFileSync(dir + fixtureFile(name), `${JSON.stringify(f, null, 1)}\n`);
     console.log(`wrote ${fixtureFile(name)}: ${f.steps.length} steps, ${f.decisions.length} decisions`);

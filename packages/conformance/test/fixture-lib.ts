@@ -86,7 +86,7 @@ export function generate(
       run({ op: "select", ...(ctx ? { context: encodeF64(ctx) } : {}) });
     } else {
       const n = 2 + rng.int(5);
-      const f = rng.fillNormal(new Float64Array(n * p.dim), 0, 0.4);
+      const f = rng.fillNormal(new Float64Array(n * p.contextDim), 0, 0.4);
       const rev = rng.uniform() < 0.5 ? Float64Array.from({ length: n }, () => rng.uniform()) : undefined;
       const d = run({
         op: "select",

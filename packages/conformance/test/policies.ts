@@ -13,7 +13,7 @@ import {
   UCB1,
 } from "@routekit/classic";
 import type { ArmPolicy, AssortmentPolicy, Snapshot } from "@routekit/core";
-import type { ArmPolicySpec, AssortmentPolicySpec } from "@routekit/core/testing";
+import type { ArmPolicySpec, AssortmentPolicySpec, OptionRange } from "@routekit/core/testing";
 import { KernelUcb, PakUcb, RffUcb } from "@routekit/kernel-ucb";
 import { OfuMnlPlus, TsMnl, UcbMnl } from "@routekit/mnl";
 
@@ -32,10 +32,32 @@ function arm<P extends ArmPolicy>(
   return { name, create: ({ seed, arms }) => create(seed, arms), restore, ...extra } as ArmPolicySpec<ArmPolicy>;
 }
 
+/**
+ * The raw-constructor part of a spec (misuse, option-range and maxPending checks): `cls` called with
+ * `{ ...base, arms: ["arm-0", "arm-1", "arm-2"], seed: 1 }` must build a valid policy.
+ */
+function raw<P extends ArmPolicy>(
+  cls: new (o: never) => P,
+  base: Record<string, unknown>,
+  optionRanges: OptionRange[] = [],
+): Partial<ArmPolicySpec<P>> {
+  return {
+    construct: (o: unknown) => new cls(o as never),
+    baseOptions: { arms: ["arm-0", "arm-1", "arm-2"], seed: 1, ...base },
+    optionRanges,
+  };
+}
+
+/** An option whose documented range is a finite number > 0 (ridges, prior variances). */
+const positive = (name: string): OptionRange => ({ name, min: 0, openMin: true });
+/** An option whose documented range is a finite number >= 0 (exploration multipliers). */
+const nonNegative = (name: string): OptionRange => ({ name, min: 0 });
+
 /** Classic family: costs are validated (negative or non-finite cost is INVALID input). */
 export const classicPolicies: ArmPolicySpec[] = [
   arm("classic/random", (seed, arms) => new RandomPolicy({ arms, seed }), RandomPolicy.fromJSON, {
     validatesCost: true,
+    ...raw(RandomPolicy, {}),
   }),
   arm(
     "classic/epsilon-greedy",
@@ -43,63 +65,89 @@ export const classicPolicies: ArmPolicySpec[] = [
     EpsilonGreedy.fromJSON,
     {
       validatesCost: true,
+      ...raw(EpsilonGreedy, { epsilon: 0.2 }, [{ name: "epsilon", min: 0, max: 1 }]),
     },
   ),
   arm(
     "classic/epsilon-greedy-1/t",
     (seed, arms) => new EpsilonGreedy({ arms, seed, epsilon: 1, decay: "1/t" }),
     EpsilonGreedy.fromJSON,
-    { validatesCost: true },
+    { validatesCost: true, ...raw(EpsilonGreedy, { epsilon: 1, decay: "1/t" }, [{ name: "epsilon", min: 0, max: 1 }]) },
   ),
-  arm("classic/ucb1", (seed, arms) => new UCB1({ arms, seed }), UCB1.fromJSON, { validatesCost: true }),
+  arm("classic/ucb1", (seed, arms) => new UCB1({ arms, seed }), UCB1.fromJSON, {
+    validatesCost: true,
+    ...raw(UCB1, {}, [nonNegative("c")]),
+  }),
   arm("classic/thompson-bernoulli", (seed, arms) => new ThompsonBernoulli({ arms, seed }), ThompsonBernoulli.fromJSON, {
     validatesCost: true,
+    ...raw(ThompsonBernoulli, {}, [positive("priorAlpha"), positive("priorBeta")]),
   }),
   arm(
     "classic/thompson-bernoulli-binary",
     (seed, arms) => new ThompsonBernoulli({ arms, seed, fractionalRewards: "fractional" }),
     ThompsonBernoulli.fromJSON,
-    { validatesCost: true, rewards: "binary" },
+    { validatesCost: true, rewards: "binary", ...raw(ThompsonBernoulli, { fractionalRewards: "fractional" }) },
   ),
   arm("classic/thompson-gaussian", (seed, arms) => new ThompsonGaussian({ arms, seed }), ThompsonGaussian.fromJSON, {
     validatesCost: true,
     rewards: [-5, 5],
+    ...raw(ThompsonGaussian, {}, [positive("priorVariance"), positive("noiseVariance")]),
   }),
   arm(
     "classic/linucb-disjoint",
     (seed, arms) => new LinUCBDisjoint({ arms, seed, contextDim: D }),
     LinUCBDisjoint.fromJSON,
-    { validatesCost: true, contexts: "box" },
+    {
+      validatesCost: true,
+      contexts: "box",
+      ...raw(LinUCBDisjoint, { contextDim: D }, [nonNegative("alpha"), positive("ridge")]),
+    },
   ),
   arm(
     "classic/linucb-shared",
     (seed, arms) => new LinUCBShared({ arms, seed, contextDim: D, maxArms: 2 }),
     LinUCBShared.fromJSON,
-    { validatesCost: true },
+    {
+      validatesCost: true,
+      ...raw(LinUCBShared, { contextDim: D, maxArms: 2 }, [nonNegative("alpha"), positive("ridge")]),
+    },
   ),
   arm(
     "classic/one-arm-oracle",
     (seed, arms) => new OneArmOracle({ arms, seed, arm: arms[0] as string }),
     OneArmOracle.fromJSON,
-    { validatesCost: true, pinnedArms: ["arm-0"] },
+    { validatesCost: true, pinnedArms: ["arm-0"], ...raw(OneArmOracle, { arm: "arm-0" }) },
   ),
 ];
 
 /** Kernel-UCB family (paper 003). */
 export const kernelPolicies: ArmPolicySpec[] = [
-  arm("kernel-ucb/pak-ucb-rbf", (seed, arms) => new PakUcb({ arms, seed, contextDim: D }), PakUcb.fromJSON),
+  arm("kernel-ucb/pak-ucb-rbf", (seed, arms) => new PakUcb({ arms, seed, contextDim: D }), PakUcb.fromJSON, {
+    ...raw(PakUcb, { contextDim: D }),
+  }),
   arm(
     "kernel-ucb/pak-ucb-poly",
-    (seed, arms) => new PakUcb({ arms, seed, contextDim: D, kernel: { type: "poly", gamma: 5 }, eta: 0 }),
+    (seed, arms) => new PakUcb({ arms, seed, contextDim: D, kernel: { type: "poly", gamma: 5 }, exploration: 0 }),
     PakUcb.fromJSON,
+    raw(PakUcb, { contextDim: D, kernel: { type: "poly", gamma: 5 }, eta: 0 }),
   ),
   arm(
     "kernel-ucb/pak-ucb-linear",
     (seed, arms) => new PakUcb({ arms, seed, contextDim: D, kernel: { type: "linear" } }),
     PakUcb.fromJSON,
+    raw(PakUcb, { contextDim: D, kernel: { type: "linear" } }),
   ),
-  arm("kernel-ucb/rff-ucb", (seed, arms) => new RffUcb({ arms, seed, contextDim: D, frequencies: 8 }), RffUcb.fromJSON),
-  arm("kernel-ucb/kernel-ucb", (seed, arms) => new KernelUcb({ arms, seed, contextDim: D }), KernelUcb.fromJSON),
+  arm(
+    "kernel-ucb/rff-ucb",
+    (seed, arms) => new RffUcb({ arms, seed, contextDim: D, frequencies: 8 }),
+    RffUcb.fromJSON,
+    {
+      ...raw(RffUcb, { contextDim: D, frequencies: 8 }),
+    },
+  ),
+  arm("kernel-ucb/kernel-ucb", (seed, arms) => new KernelUcb({ arms, seed, contextDim: D }), KernelUcb.fromJSON, {
+    ...raw(KernelUcb, { contextDim: D }),
+  }),
 ];
 
 function assortment<P extends AssortmentPolicy>(
@@ -120,20 +168,30 @@ function assortment<P extends AssortmentPolicy>(
 
 /** MNL family (paper 004). */
 export const mnlPolicies: AssortmentPolicySpec[] = [
-  assortment("mnl/ofu-mnl-plus", () => new OfuMnlPlus({ dim: MNL_D, maxSize: MNL_K }), OfuMnlPlus.fromJSON, {
+  assortment("mnl/ofu-mnl-plus", () => new OfuMnlPlus({ contextDim: MNL_D, maxSize: MNL_K }), OfuMnlPlus.fromJSON, {
     fillsUnderUniformRevenue: true,
+    construct: (o: unknown) => new OfuMnlPlus(o as never),
+    baseOptions: { dim: MNL_D, maxSize: MNL_K },
   }),
   assortment(
     "mnl/ofu-mnl-plus-practical",
-    () => new OfuMnlPlus({ dim: MNL_D, maxSize: MNL_K, preset: "practical" }),
+    () => new OfuMnlPlus({ contextDim: MNL_D, maxSize: MNL_K, preset: "practical" }),
     OfuMnlPlus.fromJSON,
-    { fillsUnderUniformRevenue: true },
+    {
+      fillsUnderUniformRevenue: true,
+      construct: (o: unknown) => new OfuMnlPlus(o as never),
+      baseOptions: { dim: MNL_D, maxSize: MNL_K, preset: "practical" },
+    },
   ),
-  assortment("mnl/ucb-mnl", () => new UcbMnl({ dim: MNL_D, maxSize: MNL_K }), UcbMnl.fromJSON, {
+  assortment("mnl/ucb-mnl", () => new UcbMnl({ contextDim: MNL_D, maxSize: MNL_K }), UcbMnl.fromJSON, {
     fillsUnderUniformRevenue: true,
+    construct: (o: unknown) => new UcbMnl(o as never),
+    baseOptions: { dim: MNL_D, maxSize: MNL_K },
   }),
-  assortment("mnl/ts-mnl", (seed) => new TsMnl({ dim: MNL_D, maxSize: MNL_K, seed }), TsMnl.fromJSON, {
+  assortment("mnl/ts-mnl", (seed) => new TsMnl({ contextDim: MNL_D, maxSize: MNL_K, seed }), TsMnl.fromJSON, {
     fillsUnderUniformRevenue: true,
+    construct: (o: unknown) => new TsMnl(o as never),
+    baseOptions: { dim: MNL_D, maxSize: MNL_K, seed: 1 },
   }),
 ];
 

@@ -108,7 +108,10 @@ export class MetricsRecorder {
   private totalTime = 0;
   private readonly picks = new Map<string, number>();
   private readonly picksAtMark = new Map<string, number>();
-  private readonly shareSeries: Record<string, number[]> = {};
+  // Keyed by arm id: a Map for lookups and a null-prototype record (own properties only) for the series, so
+  // ids such as "__proto__", "constructor" or "toString" are ordinary keys.
+  private readonly shareRows = new Map<string, number[]>();
+  private readonly shareSeries: Record<string, number[]> = Object.create(null);
   readonly series: Series = {
     t: [],
     regret: [],
@@ -190,10 +193,11 @@ export class MetricsRecorder {
 
   private recordPickShares(markIndex: number): void {
     for (const [arm, count] of this.picks) {
-      let row = this.shareSeries[arm];
+      let row = this.shareRows.get(arm);
       if (row === undefined) {
         row = new Array<number>(markIndex).fill(0);
-        this.shareSeries[arm] = row;
+        this.shareRows.set(arm, row);
+        ownKey(this.shareSeries, arm, row);
       }
       row.push((count - (this.picksAtMark.get(arm) ?? 0)) / this.roundsSinceMark);
       this.picksAtMark.set(arm, count);
@@ -230,11 +234,16 @@ export class MetricsRecorder {
   }
 
   pickShare(): Record<string, number> {
-    const out: Record<string, number> = {};
+    const out: Record<string, number> = Object.create(null);
     const n = Math.max(1, this.rounds);
-    for (const [k, v] of this.picks) out[k] = v / n;
+    for (const [k, v] of this.picks) ownKey(out, k, v / n);
     return out;
   }
+}
+
+/** Sets `o[key] = value` as an own enumerable property, whatever the key (even "__proto__"). */
+function ownKey<T>(o: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** Mean, standard deviation and standard error of a sample. */

@@ -19,16 +19,44 @@ export interface Snapshot<S extends Json = Json> {
   readonly kind: string;
   readonly kindVersion: number;
   readonly state: S;
+  /**
+   * Integrity check over `kind`, `kindVersion` and the JSON text of `state` (see {@link snapshotChecksum}):
+   * a snapshot altered after it was written (a flipped bit in a base64 field, an edited number) is
+   * refused with SNAPSHOT_CORRUPT instead of loading as a different state.
+   */
+  readonly checksum: string;
 }
 
-/** Wraps `state` in the snapshot envelope. */
+/**
+ * The checksum a snapshot carries: two 32-bit FNV-1a style lanes (different offsets, one
+ * multiply-mixed) over the UTF-16 code units of `JSON.stringify([kind, kindVersion, state])`,
+ * as 16 hex digits. It detects accidental corruption (every single-bit change), not tampering.
+ */
+export function snapshotChecksum(kind: string, kindVersion: number, state: unknown): string {
+  const text = JSON.stringify([kind, kindVersion, state]);
+  let a = 0x811c9dc5 | 0;
+  let b = 0x2545f491 | 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  a = Math.imul(a ^ (a >>> 16), 0x85ebca6b);
+  b = Math.imul(b ^ (b >>> 13), 0xc2b2ae35);
+  return (a >>> 0).toString(16).padStart(8, "0") + ((b ^ (b >>> 16)) >>> 0).toString(16).padStart(8, "0");
+}
+
+/** Wraps `state` in the snapshot envelope, with its checksum. */
 export function makeSnapshot<S extends Json>(kind: string, kindVersion: number, state: S): Snapshot<S> {
-  return { format: SNAPSHOT_FORMAT, version: SNAPSHOT_FORMAT_VERSION, kind, kindVersion, state };
+  const checksum = snapshotChecksum(kind, kindVersion, state);
+  return { format: SNAPSHOT_FORMAT, version: SNAPSHOT_FORMAT_VERSION, kind, kindVersion, state, checksum };
 }
 
 /**
  * Checks the envelope and returns its state. Throws SNAPSHOT_KIND for a snapshot of another class,
- * SNAPSHOT_VERSION for another layout version, SNAPSHOT_CORRUPT for anything that is not a snapshot.
+ * SNAPSHOT_VERSION for another layout version, SNAPSHOT_CORRUPT for anything that is not a snapshot
+ * or whose checksum does not match its content.
  */
 export function readSnapshot(snapshot: unknown, kind: string, kindVersion: number): Record<string, Json> {
   const s = snapshot as Partial<Snapshot>;
@@ -55,6 +83,12 @@ export function readSnapshot(snapshot: unknown, kind: string, kindVersion: numbe
   }
   if (s.state === null || typeof s.state !== "object" || Array.isArray(s.state)) {
     throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot of "${kind}" has no state object`);
+  }
+  if (typeof s.checksum !== "string" || s.checksum !== snapshotChecksum(kind, kindVersion, s.state)) {
+    throw new RouteKitError(
+      ErrorCode.SnapshotCorrupt,
+      `snapshot of "${kind}" fails its integrity check (checksum ${typeof s.checksum === "string" ? "mismatch" : "missing"}): it was altered or damaged after it was written`,
+    );
   }
   return s.state as Record<string, Json>;
 }

@@ -180,3 +180,21 @@ describe("MetricsRecorder pick shares over rounds", () => {
     expect(rec.series.pickShare).toEqual({ a: [1, 0.5, 0], b: [0, 0.5, 1] });
   });
 });
+
+describe("MetricsRecorder with hostile arm ids", () => {
+  it("records pick shares for __proto__, constructor and toString like any other id", () => {
+    const ids = ["__proto__", "constructor", "toString", "hasOwnProperty"];
+    const m = new MetricsRecorder(40, 4);
+    for (let t = 0; t < 40; t++) {
+      m.record({ regret: 0, o2b: 0, optimal: true, reward: 1, cost: 0, pick: ids[t % ids.length] as string, ms: 0 });
+    }
+    const share = m.pickShare();
+    expect(Object.keys(share).sort()).toEqual([...ids].sort());
+    for (const id of ids) expect(Object.getOwnPropertyDescriptor(share, id)?.value).toBe(0.25);
+    const rows = m.series.pickShare ?? {};
+    expect(Object.keys(rows).sort()).toEqual([...ids].sort());
+    for (const id of ids) expect((Object.getOwnPropertyDescriptor(rows, id)?.value as number[]).length).toBe(4);
+    expect(JSON.parse(JSON.stringify(rows)).constructor).toHaveLength(4);
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+});

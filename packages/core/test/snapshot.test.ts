@@ -15,6 +15,7 @@ import {
   readObject,
   readSnapshot,
   SNAPSHOT_FORMAT,
+  snapshotChecksum,
   SNAPSHOT_FORMAT_VERSION,
   snapshotCorrupt,
 } from "../src/index.js";
@@ -108,7 +109,39 @@ describe("snapshot envelope", () => {
       kind: "classic/ucb1",
       kindVersion: 2,
       state: { a: 1 },
+      checksum: snapshotChecksum("classic/ucb1", 2, { a: 1 }),
     });
+    expect(s.checksum).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it("readSnapshot refuses a snapshot whose content no longer matches its checksum", () => {
+    const theta = encodeF64(new Float64Array([0.25, -1.5, 3e-300]));
+    const s = makeSnapshot("classic/ucb1", 2, { n: 3, theta, ids: ["a", "b"] });
+    const text = JSON.stringify(s);
+    expect(readSnapshot(JSON.parse(text), "classic/ucb1", 2)).toEqual(s.state);
+    // Every single-bit flip of every character of the state text is caught (or breaks the JSON).
+    const start = text.indexOf('"state":') + 8;
+    const end = text.indexOf(',"checksum"');
+    let checked = 0;
+    for (let i = start; i < end; i++) {
+      for (let bit = 0; bit < 7; bit++) {
+        const flipped = `${text.slice(0, i)}${String.fromCharCode(text.charCodeAt(i) ^ (1 << bit))}${text.slice(i + 1)}`;
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(flipped);
+        } catch {
+          continue;
+        }
+        if (JSON.stringify((parsed as { state: unknown }).state) === JSON.stringify(s.state)) continue; // e.g. whitespace
+        expect(codeOf(() => readSnapshot(parsed, "classic/ucb1", 2))).toBe(ErrorCode.SnapshotCorrupt);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(200);
+    expect(codeOf(() => readSnapshot({ ...s, checksum: undefined }, "classic/ucb1", 2))).toBe(ErrorCode.SnapshotCorrupt);
+    expect(codeOf(() => readSnapshot({ ...s, state: { ...s.state, n: 4 } }, "classic/ucb1", 2))).toBe(
+      ErrorCode.SnapshotCorrupt,
+    );
   });
 
   it("readSnapshot rejects another kind, another version and anything that is not a snapshot", () => {
@@ -120,7 +153,7 @@ describe("snapshot envelope", () => {
     for (const bad of [null, undefined, 1, "x", [], { ...s, format: "other" }, { state: {} }]) {
       expect(codeOf(() => readSnapshot(bad, "classic/ucb1", 2))).toBe(ErrorCode.SnapshotCorrupt);
     }
-    for (const state of [null, [1], 3, "s"]) {
+    for (const state of [null, [1], 3, "s", { a: 2 }]) {
       expect(codeOf(() => readSnapshot({ ...s, state }, "classic/ucb1", 2))).toBe(ErrorCode.SnapshotCorrupt);
     }
   });

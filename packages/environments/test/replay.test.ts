@@ -273,3 +273,30 @@ describe("ReplayEnvironment", () => {
     expect(() => env.oracleReward()).toThrow(/next/);
   });
 });
+
+describe("replay numbers and model filters (hostile input)", () => {
+  const csv = (score: string) => `prompt,model,score\nfirst,a,0.5\nfirst,b,${score}\n`;
+  it("reads decimal notation only: 0x1F, 0b1, Infinity and '' are refused, 1e-3 and .5 are read", () => {
+    for (const bad of ["0x1F", "0b1", "0o7", "Infinity", "1_000"]) {
+      expect(issuesOf(() => parseReplay(csv(bad), { format: "csv" }))[0]?.message).toBe(
+        `score "${bad}" is not a finite number`,
+      );
+    }
+    for (const good of ["1e-3", ".5", "-2", "+0.25", "3."]) {
+      expect(parseReplay(csv(good), { format: "csv" }).meanScore[1]).toBe(Number(good));
+    }
+  });
+  it("names an overflowing score instead of printing null", () => {
+    expect(issuesOf(() => parseReplay(csv("1e999"), { format: "csv" }))[0]?.message).toMatch(
+      /score "1e999" is beyond the double range .*overflows to Infinity/,
+    );
+    const text = '{"prompt":"p","model":"a","score":0.5}\n{"prompt":"p","model":"b","score":1e999}\n';
+    const msg = issuesOf(() => parseReplay(text))[0]?.message ?? "";
+    expect(msg).toMatch(/^score is beyond the double range/);
+    expect(msg).not.toMatch(/null/);
+  });
+  it("a requested model that is not in the file is an error listing the file's models", () => {
+    const issues = issuesOf(() => parseReplay(csv("0.1"), { format: "csv", models: ["nonexist"] }));
+    expect(issues.map((i) => i.message)).toContain('model "nonexist" has no rows (models in the file: a, b)');
+  });
+});

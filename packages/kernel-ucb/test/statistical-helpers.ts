@@ -67,9 +67,9 @@ export const rff: Maker = (arms, d, rng) => new RffUcb({ arms, contextDim: d, rn
 /** The reference code's exploration for its shared-weight baselines: 2 ln(2G/delta), no square root. */
 export const codeEta = (G: number) => 2 * Math.log((2 * G) / 0.05);
 export const linucb: Maker = (arms, d, rng) =>
-  new LinUCBShared({ arms, contextDim: d, rng, alpha: codeEta(arms.length) });
+  new LinUCBShared({ arms, contextDim: d, rng, exploration: codeEta(arms.length) });
 export const kernelucb: Maker = (arms, d, rng) =>
-  new KernelUcb({ arms, contextDim: d, rng, eta: codeEta(arms.length) });
+  new KernelUcb({ arms, contextDim: d, rng, exploration: codeEta(arms.length) });
 export const oracle =
   (arm: string): Maker =>
   (arms, d) =>

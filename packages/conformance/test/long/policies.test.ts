@@ -119,9 +119,9 @@ describe("policy state after a long stream", () => {
   it(`OFU-MNL+ Cholesky factor of H after ${T / 10} updates vs H rebuilt from the iterates`, () => {
     const d = 3;
     const K = 3;
-    const p = new OfuMnlPlus({ dim: d, maxSize: K, preset: "practical" });
+    const p = new OfuMnlPlus({ contextDim: d, maxSize: K, preset: "practical" });
     const next = unitStream("mnl", d, "isotropic");
-    const lambda = p.config.lambda;
+    const lambda = p.config.ridge;
     const H = new Float64Array(d * d);
     for (let i = 0; i < d; i++) H[i * d + i] = lambda;
     const n = 5;

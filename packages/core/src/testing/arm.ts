@@ -9,6 +9,7 @@ import { Rng } from "../rng.js";
 import type { Snapshot } from "../snapshot.js";
 import { checkState, expectOk, expectRejected, expectTolerated, fuzzScale, type StateHooks, Trace } from "./check.js";
 import { show } from "./inspect.js";
+import type { OptionRange } from "./misuse.js";
 
 /** How to build and restore one arm policy for the fuzzer. */
 export interface ArmPolicySpec<P extends ArmPolicy = ArmPolicy> extends StateHooks<P> {
@@ -32,6 +33,12 @@ export interface ArmPolicySpec<P extends ArmPolicy = ArmPolicy> extends StateHoo
   readonly maxArms?: number;
   /** Arms the policy refuses to remove by design (e.g. the one-arm oracle's arm): removal must throw INVALID_STATE. */
   readonly pinnedArms?: readonly string[];
+  /** The class's constructor with raw options, for the option-range, misuse and maxPending checks (misuse.ts). */
+  readonly construct?: (options: unknown) => P;
+  /** Options (arms and seed included) that build a valid policy; the checks vary one field at a time. */
+  readonly baseOptions?: Readonly<Record<string, unknown>>;
+  /** Documented ranges of numeric options: both ends must work, just outside must be OUT_OF_RANGE. */
+  readonly optionRanges?: readonly OptionRange[];
 }
 
 export type FuzzProfile = "protocol" | "extreme";

@@ -10,6 +10,7 @@ import type { Snapshot } from "../snapshot.js";
 import type { FuzzOptions, FuzzProfile } from "./arm.js";
 import { checkState, expectOk, expectRejected, expectTolerated, fuzzScale, type StateHooks, Trace } from "./check.js";
 import { show } from "./inspect.js";
+import type { OptionRange } from "./misuse.js";
 
 export interface AssortmentPolicySpec<P extends AssortmentPolicy = AssortmentPolicy> extends StateHooks<P> {
   readonly name: string;
@@ -27,6 +28,12 @@ export interface AssortmentPolicySpec<P extends AssortmentPolicy = AssortmentPol
    * with exactly min(maxSize, numItems) items (the MNL spec's invariant under uniform rewards).
    */
   readonly fillsUnderUniformRevenue?: boolean;
+  /** The class's constructor with raw options, for the option-range, misuse and maxPending checks (misuse.ts). */
+  readonly construct?: (options: unknown) => P;
+  /** Options that build a valid policy; the checks vary one field at a time. */
+  readonly baseOptions?: Readonly<Record<string, unknown>>;
+  /** Documented ranges of numeric options: both ends must work, just outside must be OUT_OF_RANGE. */
+  readonly optionRanges?: readonly OptionRange[];
 }
 
 type RevenueKind = "none" | "ones" | "random" | "zeros" | "some-zero";

@@ -52,4 +52,30 @@ export {
   snapshotText,
   tryDecodeF64,
 } from "./inspect.js";
-export { type Corruption, checkCorruptions, corruptSnapshot } from "./snapshots.js";
+export {
+  type ConstructSpec,
+  checkGetterContext,
+  checkMisuse,
+  checkOptionRanges,
+  flakyArray,
+  nextDouble,
+  type OptionRange,
+  smokeRun,
+} from "./misuse.js";
+export {
+  checkHostileIds,
+  checkLearnEqualsUpdateArm,
+  checkLearnEqualsUpdateAssortment,
+  checkMaxPendingArm,
+  checkMaxPendingAssortment,
+  checkMaxPendingRestore,
+  checkReAddWithPending,
+  HOSTILE_IDS,
+} from "./properties.js";
+export {
+  bitFlipCorruptions,
+  type Corruption,
+  checkCorruptions,
+  corruptSnapshot,
+  resealSnapshot,
+} from "./snapshots.js";

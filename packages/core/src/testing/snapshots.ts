@@ -6,7 +6,7 @@
 import { RouteKitError } from "../errors.js";
 import type { PolicyBase } from "../protocols.js";
 import type { Rng } from "../rng.js";
-import type { Json, Snapshot } from "../snapshot.js";
+import { type Json, type Snapshot, snapshotChecksum } from "../snapshot.js";
 import { ContractViolation, checkState, Trace } from "./check.js";
 import { describeError, tryDecodeF64 } from "./inspect.js";
 
@@ -19,6 +19,69 @@ export interface Corruption {
 
 function clone<T>(x: T): T {
   return JSON.parse(JSON.stringify(x)) as T;
+}
+
+/**
+ * Recomputes a (mutated) snapshot's checksum, so the mutation reaches the class's own field
+ * validation instead of stopping at the integrity check.
+ */
+export function resealSnapshot<T extends { kind: string; kindVersion: number; state: unknown }>(s: T): T {
+  return { ...s, checksum: snapshotChecksum(s.kind, s.kindVersion, s.state) };
+}
+
+/** `v` with bit `bit` of character `at` flipped (characters stay in the 7-bit range when they were). */
+function flipChar(v: string, at: number, bit: number): string {
+  return v.slice(0, at) + String.fromCharCode(v.charCodeAt(at) ^ (1 << bit)) + v.slice(at + 1);
+}
+
+/** `v` with one bit of its IEEE-754 representation flipped. */
+function flipNumber(v: number, bit: number): number {
+  const f = new Float64Array([v]);
+  const u = new Uint32Array(f.buffer);
+  u[bit >> 5] = ((u[bit >> 5] as number) ^ (1 << (bit & 31))) >>> 0;
+  return f[0] as number;
+}
+
+/**
+ * One single-bit corruption of every leaf field of the snapshot's state (a character of a string,
+ * for base64 data a bit inside the encoded bytes, a bit of a number's IEEE-754 bits, a boolean
+ * negated), plus one of the checksum itself, all left unsealed: each must be refused with
+ * SNAPSHOT_CORRUPT. At most `limit` leaves, spread evenly over the state.
+ */
+export function bitFlipCorruptions(snapshot: Snapshot, rng: Rng, limit = 200): Corruption[] {
+  const C = ["SNAPSHOT_CORRUPT"];
+  const paths: Path[] = [];
+  leaves(snapshot.state, [], paths);
+  const leafPaths = paths.filter((p) => {
+    const v = getAt(snapshot.state, p);
+    return p.length > 0 && (typeof v === "string" || typeof v === "number" || typeof v === "boolean");
+  });
+  const stride = Math.max(1, leafPaths.length / limit);
+  const out: Corruption[] = [];
+  for (let k = 0; k < leafPaths.length; k += stride) {
+    const path = leafPaths[Math.floor(k)] as Path;
+    const v = getAt(snapshot.state, path);
+    const copy = clone(snapshot);
+    const where = `state.${path.join(".")}`;
+    let flipped: unknown;
+    if (typeof v === "string") {
+      if (v.length === 0) continue;
+      const at = rng.int(v.length);
+      flipped = flipChar(v, at, rng.int(v.charCodeAt(at) < 128 ? 7 : 16));
+    } else if (typeof v === "number") {
+      // Flipping the sign of 0 gives -0, which JSON writes as 0: flip a mantissa bit instead.
+      flipped = flipNumber(v, v === 0 ? rng.int(52) : rng.int(64));
+    } else flipped = !v;
+    // A flip that JSON cannot carry (NaN, Infinity) still changes the text: it becomes null.
+    setAt(copy.state, path, flipped);
+    out.push({ label: `${where}: one bit flipped`, value: copy, mustThrow: C });
+  }
+  out.push({
+    label: "checksum: one bit flipped",
+    value: { ...clone(snapshot), checksum: flipChar(snapshot.checksum, 0, 0) },
+    mustThrow: C,
+  });
+  return out;
 }
 
 type Path = (string | number)[];
@@ -49,9 +112,11 @@ function setAt(root: unknown, path: Path, value: unknown, del = false): void {
 }
 
 /**
- * Envelope corruptions (each must throw the listed codes) and `count` random mutations of the state
+ * Envelope corruptions (each must throw the listed codes), single-bit flips of every state field
+ * (see {@link bitFlipCorruptions}; refused by the checksum) and `count` random mutations of the state
  * (delete a field, null it, change its type, a negative/fractional/huge/Infinity number, a truncated
- * base64 Float64 field, a shortened array). `other` is a snapshot of another policy class.
+ * base64 Float64 field, a shortened array), resealed with a valid checksum so they test the class's
+ * own field validation. `other` is a snapshot of another policy class.
  */
 export function corruptSnapshot(snapshot: Snapshot, other: Snapshot, rng: Rng, count = 40): Corruption[] {
   const C = ["SNAPSHOT_CORRUPT"];
@@ -75,6 +140,9 @@ export function corruptSnapshot(snapshot: Snapshot, other: Snapshot, rng: Rng, c
     { label: "state missing", value: { ...clone(snapshot), state: undefined }, mustThrow: C },
     { label: "state is an array", value: { ...clone(snapshot), state: [] }, mustThrow: C },
     { label: "state is empty", value: { ...clone(snapshot), state: {} }, mustThrow: C },
+    { label: "state is empty (resealed)", value: resealSnapshot({ ...clone(snapshot), state: {} }), mustThrow: C },
+    { label: "checksum missing", value: { ...clone(snapshot), checksum: undefined }, mustThrow: C },
+    ...bitFlipCorruptions(snapshot, rng),
   ];
   const paths: Path[] = [];
   leaves(snapshot.state, [], paths);
@@ -108,7 +176,7 @@ export function corruptSnapshot(snapshot: Snapshot, other: Snapshot, rng: Rng, c
       setAt(st, path, typeof v === "string" ? 12 : "garbage");
       label = `${where}: type changed`;
     }
-    out.push({ label, value: copy });
+    out.push({ label: `${label} (resealed)`, value: resealSnapshot(copy) });
   }
   return out;
 }

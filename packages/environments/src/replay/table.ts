@@ -261,13 +261,28 @@ function csvRecords(text: string, issues: ReplayIssue[], wanted?: readonly strin
 
 // ---------------------------------------------------------------- field parsing
 
+// Decimal notation only: Number() would also read "0x1F" as 31, "0b1" as 1 and "Infinity".
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
 function parseNumber(v: unknown): number | undefined {
   if (typeof v === "number") return Number.isFinite(v) ? v : undefined;
-  if (typeof v === "string" && v.trim() !== "") {
+  if (typeof v === "string" && DECIMAL.test(v.trim())) {
     const x = Number(v.trim());
     return Number.isFinite(x) ? x : undefined;
   }
   return undefined;
+}
+
+/** How a value that is not a finite decimal number is quoted in a message (1e999 overflows to Infinity). */
+function badNumber(what: string, raw: unknown, expected: string): string {
+  const overflow =
+    raw === Infinity ||
+    raw === -Infinity ||
+    (typeof raw === "string" && DECIMAL.test(raw.trim()) && !Number.isFinite(Number(raw.trim())));
+  const shown = typeof raw === "number" ? String(raw) : JSON.stringify(raw);
+  return overflow
+    ? `${what} ${typeof raw === "number" ? "" : `${shown} `}is beyond the double range (±1.8e308, it overflows to Infinity); expected ${expected}`
+    : `${what} ${shown} is not ${expected}`;
 }
 
 function parseVector(v: unknown): number[] | string {
@@ -348,6 +363,7 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
 
   const prompts = new Map<string, Prompt>();
   const seenModels: string[] = [];
+  const fileModels = new Set<string>();
   const seenModelSet = new Set<string>();
   let costRows = 0;
   let rowsUsed = 0;
@@ -366,20 +382,20 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
       issues.push({ line: r.line, message: 'empty "model"' });
       continue;
     }
+    fileModels.add(modelId);
     if (wanted && !wanted.has(modelId)) continue;
     const rawScore = r.get("score");
     const score = parseNumber(rawScore);
     if (score === undefined) {
       issues.push({
         line: r.line,
-        message:
-          rawScore === undefined ? 'missing "score"' : `score ${JSON.stringify(rawScore)} is not a finite number`,
+        message: rawScore === undefined ? 'missing "score"' : badNumber("score", rawScore, "a finite number"),
       });
     }
     const rawCost = r.get("cost");
     const cost = rawCost === undefined ? undefined : parseNumber(rawCost);
     if (rawCost !== undefined && (cost === undefined || cost < 0)) {
-      issues.push({ line: r.line, message: `cost ${JSON.stringify(rawCost)} is not a finite number >= 0` });
+      issues.push({ line: r.line, message: badNumber("cost", rawCost, "a finite number >= 0") });
     }
     let ctxText: string | undefined;
     let vector: number[] | undefined;
@@ -457,7 +473,7 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
   const models = options.models ? [...options.models] : seenModels;
   for (const m of models) {
     if (!seenModelSet.has(m) && records.length > 0) {
-      issues.push({ line: 0, message: `model "${m}" has no rows (models in the file: ${seenModels.join(", ")})` });
+      issues.push({ line: 0, message: `model "${m}" has no rows (models in the file: ${[...fileModels].join(", ")})` });
     }
   }
   if (issues.length === 0 && prompts.size === 0) issues.push({ line: 0, message: "no data rows" });

@@ -1,0 +1,157 @@
+/**
+ * `routekit train` end to end: a policy's run is logged as decision events (decisionRecord + feedback), other
+ * policies are trained from the log by the CLI, and each trained snapshot equals, bit for bit, the learned state of
+ * a policy fed the same decisions by update (the policy that made them) or by learn in-process.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { LinUCBDisjoint, UCB1 } from "@routekit/classic";
+import { type ArmEvent, Rng, type Snapshot } from "@routekit/core";
+import { describe, expect, it } from "vitest";
+import { main } from "../src/main.js";
+import { fixtureRegistry } from "./fixture.js";
+
+class Capture extends Writable {
+  text = "";
+  override _write(chunk: Buffer, _enc: string, cb: () => void): void {
+    this.text += chunk.toString();
+    cb();
+  }
+}
+
+async function cli(argv: string[]) {
+  const stdout = new Capture();
+  const stderr = new Capture();
+  const code = await main(argv, { stdout, stderr, isTTY: false, registry: fixtureRegistry });
+  return { code, out: stdout.text, err: stderr.text };
+}
+
+const ARMS = ["gpt-small", "gpt-large", "__proto__"];
+const D = 4;
+
+/** 400 rounds of LinUCB on a linear problem, every decision logged as an event line (feedback out of order). */
+function loggedRun() {
+  const a = new LinUCBDisjoint({ arms: ARMS, contextDim: D, seed: 11, alpha: 1, ridge: 1 });
+  const rng = Rng.fromSeed("train-test");
+  const theta = ARMS.map(() => rng.fillNormal(new Float64Array(D), 0, 1));
+  const lines: string[] = [];
+  const pending: { d: ReturnType<LinUCBDisjoint["select"]>; r: number }[] = [];
+  for (let t = 0; t < 400; t++) {
+    const x = rng.fillNormal(new Float64Array(D), 0, 1);
+    const d = a.select(x);
+    const th = theta[ARMS.indexOf(d.arm)] as Float64Array;
+    let r = rng.normal() * 0.1;
+    for (let i = 0; i < D; i++) r += (th[i] as number) * (x[i] as number);
+    pending.push({ d, r });
+    // Feedback arrives late and out of order: settle a random pending decision half of the time.
+    while (pending.length > 0 && (rng.uniform() < 0.5 || t === 399)) {
+      const [p] = pending.splice(rng.int(pending.length), 1);
+      const { d: dp, r: rp } = p as { d: typeof d; r: number };
+      const event: ArmEvent = { ...a.decisionRecord(dp), feedback: { reward: rp } };
+      a.update(dp, { reward: rp });
+      lines.push(JSON.stringify(event));
+    }
+  }
+  return { policy: a, lines };
+}
+
+const learnedPart = (s: Snapshot) => {
+  const st = s.state as Record<string, unknown>;
+  return JSON.stringify({ arms: st.arms, alpha: st.alpha, ridge: st.ridge, c: st.c });
+};
+
+describe("routekit train", () => {
+  it("trains from a logged run: the snapshot equals the learned state of the policy fed by update", async () => {
+    const { policy, lines } = loggedRun();
+    expect(policy.pendingDecisions).toBe(0);
+    const dir = mkdtempSync(join(tmpdir(), "routekit-train-"));
+    const events = join(dir, "events.jsonl");
+    // A duplicate of an earlier decision and a decision record without feedback are in the log too.
+    const first = JSON.parse(lines[0] as string) as ArmEvent;
+    const { feedback: _f, ...record } = first;
+    writeFileSync(events, `${[...lines, lines[3], "", JSON.stringify({ ...record, id: "no-feedback" })].join("\n")}\n`);
+
+    const out = join(dir, "linucb.json");
+    const r = await cli(["train", "--events", events, "--policy", "linucb-disjoint", "--out", out]);
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/trained linucb-disjoint \(classic\/linucb-disjoint\) on 400 events from .*events\.jsonl/);
+    expect(r.out).toMatch(/1 duplicate decision id dropped, 1 without feedback, 0 invalid skipped/);
+    const trained = LinUCBDisjoint.fromJSON(JSON.parse(readFileSync(out, "utf8")));
+    expect(trained.arms).toEqual(ARMS);
+    expect(learnedPart(trained.toJSON())).toBe(learnedPart(policy.toJSON()));
+    // Same learned state, so the same choices on fresh contexts (LinUCB's choice has no randomness without ties).
+    const rng = Rng.fromSeed("after");
+    for (let t = 0; t < 50; t++) {
+      const x = rng.fillNormal(new Float64Array(D), 0, 1);
+      expect(trained.select(x).arm).toBe(policy.select(x).arm);
+    }
+
+    // Another policy, trained from the same log, equals that policy fed the events by learn in-process.
+    const ucbOut = join(dir, "ucb1.json");
+    const u = await cli(["train", "--events", events, "--policy", "ucb1", "--param", "c=0.5", "--out", ucbOut, "-q"]);
+    expect(u.code).toBe(0);
+    expect(u.out).toBe("");
+    const direct = new UCB1({ arms: ARMS, c: 0.5, seed: 0 });
+    for (const l of lines) direct.learn(JSON.parse(l) as ArmEvent);
+    expect(readFileSync(ucbOut, "utf8")).toBe(`${JSON.stringify(direct.toJSON())}\n`);
+  });
+
+  it("refuses malformed lines, naming each by line number; --skip-invalid learns from the rest", async () => {
+    const { lines } = loggedRun();
+    const dir = mkdtempSync(join(tmpdir(), "routekit-train-bad-"));
+    const events = join(dir, "events.jsonl");
+    const bad = JSON.parse(lines[1] as string) as { feedback: { reward: unknown } };
+    bad.feedback.reward = "high";
+    const shortCtx = JSON.parse(lines[2] as string) as { decision: { context: number[] }; id: string };
+    shortCtx.decision.context = [0.5];
+    writeFileSync(events, [lines[0], "{not json", JSON.stringify(bad), JSON.stringify(shortCtx), lines[5]].join("\n"));
+    const out = join(dir, "s.json");
+    const r = await cli(["train", "--events", events, "--policy", "linucb-disjoint", "--out", out]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      /has 2 invalid lines: line 2: not JSON .*; line 3: event feedback\.reward must be a finite number/,
+    );
+    const r2 = await cli([
+      "train",
+      "--events",
+      events,
+      "--policy",
+      "linucb-disjoint",
+      "--out",
+      out,
+      "--json",
+      "--skip-invalid",
+      "--arms",
+      ARMS.join(","),
+    ]);
+    expect(r2.code).toBe(0);
+    const j = JSON.parse(r2.out);
+    expect(j.learned).toBe(2);
+    expect(j.skipped.map((s: { line: number }) => s.line)).toEqual([2, 3, 4]);
+    expect(j.skipped[2].message).toMatch(/context/);
+    expect(LinUCBDisjoint.fromJSON(JSON.parse(readFileSync(out, "utf8"))).arms).toEqual(ARMS);
+  });
+
+  it("usage errors: unknown policy, unknown or bad parameters, missing options (exit 2)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "routekit-train-usage-"));
+    const events = join(dir, "e.jsonl");
+    writeFileSync(events, `${loggedRun().lines.slice(0, 5).join("\n")}\n`);
+    const o = join(dir, "o.json");
+    for (const [argv, re] of [
+      [["train", "--events", events, "--policy", "ucb9", "--out", o], /unknown policy "ucb9"/],
+      [["train", "--events", events, "--policy", "ucb1", "--out", o, "--param", "zeta=1"], /no parameter "zeta"/],
+      [["train", "--events", events, "--policy", "ucb1", "--out", o, "--param", "c=-1"], /policy ucb1 \{"c":-1\}/],
+      [["train", "--events", events, "--out", o], /required option '--policy <name>'/],
+    ] as [string[], RegExp][]) {
+      const r = await cli(argv);
+      expect(r.code, argv.join(" ")).toBe(2);
+      expect(r.err).toMatch(re);
+    }
+    const missing = await cli(["train", "--events", join(dir, "nope"), "--policy", "ucb1", "--out", o]);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/cannot read events file .*nope: ENOENT/);
+  });
+});

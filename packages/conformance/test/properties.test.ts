@@ -1,0 +1,101 @@
+/**
+ * Deterministic properties every policy of every family must keep (see `@routekit/core/testing`):
+ * update == learn(JSON event) + discard bit for bit; late feedback for a removed then re-added arm ignored;
+ * hostile arm ids; maxPending small and large across restores; declared option ranges at both ends and just
+ * outside; JavaScript-level misuse of the constructor; getter-backed contexts read twice.
+ * A family that adds policies to policies.ts gets all of these.
+ */
+import type { ArmPolicy } from "@routekit/core";
+import {
+  checkGetterContext,
+  checkHostileIds,
+  checkLearnEqualsUpdateArm,
+  checkLearnEqualsUpdateAssortment,
+  checkMaxPendingArm,
+  checkMaxPendingAssortment,
+  checkMisuse,
+  checkOptionRanges,
+  checkReAddWithPending,
+} from "@routekit/core/testing";
+import { describe, expect, it } from "vitest";
+import { armPolicies, mnlPolicies } from "./policies.js";
+
+type Check = "learn" | "re-add" | "hostile" | "pending" | "ranges" | "misuse" | "getter";
+
+/**
+ * Defects these checks found in main's code, run as expected failures (`it.fails`) so the suite stays green while
+ * they are open. When a family fixes one, its test reports "expected to fail": delete the entry then.
+ */
+const KNOWN: [RegExp, readonly Check[], string][] = [
+  [
+    /^classic\/(linucb-disjoint|linucb-shared|thompson-gaussian)$/,
+    ["ranges"],
+    "a ridge or prior variance of 5e-324 (inside the documented range > 0) throws NUMERICAL on valid input",
+  ],
+  [
+    /^kernel-ucb\//,
+    ["learn", "re-add", "pending", "misuse"],
+    "kernel-ucb on main has no decision events (decisionRecord/learn/discard), drops maxPending from snapshots and throws TypeError on constructor misuse",
+  ],
+  [
+    /^kernel-ucb\/(pak-ucb|kernel-ucb)/,
+    ["getter"],
+    "PakUcb and KernelUcb read a context twice (issue 10 #16); here the harness gets a TypeError (no decisionRecord)",
+  ],
+  [
+    /^mnl\//,
+    ["learn", "pending", "misuse", "ranges"],
+    "mnl on main still reads `dim` (core's AssortmentPolicy uses `contextDim`), has no decision events, and its specs declare no option ranges yet",
+  ],
+];
+
+function check(name: string, key: Check, title: string, fn: () => void): void {
+  const known = KNOWN.find(([re, checks]) => re.test(name) && checks.includes(key));
+  if (known) it.fails(`${title} [known defect: ${known[2]}]`, fn);
+  else it(title, fn);
+}
+
+describe.each(armPolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => {
+  check(spec.name, "learn", "update equals learn of the JSON decision event, bit for bit", () => {
+    checkLearnEqualsUpdateArm(spec);
+  });
+  check(spec.name, "re-add", "late feedback for a removed arm is ignored after the same id is re-added", () => {
+    checkReAddWithPending(spec);
+  });
+  check(spec.name, "hostile", "hostile arm ids (__proto__, constructor, toString, 10,000 characters, unicode)", () => {
+    checkHostileIds(spec);
+  });
+  check(spec.name, "pending", "maxPending 1, 3 and 150,000 survive a snapshot", () => {
+    expect(spec.construct, "spec.construct (the raw constructor) is required").toBeTypeOf("function");
+    checkMaxPendingArm(spec);
+  });
+  check(spec.name, "ranges", "declared option ranges: both ends work, just outside is OUT_OF_RANGE", () => {
+    expect(spec.optionRanges, "spec.optionRanges (the documented ranges; [] when none)").toBeDefined();
+    checkOptionRanges(spec);
+  });
+  check(spec.name, "misuse", "constructor misuse from JavaScript throws typed errors", () => {
+    expect(spec.construct, "spec.construct (the raw constructor) is required").toBeTypeOf("function");
+    expect(checkMisuse(spec)).toBeGreaterThan(10);
+  });
+  check(spec.name, "getter", "a getter-backed context read twice cannot inject NaN", () => {
+    checkGetterContext(spec.create({ seed: 2, arms: ["arm-0", "arm-1"] }) as ArmPolicy, spec.name);
+  });
+});
+
+describe.each(mnlPolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => {
+  check(spec.name, "learn", "update equals learn of the JSON decision event, bit for bit", () => {
+    checkLearnEqualsUpdateAssortment(spec);
+  });
+  check(spec.name, "pending", "maxPending 1, 3 and 150,000 survive a snapshot", () => {
+    expect(spec.construct, "spec.construct (the raw constructor) is required").toBeTypeOf("function");
+    checkMaxPendingAssortment(spec);
+  });
+  check(spec.name, "ranges", "declared option ranges: both ends work, just outside is OUT_OF_RANGE", () => {
+    expect(spec.optionRanges, "spec.optionRanges (the documented ranges; [] when none)").toBeDefined();
+    checkOptionRanges(spec);
+  });
+  check(spec.name, "misuse", "constructor misuse from JavaScript throws typed errors", () => {
+    expect(spec.construct, "spec.construct (the raw constructor) is required").toBeTypeOf("function");
+    expect(checkMisuse(spec)).toBeGreaterThan(5);
+  });
+});

@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+// The root `pnpm test`: lint, every package's typecheck and vitest run (through turbo), the packaging
+// checks (tarballs, browser bundles, a consumer project), the docs build with warnings as errors and
+// the README examples. It ends with ONE plain line, `N passed, N failed`, so any CI can read the result:
+// N counts every vitest test of every package plus one per other check (lint, each typecheck task, each
+// packaging/docs step). A test task that failed without writing a vitest report counts as one failure.
+// Exit code 0 exactly when nothing failed.
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+const root = resolve(import.meta.dirname, "..");
+const dirs = ["packages", "apps"].flatMap((d) =>
+  readdirSync(join(root, d))
+    .map((p) => join(root, d, p))
+    .filter((p) => existsSync(join(p, "package.json"))),
+);
+const REPORT = ".vitest-report.json";
+let passed = 0;
+let failed = 0;
+const failures = [];
+
+function step(name, cmd, args) {
+  console.log(`\n> ${name}: ${cmd} ${args.join(" ")}`);
+  const r = spawnSync(cmd, args, { cwd: root, stdio: "inherit" });
+  const ok = r.status === 0;
+  if (ok) passed++;
+  else {
+    failed++;
+    failures.push(name);
+  }
+  return ok;
+}
+
+step("lint", "npx", ["biome", "check", "."]);
+
+for (const d of dirs) rmSync(join(d, REPORT), { force: true });
+const runsDir = join(root, ".turbo", "runs");
+const runsBefore = new Set(existsSync(runsDir) ? readdirSync(runsDir) : []);
+console.log("\n> typecheck and test every package (turbo)");
+const turbo = spawnSync("npx", ["turbo", "run", "typecheck", "test", "--concurrency=2", "--continue", "--summarize"], {
+  cwd: root,
+  stdio: "inherit",
+});
+
+// Task outcomes from turbo's run summary (the newest file written by this run).
+const tasks = new Map();
+const newRuns = existsSync(runsDir)
+  ? readdirSync(runsDir)
+      .filter((f) => f.endsWith(".json") && !runsBefore.has(f))
+      .sort((a, b) => statSync(join(runsDir, a)).mtimeMs - statSync(join(runsDir, b)).mtimeMs)
+  : [];
+if (newRuns.length > 0) {
+  const summary = JSON.parse(readFileSync(join(runsDir, newRuns[newRuns.length - 1]), "utf8"));
+  for (const t of summary.tasks ?? []) tasks.set(t.taskId, t.execution?.exitCode ?? null);
+}
+if (tasks.size === 0) {
+  failed++;
+  failures.push(`turbo (exit ${turbo.status}, no run summary)`);
+}
+for (const d of dirs) {
+  const name = JSON.parse(readFileSync(join(d, "package.json"), "utf8")).name;
+  const typecheck = tasks.get(`${name}#typecheck`);
+  if (typecheck !== undefined) {
+    if (typecheck === 0) passed++;
+    else {
+      failed++;
+      failures.push(`${name} typecheck`);
+    }
+  }
+  const test = tasks.get(`${name}#test`);
+  const file = join(d, REPORT);
+  if (existsSync(file)) {
+    const r = JSON.parse(readFileSync(file, "utf8"));
+    passed += r.numPassedTests ?? 0;
+    failed += r.numFailedTests ?? 0;
+    if ((r.numFailedTests ?? 0) > 0) failures.push(`${name}: ${r.numFailedTests} failed tests`);
+    // Files that failed to load (syntax errors, a crashing import) have no tests but fail the run.
+    const broken = (r.testResults ?? []).filter(
+      (f) => f.status === "failed" && (f.assertionResults ?? []).length === 0,
+    );
+    if (broken.length > 0) {
+      failed += broken.length;
+      failures.push(`${name}: ${broken.length} test files failed to run`);
+    }
+  } else if (test !== undefined && test !== 0) {
+    failed++;
+    failures.push(`${name} test (exit ${test}, no vitest report)`);
+  }
+}
+
+step("pack-check", "node", ["scripts/pack-check.mjs"]);
+step("browser bundles (every library package, no Node built-ins or globals)", "node", ["scripts/browser-check.mjs"]);
+step("consumer project (one algorithm package's tarball: browser, Node ESM/CJS, strict types)", "node", [
+  "scripts/consumer-check.mjs",
+]);
+step("docs (typedoc; typedoc.json treats warnings as errors)", "npx", ["typedoc"]);
+
+if (failures.length > 0) console.log(`\nfailed: ${failures.join("; ")}`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
