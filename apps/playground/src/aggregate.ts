@@ -1,6 +1,6 @@
 import { type ExperimentResult, meanStd, type RunResult, type Series } from "@routekit/core";
 
-export const METRICS = ["regret", "o2b", "opr", "cost", "reward", "usPerRound"] as const;
+export const METRICS = ["regret", "o2b", "opr", "cost", "reward", "usPerRound", "queriesPerRound"] as const;
 export type Metric = (typeof METRICS)[number];
 
 export const METRIC_TITLES: Record<Metric, { title: string; axis: string }> = {
@@ -10,6 +10,7 @@ export const METRIC_TITLES: Record<Metric, { title: string; axis: string }> = {
   cost: { title: "Cumulative cost", axis: "cumulative realised cost" },
   reward: { title: "Cumulative reward", axis: "cumulative realised reward" },
   usPerRound: { title: "Time per round", axis: "microseconds per round (select + update)" },
+  queriesPerRound: { title: "Queries per request", axis: "boxes opened per request (running mean; cascades)" },
 };
 
 /** One plotted point: the mean over seeds and a band of +- one standard error. */
@@ -32,6 +33,7 @@ export function aggregateSeries(result: ExperimentResult, metrics: readonly Metr
     const first = runs[0] as RunResult;
     const n = Math.min(...runs.map((r) => r.series.t.length));
     for (const metric of metrics) {
+      if (!runs.every((r) => Array.isArray(r.series[metric as keyof Series]))) continue; // e.g. queries outside cascades
       for (let i = 0; i < n; i++) {
         const { mean, se } = meanStd(runs.map((r) => (r.series[metric as keyof Series] as number[])[i] as number));
         out.push({ policy, metric, t: first.series.t[i] as number, mean, se, lo: mean - se, hi: mean + se });

@@ -174,8 +174,13 @@ export async function compare(opts: CompareOptions): Promise<CommandResult> {
   );
 }
 
-/** Policies `replay` runs when none are named: these, when registered. */
-export const REPLAY_DEFAULT_POLICIES = ["random", "ucb1", "linucb-disjoint", "rff-ucb"] as const;
+/**
+ * Policies `replay` runs when none are named: these, when registered. The first is the best single
+ * model of the file (the one-arm oracle), the number every router has to beat.
+ */
+export const REPLAY_DEFAULT_POLICIES = ["one-arm-oracle", "random", "ucb1", "linucb-disjoint", "rff-ucb"] as const;
+/** Label of the one-arm oracle in replay tables. */
+export const REPLAY_BEST_SINGLE_LABEL = "best single model";
 
 export interface ReplayOptions extends CommonOptions {
   /** JSONL or CSV file of logged outcomes. */
@@ -183,6 +188,11 @@ export interface ReplayOptions extends CommonOptions {
   readonly policies?: readonly (string | { policy: string; label?: string; params?: Params })[];
   /** Replay environment parameters: format, context, models (comma-separated), dim, wordNgrams, charMin, charMax, order. */
   readonly environmentParams?: Params;
+  /**
+   * Passes over the file's prompts (horizon = passes x prompts; default 1). Rounds after the first
+   * pass replay prompts the policies have already been rewarded on. Give this or `horizon`, not both.
+   */
+  readonly passes?: number;
 }
 
 /** `routekit replay`: policies on the user's own logged outcomes, against the best single model and the per-prompt oracle. */
@@ -195,10 +205,16 @@ export async function replay(opts: ReplayOptions): Promise<CommandResult> {
   if (!policies || policies.length === 0) {
     const preferred = REPLAY_DEFAULT_POLICIES.filter((n) =>
       reg.policies.some((p) => p.name === n && p.protocol === "arm"),
-    );
+    ).map((n) => (n === "one-arm-oracle" ? { policy: n, label: REPLAY_BEST_SINGLE_LABEL } : n));
     policies = preferred.length > 0 ? preferred : reg.policies.filter((p) => p.protocol === "arm").map((p) => p.name);
   }
-  const horizon = opts.horizon ?? Math.min(20_000, 10 * table.numPrompts);
+  if (opts.passes !== undefined && opts.horizon !== undefined) {
+    throw new UsageError("give --horizon or --passes, not both");
+  }
+  if (opts.passes !== undefined && !(Number.isSafeInteger(opts.passes) && opts.passes >= 1)) {
+    throw new UsageError(`--passes must be an integer >= 1, got ${opts.passes}`);
+  }
+  const horizon = opts.horizon ?? (opts.passes ?? 1) * table.numPrompts;
   const res = await compare({
     ...opts,
     out: undefined,
@@ -221,9 +237,12 @@ export async function replay(opts: ReplayOptions): Promise<CommandResult> {
     }
     oracle += best / table.numPrompts;
   }
+  const bestSingle = means.reduce((b, m, i) => (m > (means[b] as number) ? i : b), 0);
   const notes: Record<string, string | number> = {
     data: opts.data,
     prompts: table.numPrompts,
+    passes: `${(horizon / table.numPrompts).toFixed(2)} (${horizon} rounds); rounds after the first pass replay prompts already rewarded, so their scores measure recall of seen prompts, not routing of new ones (see the "1st-pass" columns)`,
+    "best single model": `${table.models[bestSingle]} (mean score ${(means[bestSingle] as number).toFixed(4)})`,
     rows: table.rows,
     models: table.models.map((m, i) => `${m} (mean score ${(means[i] as number).toFixed(4)})`).join(", "),
     "per-prompt oracle mean score": Number(oracle.toFixed(6)),

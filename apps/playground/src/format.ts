@@ -16,15 +16,58 @@ export function table(header: readonly string[], rows: readonly (readonly string
   return [line(header), sep, ...rows.map(line)].join("\n");
 }
 
-/** The results table: final regret, O2B, OPR, cost per round (when any) and time per round, mean ± s.e. over seeds. */
+type Field = { mean: number; se: number };
+
+/**
+ * The optional result columns, shown when some policy has them: realised O2B and OPR (environments
+ * that define them), the share of repeated-prompt rounds (environments that say) and, when there are
+ * repeats, the first-pass reward per round, O2B and OPR (rounds whose prompt was unseen so far).
+ */
+export function extraColumns(summary: readonly PolicySummary[]): {
+  header: string[];
+  cells: (s: PolicySummary) => string[];
+} {
+  const any = (f: (s: PolicySummary) => number) => summary.some((s) => Number.isFinite(f(s)));
+  const cols: [string, (s: PolicySummary) => Field][] = [["reward/round", (s) => s.rewardPerRound]];
+  if (any((s) => s.o2bRealised?.mean)) cols.push(["O2B real.", (s) => s.o2bRealised]);
+  if (any((s) => s.oprRealised?.mean)) cols.push(["OPR real.", (s) => s.oprRealised]);
+  if (any((s) => s.repeatShare?.mean)) {
+    cols.push(["repeats", (s) => s.repeatShare]);
+    if (summary.some((s) => (s.repeatShare?.mean ?? 0) > 0)) {
+      cols.push(["1st-pass reward", (s) => s.firstPassRewardPerRound]);
+      cols.push(["1st-pass O2B", (s) => s.firstPassO2b]);
+      cols.push(["1st-pass OPR", (s) => s.firstPassOpr]);
+    }
+  }
+  const none = { mean: Number.NaN, se: 0 };
+  return { header: cols.map((c) => c[0]), cells: (s) => cols.map((c) => pm(c[1](s) ?? none)) };
+}
+
+/**
+ * The results table: final regret, O2B, OPR, cost per round (when any), reward per round, the optional
+ * columns of {@link extraColumns} and time per round, mean ± s.e. over seeds.
+ */
 export function summaryTable(summary: readonly PolicySummary[], withCost: boolean): string {
-  const header = ["policy", "regret", "O2B", "OPR", ...(withCost ? ["cost/round"] : []), "µs/round"];
+  const extra = extraColumns(summary);
+  const withQueries = summary.some((s) => s.queriesPerRound !== undefined);
+  const header = [
+    "policy",
+    "regret",
+    "O2B",
+    "OPR",
+    ...(withCost ? ["cost/round"] : []),
+    ...(withQueries ? ["queries/round"] : []),
+    ...extra.header,
+    "µs/round",
+  ];
   const rows = summary.map((s) => [
     s.policy,
     pm(s.regret),
     pm(s.o2b),
     pm(s.opr),
     ...(withCost ? [pm(s.costPerRound)] : []),
+    ...(withQueries ? [s.queriesPerRound ? pm(s.queriesPerRound) : "-"] : []),
+    ...extra.cells(s),
     pm(s.usPerRound, 2),
   ]);
   return table(header, rows);

@@ -7,7 +7,7 @@ import { join, relative, resolve } from "node:path";
 import { aggregateSeries, type BandPoint, METRIC_TITLES, type Metric } from "./aggregate.js";
 import type { CommandResult } from "./api.js";
 import { UsageError } from "./errors.js";
-import { pm } from "./format.js";
+import { extraColumns, pm } from "./format.js";
 import { hasCost, plottedMetrics } from "./output.js";
 import { locateFont, renderSvg, svgToPng } from "./plot.js";
 import type { FamilyRegistry, ScenarioEntry } from "./registry/types.js";
@@ -213,12 +213,36 @@ const csvCell = (v: unknown) => {
 };
 const csv = (rows: readonly (readonly unknown[])[]) => `${rows.map((r) => r.map(csvCell).join(",")).join("\n")}\n`;
 const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-const FIELDS = ["regret", "o2b", "opr", "costPerRound", "usPerRound"] as const;
+const FIELDS = [
+  "regret",
+  "o2b",
+  "opr",
+  "costPerRound",
+  "usPerRound",
+  "rewardPerRound",
+  "o2bRealised",
+  "oprRealised",
+  "repeatShare",
+  "firstPassRewardPerRound",
+  "firstPassO2b",
+  "firstPassOpr",
+] as const;
+const nan = { mean: Number.NaN, std: Number.NaN, se: Number.NaN };
 
 function memberSection(m: GroupMember, dir: string): string {
   const { result, files } = m.result;
   const withCost = hasCost(result);
-  const cols = ["policy", "seeds", "final regret", "O2B", "OPR", ...(withCost ? ["cost/round"] : []), "µs/round"];
+  const extra = extraColumns(result.summary);
+  const cols = [
+    "policy",
+    "seeds",
+    "final regret",
+    "O2B",
+    "OPR",
+    ...(withCost ? ["cost/round"] : []),
+    ...extra.header,
+    "µs/round",
+  ];
   const rows = result.summary.map((p) => [
     p.policy,
     String(p.seeds),
@@ -226,6 +250,7 @@ function memberSection(m: GroupMember, dir: string): string {
     pm(p.o2b),
     pm(p.opr),
     ...(withCost ? [pm(p.costPerRound)] : []),
+    ...extra.cells(p),
     pm(p.usPerRound, 2),
   ]);
   const link = files?.report ? ` · <a href="${esc(relative(dir, files.report))}">full report</a>` : "";
@@ -279,7 +304,10 @@ export async function writeGroupOutputs(
           m.panel,
           s.policy,
           s.seeds,
-          ...FIELDS.flatMap((f) => [s[f].mean, s[f].std, s[f].se]),
+          ...FIELDS.flatMap((f) => {
+            const v = s[f] ?? nan;
+            return [v.mean, v.std, v.se];
+          }),
         ]),
       ),
     ]),

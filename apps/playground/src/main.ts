@@ -501,6 +501,11 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
       )
       .addOption(new Option("--format <format>", "input format").choices(["auto", "jsonl", "csv"]).default("auto"))
       .option("--dim <n>", "featurizer dimension for text prompts", int(1, "--dim"), 256)
+      .option(
+        "--passes <n>",
+        "passes over the prompts (horizon = passes x prompts; default 1); later passes replay prompts already rewarded",
+        int(1, "--passes"),
+      )
       .addOption(new Option("--order <order>", "prompt order").choices(["shuffle", "sequential"]).default("shuffle")),
     { outHint: "routekit-out/replay", seedsHint: "5", horizonHint: "min(20000, 10 x prompts in the file)" },
   ).action(
@@ -514,6 +519,7 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
         format: string;
         dim: number;
         order: string;
+        passes?: number;
       },
     ) => {
       const names = f.policies
@@ -531,6 +537,7 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
           ...o,
           data: f.data,
           ...(policies ? { policies } : {}),
+          ...(f.passes !== undefined ? { passes: f.passes } : {}),
           environmentParams: {
             context: f.context,
             format: f.format,

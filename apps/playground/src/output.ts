@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ExperimentResult, PolicySummary } from "@routekit/core";
 import { aggregateSeries, METRIC_TITLES, type Metric, meanPickShare, pickShareSeries } from "./aggregate.js";
-import { pm } from "./format.js";
+import { extraColumns, pm } from "./format.js";
 import {
   locateFont,
   metricSpec,
@@ -49,13 +49,34 @@ const csvCell = (v: unknown) => {
 };
 const csv = (rows: readonly (readonly unknown[])[]) => `${rows.map((r) => r.map(csvCell).join(",")).join("\n")}\n`;
 
-const SUMMARY_FIELDS = ["regret", "o2b", "opr", "costPerRound", "usPerRound"] as const;
+const SUMMARY_FIELDS = [
+  "regret",
+  "o2b",
+  "opr",
+  "costPerRound",
+  "usPerRound",
+  "rewardPerRound",
+  "o2bRealised",
+  "oprRealised",
+  "repeatShare",
+  "firstPassRewardPerRound",
+  "firstPassO2b",
+  "firstPassOpr",
+] as const;
+const nan = { mean: Number.NaN, std: Number.NaN, se: Number.NaN };
 
 function summaryRows(summary: readonly PolicySummary[]): unknown[][] {
   const header = ["policy", "seeds", ...SUMMARY_FIELDS.flatMap((f) => [`${f}_mean`, `${f}_std`, `${f}_se`])];
   return [
     header,
-    ...summary.map((s) => [s.policy, s.seeds, ...SUMMARY_FIELDS.flatMap((f) => [s[f].mean, s[f].std, s[f].se])]),
+    ...summary.map((s) => [
+      s.policy,
+      s.seeds,
+      ...SUMMARY_FIELDS.flatMap((f) => {
+        const v = s[f] ?? nan;
+        return [v.mean, v.std, v.se];
+      }),
+    ]),
   ];
 }
 
@@ -74,7 +95,17 @@ const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replac
 
 function htmlReport(out: RunOutput, svgs: { name: string; svg: string }[], withCost: boolean): string {
   const s = out.result.summary;
-  const cols = ["policy", "seeds", "final regret", "O2B", "OPR", ...(withCost ? ["cost/round"] : []), "µs/round"];
+  const extra = extraColumns(s);
+  const cols = [
+    "policy",
+    "seeds",
+    "final regret",
+    "O2B",
+    "OPR",
+    ...(withCost ? ["cost/round"] : []),
+    ...extra.header,
+    "µs/round",
+  ];
   const rows = s.map((p) => [
     p.policy,
     String(p.seeds),
@@ -82,6 +113,7 @@ function htmlReport(out: RunOutput, svgs: { name: string; svg: string }[], withC
     pm(p.o2b),
     pm(p.opr),
     ...(withCost ? [pm(p.costPerRound)] : []),
+    ...extra.cells(p),
     pm(p.usPerRound, 2),
   ]);
   const notes = Object.entries(out.notes ?? {})

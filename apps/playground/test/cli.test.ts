@@ -58,11 +58,11 @@ describe("argument parsing and exit codes", () => {
       [["compare", "--env", "k-armed", "--policies", "ucb1,ucb9"], /unknown policy "ucb9"/],
       [
         ["compare", "--env", "k-armed", "--policies", "ucb1", "--param", "ucb1.zeta=3"],
-        /ucb1 has no parameter "zeta" \(parameters: c\)/,
+        /ucb1 has no parameter "zeta" \(parameters: exploration\)/,
       ],
       [
-        ["compare", "--env", "k-armed", "--policies", "ucb1", "--param", "ucb1.c=lots"],
-        /ucb1.c must be a number, got "lots"/,
+        ["compare", "--env", "k-armed", "--policies", "ucb1", "--param", "ucb1.exploration=lots"],
+        /ucb1.exploration must be a number, got "lots"/,
       ],
       [
         ["compare", "--env", "k-armed", "--policies", "ucb1", "--param", "random.c=1"],
@@ -154,7 +154,7 @@ describe("runs", () => {
     expect(j.spec.policies[2]).toEqual({
       label: "linucb",
       policy: "linucb-disjoint",
-      params: { alpha: 0.5, ridge: 1 },
+      params: { exploration: 0.5, ridge: 1 },
     });
     expect(j.reference).toBe("linucb beats ucb1 beats random");
     const results = JSON.parse(readFileSync(j.files.json, "utf8"));
@@ -176,7 +176,7 @@ describe("runs", () => {
       "--policies",
       "random,ucb1",
       "--param",
-      "ucb1.c=1",
+      "ucb1.exploration=1",
       "--horizon",
       "500",
       "--seeds",
@@ -187,7 +187,7 @@ describe("runs", () => {
     ]);
     expect(r.code).toBe(0);
     expect(r.err).toMatch(/compare k-armed: \d+% \(\d+\/2000 rounds, .* rounds\/s, ETA \d+s\)/);
-    expect(r.out).toMatch(/policy\s+regret\s+O2B\s+OPR\s+µs\/round/);
+    expect(r.out).toMatch(/policy\s+regret\s+O2B\s+OPR\s+reward\/round\s+µs\/round/);
     expect(r.out).toMatch(/^ucb1\s/m);
     expect(r.out).toMatch(/results: .*results.json/);
     const q = await cli([

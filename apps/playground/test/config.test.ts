@@ -25,8 +25,8 @@ describe("compare config files", () => {
 environment: { name: linear-contextual, params: { dim: 3 } }
 policies:
   - random
-  - { policy: linucb-disjoint, label: linucb-a0.3, params: { alpha: 0.3 } }
-  - { policy: linucb-disjoint, label: linucb-a2, params: { alpha: 2 } }
+  - { policy: linucb-disjoint, label: linucb-a0.3, params: { exploration: 0.3 } }
+  - { policy: linucb-disjoint, label: linucb-a2, params: { exploration: 2 } }
 seeds: [7, 8]
 horizon: 400
 `;
@@ -35,8 +35,8 @@ horizon: 400
       environment: { name: "linear-contextual", params: { dim: 3 } },
       policies: [
         { label: "random", policy: "random", params: {} },
-        { label: "linucb-a0.3", policy: "linucb-disjoint", params: { alpha: 0.3 } },
-        { label: "linucb-a2", policy: "linucb-disjoint", params: { alpha: 2 } },
+        { label: "linucb-a0.3", policy: "linucb-disjoint", params: { exploration: 0.3 } },
+        { label: "linucb-a2", policy: "linucb-disjoint", params: { exploration: 2 } },
       ],
       seeds: [7, 8],
       horizon: 400,

@@ -19,8 +19,8 @@ export const fixtureRegistry: FamilyRegistry = {
       protocol: "arm",
       family: "@routekit/classic",
       description: "UCB1",
-      defaults: { c: 2 },
-      create: (p, { rng, info }) => new UCB1({ arms: info.arms, rng, c: p.c as number }),
+      defaults: { exploration: 2 },
+      create: (p, { rng, info }) => new UCB1({ arms: info.arms, rng, exploration: p.exploration as number }),
     },
     {
       name: "linucb-disjoint",
@@ -28,13 +28,13 @@ export const fixtureRegistry: FamilyRegistry = {
       family: "@routekit/classic",
       paper: "Li et al. 2010",
       description: "LinUCB with disjoint models",
-      defaults: { alpha: 1, ridge: 1 },
+      defaults: { exploration: 1, ridge: 1 },
       create: (p, { rng, info }) =>
         new LinUCBDisjoint({
           arms: info.arms,
           rng,
           contextDim: info.dim,
-          alpha: p.alpha as number,
+          exploration: p.exploration as number,
           ridge: p.ridge as number,
         }),
     },
@@ -67,7 +67,7 @@ export const fixtureRegistry: FamilyRegistry = {
       policies: [
         { label: "random", policy: "random" },
         { label: "ucb1", policy: "ucb1" },
-        { label: "linucb", policy: "linucb-disjoint", params: { alpha: 0.5 } },
+        { label: "linucb", policy: "linucb-disjoint", params: { exploration: 0.5 } },
       ],
       seeds: 2,
       horizon: 300,

@@ -24,7 +24,7 @@ describe("replay on the shipped example", () => {
     const res = await replay({
       data: join(examples, "prompts.jsonl"),
       registry: fixtureRegistry,
-      policies: ["random", { policy: "linucb-disjoint", params: { alpha: 0.3 } }],
+      policies: ["random", { policy: "linucb-disjoint", params: { exploration: 0.3 } }],
       environmentParams: { dim: 32 },
       seeds: 2,
       horizon: 1200,
@@ -54,7 +54,7 @@ describe("replay on the shipped example", () => {
     expect((html.match(/<svg/g) ?? []).length).toBe(6);
     expect(html).toMatch(/Pick share over rounds/);
     expect(html).toMatch(/linucb-disjoint/);
-    expect(html).toMatch(/&quot;alpha&quot;: 0.3/);
+    expect(html).toMatch(/&quot;exploration&quot;: 0.3/);
     expect(statSync(files.seriesCsv).size).toBeGreaterThan(1000);
     // Pick share over rounds: per policy and checkpoint the windowed shares of the 3 models sum to 1.
     const rows = readFileSync(files.pickShareCsv, "utf8").trim().split("\n");
@@ -69,5 +69,46 @@ describe("replay on the shipped example", () => {
     const json = JSON.parse(readFileSync(files.json, "utf8"));
     expect(json.pickShareOverRounds).toHaveLength(rows.length - 1);
     expect(Object.keys(json.runs[0].series.pickShare).sort()).toEqual(["coder-7b", "generalist-70b", "math-13b"]);
+  });
+});
+
+describe("replay: one pass by default, the best single model in the lineup, first-pass figures", () => {
+  const data = join(examples, "prompts.jsonl");
+
+  it("defaults to one pass over the prompts and lists the best single model first", async () => {
+    const res = await replay({ data, seeds: 1, environmentParams: { dim: 32 } });
+    expect(res.spec.horizon).toBe(200);
+    const names = res.result.summary.map((s) => s.policy);
+    expect(names[0]).toBe("best single model");
+    expect(names).toEqual(expect.arrayContaining(["random", "ucb1", "linucb-disjoint", "rff-ucb"]));
+    // One pass: no repeated rounds, so the first-pass figures are the overall ones.
+    for (const s of res.result.summary) {
+      expect(s.repeatShare.mean).toBe(0);
+      expect(s.firstPassRewardPerRound.mean).toBeCloseTo(s.rewardPerRound.mean, 12);
+      expect(s.firstPassOpr.mean).toBeCloseTo(s.opr.mean, 12);
+    }
+    const best = res.result.summary[0]!;
+    expect(best.o2b.mean).toBeCloseTo(0, 12);
+    expect(String(res.notes?.["best single model"])).toMatch(/mean score/);
+  });
+
+  it("--passes n plays n passes; rounds after the first are repeats, and the first pass is reported apart", async () => {
+    const res = await replay({
+      data,
+      registry: fixtureRegistry,
+      policies: ["random", { policy: "linucb-disjoint", params: { alpha: 0.3 } }],
+      environmentParams: { dim: 32 },
+      seeds: 2,
+      passes: 3,
+    });
+    expect(res.spec.horizon).toBe(600);
+    for (const s of res.result.summary) expect(s.repeatShare.mean).toBeCloseTo(2 / 3, 12);
+    const lin = res.result.summary.find((s) => s.policy === "linucb-disjoint")!;
+    // Whole-run and first-pass figures are computed on different rounds.
+    expect(lin.firstPassOpr.mean).not.toBe(lin.opr.mean);
+    expect(Number.isFinite(lin.firstPassO2b.mean)).toBe(true);
+    await expect(replay({ data, registry: fixtureRegistry, seeds: 1, passes: 2, horizon: 10 })).rejects.toThrow(
+      /not both/,
+    );
   });
 });

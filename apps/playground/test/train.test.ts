@@ -33,7 +33,7 @@ const D = 4;
 
 /** 400 rounds of LinUCB on a linear problem, every decision logged as an event line (feedback out of order). */
 function loggedRun() {
-  const a = new LinUCBDisjoint({ arms: ARMS, contextDim: D, seed: 11, alpha: 1, ridge: 1 });
+  const a = new LinUCBDisjoint({ arms: ARMS, contextDim: D, seed: 11, exploration: 1, ridge: 1 });
   const rng = Rng.fromSeed("train-test");
   const theta = ARMS.map(() => rng.fillNormal(new Float64Array(D), 0, 1));
   const lines: string[] = [];
@@ -59,7 +59,7 @@ function loggedRun() {
 
 const learnedPart = (s: Snapshot) => {
   const st = s.state as Record<string, unknown>;
-  return JSON.stringify({ arms: st.arms, alpha: st.alpha, ridge: st.ridge, c: st.c });
+  return JSON.stringify({ arms: st.arms, exploration: st.exploration, ridge: st.ridge });
 };
 
 describe("routekit train", () => {
@@ -91,10 +91,10 @@ describe("routekit train", () => {
 
     // Another policy, trained from the same log, equals that policy fed the events by learn in-process.
     const ucbOut = join(dir, "ucb1.json");
-    const u = await cli(["train", "--events", events, "--policy", "ucb1", "--param", "c=0.5", "--out", ucbOut, "-q"]);
+    const u = await cli(["train", "--events", events, "--policy", "ucb1", "--param", "exploration=0.5", "--out", ucbOut, "-q"]);
     expect(u.code).toBe(0);
     expect(u.out).toBe("");
-    const direct = new UCB1({ arms: ARMS, c: 0.5, seed: 0 });
+    const direct = new UCB1({ arms: ARMS, exploration: 0.5, seed: 0 });
     for (const l of lines) direct.learn(JSON.parse(l) as ArmEvent);
     expect(readFileSync(ucbOut, "utf8")).toBe(`${JSON.stringify(direct.toJSON())}\n`);
   });

@@ -161,4 +161,6 @@ writeFileSync(
   ),
 );
 console.log(`wrote ${out}`);
+// LinUCB-shared at d = 512 with K = 5 arms (the `compare` configuration of the d = 512 experiments).
+await import("./shared-512.mjs");
 if (rows.some((r) => !r.ok)) process.exitCode = 1;

@@ -18,7 +18,7 @@ export { type ArmState, argmaxRandomTie, restoring } from "@routekit/core";
 export type BasePolicyOptions = ArmPolicyOptions;
 
 /** Current snapshot layout version of every classic policy. */
-export const CLASSIC_SNAPSHOT_VERSION = 2;
+export const CLASSIC_SNAPSHOT_VERSION = 3;
 
 /** Largest context length any classic policy accepts (option and snapshot). */
 export const MAX_CONTEXT_DIM = 1 << 16;
@@ -36,23 +36,39 @@ export function checkOption(v: number, what: string, ok: (v: number) => boolean,
   }
 }
 
-/** Validates a pending decision payload that is just an arm uid (context-free policies); returns it. */
-export function checkUidPayload(json: Json): number {
-  if (typeof json !== "number" || !Number.isSafeInteger(json) || json < 0) {
-    snapshotCorrupt("ledger payload", "an arm uid");
-  }
-  return json as number;
+/**
+ * A pending decision of a context-free policy: the chosen arm's uid and, for policies whose
+ * distribution is explicit (random, epsilon-greedy), the probability of the pick (NaN otherwise).
+ */
+export interface UidPayload {
+  readonly uid: number;
+  readonly propensity: number;
 }
 
-/** Ledger codec for payloads that are just the chosen arm's uid (context-free policies). */
-export const uidCodec: LedgerCodec<number> = {
-  encode: (uid) => uid,
-  decode: (json) => {
-    if (!Number.isSafeInteger(json) || (json as number) < 0) {
-      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "pending decision payload must be an arm uid");
-    }
-    return json as number;
-  },
+/**
+ * Decodes a pending decision payload of a context-free policy (SNAPSHOT_CORRUPT otherwise): an arm
+ * uid, or [uid, propensity] with the propensity in (0, 1].
+ */
+export function decodeUidPayload(json: Json): UidPayload {
+  const pair = Array.isArray(json);
+  const uid = pair ? (json as Json[])[0] : json;
+  const propensity = pair ? (json as Json[])[1] : Number.NaN;
+  if (typeof uid !== "number" || !Number.isSafeInteger(uid) || uid < 0) {
+    snapshotCorrupt("ledger payload", "an arm uid or [uid, propensity]");
+  }
+  if (
+    pair &&
+    ((json as Json[]).length !== 2 || typeof propensity !== "number" || !(propensity > 0 && propensity <= 1))
+  ) {
+    snapshotCorrupt("ledger payload", "[uid, propensity] with the propensity in (0, 1]");
+  }
+  return { uid: uid as number, propensity: propensity as number };
+}
+
+/** Ledger codec of {@link UidPayload}: the uid alone, or [uid, propensity]. */
+export const uidCodec: LedgerCodec<UidPayload> = {
+  encode: (p) => (Number.isNaN(p.propensity) ? p.uid : [p.uid, p.propensity]),
+  decode: decodeUidPayload,
 };
 
 /**
@@ -66,6 +82,20 @@ export function checkRidgeStep(uu: number, denom: number, step: number): void {
       ErrorCode.Numerical,
       "this feedback would overflow the ridge model (context or reward magnitude too large); the update was not applied",
     );
+  }
+}
+
+/**
+ * Clears the rounding left on the diagonal of A^-1 (upper storage, row stride ld) by a Sherman-Morrison
+ * step: the exact diagonal is 1/(1 + ...) > 0, but a context such as (1e8, 0) makes
+ * a_00 - u_0^2 / (1 + x.u) = 1 - 1e16/(1 + 1e16) cancel to 0, and rounding can push it below 0.
+ * Negative entries are set to 0, so every reachable A^-1 has a diagonal >= 0, which is what a
+ * snapshot is checked against (it must restore every state an update can reach).
+ */
+export function clampInverseDiagonal(Ainv: Float64Array, n: number, ld = n): void {
+  for (let i = 0; i < n; i++) {
+    const k = i * ld + i;
+    if ((Ainv[k] as number) < 0) Ainv[k] = 0;
   }
 }
 

@@ -1,5 +1,6 @@
 import {
   type ArmBaseSnapshot,
+  type ArmEvent,
   type ArmFeedback,
   ArmPolicyBase,
   type ArmState,
@@ -12,7 +13,7 @@ import {
   readInt,
   snapshotCorrupt,
 } from "@routekit/core";
-import { type BasePolicyOptions, checkUidPayload, uidCodec } from "./base.js";
+import { type BasePolicyOptions, decodeUidPayload, type UidPayload, uidCodec } from "./base.js";
 
 /** Per-arm sufficient statistics of the context-free policies: pulls with feedback and reward sum. */
 export interface CountState extends ArmState {
@@ -34,7 +35,7 @@ export interface ArmStats {
  * Context-free policies that keep (n, sum of rewards) per arm and a ledger of arm uids.
  * Counts move at update time, so pending decisions do not count until their feedback arrives.
  */
-export abstract class CountingPolicy extends ArmPolicyBase<CountState, number> {
+export abstract class CountingPolicy extends ArmPolicyBase<CountState, UidPayload> {
   /** Feedback applied so far to live arms (UCB1's t). */
   protected observations = 0;
 
@@ -52,15 +53,19 @@ export abstract class CountingPolicy extends ArmPolicyBase<CountState, number> {
     return { uid, n: 0, sum: 0 };
   }
 
-  protected uidOf(payload: number): number {
-    return payload;
+  protected uidOf(payload: UidPayload): number {
+    return payload.uid;
   }
 
-  protected payloadFromEvent(_event: unknown, state: CountState): number {
-    return state.uid;
+  protected override eventPropensity(payload: UidPayload): number | undefined {
+    return Number.isNaN(payload.propensity) ? undefined : payload.propensity;
   }
 
-  protected applyFeedback(state: CountState, _payload: number, feedback: ArmFeedback): void {
+  protected payloadFromEvent(event: ArmEvent, state: CountState): UidPayload {
+    return { uid: state.uid, propensity: event.decision.propensity ?? Number.NaN };
+  }
+
+  protected applyFeedback(state: CountState, _payload: UidPayload, feedback: ArmFeedback): void {
     const reward = feedback.reward;
     if (!Number.isFinite(state.sum + reward)) {
       throw new RouteKitError(ErrorCode.Numerical, `reward ${reward} would overflow the arm's reward sum; not applied`);
@@ -73,7 +78,7 @@ export abstract class CountingPolicy extends ArmPolicyBase<CountState, number> {
   /** Issues a decision for the arm at table index `i`. */
   protected issue(i: number, propensity?: number): { id: string; arm: string; propensity?: number } {
     const s = this.table.states[i] as CountState;
-    const id = this.ledger.issue(s.uid);
+    const id = this.ledger.issue({ uid: s.uid, propensity: propensity ?? Number.NaN });
     const arm = this.table.ids[i] as string;
     return propensity === undefined ? { id, arm } : { id, arm, propensity };
   }
@@ -116,7 +121,7 @@ export function readCountingState(
       if (!checkSum(sum, n)) snapshotCorrupt("arms[].stats[1]", `a valid reward sum for ${n} rewards, got ${sum}`);
       return { n, sum };
     },
-    payload: (json) => checkUidPayload(json),
+    payload: (json) => decodeUidPayload(json).uid,
   });
   const observations = readInt(st, "observations", 0);
   let live = 0;

@@ -34,7 +34,6 @@ export class EpsilonGreedy extends CountingPolicy {
   readonly kind = EpsilonGreedy.kind;
   readonly epsilon: number;
   readonly decay: "none" | "1/t";
-  private rounds = 0;
 
   constructor(options: EpsilonGreedyOptions) {
     super(options);
@@ -53,7 +52,9 @@ export class EpsilonGreedy extends CountingPolicy {
   /** The exploration probability the next select() will use. */
   get currentEpsilon(): number {
     if (this.decay === "none") return this.epsilon;
-    return Math.min(1, (this.epsilon * this.table.size) / (this.rounds + 1));
+    // The round count is the number of decisions this policy issued (the ledger's, so a replica's own
+    // selects set its schedule and learned state stays a function of the feedback alone).
+    return Math.min(1, (this.epsilon * this.table.size) / (this.ledger.issued + 1));
   }
 
   protected choose(): ArmDecision {
@@ -74,7 +75,6 @@ export class EpsilonGreedy extends CountingPolicy {
     const explore = this.rng.uniform() < eps;
     const i = explore ? this.rng.int(k) : argmaxRandomTie(scores, k, this.rng);
     const propensity = eps / k + (scores[i] === best ? (1 - eps) / ties : 0);
-    this.rounds++;
     return this.issue(i, propensity);
   }
 
@@ -82,7 +82,6 @@ export class EpsilonGreedy extends CountingPolicy {
     return makeSnapshot(EpsilonGreedy.kind, CLASSIC_SNAPSHOT_VERSION, {
       epsilon: this.epsilon,
       decay: this.decay,
-      rounds: this.rounds,
       ...this.countingState(),
     });
   }
@@ -91,7 +90,6 @@ export class EpsilonGreedy extends CountingPolicy {
     const st = readSnapshot(snapshot, EpsilonGreedy.kind, CLASSIC_SNAPSHOT_VERSION);
     const epsilon = readNumber(st, "epsilon", (v) => v >= 0 && v <= 1, "a number in [0, 1]");
     const decay = readEnum(st, "decay", ["none", "1/t"] as const);
-    const rounds = readInt(st, "rounds", 0);
     const snap = readCountingState(st);
     return restoring(EpsilonGreedy.kind, () => {
       const p = new EpsilonGreedy({
@@ -102,7 +100,6 @@ export class EpsilonGreedy extends CountingPolicy {
         maxPending: snap.maxPending,
       });
       p.restoreCounting(snap);
-      p.rounds = rounds;
       return p;
     });
   }

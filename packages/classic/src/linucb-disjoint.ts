@@ -9,10 +9,12 @@ import {
   encodeF64,
   type Json,
   makeSnapshot,
+  numberOption,
   readArmBaseState,
   readF64,
   readInt,
   readNumber,
+  readOptions,
   readSnapshot,
   restoring,
   type Snapshot,
@@ -32,8 +34,8 @@ import {
   type BasePolicyOptions,
   CLASSIC_SNAPSHOT_VERSION,
   checkContextNorm,
-  checkOption,
   checkRidgeStep,
+  clampInverseDiagonal,
   MAX_RIDGE_DIM,
 } from "./base.js";
 import { checkVecPayload, type VecPayload, VecPayloadStore } from "./payload.js";
@@ -41,8 +43,8 @@ import { checkVecPayload, type VecPayload, VecPayloadStore } from "./payload.js"
 export interface LinUCBDisjointOptions extends BasePolicyOptions {
   /** Context length d (>= 1). */
   readonly contextDim: number;
-  /** Exploration multiplier alpha in x.theta + alpha sqrt(x^T A^-1 x) (default 1), >= 0. */
-  readonly alpha?: number;
+  /** Exploration multiplier (the paper's alpha) in x.theta + alpha sqrt(x^T A^-1 x) (default 1), >= 0. */
+  readonly exploration?: number;
   /** Ridge lambda: each arm starts at A = lambda I, b = 0 (default 1; Li et al. use 1), > 0. */
   readonly ridge?: number;
 }
@@ -69,7 +71,7 @@ interface DisjointArm extends ArmState {
 export class LinUCBDisjoint extends ArmPolicyBase<DisjointArm, VecPayload> {
   static readonly kind = "classic/linucb-disjoint";
   readonly kind = LinUCBDisjoint.kind;
-  readonly alpha: number;
+  readonly exploration: number;
   readonly ridge: number;
   private readonly d: number;
   private readonly store: VecPayloadStore;
@@ -83,10 +85,9 @@ export class LinUCBDisjoint extends ArmPolicyBase<DisjointArm, VecPayload> {
     super(options, store, d);
     this.store = store;
     this.d = d;
-    this.alpha = options.alpha ?? 1;
-    this.ridge = options.ridge ?? 1;
-    checkOption(this.alpha, "alpha", (v) => v >= 0, "a finite number >= 0");
-    checkOption(this.ridge, "ridge", (v) => v > 0, "a finite number > 0");
+    const o = readOptions(options, LinUCBDisjoint.kind);
+    this.exploration = numberOption(o, "exploration", 1, { min: 0 });
+    this.ridge = numberOption(o, "ridge", 1, { min: 0, openMin: true });
     this.x = allocF64(d);
     this.uTmp = allocF64(d);
     this.addInitialArms(options);
@@ -120,7 +121,7 @@ export class LinUCBDisjoint extends ArmPolicyBase<DisjointArm, VecPayload> {
     const k = this.table.size;
     const states = this.table.states;
     const scores = this.scores;
-    const alpha = this.alpha;
+    const alpha = this.exploration;
     for (let i = 0; i < k; i++) {
       const s = states[i] as DisjointArm;
       symvUpper(s.Ainv, d, x, s.u);
@@ -158,8 +159,14 @@ export class LinUCBDisjoint extends ArmPolicyBase<DisjointArm, VecPayload> {
     }
     const denom = 1 + dot(p.x, u, d);
     checkRidgeStep(dot(u, u, d), denom, Math.abs(reward) * Math.sqrt(dot(p.x, p.x, d)));
+    // b += reward x must stay finite too: two rewards of 1e308 on the same arm overflow b alone.
+    const b = s.b;
+    for (let k = 0; k < d; k++) {
+      if (!Number.isFinite((b[k] as number) + reward * (p.x[k] as number))) checkRidgeStep(0, 1, Infinity);
+    }
     shermanMorrisonWithU(s.Ainv, d, p.x, u, 1);
-    axpy(reward, p.x, s.b, d);
+    clampInverseDiagonal(s.Ainv, d);
+    axpy(reward, p.x, b, d);
     s.version++;
   }
 
@@ -175,7 +182,7 @@ export class LinUCBDisjoint extends ArmPolicyBase<DisjointArm, VecPayload> {
 
   toJSON(): Snapshot {
     return makeSnapshot(LinUCBDisjoint.kind, CLASSIC_SNAPSHOT_VERSION, {
-      alpha: this.alpha,
+      exploration: this.exploration,
       ridge: this.ridge,
       ...this.baseState(),
     });
@@ -183,15 +190,15 @@ export class LinUCBDisjoint extends ArmPolicyBase<DisjointArm, VecPayload> {
 
   static fromJSON(snapshot: unknown): LinUCBDisjoint {
     const st = readSnapshot(snapshot, LinUCBDisjoint.kind, CLASSIC_SNAPSHOT_VERSION);
-    const alpha = readNumber(st, "alpha", (v) => v >= 0, "a finite number >= 0");
+    const exploration = readNumber(st, "exploration", (v) => v >= 0, "a finite number >= 0");
     const ridge = readNumber(st, "ridge", (v) => v > 0, "a finite number > 0");
     const snap = readArmBaseState(st, {
       minContextDim: 1,
       maxContextDim: MAX_RIDGE_DIM,
       arm: (json, d) => ({
         version: readInt(json, "version", 0),
-        // A^-1 is positive definite: its diagonal is > 0.
-        Ainv: readF64(json.Ainv, "arms[].Ainv", d * d, (x, i) => i % (d + 1) !== 0 || x > 0),
+        // A^-1 is positive definite: its diagonal is > 0, or 0 where rounding cancelled it (see clampInverseDiagonal).
+        Ainv: readF64(json.Ainv, "arms[].Ainv", d * d, (x, i) => i % (d + 1) !== 0 || x >= 0),
         b: readF64(json.b, "arms[].b", d),
       }),
       payload: (json, d) => checkVecPayload(json, d, (n) => n === d),
@@ -199,7 +206,7 @@ export class LinUCBDisjoint extends ArmPolicyBase<DisjointArm, VecPayload> {
     return restoring(LinUCBDisjoint.kind, () => {
       const p = new LinUCBDisjoint({
         arms: [],
-        alpha,
+        exploration,
         ridge,
         contextDim: snap.contextDim,
         maxPending: snap.maxPending,

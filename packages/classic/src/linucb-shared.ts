@@ -10,33 +10,26 @@ import {
   encodeF64,
   type Json,
   makeSnapshot,
+  numberOption,
   RouteKitError,
   readArmBaseState,
   readF64,
   readInt,
   readNumber,
+  readOptions,
   readSnapshot,
   restoring,
   type Snapshot,
   snapshotCorrupt,
   vectorToJson,
 } from "@routekit/core";
-import {
-  allocF64,
-  axpy,
-  dot,
-  freeF64,
-  gemvT,
-  setScaledIdentity,
-  shermanMorrisonWithU,
-  symvUpper,
-} from "@routekit/linalg";
+import { allocF64, axpy, dot, freeF64, setScaledIdentity, shermanMorrisonWithU, symvUpper } from "@routekit/linalg";
 import {
   type BasePolicyOptions,
   CLASSIC_SNAPSHOT_VERSION,
   checkContextNorm,
-  checkOption,
   checkRidgeStep,
+  clampInverseDiagonal,
   MAX_RIDGE_DIM,
 } from "./base.js";
 import { checkVecPayload, type VecPayload, VecPayloadStore } from "./payload.js";
@@ -44,8 +37,8 @@ import { checkVecPayload, type VecPayload, VecPayloadStore } from "./payload.js"
 export interface LinUCBSharedOptions extends BasePolicyOptions {
   /** Context length d (>= 1). */
   readonly contextDim: number;
-  /** Exploration multiplier alpha in z.theta + alpha sqrt(z^T A^-1 z) (default 1), >= 0. */
-  readonly alpha?: number;
+  /** Exploration multiplier (the paper's alpha) in z.theta + alpha sqrt(z^T A^-1 z) (default 1), >= 0. */
+  readonly exploration?: number;
   /** Ridge lambda: A starts at lambda I_{d+M} (default 1), > 0. */
   readonly ridge?: number;
   /**
@@ -75,7 +68,7 @@ interface SharedArm extends ArmState {
 export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
   static readonly kind = "classic/linucb-shared";
   readonly kind = LinUCBShared.kind;
-  readonly alpha: number;
+  readonly exploration: number;
   readonly ridge: number;
   readonly maxArms: number;
   private readonly d: number;
@@ -103,10 +96,9 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
     this.store = store;
     this.d = d;
     this.maxArms = maxArms;
-    this.alpha = options.alpha ?? 1;
-    this.ridge = options.ridge ?? 1;
-    checkOption(this.alpha, "alpha", (v) => v >= 0, "a finite number >= 0");
-    checkOption(this.ridge, "ridge", (v) => v > 0, "a finite number > 0");
+    const o = readOptions(options, LinUCBShared.kind);
+    this.exploration = numberOption(o, "exploration", 1, { min: 0 });
+    this.ridge = numberOption(o, "ridge", 1, { min: 0, openMin: true });
     this.x = allocF64(d);
     this.resize(maxArms);
     setScaledIdentity(this.Ainv, d, 1 / this.ridge, this.ld);
@@ -181,7 +173,7 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
     const states = this.table.states;
     const scores = this.scores;
     const theta = this.thetaV;
-    const alpha = this.alpha;
+    const alpha = this.exploration;
     for (let i = 0; i < k; i++) {
       const j = d + (states[i] as SharedArm).slot;
       const quad = xPx + 2 * (w[j] as number) + (A[j * ld + j] as number);
@@ -208,11 +200,24 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
     u.fill(0, active);
   }
 
-  /** w = A^-1[:, 0:d] x: the cross block from the stored upper rows, then the x block. */
+  /**
+   * w = A^-1[:, 0:d] x: the x block by a symmetric product, then the slot entries from the cross block
+   * (rows 0..d-1, columns d..d+slots of the upper storage), row by row so each row's few slot entries
+   * are read contiguously. (A gemvT over all columns computed the x block twice: at d = 512 that was
+   * half of a round.)
+   */
   private fillW(x: Float64Array, w: Float64Array): void {
     const d = this.d;
-    gemvT(this.Ainv, d, d + this.slotsUsed, x, w, 1, 0, this.ld);
-    symvUpper(this.Ainv, d, x, w, this.ld);
+    const ld = this.ld;
+    const A = this.Ainv;
+    const end = d + this.slotsUsed;
+    symvUpper(A, d, x, w, ld);
+    w.fill(0, d, end);
+    for (let i = 0; i < d; i++) {
+      const xi = x[i] as number;
+      const row = i * ld;
+      for (let j = d; j < end; j++) w[j] = (w[j] as number) + xi * (A[row + j] as number);
+    }
   }
 
   protected override eventContext(p: VecPayload): number[] {
@@ -255,6 +260,7 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
       throw e;
     }
     shermanMorrisonWithU(this.Ainv, active, z, u, 1, ld);
+    clampInverseDiagonal(this.Ainv, active, ld);
     axpy(coef, u, this.thetaV, active);
     z[j] = 0;
     this.version++;
@@ -266,7 +272,7 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
 
   toJSON(): Snapshot {
     return makeSnapshot(LinUCBShared.kind, CLASSIC_SNAPSHOT_VERSION, {
-      alpha: this.alpha,
+      exploration: this.exploration,
       ridge: this.ridge,
       maxArms: this.maxArms,
       capacity: this.cap,
@@ -280,7 +286,7 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
 
   static fromJSON(snapshot: unknown): LinUCBShared {
     const st = readSnapshot(snapshot, LinUCBShared.kind, CLASSIC_SNAPSHOT_VERSION);
-    const alpha = readNumber(st, "alpha", (v) => v >= 0, "a finite number >= 0");
+    const exploration = readNumber(st, "exploration", (v) => v >= 0, "a finite number >= 0");
     const ridge = readNumber(st, "ridge", (v) => v > 0, "a finite number > 0");
     const d = readInt(st, "contextDim", 1, MAX_RIDGE_DIM - 1);
     const maxArms = readInt(st, "maxArms", 1, MAX_RIDGE_DIM - d);
@@ -292,10 +298,11 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
     const version = readInt(st, "version", 0);
     const ld = d + cap;
     const active = d + slotsUsed;
-    // A^-1 is positive definite on the active block: its diagonal there is > 0.
+    // A^-1 is positive definite on the active block: its diagonal there is > 0, or 0 where rounding
+    // cancelled it (see clampInverseDiagonal).
     const Ainv = readF64(st.Ainv, "Ainv", ld * ld, (x, i) => {
       const r = Math.floor(i / ld);
-      return r !== i % ld || r >= active || x > 0;
+      return r !== i % ld || r >= active || x >= 0;
     });
     const theta = readF64(st.theta, "theta", ld);
     const slots = new Set<number>();
@@ -313,7 +320,7 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
     return restoring(LinUCBShared.kind, () => {
       const p = new LinUCBShared({
         arms: [],
-        alpha,
+        exploration,
         ridge,
         maxArms,
         contextDim: snap.contextDim,

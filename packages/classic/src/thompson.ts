@@ -4,14 +4,49 @@ import {
   assertInRange,
   ErrorCode,
   makeSnapshot,
+  type Rng,
   RouteKitError,
   readEnum,
   readNumber,
   readSnapshot,
   type Snapshot,
 } from "@routekit/core";
-import { argmaxRandomTie, type BasePolicyOptions, CLASSIC_SNAPSHOT_VERSION, checkOption, restoring } from "./base.js";
+import {
+  argmaxRandomTie,
+  type BasePolicyOptions,
+  CLASSIC_SNAPSHOT_VERSION,
+  checkOption,
+  restoring,
+  type UidPayload,
+} from "./base.js";
 import { CountingPolicy, type CountState, readCountingState } from "./counting.js";
+
+/**
+ * log of a Gamma(a, 1) draw, times `scale` (in (0, 1]). For a < 1 the draw is Gamma(a + 1) u^(1/a),
+ * whose power underflows to 0 for small a (a = 1e-3 and u = 0.5 already give 0.5^1000 ~ 1e-301),
+ * so the logarithm is taken term by term: scale log G + (scale / a) log u stays finite.
+ */
+function scaledLogGamma(rng: Rng, a: number, scale: number): number {
+  if (a >= 1) return scale * Math.log(rng.gamma(a));
+  const g = rng.gamma(a + 1);
+  let u = 0;
+  while (u === 0) u = rng.uniform();
+  return scale * Math.log(g) + (scale / a) * Math.log(u);
+}
+
+/**
+ * A Beta(a, b) draw for any a, b > 0. With both parameters >= 1 it is core's Rng.beta; otherwise it
+ * is computed as 1 / (1 + Y/X) from the logarithms of the two Gamma draws, scaled by min(a, b) so
+ * that priors as small as 5e-324 give 0 or 1 (their limit: a Bernoulli(a / (a + b)) draw) rather
+ * than 0/0 = NaN.
+ */
+function sampleBeta(rng: Rng, a: number, b: number): number {
+  if (a >= 1 && b >= 1) return rng.beta(a, b);
+  const m = Math.min(a, b, 1);
+  const lx = scaledLogGamma(rng, a, m);
+  const ly = scaledLogGamma(rng, b, m);
+  return 1 / (1 + Math.exp((ly - lx) / m));
+}
 
 export interface ThompsonBernoulliOptions extends BasePolicyOptions {
   /** Beta prior alpha (default 1), > 0. */
@@ -62,7 +97,7 @@ export class ThompsonBernoulli extends CountingPolicy {
     assertInRange(reward, "feedback.reward (Beta-Bernoulli Thompson sampling)", 0, 1);
   }
 
-  protected override applyFeedback(state: CountState, _payload: number, feedback: ArmFeedback): void {
+  protected override applyFeedback(state: CountState, _payload: UidPayload, feedback: ArmFeedback): void {
     const reward = feedback.reward;
     let success = reward;
     if (reward > 0 && reward < 1 && this.fractionalRewards === "bernoulli-trick") {
@@ -79,7 +114,7 @@ export class ThompsonBernoulli extends CountingPolicy {
     const states = this.table.states;
     for (let i = 0; i < k; i++) {
       const s = states[i] as CountState;
-      scores[i] = this.rng.beta(this.priorAlpha + s.sum, this.priorBeta + (s.n - s.sum));
+      scores[i] = sampleBeta(this.rng, this.priorAlpha + s.sum, this.priorBeta + (s.n - s.sum));
     }
     return this.issue(argmaxRandomTie(scores, k, this.rng));
   }
@@ -153,21 +188,46 @@ export class ThompsonGaussian extends CountingPolicy {
   /** Posterior mean and variance of arm `id`'s mean reward. */
   posterior(id: string): { mean: number; variance: number } {
     const s = this.table.get(id);
-    const p = 1 / this.priorVariance + s.n / this.noiseVariance;
-    return { mean: (this.priorMean / this.priorVariance + s.sum / this.noiseVariance) / p, variance: 1 / p };
+    this.posteriorOf(s.n, s.sum);
+    return { mean: this.postMean, variance: this.postVariance };
+  }
+
+  private postMean = 0;
+  private postVariance = 0;
+
+  /**
+   * Posterior of n rewards summing to `sum`, written in terms of rho = priorVariance / noiseVariance:
+   * the mean is the convex combination (1 - w) priorMean + w (sum / n) with w = rho n / (1 + rho n),
+   * and the variance priorVariance / (1 + rho n). Unlike the precision form 1/priorVariance +
+   * n/noiseVariance, nothing here overflows for variances down to 5e-324 (1 / 5e-324 = Infinity made
+   * every score NaN); when rho n overflows the data dominate and the posterior is N(sum/n, noise/n).
+   */
+  private posteriorOf(n: number, sum: number): void {
+    if (n === 0) {
+      this.postMean = this.priorMean;
+      this.postVariance = this.priorVariance;
+      return;
+    }
+    const rn = (this.priorVariance / this.noiseVariance) * n;
+    const avg = sum / n;
+    if (!Number.isFinite(rn)) {
+      this.postMean = avg;
+      this.postVariance = this.noiseVariance / n;
+      return;
+    }
+    const w = rn / (1 + rn);
+    this.postMean = (1 - w) * this.priorMean + w * avg;
+    this.postVariance = this.priorVariance / (1 + rn);
   }
 
   protected choose(): ArmDecision {
     const k = this.table.size;
     const scores = this.scores;
     const states = this.table.states;
-    const p0 = 1 / this.priorVariance;
-    const m0 = this.priorMean * p0;
-    const inoise = 1 / this.noiseVariance;
     for (let i = 0; i < k; i++) {
       const s = states[i] as CountState;
-      const p = p0 + s.n * inoise;
-      scores[i] = this.rng.normal((m0 + s.sum * inoise) / p, 1 / Math.sqrt(p));
+      this.posteriorOf(s.n, s.sum);
+      scores[i] = this.rng.normal(this.postMean, Math.sqrt(this.postVariance));
     }
     return this.issue(argmaxRandomTie(scores, k, this.rng));
   }

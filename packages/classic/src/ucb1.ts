@@ -1,10 +1,20 @@
-import { type ArmDecision, makeSnapshot, readNumber, readSnapshot, type Snapshot } from "@routekit/core";
-import { argmaxRandomTie, type BasePolicyOptions, CLASSIC_SNAPSHOT_VERSION, checkOption, restoring } from "./base.js";
+import {
+  type ArmDecision,
+  makeSnapshot,
+  numberOption,
+  readNumber,
+  readOptions,
+  readSnapshot,
+  type Snapshot,
+} from "@routekit/core";
+import { argmaxRandomTie, type BasePolicyOptions, CLASSIC_SNAPSHOT_VERSION, restoring } from "./base.js";
 import { CountingPolicy, type CountState, readCountingState } from "./counting.js";
 
 export interface UCB1Options extends BasePolicyOptions {
-  /** Exploration constant c in mean + c sqrt(ln t / n) (default sqrt(2): Auer et al. 2002's UCB1), >= 0. */
-  readonly c?: number;
+  /**
+   * Exploration multiplier c in mean + c sqrt(ln t / n) (default sqrt(2): Auer et al. 2002's UCB1), >= 0.
+   */
+  readonly exploration?: number;
 }
 
 /**
@@ -15,12 +25,11 @@ export interface UCB1Options extends BasePolicyOptions {
 export class UCB1 extends CountingPolicy {
   static readonly kind = "classic/ucb1";
   readonly kind = UCB1.kind;
-  readonly c: number;
+  readonly exploration: number;
 
   constructor(options: UCB1Options) {
     super(options);
-    this.c = options.c ?? Math.SQRT2;
-    checkOption(this.c, "c", (v) => v >= 0, "a finite number >= 0");
+    this.exploration = numberOption(readOptions(options, UCB1.kind), "exploration", Math.SQRT2, { min: 0 });
     this.addInitialArms(options);
   }
 
@@ -29,7 +38,7 @@ export class UCB1 extends CountingPolicy {
     const scores = this.scores;
     const states = this.table.states;
     const logT = Math.log(Math.max(1, this.observations));
-    const c = this.c;
+    const c = this.exploration;
     for (let i = 0; i < k; i++) {
       const s = states[i] as CountState;
       scores[i] = s.n > 0 ? s.sum / s.n + c * Math.sqrt(logT / s.n) : Number.POSITIVE_INFINITY;
@@ -38,15 +47,18 @@ export class UCB1 extends CountingPolicy {
   }
 
   toJSON(): Snapshot {
-    return makeSnapshot(UCB1.kind, CLASSIC_SNAPSHOT_VERSION, { c: this.c, ...this.countingState() });
+    return makeSnapshot(UCB1.kind, CLASSIC_SNAPSHOT_VERSION, {
+      exploration: this.exploration,
+      ...this.countingState(),
+    });
   }
 
   static fromJSON(snapshot: unknown): UCB1 {
     const st = readSnapshot(snapshot, UCB1.kind, CLASSIC_SNAPSHOT_VERSION);
-    const c = readNumber(st, "c", (v) => v >= 0, "a finite number >= 0");
+    const exploration = readNumber(st, "exploration", (v) => v >= 0, "a finite number >= 0");
     const snap = readCountingState(st);
     return restoring(UCB1.kind, () => {
-      const p = new UCB1({ arms: [], c, contextDim: snap.contextDim, maxPending: snap.maxPending });
+      const p = new UCB1({ arms: [], exploration, contextDim: snap.contextDim, maxPending: snap.maxPending });
       p.restoreCounting(snap);
       return p;
     });

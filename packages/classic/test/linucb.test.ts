@@ -74,7 +74,7 @@ describe("LinUCBDisjoint", () => {
     const alpha = 0.8;
     const ridge = 0.5;
     const arms = ["a", "b", "c"];
-    const p = new LinUCBDisjoint({ arms, contextDim: d, alpha, ridge, seed: 1 });
+    const p = new LinUCBDisjoint({ arms, contextDim: d, exploration: alpha, ridge, seed: 1 });
     const direct = new Map(arms.map((a) => [a, new DirectRidge(d, ridge)]));
     const rng = Rng.fromSeed(2);
     const pending: { dec: ArmDecision; x: Float64Array }[] = [];
@@ -124,7 +124,7 @@ describe("LinUCBShared", () => {
     const alpha = 1.3;
     const ridge = 2;
     const arms = ["a", "b", "c"];
-    const p = new LinUCBShared({ arms, contextDim: d, alpha, ridge, maxArms: 2, seed: 4 });
+    const p = new LinUCBShared({ arms, contextDim: d, exploration: alpha, ridge, maxArms: 2, seed: 4 });
     expect(p.capacity).toBe(4);
     const slots = new Map(arms.map((a, i) => [a, i]));
     const direct = new DirectRidge(d + arms.length, ridge);

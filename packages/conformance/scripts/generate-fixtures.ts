@@ -16,13 +16,13 @@ const dir = fileURLToPath(new URL("../fixtures/", import.meta.url));
 it("generates snapshot fixtures", () => {
   mkdirSync(dir, { recursive: true });
   const all = [
-    ...armPolicies.map((s) => [s.name, armCreate(s)] as const),
-    ...mnlPolicies.map((s) => [s.name, assortmentCreate(s)] as const),
+    ...armPolicies.map((s) => [s.name, armCreate(s), s.costs] as const),
+    ...mnlPolicies.map((s) => [s.name, assortmentCreate(s), undefined] as const),
   ];
   const only = process.env.ROUTEKIT_FIXTURES?.split(",").filter((x) => x.length > 0);
-  for (const [name, create] of all) {
+  for (const [name, create, costs] of all) {
     if (only && !only.some((prefix) => name.startsWith(prefix))) continue;
-    const f = makeFixture(name, create);
+    const f = makeFixture(name, create, costs);
     writeFileSync(dir + fixtureFile(name), `${JSON.stringify(f, null, 1)}\n`);
     console.log(`wrote ${fixtureFile(name)}: ${f.steps.length} steps, ${f.decisions.length} decisions`);
   }

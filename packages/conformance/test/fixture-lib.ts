@@ -12,7 +12,7 @@ export const FIXTURE_VERSION = 1;
 
 export type Step =
   | { op: "select"; context?: string; features?: string; numItems?: number; maxSize?: number; revenues?: string }
-  | { op: "update"; decision: string; reward?: number; choice?: number | null }
+  | { op: "update"; decision: string; reward?: number; cost?: number; choice?: number | null }
   | { op: "add" | "remove"; arm: string };
 
 export interface Fixture {
@@ -48,7 +48,11 @@ export function play(p: AnyPolicy, steps: readonly Step[]): string[] {
           ),
         );
     } else if (s.op === "update") {
-      if (p.protocol === "arm") p.update(s.decision, { reward: s.reward as number });
+      if (p.protocol === "arm")
+        p.update(
+          s.decision,
+          s.cost === undefined ? { reward: s.reward as number } : { reward: s.reward as number, cost: s.cost },
+        );
       else p.update(s.decision, { choice: s.choice ?? null });
     } else if (s.op === "add") (p as ArmPolicy).addArm(s.arm);
     else (p as ArmPolicy).removeArm(s.arm);
@@ -66,6 +70,7 @@ export function generate(
   seed: string,
   rounds: number,
   carried: string[] = [],
+  costs?: readonly [number, number],
 ): { steps: Step[]; pending: string[] } {
   const rng = Rng.fromSeed(seed);
   const steps: Step[] = [];
@@ -86,7 +91,7 @@ export function generate(
       run({ op: "select", ...(ctx ? { context: encodeF64(ctx) } : {}) });
     } else {
       const n = 2 + rng.int(5);
-      const f = rng.fillNormal(new Float64Array(n * p.dim), 0, 0.4);
+      const f = rng.fillNormal(new Float64Array(n * p.contextDim), 0, 0.4);
       const rev = rng.uniform() < 0.5 ? Float64Array.from({ length: n }, () => rng.uniform()) : undefined;
       const d = run({
         op: "select",
@@ -100,8 +105,12 @@ export function generate(
     }
     while (pending.length > 3 || (pending.length > 0 && rng.uniform() < 0.4)) {
       const id = pending.splice(rng.int(pending.length), 1)[0] as string;
-      if (p.protocol === "arm") run({ op: "update", decision: id, reward: Math.round(rng.uniform() * 1000) / 1000 });
-      else {
+      if (p.protocol === "arm") {
+        const reward = Math.round(rng.uniform() * 1000) / 1000;
+        // Policies that learn costs get one in their range, derived from the reward (no extra draw).
+        const cost = costs ? costs[0] + reward * (costs[1] - costs[0]) : undefined;
+        run({ op: "update", decision: id, reward, ...(cost === undefined ? {} : { cost }) });
+      } else {
         const its = items.get(id) ?? [];
         const k = rng.int(its.length + 1);
         run({ op: "update", decision: id, choice: k === its.length ? null : (its[k] as number) });
@@ -111,11 +120,11 @@ export function generate(
   return { steps, pending };
 }
 
-export function makeFixture(name: string, create: () => AnyPolicy): Fixture {
+export function makeFixture(name: string, create: () => AnyPolicy, costs?: readonly [number, number]): Fixture {
   const p = create();
-  const warm = generate(p, `${name}:warmup`, 40);
+  const warm = generate(p, `${name}:warmup`, 40, [], costs);
   const snapshot = JSON.parse(JSON.stringify(p.toJSON())) as Snapshot;
-  const cont = generate(p, `${name}:continuation`, 40, warm.pending);
+  const cont = generate(p, `${name}:continuation`, 40, warm.pending, costs);
   const decisions = cont.steps.filter((s) => s.op === "select").length;
   // The reference run never stops: warm-up and continuation on one fresh policy.
   const fresh = create();

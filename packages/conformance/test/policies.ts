@@ -14,8 +14,10 @@ import {
 } from "@routekit/classic";
 import type { ArmPolicy, AssortmentPolicy, Snapshot } from "@routekit/core";
 import type { ArmPolicySpec, AssortmentPolicySpec, OptionRange } from "@routekit/core/testing";
+import { EuclideanPg, Exp3, Hpg, LogLinearPg, ParameterFreeHpg, UniformRouter } from "@routekit/hpg";
 import { KernelUcb, PakUcb, RffUcb } from "@routekit/kernel-ucb";
 import { OfuMnlPlus, TsMnl, UcbMnl } from "@routekit/mnl";
+import { RatioGreedy, StageRoute } from "@routekit/stageroute";
 
 /** Context length used for contextual arm policies. */
 export const D = 3;
@@ -127,7 +129,7 @@ export const kernelPolicies: ArmPolicySpec[] = [
   }),
   arm(
     "kernel-ucb/pak-ucb-poly",
-    (seed, arms) => new PakUcb({ arms, seed, contextDim: D, kernel: { type: "poly", gamma: 5 }, eta: 0 }),
+    (seed, arms) => new PakUcb({ arms, seed, contextDim: D, kernel: { type: "poly", gamma: 5 }, exploration: 0 }),
     PakUcb.fromJSON,
     raw(PakUcb, { contextDim: D, kernel: { type: "poly", gamma: 5 }, eta: 0 }),
   ),
@@ -168,14 +170,14 @@ function assortment<P extends AssortmentPolicy>(
 
 /** MNL family (paper 004). */
 export const mnlPolicies: AssortmentPolicySpec[] = [
-  assortment("mnl/ofu-mnl-plus", () => new OfuMnlPlus({ dim: MNL_D, maxSize: MNL_K }), OfuMnlPlus.fromJSON, {
+  assortment("mnl/ofu-mnl-plus", () => new OfuMnlPlus({ contextDim: MNL_D, maxSize: MNL_K }), OfuMnlPlus.fromJSON, {
     fillsUnderUniformRevenue: true,
     construct: (o: unknown) => new OfuMnlPlus(o as never),
     baseOptions: { dim: MNL_D, maxSize: MNL_K },
   }),
   assortment(
     "mnl/ofu-mnl-plus-practical",
-    () => new OfuMnlPlus({ dim: MNL_D, maxSize: MNL_K, preset: "practical" }),
+    () => new OfuMnlPlus({ contextDim: MNL_D, maxSize: MNL_K, preset: "practical" }),
     OfuMnlPlus.fromJSON,
     {
       fillsUnderUniformRevenue: true,
@@ -183,16 +185,84 @@ export const mnlPolicies: AssortmentPolicySpec[] = [
       baseOptions: { dim: MNL_D, maxSize: MNL_K, preset: "practical" },
     },
   ),
-  assortment("mnl/ucb-mnl", () => new UcbMnl({ dim: MNL_D, maxSize: MNL_K }), UcbMnl.fromJSON, {
+  assortment("mnl/ucb-mnl", () => new UcbMnl({ contextDim: MNL_D, maxSize: MNL_K }), UcbMnl.fromJSON, {
     fillsUnderUniformRevenue: true,
     construct: (o: unknown) => new UcbMnl(o as never),
     baseOptions: { dim: MNL_D, maxSize: MNL_K },
   }),
-  assortment("mnl/ts-mnl", (seed) => new TsMnl({ dim: MNL_D, maxSize: MNL_K, seed }), TsMnl.fromJSON, {
+  assortment("mnl/ts-mnl", (seed) => new TsMnl({ contextDim: MNL_D, maxSize: MNL_K, seed }), TsMnl.fromJSON, {
     fillsUnderUniformRevenue: true,
     construct: (o: unknown) => new TsMnl(o as never),
     baseOptions: { dim: MNL_D, maxSize: MNL_K, seed: 1 },
   }),
 ];
 
-export const armPolicies: ArmPolicySpec[] = [...classicPolicies, ...kernelPolicies];
+/**
+ * StageRoute family (paper 002): costs required and validated; short stages so the fuzzer crosses
+ * many stage boundaries. The oracle needs true means for every arm it meets, so it is not fuzzed here.
+ */
+const stage = { budget: 1, maxDeployed: 3, stageLength: 4 };
+export const stageroutePolicies: ArmPolicySpec[] = [
+  arm(
+    "stageroute/stageroute-budget-average",
+    (seed, arms) => new StageRoute({ arms, seed, ...stage }),
+    StageRoute.fromJSON,
+    {
+      validatesCost: true,
+      costs: [0, 2],
+    },
+  ),
+  arm(
+    "stageroute/stageroute-budget-paced",
+    (seed, arms) => new StageRoute({ arms, seed, ...stage, budgetMode: "paced", horizon: 50, initialPulls: 2 }),
+    StageRoute.fromJSON,
+    { validatesCost: true, costs: [0, 2] },
+  ),
+  arm("stageroute/ratio-greedy", (seed, arms) => new RatioGreedy({ arms, seed, ...stage }), RatioGreedy.fromJSON, {
+    validatesCost: true,
+    costs: [0, 2],
+  }),
+];
+
+
+/** HPG family (paper 000): routers over unit-norm query embeddings, rewards clipped to [-1, 1]. */
+export const hpgPolicies: ArmPolicySpec[] = [
+  arm(
+    "hpg/hpg",
+    (seed, arms) => new Hpg({ arms, seed, contextDim: D, horizon: 200, normalizeContext: true }),
+    Hpg.fromJSON,
+  ),
+  arm(
+    "hpg/parameter-free",
+    (seed, arms) => new ParameterFreeHpg({ arms, seed, contextDim: D, horizon: 200, normalizeContext: true }),
+    ParameterFreeHpg.fromJSON,
+  ),
+  arm(
+    "hpg/euclidean-pg",
+    (seed, arms) => new EuclideanPg({ arms, seed, contextDim: D, horizon: 200, normalizeContext: true }),
+    EuclideanPg.fromJSON,
+  ),
+  arm(
+    "hpg/log-linear-pg",
+    (seed, arms) => new LogLinearPg({ arms, seed, contextDim: D, horizon: 200, normalizeContext: true }),
+    LogLinearPg.fromJSON,
+  ),
+  arm(
+    "hpg/exp3",
+    (seed, arms) => new Exp3({ arms, seed, contextDim: D, horizon: 200, normalizeContext: true }),
+    Exp3.fromJSON,
+  ),
+  arm(
+    "hpg/uniform",
+    (seed, arms) => new UniformRouter({ arms, seed, contextDim: D, normalizeContext: true }),
+    UniformRouter.fromJSON,
+  ),
+  // Last, so the robustness suite's "another policy's snapshot" never picks hpg/hpg for it (same kind).
+  arm(
+    "hpg/hpg-rank-capped",
+    (seed, arms) => new Hpg({ arms, seed, contextDim: D, maxRank: 1, radius: 0.5, normalizeContext: true }),
+    Hpg.fromJSON,
+  ),
+];
+
+export const armPolicies: ArmPolicySpec[] = [...classicPolicies, ...kernelPolicies, ...stageroutePolicies, ...hpgPolicies];

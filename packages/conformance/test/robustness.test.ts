@@ -28,19 +28,24 @@ function otherKind<S extends { name: string }>(specs: readonly S[], i: number): 
   throw new Error("need two policy classes");
 }
 
+/** A cost in the spec's range when the policy learns costs (costs are required there). */
+let armCost: readonly [number, number] | undefined;
+const fbOf = (reward: number) =>
+  armCost ? { reward, cost: armCost[0] + reward * (armCost[1] - armCost[0]) } : { reward };
+
 function armHistory(p: ArmPolicy, seed: number): void {
   const rng = Rng.fromSeed(`history:${seed}`);
   const ctx = () => (p.contextDim ? rng.fillNormal(new Float64Array(p.contextDim), 0, 0.5) : undefined);
   const pend = [];
   for (let t = 0; t < 12; t++) pend.push(p.select(ctx()));
-  for (let t = 0; t < 8; t++) p.update(pend[t] as { id: string }, { reward: rng.uniform() });
+  for (let t = 0; t < 8; t++) p.update(pend[t] as { id: string }, fbOf(rng.uniform()));
 }
 
 function armSmoke(p: ArmPolicy): void {
   const rng = Rng.fromSeed("smoke");
   for (let t = 0; t < 6; t++) {
     const d = p.select(p.contextDim ? rng.fillNormal(new Float64Array(p.contextDim), 0, 0.5) : undefined);
-    p.update(d, { reward: rng.uniform() });
+    p.update(d, fbOf(rng.uniform()));
   }
 }
 
@@ -51,6 +56,7 @@ function query(rng: Rng) {
 
 describe.each(armPolicies.map((s, i) => [s.name, s, i] as const))("%s", (_n, spec, i) => {
   it("rejects corrupted, truncated and foreign snapshots, never half-loads", () => {
+    armCost = spec.costs;
     const p = spec.create({ seed: 7, arms: ["arm-0", "arm-1", "arm-2"] });
     armHistory(p, 7);
     const other = otherKind(armPolicies, i)

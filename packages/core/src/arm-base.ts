@@ -313,6 +313,8 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
       const s = this.table.states[i] as S;
       arms.push({ id: this.table.ids[i] as string, uid: s.uid, ...this.encodeArm(s) });
     }
+    // Ids of removed arms are kept only for pending decisions' records, so they belong to the ledger:
+    // they are per replica, not learned state.
     const retired: Json[] = [];
     for (const [uid, id] of this.retired) retired.push([uid, id]);
     return {
@@ -321,8 +323,7 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
       nextUid: this.nextUid,
       rng: this.rng.toJSON() as unknown as Json,
       arms,
-      retired,
-      ledger: this.ledger.toJSON(),
+      ledger: { ...(this.ledger.toJSON() as Record<string, Json>), retired },
     };
   }
 
@@ -400,7 +401,10 @@ export function readArmBaseState<A>(st: Record<string, Json>, reader: ArmBaseSta
     uids.add(uid);
     arms.push({ id, uid, data: reader.arm(a, contextDim) });
   }
-  const retiredJson = field(st, "retired", "array");
+  const ledgerJson = readObject(st.ledger, '"ledger"');
+  // Absent in an empty ledger written by withReplicaParts.
+  const retiredJson = ledgerJson.retired === undefined ? [] : ledgerJson.retired;
+  if (!Array.isArray(retiredJson)) snapshotCorrupt("ledger.retired", "an array");
   const retired: [number, string][] = [];
   for (let i = 0; i < retiredJson.length; i++) {
     const r = retiredJson[i];
@@ -414,7 +418,7 @@ export function readArmBaseState<A>(st: Record<string, Json>, reader: ArmBaseSta
       typeof r[1] !== "string" ||
       r[1].length === 0
     ) {
-      snapshotCorrupt(`retired[${i}]`, "[uid of a removed arm, its id]");
+      snapshotCorrupt(`ledger.retired[${i}]`, "[uid of a removed arm, its id]");
     }
     uids.add(r[0] as number);
     retired.push([r[0] as number, r[1] as string]);

@@ -1,5 +1,6 @@
 export * from "./arm-base.js";
 export * from "./arms.js";
+export * from "./cascade-metrics.js";
 export * from "./errors.js";
 export * from "./events.js";
 export * from "./ledger.js";

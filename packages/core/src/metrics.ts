@@ -5,7 +5,17 @@
  * - regret: cumulative pseudo-regret, sum over rounds of (oracle expected value - chosen expected value)
  * - o2b: "outscore the best", running mean of (chosen expected reward - best single arm's expected reward)
  * - opr: optimal-pick ratio, fraction of rounds where the pick was optimal
+ * - o2bRealised: running mean of (chosen arm's realised reward - the best single arm's realised reward
+ *   on the same round), when the environment can say what the best single arm would have realised
+ *   (`ArmEnvironment.bestFixedRealised`); NaN otherwise
+ * - oprRealised: fraction of rounds where the pick was best by realised outcomes (for the prompt
+ *   pools: the best mean over the prompt's generations, the paper-003 OPR protocol); NaN when the
+ *   environment does not define it (`ArmEnvironment.isOptimalRealised`)
  * - reward / cost: cumulative realised reward and cost
+ * - first pass: for environments that say whether a round's prompt was already seen in the run
+ *   (`ArmEnvironment.seenBefore`), reward per round, O2B and OPR over the rounds whose prompt was
+ *   unseen so far, and the share of repeated rounds; a policy that only recognises prompts it has
+ *   been rewarded on scores well on repeats and no better than before on first passes
  * - usPerRound: mean wall time per round (select + update) since the previous checkpoint, in microseconds
  * - pickShare: per arm (or pick label), the fraction of rounds since the previous checkpoint in which it
  *   was picked; an arm first picked later has zeros before, so every array has one value per checkpoint
@@ -16,22 +26,44 @@ export interface Series {
   readonly regret: number[];
   readonly o2b: number[];
   readonly opr: number[];
+  readonly o2bRealised: number[];
+  readonly oprRealised: number[];
   readonly reward: number[];
   readonly cost: number[];
   readonly usPerRound: number[];
   /** Windowed pick share per arm, aligned with `t` (see above). */
   readonly pickShare?: Record<string, number[]>;
+  /** Cascades: running mean of boxes opened per request, aligned with `t`. */
+  readonly queriesPerRound?: number[];
+  /** Cascades: per box, the share of requests since the previous checkpoint that opened it. */
+  readonly queryShare?: Record<string, number[]>;
 }
 
 export interface FinalMetrics {
   readonly regret: number;
   readonly o2b: number;
   readonly opr: number;
+  /** NaN when the environment does not define it (see the module docs). */
+  readonly o2bRealised: number;
+  /** NaN when the environment does not define it (see the module docs). */
+  readonly oprRealised: number;
   readonly reward: number;
   readonly cost: number;
   /** Mean realised cost per round (budget use). */
   readonly costPerRound: number;
+  /** Mean realised reward per round. */
+  readonly rewardPerRound: number;
+  /** Share of rounds whose prompt was seen before in the run (NaN when the environment does not say). */
+  readonly repeatShare: number;
+  /** Mean realised reward per round over the rounds whose prompt was unseen so far (NaN: see repeatShare). */
+  readonly firstPassRewardPerRound: number;
+  /** O2B over the rounds whose prompt was unseen so far (NaN: see repeatShare). */
+  readonly firstPassO2b: number;
+  /** OPR over the rounds whose prompt was unseen so far (NaN: see repeatShare). */
+  readonly firstPassOpr: number;
   readonly usPerRound: number;
+  /** Cascades: mean boxes opened per request. */
+  readonly queriesPerRound?: number;
 }
 
 export interface RunResult {
@@ -42,6 +74,8 @@ export interface RunResult {
   readonly final: FinalMetrics;
   /** Fraction of rounds each arm was picked (arm protocols); item offer shares for assortments. */
   readonly pickShare: Record<string, number>;
+  /** Cascades: fraction of requests in which each box was opened. */
+  readonly queryShare?: Record<string, number>;
   readonly wallMs: number;
   /** Name of the environment the run played. */
   readonly environment?: string;
@@ -66,6 +100,15 @@ export class MetricsRecorder {
   private regret = 0;
   private o2bSum = 0;
   private optimal = 0;
+  private o2bRealSum = 0;
+  private o2bRealRounds = 0;
+  private optimalReal = 0;
+  private optimalRealRounds = 0;
+  private known = 0;
+  private repeats = 0;
+  private firstReward = 0;
+  private firstO2b = 0;
+  private firstOptimal = 0;
   private reward = 0;
   private cost = 0;
   private timeSinceMark = 0;
@@ -82,6 +125,8 @@ export class MetricsRecorder {
     regret: [],
     o2b: [],
     opr: [],
+    o2bRealised: [],
+    oprRealised: [],
     reward: [],
     cost: [],
     usPerRound: [],
@@ -92,11 +137,18 @@ export class MetricsRecorder {
     this.marks = checkpoints(horizon, points);
   }
 
-  /** Records one round. `ms` is the wall time spent inside the policy this round. */
+  /**
+   * Records one round. `ms` is the wall time spent inside the policy this round. `o2bRealised` and
+   * `optimalRealised` are given by environments that define them (every round or never).
+   */
   record(r: {
     regret: number;
     o2b: number;
     optimal: boolean;
+    o2bRealised?: number;
+    optimalRealised?: boolean;
+    /** Whether this round's prompt was already seen in the run; omitted when the environment cannot say. */
+    repeat?: boolean;
     reward: number;
     cost: number;
     pick?: string;
@@ -106,6 +158,23 @@ export class MetricsRecorder {
     this.regret += r.regret;
     this.o2bSum += r.o2b;
     if (r.optimal) this.optimal++;
+    if (r.o2bRealised !== undefined) {
+      this.o2bRealSum += r.o2bRealised;
+      this.o2bRealRounds++;
+    }
+    if (r.optimalRealised !== undefined) {
+      if (r.optimalRealised) this.optimalReal++;
+      this.optimalRealRounds++;
+    }
+    if (r.repeat !== undefined) {
+      this.known++;
+      if (r.repeat) this.repeats++;
+      else {
+        this.firstReward += r.reward;
+        this.firstO2b += r.o2b;
+        if (r.optimal) this.firstOptimal++;
+      }
+    }
     this.reward += r.reward;
     this.cost += r.cost;
     this.timeSinceMark += r.ms;
@@ -118,6 +187,8 @@ export class MetricsRecorder {
       s.regret.push(this.regret);
       s.o2b.push(this.o2bSum / this.rounds);
       s.opr.push(this.optimal / this.rounds);
+      s.o2bRealised.push(this.o2bRealRounds > 0 ? this.o2bRealSum / this.o2bRealRounds : Number.NaN);
+      s.oprRealised.push(this.optimalRealRounds > 0 ? this.optimalReal / this.optimalRealRounds : Number.NaN);
       s.reward.push(this.reward);
       s.cost.push(this.cost);
       s.usPerRound.push((1000 * this.timeSinceMark) / this.roundsSinceMark);
@@ -151,11 +222,23 @@ export class MetricsRecorder {
       regret: this.regret,
       o2b: this.o2bSum / n,
       opr: this.optimal / n,
+      o2bRealised: this.o2bRealRounds > 0 ? this.o2bRealSum / this.o2bRealRounds : Number.NaN,
+      oprRealised: this.optimalRealRounds > 0 ? this.optimalReal / this.optimalRealRounds : Number.NaN,
       reward: this.reward,
       cost: this.cost,
       costPerRound: this.cost / n,
+      rewardPerRound: this.reward / n,
+      repeatShare: this.known > 0 ? this.repeats / this.known : Number.NaN,
+      firstPassRewardPerRound: this.firstMean(this.firstReward),
+      firstPassO2b: this.firstMean(this.firstO2b),
+      firstPassOpr: this.firstMean(this.firstOptimal),
       usPerRound: (1000 * this.totalTime) / n,
     };
+  }
+
+  private firstMean(sum: number): number {
+    const first = this.known - this.repeats;
+    return first > 0 ? sum / first : Number.NaN;
   }
 
   pickShare(): Record<string, number> {

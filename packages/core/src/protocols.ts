@@ -134,6 +134,23 @@ export interface ArmEnvironment {
   isOptimal(arm: string): boolean;
   /** Realised feedback for `arm` this round. */
   pull(arm: string): ArmFeedback;
+  /**
+   * Optional, for realised O2B: the reward {@link ArmEnvironment.bestFixedArm} would have realised this
+   * round (on the same draw `pull` uses when possible). Call after `pull`; it must not change what any
+   * later round draws.
+   */
+  bestFixedRealised?(): number;
+  /**
+   * Optional, for realised OPR: whether `arm` is the best this round by realised outcomes (e.g. the
+   * mean of a prompt's pre-drawn generations, as the paper-003 OPR protocol defines it).
+   */
+  isOptimalRealised?(arm: string): boolean;
+  /**
+   * Optional: whether this round's prompt (context) already appeared earlier in the run (since the
+   * last `reset`). Lets the metrics separate first-pass rounds from repeats (replayed logs cycle
+   * through their prompts; a fixed prompt pool is sampled with replacement).
+   */
+  seenBefore?(): boolean;
 }
 
 // ---------------------------------------------------------------- assortment
@@ -205,22 +222,35 @@ export type CascadeStep = { readonly query: string } | { readonly stop: true };
  * Cascade (COSMOS / Pandora's box): per request, query models one by one paying their cost,
  * stop, deploy one of the queried outputs, and later learn its reward.
  * Every call names the episode returned by `begin`, so many episodes may be open at once.
+ *
+ * Order within an episode: `begin`, then `next`/`observe` pairs until `next` says stop, `choose`, and
+ * `feedback` (or `discard`). `next` repeats the outstanding box until it is observed; `choose` may be
+ * called early (after at least one observation) to cut the cascade short, and repeats its answer.
+ * Out-of-order calls throw INVALID_STATE (observe with no box asked for, choose before any
+ * observation, feedback or decisionRecord before choose); observing a box other than the one asked for
+ * throws INVALID_ARGUMENT. Learning happens at `feedback` only, from the whole episode.
  */
 export interface CascadePolicy extends PolicyBase {
   readonly protocol: "cascade";
   readonly contextDim: number;
+  /** Length of each box's output features (what `observe` takes). */
+  readonly outputDim: number;
   readonly arms: readonly string[];
   addArm(id: string): void;
+  /** Removes a box; open episodes skip it if they have not opened it yet. */
   removeArm(id: string): void;
   /** Opens an episode for a request; returns its id. */
   begin(context: Float64Array): string;
   /** The next box to open, or stop (never stop before the first query). */
   next(episode: DecisionRef): CascadeStep;
-  /** Reports the queried box's output features and the cost paid. */
+  /** Reports the asked box's output features and the cost paid. */
   observe(episode: DecisionRef, arm: string, outputFeatures: Float64Array, cost: number): void;
   /** Picks the output to deploy among the queried boxes. */
   choose(episode: DecisionRef): string;
-  /** The deployed output's observed reward; closes the episode. */
+  /**
+   * The deployed output's observed reward; learns from the episode and closes it. Equal, bit for bit,
+   * to `learn({ ...decisionRecord(episode), feedback: { reward } })` plus closing.
+   */
   feedback(episode: DecisionRef, reward: number): void;
   /** The decision part of an episode's event, once `choose` was called: context, opened boxes, chosen box. */
   decisionRecord(episode: DecisionRef): CascadeEvent;
@@ -231,6 +261,8 @@ export interface CascadePolicy extends PolicyBase {
 export interface CascadeEnvironment {
   readonly name: string;
   readonly contextDim: number;
+  /** Length of each box's output features. */
+  readonly outputDim: number;
   readonly initialArms: readonly string[];
   reset(rng: Rng): void;
   next(t: number): { readonly context: Float64Array };
@@ -240,7 +272,12 @@ export interface CascadeEnvironment {
   expectedReward(arm: string): number;
   /** Realised (noisy) reward of deploying `arm`'s output. */
   reward(arm: string): number;
-  /** Expected utility (reward minus costs) of the oracle policy this round. */
+  /**
+   * Utility (reward minus costs) of the oracle policy this round: its expectation given the context, or
+   * its realised value on the round's drawn outputs when the environment draws every box's output up
+   * front (common random numbers, as the pandora environments do). Both make the runner's regret
+   * (oracle utility minus the policy's `expectedReward(chosen) - costs paid`) unbiased.
+   */
   oracleUtility(): number;
 }
 

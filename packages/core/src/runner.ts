@@ -1,3 +1,4 @@
+import { QueryRecorder } from "./cascade-metrics.js";
 import { ErrorCode, RouteKitError } from "./errors.js";
 import { MetricsRecorder, meanStd, type RunResult } from "./metrics.js";
 import type {
@@ -63,8 +64,19 @@ export interface PolicySummary {
   readonly regret: { mean: number; std: number; se: number };
   readonly o2b: { mean: number; std: number; se: number };
   readonly opr: { mean: number; std: number; se: number };
+  /** Realised O2B and OPR (NaN when the environment does not define them; see FinalMetrics). */
+  readonly o2bRealised: { mean: number; std: number; se: number };
+  readonly oprRealised: { mean: number; std: number; se: number };
   readonly costPerRound: { mean: number; std: number; se: number };
+  readonly rewardPerRound: { mean: number; std: number; se: number };
+  /** Share of repeated-prompt rounds and the first-pass figures (NaN when the environment does not say). */
+  readonly repeatShare: { mean: number; std: number; se: number };
+  readonly firstPassRewardPerRound: { mean: number; std: number; se: number };
+  readonly firstPassO2b: { mean: number; std: number; se: number };
+  readonly firstPassOpr: { mean: number; std: number; se: number };
   readonly usPerRound: { mean: number; std: number; se: number };
+  /** Cascades: boxes opened per request. */
+  readonly queriesPerRound?: { mean: number; std: number; se: number };
 }
 
 export interface ExperimentResult {
@@ -98,7 +110,8 @@ export function runOne<P extends Protocol>(
   const rec = new MetricsRecorder(exp.horizon, exp.points ?? 200);
   const chunk = Math.max(1, Math.floor(exp.horizon / 100));
   const t0 = performance.now();
-  const step = stepper(exp.protocol, env, policy);
+  const queries = exp.protocol === "cascade" ? new QueryRecorder(exp.horizon, exp.points ?? 200) : undefined;
+  const step = stepper(exp.protocol, env, policy, queries);
   for (let t = 0; t < exp.horizon; t++) {
     step(t, rec);
     if ((t + 1) % chunk === 0 || t + 1 === exp.horizon) {
@@ -106,22 +119,35 @@ export function runOne<P extends Protocol>(
       if (signal?.aborted) throw new RouteKitError(ErrorCode.InvalidState, "experiment aborted");
     }
   }
-  return {
+  const wallMs = performance.now() - t0;
+  const base = {
     policy: spec.label,
     seed,
     horizon: exp.horizon,
     series: rec.series,
     final: rec.final(),
     pickShare: rec.pickShare(),
-    wallMs: performance.now() - t0,
+    wallMs,
     environment: env.name,
+  };
+  if (!queries) return base;
+  return {
+    ...base,
+    series: { ...base.series, queriesPerRound: queries.queriesPerRound, queryShare: queries.queryShare },
+    final: { ...base.final, queriesPerRound: queries.meanQueries() },
+    queryShare: queries.shares(),
   };
 }
 
-function stepper(protocol: Protocol, env: unknown, policy: unknown): (t: number, rec: MetricsRecorder) => void {
+function stepper(
+  protocol: Protocol,
+  env: unknown,
+  policy: unknown,
+  queries: QueryRecorder | undefined,
+): (t: number, rec: MetricsRecorder) => void {
   if (protocol === "arm") return armStep(env as ArmEnvironment, policy as ArmPolicy);
   if (protocol === "assortment") return assortmentStep(env as AssortmentEnvironment, policy as AssortmentPolicy);
-  return cascadeStep(env as CascadeEnvironment, policy as CascadePolicy);
+  return cascadeStep(env as CascadeEnvironment, policy as CascadePolicy, queries as QueryRecorder);
 }
 
 function armStep(env: ArmEnvironment, policy: ArmPolicy) {
@@ -141,6 +167,9 @@ function armStep(env: ArmEnvironment, policy: ArmPolicy) {
       regret: env.oracleReward() - mean,
       o2b: mean - env.bestFixedReward(),
       optimal: env.isOptimal(d.arm),
+      ...(env.bestFixedRealised ? { o2bRealised: fb.reward - env.bestFixedRealised() } : {}),
+      ...(env.isOptimalRealised ? { optimalRealised: env.isOptimalRealised(d.arm) } : {}),
+      ...(env.seenBefore ? { repeat: env.seenBefore() } : {}),
       reward: fb.reward,
       cost: fb.cost ?? 0,
       pick: d.arm,
@@ -173,22 +202,37 @@ function assortmentStep(env: AssortmentEnvironment, policy: AssortmentPolicy) {
   };
 }
 
-function cascadeStep(env: CascadeEnvironment, policy: CascadePolicy) {
+/**
+ * One request of a cascade: begin, then next/observe until the policy stops (at most one query per
+ * box; a policy that asks for a box twice or never stops is a bug the driver reports), choose, feedback.
+ * Regret is the environment's oracle utility minus the policy's (deployed reward's expected value minus
+ * the costs paid); the recorder's pick is the deployed box, its cost the total paid; the query recorder
+ * gets the opened boxes.
+ */
+function cascadeStep(env: CascadeEnvironment, policy: CascadePolicy, queries: QueryRecorder) {
+  const opened: string[] = [];
   return (t: number, rec: MetricsRecorder): void => {
     const { context } = env.next(t);
     let ms = 0;
     let s = performance.now();
     const ep = policy.begin(context);
     let paid = 0;
+    opened.length = 0;
     for (;;) {
       const stepResult = policy.next(ep);
       ms += performance.now() - s;
       if (!("query" in stepResult)) break;
-      const out = env.query(stepResult.query);
+      const arm = stepResult.query;
+      if (opened.includes(arm)) {
+        throw new RouteKitError(ErrorCode.InvalidState, `cascade policy asked for box "${arm}" twice in one request`);
+      }
+      opened.push(arm);
+      const out = env.query(arm);
       paid += out.cost;
       s = performance.now();
-      policy.observe(ep, stepResult.query, out.features, out.cost);
+      policy.observe(ep, arm, out.features, out.cost);
     }
+    if (opened.length === 0) throw new RouteKitError(ErrorCode.InvalidState, "cascade policy stopped before any query");
     s = performance.now();
     const arm = policy.choose(ep);
     ms += performance.now() - s;
@@ -207,6 +251,7 @@ function cascadeStep(env: CascadeEnvironment, policy: CascadePolicy) {
       pick: arm,
       ms,
     });
+    queries.record(opened);
   };
 }
 
@@ -224,8 +269,18 @@ export function summarize(runs: readonly RunResult[]): PolicySummary[] {
     regret: meanStd(rs.map((r) => r.final.regret)),
     o2b: meanStd(rs.map((r) => r.final.o2b)),
     opr: meanStd(rs.map((r) => r.final.opr)),
+    o2bRealised: meanStd(rs.map((r) => r.final.o2bRealised)),
+    oprRealised: meanStd(rs.map((r) => r.final.oprRealised)),
     costPerRound: meanStd(rs.map((r) => r.final.costPerRound)),
+    rewardPerRound: meanStd(rs.map((r) => r.final.rewardPerRound)),
+    repeatShare: meanStd(rs.map((r) => r.final.repeatShare)),
+    firstPassRewardPerRound: meanStd(rs.map((r) => r.final.firstPassRewardPerRound)),
+    firstPassO2b: meanStd(rs.map((r) => r.final.firstPassO2b)),
+    firstPassOpr: meanStd(rs.map((r) => r.final.firstPassOpr)),
     usPerRound: meanStd(rs.map((r) => r.final.usPerRound)),
+    ...(rs[0]?.final.queriesPerRound === undefined
+      ? {}
+      : { queriesPerRound: meanStd(rs.map((r) => r.final.queriesPerRound ?? Number.NaN)) }),
   }));
 }
 

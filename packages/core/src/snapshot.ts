@@ -238,3 +238,36 @@ export function field<T extends "number" | "string" | "boolean" | "object" | "ar
   // biome-ignore lint/suspicious/noExplicitAny: narrowed by the runtime check above
   return v as any;
 }
+
+/**
+ * The per-replica fields of every policy snapshot's state: the random stream and the pending decisions.
+ * Everything else is learned state, a function of the feedback learned (in order) alone.
+ */
+export const PER_REPLICA_FIELDS = ["rng", "ledger"] as const;
+
+/**
+ * A snapshot's learned state: its `state` without the per-replica fields ({@link PER_REPLICA_FIELDS}).
+ * Two replicas that learned the same events in the same order have equal learned states, byte for byte,
+ * as JSON, whatever each selected.
+ */
+export function learnedState(snapshot: Snapshot): Record<string, Json> {
+  const st = { ...(snapshot.state as Record<string, Json>) };
+  for (const f of PER_REPLICA_FIELDS) delete st[f];
+  return st;
+}
+
+/**
+ * A copy of `snapshot` with its per-replica fields replaced: `rng` by the given stream's state and
+ * `ledger` by an empty ledger. This is how a new replica starts from another replica's snapshot
+ * without sharing its random stream or its pending decisions.
+ */
+export function withReplicaParts(snapshot: Snapshot, rng: { toJSON(): unknown }): Snapshot {
+  const st = snapshot.state as Record<string, Json>;
+  if (st === null || typeof st !== "object" || !("rng" in st) || !("ledger" in st)) {
+    throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot state has no rng and ledger fields to replace");
+  }
+  return {
+    ...snapshot,
+    state: { ...st, rng: rng.toJSON() as Json, ledger: { nextSeq: 0, lastEvicted: -1, entries: [] } },
+  };
+}

@@ -52,6 +52,50 @@ describe("MetricsRecorder", () => {
     expect(rec.pickShare()).toEqual({ a: 0.75, b: 0.25 });
   });
 
+  it("realised O2B and OPR are running means beside the expected ones, NaN when never given", () => {
+    const rec = new MetricsRecorder(4, 2);
+    const real = [
+      { o2bRealised: 0.4, optimalRealised: true },
+      { o2bRealised: -0.1, optimalRealised: false },
+      { o2bRealised: 0, optimalRealised: false },
+      { o2bRealised: 0.5, optimalRealised: true },
+    ];
+    rounds.forEach((r, i) => {
+      rec.record({ ...r, ...real[i] });
+    });
+    expect(rec.series.o2bRealised[0]).toBeCloseTo(0.15, 15);
+    expect(rec.series.o2bRealised[1]).toBeCloseTo(0.2, 15);
+    expect(rec.series.oprRealised).toEqual([0.5, 0.5]);
+    expect(rec.final().o2bRealised).toBeCloseTo(0.2, 15);
+    expect(rec.final().oprRealised).toBe(0.5);
+    // The expected metrics are untouched by the realised ones.
+    expect(rec.final().o2b).toBeCloseTo(0.1, 15);
+    const none = new MetricsRecorder(4, 2);
+    for (const r of rounds) none.record(r);
+    expect(none.final().o2bRealised).toBeNaN();
+    expect(none.final().oprRealised).toBeNaN();
+    expect(none.series.oprRealised.every(Number.isNaN)).toBe(true);
+  });
+
+  it("first-pass figures cover only rounds whose prompt was unseen; the repeat share counts the others", () => {
+    const rec = new MetricsRecorder(4, 2);
+    const repeat = [false, true, false, true];
+    rounds.forEach((r, i) => {
+      rec.record({ ...r, repeat: repeat[i] as boolean });
+    });
+    const f = rec.final();
+    expect(f.rewardPerRound).toBe(0.75);
+    expect(f.repeatShare).toBe(0.5);
+    // Unseen rounds are the first and the third: rewards 1 and 1, O2B -0.2 and 0.1, neither optimal.
+    expect(f.firstPassRewardPerRound).toBe(1);
+    expect(f.firstPassO2b).toBeCloseTo(-0.05, 15);
+    expect(f.firstPassOpr).toBe(0);
+    const plain = new MetricsRecorder(4, 2);
+    for (const r of rounds) plain.record(r);
+    expect(plain.final().repeatShare).toBeNaN();
+    expect(plain.final().firstPassOpr).toBeNaN();
+  });
+
   it("keeps one point per checkpoint whatever the horizon (constant memory)", () => {
     const rec = new MetricsRecorder(10_000, 50);
     for (let t = 0; t < 10_000; t++) rec.record({ regret: 1, o2b: 0, optimal: false, reward: 0, cost: 0, ms: 0 });
@@ -60,9 +104,24 @@ describe("MetricsRecorder", () => {
     expect(rec.pickShare()).toEqual({});
   });
 
-  it("final() of an empty recorder is zeros, not NaN", () => {
+  it("final() of an empty recorder is zeros, not NaN (the realised metrics are NaN: never defined)", () => {
     const f = new MetricsRecorder(5).final();
-    expect(f).toEqual({ regret: 0, o2b: 0, opr: 0, reward: 0, cost: 0, costPerRound: 0, usPerRound: 0 });
+    expect(f).toEqual({
+      regret: 0,
+      o2b: 0,
+      opr: 0,
+      o2bRealised: Number.NaN,
+      oprRealised: Number.NaN,
+      reward: 0,
+      cost: 0,
+      costPerRound: 0,
+      rewardPerRound: 0,
+      repeatShare: Number.NaN,
+      firstPassRewardPerRound: Number.NaN,
+      firstPassO2b: Number.NaN,
+      firstPassOpr: Number.NaN,
+      usPerRound: 0,
+    });
   });
 });
 

@@ -503,6 +503,7 @@ describe("runExperiment (assortment protocol)", () => {
 class ToyCascadeEnv implements CascadeEnvironment {
   readonly name = "toy-cascade";
   readonly contextDim = 1;
+  readonly outputDim = 1;
   readonly initialArms = ["a", "b"];
   private rng!: Rng;
   private readonly ctx = new Float64Array([1]);
@@ -532,6 +533,7 @@ class OpenAll implements CascadePolicy {
   readonly kind = "test/open-all";
   readonly protocol = "cascade" as const;
   readonly contextDim = 1;
+  readonly outputDim = 1;
   readonly arms = ["a", "b"];
   private readonly ledger = new DecisionLedger<{ opened: string[] }>(
     { encode: (p) => p.opened, decode: (j) => ({ opened: j as string[] }) },
@@ -592,6 +594,7 @@ describe("runExperiment (cascade protocol)", () => {
       seeds: [1, 2],
       horizon: 100,
     });
+    expect(r.summary[0]?.queriesPerRound?.mean).toBe(2);
     for (const run of r.runs) {
       // Opens a and b (0.2 paid), deploys b (0.8): utility 0.6 vs the oracle's 0.7.
       expect(run.final.regret).toBeCloseTo(100 * 0.1, 9);
@@ -599,6 +602,11 @@ describe("runExperiment (cascade protocol)", () => {
       expect(run.final.costPerRound).toBeCloseTo(0.2, 12);
       expect(run.final.opr).toBe(0);
       expect(run.pickShare).toEqual({ b: 1 });
+      expect(run.final.queriesPerRound).toBe(2);
+      expect(run.queryShare).toEqual({ a: 1, b: 1 });
+      expect(run.series.queriesPerRound?.at(-1)).toBe(2);
+      expect(run.series.queryShare?.a?.every((v) => v === 1)).toBe(true);
+      expect(run.series.queryShare?.a).toHaveLength(run.series.t.length);
       expect(Math.abs(run.final.reward / 100 - 0.8)).toBeLessThan(0.01);
     }
   });

@@ -1,6 +1,6 @@
 import { Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
-import { promptPool, promptPoolPresets } from "../src/index.js";
+import { presetSampling, promptPool, promptPoolConfig, promptPoolPresets } from "../src/index.js";
 
 const cos = (a: Float64Array, ao: number, b: Float64Array, bo: number, d: number) => {
   let s = 0;
@@ -9,18 +9,90 @@ const cos = (a: Float64Array, ao: number, b: Float64Array, bo: number, d: number
 };
 
 describe("prompt-pool environments (spec 3.6)", () => {
-  it("every preset builds, resets and plays a round", () => {
+  it("every preset builds, resets and plays a round in both sampling modes", () => {
     for (const preset of promptPoolPresets) {
-      const env = promptPool(preset, { dim: 16, poolSize: 100 });
-      env.reset(Rng.fromSeed(1));
-      const r = env.next(0);
-      expect(r.context?.length).toBe(16);
-      for (const a of env.initialArms) {
-        expect(Number.isFinite(env.pull(a).reward)).toBe(true);
-        expect(env.expectedReward(a)).toBeLessThanOrEqual(env.oracleReward());
+      for (const sampling of ["fresh", "pool"] as const) {
+        const env = promptPool(preset, { dim: 16, poolSize: 100, sampling });
+        expect(env.sampling).toBe(sampling);
+        env.reset(Rng.fromSeed(1));
+        const r = env.next(0);
+        expect(r.context?.length).toBe(16);
+        for (const a of env.initialArms) {
+          expect(Number.isFinite(env.pull(a).reward)).toBe(true);
+          expect(env.expectedReward(a)).toBeLessThanOrEqual(env.oracleReward());
+        }
+        expect(env.initialArms).toContain(env.bestFixedArm());
+        expect(Number.isFinite(env.bestFixedRealised())).toBe(true);
       }
-      expect(env.initialArms).toContain(env.bestFixedArm());
     }
+  });
+
+  it("preset defaults follow the paper's experiments: code is a 164-task-per-family pool with 10 generations", () => {
+    expect(presetSampling("llm-code")).toMatchObject({ sampling: "pool", poolSize: 328, generations: 10 });
+    expect(presetSampling("llm-code-fig1")).toMatchObject({ sampling: "pool", poolSize: 328, generations: 10 });
+    for (const p of [
+      "llm-sudoku",
+      "t2i-sd15-vs-pixart",
+      "expert5",
+      "swap",
+      "expert5big",
+      "nonstationary-arm",
+    ] as const) {
+      expect(presetSampling(p).sampling).toBe("fresh");
+      expect(promptPoolConfig(p).generations).toBe(5);
+    }
+    const code = promptPool("llm-code", { dim: 8 });
+    expect(code.poolSize).toBe(328);
+    expect(code.generations).toBe(10);
+    expect(promptPool("llm-code", { dim: 8, poolSize: 50, generations: 3, sampling: "fresh" }).sampling).toBe("fresh");
+  });
+
+  it("fresh mode: no prompt repeats, each round has its own generations; pull and the realised O2B share a draw", () => {
+    const env = promptPool("swap", { dim: 8, poolSize: 50, sampling: "fresh" });
+    env.reset(Rng.fromSeed(11));
+    const seen = new Set<string>();
+    let agree = 0;
+    for (let t = 0; t < 300; t++) {
+      const c = env.next(t).context as Float64Array;
+      expect(env.currentPrompt).toBe(-1);
+      seen.add(Array.from(c).join(","));
+      const best = env.currentCategory === 0 ? "a" : "b";
+      expect(env.expectedReward(best)).toBe(0.9);
+      expect(env.isOptimal(best)).toBe(true);
+      if (env.isOptimalRealised(best)) agree++;
+      const fixed = env.bestFixedArm();
+      expect(env.pull(fixed).reward).toBe(env.bestFixedRealised());
+    }
+    expect(seen.size).toBe(300);
+    // With a gap of 0.8 and noise sd 0.1 the 5-generation best is the expected best in every round.
+    expect(agree).toBe(300);
+  });
+
+  it("pool mode reports repeated prompts; fresh mode never repeats", () => {
+    const env = promptPool("swap", { dim: 8, poolSize: 20, sampling: "pool" });
+    env.reset(Rng.fromSeed(12));
+    const seen = new Set<number>();
+    let repeats = 0;
+    for (let t = 0; t < 200; t++) {
+      env.next(t);
+      expect(env.seenBefore()).toBe(seen.has(env.currentPrompt));
+      if (env.seenBefore()) repeats++;
+      seen.add(env.currentPrompt);
+    }
+    expect(repeats).toBe(200 - seen.size);
+    env.reset(Rng.fromSeed(12));
+    env.next(0);
+    expect(env.seenBefore()).toBe(false);
+    const fresh = promptPool("swap", { dim: 8, poolSize: 20, sampling: "fresh" });
+    fresh.reset(Rng.fromSeed(12));
+    for (let t = 0; t < 50; t++) {
+      fresh.next(t);
+      expect(fresh.seenBefore()).toBe(false);
+    }
+  });
+
+  it("invalid sampling is rejected", () => {
+    expect(() => promptPool("swap", { sampling: "both" as never })).toThrow(/sampling/);
   });
 
   it("prompts are unit vectors with the designed cosines: within about 1/(1+tau^2), between about 0.5/(1+tau^2)", () => {
@@ -51,8 +123,8 @@ describe("prompt-pool environments (spec 3.6)", () => {
   });
 
   it("same seed, same prompts and scores; contexts do not depend on what is pulled", () => {
-    const a = promptPool("swap", { dim: 8, poolSize: 50 });
-    const b = promptPool("swap", { dim: 8, poolSize: 50 });
+    const a = promptPool("swap", { dim: 8, poolSize: 50, sampling: "pool" });
+    const b = promptPool("swap", { dim: 8, poolSize: 50, sampling: "pool" });
     a.reset(Rng.fromSeed(3));
     b.reset(Rng.fromSeed(3));
     expect(a.table).toEqual(b.table);
@@ -66,7 +138,7 @@ describe("prompt-pool environments (spec 3.6)", () => {
   });
 
   it("swap: the expected best arm matches the category; OPR reference is the 5-generation mean", () => {
-    const env = promptPool("swap", { dim: 8, poolSize: 100 });
+    const env = promptPool("swap", { dim: 8, poolSize: 100, sampling: "pool" });
     env.reset(Rng.fromSeed(4));
     for (let t = 0; t < 50; t++) {
       env.next(t);
@@ -79,6 +151,18 @@ describe("prompt-pool environments (spec 3.6)", () => {
       let s = 0;
       for (let r = 0; r < 5; r++) s += env.table[i * 5 + r] as number;
       expect(env.sampleMeans[i]).toBeCloseTo(s / 5, 12);
+    }
+    // Pool mode returns one of the prompt's pre-drawn generations; the best single arm's realised
+    // score is the same generation index of its own row.
+    for (let t = 50; t < 80; t++) {
+      env.next(t);
+      const i = env.currentPrompt;
+      const got = env.pull("a").reward;
+      const r = [0, 1, 2, 3, 4].filter((q) => env.table[i * 5 + q] === got);
+      expect(r.length).toBeGreaterThan(0);
+      const g = env.bestFixedArm() === "a" ? 0 : 1;
+      const row = (g * N + i) * 5;
+      expect(r.some((q) => env.table[row + q] === env.bestFixedRealised())).toBe(true);
     }
   });
 
@@ -106,11 +190,11 @@ describe("prompt-pool environments (spec 3.6)", () => {
   });
 
   it("realizable: bounded scores in [-1, 1]; Bernoulli presets give 0/1 scores; sudoku splits by difficulty", () => {
-    const r = promptPool("realizable", { poolSize: 200 });
+    const r = promptPool("realizable", { poolSize: 200, sampling: "pool" });
     r.reset(Rng.fromSeed(7));
     for (const s of r.table) expect(Math.abs(s)).toBeLessThanOrEqual(1);
     for (const m of r.means) expect(Math.abs(m)).toBeLessThanOrEqual(1);
-    const c = promptPool("llm-sudoku", { dim: 32, poolSize: 200 });
+    const c = promptPool("llm-sudoku", { dim: 32, poolSize: 200, sampling: "pool" });
     c.reset(Rng.fromSeed(8));
     for (const s of c.table) expect(s === 0 || s === 1).toBe(true);
     const hard = Array.from(c.category).filter((k) => k === 0).length;

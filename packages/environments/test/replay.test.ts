@@ -248,6 +248,24 @@ describe("ReplayEnvironment", () => {
     expect(distinct.size).toBeGreaterThan(2);
   });
 
+  it("marks every round after the first pass as a repeat, in both orders", () => {
+    for (const order of ["shuffle", "sequential"] as const) {
+      const env = new ReplayEnvironment(table, { order });
+      env.reset(Rng.fromSeed(2));
+      const flags: boolean[] = [];
+      for (let t = 0; t < 8; t++) {
+        env.next(t);
+        flags.push(env.seenBefore());
+      }
+      expect(flags).toEqual([false, false, false, true, true, true, true, true]);
+      expect(env.passes).toBe(3);
+      env.reset(Rng.fromSeed(2));
+      env.next(0);
+      expect(env.seenBefore()).toBe(false);
+      expect(env.passes).toBe(1);
+    }
+  });
+
   it("refuses queries before reset/next", () => {
     const env = new ReplayEnvironment(table);
     expect(() => env.next(0)).toThrow(/reset/);

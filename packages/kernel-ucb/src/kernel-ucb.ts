@@ -1,143 +1,76 @@
 import {
   type ArmDecision,
   type ArmFeedback,
-  type ArmPolicy,
-  ArmTable,
-  assertInt,
-  assertVector,
-  DecisionLedger,
-  type DecisionRef,
-  ErrorCode,
-  field,
+  argmaxRandomTie,
   type Json,
   makeSnapshot,
-  ObjectPool,
-  Rng,
-  RouteKitError,
-  readId,
+  numberOption,
+  readArmBaseState,
   readInt,
-  readObject,
   readSnapshot,
+  restoring,
   type Snapshot,
+  snapshotCorrupt,
 } from "@routekit/core";
 import { allocF64 } from "@routekit/linalg";
-import { type ContextPayload, checkInitialArms, contextPayloadCodec, feedbackReward } from "./common.js";
-import { DotKernel, type KernelSpec } from "./kernel.js";
-import { ExactKrr, MAX_INITIAL_CAPACITY, type OpCounter } from "./krr.js";
-import {
-  checkCommon,
-  checkEta,
-  type EtaOption,
-  learnedScore,
-  normalizeInto,
-  type ResolvedTransform,
-  resolveEta,
-  resolveTransform,
-  type ScoreTransform,
-} from "./options.js";
-import { argmaxRandomTies } from "./select.js";
+import { KernelPolicyBase, type KernelPolicyOptions, readCommonJSON } from "./base.js";
+import { checkKernelScale, DotKernel, type KernelSpec, type ResolvedKernel, readKernelJSON } from "./kernel.js";
+import { ExactKrr, MAX_INITIAL_CAPACITY } from "./krr.js";
+import { type KernelPayload, readPayload } from "./payload.js";
 
-export interface KernelUcbOptions {
-  readonly arms: readonly string[];
-  readonly contextDim: number;
+export interface KernelUcbOptions extends KernelPolicyOptions {
   /** Kernel on the augmented context [y; e_g] (default the paper's baseline: poly3 gamma = 1, c = 1). */
   readonly kernel?: KernelSpec;
-  readonly alpha?: number;
-  /**
-   * Exploration multiplier (default "paper"). The reference code's KernelUCB baseline used
-   * 2 ln(2G/delta) without the square root; pass that number to reproduce it.
-   */
-  readonly eta?: EtaOption;
-  readonly delta?: number;
-  readonly horizon?: number;
-  readonly scoreTransform?: ScoreTransform;
-  readonly normalizeContext?: boolean;
-  readonly maxPending?: number;
+  /** Initial capacity (points) of the shared regression's buffers (default 64), in [1, 4096]. */
   readonly initialCapacity?: number;
-  readonly rng?: Rng;
-  readonly seed?: number;
-  readonly counter?: OpCounter;
 }
 
-interface Payload extends ContextPayload {
-  tag: number;
+/** An arm of KernelUCB: its uid is also its slot in the one-hot code (never reused). */
+interface TagArm {
+  readonly uid: number;
 }
 
 const KIND = "kernel-ucb/kernel-ucb";
-const VERSION = 1;
+/** 2: shared option names, arm uids (= one-hot slots), maxPending, contexts as received. */
+const VERSION = 2;
 
 /**
  * KernelUCB with shared weights (Valko et al. 2013), the paper's baseline: one kernel ridge
  * regression over all past (x, s) with the augmented context x = [y; e_g] (one-hot arm id), UCB
  * evaluated at [y_t; e_g] for every arm. It can only learn what a shared function of [y; e_g]
  * can express, which is why per-arm PAK-UCB beats it when the best model depends on the prompt.
- * O(t d + G t^2) per round.
+ * O(t d + G t^2) per round. The reference code's baseline used 2 ln(2G/delta) without the square
+ * root as its exploration: pass that number to reproduce it.
  */
-export class KernelUcb implements ArmPolicy {
+export class KernelUcb extends KernelPolicyBase<TagArm> {
   static readonly kind = KIND;
   readonly kind = KIND;
-  readonly protocol = "arm" as const;
-  readonly contextDim: number;
-  readonly kernel: KernelSpec;
-  readonly alpha: number;
-  readonly eta: EtaOption;
-  readonly delta: number;
-  readonly horizon: number | undefined;
-  readonly normalizeContext: boolean;
-  private readonly transform: ResolvedTransform;
+  readonly kernel: ResolvedKernel;
+  readonly initialCapacity: number;
   private readonly dotKernel: DotKernel;
-  private readonly initialCapacity: number;
-  private rng: Rng;
-  /** Per arm: its tag (ordinal in the one-hot code; never reused). */
-  private readonly table: ArmTable<number> = new ArmTable<number>();
-  private nextTag = 0;
   private krr: ExactKrr;
-  private readonly ledger: DecisionLedger<Payload>;
-  private readonly payloads: ObjectPool<Payload>;
-  private readonly y: Float64Array;
   private dots: Float64Array;
   private cur: Float64Array;
   private best: Float64Array;
-  private scores: Float64Array = new Float64Array(8);
   private cacheSeq = -1;
 
   constructor(options: KernelUcbOptions) {
-    const o = options;
-    this.contextDim = o.contextDim;
-    this.alpha = o.alpha ?? 1;
-    checkCommon({ contextDim: this.contextDim, alpha: this.alpha });
-    this.kernel = o.kernel ?? { type: "poly", gamma: 1, c: 1, degree: 3 };
-    this.dotKernel = new DotKernel(this.kernel);
-    this.eta = o.eta ?? "paper";
-    this.delta = o.delta ?? 0.05;
-    this.horizon = o.horizon;
-    if (this.horizon !== undefined) assertInt(this.horizon, "horizon", 1);
-    checkEta(this.eta, this.delta, this.horizon);
-    this.transform = resolveTransform(o.scoreTransform);
-    this.normalizeContext = o.normalizeContext ?? true;
-    this.initialCapacity = o.initialCapacity ?? 64;
-    assertInt(this.initialCapacity, "initialCapacity", 1, MAX_INITIAL_CAPACITY);
-    this.rng = o.rng ?? Rng.fromSeed(o.seed ?? 0);
-    const d = this.contextDim;
-    this.krr = new ExactKrr(d, this.dotKernel, this.alpha, this.initialCapacity, o.counter);
-    this.y = allocF64(d);
+    super(options, { what: "KernelUcb", defaultExploration: "paper" });
+    const o = options as unknown as Record<string, unknown>;
+    this.dotKernel = new DotKernel((o.kernel ?? { type: "poly", gamma: 1, c: 1, degree: 3 }) as KernelSpec);
+    this.kernel = this.dotKernel.spec;
+    // Normalised augmented contexts [y; e_g] have squared norm 2.
+    if (this.normalizeContext) checkKernelScale(this.dotKernel.diag(2), this.ridge, "option kernel");
+    this.initialCapacity = numberOption(o, "initialCapacity", 64, { integer: true, min: 1, max: MAX_INITIAL_CAPACITY });
+    this.krr = new ExactKrr(this.contextDim, this.dotKernel, this.ridge, this.initialCapacity, this.counter);
     this.dots = allocF64(this.krr.cap);
     this.cur = allocF64(this.krr.cap);
     this.best = allocF64(this.krr.cap);
-    this.payloads = new ObjectPool(() => ({ seq: 0, arm: "", tag: 0, y: allocF64(d), ny: 0 }));
-    this.ledger = new DecisionLedger(contextPayloadCodec(d, this.payloads, { tag: [0, Number.MAX_SAFE_INTEGER] }), {
-      maxPending: o.maxPending ?? 100_000,
-    });
-    checkInitialArms(this.table, o.arms);
-    for (const id of o.arms) this.table.add(id, this.nextTag++);
+    this.addInitialArms(options);
   }
 
-  get arms(): readonly string[] {
-    return this.table.ids;
-  }
-
-  get pendingDecisions(): number {
-    return this.ledger.size;
+  protected createArm(uid: number): TagArm {
+    return { uid };
   }
 
   /** Points in the shared regression. */
@@ -150,22 +83,6 @@ export class KernelUcb implements ArmPolicy {
     return this.krr;
   }
 
-  addArm(id: string): void {
-    this.table.checkAdd(id);
-    this.table.add(id, this.nextTag++);
-    this.cacheSeq = -1;
-  }
-
-  removeArm(id: string): void {
-    this.table.checkRemove(id);
-    this.table.remove(id);
-    this.cacheSeq = -1;
-  }
-
-  currentEta(): number {
-    return resolveEta(this.eta, this.delta, this.table.size, this.ledger.issued + 1, this.horizon);
-  }
-
   private ensureScratch(): void {
     const cap = this.krr.cap;
     if (this.dots.length < cap) {
@@ -175,21 +92,19 @@ export class KernelUcb implements ArmPolicy {
     }
   }
 
-  select(context?: Float64Array): ArmDecision {
-    this.table.checkNotEmpty();
-    assertVector(context, this.contextDim, "context");
-    const ny = normalizeInto(context, this.y, this.contextDim, this.normalizeContext);
+  protected choose(context: Float64Array | undefined): ArmDecision {
+    const x = context as Float64Array;
+    const ny = this.normalized(x);
     this.ensureScratch();
     const G = this.table.size;
-    if (this.scores.length < G) this.scores = new Float64Array(2 * G);
-    const eta = this.currentEta();
-    const kyy = this.dotKernel.diag(ny + 1);
+    const e = this.currentExploration();
+    const kyy = this.kyy(ny);
     const krr = this.krr;
     krr.dots(this.y, this.dots);
     let bestScore = Number.NEGATIVE_INFINITY;
     for (let g = 0; g < G; g++) {
-      const b = krr.rowTagged(this.dots, ny, this.table.states[g] as number, this.cur);
-      const ucb = krr.mean(b) + eta * Math.sqrt(krr.variance(b, kyy));
+      const b = krr.rowTagged(this.dots, ny, (this.table.states[g] as TagArm).uid, this.cur);
+      const ucb = krr.mean(b) + e * Math.sqrt(krr.variance(b, kyy));
       this.scores[g] = ucb;
       if (ucb > bestScore) {
         bestScore = ucb;
@@ -197,89 +112,85 @@ export class KernelUcb implements ArmPolicy {
         this.best = b;
       }
     }
-    const pick = argmaxRandomTies(this.scores, G, this.rng);
+    const pick = argmaxRandomTie(this.scores, G, this.rng);
     // `best` holds the row of the first maximiser; a tie broken elsewhere recomputes at update.
     const cached = this.scores[pick] === bestScore && firstMax(this.scores, G, bestScore) === pick;
-    const p = this.payloads.acquire();
-    p.seq = this.ledger.issued;
-    p.arm = this.table.ids[pick] as string;
-    p.tag = this.table.states[pick] as number;
-    p.ny = ny;
-    p.y.set(this.y);
-    const id = this.ledger.issue(p);
-    this.cacheSeq = cached ? p.seq : -1;
-    return { id, arm: p.arm };
+    const decision = this.issue(pick, x);
+    this.cacheSeq = cached ? (this.issued as KernelPayload).seq : -1;
+    return decision;
   }
 
-  update(decision: DecisionRef, feedback: ArmFeedback): void {
-    const p = this.ledger.get(decision);
-    const reward = feedbackReward(feedback);
-    if (this.table.has(p.arm)) {
-      const score = learnedScore(reward, this.transform);
-      const krr = this.krr;
-      let b = this.best;
-      if (this.cacheSeq !== p.seq) {
-        this.ensureScratch();
-        krr.dots(p.y, this.dots);
-        b = krr.rowTagged(this.dots, p.ny, p.tag, this.best);
-      }
-      krr.append(p.y, p.ny, score, b, this.dotKernel.diag(p.ny + 1), p.tag);
-      this.cacheSeq = -1;
+  protected applyFeedback(arm: TagArm, p: KernelPayload, feedback: ArmFeedback): void {
+    const score = this.score(feedback.reward);
+    const krr = this.krr;
+    const ny = this.normalized(p.x);
+    const kyy = this.kyy(ny);
+    let b = this.best;
+    // The cached row is the same function of the same context and regression (bit for bit).
+    if (p.seq < 0 || this.cacheSeq !== p.seq) {
+      this.ensureScratch();
+      krr.dots(this.y, this.dots);
+      b = krr.rowTagged(this.dots, ny, arm.uid, this.best);
     }
-    this.ledger.settle(decision);
+    this.cacheSeq = -1;
+    krr.append(this.y, ny, score, b, kyy, arm.uid);
+  }
+
+  /** k at the augmented context, ||[y; e]||^2 = ny + 1; an unnormalised context too large for the ridge is OUT_OF_RANGE. */
+  private kyy(ny: number): number {
+    const k = this.dotKernel.diag(ny + 1);
+    if (!this.normalizeContext) checkKernelScale(k, this.ridge, "context");
+    return k;
+  }
+
+  protected override onRemoved(): void {
+    this.cacheSeq = -1;
+  }
+
+  protected encodeArm(): Record<string, Json> {
+    return {};
   }
 
   toJSON(): Snapshot {
     return makeSnapshot(KIND, VERSION, {
-      options: {
-        contextDim: this.contextDim,
-        kernel: this.kernel as unknown as Json,
-        alpha: this.alpha,
-        eta: this.eta,
-        delta: this.delta,
-        horizon: this.horizon ?? null,
-        scoreTransform: { ...this.transform },
-        normalizeContext: this.normalizeContext,
-        initialCapacity: this.initialCapacity,
-      },
-      rng: this.rng.toJSON() as unknown as Json,
-      arms: this.table.ids.map((id, i) => ({ id, tag: this.table.states[i] as number })),
-      nextTag: this.nextTag,
+      ...this.commonJSON(),
+      kernel: this.kernel as unknown as Json,
+      initialCapacity: this.initialCapacity,
       regression: this.krr.toJSON(),
-      ledger: this.ledger.toJSON(),
+      ...this.baseState(),
     });
   }
 
   static fromJSON(snapshot: unknown): KernelUcb {
     const st = readSnapshot(snapshot, KIND, VERSION);
-    const o = field(st, "options", "object");
-    const policy = new KernelUcb({
-      arms: [],
-      contextDim: field(o, "contextDim", "number"),
-      kernel: field(o, "kernel", "object") as unknown as KernelSpec,
-      alpha: field(o, "alpha", "number"),
-      eta: o.eta as EtaOption,
-      delta: field(o, "delta", "number"),
-      horizon: o.horizon === null ? undefined : (o.horizon as number),
-      scoreTransform: field(o, "scoreTransform", "object") as ScoreTransform,
-      normalizeContext: field(o, "normalizeContext", "boolean"),
-      initialCapacity: field(o, "initialCapacity", "number"),
-      rng: Rng.fromJSON(field(st, "rng", "object") as never),
-    });
-    policy.nextTag = readInt(st, "nextTag");
-    for (const a of field(st, "arms", "array")) {
-      const r = readObject(a, "arms[]");
-      const id = readId(r, "id");
-      const tag = readInt(r, "tag");
-      if (tag >= policy.nextTag || policy.table.has(id)) {
-        throw new RouteKitError(ErrorCode.SnapshotCorrupt, `arm "${id}" has an invalid or repeated entry`);
+    return restoring(KIND, () => {
+      const common = readCommonJSON(st);
+      const kernel = readKernelJSON(st.kernel);
+      const initialCapacity = readInt(st, "initialCapacity", 1, MAX_INITIAL_CAPACITY);
+      const snap = readArmBaseState(st, {
+        minContextDim: 1,
+        arm: () => null,
+        payload: (json, d) => readPayload(json, d, false, 0),
+      });
+      const krr = ExactKrr.fromJSON(st.regression, snap.contextDim, new DotKernel(kernel), common.ridge);
+      // Every row is tagged with the one-hot slot (uid) of the arm that played it.
+      for (let i = 0; i < krr.n; i++) {
+        const t = krr.tags[i] as number;
+        if (t < 0 || t >= snap.nextUid) snapshotCorrupt(`regression.tags[${i}]`, "the uid of an arm");
       }
-      policy.table.add(id, tag);
-    }
-    policy.krr = ExactKrr.fromJSON(st.regression as Json, policy.contextDim, policy.dotKernel, policy.alpha);
-    policy.ensureScratch();
-    policy.ledger.loadJSON(st.ledger);
-    return policy;
+      const p = new KernelUcb({
+        arms: [],
+        contextDim: snap.contextDim,
+        maxPending: snap.maxPending,
+        ...common,
+        kernel,
+        initialCapacity,
+      });
+      p.krr = krr;
+      p.ensureScratch();
+      p.restoreBase(snap, (_, uid) => ({ uid }));
+      return p;
+    });
   }
 }
 

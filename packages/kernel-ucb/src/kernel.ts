@@ -1,4 +1,13 @@
-import { assertInRange, assertInt, ErrorCode, RouteKitError } from "@routekit/core";
+import {
+  checkNumber,
+  describe,
+  ErrorCode,
+  type Json,
+  RouteKitError,
+  readEnum,
+  readNumber,
+  readObject,
+} from "@routekit/core";
 import { type Kernel, linearKernel, polynomialKernel, rbfKernel } from "@routekit/linalg";
 
 /**
@@ -12,20 +21,77 @@ export type KernelSpec =
   | { readonly type: "poly"; readonly gamma: number; readonly c?: number; readonly degree?: number }
   | { readonly type: "linear" };
 
-export function checkKernel(k: KernelSpec): void {
-  if (k === null || typeof k !== "object") {
-    throw new RouteKitError(ErrorCode.InvalidArgument, "kernel must be an object like { type: 'rbf', sigma: 1 }");
-  }
-  // Bounded so that kernel values on unit (or norm^2 <= 1e12) contexts cannot overflow.
-  if (k.type === "rbf") assertInRange(k.sigma, "kernel.sigma", 1e-6, 1e6);
-  else if (k.type === "poly") {
-    assertInRange(k.gamma, "kernel.gamma", 0, 1e4, { min: true });
-    assertInRange(k.c ?? 1, "kernel.c", 0, 1e4);
-    assertInt(k.degree ?? 3, "kernel.degree", 1, 8);
-  } else if (k.type !== "linear") {
+/** A kernel spec with every parameter set (what snapshots store). */
+export type ResolvedKernel =
+  | { readonly type: "rbf"; readonly sigma: number }
+  | { readonly type: "poly"; readonly gamma: number; readonly c: number; readonly degree: number }
+  | { readonly type: "linear" };
+
+// Bounded so that kernel values on unit (or norm^2 <= 1e12) contexts cannot overflow.
+const SIGMA = { min: 1e-6, max: 1e6 } as const;
+const GAMMA = { min: 0, max: 1e4, openMin: true } as const;
+const C = { min: 0, max: 1e4 } as const;
+const DEGREE = { min: 1, max: 8, integer: true } as const;
+
+/**
+ * Reads a kernel option (each field once) and returns it with its defaults filled in: INVALID_ARGUMENT
+ * for a non-object or an unknown type, NON_FINITE / OUT_OF_RANGE for a bad parameter.
+ */
+export function readKernel(k: unknown, what = "option kernel"): ResolvedKernel {
+  if (k === null || typeof k !== "object" || Array.isArray(k)) {
     throw new RouteKitError(
       ErrorCode.InvalidArgument,
-      `kernel.type must be "rbf", "poly" or "linear", got ${String((k as { type: unknown }).type)}`,
+      `${what} must be an object like { type: "rbf", sigma: 1 }, got ${describe(k)}`,
+    );
+  }
+  const o = k as Record<string, unknown>;
+  const type = o.type;
+  if (type === "rbf") return { type, sigma: checkNumber(o.sigma, `${what}.sigma`, SIGMA) };
+  if (type === "poly") {
+    const gamma = checkNumber(o.gamma, `${what}.gamma`, GAMMA);
+    const c = o.c === undefined ? 1 : checkNumber(o.c, `${what}.c`, C);
+    const degree = o.degree === undefined ? 3 : checkNumber(o.degree, `${what}.degree`, DEGREE);
+    return { type, gamma, c, degree };
+  }
+  if (type === "linear") return { type };
+  throw new RouteKitError(
+    ErrorCode.InvalidArgument,
+    `${what}.type must be "rbf", "poly" or "linear", got ${describe(type)}`,
+  );
+}
+
+/** A snapshot's kernel: every parameter present and valid (SNAPSHOT_CORRUPT otherwise). */
+export function readKernelJSON(v: Json | undefined): ResolvedKernel {
+  const o = readObject(v, '"kernel"');
+  const type = readEnum(o, "type", ["rbf", "poly", "linear"] as const);
+  const inRange = (r: { min: number; max: number; openMin?: boolean; integer?: boolean }) => (x: number) =>
+    (r.openMin ? x > r.min : x >= r.min) && x <= r.max && (!r.integer || Number.isInteger(x));
+  if (type === "rbf") return { type, sigma: readNumber(o, "sigma", inRange(SIGMA), "a number in [1e-6, 1e6]") };
+  if (type === "poly") {
+    return {
+      type,
+      gamma: readNumber(o, "gamma", inRange(GAMMA), "a number in (0, 1e4]"),
+      c: readNumber(o, "c", inRange(C), "a number in [0, 1e4]"),
+      degree: readNumber(o, "degree", inRange(DEGREE), "an integer in [1, 8]"),
+    };
+  }
+  return { type };
+}
+
+/**
+ * Largest k(y, y) / ridge an exact regression accepts. The condition number of K + ridge I is at most
+ * n k_max / ridge, and the bordered inverse loses accuracy with it: measured over 200 points per arm
+ * on a 3-dimensional sin/cos prompt stream, the relative drift from a direct inverse is 5e-9 at a ratio
+ * of 1e3 and 1.5e-6 at 1e4 (RBF, poly and linear kernels alike), against 3e-3 at 1e6.
+ */
+export const MAX_KERNEL_RATIO = 1e4;
+
+/** Throws OUT_OF_RANGE when kernel values up to `kmax` are too large for `ridge` (see MAX_KERNEL_RATIO). */
+export function checkKernelScale(kmax: number, ridge: number, what: string): void {
+  if (!(kmax <= MAX_KERNEL_RATIO * ridge)) {
+    throw new RouteKitError(
+      ErrorCode.OutOfRange,
+      `${what}: k(y, y) = ${kmax} with ridge ${ridge}; k(y, y) / ridge must be at most ${MAX_KERNEL_RATIO} for the exact kernel regression to stay accurate in double precision (raise the ridge, lower the kernel's gamma, c or degree, or normalise the contexts)`,
     );
   }
 }
@@ -49,13 +115,16 @@ export class DotKernel {
   private readonly c: number;
   private readonly degree: number;
 
-  constructor(readonly spec: KernelSpec) {
-    checkKernel(spec);
-    this.kind = spec.type === "rbf" ? 0 : spec.type === "poly" ? 1 : 2;
-    this.rbfC = spec.type === "rbf" ? -1 / (2 * spec.sigma * spec.sigma) : 0;
-    this.gamma = spec.type === "poly" ? spec.gamma : 1;
-    this.c = spec.type === "poly" ? (spec.c ?? 1) : 0;
-    this.degree = spec.type === "poly" ? (spec.degree ?? 3) : 1;
+  readonly spec: ResolvedKernel;
+
+  constructor(spec: KernelSpec) {
+    const s = readKernel(spec, "kernel");
+    this.spec = s;
+    this.kind = s.type === "rbf" ? 0 : s.type === "poly" ? 1 : 2;
+    this.rbfC = s.type === "rbf" ? -1 / (2 * s.sigma * s.sigma) : 0;
+    this.gamma = s.type === "poly" ? s.gamma : 1;
+    this.c = s.type === "poly" ? s.c : 0;
+    this.degree = s.type === "poly" ? s.degree : 1;
   }
 
   /** k(x, y) from x.y and the squared norms. */

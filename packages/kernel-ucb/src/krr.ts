@@ -1,18 +1,38 @@
-import { ErrorCode, encodeF64, type Json, RouteKitError, readF64, readInt, readObject } from "@routekit/core";
-import { allocF64, borderedInverseAppend, dot, freeF64, gemv, invertSPD, quadFormUpper } from "@routekit/linalg";
+import {
+  ErrorCode,
+  encodeF64,
+  type Json,
+  RouteKitError,
+  readF64,
+  readInt,
+  readNumber,
+  readObject,
+  snapshotCorrupt,
+} from "@routekit/core";
+import {
+  allocF64,
+  borderedInverseAppend,
+  choleskyInverseUpper,
+  dot,
+  freeF64,
+  gemv,
+  invertSPD,
+  quadFormUpper,
+  symvUpper,
+} from "@routekit/linalg";
 import type { DotKernel } from "./kernel.js";
 
-/** Optional flop counter (spec §5.1 test 16: cost model checked by counts, not wall time). */
+/** Optional flop counter (diagnostics: the cost model is tested by counts, not wall time). */
 export interface OpCounter {
   ops: number;
 }
 
 /**
  * Incremental kernel ridge regression on one index set (one arm of PAK-UCB, one (arm, stage) of
- * Sup-PAK-UCB, or KernelUCB's single shared regression). Spec §2.1, "implementation-grade":
+ * Sup-PAK-UCB, or KernelUCB's single shared regression), updated incrementally:
  *
- * - `Q = (K + alpha I)^-1` in the upper triangle of a row-major buffer with row stride `cap`,
- *   grown by bordered inversion (Schur complement, clamped at >= alpha) on each new point;
+ * - `Q = (K + ridge I)^-1` in the upper triangle of a row-major buffer with row stride `cap`,
+ *   grown by bordered inversion (Schur complement, clamped at >= ridge) on each new point;
  * - `a = Q v` kept by the O(n) update `a <- [a - u e; e]`, e = (s - b.a) / S;
  * - history X (n x d) for kernel rows, capacity grown by x1.5, so no re-solve ever happens.
  *
@@ -23,6 +43,9 @@ export const LARGE_CAPACITY = 8192;
 
 /** Largest `initialCapacity` accepted (a 4096 x 4096 inverse is 128 MB). */
 export const MAX_INITIAL_CAPACITY = 4096;
+
+/** Relative slack of the diagonal bound 1 / ridge before the inverse is rebuilt. */
+const REFRESH_SLACK = 1 + 1e-6;
 
 export class ExactKrr {
   n = 0;
@@ -37,7 +60,7 @@ export class ExactKrr {
   Q: Float64Array;
   /**
    * Called once when the capacity first reaches LARGE_CAPACITY points (the inverse alone is then
-   * >= 512 MB): spec P7 asks to warn, since exact PAK-UCB's memory is O(n^2) per arm.
+   * >= 512 MB): exact PAK-UCB's memory is O(n^2) per arm, so the owner warns.
    */
   onLarge: ((cap: number) => void) | undefined;
   /** Threshold for `onLarge` (default LARGE_CAPACITY). */
@@ -49,7 +72,7 @@ export class ExactKrr {
   constructor(
     readonly d: number,
     readonly kernel: DotKernel,
-    readonly alpha: number,
+    readonly ridge: number,
     initialCap = 16,
     readonly counter?: OpCounter,
   ) {
@@ -98,33 +121,33 @@ export class ExactKrr {
   }
 
   /**
-   * sigma^2 = (k(y,y) - b^T Q b) / alpha, clamped at 0 (spec P7). One quadratic form over the
+   * sigma^2 = (k(y,y) - b^T Q b) / ridge, clamped at 0 (rounding can make it slightly negative). One quadratic form over the
    * upper triangle: half the flops of forming Q b.
    */
   variance(b: Float64Array, kyy: number): number {
-    if (this.n === 0) return kyy / this.alpha;
+    if (this.n === 0) return kyy / this.ridge;
     if (this.counter) this.counter.ops += (this.n * (this.n + 1)) / 2;
     const v = kyy - quadFormUpper(this.Q, this.n, b, this.cap);
-    return v > 0 ? v / this.alpha : 0;
+    return v > 0 ? v / this.ridge : 0;
   }
 
   /**
    * Adds (y, s). `b` must hold the kernel row of y for the current n (compute it with `row`), and
-   * `kyy` = k(y, y). Returns the Schur complement used (>= alpha).
+   * `kyy` = k(y, y). Returns the Schur complement used (>= ridge).
    */
   append(y: Float64Array, ny: number, s: number, b: Float64Array, kyy: number, tag = -1): number {
     const n = this.n;
     if (n + 1 > this.cap) b = this.grow(n + 1, b);
-    const c = kyy + this.alpha;
+    const c = kyy + this.ridge;
     let S: number;
     if (n === 0) {
-      // Q = [[1/(k(y,y) + alpha)]] (the reference code's 1/k(y,y) + alpha is a precedence bug).
+      // Q = [[1/(k(y,y) + ridge)]] (the reference code computes 1/k(y,y) + ridge, a precedence bug).
       S = c;
       this.Q[0] = 1 / c;
       this.a[0] = s / c;
     } else {
-      // Schur complement S = c - b^T Q b >= alpha exactly; clamp at alpha (spec P7).
-      S = borderedInverseAppend(this.Q, n, this.cap, b, c, this.work, this.alpha);
+      // Schur complement S = c - b^T Q b = ridge (1 + sigma^2(y)) >= ridge exactly; clamp at ridge.
+      S = borderedInverseAppend(this.Q, n, this.cap, b, c, this.work, this.ridge);
       const e = (s - dot(b, this.a, n)) / S;
       const u = this.work;
       const a = this.a;
@@ -138,7 +161,69 @@ export class ExactKrr {
     this.tags[n] = tag;
     this.v[n] = s;
     this.n = n + 1;
+    if (n > 0 && !this.inverseBounded(n)) this.refresh();
     return S;
+  }
+
+  /**
+   * Whether the kept inverse is still within what exact arithmetic allows: (K + ridge I)^-1 has every
+   * eigenvalue in (0, 1 / ridge], so each diagonal entry is at most 1 / ridge; the bordered update only
+   * adds u_i^2 / S to them. An entry beyond the bound (or non-finite) means rounding errors have grown
+   * (ill-conditioned K at a small ridge), and the inverse is rebuilt. O(n).
+   */
+  private inverseBounded(n: number): boolean {
+    const lim = (1 / this.ridge) * this.refreshSlack;
+    const Q = this.Q;
+    const ld = this.cap;
+    for (let i = 0; i <= n; i++) if (!((Q[i * ld + i] as number) <= lim)) return false;
+    return true;
+  }
+
+  /** Tolerance factor of the diagonal bound (raised after a rebuild that could not reach the bound). */
+  refreshSlack = REFRESH_SLACK;
+  /** Rebuilds of the inverse so far (diagnostics and tests). */
+  refreshes = 0;
+
+  /**
+   * Rebuilds Q = (K + ridge I)^-1 and a = Q v from the stored points by a Cholesky factorisation whose
+   * pivots are kept >= ridge (each exact pivot is ridge (1 + sigma_i^2) >= ridge, the same bound the
+   * bordered update's Schur complement obeys), so the result is finite whatever the conditioning.
+   * O(n^2 d + n^3); runs only when the diagonal bound check fails.
+   */
+  refresh(): void {
+    const n = this.n;
+    const d = this.d;
+    const L = new Float64Array(n * n);
+    const row = new Float64Array(n);
+    const y = new Float64Array(d);
+    for (let i = 0; i < n; i++) {
+      y.set(this.X.subarray(i * d, (i + 1) * d));
+      gemv(this.X, i + 1, d, y, row, 1, 0, d);
+      for (let j = 0; j <= i; j++) {
+        const same = this.tags[i] >= 0 && this.tags[i] === this.tags[j] ? 1 : 0;
+        L[i * n + j] = this.kernel.fromDot((row[j] as number) + same, this.norms[j] as number, this.norms[i] as number);
+      }
+      L[i * n + i] = (L[i * n + i] as number) + this.ridge;
+    }
+    const minPivot = Math.sqrt(this.ridge);
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j <= i; j++) {
+        const s = (L[i * n + j] as number) - dot(L, L, j, i * n, j * n);
+        if (i === j) L[i * n + i] = s > this.ridge ? Math.sqrt(s) : minPivot;
+        else L[i * n + j] = s / (L[j * n + j] as number);
+      }
+    }
+    const inv = new Float64Array(n * n);
+    choleskyInverseUpper(L, n, inv, this.work, n);
+    for (let i = 0; i < n; i++) for (let j = i; j < n; j++) this.Q[i * this.cap + j] = inv[i * n + j] as number;
+    symvUpper(this.Q, n, this.v, this.a, this.cap);
+    this.refreshes++;
+    if (this.counter) this.counter.ops += n * n * d + n * n * n;
+    // Rounding may leave the rebuilt inverse slightly above the bound; allow that much before the next
+    // rebuild, so an ill-conditioned kernel does not rebuild on every point.
+    let worst = 0;
+    for (let i = 0; i < n; i++) worst = Math.max(worst, (this.Q[i * this.cap + i] as number) * this.ridge);
+    this.refreshSlack = Math.max(REFRESH_SLACK, 2 * worst);
   }
 
   /** Grows every buffer to hold at least `need` points (x1.5); returns `b` at its new home. */
@@ -173,7 +258,7 @@ export class ExactKrr {
   }
 
   /**
-   * Drift of the incremental state (spec P7's debug check, O(n^3 + n^2 d)): rebuilds K + alpha I
+   * Drift of the incremental state (a debug check, O(n^3 + n^2 d)): rebuilds K + ridge I
    * from the stored points, inverts it directly (Cholesky) and returns the largest absolute
    * difference from the kept inverse, relative to the largest entry of the direct one, and the same
    * for a = Q v. Read-only.
@@ -191,7 +276,7 @@ export class ExactKrr {
       for (let j = 0; j < n; j++) {
         const same = this.tags[i] >= 0 && this.tags[i] === this.tags[j] ? 1 : 0;
         const k = this.kernel.fromDot((row[j] as number) + same, this.norms[j] as number, this.norms[i] as number);
-        A[i * n + j] = k + (i === j ? this.alpha : 0);
+        A[i * n + j] = k + (i === j ? this.ridge : 0);
       }
     }
     const inv = new Float64Array(n * n);
@@ -214,7 +299,7 @@ export class ExactKrr {
     return { inverse: dq / mq, weights: ma > 0 ? da / ma : da };
   }
 
-  /** The full symmetric (K + alpha I)^-1 as an n x n row-major array (tests, diagnostics). */
+  /** The full symmetric (K + ridge I)^-1 as an n x n row-major array (tests, diagnostics). */
   inverse(): Float64Array {
     const n = this.n;
     const out = new Float64Array(n * n);
@@ -242,10 +327,11 @@ export class ExactKrr {
       v: encodeF64(this.v.subarray(0, n)),
       a: encodeF64(this.a.subarray(0, n)),
       Q: encodeF64(packed),
+      slack: this.refreshSlack,
     };
   }
 
-  static fromJSON(json: Json, d: number, kernel: DotKernel, alpha: number, counter?: OpCounter): ExactKrr {
+  static fromJSON(json: Json, d: number, kernel: DotKernel, ridge: number, counter?: OpCounter): ExactKrr {
     const o = readObject(json, "regression state");
     const n = readInt(o, "n");
     const cap = readInt(o, "cap", 1);
@@ -270,14 +356,29 @@ export class ExactKrr {
     ) {
       throw new RouteKitError(ErrorCode.SnapshotCorrupt, "kernel regression tags must be n integers >= -1");
     }
-    const s = new ExactKrr(d, kernel, alpha, cap, counter);
+    const s = new ExactKrr(d, kernel, ridge, cap, counter);
     s.X.set(X);
     s.norms.set(norms);
     s.v.set(v);
     s.a.set(a);
     s.tags.set(tags as number[]);
+    // Squared norms are kept as computed from the rows (plus 1 for a one-hot tag): recompute and compare.
+    for (let i = 0; i < n; i++) {
+      let q = 0;
+      for (let j = 0; j < d; j++) q += (X[i * d + j] as number) * (X[i * d + j] as number);
+      if ((tags[i] as number) >= 0) q += 1;
+      if (q !== norms[i]) snapshotCorrupt(`norms[${i}]`, "the squared norm of its row");
+    }
+    s.refreshSlack = readNumber(o, "slack", (v) => v >= REFRESH_SLACK, `a number >= ${REFRESH_SLACK}`);
     let k = 0;
-    for (let i = 0; i < n; i++) for (let j = i; j < n; j++) s.Q[i * cap + j] = packed[k++] as number;
+    for (let i = 0; i < n; i++) {
+      for (let j = i; j < n; j++) {
+        const q = packed[k++] as number;
+        // The inverse of K + ridge I has a positive diagonal.
+        if (i === j && !(q > 0)) snapshotCorrupt(`Q[${i}, ${i}]`, "positive");
+        s.Q[i * cap + j] = q;
+      }
+    }
     s.n = n;
     return s;
   }

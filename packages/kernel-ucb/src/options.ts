@@ -1,49 +1,54 @@
-import { assertFinite, assertInRange, assertInt, ErrorCode, RouteKitError } from "@routekit/core";
+/**
+ * Option readers and the score/context maps shared by the family (internal: not exported from the
+ * package entry, except the option types).
+ */
+import { checkNumber, describe, ErrorCode, type Json, RouteKitError, readNumber, readObject } from "@routekit/core";
 
 /**
- * Exploration multiplier eta of the index mu + eta * sigma (spec P3).
- * - `"paper"`: sqrt(2 ln(2G/delta)), the paper's App. C.4 value (G = live arms).
+ * Exploration multiplier of the index mu + exploration * sigma (the paper's eta).
+ * - `"paper"`: sqrt(2 ln(2G/delta)), the value of the paper's experiments (App. C.4; G = live arms).
  * - `"theory"`: sqrt(2 ln(2GT/delta)), Theorem 3's value; needs `horizon`.
  * - `"anytime"`: sqrt(2 ln(2Gt/delta)) with t the current round (RouteKit's, not the paper's).
- * - a number: used as is (0 gives Naive-KRR, the greedy baseline).
+ * - a number >= 0: used as is (0 gives Naive-KRR, the greedy baseline).
+ *
+ * delta is the `confidence` option.
  */
-export type EtaOption = number | "paper" | "theory" | "anytime";
+export type Exploration = number | "paper" | "theory" | "anytime";
 
-/** Checks an eta option before anything is built. */
-export function checkEta(eta: EtaOption, delta: number, horizon: number | undefined): void {
-  assertInRange(delta, "delta", 0, 1, { min: true, max: true });
-  if (typeof eta === "number") {
-    assertFinite(eta, "eta");
-    if (eta < 0) throw new RouteKitError(ErrorCode.OutOfRange, `eta must be >= 0, got ${eta}`);
-    return;
-  }
-  if (eta !== "paper" && eta !== "theory" && eta !== "anytime") {
+const PRESETS = ["paper", "theory", "anytime"] as const;
+
+/** Reads an exploration value (option or snapshot field): a number >= 0 or a preset name. */
+export function checkExploration(v: unknown, what: string): Exploration {
+  if (typeof v === "number") return checkNumber(v, what, { min: 0 });
+  if (typeof v !== "string" || !(PRESETS as readonly string[]).includes(v)) {
     throw new RouteKitError(
       ErrorCode.InvalidArgument,
-      `eta must be a number >= 0 or one of "paper", "theory", "anytime", got ${String(eta)}`,
+      `${what} must be a number >= 0 or one of "paper", "theory", "anytime", got ${describe(v)}`,
     );
   }
-  if (eta === "theory") {
-    if (horizon === undefined) {
-      throw new RouteKitError(ErrorCode.InvalidArgument, 'eta "theory" needs the horizon T: pass options.horizon');
-    }
-  }
+  return v as Exploration;
 }
 
-/** The numeric eta for G live arms at round t (1-based). */
-export function resolveEta(eta: EtaOption, delta: number, arms: number, t: number, horizon?: number): number {
-  if (typeof eta === "number") return eta;
+/** The numeric exploration multiplier for G live arms at round t (1-based). */
+export function resolveExploration(
+  e: Exploration,
+  confidence: number,
+  arms: number,
+  t: number,
+  horizon: number | undefined,
+): number {
+  if (typeof e === "number") return e;
   const G = Math.max(1, arms);
-  if (eta === "paper") return Math.sqrt(2 * Math.log((2 * G) / delta));
-  if (eta === "theory") return Math.sqrt(2 * Math.log((2 * G * (horizon ?? 1)) / delta));
-  return Math.sqrt(2 * Math.log((2 * G * Math.max(1, t)) / delta));
+  if (e === "paper") return Math.sqrt(2 * Math.log((2 * G) / confidence));
+  if (e === "theory") return Math.sqrt(2 * Math.log((2 * G * (horizon ?? 1)) / confidence));
+  return Math.sqrt(2 * Math.log((2 * G * Math.max(1, t)) / confidence));
 }
 
 /**
- * Affine map applied to every observed score before learning (spec P1: the UCB index is not
- * scale-invariant, so the scale is part of the model). `learned = (reward - offset) * scale`,
- * then `priorMean` is subtracted so the regression shrinks towards it instead of 0; predictions
- * are reported on the learned scale with `priorMean` added back.
+ * Affine map applied to every observed score before learning: the UCB index is not scale-invariant
+ * (multiplying every score by c is the same as dividing the exploration by c), so the scale is part of
+ * the model. `learned = (reward - offset) * scale - priorMean`, so the regressions shrink towards
+ * `priorMean` instead of 0; predictions are reported on the caller's scale.
  */
 export interface ScoreTransform {
   /** Multiplier (default 1: scores already in [0, 1]; use 0.01 for raw CLIPScore). */
@@ -54,27 +59,42 @@ export interface ScoreTransform {
   readonly priorMean?: number;
 }
 
+/** A score transform with every field set. */
 export interface ResolvedTransform {
   readonly scale: number;
   readonly offset: number;
   readonly priorMean: number;
 }
 
-export function resolveTransform(t: ScoreTransform | undefined): ResolvedTransform {
-  const scale = t?.scale ?? 1;
-  const offset = t?.offset ?? 0;
-  const priorMean = t?.priorMean ?? 0;
-  assertInRange(scale, "scoreTransform.scale", 0, 1e6, { min: true });
-  assertInRange(offset, "scoreTransform.offset", -1e12, 1e12);
-  assertInRange(priorMean, "scoreTransform.priorMean", -1e12, 1e12);
-  return { scale, offset, priorMean };
+const SCALE = { min: 0, max: 1e6, openMin: true } as const;
+const SHIFT = { min: -1e12, max: 1e12 } as const;
+
+/** The `scoreTransform` option (undefined: identity). */
+export function readTransform(v: unknown): ResolvedTransform {
+  if (v === undefined) return { scale: 1, offset: 0, priorMean: 0 };
+  if (v === null || typeof v !== "object" || Array.isArray(v)) {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `option scoreTransform must be an object { scale?, offset?, priorMean? }, got ${describe(v)}`,
+    );
+  }
+  const o = v as Record<string, unknown>;
+  const num = (name: string, fallback: number, range: typeof SCALE | typeof SHIFT) => {
+    const x = o[name];
+    return x === undefined ? fallback : checkNumber(x, `option scoreTransform.${name}`, range);
+  };
+  return { scale: num("scale", 1, SCALE), offset: num("offset", 0, SHIFT), priorMean: num("priorMean", 0, SHIFT) };
 }
 
-/** Validates the common numeric options shared by every policy of the family. */
-export function checkCommon(o: { contextDim: number; alpha: number }): void {
-  assertInt(o.contextDim, "contextDim", 1, 1 << 20);
-  // Bounded so no valid input can overflow the inverses (1/alpha and alpha enter them directly).
-  assertInRange(o.alpha, "alpha", 1e-9, 1e9);
+/** A snapshot's score transform: every field present and in range (SNAPSHOT_CORRUPT otherwise). */
+export function readTransformJSON(v: Json | undefined): ResolvedTransform {
+  const o = readObject(v, '"scoreTransform"');
+  const inShift = (x: number) => x >= SHIFT.min && x <= SHIFT.max;
+  return {
+    scale: readNumber(o, "scale", (x) => x > 0 && x <= SCALE.max, "a number in (0, 1e6]"),
+    offset: readNumber(o, "offset", inShift, "a number in [-1e12, 1e12]"),
+    priorMean: readNumber(o, "priorMean", inShift, "a number in [-1e12, 1e12]"),
+  };
 }
 
 /** Largest |learned score| accepted; beyond it an update could overflow the regressions. */
@@ -97,8 +117,9 @@ export const MAX_CONTEXT_NORM2 = 1e12;
 
 /**
  * Writes y / ||y|| into out (y itself when ||y|| = 0, or when `normalize` is false); returns
- * ||out||^2. Magnitudes whose squares overflow or underflow are rescaled by the largest entry first.
- * Unnormalised contexts must have ||y||^2 <= MAX_CONTEXT_NORM2 (OUT_OF_RANGE otherwise).
+ * ||out||^2 (summed in index order). Magnitudes whose squares overflow or underflow are rescaled by
+ * the largest entry first. Unnormalised contexts must have ||y||^2 <= MAX_CONTEXT_NORM2 (OUT_OF_RANGE
+ * otherwise). A pure function of y: the same input gives the same bits at select and at update.
  */
 export function normalizeInto(y: ArrayLike<number>, out: Float64Array, d: number, normalize: boolean): number {
   let s = 0;
@@ -116,17 +137,11 @@ export function normalizeInto(y: ArrayLike<number>, out: Float64Array, d: number
     }
     return s;
   }
-  if (s === 0) {
-    // All zeros, or every square underflowed: rescale by the largest magnitude first.
+  if (s === 0 || !Number.isFinite(s) || s < 1e-290) {
+    // All zeros, or squares that overflow or underflow: rescale by the largest magnitude first.
     let m = 0;
     for (let i = 0; i < d; i++) m = Math.max(m, Math.abs(out[i] as number));
     if (m === 0) return 0;
-    for (let i = 0; i < d; i++) out[i] = (out[i] as number) / m;
-    s = 0;
-    for (let i = 0; i < d; i++) s += (out[i] as number) * (out[i] as number);
-  } else if (!Number.isFinite(s) || s < 1e-290) {
-    let m = 0;
-    for (let i = 0; i < d; i++) m = Math.max(m, Math.abs(out[i] as number));
     for (let i = 0; i < d; i++) out[i] = (out[i] as number) / m;
     s = 0;
     for (let i = 0; i < d; i++) s += (out[i] as number) * (out[i] as number);

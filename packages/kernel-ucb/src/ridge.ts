@@ -1,21 +1,36 @@
-import { encodeF64, type Json, readF64, readInt, readObject } from "@routekit/core";
+import { ErrorCode, encodeF64, type Json, RouteKitError, readF64, readInt, readObject } from "@routekit/core";
 import {
+  allocF32,
   allocF64,
   axpy,
   dot,
+  freeF64,
+  mirror32Length,
+  mirrorUpper,
+  paddedLength,
+  quadFormMirror32,
   quadFormUpper,
+  roundToF32,
   setScaledIdentity,
   shermanMorrisonWithU,
+  shermanMorrisonWithUMirrored,
   symvUpper,
 } from "@routekit/linalg";
 import type { OpCounter } from "./krr.js";
 
 /**
- * Ridge regression in a fixed F-dimensional feature space (one arm of RFF-UCB), spec §2.4:
- * Ainv = (Phi^T Phi + alpha I)^-1 in the upper triangle, theta = Ainv b kept by
+ * Ridge regression in a fixed F-dimensional feature space (one arm of RFF-UCB):
+ * Ainv = (Phi^T Phi + ridge I)^-1 in the upper triangle, theta = Ainv b kept by
  * theta += u (s - phi.theta) / (1 + phi.u) with u = Ainv phi (the same u as Sherman-Morrison's),
  * b = sum s phi (kept for checks; never double-counts the first reward, unlike the reference code).
  * Constant time per round: O(F^2) per query and per update.
+ *
+ * Selection widths ({@link selectionVariance}) come from a Float32 mirror of Ainv (linalg's
+ * `mirror32`: half the bytes, four lanes per instruction), rewritten from the Float64 master row by
+ * row in each update, so the master, its drift and the snapshots are exactly what they were without
+ * it. Every {@link MIRROR_CHECK_EVERY}th update compares the mirror's sigma with the master's on the
+ * update's own features; a relative difference above {@link MIRROR_TOLERANCE} switches the arm to the
+ * Float64 form for good (an ill-conditioned inverse: a tiny ridge, a very long run).
  */
 export class RidgeArm {
   n = 0;
@@ -24,14 +39,19 @@ export class RidgeArm {
   readonly Ainv: Float64Array;
   readonly theta: Float64Array;
   readonly b: Float64Array;
+  /** False once a check found the mirror too coarse: selection then uses the Float64 form. */
+  single = true;
+  /** The Float32 mirror of Ainv (created at the first selection), and scratch for phi in f32. */
+  private mirror: Float32Array | null = null;
+  private phi32: Float32Array | null = null;
 
   constructor(
     readonly F: number,
-    readonly alpha: number,
+    readonly ridge: number,
     readonly counter?: OpCounter,
   ) {
     this.Ainv = allocF64(F * F);
-    setScaledIdentity(this.Ainv, F, 1 / alpha);
+    setScaledIdentity(this.Ainv, F, 1 / ridge);
     this.theta = allocF64(F);
     this.b = allocF64(F);
   }
@@ -41,11 +61,57 @@ export class RidgeArm {
     return dot(this.theta, phi, this.F);
   }
 
-  /** sigma^2 = phi^T Ainv phi, clamped at 0 (spec P5: right for every feature convention). */
+  /**
+   * sigma^2 = phi^T Ainv phi, clamped at 0. The paper's Algorithm 5 writes
+   * ridge^-1/2 (1 - phi^T Ainv Phi^T Phi phi)^1/2, which equals this only when ||phi|| = 1; this form is
+   * right for every feature convention.
+   */
   variance(phi: Float64Array): number {
     if (this.counter) this.counter.ops += (this.F * (this.F + 1)) / 2;
     const q = quadFormUpper(this.Ainv, this.F, phi);
     return q > 0 ? q : 0;
+  }
+
+  /**
+   * sigma^2 for selection: phi^T Ainv phi from the Float32 mirror (about 1e-7 relative to
+   * {@link variance}; see the class notes), clamped at 0. `phi32` = linalg's roundToF32(phi).
+   */
+  selectionVariance(phi: Float64Array, phi32: Float32Array): number {
+    if (!this.single) return this.variance(phi);
+    if (this.counter) this.counter.ops += (this.F * (this.F + 1)) / 2;
+    const q = quadFormMirror32(this.mirrorOf(), this.F, phi32, phi);
+    return q > 0 ? q : 0;
+  }
+
+  private mirrorOf(): Float32Array {
+    if (this.mirror === null) {
+      this.mirror = allocF32(mirror32Length(this.F));
+      this.phi32 = allocF32(paddedLength(this.F));
+      mirrorUpper(this.Ainv, this.F, this.mirror);
+    }
+    return this.mirror;
+  }
+
+  /** Every this many updates an arm checks its mirror (on the update's features). */
+  static readonly MIRROR_CHECK_EVERY = 16;
+  /** Largest relative sigma difference a check accepts (a quarter of the 1e-6 the README promises). */
+  static readonly MIRROR_TOLERANCE = 2.5e-7;
+
+  private checkMirror(phi: Float64Array, M: Float32Array): void {
+    const phi32 = roundToF32(phi, this.F, this.phi32 as Float32Array);
+    const q32 = quadFormMirror32(M, this.F, phi32, phi);
+    const q64 = quadFormUpper(this.Ainv, this.F, phi);
+    if (!(Math.abs(Math.sqrt(q32 > 0 ? q32 : 0) - Math.sqrt(q64)) <= RidgeArm.MIRROR_TOLERANCE * Math.sqrt(q64))) {
+      this.dropMirror();
+    }
+  }
+
+  private dropMirror(): void {
+    this.single = false;
+    if (this.mirror !== null) freeF64(this.mirror);
+    if (this.phi32 !== null) freeF64(this.phi32);
+    this.mirror = null;
+    this.phi32 = null;
   }
 
   /** u = Ainv phi. */
@@ -58,12 +124,15 @@ export class RidgeArm {
   update(phi: Float64Array, s: number, u: Float64Array): void {
     const F = this.F;
     const err = s - dot(phi, this.theta, F);
-    const denom = shermanMorrisonWithU(this.Ainv, F, phi, u);
+    const M = this.mirror;
+    const denom =
+      M === null ? shermanMorrisonWithU(this.Ainv, F, phi, u) : shermanMorrisonWithUMirrored(this.Ainv, F, phi, u, M);
     axpy(err / denom, u, this.theta, F);
     axpy(s, phi, this.b, F);
     if (this.counter) this.counter.ops += (F * (F + 1)) / 2 + 4 * F;
     this.n++;
     this.version++;
+    if (M !== null && this.n % RidgeArm.MIRROR_CHECK_EVERY === 0) this.checkMirror(phi, M);
   }
 
   toJSON(): Json {
@@ -71,23 +140,30 @@ export class RidgeArm {
     const packed = new Float64Array((F * (F + 1)) / 2);
     let k = 0;
     for (let i = 0; i < F; i++) for (let j = i; j < F; j++) packed[k++] = this.Ainv[i * F + j] as number;
-    return {
+    const out: Record<string, Json> = {
       n: this.n,
       version: this.version,
       Ainv: encodeF64(packed),
       theta: encodeF64(this.theta),
       b: encodeF64(this.b),
     };
+    // Written only once the arm left the Float32 mirror, so ordinary snapshots are unchanged.
+    if (!this.single) out.single = false;
+    return out;
   }
 
-  static fromJSON(json: Json, F: number, alpha: number, counter?: OpCounter): RidgeArm {
+  static fromJSON(json: Json, F: number, ridge: number, counter?: OpCounter): RidgeArm {
     const o = readObject(json, "ridge state");
     const n = readInt(o, "n");
     const version = readInt(o, "version");
     const packed = readF64(o.Ainv, "Ainv", (F * (F + 1)) / 2);
     const theta = readF64(o.theta, "theta", F);
     const b = readF64(o.b, "b", F);
-    const r = new RidgeArm(F, alpha, counter);
+    if (o.single !== undefined && o.single !== false) {
+      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "ridge state field single must be false when present");
+    }
+    const r = new RidgeArm(F, ridge, counter);
+    if (o.single === false) r.dropMirror();
     r.theta.set(theta);
     r.b.set(b);
     let k = 0;

@@ -1,58 +1,30 @@
 import {
   type ArmDecision,
+  type ArmEvent,
   type ArmFeedback,
-  type ArmPolicy,
-  ArmTable,
   assertInt,
-  assertVector,
-  DecisionLedger,
-  type DecisionRef,
   ErrorCode,
-  field,
+  enumOption,
   type Json,
-  ObjectPool,
-  Rng,
+  missingEventState,
+  numberOption,
   RouteKitError,
-  readId,
   readInt,
-  readObject,
-  type Snapshot,
+  snapshotCorrupt,
 } from "@routekit/core";
-import { allocF64 } from "@routekit/linalg";
-import { type ContextPayload, checkInitialArms, contextPayloadCodec, feedbackReward } from "./common.js";
-import {
-  checkCommon,
-  checkEta,
-  type EtaOption,
-  learnedScore,
-  normalizeInto,
-  type ResolvedTransform,
-  resolveEta,
-  resolveTransform,
-  type ScoreTransform,
-} from "./options.js";
+import { KernelPolicyBase, type KernelPolicyOptions } from "./base.js";
+import type { KernelPayload } from "./payload.js";
 
-/** Which uncertain arm branch (c) explores (spec P10: the paper says "any"). */
+/** Which uncertain arm branch (c) explores (the paper says "any"). */
 export type ExploreChoice = "largest-width" | "random";
 
-export interface SupOptions {
-  readonly arms: readonly string[];
-  readonly contextDim: number;
+export interface SupOptions extends KernelPolicyOptions {
   /** Horizon T (required: the stage count M = ceil(log2 T) and the 1/sqrt(T) test use it). */
   readonly horizon: number;
-  readonly alpha?: number;
-  /** Default "theory" (sqrt(2 ln(2GT/delta)), Theorem 3; Theorem 4 uses 4GT: pass a number). */
-  readonly eta?: EtaOption;
-  readonly delta?: number;
-  /** Number of stages M (default ceil(log2 T), spec P8). */
+  /** Number of stages M (default ceil(log2 T): the paper's "log T" has no base), in [1, 64]. */
   readonly stages?: number;
   /** Branch (c)'s choice among arms with a large width (default "largest-width", ties at random). */
   readonly exploreChoice?: ExploreChoice;
-  readonly scoreTransform?: ScoreTransform;
-  readonly normalizeContext?: boolean;
-  readonly maxPending?: number;
-  readonly rng?: Rng;
-  readonly seed?: number;
 }
 
 /** What the last select did (diagnostics and invariant tests). */
@@ -65,11 +37,6 @@ export interface SupRoundTrace {
   eliminated: string[];
 }
 
-interface Payload extends ContextPayload {
-  /** Stage index (0-based) the datum is filed into, or -1 (not filed). */
-  stage: number;
-}
-
 /** One (arm, stage) estimate at a query: mean, width sigma and the bias terms B1, B2. */
 export interface StageQuery {
   mu: number;
@@ -78,129 +45,89 @@ export interface StageQuery {
   b2: number;
 }
 
+/** An arm of a Sup- policy: one estimator per stage. */
+export interface SupArm<E> {
+  readonly uid: number;
+  readonly stages: E[];
+}
+
+const EXPLORE_CHOICES: readonly ExploreChoice[] = ["largest-width", "random"];
+
+function stagesOf(o: Record<string, unknown>, horizon: number | undefined): number {
+  const T = horizon ?? 1;
+  return numberOption(o, "stages", Math.max(1, Math.ceil(Math.log2(T))), { integer: true, min: 1, max: 64 });
+}
+
 /**
  * The staged elimination shared by Sup-PAK-UCB (Algorithm 3) and Sup-RFF-UCB (Algorithm 6):
  * G x M independent estimators; per round, starting at stage m = 1 with all arms,
- * (a) if every (eta + sqrt(alpha)) sigma <= 1/sqrt(T): play argmax mu + eta sigma, file nothing;
- * (b) else if every width w = B1 + (2 eta + sqrt(alpha)) (sigma + B2) <= 2^(1-m): keep the arms with
- *     mu + w >= max(mu + w) - 2^(2-m), go to stage m + 1 (if m > M: act as (a), spec P8 guard);
+ * (a) if every (eta + sqrt(ridge)) sigma <= 1/sqrt(T): play argmax mu + eta sigma, file nothing;
+ * (b) else if every width w = B1 + (2 eta + sqrt(ridge)) (sigma + B2) <= 2^(1-m): keep the arms with
+ *     mu + w >= max(mu + w) - 2^(2-m), go to stage m + 1 (if m > M: act as (a), a guard the paper
+ *     does not need in exact arithmetic);
  * (c) else play an arm with w > 2^(1-m) and file the round into its stage-m set.
- * (B1 = B2 = 0 for the exact kernel.)
+ * (eta is the exploration multiplier; B1 = B2 = 0 for the exact kernel.)
  */
-export abstract class SupBase<E extends { readonly n: number }> implements ArmPolicy {
-  abstract readonly kind: string;
-  readonly protocol = "arm" as const;
-  readonly contextDim: number;
-  readonly horizon: number;
-  readonly alpha: number;
-  readonly eta: EtaOption;
-  readonly delta: number;
+export abstract class SupBase<E extends { readonly n: number }> extends KernelPolicyBase<SupArm<E>> {
   readonly stages: number;
   readonly exploreChoice: ExploreChoice;
-  readonly normalizeContext: boolean;
-  /** Rounds per branch so far. */
+  /**
+   * Rounds per branch since construction or restore (diagnostics: not in snapshots, which hold only
+   * what feedback taught, so that replicas learning the same events have equal learned states).
+   */
   readonly branchCounts = { exploit: 0, explore: 0, guard: 0 };
-  /** Largest stage reached so far. */
+  /** Largest stage reached since construction or restore (diagnostics, like branchCounts). */
   maxStage = 1;
   readonly lastRound: SupRoundTrace = { branch: "explore", stage: 1, eliminated: [] };
-  protected readonly transform: ResolvedTransform;
-  protected rng: Rng;
-  protected readonly table: ArmTable<E[]> = new ArmTable<E[]>();
-  protected readonly ledger: DecisionLedger<Payload>;
-  private readonly payloads: ObjectPool<Payload>;
-  private readonly y: Float64Array;
+  private readonly T: number;
   private readonly q: StageQuery = { mu: 0, sigma: 0, b1: 0, b2: 0 };
   private mu = new Float64Array(8);
   private wid = new Float64Array(8);
   private sig = new Float64Array(8);
   private active = new Uint8Array(8);
 
-  constructor(o: SupOptions) {
-    this.contextDim = o.contextDim;
-    this.alpha = o.alpha ?? 1;
-    checkCommon({ contextDim: this.contextDim, alpha: this.alpha });
-    assertInt(o.horizon, "horizon", 1);
-    this.horizon = o.horizon;
-    this.eta = o.eta ?? "theory";
-    this.delta = o.delta ?? 0.05;
-    checkEta(this.eta, this.delta, this.horizon);
-    this.stages = o.stages ?? Math.max(1, Math.ceil(Math.log2(this.horizon)));
-    assertInt(this.stages, "stages", 1, 64);
-    this.exploreChoice = o.exploreChoice ?? "largest-width";
-    if (this.exploreChoice !== "largest-width" && this.exploreChoice !== "random") {
-      throw new RouteKitError(ErrorCode.InvalidArgument, 'exploreChoice must be "largest-width" or "random"');
-    }
-    this.transform = resolveTransform(o.scoreTransform);
-    this.normalizeContext = o.normalizeContext ?? true;
-    this.rng = o.rng ?? Rng.fromSeed(o.seed ?? 0);
-    const d = this.contextDim;
-    this.y = allocF64(d);
-    this.payloads = new ObjectPool(() => ({ seq: 0, arm: "", stage: -1, y: allocF64(d), ny: 0 }));
-    this.ledger = new DecisionLedger(contextPayloadCodec(d, this.payloads, { stage: [-1, this.stages - 1] }), {
-      maxPending: o.maxPending ?? 100_000,
+  protected constructor(options: SupOptions, what: string) {
+    super(options, {
+      what,
+      defaultExploration: "theory",
+      horizonRequired: true,
+      maxStage: (o, horizon) => stagesOf(o, horizon) - 1,
     });
-    checkInitialArms(this.table, o.arms);
+    const o = options as unknown as Record<string, unknown>;
+    this.T = this.horizon as number;
+    this.stages = stagesOf(o, this.T);
+    this.exploreChoice = enumOption(o, "exploreChoice", EXPLORE_CHOICES, "largest-width");
   }
 
-  /** Adds the constructor's arms (subclasses call it once their own fields are set). */
-  protected addInitialArms(arms: readonly string[]): void {
-    for (const id of arms) this.table.add(id, this.newArm(id));
+  protected createArm(uid: number): SupArm<E> {
+    return { uid, stages: Array.from({ length: this.stages }, (_, m) => this.newEstimator(uid, m)) };
   }
 
-  protected newArm(id: string): E[] {
-    return Array.from({ length: this.stages }, (_, m) => this.newEstimator(id, m));
-  }
-
-  protected abstract newEstimator(arm: string, stage: number): E;
-  /** Fills `out` for a query at round t (1-based); n = 0 must give sigma = +Infinity. */
-  protected abstract query(
-    e: E,
-    arm: string,
-    stage: number,
-    y: Float64Array,
-    ny: number,
-    t: number,
-    out: StageQuery,
-  ): void;
-  protected abstract file(e: E, arm: string, stage: number, y: Float64Array, ny: number, s: number): void;
-
-  get arms(): readonly string[] {
-    return this.table.ids;
-  }
-
-  get pendingDecisions(): number {
-    return this.ledger.size;
-  }
+  protected abstract newEstimator(uid: number, stage: number): E;
+  /** Checks everything a select at round t will compute, before anything changes (default: nothing). */
+  protected beforeSelect(_t: number): void {}
+  /** Fills `out` for a query at round t (1-based) of a non-empty estimator. */
+  protected abstract query(e: E, y: Float64Array, ny: number, t: number, out: StageQuery): void;
+  protected abstract file(e: E, y: Float64Array, ny: number, s: number): void;
+  protected abstract encodeEstimator(e: E): Json;
+  /** Throws (before anything changes) when a context with ||y||^2 = ny cannot be learned (default: never). */
+  protected checkContextScale(_ny: number): void {}
 
   /** Points filed into each stage set of an arm. */
   filed(arm: string): number[] {
-    return this.table.get(arm).map((s) => s.n);
+    return this.table.get(arm).stages.map((s) => s.n);
   }
 
   /** The estimator of `arm` at stage m (1-based); read-only use (tests, diagnostics). */
   stageEstimator(arm: string, m: number): E {
     assertInt(m, "stage", 1, this.stages);
-    return this.table.get(arm)[m - 1] as E;
+    return this.table.get(arm).stages[m - 1] as E;
   }
 
-  addArm(id: string): void {
-    this.table.checkAdd(id);
-    this.table.add(id, this.newArm(id));
-  }
-
-  removeArm(id: string): void {
-    this.table.checkRemove(id);
-    this.table.remove(id);
-  }
-
-  currentEta(): number {
-    return resolveEta(this.eta, this.delta, this.table.size, this.ledger.issued + 1, this.horizon);
-  }
-
-  select(context?: Float64Array): ArmDecision {
-    this.table.checkNotEmpty();
-    assertVector(context, this.contextDim, "context");
-    const ny = normalizeInto(context, this.y, this.contextDim, this.normalizeContext);
+  protected choose(context: Float64Array | undefined): ArmDecision {
+    const x = context as Float64Array;
+    const ny = this.normalized(x);
+    this.checkContextScale(ny);
     const G = this.table.size;
     if (this.mu.length < G) {
       this.mu = new Float64Array(2 * G);
@@ -209,9 +136,10 @@ export abstract class SupBase<E extends { readonly n: number }> implements ArmPo
       this.active = new Uint8Array(2 * G);
     }
     const t = this.ledger.issued + 1;
-    const eta = this.currentEta();
-    const ra = Math.sqrt(this.alpha);
-    const tiny = 1 / Math.sqrt(this.horizon);
+    this.beforeSelect(t);
+    const eta = this.currentExploration();
+    const ra = Math.sqrt(this.ridge);
+    const tiny = 1 / Math.sqrt(this.T);
     const trace = this.lastRound;
     trace.eliminated.length = 0;
     this.active.fill(1, 0, G);
@@ -219,20 +147,20 @@ export abstract class SupBase<E extends { readonly n: number }> implements ArmPo
     let m = 1;
     let pick = -1;
     let stage = -1;
+    let branch: SupRoundTrace["branch"];
     for (;;) {
       let allTiny = true;
       let allNarrow = true;
       const thr = 2 ** (1 - m);
       for (let g = 0; g < G; g++) {
         if (!this.active[g]) continue;
-        const id = this.table.ids[g] as string;
-        const e = (this.table.states[g] as E[])[m - 1] as E;
+        const e = (this.table.states[g] as SupArm<E>).stages[m - 1] as E;
         if (e.n === 0) {
           q.mu = 0;
           q.sigma = Number.POSITIVE_INFINITY;
           q.b1 = 0;
           q.b2 = 0;
-        } else this.query(e, id, m - 1, this.y, ny, t, q);
+        } else this.query(e, this.y, ny, t, q);
         this.mu[g] = q.mu;
         this.sig[g] = q.sigma;
         const w = q.b1 + (2 * eta + ra) * (q.sigma + q.b2);
@@ -242,7 +170,7 @@ export abstract class SupBase<E extends { readonly n: number }> implements ArmPo
       }
       if (allTiny) {
         pick = this.argmaxActive(G, eta);
-        trace.branch = "exploit";
+        branch = "exploit";
         break;
       }
       if (allNarrow) {
@@ -257,9 +185,9 @@ export abstract class SupBase<E extends { readonly n: number }> implements ArmPo
           }
         }
         if (m + 1 > this.stages) {
-          // Guard (spec P8): no stage left, act as branch (a) on the stage-M estimates.
+          // No stage left: act as branch (a) on the stage-M estimates.
           pick = this.argmaxActive(G, eta);
-          trace.branch = "guard";
+          branch = "guard";
           break;
         }
         m++;
@@ -267,23 +195,20 @@ export abstract class SupBase<E extends { readonly n: number }> implements ArmPo
       }
       pick = this.chooseWide(G, thr);
       stage = m - 1;
-      trace.branch = "explore";
+      branch = "explore";
       break;
     }
+    if (pick < 0) {
+      throw new RouteKitError(ErrorCode.Numerical, "every arm's index or width is NaN; no arm can be chosen");
+    }
+    trace.branch = branch;
     trace.stage = m;
     if (m > this.maxStage) this.maxStage = m;
-    this.branchCounts[trace.branch]++;
-    const p = this.payloads.acquire();
-    p.seq = this.ledger.issued;
-    p.arm = this.table.ids[pick] as string;
-    p.stage = stage;
-    p.ny = ny;
-    p.y.set(this.y);
-    const id = this.ledger.issue(p);
-    return { id, arm: p.arm };
+    this.branchCounts[branch]++;
+    return this.issue(pick, x, stage);
   }
 
-  /** argmax of mu + eta sigma over active arms, ties at random. */
+  /** argmax of mu + eta sigma over active arms, ties at random (-1 when every value is NaN). */
   private argmaxActive(G: number, eta: number): number {
     let best = -1;
     let bestV = Number.NEGATIVE_INFINITY;
@@ -291,6 +216,7 @@ export abstract class SupBase<E extends { readonly n: number }> implements ArmPo
     for (let g = 0; g < G; g++) {
       if (!this.active[g]) continue;
       const v = (this.mu[g] as number) + eta * (this.sig[g] as number);
+      if (Number.isNaN(v)) continue;
       if (best < 0 || v > bestV) {
         best = g;
         bestV = v;
@@ -325,81 +251,50 @@ export abstract class SupBase<E extends { readonly n: number }> implements ArmPo
     return best;
   }
 
-  update(decision: DecisionRef, feedback: ArmFeedback): void {
-    const p = this.ledger.get(decision);
-    const reward = feedbackReward(feedback);
-    const states = this.table.find(p.arm);
-    if (states !== undefined && p.stage >= 0) {
-      const score = learnedScore(reward, this.transform);
-      this.file(states[p.stage] as E, p.arm, p.stage, p.y, p.ny, score);
+  protected applyFeedback(arm: SupArm<E>, p: KernelPayload, feedback: ArmFeedback): void {
+    if (p.stage < 0) return;
+    const score = this.score(feedback.reward);
+    const ny = this.normalized(p.x);
+    this.checkContextScale(ny);
+    this.file(arm.stages[p.stage] as E, this.y, ny, score);
+  }
+
+  /** The stage a round is filed into is decision-time state: events carry it as `state.stage`. */
+  protected override eventState(p: KernelPayload): Json {
+    return { stage: p.stage };
+  }
+
+  protected override eventStage(event: ArmEvent): number {
+    const st = event.decision.state;
+    if (st === undefined || st === null || typeof st !== "object" || Array.isArray(st) || !("stage" in st)) {
+      missingEventState(this.kind, "stage");
     }
-    this.ledger.settle(decision);
+    const stage = (st as Record<string, unknown>).stage;
+    if (typeof stage !== "number" || !Number.isInteger(stage) || stage < -1 || stage >= this.stages) {
+      throw new RouteKitError(
+        ErrorCode.InvalidEvent,
+        `event decision.state.stage must be an integer in [-1, ${this.stages - 1}], got ${String(stage)}`,
+      );
+    }
+    return stage;
+  }
+
+  protected encodeArm(a: SupArm<E>): Record<string, Json> {
+    return { stages: a.stages.map((e) => this.encodeEstimator(e)) };
   }
 
   /** Options shared by both variants, for snapshots. */
-  protected baseOptionsJSON(): Record<string, Json> {
-    return {
-      contextDim: this.contextDim,
-      horizon: this.horizon,
-      alpha: this.alpha,
-      eta: this.eta,
-      delta: this.delta,
-      stages: this.stages,
-      exploreChoice: this.exploreChoice,
-      scoreTransform: { ...this.transform },
-      normalizeContext: this.normalizeContext,
-    };
+  protected supStateJSON(): Record<string, Json> {
+    return { ...this.commonJSON(), stages: this.stages, exploreChoice: this.exploreChoice };
   }
-
-  protected baseStateJSON(encode: (e: E) => Json): Record<string, Json> {
-    return {
-      rng: this.rng.toJSON() as unknown as Json,
-      branchCounts: { ...this.branchCounts },
-      maxStage: this.maxStage,
-      arms: this.table.ids.map((id, i) => ({ id, stages: (this.table.states[i] as E[]).map(encode) })),
-      ledger: this.ledger.toJSON(),
-    };
-  }
-
-  protected restoreBase(st: Record<string, Json>, decode: (json: Json, arm: string, stage: number) => E): void {
-    const bc = readObject(st.branchCounts, "branchCounts");
-    this.branchCounts.exploit = readInt(bc, "exploit");
-    this.branchCounts.explore = readInt(bc, "explore");
-    this.branchCounts.guard = readInt(bc, "guard");
-    this.maxStage = readInt(st, "maxStage", 1);
-    if (this.maxStage > this.stages) throw new RouteKitError(ErrorCode.SnapshotCorrupt, "maxStage exceeds stages");
-    for (const a of field(st, "arms", "array")) {
-      const r = readObject(a, "arms[]");
-      const id = readId(r, "id");
-      if (this.table.has(id)) throw new RouteKitError(ErrorCode.SnapshotCorrupt, `arm "${id}" appears twice`);
-      const stages = field(r, "stages", "array");
-      if (stages.length !== this.stages) {
-        throw new RouteKitError(ErrorCode.SnapshotCorrupt, `each arm must hold ${this.stages} stage states`);
-      }
-      this.table.add(
-        id,
-        stages.map((s, m) => decode(s, id, m)),
-      );
-    }
-    this.ledger.loadJSON(st.ledger);
-  }
-
-  abstract toJSON(): Snapshot;
 }
 
-/** Reads the shared options of a Sup-* snapshot. */
-export function readSupOptions(o: Record<string, Json>, rng: Json | undefined): SupOptions {
-  return {
-    arms: [],
-    contextDim: field(o, "contextDim", "number"),
-    horizon: field(o, "horizon", "number"),
-    alpha: field(o, "alpha", "number"),
-    eta: o.eta as EtaOption,
-    delta: field(o, "delta", "number"),
-    stages: field(o, "stages", "number"),
-    exploreChoice: field(o, "exploreChoice", "string") as ExploreChoice,
-    scoreTransform: field(o, "scoreTransform", "object") as ScoreTransform,
-    normalizeContext: field(o, "normalizeContext", "boolean"),
-    rng: Rng.fromJSON(rng as never),
-  };
+/** Reads the Sup- options of a snapshot (SNAPSHOT_CORRUPT on anything missing or invalid). */
+export function readSupJSON(st: Record<string, Json>): { stages: number; exploreChoice: ExploreChoice } {
+  const stages = readInt(st, "stages", 1, 64);
+  const v = st.exploreChoice;
+  if (typeof v !== "string" || !(EXPLORE_CHOICES as readonly string[]).includes(v)) {
+    snapshotCorrupt('"exploreChoice"', '"largest-width" or "random"');
+  }
+  return { stages, exploreChoice: v as ExploreChoice };
 }

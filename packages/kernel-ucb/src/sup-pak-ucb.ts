@@ -1,7 +1,18 @@
-import { field, type Json, makeSnapshot, readSnapshot, type Snapshot } from "@routekit/core";
-import { DotKernel, type KernelSpec } from "./kernel.js";
+import {
+  type Json,
+  makeSnapshot,
+  readArmBaseState,
+  readObject,
+  readSnapshot,
+  restoring,
+  type Snapshot,
+  snapshotCorrupt,
+} from "@routekit/core";
+import { readCommonJSON } from "./base.js";
+import { checkKernelScale, DotKernel, type KernelSpec, type ResolvedKernel, readKernelJSON } from "./kernel.js";
 import { ExactKrr } from "./krr.js";
-import { readSupOptions, type StageQuery, SupBase, type SupOptions } from "./sup-base.js";
+import { readPayload } from "./payload.js";
+import { readSupJSON, type StageQuery, SupBase, type SupOptions } from "./sup-base.js";
 
 export interface SupPakUcbOptions extends SupOptions {
   /** Kernel (default RBF sigma = 1). */
@@ -9,28 +20,35 @@ export interface SupPakUcbOptions extends SupOptions {
 }
 
 const KIND = "kernel-ucb/sup-pak-ucb";
-const VERSION = 1;
+/** 2: shared option names, arm uids, maxPending, contexts as received. */
+const VERSION = 2;
 
 /**
  * Sup-PAK-UCB (Algorithm 3): the staged elimination of {@link SupBase} over G x M independent
  * exact per-arm kernel regressions, so the scores in each index set are independent (Lemma 2) and
  * Theorem 3's Õ(sqrt(d_eff G T)) bound applies.
  *
- * For theory and invariant checks only: with the theory eta the widths stay above 1/sqrt(T) for any
- * practical T, so it never exploits and plays like uniform exploration (spec P9; measured: regret
+ * For theory and invariant checks only: with the theory exploration the widths stay above 1/sqrt(T)
+ * for any practical T, so it never exploits and plays like uniform exploration (measured: regret
  * 401.6 vs random 409.6 on swap at T = 1000, every round in branch (c)). Use PakUcb in production.
  */
 export class SupPakUcb extends SupBase<ExactKrr> {
   static readonly kind = KIND;
   readonly kind = KIND;
-  readonly kernel: KernelSpec;
+  readonly kernel: ResolvedKernel;
   private readonly dotKernel: DotKernel;
 
   constructor(options: SupPakUcbOptions) {
-    super(options);
-    this.kernel = options.kernel ?? { type: "rbf", sigma: 1 };
-    this.dotKernel = new DotKernel(this.kernel);
-    this.addInitialArms(options.arms);
+    super(options, "SupPakUcb");
+    const o = options as unknown as Record<string, unknown>;
+    this.dotKernel = new DotKernel((o.kernel ?? { type: "rbf", sigma: 1 }) as KernelSpec);
+    this.kernel = this.dotKernel.spec;
+    if (this.normalizeContext) checkKernelScale(this.dotKernel.diag(1), this.ridge, "option kernel");
+    this.addInitialArms(options);
+  }
+
+  protected override checkContextScale(ny: number): void {
+    if (!this.normalizeContext) checkKernelScale(this.dotKernel.diag(ny), this.ridge, "context");
   }
 
   /** The regression of `arm` at stage m (1-based). */
@@ -39,10 +57,10 @@ export class SupPakUcb extends SupBase<ExactKrr> {
   }
 
   protected newEstimator(): ExactKrr {
-    return new ExactKrr(this.contextDim, this.dotKernel, this.alpha);
+    return new ExactKrr(this.contextDim, this.dotKernel, this.ridge);
   }
 
-  protected query(e: ExactKrr, _a: string, _m: number, y: Float64Array, ny: number, _t: number, out: StageQuery): void {
+  protected query(e: ExactKrr, y: Float64Array, ny: number, _t: number, out: StageQuery): void {
     const b = e.row(y, ny);
     out.mu = e.mean(b);
     out.sigma = Math.sqrt(e.variance(b, this.dotKernel.diag(ny)));
@@ -50,25 +68,50 @@ export class SupPakUcb extends SupBase<ExactKrr> {
     out.b2 = 0;
   }
 
-  protected file(e: ExactKrr, _a: string, _m: number, y: Float64Array, ny: number, s: number): void {
+  protected file(e: ExactKrr, y: Float64Array, ny: number, s: number): void {
     e.append(y, ny, s, e.row(y, ny), this.dotKernel.diag(ny));
+  }
+
+  protected encodeEstimator(e: ExactKrr): Json {
+    return e.toJSON();
   }
 
   toJSON(): Snapshot {
     return makeSnapshot(KIND, VERSION, {
-      options: { ...this.baseOptionsJSON(), kernel: this.kernel as unknown as Json },
-      ...this.baseStateJSON((e) => e.toJSON()),
+      ...this.supStateJSON(),
+      kernel: this.kernel as unknown as Json,
+      ...this.baseState(),
     });
   }
 
   static fromJSON(snapshot: unknown): SupPakUcb {
     const st = readSnapshot(snapshot, KIND, VERSION);
-    const o = field(st, "options", "object");
-    const p = new SupPakUcb({
-      ...readSupOptions(o, st.rng),
-      kernel: field(o, "kernel", "object") as unknown as KernelSpec,
+    return restoring(KIND, () => {
+      const common = readCommonJSON(st);
+      const sup = readSupJSON(st);
+      const kernel = readKernelJSON(st.kernel);
+      const dk = new DotKernel(kernel);
+      const snap = readArmBaseState(st, {
+        minContextDim: 1,
+        arm: (json, d) => {
+          const stages = readObject(json, "arm").stages;
+          if (!Array.isArray(stages) || stages.length !== sup.stages)
+            snapshotCorrupt("arms[].stages", `${sup.stages} stage states`);
+          return stages.map((s) => ExactKrr.fromJSON(s, d, dk, common.ridge));
+        },
+        payload: (json, d) => readPayload(json, d, true, sup.stages - 1),
+      });
+      const p = new SupPakUcb({
+        arms: [],
+        contextDim: snap.contextDim,
+        maxPending: snap.maxPending,
+        ...common,
+        horizon: common.horizon as number,
+        ...sup,
+        kernel,
+      });
+      p.restoreBase(snap, (stages, uid) => ({ uid, stages }));
+      return p;
     });
-    p.restoreBase(st, (json) => ExactKrr.fromJSON(json, p.contextDim, p.dotKernel, p.alpha));
-    return p;
   }
 }

@@ -1,24 +1,30 @@
 import {
-  assertInRange,
-  assertInt,
+  checkNumber,
   ErrorCode,
   encodeF64,
-  field,
+  functionOption,
   type Json,
   makeSnapshot,
-  type Rng,
+  numberOption,
+  Rng,
+  type RngState,
   RouteKitError,
+  readArmBaseState,
   readF64,
   readInt,
   readNumber,
   readObject,
   readSnapshot,
+  restoring,
   type Snapshot,
+  snapshotCorrupt,
 } from "@routekit/core";
 import type { RandomFourierFeatures } from "@routekit/linalg";
-import { drawFeatures } from "./features.js";
+import { readCommonJSON } from "./base.js";
+import { drawFeatures, MAX_FREQUENCIES, SIGMA_RANGE } from "./features.js";
+import { readPayload } from "./payload.js";
 import { RidgeArm } from "./ridge.js";
-import { readSupOptions, type StageQuery, SupBase, type SupOptions } from "./sup-base.js";
+import { readSupJSON, type StageQuery, SupBase, type SupOptions } from "./sup-base.js";
 import { bias1, bias2, paperFeatureCount, paperThresholds } from "./theory.js";
 
 /** What a Sup-RFF-UCB schedule sees: round t (1-based), points n in the (arm, stage) set, and the setup. */
@@ -27,28 +33,30 @@ export interface ScheduleInput {
   readonly n: number;
   readonly d: number;
   readonly sigma: number;
-  readonly alpha: number;
-  readonly delta: number;
+  /** The ridge option (the paper's alpha). */
+  readonly ridge: number;
+  /** The confidence option (the paper's delta). */
+  readonly confidence: number;
 }
 
 export type Schedule = (x: ScheduleInput) => number;
 
 /** The paper's D^m_{g,t} (Algorithm 6) with eps = t^-2 and Delta = alpha t^-2 / (n + alpha). */
-export const paperFrequencySchedule: Schedule = ({ t, n, d, sigma, alpha, delta }) => {
-  const { eps, Delta } = paperThresholds(t, n, alpha);
-  return paperFeatureCount({ d, sigma, eps, Delta, delta, n, alpha });
+export const paperFrequencySchedule: Schedule = ({ t, n, d, sigma, ridge, confidence }) => {
+  const { eps, Delta } = paperThresholds(t, n, ridge);
+  return paperFeatureCount({ d, sigma, eps, Delta, delta: confidence, n, alpha: ridge });
 };
 
 /** The paper's B1 at its thresholds: 2n / t^2. */
-export const paperBias1: Schedule = ({ t, n, alpha }) => {
-  const { eps, Delta } = paperThresholds(t, n, alpha);
-  return bias1(n, eps, Delta, alpha);
+export const paperBias1: Schedule = ({ t, n, ridge }) => {
+  const { eps, Delta } = paperThresholds(t, n, ridge);
+  return bias1(n, eps, Delta, ridge);
 };
 
-/** The paper's B2 at its thresholds: 4 / sqrt(alpha t). */
-export const paperBias2: Schedule = ({ t, n, alpha }) => {
-  const { eps, Delta } = paperThresholds(t, n, alpha);
-  return bias2(t, n, eps, Delta, alpha);
+/** The paper's B2 at its thresholds: 4 / sqrt(ridge t). */
+export const paperBias2: Schedule = ({ t, n, ridge }) => {
+  const { eps, Delta } = paperThresholds(t, n, ridge);
+  return bias2(t, n, eps, Delta, ridge);
 };
 
 export interface SupRffUcbOptions extends SupOptions {
@@ -57,14 +65,14 @@ export interface SupRffUcbOptions extends SupOptions {
   /** Frequencies per (arm, stage) as a function of (t, n) (default: the paper's formula, for reference). */
   readonly frequencies?: Schedule;
   /**
-   * Cap on the frequency count (default 256). The paper's formula asks for about 6.8e10 frequencies
+   * Cap on the frequency count (default 256, at most 1024). The paper's formula asks for about 6.8e10 frequencies
    * at t = 100 (d = 512, sigma = 5), which no machine can hold, so the default run is capped: the
    * bias terms then no longer pay for the approximation error (RouteKit's deviation, documented).
    */
   readonly maxFrequencies?: number;
-  /** Bias B1 (default the paper's, 2n/t^2). */
+  /** Bias B1 (default the paper's, 2n/t^2); must return a finite number >= 0. */
   readonly bias1?: Schedule;
-  /** Bias B2 (default the paper's, 4/sqrt(alpha t)). */
+  /** Bias B2 (default the paper's, 4/sqrt(ridge t)); must return a finite number >= 0. */
   readonly bias2?: Schedule;
 }
 
@@ -77,6 +85,10 @@ export class RffStage {
   D = 0;
   features: RandomFourierFeatures | undefined;
   ridge: RidgeArm | undefined;
+  /** The schedules' values for the current select (set by SupRffUcb before any query). */
+  nextD = 0;
+  b1 = 0;
+  b2 = 0;
   private phi = new Float64Array(0);
   private u = new Float64Array(0);
 
@@ -85,8 +97,7 @@ export class RffStage {
     private readonly root: Rng,
     private readonly label: string,
     private readonly sigma: number,
-    private readonly alpha: number,
-    private readonly maxD: number,
+    private readonly ridgePenalty: number,
   ) {
     this.X = new Float64Array(8 * d);
     this.v = new Float64Array(8);
@@ -98,11 +109,11 @@ export class RffStage {
     this.D = D;
     // fork() depends only on the key and the label, so a restored policy redraws the same W.
     this.features = drawFeatures(
-      { contextDim: this.d, sigma: this.sigma, frequencies: D, variant: "paper", alpha: this.alpha },
+      { contextDim: this.d, sigma: this.sigma, frequencies: D, variant: "paper", ridge: this.ridgePenalty },
       this.root.fork(`${this.label}#${D}`),
     );
     const F = 2 * D;
-    this.ridge = new RidgeArm(F, this.alpha);
+    this.ridge = new RidgeArm(F, this.ridgePenalty);
     this.phi = new Float64Array(F);
     this.u = new Float64Array(F);
     for (let i = 0; i < this.n; i++) this.fit(this.X.subarray(i * this.d, (i + 1) * this.d), this.v[i] as number);
@@ -138,49 +149,34 @@ export class RffStage {
     if (this.ridge) this.fit(y, s);
   }
 
+  /**
+   * The filed prompts and scores. The features and the ridge on them are not stored: they are a cache
+   * rebuilt at the next query (redrawn from the policy's stream, refitted over the points in order,
+   * which is also how they were built incrementally, so the restored stage answers bit for bit alike).
+   */
   toJSON(): Json {
     return {
       n: this.n,
-      D: this.D,
       X: encodeF64(this.X.subarray(0, this.n * this.d)),
       v: encodeF64(this.v.subarray(0, this.n)),
-      ridge: this.ridge ? this.ridge.toJSON() : null,
-      // The features are redrawn from the policy's stream on restore; this checksum detects a build
-      // whose stream derivation differs (the snapshot then cannot be continued bit-exactly).
-      wSum: this.features ? checksum(this.features.W) : 0,
     };
   }
 
   load(json: Json): void {
     const r = readObject(json, "RFF stage");
     const n = readInt(r, "n");
-    const D = readInt(r, "D");
-    if (D > this.maxD) throw new RouteKitError(ErrorCode.SnapshotCorrupt, `RFF stage has D = ${D} > maxFrequencies`);
     const X = readF64(r.X, "X", n * this.d);
     const v = readF64(r.v, "v", n);
     for (let i = 0; i < n; i++) this.add(X.subarray(i * this.d, (i + 1) * this.d), v[i] as number);
-    if (D > 0) {
-      this.rebuild(D);
-      if (checksum((this.features as RandomFourierFeatures).W) !== readNumber(r, "wSum")) {
-        throw new RouteKitError(
-          ErrorCode.SnapshotVersion,
-          "this build redraws different random features for this Sup-RFF-UCB snapshot (RNG derivation changed)",
-        );
-      }
-      this.ridge = RidgeArm.fromJSON(r.ridge as Json, 2 * D, this.alpha);
-    }
   }
 }
 
-/** Order-dependent sum of the values (a cheap fingerprint of a frequency matrix). */
-function checksum(a: Float64Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s = s * 1.0000001 + (a[i] as number);
-  return s;
-}
-
 const KIND = "kernel-ucb/sup-rff-ucb";
-const VERSION = 1;
+/**
+ * 2: shared option names, arm uids (per-stage feature streams are labelled by uid), maxPending; stages
+ * store only their points (features and ridge are rebuilt), no branch statistics.
+ */
+const VERSION = 2;
 
 /**
  * Sup-RFF-UCB (Algorithm 6): Sup-PAK-UCB's staged elimination with per-(arm, stage) random-feature
@@ -188,7 +184,7 @@ const VERSION = 1;
  * formulas), features redrawn (and the ridge refitted from the stored prompts) whenever D changes.
  *
  * For theory only: the paper's D grows like t^4 (6.8e10 at t = 100), so the default caps it at
- * `maxFrequencies`; and like Sup-PAK-UCB it explores uniformly at practical horizons (spec P9).
+ * `maxFrequencies`; and like Sup-PAK-UCB it explores uniformly at practical horizons.
  */
 export class SupRffUcb extends SupBase<RffStage> {
   static readonly kind = KIND;
@@ -200,58 +196,80 @@ export class SupRffUcb extends SupBase<RffStage> {
   private readonly freq: Schedule;
   private readonly b1: Schedule;
   private readonly b2: Schedule;
-  private readonly root: Rng;
+  /** Stream the per-(arm, stage) features are forked from (stored: replicas share it). */
+  private root: Rng;
 
   constructor(options: SupRffUcbOptions) {
-    super(options);
-    this.sigma = options.sigma ?? 1;
-    assertInRange(this.sigma, "sigma", 1e-6, 1e6);
-    this.maxFrequencies = options.maxFrequencies ?? 256;
-    assertInt(this.maxFrequencies, "maxFrequencies", 1, 1 << 14);
-    this.freq = options.frequencies ?? paperFrequencySchedule;
-    this.b1 = options.bias1 ?? paperBias1;
-    this.b2 = options.bias2 ?? paperBias2;
-    this.paperSchedules = !options.frequencies && !options.bias1 && !options.bias2;
+    super(options, "SupRffUcb");
+    const o = options as unknown as Record<string, unknown>;
+    this.sigma = numberOption(o, "sigma", 1, SIGMA_RANGE);
+    this.maxFrequencies = numberOption(o, "maxFrequencies", 256, { integer: true, min: 1, max: MAX_FREQUENCIES });
+    const freq = functionOption<Schedule>(o, "frequencies", undefined);
+    const b1 = functionOption<Schedule>(o, "bias1", undefined);
+    const b2 = functionOption<Schedule>(o, "bias2", undefined);
+    this.freq = freq ?? paperFrequencySchedule;
+    this.b1 = b1 ?? paperBias1;
+    this.b2 = b2 ?? paperBias2;
+    this.paperSchedules = !freq && !b1 && !b2;
     this.root = this.rng.fork("sup-rff");
-    this.addInitialArms(options.arms);
+    this.addInitialArms(options);
   }
 
-  protected newEstimator(arm: string, stage: number): RffStage {
-    return new RffStage(this.contextDim, this.root, `${arm}#${stage}`, this.sigma, this.alpha, this.maxFrequencies);
+  protected newEstimator(uid: number, stage: number): RffStage {
+    return new RffStage(this.contextDim, this.root, `u${uid}#${stage}`, this.sigma, this.ridge);
   }
 
   private input(t: number, n: number): ScheduleInput {
-    return { t, n, d: this.contextDim, sigma: this.sigma, alpha: this.alpha, delta: this.delta };
+    return { t, n, d: this.contextDim, sigma: this.sigma, ridge: this.ridge, confidence: this.confidence };
   }
 
-  /** The frequency count used for a set of n points at round t. */
+  /** The frequency count used for a set of n points at round t (a user schedule's value is checked). */
   frequenciesAt(t: number, n: number): number {
-    const D = Math.ceil(this.freq(this.input(t, n)));
-    if (!(D >= 1)) throw new RouteKitError(ErrorCode.Numerical, `frequency schedule returned ${D} at t = ${t}`);
+    const D = Math.ceil(
+      checkNumber(this.freq(this.input(t, n)), `frequencies schedule at t = ${t}, n = ${n}`, { min: 1 }),
+    );
     return Math.min(this.maxFrequencies, D);
   }
 
-  protected query(e: RffStage, _a: string, _m: number, y: Float64Array, _ny: number, t: number, out: StageQuery): void {
-    e.rebuild(this.frequenciesAt(t, e.n));
-    e.query(y, out);
-    const x = this.input(t, e.n);
-    out.b1 = this.b1(x);
-    out.b2 = this.b2(x);
+  /**
+   * Evaluates and checks every schedule a select may use before anything changes: a schedule that
+   * returns NaN, a negative bias or a frequency count below 1 throws (NON_FINITE / OUT_OF_RANGE).
+   */
+  protected override beforeSelect(t: number): void {
+    for (const a of this.table.states) {
+      for (const e of a.stages) {
+        if (e.n === 0) continue;
+        const x = this.input(t, e.n);
+        e.nextD = this.frequenciesAt(t, e.n);
+        e.b1 = checkNumber(this.b1(x), `bias1 schedule at t = ${t}, n = ${e.n}`, { min: 0 });
+        e.b2 = checkNumber(this.b2(x), `bias2 schedule at t = ${t}, n = ${e.n}`, { min: 0 });
+      }
+    }
   }
 
-  protected file(e: RffStage, _a: string, _m: number, y: Float64Array, _ny: number, s: number): void {
+  protected query(e: RffStage, y: Float64Array, _ny: number, _t: number, out: StageQuery): void {
+    e.rebuild(e.nextD);
+    e.query(y, out);
+    out.b1 = e.b1;
+    out.b2 = e.b2;
+  }
+
+  protected file(e: RffStage, y: Float64Array, _ny: number, s: number): void {
     e.add(y, s);
+  }
+
+  protected encodeEstimator(e: RffStage): Json {
+    return e.toJSON();
   }
 
   toJSON(): Snapshot {
     return makeSnapshot(KIND, VERSION, {
-      options: {
-        ...this.baseOptionsJSON(),
-        sigma: this.sigma,
-        maxFrequencies: this.maxFrequencies,
-        paperSchedules: this.paperSchedules,
-      },
-      ...this.baseStateJSON((e) => e.toJSON()),
+      ...this.supStateJSON(),
+      sigma: this.sigma,
+      maxFrequencies: this.maxFrequencies,
+      paperSchedules: this.paperSchedules,
+      featureStream: this.root.toJSON() as unknown as Json,
+      ...this.baseState(),
     });
   }
 
@@ -261,24 +279,56 @@ export class SupRffUcb extends SupBase<RffStage> {
     schedules: Pick<SupRffUcbOptions, "frequencies" | "bias1" | "bias2"> = {},
   ): SupRffUcb {
     const st = readSnapshot(snapshot, KIND, VERSION);
-    const o = field(st, "options", "object");
-    if (!field(o, "paperSchedules", "boolean") && !schedules.frequencies && !schedules.bias1 && !schedules.bias2) {
+    const paper = st.paperSchedules;
+    if (typeof paper !== "boolean") snapshotCorrupt('"paperSchedules"', "true or false");
+    if (!paper && !schedules.frequencies && !schedules.bias1 && !schedules.bias2) {
       throw new RouteKitError(
         ErrorCode.InvalidArgument,
         "this Sup-RFF-UCB snapshot used custom schedules: pass them to fromJSON(snapshot, schedules)",
       );
     }
-    const p = new SupRffUcb({
-      ...readSupOptions(o, st.rng),
-      sigma: field(o, "sigma", "number"),
-      maxFrequencies: field(o, "maxFrequencies", "number"),
-      ...schedules,
+    return restoring(KIND, () => {
+      const common = readCommonJSON(st);
+      const sup = readSupJSON(st);
+      const sigma = readNumber(
+        st,
+        "sigma",
+        (v) => v >= SIGMA_RANGE.min && v <= SIGMA_RANGE.max,
+        "a number in [1e-6, 1e6]",
+      );
+      const maxFrequencies = readInt(st, "maxFrequencies", 1, MAX_FREQUENCIES);
+      const snap = readArmBaseState(st, {
+        minContextDim: 1,
+        arm: (json) => {
+          const stages = readObject(json, "arm").stages;
+          if (!Array.isArray(stages) || stages.length !== sup.stages)
+            snapshotCorrupt("arms[].stages", `${sup.stages} stage states`);
+          return stages;
+        },
+        payload: (json, d) => readPayload(json, d, true, sup.stages - 1),
+      });
+      const p = new SupRffUcb({
+        arms: [],
+        contextDim: snap.contextDim,
+        maxPending: snap.maxPending,
+        rng: snap.rng,
+        ...common,
+        horizon: common.horizon as number,
+        ...sup,
+        sigma,
+        maxFrequencies,
+        ...schedules,
+      });
+      p.root = Rng.fromJSON(readObject(st.featureStream, '"featureStream"') as unknown as RngState);
+      p.restoreBase(snap, (stages, uid) => ({
+        uid,
+        stages: stages.map((json, m) => {
+          const e = p.newEstimator(uid, m);
+          e.load(json);
+          return e;
+        }),
+      }));
+      return p;
     });
-    p.restoreBase(st, (json, arm, m) => {
-      const e = p.newEstimator(arm, m);
-      e.load(json);
-      return e;
-    });
-    return p;
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The constants of Sup-RFF-UCB (Algorithm 6, Lemmas 10-11, Theorem 4), spec §2.3 and §2.7.
+ * The constants of Sup-RFF-UCB (the paper's Algorithm 6, Lemmas 10-11, Theorem 4).
  * They exist for reference: with the paper's thresholds the required feature count grows like t^4
  * (about 6.8e10 at t = 100 for d = 512, sigma = 5), so Sup-RFF-UCB caps it (see SupRffUcb).
  */

@@ -119,7 +119,7 @@ describe("PAK-UCB uses the incremental state correctly", () => {
       data[dec.arm]?.v.push(r);
     }
     const q = unitVectors(rng, 1, d)[0] as Float64Array;
-    const eta = p.currentEta();
+    const eta = p.currentExploration();
     for (const pr of p.predict(q)) {
       const dd = data[pr.arm] as { X: Float64Array[]; v: number[] };
       const ref = directKrr(toLinalgKernel({ type: "rbf", sigma: 1 }), dd.X, dd.v, 1).query(q);

@@ -8,7 +8,13 @@ describe("PAK-UCB-lin = disjoint LinUCB (spec 5.1.5)", () => {
   it("same mu, sigma and picks as the primal per-arm ridge A = alpha I + sum y y^T", () => {
     const d = 6;
     const rng = Rng.fromSeed(1);
-    const p = new PakUcb({ arms: ["a", "b", "c"], contextDim: d, kernel: { type: "linear" }, eta: 1.5, seed: 1 });
+    const p = new PakUcb({
+      arms: ["a", "b", "c"],
+      contextDim: d,
+      kernel: { type: "linear" },
+      exploration: 1.5,
+      seed: 1,
+    });
     const data: Record<string, { A: Float64Array; b: Float64Array }> = {};
     for (const g of ["a", "b", "c"]) {
       const A = new Float64Array(d * d);
@@ -66,8 +72,14 @@ describe("PAK-UCB-lin = disjoint LinUCB (spec 5.1.5)", () => {
   it("matches @routekit/classic LinUCBDisjoint's ridge estimate on the same data", () => {
     const d = 5;
     const rng = Rng.fromSeed(3);
-    const p = new PakUcb({ arms: ["a"], contextDim: d, kernel: { type: "linear" }, eta: 1, normalizeContext: false });
-    const l = new LinUCBDisjoint({ arms: ["a"], contextDim: d, alpha: 1, ridge: 1, seed: 1 });
+    const p = new PakUcb({
+      arms: ["a"],
+      contextDim: d,
+      kernel: { type: "linear" },
+      exploration: 1,
+      normalizeContext: false,
+    });
+    const l = new LinUCBDisjoint({ arms: ["a"], contextDim: d, exploration: 1, ridge: 1, seed: 1 });
     for (const y of unitVectors(seeded(4), 300, d)) {
       const r = rng.uniform();
       p.update(p.select(y), { reward: r });

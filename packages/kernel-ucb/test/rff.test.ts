@@ -31,7 +31,7 @@ describe("RFF features (spec 5.1.6)", () => {
     const k = rbfKernel(1);
     const maxErr = (D: number, seed: number): number => {
       const f = drawFeatures(
-        { contextDim: d, sigma: 1, frequencies: D, variant: "paper", alpha: 1 },
+        { contextDim: d, sigma: 1, frequencies: D, variant: "paper", ridge: 1 },
         Rng.fromSeed(seed),
       );
       const P = X.map((y) => f.map(y, new Float64Array(2 * D)));
@@ -57,7 +57,7 @@ describe("RFF features (spec 5.1.6)", () => {
     const vals: number[] = [];
     for (let s = 0; s < 200; s++) {
       const f = drawFeatures(
-        { contextDim: d, sigma: 1, frequencies: 20, variant: "paper", alpha: 1 },
+        { contextDim: d, sigma: 1, frequencies: 20, variant: "paper", ridge: 1 },
         Rng.fromSeed(100 + s),
       );
       const a = f.map(x, new Float64Array(40));
@@ -172,7 +172,15 @@ describe("ridge in feature space", () => {
     const D = 25;
     const d = 8;
     const sigma = 5;
-    const p = new RffUcb({ arms: ["x"], contextDim: d, frequencies: D, sigma, rffVariant: "repo2D", seed: 6, eta: 1 });
+    const p = new RffUcb({
+      arms: ["x"],
+      contextDim: d,
+      frequencies: D,
+      sigma,
+      rffVariant: "repo2D",
+      seed: 6,
+      exploration: 1,
+    });
     // The policy draws W' = W * 2 pi (bandwidth sigma / 2 pi); the reference code draws W ~ N(0, 1/sigma^2)
     // and uses cos/sin(2 pi W y) unnormalised, with ridge alpha = 1.
     const W2pi = p.features.W;
@@ -236,7 +244,7 @@ describe("RFF-UCB converges to exact KRR as D grows (spec 5.2 S2)", () => {
     });
     const err = (D: number): { mu: number; sigma: number } => {
       const f = drawFeatures(
-        { contextDim: d, sigma: 1, frequencies: D, variant: "paper", alpha: 1 },
+        { contextDim: d, sigma: 1, frequencies: D, variant: "paper", ridge: 1 },
         Rng.fromSeed(70 + D),
       );
       // Dual form of the RFF regression: linear kernel on the 2D features (an n x n solve, not 2D x 2D).

@@ -31,7 +31,7 @@ describe("Sup-PAK-UCB branch logic (spec 5.1.14)", () => {
 
   it("(b) all widths tiny: branch (a), nothing filed", () => {
     // eta = 0, T = 4: branch (a) needs sqrt(alpha) sigma <= 1/2, i.e. sigma^2 = 1/(n+1) <= 1/4 (n = 10 identical points).
-    const p = new SupPakUcb({ arms: ["a", "b"], contextDim: 8, horizon: 4, eta: 0, seed: 2 });
+    const p = new SupPakUcb({ arms: ["a", "b"], contextDim: 8, horizon: 4, exploration: 0, seed: 2 });
     fill(p, "a", 1, y, 0.9, 10);
     fill(p, "b", 1, y, 0.1, 10);
     const d = p.select(y);
@@ -43,7 +43,7 @@ describe("Sup-PAK-UCB branch logic (spec 5.1.14)", () => {
 
   it("(c) elimination drops exactly the arms with s~ < max s~ - 2^(2-m) and keeps the argmax", () => {
     const p = new SupPakUcb({ arms: ["a", "b", "c"], contextDim: 8, horizon: 1000, seed: 3 });
-    const eta = p.currentEta();
+    const eta = p.currentExploration();
     // 400 identical points: sigma^2 = 1/401, width (2 eta + 1) sigma < 1 = 2^(1-1): branch (b) at m = 1.
     fill(p, "a", 1, y, 0.9, 400);
     fill(p, "b", 1, y, 0.5, 400);
@@ -126,11 +126,11 @@ describe("S9: Sup-PAK-UCB sanity on swap (G = 2, d = 8, T = 1000, theory eta)", 
 describe("Sup-RFF-UCB (Algorithm 6)", () => {
   it("the paper's frequency schedule is astronomically large and capped; bias schedules are 2n/t^2 and 4/sqrt(alpha t)", () => {
     const p = new SupRffUcb({ arms: ["a", "b"], contextDim: 512, horizon: 1000, sigma: 5, seed: 1 });
-    const D = paperFrequencySchedule({ t: 100, n: 0, d: 512, sigma: 5, alpha: 1, delta: 0.05 });
+    const D = paperFrequencySchedule({ t: 100, n: 0, d: 512, sigma: 5, ridge: 1, confidence: 0.05 });
     expect(D).toBeGreaterThan(6e10);
     expect(p.frequenciesAt(100, 0)).toBe(256);
-    expect(paperBias1({ t: 10, n: 4, d: 512, sigma: 5, alpha: 1, delta: 0.05 })).toBeCloseTo(0.08, 12);
-    expect(paperBias2({ t: 16, n: 4, d: 512, sigma: 5, alpha: 1, delta: 0.05 })).toBeCloseTo(1, 12);
+    expect(paperBias1({ t: 10, n: 4, d: 512, sigma: 5, ridge: 1, confidence: 0.05 })).toBeCloseTo(0.08, 12);
+    expect(paperBias2({ t: 16, n: 4, d: 512, sigma: 5, ridge: 1, confidence: 0.05 })).toBeCloseTo(1, 12);
   });
 
   it("files each round at most once, refits when D changes, restores bit-exactly", () => {

@@ -5,10 +5,12 @@
  * Prints a table, checks the targets, writes bench/results/latest.json.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CholeskyDecomposition, Matrix } from "ml-matrix";
 import {
+  allocF32,
   allocF64,
   borderedInverseAppend,
   choleskyFactor,
@@ -16,10 +18,17 @@ import {
   dot,
   gemv,
   linalgBackend,
+  linalgMemoryStats,
+  mirror32Length,
+  mirrorUpper,
+  paddedLength,
+  quadFormMirror32,
   quadFormUpper,
+  roundToF32,
   shermanMorrisonUpdate,
   symvUpper,
   syrUpper,
+  syrUpperMirrored,
 } from "../dist/index.js";
 
 const gc = globalThis.gc;
@@ -171,6 +180,47 @@ const cases = {
       },
     };
   },
+  quadFormMirror32(n) {
+    // The Float32 mirror's quadratic form (f32x4), against the same Float64 quadratic form in ml-matrix.
+    const mk = (make, make32) => {
+      const A = spd(make, n);
+      const M = make32(mirror32Length(n));
+      mirrorUpper(A, n, M, n);
+      const x = filled(make, n);
+      const x32 = roundToF32(x, n, make32(paddedLength(n)));
+      return () => {
+        sinkArr[0] += quadFormMirror32(M, n, x32, x);
+      };
+    };
+    const Am = toMatrix(spd(plain, n), n, n);
+    const xm = toMatrix(filled(plain, n), n, 1);
+    return {
+      ts: mk(plain, (k) => new Float32Array(k)),
+      wasm: mk(wasm, allocF32),
+      mlm: () => {
+        sinkArr[0] += Am.mmul(xm).dot(xm);
+      },
+    };
+  },
+  syrUpperMirrored(n) {
+    const mk = (make, make32) => {
+      const A = spd(make, n);
+      const M = make32(mirror32Length(n));
+      mirrorUpper(A, n, M, n);
+      const x = filled(make, n, 0.01);
+      let s = 1;
+      return () => syrUpperMirrored(A, n, (s = -s), x, M, n);
+    };
+    const Am = toMatrix(spd(plain, n), n, n);
+    const xc = toMatrix(filled(plain, n, 0.01), n, 1);
+    const xr = xc.transpose();
+    let s = 1;
+    return {
+      ts: mk(plain, (k) => new Float32Array(k)),
+      wasm: mk(wasm, allocF32),
+      mlm: () => Am.add(xc.mmul(xr).mul((s = -s))),
+    };
+  },
   syrUpper(n) {
     // Alternating signs keep A bounded over millions of calls.
     const mk = (make) => {
@@ -262,7 +312,9 @@ const fmt = (ns) =>
 const fmtB = (b) => (b < 1 ? "0" : b < 1024 ? `${b.toFixed(0)} B` : `${(b / 1024).toFixed(1)} KiB`);
 
 console.log(
-  `@routekit/linalg benchmarks  (backend: ${linalgBackend()}, node ${process.version}; shared machine: noisy)`,
+  `@routekit/linalg benchmarks  (backend: ${linalgBackend()}, ${linalgMemoryStats().sharedMemory ? "shared" : "plain"} WebAssembly memory, node ${process.version}; load average ${loadavg()
+    .map((v) => v.toFixed(1))
+    .join(" ")})`,
 );
 console.log("ns/call = median of batches; alloc = heap bytes per call\n");
 const header = [
@@ -335,6 +387,11 @@ for (const r of rows.filter(
   });
 }
 const q400 = rows.find((r) => r.kernel === "quadFormUpper" && r.n === 400);
+const m400 = rows.find((r) => r.kernel === "quadFormMirror32" && r.n === 400);
+checks.push({
+  what: `quadFormMirror32 n=400: >= 1.5x faster than the Float64 quadFormUpper in WASM (${fmt(m400.wasmNs)} vs ${fmt(q400.wasmNs)}, ${(q400.wasmNs / m400.wasmNs).toFixed(2)}x)`,
+  ok: m400.wasmNs * 1.5 <= q400.wasmNs,
+});
 console.log(
   `\n400x400 quadratic form: TypeScript ${fmt(q400.tsNs)}, WASM SIMD ${fmt(q400.wasmNs)} (issue reference: ~80 us scalar upper, ~60 us f64x2, 17-21 us OpenBLAS)`,
 );

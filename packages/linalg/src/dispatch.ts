@@ -1,7 +1,9 @@
 /**
  * Hot kernels with a runtime-chosen implementation: the WebAssembly SIMD kernel (wasm/kernels.wat) when
- * every array argument lives in the WebAssembly memory (see `allocF64`) and the index ranges fit inside
- * the arrays; the TypeScript version from blas.ts otherwise. Both perform the same floating-point
+ * the matrix argument lives in a WebAssembly memory (see `allocF64`) and the index ranges fit inside
+ * the arrays; the TypeScript version from blas.ts otherwise. Vectors that live elsewhere (a plain
+ * array, or another arena in plain-memory mode) are copied into that memory's staging slots and back,
+ * O(n) around an O(n^2) kernel; `dot` runs in WebAssembly only when both vectors share a memory. Both perform the same floating-point
  * operations in the same order, so the choice never changes a result bit.
  *
  * The range checks matter: a WebAssembly kernel reads and writes the whole shared memory, so an
@@ -9,12 +11,43 @@
  * path, whose out-of-range reads give NaN and whose out-of-range writes are dropped, as before.
  */
 import { dotScalar, gemvScalar, quadFormUpperScalar, symvUpperScalar, syrUpperScalar } from "./blas.js";
-import { isWasmBuffer, wasmKernels } from "./memory.js";
+import {
+  arenaKernelsAt,
+  arenaOf,
+  kernelsFor,
+  stageF64,
+  stageSlot,
+  unstageF64,
+  type WasmKernels,
+  wasmKernels,
+} from "./memory.js";
 
 export type { LinalgBackend, LinalgMemoryStats } from "./memory.js";
-export { allocF64, allocF64From, freeF64, isInWasmMemory, linalgBackend, linalgMemoryStats } from "./memory.js";
+export {
+  allocF32,
+  allocF64,
+  allocF64From,
+  freeF64,
+  isInWasmMemory,
+  linalgBackend,
+  linalgMemoryStats,
+} from "./memory.js";
 
 const K = wasmKernels;
+
+/**
+ * The kernels that reach all of the given buffers (one memory: in arena mode, arrays from different
+ * arenas cannot meet in one WebAssembly call), or null.
+ */
+export function kernels2(a: ArrayBufferLike, b: ArrayBufferLike): WasmKernels | null {
+  const k = kernelsFor(a);
+  return k !== null && (b === a || arenaOf(b) === arenaOf(a)) ? k : null;
+}
+
+export function kernels3(a: ArrayBufferLike, b: ArrayBufferLike, c: ArrayBufferLike): WasmKernels | null {
+  const k = kernels2(a, b);
+  return k !== null && (c === a || arenaOf(c) === arenaOf(a)) ? k : null;
+}
 
 /**
  * Below this length a dot product is cheaper in TypeScript than the buffer checks and the call into
@@ -22,6 +55,19 @@ const K = wasmKernels;
  * Both paths give identical bits, so the cut-off only changes speed.
  */
 const DOT_WASM_MIN_N = 16;
+
+/**
+ * Byte offset at which the kernels of arena `a` can read v[0 .. n): v itself when it lives there,
+ * otherwise a copy in staging slot `slot` (v in another arena, or a plain array); -1 if it does not fit.
+ */
+export function vectorIn(a: number, v: Float64Array, n: number, slot: number): number {
+  return arenaOf(v.buffer) === a ? v.byteOffset : stageF64(a, slot, v, 0, n);
+}
+
+/** Like {@link vectorIn} for an output the kernel overwrites without reading (no copy in). */
+function outputIn(a: number, v: Float64Array, n: number, slot: number): number {
+  return arenaOf(v.buffer) === a ? v.byteOffset : stageSlot(slot, n);
+}
 
 /** n is an int32 >= 0 and a[off .. off+n) is inside a. */
 function fits(a: Float64Array, off: number, n: number): boolean {
@@ -41,15 +87,17 @@ function fitsMatrix(A: Float64Array, rows: number, cols: number, ld: number): bo
   );
 }
 
-/** Whether dot(x, y, n, xo, yo) may run in WebAssembly (kept out of `dot` so that `dot` stays small enough to inline). */
-function dotInWasm(x: Float64Array, y: Float64Array, n: number, xo: number, yo: number): boolean {
-  return isWasmBuffer(x.buffer) && isWasmBuffer(y.buffer) && fits(x, xo, n) && fits(y, yo, n);
+/** The kernels for dot(x, y, n, xo, yo), or null (kept out of `dot` so that `dot` stays small enough to inline). */
+function dotKernels(x: Float64Array, y: Float64Array, n: number, xo: number, yo: number): WasmKernels | null {
+  return fits(x, xo, n) && fits(y, yo, n) ? kernels2(x.buffer, y.buffer) : null;
 }
 
 /** x . y over n entries, from x[xo] and y[yo]. */
 export function dot(x: Float64Array, y: Float64Array, n = x.length, xo = 0, yo = 0): number {
-  if (n >= DOT_WASM_MIN_N && K !== null && dotInWasm(x, y, n, xo, yo))
-    return K.dot(x.byteOffset + 8 * xo, y.byteOffset + 8 * yo, n);
+  if (n >= DOT_WASM_MIN_N && K !== null) {
+    const k = dotKernels(x, y, n, xo, yo);
+    if (k !== null) return k.dot(x.byteOffset + 8 * xo, y.byteOffset + 8 * yo, n);
+  }
   return dotScalar(x, y, n, xo, yo);
 }
 
@@ -64,51 +112,57 @@ export function gemv(
   beta = 0,
   ld = cols,
 ): void {
-  if (
-    K !== null &&
-    isWasmBuffer(A.buffer) &&
-    isWasmBuffer(x.buffer) &&
-    isWasmBuffer(y.buffer) &&
-    fitsMatrix(A, rows, cols, ld) &&
-    fits(x, 0, cols) &&
-    fits(y, 0, rows)
-  ) {
-    K.gemv(A.byteOffset, rows, cols, x.byteOffset, y.byteOffset, alpha, beta, ld);
-    return;
+  if (K !== null && fitsMatrix(A, rows, cols, ld) && fits(x, 0, cols) && fits(y, 0, rows)) {
+    const a = arenaOf(A.buffer);
+    if (a >= 0) {
+      const xo = vectorIn(a, x, cols, 0);
+      const yo = beta === 0 ? outputIn(a, y, rows, 1) : vectorIn(a, y, rows, 1);
+      if (xo >= 0 && yo >= 0) {
+        arenaKernelsAt(a).gemv(A.byteOffset, rows, cols, xo, yo, alpha, beta, ld);
+        if (arenaOf(y.buffer) !== a) unstageF64(a, 1, y, rows);
+        return;
+      }
+    }
   }
   gemvScalar(A, rows, cols, x, y, alpha, beta, ld);
 }
 
 /** y = A x for symmetric A stored in its upper triangle (y must not alias x). */
 export function symvUpper(A: Float64Array, n: number, x: Float64Array, y: Float64Array, ld = n): void {
-  if (
-    K !== null &&
-    isWasmBuffer(A.buffer) &&
-    isWasmBuffer(x.buffer) &&
-    isWasmBuffer(y.buffer) &&
-    fitsMatrix(A, n, n, ld) &&
-    fits(x, 0, n) &&
-    fits(y, 0, n)
-  ) {
-    K.symv(A.byteOffset, n, x.byteOffset, y.byteOffset, ld);
-    return;
+  if (K !== null && fitsMatrix(A, n, n, ld) && fits(x, 0, n) && fits(y, 0, n)) {
+    const a = arenaOf(A.buffer);
+    if (a >= 0) {
+      const xo = vectorIn(a, x, n, 0);
+      const yo = outputIn(a, y, n, 1);
+      if (xo >= 0 && yo >= 0) {
+        arenaKernelsAt(a).symv(A.byteOffset, n, xo, yo, ld);
+        if (arenaOf(y.buffer) !== a) unstageF64(a, 1, y, n);
+        return;
+      }
+    }
   }
   symvUpperScalar(A, n, x, y, ld);
 }
 
 /** x^T A x for symmetric A stored in its upper triangle. */
 export function quadFormUpper(A: Float64Array, n: number, x: Float64Array, ld = n): number {
-  if (K !== null && isWasmBuffer(A.buffer) && isWasmBuffer(x.buffer) && fitsMatrix(A, n, n, ld) && fits(x, 0, n)) {
-    return K.quad(A.byteOffset, n, x.byteOffset, ld);
+  if (K !== null && fitsMatrix(A, n, n, ld) && fits(x, 0, n)) {
+    const a = arenaOf(A.buffer);
+    const xo = a < 0 ? -1 : vectorIn(a, x, n, 0);
+    if (xo >= 0) return arenaKernelsAt(a).quad(A.byteOffset, n, xo, ld);
   }
   return quadFormUpperScalar(A, n, x, ld);
 }
 
 /** A += alpha x x^T on the upper triangle. */
 export function syrUpper(A: Float64Array, n: number, alpha: number, x: Float64Array, ld = n): void {
-  if (K !== null && isWasmBuffer(A.buffer) && isWasmBuffer(x.buffer) && fitsMatrix(A, n, n, ld) && fits(x, 0, n)) {
-    K.syr(A.byteOffset, n, alpha, x.byteOffset, ld);
-    return;
+  if (K !== null && fitsMatrix(A, n, n, ld) && fits(x, 0, n)) {
+    const a = arenaOf(A.buffer);
+    const xo = a < 0 ? -1 : vectorIn(a, x, n, 0);
+    if (xo >= 0) {
+      arenaKernelsAt(a).syr(A.byteOffset, n, alpha, xo, ld);
+      return;
+    }
   }
   syrUpperScalar(A, n, alpha, x, ld);
 }

@@ -1,6 +1,7 @@
 export { axpy, gemvT, scal, setScaledIdentity, symmetrizeUpper } from "./blas.js";
 export * from "./decompositions.js";
 export {
+  allocF32,
   allocF64,
   allocF64From,
   dot,
@@ -15,7 +16,19 @@ export {
   symvUpper,
   syrUpper,
 } from "./dispatch.js";
+export * from "./eigen-update.js";
 export * from "./inverse.js";
 export * from "./kernels.js";
+export {
+  mirror32Length,
+  mirrorUpper,
+  paddedLength,
+  quadFormMirror32,
+  quadFormMirror32Scalar,
+  roundToF32,
+  syrUpperMirrored,
+  syrUpperMirroredScalar,
+} from "./mirror32.js";
 export * from "./rff.js";
+export * from "./secular.js";
 export * from "./softmax.js";

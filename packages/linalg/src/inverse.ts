@@ -1,4 +1,5 @@
 import { dot, symvUpper, syrUpper } from "./dispatch.js";
+import { syrUpperMirrored } from "./mirror32.js";
 
 /**
  * Sherman-Morrison: given the upper triangle of Ainv = A^-1 (symmetric n x n), makes it
@@ -34,6 +35,24 @@ export function shermanMorrisonWithU(
 ): number {
   const denom = 1 + w * dot(x, u, n);
   syrUpper(Ainv, n, -w / denom, u, ld);
+  return denom;
+}
+
+/**
+ * {@link shermanMorrisonWithU} that also keeps a single-precision mirror M of Ainv in step (see
+ * `mirror32.ts`): Ainv gets exactly the bits shermanMorrisonWithU would give it.
+ */
+export function shermanMorrisonWithUMirrored(
+  Ainv: Float64Array,
+  n: number,
+  x: Float64Array,
+  u: Float64Array,
+  M: Float32Array,
+  w = 1,
+  ld = n,
+): number {
+  const denom = 1 + w * dot(x, u, n);
+  syrUpperMirrored(Ainv, n, -w / denom, u, M, ld);
   return denom;
 }
 

@@ -1,20 +1,27 @@
 /**
- * The WebAssembly side of linalg: one shared `WebAssembly.Memory`, the SIMD kernel module
- * instantiated on it at load time, and `allocF64`, which places Float64Arrays inside that memory so
- * the kernels can reach them.
+ * The WebAssembly side of linalg: the SIMD kernel module instantiated on WebAssembly memory at load
+ * time, and `allocF64` / `allocF32`, which place typed arrays inside that memory so the kernels can
+ * reach them.
  *
- * - The memory is created with `shared: true`: growing a shared memory never detaches the existing
- *   Float64Array views (a plain memory's ArrayBuffer is detached on every grow). Each grow does make
- *   `memory.buffer` a *new* SharedArrayBuffer object over the same bytes, so membership is checked
- *   against every buffer generation seen so far (a handful: the memory at least doubles per grow).
- * - Allocation: size classes of 2^k x {1, 1.25, 1.5, 1.75} bytes (>= 64, so at most 25% waste and
- *   16-byte alignment), one free list per class, bump allocation otherwise. `freeF64` returns a block;
- *   a FinalizationRegistry returns it when the view is garbage-collected, as a safety net.
- * - Fallback to plain `new Float64Array(n)` (and the TypeScript kernels) when WebAssembly SIMD or
- *   shared memory is unavailable, when `ROUTEKIT_LINALG=scalar` is set in the environment, or when
- *   the memory cannot grow any more.
+ * Two memory modes, chosen once at load time:
+ * - **shared** (when `SharedArrayBuffer` exists, e.g. Node or a cross-origin-isolated page): one
+ *   `WebAssembly.Memory({ shared: true })`. Growing a shared memory never detaches the existing
+ *   views; each grow does make `memory.buffer` a *new* SharedArrayBuffer object over the same bytes,
+ *   so membership is checked against every buffer generation seen (a handful: it at least doubles).
+ * - **arenas** (no `SharedArrayBuffer`: a page without cross-origin isolation, some edge runtimes; or
+ *   `ROUTEKIT_LINALG=unshared`): plain memories that are **never grown**, because growing a plain
+ *   memory detaches its ArrayBuffer and with it every Float64Array a caller holds. When an arena is
+ *   full, a new, larger memory (with its own instance of the kernels) is opened instead. A kernel
+ *   runs in WebAssembly when all its arrays are in one arena, otherwise its TypeScript twin runs
+ *   (same bits, slower). No view is ever invalidated, so there is nothing to re-create.
+ *
+ * Allocation: size classes of 2^k x {1, 1.25, 1.5, 1.75} bytes (>= 64, so at most 25% waste and
+ * 16-byte alignment), one free list per class, bump allocation otherwise. `freeF64` returns a block;
+ * a FinalizationRegistry returns it when the view is garbage-collected, as a safety net.
+ * Fallback to plain `new Float64Array(n)` (and the TypeScript kernels) when WebAssembly SIMD is
+ * unavailable, when `ROUTEKIT_LINALG=scalar` is set in the environment, or when no memory is left.
  */
-import { KERNELS_WASM_BASE64 } from "./wasm/kernels.generated.js";
+import { KERNELS_WASM_BASE64, KERNELS_WASM_UNSHARED_BASE64 } from "./wasm/kernels.generated.js";
 
 /** The exports of wasm/kernels.wat (pointers are byte offsets, ld in elements). */
 export interface WasmKernels {
@@ -23,6 +30,9 @@ export interface WasmKernels {
   symv(A: number, n: number, x: number, y: number, ld: number): void;
   quad(A: number, n: number, x: number, ld: number): number;
   syr(A: number, n: number, alpha: number, x: number, ld: number): void;
+  quad32(M: number, n: number, x32: number, x: number): number;
+  syrmirror(A: number, n: number, alpha: number, x: number, ld: number, M: number): void;
+  mirror(A: number, n: number, ld: number, M: number): void;
 }
 
 /** The slice of the WebAssembly JS API used here (typed locally: the repo compiles without lib.dom). */
@@ -33,13 +43,16 @@ interface WasmMemory {
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: object) => { readonly exports: unknown };
-  Memory: new (descriptor: { initial: number; maximum: number; shared: boolean }) => WasmMemory;
+  Memory: new (descriptor: { initial: number; maximum?: number; shared?: boolean }) => WasmMemory;
 }
 
 const PAGE = 65536;
-const INITIAL_PAGES = 64; // 4 MiB
+const INITIAL_PAGES = 64; // 4 MiB (shared mode; it grows)
 /** Maximum sizes tried in turn (pages): 2 GiB, 1 GiB, 256 MiB. Only address space is reserved. */
 const MAX_PAGES_TRIED = [32768, 16384, 4096];
+/** Arena mode: the first arena's size (64 MiB, falling back to 16 MiB) and the total cap (2 GiB). */
+const ARENA_PAGES_TRIED = [1024, 256];
+const ARENA_TOTAL_PAGES = 32768;
 
 export type LinalgBackend = "wasm-simd" | "scalar";
 
@@ -52,66 +65,180 @@ function decodeBase64(s: string): Uint8Array {
   return out;
 }
 
-function scalarRequested(): boolean {
+function requestedMode(): string | undefined {
   const proc = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
-  return proc?.env?.ROUTEKIT_LINALG === "scalar";
+  return proc?.env?.ROUTEKIT_LINALG;
 }
 
+/** One WebAssembly memory with its own kernel instance. */
+interface Arena {
+  readonly memory: WasmMemory;
+  readonly kernels: WasmKernels;
+  /** Bump pointer (bytes). Offset 0..63 stays unused, so no live block has byte offset 0. */
+  top: number;
+  /** Views over the staging slots (see {@link stageF64}); the slots lie inside the first memory size. */
+  readonly f64: Float64Array;
+  readonly f32: Float32Array;
+}
+
+/**
+ * Each memory keeps STAGE_SLOTS slots of STAGE_SLOT_BYTES at byte offset 64 for the vectors of a call
+ * whose matrix is in this memory but whose vectors are not (another arena, or plain arrays): the kernel
+ * dispatch copies them in and out, O(n) around an O(n^2) kernel, instead of running the TypeScript twin.
+ */
+const STAGE_SLOT_BYTES = 65536;
+const STAGE_SLOTS = 2;
+const STAGE_BASE = 64;
+
 interface Runtime {
-  memory: WasmMemory;
-  kernels: WasmKernels;
-  maxPages: number;
+  readonly shared: boolean;
+  readonly WA: WasmApi;
+  readonly module: object;
+  readonly arenas: Arena[];
+  /** Shared mode: the memory's maximum (pages). */
+  readonly maxPages: number;
+  /** Arena mode: pages of all arenas so far. */
+  pagesUsed: number;
+}
+
+function newArena(rt: { WA: WasmApi; module: object }, memory: WasmMemory): Arena {
+  const instance = new rt.WA.Instance(rt.module, { env: { memory } });
+  const end = STAGE_BASE + STAGE_SLOTS * STAGE_SLOT_BYTES;
+  return {
+    memory,
+    kernels: instance.exports as unknown as WasmKernels,
+    top: end,
+    f64: new Float64Array(memory.buffer, STAGE_BASE, (end - STAGE_BASE) / 8),
+    f32: new Float32Array(memory.buffer, STAGE_BASE, (end - STAGE_BASE) / 4),
+  };
+}
+
+function initShared(WA: WasmApi): Runtime | null {
+  const module = new WA.Module(decodeBase64(KERNELS_WASM_BASE64));
+  for (const maxPages of MAX_PAGES_TRIED) {
+    let memory: WasmMemory;
+    try {
+      memory = new WA.Memory({ initial: INITIAL_PAGES, maximum: maxPages, shared: true });
+    } catch {
+      continue; // address space too tight for this maximum: try a smaller one
+    }
+    return { shared: true, WA, module, arenas: [newArena({ WA, module }, memory)], maxPages, pagesUsed: INITIAL_PAGES };
+  }
+  return null;
+}
+
+function initArenas(WA: WasmApi): Runtime | null {
+  const module = new WA.Module(decodeBase64(KERNELS_WASM_UNSHARED_BASE64));
+  for (const pages of ARENA_PAGES_TRIED) {
+    let memory: WasmMemory;
+    try {
+      memory = new WA.Memory({ initial: pages });
+    } catch {
+      continue;
+    }
+    return { shared: false, WA, module, arenas: [newArena({ WA, module }, memory)], maxPages: pages, pagesUsed: pages };
+  }
+  return null;
 }
 
 function init(): Runtime | null {
-  if (scalarRequested()) return null;
+  const mode = requestedMode();
+  if (mode === "scalar") return null;
   const WA = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
-  if (WA === undefined || typeof SharedArrayBuffer !== "function") return null;
+  if (WA === undefined) return null;
   try {
-    const module = new WA.Module(decodeBase64(KERNELS_WASM_BASE64));
-    for (const maxPages of MAX_PAGES_TRIED) {
-      let memory: WasmMemory;
-      try {
-        memory = new WA.Memory({ initial: INITIAL_PAGES, maximum: maxPages, shared: true });
-      } catch {
-        continue; // address space too tight for this maximum: try a smaller one
-      }
-      const instance = new WA.Instance(module, { env: { memory } });
-      return { memory, kernels: instance.exports as unknown as WasmKernels, maxPages };
+    if (mode !== "unshared" && typeof SharedArrayBuffer === "function") {
+      const rt = initShared(WA);
+      if (rt !== null) return rt;
     }
+    return initArenas(WA);
   } catch {
-    // No SIMD, no threads (shared memory) or no WebAssembly at all: TypeScript kernels only.
+    // No SIMD (the module fails to compile) or no WebAssembly at all: TypeScript kernels only.
   }
   return null;
 }
 
 const runtime = init();
 
-/** The kernels, or null on the scalar backend. */
-export const wasmKernels: WasmKernels | null = runtime?.kernels ?? null;
+/** The first arena's kernels, or null on the scalar backend (for callers that only need to know). */
+export const wasmKernels: WasmKernels | null = runtime?.arenas[0]?.kernels ?? null;
 
 /** Which implementation the hot kernels use for arrays from {@link allocF64}. */
 export function linalgBackend(): LinalgBackend {
   return runtime === null ? "scalar" : "wasm-simd";
 }
 
-// ------------------------------------------------------------------ buffer generations
+// ------------------------------------------------------------------ buffer -> arena
 
-/** The current memory.buffer, checked first. */
-let currentBuffer: ArrayBufferLike | null = runtime?.memory.buffer ?? null;
-/** Every memory.buffer object seen before the last grow. */
-const olderBuffers: ArrayBufferLike[] = [];
-
-/** True when `buf` is (a generation of) the WebAssembly memory's buffer. */
-export function isWasmBuffer(buf: ArrayBufferLike): boolean {
-  if (buf === currentBuffer) return true;
-  for (let i = 0; i < olderBuffers.length; i++) if (olderBuffers[i] === buf) return true;
-  return false;
+/** Every ArrayBuffer object of WebAssembly memory seen (shared mode: all generations), and its arena. */
+const knownBuffers: ArrayBufferLike[] = [];
+const knownArena: number[] = [];
+/** Kernels by arena index. */
+const arenaKernels: WasmKernels[] = [];
+if (runtime !== null) {
+  knownBuffers.push(runtime.arenas[0]?.memory.buffer as ArrayBufferLike);
+  knownArena.push(0);
+  arenaKernels.push(runtime.arenas[0]?.kernels as WasmKernels);
 }
 
-/** True when `a` lives in the WebAssembly memory, so the SIMD kernels can operate on it. */
-export function isInWasmMemory(a: Float64Array): boolean {
-  return isWasmBuffer(a.buffer);
+/** Index of the arena whose memory `buf` is, or -1 (plain memory). The newest buffer is checked first. */
+export function arenaOf(buf: ArrayBufferLike): number {
+  for (let i = knownBuffers.length - 1; i >= 0; i--) if (knownBuffers[i] === buf) return knownArena[i] as number;
+  return -1;
+}
+
+/** The kernels that can reach arrays in `buf`, or null. */
+export function kernelsFor(buf: ArrayBufferLike): WasmKernels | null {
+  const a = arenaOf(buf);
+  return a < 0 ? null : (arenaKernels[a] as WasmKernels);
+}
+
+/** True when `buf` is (a generation of) a WebAssembly memory's buffer. */
+export function isWasmBuffer(buf: ArrayBufferLike): boolean {
+  return arenaOf(buf) >= 0;
+}
+
+/** True when `a` lives in WebAssembly memory, so the SIMD kernels can operate on it. */
+export function isInWasmMemory(a: Float64Array | Float32Array): boolean {
+  return arenaOf(a.buffer) >= 0;
+}
+
+// ------------------------------------------------------------------ staging
+
+/**
+ * Copies src[off .. off+n) into staging slot `slot` of arena `a`; returns the slot's byte offset in that
+ * memory, or -1 when n does not fit a slot.
+ */
+export function stageF64(a: number, slot: number, src: ArrayLike<number>, off: number, n: number): number {
+  if (runtime === null || n > STAGE_SLOT_BYTES / 8) return -1;
+  const view = (runtime.arenas[a] as Arena).f64;
+  const base = (slot * STAGE_SLOT_BYTES) / 8;
+  for (let i = 0; i < n; i++) view[base + i] = src[off + i] as number;
+  return STAGE_BASE + slot * STAGE_SLOT_BYTES;
+}
+
+/** {@link stageF64} for Float32 data. */
+export function stageF32(a: number, slot: number, src: Float32Array, n: number): number {
+  if (runtime === null || n > STAGE_SLOT_BYTES / 4) return -1;
+  (runtime.arenas[a] as Arena).f32.set(src.subarray(0, n), (slot * STAGE_SLOT_BYTES) / 4);
+  return STAGE_BASE + slot * STAGE_SLOT_BYTES;
+}
+
+/** The byte offset of an (uninitialised) staging slot for n doubles, or -1 when they do not fit. */
+export function stageSlot(slot: number, n: number): number {
+  return n > STAGE_SLOT_BYTES / 8 ? -1 : STAGE_BASE + slot * STAGE_SLOT_BYTES;
+}
+
+/** Copies n doubles from staging slot `slot` of arena `a` to dst[0 .. n). */
+export function unstageF64(a: number, slot: number, dst: Float64Array, n: number): void {
+  const view = (runtime as Runtime).arenas[a] as Arena;
+  const base = (slot * STAGE_SLOT_BYTES) / 8;
+  dst.set(view.f64.subarray(base, base + n));
+}
+
+/** The kernels of arena `a`. */
+export function arenaKernelsAt(a: number): WasmKernels {
+  return arenaKernels[a] as WasmKernels;
 }
 
 // ------------------------------------------------------------------ allocator
@@ -122,7 +249,7 @@ interface Block {
   readonly length: number;
 }
 interface Held {
-  readonly offset: number;
+  readonly key: number;
   readonly serial: number;
 }
 
@@ -135,38 +262,37 @@ export function sizeClassBytes(bytes: number): number {
   return base + quarter * Math.ceil((bytes - base) / quarter);
 }
 
+/** A block's key: arena index * 2^32 + byte offset. */
+const ARENA_SHIFT = 2 ** 32;
 const freeLists = new Map<number, number[]>();
 const live = new Map<number, Block>();
-let top = 64; // offset 0 stays unused, so no live block has byte offset 0
 let serials = 0;
 let bytesInUse = 0;
 
-function release(offset: number, block: Block): void {
-  live.delete(offset);
+function release(key: number, block: Block): void {
+  live.delete(key);
   bytesInUse -= block.size;
   let list = freeLists.get(block.size);
   if (list === undefined) freeLists.set(block.size, (list = []));
-  list.push(offset);
+  list.push(key);
 }
 
 const registry =
   typeof FinalizationRegistry === "function"
     ? new FinalizationRegistry<Held>((held) => {
-        const block = live.get(held.offset);
+        const block = live.get(held.key);
         // The block may already have been freed explicitly and handed to a new owner.
-        if (block !== undefined && block.serial === held.serial) release(held.offset, block);
+        if (block !== undefined && block.serial === held.serial) release(held.key, block);
       })
     : null;
 
-/** Grows the memory so that [top, top + bytes) fits; false when it cannot. */
-function ensure(bytes: number): boolean {
-  if (runtime === null) return false;
-  const mem = runtime.memory;
+/** Shared mode: grows the one memory so that `bytes` more fit. False when it cannot. */
+function growShared(rt: Runtime, arena: Arena, bytes: number): boolean {
+  const mem = arena.memory;
   const have = mem.buffer.byteLength;
-  if (top + bytes <= have) return true;
-  const needPages = Math.ceil((top + bytes - have) / PAGE);
+  const needPages = Math.ceil((arena.top + bytes - have) / PAGE);
   const havePages = have / PAGE;
-  const room = runtime.maxPages - havePages;
+  const room = rt.maxPages - havePages;
   if (needPages > room) return false;
   const pages = Math.min(room, Math.max(needPages, havePages)); // at least double: few generations
   try {
@@ -174,40 +300,96 @@ function ensure(bytes: number): boolean {
   } catch {
     return false;
   }
-  if (currentBuffer !== null) olderBuffers.push(currentBuffer);
-  currentBuffer = mem.buffer;
+  knownBuffers.push(mem.buffer);
+  knownArena.push(0);
   return true;
 }
 
+/** Arena mode: opens a new memory at least twice the last one and large enough for `bytes`. */
+function openArena(rt: Runtime, bytes: number): boolean {
+  const last = rt.arenas[rt.arenas.length - 1] as Arena;
+  const lastPages = last.memory.buffer.byteLength / PAGE;
+  const pages = Math.max(2 * lastPages, Math.ceil((bytes + STAGE_BASE + STAGE_SLOTS * STAGE_SLOT_BYTES) / PAGE));
+  if (rt.pagesUsed + pages > ARENA_TOTAL_PAGES) return false;
+  let memory: WasmMemory;
+  try {
+    memory = new rt.WA.Memory({ initial: pages });
+  } catch {
+    return false;
+  }
+  const arena = newArena(rt, memory);
+  rt.arenas.push(arena);
+  rt.pagesUsed += pages;
+  knownBuffers.push(memory.buffer);
+  knownArena.push(rt.arenas.length - 1);
+  arenaKernels.push(arena.kernels);
+  return true;
+}
+
+/** Reserves `size` bytes: the block key, or -1 when no memory is left. */
+function bump(rt: Runtime, size: number): number {
+  let index = rt.arenas.length - 1;
+  let arena = rt.arenas[index] as Arena;
+  if (arena.top + size > arena.memory.buffer.byteLength) {
+    if (rt.shared) {
+      if (!growShared(rt, arena, size)) return -1;
+    } else {
+      if (!openArena(rt, size)) return -1;
+      index = rt.arenas.length - 1;
+      arena = rt.arenas[index] as Arena;
+    }
+  }
+  const offset = arena.top;
+  arena.top += size;
+  return index * ARENA_SHIFT + offset;
+}
+
+type Make<T> = new (buffer: ArrayBufferLike, byteOffset: number, length: number) => T;
+
+function alloc<T extends Float64Array | Float32Array>(
+  n: number,
+  bytesPer: number,
+  Ctor: Make<T>,
+  plain: (n: number) => T,
+): T {
+  if (!(Number.isInteger(n) && n >= 0))
+    throw new RangeError(`allocF${bytesPer * 8}: length must be an integer >= 0, got ${n}`);
+  if (runtime === null || n === 0 || n > 0x10000000) return plain(n);
+  const size = sizeClassBytes(n * bytesPer);
+  const list = freeLists.get(size);
+  let key: number;
+  let reused = false;
+  if (list !== undefined && list.length > 0) {
+    key = list.pop() as number;
+    reused = true;
+  } else {
+    key = bump(runtime, size);
+    if (key < 0) return plain(n);
+  }
+  const arena = runtime.arenas[Math.floor(key / ARENA_SHIFT)] as Arena;
+  const view = new Ctor(arena.memory.buffer, key % ARENA_SHIFT, n);
+  if (reused) view.fill(0);
+  const serial = ++serials;
+  live.set(key, { serial, size, length: n * bytesPer });
+  bytesInUse += size;
+  registry?.register(view, { key, serial }, view);
+  return view;
+}
+
 /**
- * A Float64Array of `n` zeros, inside the WebAssembly memory when the SIMD backend is active (so the
- * hot kernels run in WebAssembly on it), otherwise a plain `new Float64Array(n)`.
+ * A Float64Array of `n` zeros, inside WebAssembly memory when the SIMD backend is active (so the hot
+ * kernels run in WebAssembly on it), otherwise a plain `new Float64Array(n)`.
  *
  * Release it with {@link freeF64} when done (optional: it is also reclaimed once garbage-collected).
  * Keep the returned array itself alive while any view derived from it (`subarray`) is in use.
  */
 export function allocF64(n: number): Float64Array {
-  if (!(Number.isInteger(n) && n >= 0)) throw new RangeError(`allocF64: length must be an integer >= 0, got ${n}`);
-  if (runtime === null || n === 0 || n > 0x10000000) return new Float64Array(n);
-  const size = sizeClassBytes(n * 8);
-  const list = freeLists.get(size);
-  let offset: number;
-  let reused = false;
-  if (list !== undefined && list.length > 0) {
-    offset = list.pop() as number;
-    reused = true;
-  } else {
-    if (!ensure(size)) return new Float64Array(n);
-    offset = top;
-    top += size;
-  }
-  const view = new Float64Array(runtime.memory.buffer, offset, n);
-  if (reused) view.fill(0);
-  const serial = ++serials;
-  live.set(offset, { serial, size, length: n });
-  bytesInUse += size;
-  registry?.register(view, { offset, serial }, view);
-  return view;
+  return alloc(n, 8, Float64Array, (k) => new Float64Array(k));
+}
+
+/** Like {@link allocF64}, for a Float32Array (single-precision mirrors, see `Mirror32`). */
+export function allocF32(n: number): Float32Array {
+  return alloc(n, 4, Float32Array, (k) => new Float32Array(k));
 }
 
 /** A copy of `src` placed by {@link allocF64}, e.g. to move a snapshot-decoded array into WebAssembly reach. */
@@ -218,42 +400,53 @@ export function allocF64From(src: ArrayLike<number>): Float64Array {
 }
 
 /**
- * Returns an array from {@link allocF64} to the allocator; the array must not be used afterwards.
- * Returns false (and does nothing) for arrays it does not own: plain Float64Arrays, subarrays,
- * or a block already freed.
+ * Returns an array from {@link allocF64} or {@link allocF32} to the allocator; the array must not be
+ * used afterwards. Returns false (and does nothing) for arrays it does not own: plain arrays,
+ * subarrays, or a block already freed.
  */
-export function freeF64(a: Float64Array): boolean {
-  if (runtime === null || !isWasmBuffer(a.buffer)) return false;
-  const block = live.get(a.byteOffset);
-  if (block === undefined || block.length !== a.length) return false;
+export function freeF64(a: Float64Array | Float32Array): boolean {
+  if (runtime === null) return false;
+  const index = arenaOf(a.buffer);
+  if (index < 0) return false;
+  const key = index * ARENA_SHIFT + a.byteOffset;
+  const block = live.get(key);
+  if (block === undefined || block.length !== a.byteLength) return false;
   registry?.unregister(a);
-  release(a.byteOffset, block);
+  release(key, block);
   return true;
 }
 
 /** Allocator statistics (all 0 on the scalar backend). */
 export interface LinalgMemoryStats {
   readonly backend: LinalgBackend;
-  /** Size of the WebAssembly memory. */
+  /** True for one growable shared memory, false for fixed-size plain memories (arenas). */
+  readonly sharedMemory: boolean;
+  /** Number of WebAssembly memories (1 in shared mode). */
+  readonly arenas: number;
+  /** Size of the WebAssembly memories together. */
   readonly bytesReserved: number;
   /** Bytes in live blocks (rounded up to their size class). */
   readonly bytesInUse: number;
   /** Bytes in blocks waiting on free lists. */
   readonly bytesFree: number;
   readonly liveBlocks: number;
-  /** Times the memory grew (number of buffer generations - 1). */
+  /** Times more memory was needed: grows of the shared memory, or arenas opened after the first. */
   readonly grows: number;
 }
 
 export function linalgMemoryStats(): LinalgMemoryStats {
   let bytesFree = 0;
   for (const [size, list] of freeLists) bytesFree += size * list.length;
+  let bytesReserved = 0;
+  for (const a of runtime?.arenas ?? []) bytesReserved += a.memory.buffer.byteLength;
   return {
     backend: linalgBackend(),
-    bytesReserved: runtime?.memory.buffer.byteLength ?? 0,
+    sharedMemory: runtime?.shared ?? false,
+    arenas: runtime?.arenas.length ?? 0,
+    bytesReserved,
     bytesInUse,
     bytesFree,
     liveBlocks: live.size,
-    grows: olderBuffers.length,
+    grows: runtime === null ? 0 : knownBuffers.length - 1,
   };
 }

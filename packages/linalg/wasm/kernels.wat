@@ -1,7 +1,8 @@
 ;; RouteKit linalg hot kernels in WebAssembly SIMD (f64x2).
 ;;
 ;; Conventions (same as src/blas.ts):
-;; - every pointer is a byte offset into the imported shared memory;
+;; - every pointer is a byte offset into the imported memory (shared, or plain in the "unshared" build,
+;;   which scripts/build-wasm.mjs derives from this file by dropping the `shared` flag);
 ;; - matrices are row-major with a leading dimension `ld` given in elements (ld >= columns);
 ;; - symmetric matrices are read (and written) in their upper triangle only (j >= i).
 ;;
@@ -201,6 +202,127 @@
               (then
                 (f64.store (local.get $pa)
                   (f64.add (f64.load (local.get $pa)) (f64.mul (local.get $axi) (f64.load (local.get $px)))))))))
+        (local.set $A (i32.add (local.get $A) (local.get $step)))
+        (local.set $x (i32.add (local.get $x) (i32.const 8)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $rows))))
+
+  ;; ---------------------------------------------------------------- single-precision mirrors
+  ;; A mirror M of a symmetric n x n f64 matrix A (upper triangle) holds, in f32, row i from column
+  ;; c = i & ~3 to np - 1 (np = n rounded up to a multiple of 4): 0 for c <= j < i, A[i][i] at j = i,
+  ;; 2 A[i][j] for i < j < n, 0 for j >= n. Rows follow each other; every row length is a multiple of 4.
+  ;; Then x^T A x = sum_i x[i] * (row i . x32[c..np)), which quad32 computes with f32x4 products and
+  ;; sums within a row (16 partial sums s0..s15 in a0..a3, s_k taking the terms k (mod 16) of whole
+  ;; blocks of 16, remaining blocks of 4 going to a0; row sum ((s0+s4)+(s8+s12)) + ... as
+  ;; t = (a0+a1)+(a2+a3), r = (t0+t1)+(t2+t3)) and f64 across rows (blas32.ts has the same order).
+
+  ;; f32 dot product of a mirror row (p) with x32 (q) over L entries (L a multiple of 4).
+  (func $rowdot32 (param $p i32) (param $q i32) (param $L i32) (result f32)
+    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128) (local $end i32)
+    (local.set $end (i32.add (local.get $p) (i32.shl (i32.and (local.get $L) (i32.const -16)) (i32.const 2))))
+    (block $done16
+      (loop $blocks
+        (br_if $done16 (i32.ge_u (local.get $p) (local.get $end)))
+        (local.set $a0 (f32x4.add (local.get $a0) (f32x4.mul (v128.load (local.get $p)) (v128.load (local.get $q)))))
+        (local.set $a1 (f32x4.add (local.get $a1)
+          (f32x4.mul (v128.load offset=16 (local.get $p)) (v128.load offset=16 (local.get $q)))))
+        (local.set $a2 (f32x4.add (local.get $a2)
+          (f32x4.mul (v128.load offset=32 (local.get $p)) (v128.load offset=32 (local.get $q)))))
+        (local.set $a3 (f32x4.add (local.get $a3)
+          (f32x4.mul (v128.load offset=48 (local.get $p)) (v128.load offset=48 (local.get $q)))))
+        (local.set $p (i32.add (local.get $p) (i32.const 64)))
+        (local.set $q (i32.add (local.get $q) (i32.const 64)))
+        (br $blocks)))
+    (local.set $end (i32.add (local.get $p) (i32.shl (i32.and (local.get $L) (i32.const 12)) (i32.const 2))))
+    (block $done4
+      (loop $quads
+        (br_if $done4 (i32.ge_u (local.get $p) (local.get $end)))
+        (local.set $a0 (f32x4.add (local.get $a0) (f32x4.mul (v128.load (local.get $p)) (v128.load (local.get $q)))))
+        (local.set $p (i32.add (local.get $p) (i32.const 16)))
+        (local.set $q (i32.add (local.get $q) (i32.const 16)))
+        (br $quads)))
+    (local.set $a0 (f32x4.add (f32x4.add (local.get $a0) (local.get $a1)) (f32x4.add (local.get $a2) (local.get $a3))))
+    (f32.add
+      (f32.add (f32x4.extract_lane 0 (local.get $a0)) (f32x4.extract_lane 1 (local.get $a0)))
+      (f32.add (f32x4.extract_lane 2 (local.get $a0)) (f32x4.extract_lane 3 (local.get $a0)))))
+
+  ;; x^T A x from the mirror M of A: x32 holds x rounded to f32 (np entries, zero padded), x the f64 x.
+  (func (export "quad32") (param $M i32) (param $n i32) (param $x32 i32) (param $x i32) (result f64)
+    (local $i i32) (local $np i32) (local $L i32) (local $total f64)
+    (local.set $np (i32.and (i32.add (local.get $n) (i32.const 3)) (i32.const -4)))
+    (block $done
+      (loop $rows
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $L (i32.sub (local.get $np) (i32.and (local.get $i) (i32.const -4))))
+        (local.set $total (f64.add (local.get $total)
+          (f64.mul (f64.load (local.get $x))
+            (f64.promote_f32 (call $rowdot32 (local.get $M)
+              (i32.add (local.get $x32) (i32.shl (i32.and (local.get $i) (i32.const -4)) (i32.const 2)))
+              (local.get $L))))))
+        (local.set $M (i32.add (local.get $M) (i32.shl (local.get $L) (i32.const 2))))
+        (local.set $x (i32.add (local.get $x) (i32.const 8)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $rows)))
+    (local.get $total))
+
+  ;; syr (A += alpha x x^T on the upper triangle, exactly as above) keeping the mirror M of A in step:
+  ;; each new value 2 A[i][j] goes to the mirror as it is computed (the diagonal entry, written as
+  ;; 2 A[i][i] by the block loop, is then overwritten by A[i][i]).
+  (func (export "syrmirror") (param $A i32) (param $n i32) (param $alpha f64) (param $x i32) (param $ld i32)
+    (param $M i32)
+    (local $i i32) (local $step i32) (local $pa i32) (local $px i32) (local $pm i32) (local $end i32)
+    (local $m i32) (local $np i32) (local $L i32)
+    (local $axi f64) (local $vax v128) (local $v0 v128) (local $v1 v128)
+    (local.set $step (i32.shl (i32.add (local.get $ld) (i32.const 1)) (i32.const 3)))
+    (local.set $np (i32.and (i32.add (local.get $n) (i32.const 3)) (i32.const -4)))
+    (block $done
+      (loop $rows
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $L (i32.sub (local.get $np) (i32.and (local.get $i) (i32.const -4))))
+        (local.set $axi (f64.mul (local.get $alpha) (f64.load (local.get $x))))
+        (if (f64.ne (local.get $axi) (f64.const 0))
+          (then
+            (local.set $vax (f64x2.splat (local.get $axi)))
+            (local.set $pa (local.get $A))
+            (local.set $px (local.get $x))
+            ;; the mirror entry of column i
+            (local.set $pm (i32.add (local.get $M) (i32.shl (i32.and (local.get $i) (i32.const 3)) (i32.const 2))))
+            (local.set $m (i32.sub (local.get $n) (local.get $i)))
+            (local.set $end (i32.add (local.get $pa) (i32.shl (i32.and (local.get $m) (i32.const -4)) (i32.const 3))))
+            (block $done4
+              (loop $blocks
+                (br_if $done4 (i32.ge_u (local.get $pa) (local.get $end)))
+                (local.set $v0 (f64x2.add (v128.load (local.get $pa)) (f64x2.mul (local.get $vax) (v128.load (local.get $px)))))
+                (local.set $v1 (f64x2.add (v128.load offset=16 (local.get $pa))
+                  (f64x2.mul (local.get $vax) (v128.load offset=16 (local.get $px)))))
+                (v128.store (local.get $pa) (local.get $v0))
+                (v128.store offset=16 (local.get $pa) (local.get $v1))
+                (v128.store (local.get $pm)
+                  (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+                    (f32x4.demote_f64x2_zero (f64x2.mul (local.get $v0) (v128.const f64x2 2 2)))
+                    (f32x4.demote_f64x2_zero (f64x2.mul (local.get $v1) (v128.const f64x2 2 2)))))
+                (local.set $pa (i32.add (local.get $pa) (i32.const 32)))
+                (local.set $px (i32.add (local.get $px) (i32.const 32)))
+                (local.set $pm (i32.add (local.get $pm) (i32.const 16)))
+                (br $blocks)))
+            (if (i32.and (local.get $m) (i32.const 2))
+              (then
+                (local.set $v0 (f64x2.add (v128.load (local.get $pa)) (f64x2.mul (local.get $vax) (v128.load (local.get $px)))))
+                (v128.store (local.get $pa) (local.get $v0))
+                (v128.store64_lane 0 (local.get $pm)
+                  (f32x4.demote_f64x2_zero (f64x2.mul (local.get $v0) (v128.const f64x2 2 2))))
+                (local.set $pa (i32.add (local.get $pa) (i32.const 16)))
+                (local.set $px (i32.add (local.get $px) (i32.const 16)))
+                (local.set $pm (i32.add (local.get $pm) (i32.const 8)))))
+            (if (i32.and (local.get $m) (i32.const 1))
+              (then
+                (f64.store (local.get $pa)
+                  (f64.add (f64.load (local.get $pa)) (f64.mul (local.get $axi) (f64.load (local.get $px)))))
+                (f32.store (local.get $pm) (f32.demote_f64 (f64.mul (f64.load (local.get $pa)) (f64.const 2))))))
+            ;; the diagonal entry is A[i][i] itself
+            (f32.store (i32.add (local.get $M) (i32.shl (i32.and (local.get $i) (i32.const 3)) (i32.const 2)))
+              (f32.demote_f64 (f64.load (local.get $A))))))
+        (local.set $M (i32.add (local.get $M) (i32.shl (local.get $L) (i32.const 2))))
         (local.set $A (i32.add (local.get $A) (local.get $step)))
         (local.set $x (i32.add (local.get $x) (i32.const 8)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))

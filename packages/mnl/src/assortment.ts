@@ -1,5 +1,5 @@
 /**
- * Static MNL assortment optimisation (spec §2.5):
+ * Static MNL assortment optimisation:
  *   max_{|S| <= K} R(S) = sum_{i in S} v_i r_i / (v0 + sum_{i in S} v_i).
  *
  * - uniform revenues: the top-min(K, N) items by utility ({@link topK});
@@ -69,7 +69,7 @@ export class DinkelbachWorkspace {
 }
 
 /**
- * Exact capacitated MNL assortment by Dinkelbach's parametric method (spec §2.5(a)):
+ * Exact capacitated MNL assortment by Dinkelbach's parametric method:
  * lambda <- 0; repeat { C <- top-K of v_i (r_i - lambda) > 0; F = sum_C v_i(r_i - lambda) - v0 lambda;
  * stop when F <= eps max(1, lambda); S <- C; lambda <- R(S) }. F is convex, piecewise linear and strictly
  * decreasing with its root at R*, and lambda increases strictly, so it terminates at an optimal S

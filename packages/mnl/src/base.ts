@@ -5,23 +5,31 @@
  */
 import {
   type AssortmentDecision,
+  type AssortmentEvent,
+  type AssortmentEventDecision,
   type AssortmentFeedback,
   type AssortmentPolicy,
   type AssortmentQuery,
-  assertInt,
-  assertPositive,
   assertVector,
+  checkEvent,
+  checkNumber,
   DecisionLedger,
   type DecisionRef,
   ErrorCode,
+  EVENT_VERSION,
   encodeF64,
-  Float64Pool,
+  eventVector,
   type Json,
+  maxPendingOption,
+  numberOption,
+  ObjectPool,
   RouteKitError,
   readF64,
   readObject,
+  requiredNumber,
   type Snapshot,
   snapshotCorrupt,
+  vectorToJson,
 } from "@routekit/core";
 import { DinkelbachWorkspace, dinkelbachAssortment, topK } from "./assortment.js";
 
@@ -79,56 +87,75 @@ export function readFields<T extends Record<string, "number" | "string">>(
   return out as { [K in keyof T]: T[K] extends "number" ? number : string };
 }
 
-/** A pending decision: the offered items (query row indices) and their feature rows. */
-export interface PendingAssortment {
-  readonly items: readonly number[];
-  /** Pooled buffer of maxSize * dim values; the first items.length rows are the offered features. */
+/**
+ * A pending decision: the offered items (query row indices), their feature rows and, when the query
+ * had revenues, their revenues: exactly what its decision event carries, so update and learn agree.
+ */
+interface PendingAssortment {
+  items: readonly number[];
+  /** maxSize * contextDim values; the first items.length rows are the offered features (-0 stored as 0). */
   readonly X: Float64Array;
+  /** maxSize values; the first items.length are the offered items' revenues when `hasRevenues`. */
+  readonly r: Float64Array;
+  hasRevenues: boolean;
 }
 
+/** Options every MNL policy accepts. */
 export interface MnlCommonOptions {
-  /** Feature dimension d. */
-  dim: number;
-  /** Largest assortment K the policy will be asked for (queries may ask for fewer). */
+  /** Length d of each item's feature row (required, 1..4096). */
+  contextDim: number;
+  /** Largest assortment K the policy will be asked for (required; queries may ask for fewer). */
   maxSize: number;
-  /** Known attraction of the outside option (default 1). */
+  /** Known attraction v0 of the outside option (default 1), > 0. */
   v0?: number;
-  /** Clip the optimistic utilities to [lo, hi] before the assortment step (default none). */
+  /** Clip the optimistic utilities to [lo, hi] before the assortment step (default: the preset's, else none). */
   utilityClip?: readonly [number, number] | null;
-  /** Pending decisions kept for late feedback (default 100,000). */
+  /** Pending decisions kept for late feedback (default 100,000), an integer in [1, 10^7]. */
   maxPending?: number;
 }
 
 /** Validated common options (kept in snapshots). */
 export interface MnlCommonConfig {
-  readonly dim: number;
+  readonly contextDim: number;
   readonly maxSize: number;
   readonly v0: number;
   readonly utilityClip: readonly [number, number] | null;
   readonly maxPending: number;
 }
 
-export function readCommonOptions(o: MnlCommonOptions): MnlCommonConfig {
-  if (o === null || typeof o !== "object")
-    throw new RouteKitError(ErrorCode.InvalidArgument, "options must be an object");
-  assertInt(o.dim, "dim", 1, 4096);
-  assertInt(o.maxSize, "maxSize", 1, 1 << 20);
-  const v0 = o.v0 ?? 1;
-  assertPositive(v0, "v0");
-  const clip = o.utilityClip ?? null;
-  if (clip !== null) {
-    if (!Array.isArray(clip) || clip.length !== 2 || !(clip[0] <= clip[1]) || !clip.every(Number.isFinite)) {
-      throw new RouteKitError(ErrorCode.InvalidArgument, "utilityClip must be [lo, hi] with finite lo <= hi, or null");
-    }
+/** Largest item feature length accepted. */
+export const MAX_MNL_CONTEXT_DIM = 4096;
+/** Largest policy maxSize accepted. */
+export const MAX_MNL_SIZE = 1 << 20;
+
+function readClip(v: unknown): readonly [number, number] | null {
+  if (v === null) return null;
+  if (!Array.isArray(v) || v.length !== 2) {
+    throw new RouteKitError(ErrorCode.InvalidArgument, "option utilityClip must be [lo, hi] or null");
   }
-  const maxPending = o.maxPending ?? 100_000;
-  assertInt(maxPending, "maxPending", 1, Number.MAX_SAFE_INTEGER);
-  return { dim: o.dim, maxSize: o.maxSize, v0, utilityClip: clip ? [clip[0], clip[1]] : null, maxPending };
+  const lo = checkNumber(v[0], "option utilityClip[0]");
+  const hi = checkNumber(v[1], "option utilityClip[1]");
+  if (!(lo <= hi))
+    throw new RouteKitError(ErrorCode.OutOfRange, `option utilityClip needs lo <= hi, got [${lo}, ${hi}]`);
+  return [lo, hi];
+}
+
+/** Reads the common options with core's option readers (INVALID_ARGUMENT / NON_FINITE / OUT_OF_RANGE). */
+export function readCommonOptions(
+  o: Record<string, unknown>,
+  defaultClip: readonly [number, number] | null,
+): MnlCommonConfig {
+  const contextDim = requiredNumber(o, "contextDim", { integer: true, min: 1, max: MAX_MNL_CONTEXT_DIM });
+  const maxSize = requiredNumber(o, "maxSize", { integer: true, min: 1, max: MAX_MNL_SIZE });
+  const v0 = numberOption(o, "v0", 1, { min: 0, openMin: true });
+  const utilityClip = o.utilityClip === undefined ? defaultClip : readClip(o.utilityClip);
+  const maxPending = maxPendingOption(o);
+  return { contextDim, maxSize, v0, utilityClip, maxPending };
 }
 
 export function commonToJSON(c: MnlCommonConfig): Json {
   return {
-    dim: c.dim,
+    contextDim: c.contextDim,
     maxSize: c.maxSize,
     v0: c.v0,
     utilityClip: c.utilityClip ? [c.utilityClip[0], c.utilityClip[1]] : null,
@@ -136,72 +163,102 @@ export function commonToJSON(c: MnlCommonConfig): Json {
   };
 }
 
-export function commonFromJSON(j: Json | undefined): MnlCommonConfig {
-  const o = readFields(j, "common", { dim: "number", maxSize: "number", v0: "number", maxPending: "number" });
-  const clip = (j as Record<string, Json>).utilityClip;
-  if (clip !== null && !Array.isArray(clip))
-    throw new RouteKitError(ErrorCode.SnapshotCorrupt, 'snapshot field "common.utilityClip" must be null or [lo, hi]');
+/** Runs `fn` (a constructor from snapshot fields); any error it throws becomes SNAPSHOT_CORRUPT. */
+export function snapshotOptions<T>(fn: () => T): T {
   try {
-    return readCommonOptions({ ...o, utilityClip: clip as [number, number] | null });
+    return fn();
   } catch (e) {
     throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot options are invalid: ${(e as Error).message}`);
   }
 }
 
+export function commonFromJSON(j: Json | undefined): MnlCommonConfig {
+  const o = readFields(j, "common", { contextDim: "number", maxSize: "number", v0: "number", maxPending: "number" });
+  const clip = (j as Record<string, Json>).utilityClip;
+  if (clip !== null && !Array.isArray(clip)) snapshotCorrupt('"common.utilityClip"', "null or [lo, hi]");
+  return snapshotOptions(() => readCommonOptions({ ...o, utilityClip: clip }, null));
+}
+
+// Ranges of the query's counts, hoisted so select allocates no option objects.
+const COUNT = { integer: true, min: 0 } as const;
+const SIZE = { integer: true, min: 1 } as const;
+
+function eventError(what: string): never {
+  throw new RouteKitError(ErrorCode.InvalidEvent, `event ${what}`);
+}
+
+/**
+ * What OFU-MNL+, UCB-MNL and TS-MNL share: query and feedback validation, the pending-decision
+ * ledger, decision events, and the assortment step (top-K for uniform revenues, exact Dinkelbach otherwise).
+ */
 export abstract class MnlPolicyBase implements AssortmentPolicy {
   abstract readonly kind: string;
   readonly protocol = "assortment" as const;
-  readonly dim: number;
+  readonly contextDim: number;
   readonly maxSize: number;
   readonly v0: number;
   protected readonly common: MnlCommonConfig;
   protected readonly ledger: DecisionLedger<PendingAssortment>;
-  private readonly pool: Float64Pool;
+  private readonly records: ObjectPool<PendingAssortment>;
   /** Per-item scores of the current query (grown on demand). */
   protected util: Float64Array;
   private attract: Float64Array;
+  /** The query's features when given as a plain array (copied once, then validated). */
+  private fcopy: Float64Array;
   private readonly chosen: Int32Array;
   private readonly dws: DinkelbachWorkspace;
 
   protected constructor(common: MnlCommonConfig) {
     this.common = common;
-    this.dim = common.dim;
+    this.contextDim = common.contextDim;
     this.maxSize = common.maxSize;
     this.v0 = common.v0;
-    const rowLen = common.maxSize * common.dim;
-    this.pool = new Float64Pool(rowLen);
+    const rowLen = common.maxSize * common.contextDim;
+    this.records = new ObjectPool<PendingAssortment>(
+      () => ({ items: [], X: new Float64Array(rowLen), r: new Float64Array(common.maxSize), hasRevenues: false }),
+      1024,
+    );
     this.ledger = new DecisionLedger<PendingAssortment>(
       {
-        encode: (p) => ({ items: [...p.items], x: encodeF64(p.X.subarray(0, p.items.length * this.dim)) }),
-        decode: (j) => {
-          const o = j as { items?: unknown; x?: Json };
-          const items = o?.items;
-          if (
-            !Array.isArray(items) ||
-            items.length > this.maxSize ||
-            !items.every((i) => Number.isSafeInteger(i) && i >= 0) ||
-            new Set(items).size !== items.length
-          ) {
-            throw new RouteKitError(ErrorCode.SnapshotCorrupt, "pending decision has malformed items");
-          }
-          const x = readF64(o.x, "pending.x", items.length * this.dim);
-          if (firstOversizedRow(x, items.length, this.dim).index >= 0)
-            throw new RouteKitError(
-              ErrorCode.SnapshotCorrupt,
-              "pending decision has a feature row above the norm bound",
-            );
-          const X = this.pool.acquire();
-          X.set(x);
-          return { items: Object.freeze([...(items as number[])]), X };
+        encode: (p) => {
+          const n = p.items.length;
+          const o: Record<string, Json> = { items: [...p.items], x: encodeF64(p.X.subarray(0, n * this.contextDim)) };
+          if (p.hasRevenues) o.r = encodeF64(p.r.subarray(0, n));
+          return o;
         },
-        dispose: (p) => this.pool.release(p.X),
+        decode: (j) => this.decodePending(j),
+        dispose: (p) => this.records.release(p),
       },
       { maxPending: common.maxPending },
     );
     this.util = new Float64Array(128);
     this.attract = new Float64Array(128);
+    this.fcopy = new Float64Array(0);
     this.chosen = new Int32Array(common.maxSize);
     this.dws = new DinkelbachWorkspace(128);
+  }
+
+  private decodePending(j: Json): PendingAssortment {
+    const o = readObject(j, "pending decision");
+    const items = o.items;
+    if (
+      !Array.isArray(items) ||
+      items.length > this.maxSize ||
+      !items.every((i) => Number.isSafeInteger(i) && (i as number) >= 0) ||
+      new Set(items).size !== items.length
+    ) {
+      snapshotCorrupt("pending.items", `at most ${this.maxSize} distinct item indices`);
+    }
+    const n = items.length;
+    const x = readF64(o.x, "pending.x", n * this.contextDim);
+    if (firstOversizedRow(x, n, this.contextDim).index >= 0) snapshotCorrupt("pending.x", "rows within the norm bound");
+    const r = o.r === undefined ? undefined : readF64(o.r, "pending.r", n, (v) => v >= 0 && v <= 1);
+    const p = this.records.acquire();
+    p.items = Object.freeze([...(items as number[])]);
+    p.X.set(x);
+    p.hasRevenues = r !== undefined;
+    if (r) p.r.set(r);
+    return p;
   }
 
   get pendingDecisions(): number {
@@ -214,28 +271,47 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
   protected abstract scoreItems(features: Float64Array, n: number): void;
 
   /** Learns from one round with n offered rows in X and the choice position (-1 = outside). All-or-nothing. */
-  protected abstract learn(X: Float64Array, n: number, choice: number): void;
+  protected abstract learnRound(X: Float64Array, n: number, choice: number): void;
 
-  /** Validates a query; returns whether the revenues are uniform. Throws before any mutation. */
-  protected checkQuery(query: AssortmentQuery): boolean {
+  /**
+   * Validates a query and returns its features as a Float64Array read once (a plain array is copied
+   * first and the copy validated). Throws before any mutation: INVALID_ARGUMENT for wrong types,
+   * NON_FINITE, OUT_OF_RANGE (fractional or too large sizes, revenues outside [0, 1], rows above the
+   * norm bound), DIMENSION_MISMATCH, EMPTY_ASSORTMENT (no items, maxSize < 1).
+   */
+  private readQuery(query: AssortmentQuery): Float64Array {
     if (query === null || typeof query !== "object")
       throw new RouteKitError(ErrorCode.InvalidArgument, "query must be an AssortmentQuery object");
     const n = query.numItems;
-    if (!Number.isInteger(n) || n < 0)
-      throw new RouteKitError(ErrorCode.InvalidArgument, `query.numItems must be an integer >= 0, got ${String(n)}`);
     if (n === 0) throw new RouteKitError(ErrorCode.EmptyAssortment, "query has no items (numItems = 0)");
+    checkNumber(n, "query.numItems", COUNT);
     const K = query.maxSize;
-    if (!Number.isInteger(K) || K < 1)
-      throw new RouteKitError(ErrorCode.EmptyAssortment, `query.maxSize must be an integer >= 1, got ${String(K)}`);
+    if (typeof K === "number" && K < 1 && K > -Infinity)
+      throw new RouteKitError(ErrorCode.EmptyAssortment, `query.maxSize must be >= 1, got ${K}`);
+    checkNumber(K, "query.maxSize", SIZE);
     if (K > this.maxSize) {
       throw new RouteKitError(
         ErrorCode.OutOfRange,
         `query.maxSize ${K} exceeds the policy's maxSize ${this.maxSize} (set options.maxSize to the largest K)`,
       );
     }
-    assertVector(query.features, n * this.dim, `query.features (numItems x dim = ${n} x ${this.dim})`);
-    const big = firstOversizedRow(query.features, n, this.dim);
+    const d = this.contextDim;
+    let f = query.features as unknown;
+    if (!(f instanceof Float64Array)) {
+      if (!Array.isArray(f)) assertVector(f, n * d, `query.features (numItems x contextDim = ${n} x ${d})`);
+      const src = f as ArrayLike<number>;
+      if (src.length !== n * d) assertVector(src, n * d, `query.features (numItems x contextDim = ${n} x ${d})`);
+      if (this.fcopy.length < n * d) this.fcopy = new Float64Array(n * d);
+      const c = this.fcopy;
+      for (let i = 0; i < n * d; i++) c[i] = src[i] as number;
+      f = c.length === n * d ? c : c.subarray(0, n * d);
+    } else if (f.length !== n * d) {
+      assertVector(f, n * d, `query.features (numItems x contextDim = ${n} x ${d})`);
+    }
+    const feats = f as Float64Array;
+    const big = firstOversizedRow(feats, n, d);
     if (big.index >= 0) {
+      assertVector(feats, n * d, `query.features (numItems x contextDim = ${n} x ${d})`);
       throw new RouteKitError(
         ErrorCode.OutOfRange,
         `query.features row ${big.index} has squared norm ${big.sq}, expected <= ${MAX_FEATURE_SQUARED_NORM} ` +
@@ -244,33 +320,36 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
       );
     }
     const r = query.revenues;
-    if (r === undefined) return true;
-    assertVector(r, n, "query.revenues");
-    const r0 = r[0] as number;
-    let uniform = r0 > 0;
-    for (let i = 0; i < n; i++) {
-      const ri = r[i] as number;
-      if (!(ri >= 0 && ri <= 1)) {
-        throw new RouteKitError(ErrorCode.OutOfRange, `query.revenues[${i}] must be in [0, 1], got ${ri}`, {
-          index: i,
-        });
+    if (r !== undefined) {
+      assertVector(r, n, "query.revenues");
+      for (let i = 0; i < n; i++) {
+        const ri = r[i] as number;
+        if (!(ri >= 0 && ri <= 1)) {
+          throw new RouteKitError(ErrorCode.OutOfRange, `query.revenues[${i}] must be in [0, 1], got ${ri}`, {
+            index: i,
+          });
+        }
       }
-      if (ri !== r0) uniform = false;
     }
-    return uniform;
+    return feats;
   }
 
   select(query: AssortmentQuery): AssortmentDecision {
-    const uniform = this.checkQuery(query);
+    const f = this.readQuery(query);
     const n = query.numItems;
     const K = query.maxSize;
+    const rev = query.revenues;
+    let uniform = true;
+    if (rev !== undefined) {
+      const r0 = rev[0] as number;
+      uniform = r0 > 0;
+      for (let i = 1; i < n && uniform; i++) if (rev[i] !== r0) uniform = false;
+    }
     if (this.util.length < n) {
       this.util = new Float64Array(n);
       this.attract = new Float64Array(n);
       this.dws.ensure(n);
     }
-    // Plain-array input is accepted (validated above) and converted once; Float64Arrays are used as is.
-    const f = query.features instanceof Float64Array ? query.features : Float64Array.from(query.features);
     this.scoreItems(f, n);
     const util = this.util;
     const clip = this.common.utilityClip;
@@ -283,46 +362,85 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
       for (let i = 0; i < n; i++) if ((util[i] as number) > m) m = util[i] as number;
       const v = this.attract;
       for (let i = 0; i < n; i++) v[i] = Math.exp((util[i] as number) - m);
-      size = dinkelbachAssortment(
-        v,
-        query.revenues as ArrayLike<number>,
-        n,
-        K,
-        this.v0 * Math.exp(-m),
-        this.chosen,
-        this.dws,
-      );
+      size = dinkelbachAssortment(v, rev as ArrayLike<number>, n, K, this.v0 * Math.exp(-m), this.chosen, this.dws);
     }
     const items = new Array<number>(size);
     for (let j = 0; j < size; j++) items[j] = this.chosen[j] as number;
     Object.freeze(items);
-    const X = this.pool.acquire();
-    const d = this.dim;
+    const p = this.records.acquire();
+    p.items = items;
+    const X = p.X;
+    const d = this.contextDim;
     for (let j = 0; j < size; j++) {
       const src = (items[j] as number) * d;
-      for (let k = 0; k < d; k++) X[j * d + k] = f[src + k] as number;
+      // -0 is stored as 0 (x + 0), as a decision event writes it, so update and learn agree bitwise.
+      for (let k = 0; k < d; k++) X[j * d + k] = (f[src + k] as number) + 0;
     }
-    const id = this.ledger.issue({ items, X });
+    p.hasRevenues = rev !== undefined;
+    if (rev !== undefined) for (let j = 0; j < size; j++) p.r[j] = rev[items[j] as number] as number;
+    const id = this.ledger.issue(p);
     return { id, items };
   }
 
   update(decision: DecisionRef, feedback: AssortmentFeedback): void {
     const pending = this.ledger.get(decision);
+    const pos = this.choicePosition(pending.items, feedback);
+    const n = pending.items.length;
+    if (n > 0) this.learnRound(pending.X, n, pos);
+    this.ledger.settle(decision);
+  }
+
+  private choicePosition(items: readonly number[], feedback: AssortmentFeedback): number {
     if (feedback === null || typeof feedback !== "object")
       throw new RouteKitError(ErrorCode.InvalidArgument, "feedback must be an object { choice }");
     const c = feedback.choice;
-    let pos = -1;
-    if (c !== null) {
-      pos = typeof c === "number" ? pending.items.indexOf(c) : -1;
-      if (pos < 0) {
-        throw new RouteKitError(
-          ErrorCode.InvalidChoice,
-          `choice ${String(c)} is not one of the offered items [${pending.items.join(", ")}] (use null for no choice)`,
-        );
-      }
+    if (c === null) return -1;
+    const pos = typeof c === "number" ? items.indexOf(c) : -1;
+    if (pos < 0) {
+      throw new RouteKitError(
+        ErrorCode.InvalidChoice,
+        `choice ${String(c)} is not one of the offered items [${items.join(", ")}] (use null for no choice)`,
+      );
     }
-    const n = pending.items.length;
-    if (n > 0) this.learn(pending.X, n, pos);
-    this.ledger.settle(decision);
+    return pos;
+  }
+
+  decisionRecord(ref: DecisionRef): AssortmentEvent {
+    const p = this.ledger.get(ref);
+    const n = p.items.length;
+    const decision: { -readonly [K in keyof AssortmentEventDecision]: AssortmentEventDecision[K] } = {
+      items: [...p.items],
+      features: vectorToJson(p.X, n * this.contextDim),
+    };
+    if (p.hasRevenues) decision.revenues = vectorToJson(p.r, n);
+    const id = typeof ref === "string" ? ref : ref.id;
+    return { v: EVENT_VERSION, kind: this.kind, protocol: "assortment", id, decision };
+  }
+
+  /**
+   * Learns from a logged event (of any assortment policy with the same contextDim): the offered
+   * feature rows and the choice are all the MNL update needs. INVALID_EVENT, changing nothing, for a
+   * malformed event, more than maxSize items, rows of another length or above the norm bound.
+   * Pending decisions are not touched. An empty assortment never reaches here (events need items).
+   */
+  learn(event: AssortmentEvent): void {
+    const ev = checkEvent(event, "assortment");
+    const items = ev.decision.items;
+    const n = items.length;
+    const d = this.contextDim;
+    if (n > this.maxSize) eventError(`decision.items has ${n} items, this policy's maxSize is ${this.maxSize}`);
+    const X = eventVector(ev.decision.features, "decision.features");
+    if (X.length !== n * d) {
+      eventError(`decision.features must hold ${n} rows of contextDim = ${d} values, got ${X.length} values`);
+    }
+    const big = firstOversizedRow(X, n, d);
+    if (big.index >= 0) eventError(`decision.features row ${big.index} is above the norm bound ||x||^2 <= 1e100`);
+    const c = ev.feedback.choice;
+    this.learnRound(X, n, c === null ? -1 : items.indexOf(c));
+  }
+
+  discard(ref: DecisionRef): void {
+    this.ledger.get(ref);
+    this.ledger.settle(ref);
   }
 }

@@ -1,29 +1,30 @@
 /**
- * The paper's baselines (spec §2.7): UCB-MNL (Oh & Iyengar, AAAI 2021) and TS-MNL (Oh & Iyengar,
+ * The paper's baselines (Section 6): UCB-MNL (Oh & Iyengar, AAAI 2021) and TS-MNL (Oh & Iyengar,
  * NeurIPS 2019, Gaussian-approximation version). Both refit the MLE on all past rounds every round,
  * so their per-round cost grows linearly with t.
  *
  * Exploration radius alpha_t = (1 / (2 kappa)) sqrt(2 d ln(1 + t/d) + 2 ln t), with
  * - alphaMode "frozen" (the reference code): evaluated once at t = 1 and kept;
  * - kappaMode "code" (the reference code): kappa = e^-1 / (v0 + K e)^2; "theory": v0 e^-1 / (v0 + K e)^2.
- * Variable-size assortments are stored as ragged rows (no -inf padding, spec P12) and the true v0
- * is used in the likelihood (spec P13).
+ * Variable-size assortments are stored as ragged rows (no -inf padding as in the
+ * reference code) and the true v0 is used in the likelihood (the reference code hard-codes 1).
  */
 import {
-  assertInRange,
-  assertInt,
-  assertPositive,
   ErrorCode,
   encodeF64,
+  enumOption,
   field,
   type Json,
   makeSnapshot,
+  numberOption,
   Rng,
   type RngState,
   RouteKitError,
   readF64,
   readInt,
+  readOptions,
   readSnapshot,
+  rngOption,
   type Snapshot,
 } from "@routekit/core";
 import { allocF64, backSubstTransposed, choleskyInverseUpper, choleskyRank1Update, gemv } from "@routekit/linalg";
@@ -37,35 +38,40 @@ import {
   MnlPolicyBase,
   readCommonOptions,
   readFields,
+  snapshotOptions,
 } from "./base.js";
-import { ChoiceHistory, fitMnlMle, MleWorkspace } from "./mle.js";
+import { ChoiceHistory, MleWorkspace } from "./mle.js";
 import { optimisticUtilities } from "./model.js";
+import { type WarmMleState, warmFitMnlMle } from "./warm-mle.js";
 
 export type MleBaselinePreset = "authors-uniform" | "authors-nonuniform" | "theory";
 
 export interface MleBaselineOptions extends MnlCommonOptions {
   /**
    * - authors-uniform (default): alpha frozen at t = 1, kappa without v0, no scaling, no clip;
-   * - authors-nonuniform: as above with alphaScale 0.1 and utilities clipped to [0, 2];
+   * - authors-nonuniform: as above with exploration 0.1 and utilities clipped to [0, 2];
    * - theory: alpha_t recomputed each round with kappa = v0 e^-1 / (v0 + K e)^2.
    */
   preset?: MleBaselinePreset;
-  /** Ridge of the MLE and V_0 = lambda I (default 1, as the reference code). */
-  lambda?: number;
+  /** Ridge lambda of the MLE and V_0 = lambda I (default 1, as the reference code), > 0. */
+  ridge?: number;
+  /** "frozen": alpha evaluated at t = 1 and kept (the reference code); "theory": alpha_t every round. */
   alphaMode?: "frozen" | "theory";
+  /** "code": kappa = e^-1 / (v0 + K e)^2 (the reference code); "theory": with the factor v0. */
   kappaMode?: "code" | "theory";
-  /** Multiplier on alpha (reference: 0.1 for non-uniform revenues). */
-  alphaScale?: number;
-  /** Newton iterations per refit (default 25; warm starts usually need 1-3). */
+  /** Multiplier on the exploration radius alpha (reference: 0.1 for non-uniform revenues), >= 0. */
+  exploration?: number;
+  /** Newton iterations per refit at most (default 25; a warm start needs 0-2), an integer in [1, 1000]. */
   maxNewtonIterations?: number;
 }
 
-interface MleConfig {
+/** The resolved configuration of UCB-MNL / TS-MNL (see {@link MleBaselineOptions}). */
+export interface MleBaselineConfig {
   readonly preset: MleBaselinePreset;
-  readonly lambda: number;
+  readonly ridge: number;
   readonly alphaMode: "frozen" | "theory";
   readonly kappaMode: "code" | "theory";
-  readonly alphaScale: number;
+  readonly exploration: number;
   readonly maxNewtonIterations: number;
 }
 
@@ -74,44 +80,38 @@ const BASELINE_PRESETS: Record<
   {
     alphaMode: "frozen" | "theory";
     kappaMode: "code" | "theory";
-    alphaScale: number;
+    exploration: number;
     utilityClip: [number, number] | null;
   }
 > = {
-  "authors-uniform": { alphaMode: "frozen", kappaMode: "code", alphaScale: 1, utilityClip: null },
-  "authors-nonuniform": { alphaMode: "frozen", kappaMode: "code", alphaScale: 0.1, utilityClip: [0, 2] },
-  theory: { alphaMode: "theory", kappaMode: "theory", alphaScale: 1, utilityClip: null },
+  "authors-uniform": { alphaMode: "frozen", kappaMode: "code", exploration: 1, utilityClip: null },
+  "authors-nonuniform": { alphaMode: "frozen", kappaMode: "code", exploration: 0.1, utilityClip: [0, 2] },
+  theory: { alphaMode: "theory", kappaMode: "theory", exploration: 1, utilityClip: null },
 };
 
-function resolveBaseline(o: MleBaselineOptions): { common: MnlCommonConfig; cfg: MleConfig } {
-  const preset = o?.preset ?? "authors-uniform";
+function resolveBaseline(o: Record<string, unknown>): { common: MnlCommonConfig; cfg: MleBaselineConfig } {
+  const preset = enumOption(
+    o,
+    "preset",
+    ["authors-uniform", "authors-nonuniform", "theory"] as const,
+    "authors-uniform",
+  );
   const pre = BASELINE_PRESETS[preset];
-  if (!pre) throw new RouteKitError(ErrorCode.InvalidArgument, `unknown baseline preset "${String(preset)}"`);
-  const common = readCommonOptions({
-    ...o,
-    utilityClip: o.utilityClip === undefined ? pre.utilityClip : o.utilityClip,
-  });
-  const lambda = o.lambda ?? 1;
-  assertPositive(lambda, "lambda");
-  const alphaMode = o.alphaMode ?? pre.alphaMode;
-  const kappaMode = o.kappaMode ?? pre.kappaMode;
-  if (alphaMode !== "frozen" && alphaMode !== "theory")
-    throw new RouteKitError(ErrorCode.InvalidArgument, `alphaMode must be frozen or theory, got ${alphaMode}`);
-  if (kappaMode !== "code" && kappaMode !== "theory")
-    throw new RouteKitError(ErrorCode.InvalidArgument, `kappaMode must be code or theory, got ${kappaMode}`);
-  const alphaScale = o.alphaScale ?? pre.alphaScale;
-  assertInRange(alphaScale, "alphaScale", 0, Number.MAX_VALUE);
-  const maxNewtonIterations = o.maxNewtonIterations ?? 25;
-  assertInt(maxNewtonIterations, "maxNewtonIterations", 1, 1000);
+  const common = readCommonOptions(o, pre.utilityClip);
+  const ridge = numberOption(o, "ridge", 1, { min: 0, openMin: true });
+  const alphaMode = enumOption(o, "alphaMode", ["frozen", "theory"] as const, pre.alphaMode);
+  const kappaMode = enumOption(o, "kappaMode", ["code", "theory"] as const, pre.kappaMode);
+  const exploration = numberOption(o, "exploration", pre.exploration, { min: 0 });
+  const maxNewtonIterations = numberOption(o, "maxNewtonIterations", 25, { integer: true, min: 1, max: 1000 });
   // alpha_t grows like sqrt(log t): its value at t = 2^53 bounds every radius the policy can use.
-  const alphaMax = mleBaselineAlpha(Number.MAX_SAFE_INTEGER, common.dim, common.maxSize, common.v0, kappaMode);
-  if (!Number.isFinite(alphaScale * alphaMax)) {
+  const alphaMax = mleBaselineAlpha(Number.MAX_SAFE_INTEGER, common.contextDim, common.maxSize, common.v0, kappaMode);
+  if (!Number.isFinite(exploration * alphaMax)) {
     throw new RouteKitError(
       ErrorCode.OutOfRange,
-      `alphaScale ${alphaScale} (with v0 ${common.v0}, maxSize ${common.maxSize}) gives a non-finite exploration radius`,
+      `exploration ${exploration} (with v0 ${common.v0}, maxSize ${common.maxSize}) gives a non-finite exploration radius`,
     );
   }
-  return { common, cfg: { preset, lambda, alphaMode, kappaMode, alphaScale, maxNewtonIterations } };
+  return { common, cfg: { preset, ridge, alphaMode, kappaMode, exploration, maxNewtonIterations } };
 }
 
 /** alpha_t of UCB-MNL / TS-MNL for round t >= 1 (before alphaScale). */
@@ -122,7 +122,7 @@ export function mleBaselineAlpha(t: number, d: number, K: number, v0: number, ka
 
 /** Shared MLE state: theta, the Cholesky factor of V = lambda I + sum x x^T, and the ragged history. */
 export abstract class MleMnlPolicy extends MnlPolicyBase {
-  readonly config: MleConfig;
+  readonly config: MleBaselineConfig;
   protected readonly theta: Float64Array;
   protected readonly LV: Float64Array;
   /** Upper triangle of V^-1, refreshed after each update. */
@@ -132,15 +132,18 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
   private readonly thetaNew: Float64Array;
   private readonly LVnew: Float64Array;
   protected readonly row: Float64Array;
+  /** The warm-started refit's cache (data gradient and Hessian), and its staged copy for an update. */
+  private mle: WarmMleState;
+  private mleNew: WarmMleState;
 
-  protected constructor(options: MleBaselineOptions) {
+  protected constructor(options: Record<string, unknown>) {
     const { common, cfg } = resolveBaseline(options);
     super(common);
     this.config = cfg;
-    const d = this.dim;
+    const d = this.contextDim;
     this.theta = allocF64(d);
     this.LV = allocF64(d * d);
-    const s = Math.sqrt(cfg.lambda);
+    const s = Math.sqrt(cfg.ridge);
     for (let i = 0; i < d; i++) this.LV[i * d + i] = s;
     this.Vinv = allocF64(d * d);
     this.history = new ChoiceHistory(d);
@@ -148,11 +151,13 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
     this.thetaNew = allocF64(d);
     this.LVnew = allocF64(d * d);
     this.row = allocF64(d);
+    this.mle = { g: allocF64(d), H: allocF64(d * d), refreshedAt: 0 };
+    this.mleNew = { g: allocF64(d), H: allocF64(d * d), refreshedAt: 0 };
     this.refreshInverse();
   }
 
   protected refreshInverse(): void {
-    choleskyInverseUpper(this.LV, this.dim, this.Vinv, this.row);
+    choleskyInverseUpper(this.LV, this.contextDim, this.Vinv, this.row);
   }
 
   /** Rounds learned from. */
@@ -165,7 +170,7 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
     return this.theta.slice();
   }
 
-  /** Newton iterations of the last refit. */
+  /** Passes over the history used by the last refit (0 when the new round left the estimate converged). */
   get lastNewtonIterations(): number {
     return this.mleWs.iterations;
   }
@@ -174,19 +179,24 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
   get alpha(): number {
     const c = this.config;
     const t = c.alphaMode === "frozen" ? 1 : this.history.rounds + 1;
-    return c.alphaScale * mleBaselineAlpha(t, this.dim, this.maxSize, this.v0, c.kappaMode);
+    return c.exploration * mleBaselineAlpha(t, this.contextDim, this.maxSize, this.v0, c.kappaMode);
   }
 
-  protected learn(X: Float64Array, n: number, choice: number): void {
-    const d = this.dim;
+  protected learnRound(X: Float64Array, n: number, choice: number): void {
+    const d = this.contextDim;
     this.history.stage(X, n, choice);
     this.thetaNew.set(this.theta);
-    fitMnlMle(
+    const st = this.mleNew;
+    st.g.set(this.mle.g);
+    st.H.set(this.mle.H);
+    st.refreshedAt = this.mle.refreshedAt;
+    warmFitMnlMle(
       this.history,
       this.history.rounds + 1,
       this.v0,
-      this.config.lambda,
+      this.config.ridge,
       this.thetaNew,
+      st,
       this.mleWs,
       this.config.maxNewtonIterations,
     );
@@ -196,12 +206,19 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
       choleskyRank1Update(this.LVnew, d, this.row);
     }
     for (let k = 0; k < d; k++) {
-      if (!Number.isFinite(this.thetaNew[k] as number)) {
+      if (!Number.isFinite(this.thetaNew[k] as number) || !Number.isFinite(st.g[k] as number)) {
+        throw new RouteKitError(ErrorCode.Numerical, "MLE refit diverged; state unchanged");
+      }
+    }
+    for (let i = 0; i < d * d; i++) {
+      if (!Number.isFinite(st.H[i] as number)) {
         throw new RouteKitError(ErrorCode.Numerical, "MLE refit diverged; state unchanged");
       }
     }
     this.history.commit();
     this.theta.set(this.thetaNew);
+    this.mleNew = this.mle;
+    this.mle = st;
     this.LV.set(this.LVnew);
     this.refreshInverse();
   }
@@ -213,19 +230,20 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
       common: commonToJSON(this.common),
       config: {
         preset: c.preset,
-        lambda: c.lambda,
+        ridge: c.ridge,
         alphaMode: c.alphaMode,
         kappaMode: c.kappaMode,
-        alphaScale: c.alphaScale,
+        exploration: c.exploration,
         maxNewtonIterations: c.maxNewtonIterations,
       },
       theta: encodeF64(this.theta),
       LV: encodeF64(this.LV),
+      mle: { g: encodeF64(this.mle.g), H: encodeF64(this.mle.H), refreshedAt: this.mle.refreshedAt },
       history: {
         rounds: h.rounds,
         start: Array.from(h.start.subarray(0, h.rounds + 1)),
         choice: Array.from(h.choice.subarray(0, h.rounds)),
-        x: encodeF64(h.x.subarray(0, h.rows * this.dim)),
+        x: encodeF64(h.x.subarray(0, h.rows * this.contextDim)),
       },
       ledger: this.ledger.toJSON(),
     };
@@ -233,7 +251,7 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
 
   /** Restores theta, V and the history after validating every field (throws SNAPSHOT_CORRUPT before any change). */
   protected loadState(s: Record<string, Json>): void {
-    const d = this.dim;
+    const d = this.contextDim;
     const theta = readF64(s.theta, "theta", d);
     const LV = decodeCholeskyF64(s.LV, "LV", d);
     const hj = field(s, "history", "object");
@@ -255,7 +273,15 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
     const x = readF64(hj.x, "history.x", rows * d);
     if (firstOversizedRow(x, rows, d).index >= 0)
       throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot history has a feature row above the norm bound");
+    const mj = field(s, "mle", "object");
+    const mg = readF64(mj.g, "mle.g", d);
+    // Only the upper triangle of the cached Hessian is ever written.
+    const mH = readF64(mj.H, "mle.H", d * d, (v, i) => i % d >= Math.floor(i / d) || v === 0);
+    const refreshedAt = readInt(mj, "refreshedAt", 0, rounds);
     this.ledger.loadJSON(s.ledger);
+    this.mle.g.set(mg);
+    this.mle.H.set(mH);
+    this.mle.refreshedAt = refreshedAt;
     const h = this.history;
     // Same capacities as a fresh history at least, so growth never depends on where a run was restored.
     h.x = new Float64Array(Math.max(64 * d, x.length));
@@ -275,28 +301,28 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
     const common = commonFromJSON(s.common);
     const c = readFields(s.config, "config", {
       preset: "string",
-      lambda: "number",
+      ridge: "number",
       alphaMode: "string",
       kappaMode: "string",
-      alphaScale: "number",
+      exploration: "number",
       maxNewtonIterations: "number",
     });
-    return { ...common, ...(c as unknown as MleConfig) };
+    return { ...common, ...(c as unknown as MleBaselineConfig) };
   }
 }
 
 /** UCB-MNL: z_i = x_i.theta + alpha ||x_i||_{V^-1}, then the revenue-maximising assortment of e^z. */
 export class UcbMnl extends MleMnlPolicy {
   static readonly kind = "mnl/ucb-mnl";
-  static readonly version = 1;
+  static readonly version = 2;
   readonly kind = UcbMnl.kind;
 
   constructor(options: MleBaselineOptions) {
-    super(options);
+    super(readOptions(options, UcbMnl.kind));
   }
 
   protected scoreItems(f: Float64Array, n: number): void {
-    optimisticUtilities(f, n, this.dim, this.theta, this.Vinv, this.alpha, this.row, this.util);
+    optimisticUtilities(f, n, this.contextDim, this.theta, this.Vinv, this.alpha, this.util);
   }
 
   toJSON(): Snapshot {
@@ -305,19 +331,17 @@ export class UcbMnl extends MleMnlPolicy {
 
   static fromJSON(snapshot: unknown): UcbMnl {
     const s = readSnapshot(snapshot, UcbMnl.kind, UcbMnl.version);
-    let p: UcbMnl;
-    try {
-      p = new UcbMnl(MleMnlPolicy.readConfig(s));
-    } catch (e) {
-      throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot config is invalid: ${(e as Error).message}`);
-    }
+    const p = snapshotOptions(() => new UcbMnl(MleMnlPolicy.readConfig(s)));
     p.loadState(s);
     return p;
   }
 }
 
 export interface TsMnlOptions extends MleBaselineOptions {
-  /** Posterior samples per round; utilities are the max over samples ("optimistic sampling"). Default 1 (reference code). */
+  /**
+   * Posterior samples per round, an integer in [1, 10000]; utilities are the max over samples
+   * ("optimistic sampling"). Default 1 (reference code).
+   */
   samples?: number;
   seed?: number | string;
   rng?: Rng;
@@ -326,7 +350,7 @@ export interface TsMnlOptions extends MleBaselineOptions {
 /** TS-MNL: theta~ ~ N(theta, alpha^2 V^-1) (M samples, per-item max), then the best assortment of e^{x.theta~}. */
 export class TsMnl extends MleMnlPolicy {
   static readonly kind = "mnl/ts-mnl";
-  static readonly version = 1;
+  static readonly version = 2;
   readonly kind = TsMnl.kind;
   readonly samples: number;
   private rng: Rng;
@@ -334,15 +358,15 @@ export class TsMnl extends MleMnlPolicy {
   private sampled = new Float64Array(0);
 
   constructor(options: TsMnlOptions) {
-    super(options);
-    this.samples = options.samples ?? 1;
-    assertInt(this.samples, "samples", 1, 10_000);
-    this.rng = options.rng ?? Rng.fromSeed(options.seed ?? 0);
-    this.draw = allocF64(this.dim);
+    const o = readOptions(options, TsMnl.kind);
+    super(o);
+    this.samples = numberOption(o, "samples", 1, { integer: true, min: 1, max: 10_000 });
+    this.rng = rngOption(o);
+    this.draw = allocF64(this.contextDim);
   }
 
   protected scoreItems(f: Float64Array, n: number): void {
-    const d = this.dim;
+    const d = this.contextDim;
     const a = this.alpha;
     const draw = this.draw;
     const util = this.util;
@@ -373,13 +397,10 @@ export class TsMnl extends MleMnlPolicy {
 
   static fromJSON(snapshot: unknown): TsMnl {
     const s = readSnapshot(snapshot, TsMnl.kind, TsMnl.version);
-    let p: TsMnl;
-    try {
-      p = new TsMnl({ ...MleMnlPolicy.readConfig(s), samples: field(s, "samples", "number") });
-    } catch (e) {
-      throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot config is invalid: ${(e as Error).message}`);
-    }
-    p.rng = Rng.fromJSON(s.rng as unknown as RngState);
+    const p = snapshotOptions(
+      () => new TsMnl({ ...MleMnlPolicy.readConfig(s), samples: field(s, "samples", "number") }),
+    );
+    p.rng = snapshotOptions(() => Rng.fromJSON(s.rng as unknown as RngState));
     p.loadState(s);
     return p;
   }

@@ -1,5 +1,5 @@
 /**
- * OFU-MNL+ hyper-parameters and the exact confidence radius beta_t(delta) (spec §2.2-§2.3, from the
+ * OFU-MNL+ hyper-parameters and the exact confidence radius beta_t(delta) (from the
  * proof of Lemma 1, App. F.1 of the paper; the main text only states beta_t = O(sqrt(d) log t log K)).
  */
 import { assertInRange, assertInt } from "@routekit/core";

@@ -2,9 +2,12 @@
  * The Davis-Gallego-Topaloglu (2014) LP for the capacitated MNL assortment problem, solved with
  * HiGHS (WebAssembly, loaded asynchronously on first use). This is what the paper's experiments
  * used (through PuLP/CBC); RouteKit keeps it as an asynchronous cross-check of the exact synchronous
- * Dinkelbach solver that `select()` uses (spec §2.5(b)).
+ * Dinkelbach solver that `select()` uses.
  *
- * With y_i = p_i / v_i (better scaled than the p_i form of the spec, same LP):
+ * `highs` is an optional peer dependency: it is imported only when an LP is solved, through a
+ * specifier bundlers do not follow, so a browser bundle of the policies never contains it.
+ *
+ * With y_i = p_i / v_i (better scaled than the p_i form p_i of the paper, same LP):
  *   max  sum_i r_i v_i y_i
  *   s.t. p_0 + sum_i v_i y_i = 1,   sum_i y_i <= K p_0 / v0,   0 <= y_i <= p_0 / v0,   p_0 >= 0.
  * HiGHS's simplex returns a vertex, whose support { i : p_i > 1e-9 } is an optimal assortment.
@@ -25,13 +28,34 @@ interface HighsLike {
 
 let highsPromise: Promise<HighsLike> | undefined;
 
-/** Loads (once) and returns the HiGHS solver. */
+/** The optional dependency's name, in a variable so bundlers leave the import alone. */
+let highsSpecifier = "highs";
+
+/** Test hook: the module name the next first load imports (e.g. a missing one). Not exported publicly. */
+export function setHighsSpecifierForTests(name: string): void {
+  highsSpecifier = name;
+  highsPromise = undefined;
+}
+
+/**
+ * Loads (once) and returns the HiGHS solver. Throws MISSING_DEPENDENCY when the `highs` package is
+ * not installed or fails to load (a failed load is retried on the next call).
+ */
 export function loadHighsSolver(): Promise<HighsLike> {
   if (!highsPromise) {
-    highsPromise = import("highs").then(async (m) => {
-      const mod = m as unknown as { default?: unknown };
-      const load = (typeof mod.default === "function" ? mod.default : m) as unknown as () => Promise<HighsLike>;
+    const name = highsSpecifier;
+    highsPromise = (import(/* @vite-ignore */ /* webpackIgnore: true */ name) as Promise<unknown>).then(async (m) => {
+      const mod = m as { default?: unknown };
+      const load = (typeof mod.default === "function" ? mod.default : m) as () => Promise<HighsLike>;
+      if (typeof load !== "function") throw new Error(`module "${name}" exports no HiGHS loader`);
       return load();
+    });
+    highsPromise = highsPromise.catch((e: unknown) => {
+      highsPromise = undefined;
+      throw new RouteKitError(
+        ErrorCode.MissingDependency,
+        `the assortment LP needs the optional dependency "highs" (npm install highs): ${(e as Error)?.message ?? String(e)}`,
+      );
     });
   }
   return highsPromise;

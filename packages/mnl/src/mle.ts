@@ -10,7 +10,7 @@
  */
 import { choleskyFactor, choleskySolve, dot, symmetrizeUpper } from "@routekit/linalg";
 
-/** Past rounds with variable-size assortments (a mask-free ragged layout, spec P12). */
+/** Past rounds with variable-size assortments (a mask-free ragged layout). */
 export class ChoiceHistory {
   x: Float64Array;
   start: Int32Array;
@@ -82,32 +82,29 @@ export class MleWorkspace {
 }
 
 /**
- * One pass over the first `count` rounds at theta: returns the regularised NLL and, when `withDerivatives`,
- * writes its gradient to ws.g and the upper triangle of its Hessian to ws.H
- * (sum_s X_s^T (diag p_s - p_s p_s^T) X_s + lambda I, in the O(n d^2) x̄ form).
- * A fused loop over the ragged history: per-row calls into linalg cost more than the arithmetic at d ~ 5.
+ * One fused pass over rounds [from, to) of the history at theta: returns the data part of the NLL and,
+ * by `mode`, adds the data gradient to `g` (mode >= 1) and the upper triangle of the data Hessian
+ * sum_s X_s^T (diag p_s - p_s p_s^T) X_s to `H` (mode 2, in the O(n d^2) x̄ form). The caller zeroes
+ * g and H. A fused loop over the ragged history: per-row calls into linalg cost more than the
+ * arithmetic at d ~ 5.
  */
-function historyPass(
+export function dataPass(
   h: ChoiceHistory,
-  count: number,
+  from: number,
+  to: number,
   v0: number,
-  lambda: number,
   theta: Float64Array,
   ws: MleWorkspace,
-  withDerivatives: boolean,
+  g: Float64Array,
+  H: Float64Array,
+  mode: 0 | 1 | 2,
 ): number {
   const d = h.d;
   const x = h.x;
-  const { g, H, z, xbar } = ws;
+  const { z, xbar } = ws;
   const logV0 = Math.log(v0);
   let f = 0;
-  for (let k = 0; k < d; k++) f += 0.5 * lambda * (theta[k] as number) * (theta[k] as number);
-  if (withDerivatives) {
-    for (let k = 0; k < d; k++) g[k] = lambda * (theta[k] as number);
-    H.fill(0);
-    for (let k = 0; k < d; k++) H[k * d + k] = lambda;
-  }
-  for (let s = 0; s < count; s++) {
+  for (let s = from; s < to; s++) {
     const a = h.start[s] as number;
     const n = (h.start[s + 1] as number) - a;
     const c = h.choice[s] as number;
@@ -119,14 +116,30 @@ function historyPass(
       z[i] = u;
       if (u > m) m = u;
     }
+    const zc = c < 0 ? logV0 : (z[c] as number);
+    // z[i] becomes e^{z_i - m}; the probabilities are then e_i / sum (one exp per row).
     let sum = Math.exp(logV0 - m);
-    for (let i = 0; i < n; i++) sum += Math.exp((z[i] as number) - m);
-    const A = m + Math.log(sum);
-    f += A - (c < 0 ? logV0 : (z[c] as number));
-    if (!withDerivatives) continue;
+    for (let i = 0; i < n; i++) {
+      const e = Math.exp((z[i] as number) - m);
+      z[i] = e;
+      sum += e;
+    }
+    f += m + Math.log(sum) - zc;
+    if (mode === 0) continue;
+    const inv = 1 / sum;
+    if (mode === 1) {
+      // g += X^T e / sum - x_c, one coordinate at a time (the sum stays in a register).
+      const oc = (a + c) * d;
+      for (let k = 0; k < d; k++) {
+        let acc = 0;
+        for (let i = 0; i < n; i++) acc += (z[i] as number) * (x[(a + i) * d + k] as number);
+        g[k] = (g[k] as number) + acc * inv - (c >= 0 ? (x[oc + k] as number) : 0);
+      }
+      continue;
+    }
     xbar.fill(0);
     for (let i = 0; i < n; i++) {
-      const p = Math.exp((z[i] as number) - A);
+      const p = (z[i] as number) * inv;
       const coef = p - (i === c ? 1 : 0);
       const o = (a + i) * d;
       for (let k = 0; k < d; k++) {
@@ -143,6 +156,31 @@ function historyPass(
     }
   }
   return f;
+}
+
+/**
+ * One pass over the first `count` rounds at theta: returns the regularised NLL and, when `withDerivatives`,
+ * writes its gradient to ws.g and the upper triangle of its Hessian (data part + lambda I) to ws.H.
+ */
+function historyPass(
+  h: ChoiceHistory,
+  count: number,
+  v0: number,
+  lambda: number,
+  theta: Float64Array,
+  ws: MleWorkspace,
+  withDerivatives: boolean,
+): number {
+  const d = h.d;
+  const { g, H } = ws;
+  let f = 0;
+  for (let k = 0; k < d; k++) f += 0.5 * lambda * (theta[k] as number) * (theta[k] as number);
+  if (withDerivatives) {
+    for (let k = 0; k < d; k++) g[k] = lambda * (theta[k] as number);
+    H.fill(0);
+    for (let k = 0; k < d; k++) H[k * d + k] = lambda;
+  }
+  return f + dataPass(h, 0, count, v0, theta, ws, g, H, withDerivatives ? 2 : 0);
 }
 
 /** The regularised NLL of the first `count` rounds at theta. */

@@ -1,8 +1,8 @@
 /**
- * The multinomial-logit choice model with an outside option (spec §2.1), on row-major feature
+ * The multinomial-logit choice model with an outside option, on row-major feature
  * matrices. Probability vectors have n + 1 entries: the n offered items, then the outside option.
  */
-import { axpy, choleskyRank1Update, dot, gemv, logSumExp, quadFormUpper, softmax, syrUpper } from "@routekit/linalg";
+import { logSumExp, softmax, syrUpper } from "@routekit/linalg";
 
 /**
  * Utilities z_i = x_i . w for the n rows of X (row stride d), written to z[0..n), and z[n] = log v0.
@@ -17,13 +17,19 @@ export function mnlUtilities(
   z: Float64Array,
   xo = 0,
 ): void {
-  for (let i = 0; i < n; i++) z[i] = dot(X, w, d, xo + i * d, 0);
+  // Inline loops, not a linalg call per row: at the small d of item features the call costs more.
+  for (let i = 0; i < n; i++) {
+    const o = xo + i * d;
+    let u = 0;
+    for (let k = 0; k < d; k++) u += (X[o + k] as number) * (w[k] as number);
+    z[i] = u;
+  }
   z[n] = Math.log(v0);
 }
 
 /**
  * Choice probabilities p(i | S, w) = e^{z_i} / (v0 + sum_j e^{z_j}) into p[0..n) and the outside
- * probability into p[n]. Stable for any utilities (log-sum-exp with log v0 in the max, spec P10).
+ * probability into p[n]. Stable for any utilities (log-sum-exp with log v0 in the max).
  * `z` (n + 1 slots) receives the utilities; `p` may not alias `z`.
  */
 export function mnlProbabilities(
@@ -41,7 +47,8 @@ export function mnlProbabilities(
 }
 
 /**
- * Full negative log-likelihood including the outside option (spec P1):
+ * Full negative log-likelihood including the outside option (the paper's eq. (2) read as the
+ * full likelihood, so choosing nothing still moves the estimate):
  * l(w) = log(v0 + sum e^{z_i}) - z_c, with z_0 = log v0 when the outside option was chosen.
  * `choice` is a position in 0..n-1 or -1 for the outside option; `z` (n + 1 slots) is scratch.
  */
@@ -73,7 +80,9 @@ export function mnlGradient(
   g.fill(0, 0, d);
   for (let i = 0; i < n; i++) {
     const c = (p[i] as number) - (i === choice ? 1 : 0);
-    if (c !== 0) axpy(c, X, g, d, xo + i * d, 0);
+    if (c === 0) continue;
+    const o = xo + i * d;
+    for (let k = 0; k < d; k++) g[k] = (g[k] as number) + c * (X[o + k] as number);
   }
   return g;
 }
@@ -88,13 +97,17 @@ export function mnlMeanFeature(
   xo = 0,
 ): Float64Array {
   xbar.fill(0, 0, d);
-  for (let i = 0; i < n; i++) axpy(p[i] as number, X, xbar, d, xo + i * d, 0);
+  for (let i = 0; i < n; i++) {
+    const pi = p[i] as number;
+    const o = xo + i * d;
+    for (let k = 0; k < d; k++) xbar[k] = (xbar[k] as number) + pi * (X[o + k] as number);
+  }
   return xbar;
 }
 
 /**
  * Adds scale * G(w) to the upper triangle of the d x d matrix `A`, where
- * G = X^T (diag p - p p^T) X = sum_i p_i x_i x_i^T - x̄ x̄^T (the O(n d^2) x̄ form, spec §2.1).
+ * G = X^T (diag p - p p^T) X = sum_i p_i x_i x_i^T - x̄ x̄^T (the O(n d^2) x̄ form).
  * `xbar` and `row` are d-value scratch buffers.
  */
 export function addMnlHessianUpper(
@@ -137,12 +150,36 @@ export function addMnlHessianToCholesky(
     const s = Math.sqrt(scale * (p[i] as number));
     if (!(s > 0)) continue;
     for (let k = 0; k < d; k++) row[k] = s * ((X[i * d + k] as number) - (xbar[k] as number));
-    choleskyRank1Update(L, d, row);
+    rank1Update(L, d, row);
   }
   const s0 = Math.sqrt(scale * (p[n] as number));
   if (s0 > 0) {
     for (let k = 0; k < d; k++) row[k] = s0 * (xbar[k] as number);
-    choleskyRank1Update(L, d, row);
+    rank1Update(L, d, row);
+  }
+}
+
+/**
+ * L L^T += x x^T for a lower Cholesky factor (row-major d x d); overwrites x. The rotation radius is
+ * sqrt(l^2 + x^2) rather than Math.hypot (several times slower in V8): with rows of squared norm at most
+ * 1e100 (the feature bound) and L's entries bounded by square roots of sums of such terms, no square
+ * here comes near the overflow threshold.
+ */
+function rank1Update(L: Float64Array, d: number, x: Float64Array): void {
+  for (let k = 0; k < d; k++) {
+    const kk = k * d + k;
+    const lkk = L[kk] as number;
+    const xk = x[k] as number;
+    const r = Math.sqrt(lkk * lkk + xk * xk);
+    const c = r / lkk;
+    const s = xk / lkk;
+    L[kk] = r;
+    for (let i = k + 1; i < d; i++) {
+      const ik = i * d + k;
+      const lik = ((L[ik] as number) + s * (x[i] as number)) / c;
+      L[ik] = lik;
+      x[i] = c * (x[i] as number) - s * lik;
+    }
   }
 }
 
@@ -176,8 +213,9 @@ export function mnlRevenue(
 
 /**
  * Optimistic utilities util[i] = x_i . w + c ||x_i||_M for the n rows of f (row stride d), with M given
- * by the upper triangle of the d x d matrix `M` (V^-1 or H^-1): one gemv for the means, one quadratic
- * form per item (skipped when c = 0). `row` is a d-value scratch buffer.
+ * by the upper triangle of the d x d matrix `M` (V^-1 or H^-1). One fused pass per row computes the
+ * mean and the quadratic form x^T M x = sum_k x_k (M_kk x_k + 2 sum_{l>k} M_kl x_l): at the small d of
+ * assortment features, calls into linalg per row cost more than the arithmetic.
  */
 export function optimisticUtilities(
   f: Float64Array,
@@ -186,14 +224,20 @@ export function optimisticUtilities(
   w: Float64Array,
   M: Float64Array,
   c: number,
-  row: Float64Array,
   util: Float64Array,
 ): void {
-  gemv(f, n, d, w, util);
-  if (c === 0) return;
   for (let i = 0; i < n; i++) {
-    for (let k = 0; k < d; k++) row[k] = f[i * d + k] as number;
-    const q = quadFormUpper(M, d, row);
-    util[i] = (util[i] as number) + c * Math.sqrt(q > 0 ? q : 0);
+    const o = i * d;
+    let mean = 0;
+    let q = 0;
+    for (let k = 0; k < d; k++) {
+      const xk = f[o + k] as number;
+      mean += xk * (w[k] as number);
+      const r = k * d;
+      let off = 0;
+      for (let l = k + 1; l < d; l++) off += (M[r + l] as number) * (f[o + l] as number);
+      q += xk * ((M[r + k] as number) * xk + 2 * off);
+    }
+    util[i] = c === 0 ? mean : mean + c * Math.sqrt(q > 0 ? q : 0);
   }
 }

@@ -6,14 +6,15 @@
  * O(d^3) only when the exact projection is active.
  */
 import {
-  assertInRange,
-  assertPositive,
   ErrorCode,
   encodeF64,
+  enumOption,
   makeSnapshot,
+  numberOption,
   RouteKitError,
   readF64,
   readInt,
+  readOptions,
   readSnapshot,
   type Snapshot,
 } from "@routekit/core";
@@ -27,6 +28,7 @@ import {
   MnlPolicyBase,
   readCommonOptions,
   readFields,
+  snapshotOptions,
 } from "./base.js";
 import { ofuMnlBeta, ofuMnlHyperparameters } from "./beta.js";
 import { addMnlHessianToCholesky, mnlGradient, mnlProbabilities, optimisticUtilities } from "./model.js";
@@ -39,128 +41,122 @@ export interface OfuMnlPlusOptions extends MnlCommonOptions {
   /**
    * Named configuration (default "paper"); explicit options below override it.
    * - paper: beta_t(delta) recomputed each round (delta = 0.05), step eta H~^-1 g, exact projection.
-   * - authors-uniform: the reference code's semantics: beta frozen at s = 1 with delta = 1,
+   * - authors-uniform: the authors' experiment code: beta frozen at s = 1 with delta = 1,
    *   stepMultiplier 2, no projection.
-   * - authors-nonuniform: authors-uniform plus betaScale 0.1 and utilities clipped to [0, 2].
+   * - authors-nonuniform: authors-uniform plus exploration 0.1 and utilities clipped to [0, 2].
    * - practical: frozen beta scaled by 0.02, stepMultiplier 2, exact projection (see README for the sweep).
    */
   preset?: OfuMnlPreset;
-  /** Step size eta (default ln(K+1)/2 + 2). */
-  eta?: number;
-  /** Ridge lambda, H_1 = lambda I (default 84 sqrt(2) d eta). */
-  lambda?: number;
-  /** Confidence delta in (0, 1] for beta_t(delta). */
-  delta?: number;
+  /** Step size eta of the mirror-descent step (default ln(K+1)/2 + 2), > 0. */
+  stepSize?: number;
+  /** Ridge lambda, H_1 = lambda I (default 84 sqrt(2) d eta), > 0. */
+  ridge?: number;
+  /** Failure probability delta in (0, 1] of the confidence radius beta_t(delta) (default: the preset's). */
+  confidence?: number;
   /** "theory": beta_t each round; "frozen": beta at s = 1; "constant": options.beta. */
   betaMode?: BetaMode;
-  /** The radius when betaMode = "constant". */
+  /** The radius when betaMode = "constant" (default 0), >= 0. */
   beta?: number;
-  /** Multiplier on beta (1 = the formula). */
-  betaScale?: number;
-  /** Multiplier on the OMD step (the reference code's step is 2 eta H~^-1 g, spec P7). */
+  /** Multiplier on the confidence radius beta (1 = the formula; default: the preset's), >= 0. */
+  exploration?: number;
+  /** Multiplier on the mirror-descent step (the authors' code steps 2 eta H~^-1 g), > 0. */
   stepMultiplier?: number;
-  /** "exact": projection onto the unit ball in the H~ norm (spec §2.4); "none": skip it. */
+  /** "exact": projection onto the unit ball in the H~ norm; "none": skip it. */
   projection?: "exact" | "none";
 }
 
-interface OfuConfig {
+/** The resolved configuration of an OFU-MNL+ policy (see {@link OfuMnlPlusOptions}). */
+export interface OfuMnlPlusConfig {
   readonly preset: OfuMnlPreset;
-  readonly eta: number;
-  readonly lambda: number;
-  readonly delta: number;
+  readonly stepSize: number;
+  readonly ridge: number;
+  readonly confidence: number;
   readonly betaMode: BetaMode;
   readonly beta: number;
-  readonly betaScale: number;
+  readonly exploration: number;
   readonly stepMultiplier: number;
   readonly projection: "exact" | "none";
 }
 
-const PRESETS: Record<
-  OfuMnlPreset,
-  {
-    delta: number;
-    betaMode: BetaMode;
-    betaScale: number;
-    stepMultiplier: number;
-    projection: "exact" | "none";
-    utilityClip: [number, number] | null;
-  }
-> = {
-  paper: { delta: 0.05, betaMode: "theory", betaScale: 1, stepMultiplier: 1, projection: "exact", utilityClip: null },
+/** The settings a preset fixes (explicit options override them). */
+export interface OfuMnlPresetSettings {
+  readonly confidence: number;
+  readonly betaMode: BetaMode;
+  readonly exploration: number;
+  readonly stepMultiplier: number;
+  readonly projection: "exact" | "none";
+  readonly utilityClip: readonly [number, number] | null;
+}
+
+const PRESETS: Record<OfuMnlPreset, OfuMnlPresetSettings> = {
+  paper: {
+    confidence: 0.05,
+    betaMode: "theory",
+    exploration: 1,
+    stepMultiplier: 1,
+    projection: "exact",
+    utilityClip: null,
+  },
   "authors-uniform": {
-    delta: 1,
+    confidence: 1,
     betaMode: "frozen",
-    betaScale: 1,
+    exploration: 1,
     stepMultiplier: 2,
     projection: "none",
     utilityClip: null,
   },
   "authors-nonuniform": {
-    delta: 1,
+    confidence: 1,
     betaMode: "frozen",
-    betaScale: 0.1,
+    exploration: 0.1,
     stepMultiplier: 2,
     projection: "none",
     utilityClip: [0, 2],
   },
   practical: {
-    delta: 1,
+    confidence: 1,
     betaMode: "frozen",
-    betaScale: 0.02,
+    exploration: 0.02,
     stepMultiplier: 2,
     projection: "exact",
     utilityClip: null,
   },
 };
 
+const PRESET_NAMES = ["paper", "authors-uniform", "authors-nonuniform", "practical"] as const;
+
 /** The resolved settings of a preset (for documentation and registries). */
-export function ofuMnlPreset(name: OfuMnlPreset): Readonly<(typeof PRESETS)[OfuMnlPreset]> {
-  const p = PRESETS[name];
-  if (!p) throw new RouteKitError(ErrorCode.InvalidArgument, `unknown OFU-MNL+ preset "${String(name)}"`);
-  return p;
+export function ofuMnlPreset(name: OfuMnlPreset): OfuMnlPresetSettings {
+  return PRESETS[enumOption({ preset: name }, "preset", PRESET_NAMES, "paper")];
 }
 
-function resolve(o: OfuMnlPlusOptions): { common: MnlCommonConfig; cfg: OfuConfig } {
-  const presetName = o?.preset ?? "paper";
-  const pre = ofuMnlPreset(presetName);
-  const common = readCommonOptions({
-    ...o,
-    utilityClip: o.utilityClip === undefined ? pre.utilityClip : o.utilityClip,
-  });
-  const hyper = ofuMnlHyperparameters(common.dim, common.maxSize);
-  const eta = o.eta ?? hyper.eta;
-  const lambda = o.lambda ?? 84 * Math.SQRT2 * common.dim * eta;
-  assertPositive(eta, "eta");
-  assertPositive(lambda, "lambda");
-  const delta = o.delta ?? pre.delta;
-  assertInRange(delta, "delta", 0, 1, { min: true });
-  const betaMode = o.betaMode ?? pre.betaMode;
-  if (betaMode !== "theory" && betaMode !== "frozen" && betaMode !== "constant") {
-    throw new RouteKitError(ErrorCode.InvalidArgument, `betaMode must be theory, frozen or constant, got ${betaMode}`);
-  }
-  const beta = o.beta ?? 0;
+function resolve(options: OfuMnlPlusOptions): { common: MnlCommonConfig; cfg: OfuMnlPlusConfig } {
+  const o = readOptions(options, OfuMnlPlus.kind);
+  const preset = enumOption(o, "preset", PRESET_NAMES, "paper");
+  const pre = PRESETS[preset];
+  const common = readCommonOptions(o, pre.utilityClip);
+  const hyper = ofuMnlHyperparameters(common.contextDim, common.maxSize);
+  const stepSize = numberOption(o, "stepSize", hyper.eta, { min: 0, openMin: true });
+  const ridge = numberOption(o, "ridge", 84 * Math.SQRT2 * common.contextDim * stepSize, { min: 0, openMin: true });
+  const confidence = numberOption(o, "confidence", pre.confidence, { min: 0, openMin: true, max: 1 });
+  const betaMode = enumOption(o, "betaMode", ["theory", "frozen", "constant"] as const, pre.betaMode);
   // Validated in every mode: it is kept in the config and in snapshots.
-  assertInRange(beta, "beta", 0, Number.MAX_VALUE);
-  const betaScale = o.betaScale ?? pre.betaScale;
-  assertInRange(betaScale, "betaScale", 0, Number.MAX_VALUE);
-  const stepMultiplier = o.stepMultiplier ?? pre.stepMultiplier;
-  assertPositive(stepMultiplier, "stepMultiplier");
-  const projection = o.projection ?? pre.projection;
-  if (projection !== "exact" && projection !== "none") {
-    throw new RouteKitError(ErrorCode.InvalidArgument, `projection must be "exact" or "none", got ${projection}`);
-  }
+  const beta = numberOption(o, "beta", 0, { min: 0 });
+  const exploration = numberOption(o, "exploration", pre.exploration, { min: 0 });
+  const stepMultiplier = numberOption(o, "stepMultiplier", pre.stepMultiplier, { min: 0, openMin: true });
+  const projection = enumOption(o, "projection", ["exact", "none"] as const, pre.projection);
   return {
     common,
-    cfg: { preset: presetName, eta, lambda, delta, betaMode, beta, betaScale, stepMultiplier, projection },
+    cfg: { preset, stepSize, ridge, confidence, betaMode, beta, exploration, stepMultiplier, projection },
   };
 }
 
-/** OFU-MNL+: the paper's algorithm with the presets of spec P6. */
+/** OFU-MNL+: the paper's algorithm (Lee & Oh, NeurIPS 2024, Algorithm 1) with named presets. */
 export class OfuMnlPlus extends MnlPolicyBase {
   static readonly kind = "mnl/ofu-mnl-plus";
-  static readonly version = 1;
+  static readonly version = 2;
   readonly kind = OfuMnlPlus.kind;
-  readonly config: OfuConfig;
+  readonly config: OfuMnlPlusConfig;
 
   private readonly w: Float64Array;
   /** Cholesky factor of H_t (lower, row-major). */
@@ -186,13 +182,13 @@ export class OfuMnlPlus extends MnlPolicyBase {
     const { common, cfg } = resolve(options);
     super(common);
     this.config = cfg;
-    const d = this.dim;
+    const d = this.contextDim;
     this.w = allocF64(d);
     this.L = allocF64(d * d);
-    const s = Math.sqrt(cfg.lambda);
+    const s = Math.sqrt(cfg.ridge);
     for (let i = 0; i < d; i++) this.L[i * d + i] = s;
     this.Hinv = allocF64(d * d);
-    const bp = { d, K: this.maxSize, eta: cfg.eta, lambda: cfg.lambda, delta: cfg.delta };
+    const bp = { d, K: this.maxSize, eta: cfg.stepSize, lambda: cfg.ridge, delta: cfg.confidence };
     this.frozenBeta = ofuMnlBeta(1, bp);
     // beta_t increases in t: its value at t = 2^53 bounds every radius this policy can use.
     const betaMax =
@@ -201,10 +197,10 @@ export class OfuMnlPlus extends MnlPolicyBase {
         : cfg.betaMode === "frozen"
           ? this.frozenBeta
           : ofuMnlBeta(Number.MAX_SAFE_INTEGER, bp);
-    if (!Number.isFinite(betaMax * cfg.betaScale)) {
+    if (!Number.isFinite(betaMax * cfg.exploration)) {
       throw new RouteKitError(
         ErrorCode.OutOfRange,
-        `eta ${cfg.eta}, lambda ${cfg.lambda}, beta ${cfg.beta} and betaScale ${cfg.betaScale} give a non-finite confidence radius`,
+        `stepSize ${cfg.stepSize}, ridge ${cfg.ridge}, beta ${cfg.beta} and exploration ${cfg.exploration} give a non-finite confidence radius`,
       );
     }
     this.z = new Float64Array(this.maxSize + 1);
@@ -225,14 +221,22 @@ export class OfuMnlPlus extends MnlPolicyBase {
     return this.updates;
   }
 
-  /** The confidence radius used by the next select() (after betaScale). */
+  /** The confidence radius used by the next select() (after the exploration multiplier). */
   get beta(): number {
     const c = this.config;
     let b: number;
     if (c.betaMode === "constant") b = c.beta;
     else if (c.betaMode === "frozen") b = this.frozenBeta;
-    else b = ofuMnlBeta(this.updates, { d: this.dim, K: this.maxSize, eta: c.eta, lambda: c.lambda, delta: c.delta });
-    return b * c.betaScale;
+    else {
+      b = ofuMnlBeta(this.updates, {
+        d: this.contextDim,
+        K: this.maxSize,
+        eta: c.stepSize,
+        lambda: c.ridge,
+        delta: c.confidence,
+      });
+    }
+    return b * c.exploration;
   }
 
   /** A copy of the current estimate w_t. */
@@ -242,7 +246,7 @@ export class OfuMnlPlus extends MnlPolicyBase {
 
   /** H_t as a full d x d matrix (a fresh array). */
   gram(): Float64Array {
-    const d = this.dim;
+    const d = this.contextDim;
     const H = new Float64Array(d * d);
     for (let i = 0; i < d; i++)
       for (let j = 0; j < d; j++) {
@@ -255,7 +259,7 @@ export class OfuMnlPlus extends MnlPolicyBase {
 
   /** ||w_t - v||_{H_t}: the distance the confidence set bounds by beta_t (Lemma 1). */
   confidenceDistance(v: ArrayLike<number>): number {
-    const d = this.dim;
+    const d = this.contextDim;
     // ||L^T e||^2 with e = w - v.
     let s = 0;
     for (let k = 0; k < d; k++) {
@@ -268,12 +272,12 @@ export class OfuMnlPlus extends MnlPolicyBase {
 
   protected scoreItems(f: Float64Array, n: number): void {
     // alpha_i = x_i.w + beta ||x_i||_{H^-1}
-    optimisticUtilities(f, n, this.dim, this.w, this.Hinv, this.beta, this.row, this.util);
+    optimisticUtilities(f, n, this.contextDim, this.w, this.Hinv, this.beta, this.util);
   }
 
-  protected learn(X: Float64Array, n: number, choice: number): void {
-    const d = this.dim;
-    const { eta, stepMultiplier, projection } = this.config;
+  protected learnRound(X: Float64Array, n: number, choice: number): void {
+    const d = this.contextDim;
+    const { stepSize: eta, stepMultiplier, projection } = this.config;
     const { z, p, g, xbar, row, wNew, Lt, Lnew } = this;
     // Steps 6-8: gradient and H~_t = H_t + eta G_t(w_t) at the current estimate.
     mnlProbabilities(X, n, d, this.w, this.v0, z, p);
@@ -294,7 +298,7 @@ export class OfuMnlPlus extends MnlPolicyBase {
         }
       projectUnitBall(wNew, A, d, wNew, this.projWs);
     }
-    // Step 9: H_{t+1} = H_t + G_t(w_{t+1}) on the same round's items (spec P9).
+    // Step 9: H_{t+1} = H_t + G_t(w_{t+1}) on the same round's items.
     mnlProbabilities(X, n, d, wNew, this.v0, z, p);
     Lnew.set(this.L);
     addMnlHessianToCholesky(Lnew, X, n, d, p, 1, xbar, row);
@@ -310,7 +314,7 @@ export class OfuMnlPlus extends MnlPolicyBase {
   }
 
   private refreshInverse(): void {
-    choleskyInverseUpper(this.L, this.dim, this.Hinv, this.g);
+    choleskyInverseUpper(this.L, this.contextDim, this.Hinv, this.g);
   }
 
   toJSON(): Snapshot {
@@ -319,12 +323,12 @@ export class OfuMnlPlus extends MnlPolicyBase {
       common: commonToJSON(this.common),
       config: {
         preset: c.preset,
-        eta: c.eta,
-        lambda: c.lambda,
-        delta: c.delta,
+        stepSize: c.stepSize,
+        ridge: c.ridge,
+        confidence: c.confidence,
         betaMode: c.betaMode,
         beta: c.beta,
-        betaScale: c.betaScale,
+        exploration: c.exploration,
         stepMultiplier: c.stepMultiplier,
         projection: c.projection,
       },
@@ -341,25 +345,20 @@ export class OfuMnlPlus extends MnlPolicyBase {
     const common = commonFromJSON(s.common);
     const c = readFields(s.config, "config", {
       preset: "string",
-      eta: "number",
-      lambda: "number",
-      delta: "number",
+      stepSize: "number",
+      ridge: "number",
+      confidence: "number",
       betaMode: "string",
       beta: "number",
-      betaScale: "number",
+      exploration: "number",
       stepMultiplier: "number",
       projection: "string",
     });
-    const d = common.dim;
+    const d = common.contextDim;
     const w = readF64(s.w, "w", d);
     const L = decodeCholeskyF64(s.L, "L", d);
     const updates = readInt(s, "updates");
-    let policy: OfuMnlPlus;
-    try {
-      policy = new OfuMnlPlus({ ...common, ...(c as unknown as OfuMnlPlusOptions) });
-    } catch (e) {
-      throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot config is invalid: ${(e as Error).message}`);
-    }
+    const policy = snapshotOptions(() => new OfuMnlPlus({ ...common, ...(c as unknown as OfuMnlPlusOptions) }));
     policy.ledger.loadJSON(s.ledger);
     policy.w.set(w);
     policy.L.set(L);

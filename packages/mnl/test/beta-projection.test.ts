@@ -1,6 +1,7 @@
 import { isRouteKitError, Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
-import { ofuMnlBeta, ofuMnlHyperparameters, ProjectionWorkspace, projectUnitBall } from "../src/index.js";
+import { ofuMnlBeta, ofuMnlHyperparameters } from "../src/index.js";
+import { ProjectionWorkspace, projectUnitBall } from "../src/projection.js";
 
 describe("beta_t(delta) golden values (spec §2.3)", () => {
   const table: [number, number, number, number, number, number][] = [

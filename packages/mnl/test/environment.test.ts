@@ -5,7 +5,7 @@ import { bruteForceAssortment, optimalAssortment } from "../src/index.js";
 
 describe("ContextualMnlEnvironment (paper 004, spec §3.1)", () => {
   it("clips features to ||x|| <= 1 and draws w* in the box; same seed, same stream", () => {
-    const env = new ContextualMnlEnvironment({ numItems: 50, dim: 5 });
+    const env = new ContextualMnlEnvironment({ numItems: 50, contextDim: 5 });
     env.reset(Rng.fromSeed(1));
     const w = env.parameter;
     for (const v of w) expect(Math.abs(v)).toBeLessThanOrEqual(1 / Math.sqrt(5));
@@ -26,7 +26,7 @@ describe("ContextualMnlEnvironment (paper 004, spec §3.1)", () => {
     // about 65 % of coordinates sit at the clip point (P(|N(0,1)| > 0.447) = 0.655)
     expect(atClip / (20 * 250)).toBeGreaterThan(0.62);
     expect(atClip / (20 * 250)).toBeLessThan(0.69);
-    const other = new ContextualMnlEnvironment({ numItems: 50, dim: 5 });
+    const other = new ContextualMnlEnvironment({ numItems: 50, contextDim: 5 });
     other.reset(Rng.fromSeed(1));
     expect(Array.from(other.parameter)).toEqual(Array.from(w));
   });
@@ -35,7 +35,7 @@ describe("ContextualMnlEnvironment (paper 004, spec §3.1)", () => {
     for (const rewards of ["uniform", "nonuniform"] as const) {
       const env = new ContextualMnlEnvironment({
         numItems: 9,
-        dim: 3,
+        contextDim: 3,
         maxSize: 3,
         v0: 0.6,
         rewards,
@@ -61,7 +61,7 @@ describe("ContextualMnlEnvironment (paper 004, spec §3.1)", () => {
   });
 
   it("choice frequencies match the MNL probabilities (chi-square, 1e5 draws)", () => {
-    const env = new ContextualMnlEnvironment({ numItems: 10, dim: 4, maxSize: 4, v0: 2 });
+    const env = new ContextualMnlEnvironment({ numItems: 10, contextDim: 4, maxSize: 4, v0: 2 });
     env.reset(Rng.fromSeed(3));
     env.next(0);
     const items = [7, 2, 5];
@@ -85,7 +85,7 @@ describe("ContextualMnlEnvironment (paper 004, spec §3.1)", () => {
     expect(() => new ContextualMnlEnvironment({ maxSize: 0 })).toThrow(
       expect.objectContaining({ code: "OUT_OF_RANGE" }),
     );
-    const env = new ContextualMnlEnvironment({ numItems: 6, dim: 2, maxSize: 2 });
+    const env = new ContextualMnlEnvironment({ numItems: 6, contextDim: 2, maxSize: 2 });
     expect(() => env.next(0)).toThrow(expect.objectContaining({ code: "INVALID_STATE" }));
     env.reset(Rng.fromSeed(4));
     env.next(0);

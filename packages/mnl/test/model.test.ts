@@ -8,7 +8,7 @@ import {
   mnlLoss,
   mnlProbabilities,
   mnlRevenue,
-} from "../src/index.js";
+} from "../src/model.js";
 
 function randomX(rng: Rng, n: number, d: number, scale = 1): Float64Array {
   const X = new Float64Array(n * d);

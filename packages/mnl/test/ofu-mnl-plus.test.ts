@@ -9,8 +9,8 @@ const rowsOf = (f: Float64Array, items: readonly number[], d: number) =>
 describe("OFU-MNL+ update (Algorithm 1, steps 6-9)", () => {
   it("OMD step solves H~(w' - w) + eta g = 0 (Lemma F.1 form) and H_2 = lambda I + G_1(w_2)", () => {
     const d = 3;
-    const p = new OfuMnlPlus({ dim: d, maxSize: 3, preset: "paper", projection: "none" });
-    const { eta, lambda } = p.config;
+    const p = new OfuMnlPlus({ contextDim: d, maxSize: 3, preset: "paper", projection: "none" });
+    const { stepSize: eta, ridge: lambda } = p.config;
     const rng = Rng.fromSeed(4);
     const q = randomQuery(rng, 8, d, 3);
     const dec = p.select(q);
@@ -39,7 +39,7 @@ describe("OFU-MNL+ update (Algorithm 1, steps 6-9)", () => {
   it("with an active projection equals the direct minimiser of <g,w> + ||w - w_t||^2_{H~}/(2 eta) over the ball", () => {
     const d = 3;
     // Tiny lambda and a big step make the unconstrained OMD point leave the unit ball.
-    const p = new OfuMnlPlus({ dim: d, maxSize: 2, lambda: 0.05, eta: 4, betaMode: "constant", beta: 0 });
+    const p = new OfuMnlPlus({ contextDim: d, maxSize: 2, ridge: 0.05, stepSize: 4, betaMode: "constant", beta: 0 });
     const rng = Rng.fromSeed(8);
     const q = randomQuery(rng, 5, d, 2);
     const dec = p.select(q);
@@ -66,7 +66,7 @@ describe("OFU-MNL+ update (Algorithm 1, steps 6-9)", () => {
   it("matches a hand-computed trace of the reference code's semantics (d = 2, N = 4, K = 2, T = 5)", () => {
     const d = 2;
     const K = 2;
-    const p = new OfuMnlPlus({ dim: d, maxSize: K, preset: "authors-uniform" });
+    const p = new OfuMnlPlus({ contextDim: d, maxSize: K, preset: "authors-uniform" });
     const { eta, lambda } = ofuMnlHyperparameters(d, K);
     const beta = ofuMnlBeta(1, { d, K, eta, lambda, delta: 1 });
     expect(p.beta).toBe(beta);
@@ -110,7 +110,7 @@ describe("OFU-MNL+ update (Algorithm 1, steps 6-9)", () => {
 
 describe("OFU-MNL+ state handling", () => {
   it("an empty assortment (all revenues 0) leaves the estimate and H unchanged", () => {
-    const p = new OfuMnlPlus({ dim: 3, maxSize: 2 });
+    const p = new OfuMnlPlus({ contextDim: 3, maxSize: 2 });
     const rng = Rng.fromSeed(1);
     const q0 = randomQuery(rng, 6, 3, 2);
     const d0 = p.select(q0);
@@ -130,7 +130,7 @@ describe("OFU-MNL+ state handling", () => {
   it("snapshot/restore continues bit-exactly, including a pending decision; state size is constant in t", () => {
     const rng = Rng.fromSeed(2);
     const wStar = [0.3, -0.2, 0.1, 0.4];
-    const a = new OfuMnlPlus({ dim: 4, maxSize: 3, preset: "paper" });
+    const a = new OfuMnlPlus({ contextDim: 4, maxSize: 3, preset: "paper" });
     const play = (p: OfuMnlPlus, r: Rng, n: number, rev = false) => {
       for (let t = 0; t < n; t++) {
         const q = randomQuery(r, 20, 4, 3, rev && t % 2 === 0);
@@ -160,7 +160,7 @@ describe("OFU-MNL+ state handling", () => {
   });
 
   it("rejects bad input with typed errors and leaves the snapshot identical", () => {
-    const p = new OfuMnlPlus({ dim: 2, maxSize: 2 });
+    const p = new OfuMnlPlus({ contextDim: 2, maxSize: 2 });
     const rng = Rng.fromSeed(3);
     const q = randomQuery(rng, 4, 2, 2);
     const dec = p.select(q);
@@ -184,15 +184,17 @@ describe("OFU-MNL+ state handling", () => {
     }
     p.update(dec, { choice: null });
     expect(() => p.update(dec, { choice: null })).toThrow(expect.objectContaining({ code: "DECISION_ALREADY_USED" }));
-    expect(() => new OfuMnlPlus({ dim: 2, maxSize: 0 })).toThrow(expect.objectContaining({ code: "OUT_OF_RANGE" }));
-    expect(() => new OfuMnlPlus({ dim: 2, maxSize: 2, v0: -1 })).toThrow();
-    expect(() => new OfuMnlPlus({ dim: 2, maxSize: 2, preset: "nope" as "paper" })).toThrow(
+    expect(() => new OfuMnlPlus({ contextDim: 2, maxSize: 0 })).toThrow(
+      expect.objectContaining({ code: "OUT_OF_RANGE" }),
+    );
+    expect(() => new OfuMnlPlus({ contextDim: 2, maxSize: 2, v0: -1 })).toThrow();
+    expect(() => new OfuMnlPlus({ contextDim: 2, maxSize: 2, preset: "nope" as "paper" })).toThrow(
       expect.objectContaining({ code: "INVALID_ARGUMENT" }),
     );
   });
 
   it("offers exactly min(K, N) items under uniform revenues, fewer allowed otherwise; plain arrays accepted", () => {
-    const p = new OfuMnlPlus({ dim: 2, maxSize: 5, preset: "practical" });
+    const p = new OfuMnlPlus({ contextDim: 2, maxSize: 5, preset: "practical" });
     const rng = Rng.fromSeed(4);
     expect(p.select(randomQuery(rng, 3, 2, 5)).items.length).toBe(3);
     expect(p.select(randomQuery(rng, 9, 2, 4)).items.length).toBe(4);

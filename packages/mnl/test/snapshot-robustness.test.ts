@@ -1,15 +1,20 @@
 import { type AssortmentPolicy, isRouteKitError, Rng, type Snapshot } from "@routekit/core";
 import { describe, expect, it } from "vitest";
-import { ChoiceHistory, MAX_FEATURE_SQUARED_NORM, OfuMnlPlus, TsMnl, UcbMnl } from "../src/index.js";
+import { MAX_FEATURE_SQUARED_NORM, OfuMnlPlus, TsMnl, UcbMnl } from "../src/index.js";
+import { ChoiceHistory } from "../src/mle.js";
 import { randomQuery } from "./helpers.js";
 
 const d = 3;
 const K = 4;
 const specs: [string, () => AssortmentPolicy, (s: Snapshot) => AssortmentPolicy][] = [
-  ["ofu-mnl-plus", () => new OfuMnlPlus({ dim: d, maxSize: K }), OfuMnlPlus.fromJSON],
-  ["ofu-mnl-plus practical", () => new OfuMnlPlus({ dim: d, maxSize: K, preset: "practical" }), OfuMnlPlus.fromJSON],
-  ["ucb-mnl", () => new UcbMnl({ dim: d, maxSize: K }), UcbMnl.fromJSON],
-  ["ts-mnl", () => new TsMnl({ dim: d, maxSize: K, seed: 3 }), TsMnl.fromJSON],
+  ["ofu-mnl-plus", () => new OfuMnlPlus({ contextDim: d, maxSize: K }), OfuMnlPlus.fromJSON],
+  [
+    "ofu-mnl-plus practical",
+    () => new OfuMnlPlus({ contextDim: d, maxSize: K, preset: "practical" }),
+    OfuMnlPlus.fromJSON,
+  ],
+  ["ucb-mnl", () => new UcbMnl({ contextDim: d, maxSize: K }), UcbMnl.fromJSON],
+  ["ts-mnl", () => new TsMnl({ contextDim: d, maxSize: K, seed: 3 }), TsMnl.fromJSON],
 ];
 
 const text = (p: AssortmentPolicy) => JSON.stringify(p.toJSON());
@@ -85,8 +90,8 @@ describe.each(specs)("%s", (_name, create, restore) => {
       [["common", "v0"], null],
       [["common", "maxPending"], 1e300],
       [["common", "utilityClip"], undefined],
-      [["config", "lambda"], Number.POSITIVE_INFINITY],
-      [["config", "lambda"], undefined],
+      [["config", "ridge"], Number.POSITIVE_INFINITY],
+      [["config", "ridge"], undefined],
     ];
     if ("beta" in (snap.state.config as object))
       cases.push([["config", "beta"], Number.POSITIVE_INFINITY], [["config", "beta"], Number.NEGATIVE_INFINITY]);

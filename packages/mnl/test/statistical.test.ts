@@ -21,7 +21,14 @@ function meanRegret(
   const res = runExperiment({
     protocol: "assortment",
     environment: () =>
-      new ContextualMnlEnvironment({ numItems: 100, dim: 5, maxSize: K, v0, rewards, oracle: optimalAssortment }),
+      new ContextualMnlEnvironment({
+        numItems: 100,
+        contextDim: 5,
+        maxSize: K,
+        v0,
+        rewards,
+        oracle: optimalAssortment,
+      }),
     policies: [{ label: "p", create: ({ rng }) => make(rng) }],
     seeds: seeds(nSeeds),
     horizon: T,
@@ -35,10 +42,10 @@ describe("OFU-MNL+ statistical behaviour (seeded)", () => {
     const early: number[] = [];
     const late: number[] = [];
     for (const seed of seeds(5)) {
-      const env = new ContextualMnlEnvironment({ numItems: 60, dim: 5, maxSize: 5 });
+      const env = new ContextualMnlEnvironment({ numItems: 60, contextDim: 5, maxSize: 5 });
       env.reset(Rng.fromSeed(seed).fork("environment"));
       const wStar = env.parameter;
-      const p = new OfuMnlPlus({ dim: 5, maxSize: 5, preset: "paper" });
+      const p = new OfuMnlPlus({ contextDim: 5, maxSize: 5, preset: "paper" });
       let worst = 0;
       for (let t = 0; t < 2000; t++) {
         const q = env.next(t);
@@ -57,7 +64,13 @@ describe("OFU-MNL+ statistical behaviour (seeded)", () => {
   });
 
   it("sub-linear regret (authors-uniform, K = 5): last third below first third, log-log slope < 0.95", () => {
-    const res = meanRegret(5, 1, 1500, 4, () => new OfuMnlPlus({ dim: 5, maxSize: 5, preset: "authors-uniform" }));
+    const res = meanRegret(
+      5,
+      1,
+      1500,
+      4,
+      () => new OfuMnlPlus({ contextDim: 5, maxSize: 5, preset: "authors-uniform" }),
+    );
     const { t } = res.runs[0]!.series;
     const mean = t.map((_, i) => res.runs.reduce((s, r) => s + r.series.regret[i]!, 0) / res.runs.length);
     for (const run of res.runs) {
@@ -74,7 +87,7 @@ describe("OFU-MNL+ statistical behaviour (seeded)", () => {
 
   it("uniform revenues, v0 = 1: regret falls with K; with v0 = K/5 it does not", () => {
     const reg = (K: number, v0: number) =>
-      meanRegret(K, v0, 1200, 6, () => new OfuMnlPlus({ dim: 5, maxSize: K, v0, preset: "authors-uniform" }))
+      meanRegret(K, v0, 1200, 6, () => new OfuMnlPlus({ contextDim: 5, maxSize: K, v0, preset: "authors-uniform" }))
         .summary[0]!.regret.mean;
     const r5 = reg(5, 1);
     const r10 = reg(10, 1);
@@ -90,10 +103,10 @@ describe("OFU-MNL+ statistical behaviour (seeded)", () => {
   it("OFU-MNL+ (authors-uniform) beats TS-MNL (reference constants), K = 5", () => {
     const res = runExperiment({
       protocol: "assortment",
-      environment: () => new ContextualMnlEnvironment({ numItems: 100, dim: 5, maxSize: 5 }),
+      environment: () => new ContextualMnlEnvironment({ numItems: 100, contextDim: 5, maxSize: 5 }),
       policies: [
-        { label: "ofu", create: () => new OfuMnlPlus({ dim: 5, maxSize: 5, preset: "authors-uniform" }) },
-        { label: "ts", create: ({ rng }) => new TsMnl({ dim: 5, maxSize: 5, rng }) },
+        { label: "ofu", create: () => new OfuMnlPlus({ contextDim: 5, maxSize: 5, preset: "authors-uniform" }) },
+        { label: "ts", create: ({ rng }) => new TsMnl({ contextDim: 5, maxSize: 5, rng }) },
       ],
       seeds: seeds(4),
       horizon: 800,
@@ -105,13 +118,20 @@ describe("OFU-MNL+ statistical behaviour (seeded)", () => {
   });
 
   it("non-uniform revenues: the paper preset collapses to |S| = 1, authors-nonuniform offers large sets and wins", () => {
-    const paper = meanRegret(5, 1, 300, 3, () => new OfuMnlPlus({ dim: 5, maxSize: 5, preset: "paper" }), "nonuniform");
+    const paper = meanRegret(
+      5,
+      1,
+      300,
+      3,
+      () => new OfuMnlPlus({ contextDim: 5, maxSize: 5, preset: "paper" }),
+      "nonuniform",
+    );
     const authors = meanRegret(
       5,
       1,
       300,
       3,
-      () => new OfuMnlPlus({ dim: 5, maxSize: 5, preset: "authors-nonuniform" }),
+      () => new OfuMnlPlus({ contextDim: 5, maxSize: 5, preset: "authors-nonuniform" }),
       "nonuniform",
     );
     const meanSize = (r: typeof paper) =>
@@ -129,7 +149,7 @@ describe("OFU-MNL+ statistical behaviour (seeded)", () => {
     const T = 3000;
     // With the theoretical beta (~230 here) the K = 1 curve is still nearly linear at T = 3000 (last third
     // measured at 0.87x the first), so the sub-linearity check uses the practical preset.
-    const res = meanRegret(1, 1, T, 4, () => new OfuMnlPlus({ dim: 5, maxSize: 1, preset: "practical" }));
+    const res = meanRegret(1, 1, T, 4, () => new OfuMnlPlus({ contextDim: 5, maxSize: 1, preset: "practical" }));
     const { t } = res.runs[0]!.series;
     const at = (run: (typeof res.runs)[number], tt: number) => run.series.regret[t.findIndex((x) => x >= tt)]!;
     const first = res.runs.reduce((s, r) => s + at(r, T / 3), 0);

@@ -86,9 +86,9 @@ const policies: PolicyEntry[] = [
     name: "ucb1",
     protocol: "arm",
     family: FAMILY,
-    description: "UCB1 (Auer et al. 2002): mean + c sqrt(ln t / n), context-free",
-    defaults: { c: Math.SQRT2 },
-    create: (p, { rng, info }) => new UCB1({ ...armInfo(info, "ucb1"), rng, c: Number(p.c) }),
+    description: "UCB1 (Auer et al. 2002): mean + exploration sqrt(ln t / n), context-free",
+    defaults: { exploration: Math.SQRT2 },
+    create: (p, { rng, info }) => new UCB1({ ...armInfo(info, "ucb1"), rng, exploration: Number(p.exploration) }),
   },
   {
     name: "thompson-bernoulli",
@@ -125,12 +125,12 @@ const policies: PolicyEntry[] = [
     protocol: "arm",
     family: FAMILY,
     description: "LinUCB with one ridge model per arm (Li et al. 2010); = PAK-UCB with the linear kernel",
-    defaults: { alpha: 1, ridge: 1 },
+    defaults: { exploration: 1, ridge: 1 },
     create: (p, { rng, info }) =>
       new LinUCBDisjoint({
         ...contextual(info, "linucb-disjoint"),
         rng,
-        alpha: Number(p.alpha),
+        exploration: Number(p.exploration),
         ridge: Number(p.ridge),
       }),
   },
@@ -140,12 +140,12 @@ const policies: PolicyEntry[] = [
     family: FAMILY,
     paper: "003 (Hu, Leung, Farnia, ICML 2025), baseline",
     description: "LinUCB with one shared ridge model on [context; one-hot(arm)] (shared-weight baseline)",
-    defaults: { alpha: 1, ridge: 1, maxArms: 64 },
+    defaults: { exploration: 1, ridge: 1, maxArms: 64 },
     create: (p, { rng, info }) =>
       new LinUCBShared({
         ...contextual(info, "linucb-shared"),
         rng,
-        alpha: Number(p.alpha),
+        exploration: Number(p.exploration),
         ridge: Number(p.ridge),
         maxArms: Number(p.maxArms),
       }),

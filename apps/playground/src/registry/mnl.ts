@@ -10,7 +10,7 @@ const PAPER = "004 (Lee & Oh, NeurIPS 2024)";
  * K and v0 of the policy: explicit params win; 0 means "read it from the environment"
  * (ContextualMnlEnvironment exposes maxSize and v0; the AssortmentEnvironment protocol does not).
  */
-function assortmentInfo(p: Params, info: EnvInfo, policy: string): { dim: number; maxSize: number; v0: number } {
+function assortmentInfo(p: Params, info: EnvInfo, policy: string): { contextDim: number; maxSize: number; v0: number } {
   if (info.protocol !== "assortment") {
     throw new RouteKitError(
       ErrorCode.InvalidArgument,
@@ -23,7 +23,7 @@ function assortmentInfo(p: Params, info: EnvInfo, policy: string): { dim: number
   if (typeof K !== "number" || !(K >= 1)) {
     throw new RouteKitError(ErrorCode.InvalidArgument, `${policy} needs maxSize (the environment does not expose it)`);
   }
-  return { dim: info.dim, maxSize: K, v0: Number(v0) };
+  return { contextDim: info.dim, maxSize: K, v0: Number(v0) };
 }
 
 /** "preset" = keep the preset's value; otherwise a number. */
@@ -68,8 +68,8 @@ const ofuMnlPlus: PolicyEntry = {
     preset: "paper",
     betaMode: "preset",
     beta: 0,
-    betaScale: "preset",
-    delta: "preset",
+    exploration: "preset",
+    confidence: "preset",
     stepMultiplier: "preset",
     projection: "preset",
   },
@@ -79,8 +79,12 @@ const ofuMnlPlus: PolicyEntry = {
       preset: String(p.preset) as OfuMnlPreset,
       ...(optString(p.betaMode) ? { betaMode: optString<"theory" | "frozen" | "constant">(p.betaMode) } : {}),
       ...(Number(p.beta) > 0 ? { beta: Number(p.beta) } : {}),
-      ...(optNumber(p.betaScale, "betaScale") !== undefined ? { betaScale: optNumber(p.betaScale, "betaScale") } : {}),
-      ...(optNumber(p.delta, "delta") !== undefined ? { delta: optNumber(p.delta, "delta") } : {}),
+      ...(optNumber(p.exploration, "exploration") !== undefined
+        ? { exploration: optNumber(p.exploration, "exploration") }
+        : {}),
+      ...(optNumber(p.confidence, "confidence") !== undefined
+        ? { confidence: optNumber(p.confidence, "confidence") }
+        : {}),
       ...(optNumber(p.stepMultiplier, "stepMultiplier") !== undefined
         ? { stepMultiplier: optNumber(p.stepMultiplier, "stepMultiplier") }
         : {}),
@@ -92,21 +96,21 @@ const ofuMnlPlus: PolicyEntry = {
 const baselineDefaults: Params = {
   ...commonDefaults,
   preset: "authors-uniform",
-  lambda: 1,
+  ridge: 1,
   alphaMode: "preset",
   kappaMode: "preset",
-  alphaScale: "preset",
+  exploration: "preset",
 };
 
 function baselineOptions(p: Params, info: EnvInfo, name: string) {
   return {
     ...assortmentInfo(p, info, name),
     preset: String(p.preset) as MleBaselinePreset,
-    lambda: Number(p.lambda),
+    ridge: Number(p.ridge),
     ...(optString(p.alphaMode) ? { alphaMode: optString<"frozen" | "theory">(p.alphaMode) } : {}),
     ...(optString(p.kappaMode) ? { kappaMode: optString<"code" | "theory">(p.kappaMode) } : {}),
-    ...(optNumber(p.alphaScale, "alphaScale") !== undefined
-      ? { alphaScale: optNumber(p.alphaScale, "alphaScale") }
+    ...(optNumber(p.exploration, "exploration") !== undefined
+      ? { exploration: optNumber(p.exploration, "exploration") }
       : {}),
     ...(clip(p.utilityClip) !== undefined ? { utilityClip: clip(p.utilityClip) } : {}),
   };
@@ -139,11 +143,18 @@ const environment = {
   family: "@routekit/environments",
   paper: PAPER,
   description: "Paper 004's synthetic MNL: N items, clipped-normal features redrawn each round, w* in the box",
-  defaults: { numItems: 100, dim: 5, maxSize: 5, v0: 1, rewards: "uniform", features: "clipped-normal" } as Params,
+  defaults: {
+    numItems: 100,
+    contextDim: 5,
+    maxSize: 5,
+    v0: 1,
+    rewards: "uniform",
+    features: "clipped-normal",
+  } as Params,
   create: (p: Params) =>
     new ContextualMnlEnvironment({
       numItems: Number(p.numItems),
-      dim: Number(p.dim),
+      contextDim: Number(p.contextDim),
       maxSize: Number(p.maxSize),
       v0: Number(p.v0),
       rewards: String(p.rewards) as "uniform" | "nonuniform",
@@ -184,7 +195,7 @@ function fig(
     protocol: "assortment",
     paper: PAPER,
     description,
-    environment: { name: "mnl-contextual", params: { numItems: 100, dim: 5, maxSize: K, v0, rewards } },
+    environment: { name: "mnl-contextual", params: { numItems: 100, contextDim: 5, maxSize: K, v0, rewards } },
     policies: [
       { label: "OFU-MNL+", policy: "ofu-mnl-plus", params: { preset } },
       { label: "UCB-MNL", policy: "ucb-mnl", params: { preset } },
@@ -244,7 +255,10 @@ scenarios.push({
   protocol: "assortment",
   paper: PAPER,
   description: "OFU-MNL+ presets side by side: paper vs authors-uniform vs practical (uniform revenues, K = 5)",
-  environment: { name: "mnl-contextual", params: { numItems: 100, dim: 5, maxSize: 5, v0: 1, rewards: "uniform" } },
+  environment: {
+    name: "mnl-contextual",
+    params: { numItems: 100, contextDim: 5, maxSize: 5, v0: 1, rewards: "uniform" },
+  },
   policies: [
     { label: "paper", policy: "ofu-mnl-plus", params: { preset: "paper" } },
     { label: "authors-uniform", policy: "ofu-mnl-plus", params: { preset: "authors-uniform" } },
@@ -254,7 +268,7 @@ scenarios.push({
   horizon: 3000,
   metrics: ["regret", "usPerRound"],
   reference:
-    "spec rerun (K = 5, 10 seeds): paper mode 73 +- 9.6, code mode 60 +- 6.5; betaScale 0.01-0.03 gave 12-14 (5 seeds)",
+    "spec rerun (K = 5, 10 seeds): paper mode 73 +- 9.6, code mode 60 +- 6.5; exploration 0.01-0.03 gave 12-14 (5 seeds)",
 });
 
 /** Policies, environments and scenarios contributed by this family. */

@@ -71,7 +71,7 @@ export interface ScenarioEntry {
   readonly seeds: number;
   readonly horizon: number;
   /** Metrics to plot, in order; default ["regret", "o2b", "opr"]. */
-  readonly metrics?: readonly ("regret" | "o2b" | "opr" | "cost" | "reward" | "usPerRound")[];
+  readonly metrics?: readonly ("regret" | "o2b" | "opr" | "cost" | "reward" | "usPerRound" | "queriesPerRound")[];
   /** Target numbers from the paper or spec, printed next to the results for comparison. */
   readonly reference?: string;
   /**

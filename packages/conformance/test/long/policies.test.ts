@@ -9,6 +9,7 @@ import type { Json } from "@routekit/core";
 import { decodeAt, longHorizon } from "@routekit/core/testing";
 import { PakUcb, RffUcb } from "@routekit/kernel-ucb";
 import { OfuMnlPlus } from "@routekit/mnl";
+import { costLcb, rewardUcb, StageRoute } from "@routekit/stageroute";
 import { Matrix } from "ml-matrix";
 import { describe, expect, it } from "vitest";
 import { lowerFrom, refCholesky, refInverse, relErr, symFromPacked, symFromUpper, unitStream } from "./reference.js";
@@ -119,9 +120,9 @@ describe("policy state after a long stream", () => {
   it(`OFU-MNL+ Cholesky factor of H after ${T / 10} updates vs H rebuilt from the iterates`, () => {
     const d = 3;
     const K = 3;
-    const p = new OfuMnlPlus({ dim: d, maxSize: K, preset: "practical" });
+    const p = new OfuMnlPlus({ contextDim: d, maxSize: K, preset: "practical" });
     const next = unitStream("mnl", d, "isotropic");
-    const lambda = p.config.lambda;
+    const lambda = p.config.ridge;
     const H = new Float64Array(d * d);
     for (let i = 0; i < d; i++) H[i * d + i] = lambda;
     const n = 5;
@@ -160,5 +161,48 @@ describe("policy state after a long stream", () => {
     const err = relErr(lowerFrom(L, d), refCholesky(symFromUpper(H, d)));
     console.log(`[long] ofu-mnl+ chol(H) T=${rounds}: rel err ${err.toExponential(2)}`);
     expect(err).toBeLessThan(TOL);
+  });
+
+  it(`StageRoute running sums and cached bounds after ${T} updates`, () => {
+    // Two models (one deployed at a time); the running sums are compared with compensated sums and
+    // the cached bounds with a fresh computation from the snapshot's statistics.
+    const p = new StageRoute({
+      arms: ["only", "idle"],
+      budget: 1,
+      maxDeployed: 1,
+      stageLength: 1000,
+      costUnit: 0.3,
+      seed: 1,
+    });
+    let kr = 0;
+    let cr = 0;
+    let kc = 0;
+    let cc = 0;
+    const add = (s: number, c: number, x: number): [number, number] => {
+      const y = x - c;
+      const t = s + y;
+      return [t, t - s - y];
+    };
+    for (let t = 0; t < T; t++) {
+      const d = p.select();
+      const reward = 0.5 + 0.5 * Math.sin(t);
+      const cost = 0.2 + 0.1 * Math.cos(t * 0.7);
+      p.update(d, { reward, cost });
+      if (d.arm !== "only") continue;
+      [kr, cr] = add(kr, cr, reward);
+      [kc, cc] = add(kc, cc, cost / 0.3);
+    }
+    const arms = (p.toJSON().state as { arms: { id: string; n: number; sr: number; sc: number }[] }).arms;
+    const only = arms.find((a) => a.id === "only") as { n: number; sr: number; sc: number };
+    const errR = Math.abs(only.sr - kr) / kr;
+    const errC = Math.abs(only.sc - kc) / kc;
+    console.log(
+      `[long] stageroute sums T=${T} (n=${only.n}): rel err reward ${errR.toExponential(2)}, cost ${errC.toExponential(2)}`,
+    );
+    expect(errR).toBeLessThan(TOL);
+    expect(errC).toBeLessThan(TOL);
+    const st = p.stats("only");
+    expect(st.ucb).toBe(rewardUcb(only.sr, only.n, 0.2, "mean", 1));
+    expect(st.lcb / 0.3).toBeCloseTo(costLcb(only.sc, only.n, 0.2, "mean", 0, 0, Number.POSITIVE_INFINITY), 15);
   });
 });

@@ -71,7 +71,10 @@ export async function checkConcurrentArm<P extends ArmPolicy>(
     log.push({ t: "select", input: ctx?.slice(), out: JSON.stringify(d) });
     if (rng.uniform() < drop) return;
     for (let i = rng.int(4); i > 0; i--) await jitter(rng);
-    const fb: ArmFeedback = { reward: rng.uniform() };
+    const reward = rng.uniform();
+    const fb: ArmFeedback = spec.costs
+      ? { reward, cost: spec.costs[0] + reward * (spec.costs[1] - spec.costs[0]) }
+      : { reward };
     policy.update(d, fb);
     log.push({ t: "update", id: d.id, fb });
     if (rng.uniform() < 0.1) {

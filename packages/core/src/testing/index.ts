@@ -24,6 +24,13 @@ export {
   runAssortmentScenario,
 } from "./assortment.js";
 export {
+  type CascadeOp,
+  type CascadePolicySpec,
+  cascadeOpArbitrary,
+  fuzzCascadePolicy,
+  runCascadeScenario,
+} from "./cascade.js";
+export {
   ContractViolation,
   checkState,
   expectOk,

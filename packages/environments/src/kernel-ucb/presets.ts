@@ -1,5 +1,5 @@
 import { ErrorCode, RouteKitError } from "@routekit/core";
-import { type PromptPoolConfig, PromptPoolEnvironment } from "./prompt-pool.js";
+import { type PromptPoolConfig, PromptPoolEnvironment, type PromptSampling } from "./prompt-pool.js";
 
 /**
  * Presets of the spec's §3.6 offline benchmark (scores in [0, 1]; CLIPScores divided by 100).
@@ -26,11 +26,16 @@ export const promptPoolPresets = [
 export type PromptPoolPreset = (typeof promptPoolPresets)[number];
 
 export interface PresetOverrides {
+  /** Prompt sampling (default: the preset's, see {@link presetSampling}). */
+  readonly sampling?: PromptSampling;
+  /** Generations per (model, prompt) (default: the preset's). */
+  readonly generations?: number;
   /** Embedding dimension (default 512; 768 for the LLM presets; 16 for realizable). */
   readonly dim?: number;
   /** Within-category spread tau (default 0.75 for synthetic presets, 0.4 for the T2I pairs). */
   readonly tau?: number;
   readonly rho?: number;
+  /** Pool size (default: the preset's, see {@link presetSampling}). */
   readonly poolSize?: number;
   /** Gaussian noise sd for the presets that use it. */
   readonly noiseSd?: number;
@@ -48,10 +53,67 @@ function experts(G: number, expert: number, other: number): number[][] {
   return Array.from({ length: G }, (_, g) => Array.from({ length: G }, (_, k) => (g === k ? expert : other)));
 }
 
+/** Default sampling, pool size and generations of a preset, with the reason. */
+export interface PresetSampling {
+  readonly sampling: PromptSampling;
+  readonly poolSize: number;
+  readonly generations: number;
+  readonly why: string;
+}
+
+/**
+ * How each preset draws prompts by default, following the paper's own experiments:
+ * - code (Setup 2a, Fig. 1): a fixed set of 164 tasks per family (HumanEval / HumanEval-X, "the first
+ *   164 tasks" of the completion benchmark) with 10 generations each (the reference repository's
+ *   generated code for Fig. 1(a) has `num_trial_10` per task), sampled with replacement: `pool`, 328 x 10;
+ * - Sudoku (Setup 2b): "random Sudoku" puzzles with 5-30 blanks and no stated count, so a new puzzle
+ *   every round: `fresh`, 5 generations for the OPR reference;
+ * - images (Setups 1, 3, 4): MS-COCO captions drawn at random from categories holding thousands of
+ *   captions each, with an image generated every round (the paper states no pool size), and 5
+ *   generations per prompt for OPR: `fresh`;
+ * - the synthetic calibration presets (swap, swap-b, dominant, expert5, expert5big, realizable): `fresh`.
+ * In `pool` mode the presets without a paper count use the reference code's 1000 prompts x 5 generations.
+ */
+export function presetSampling(preset: PromptPoolPreset): PresetSampling {
+  if (preset === "llm-code" || preset === "llm-code-fig1") {
+    return {
+      sampling: "pool",
+      poolSize: 328,
+      generations: 10,
+      why: "164 tasks per family x 2 families, 10 generations per task (the paper's code benchmarks)",
+    };
+  }
+  if (preset === "llm-sudoku") {
+    return {
+      sampling: "fresh",
+      poolSize: 1000,
+      generations: 5,
+      why: "random puzzles with 5-30 blanks, no count given: a new puzzle every round",
+    };
+  }
+  if (preset.startsWith("t2i") || preset.startsWith("nonstationary") || preset === "expert5") {
+    return {
+      sampling: "fresh",
+      poolSize: 1000,
+      generations: 5,
+      why: "MS-COCO captions from large categories with an image generated every round; 5 generations for OPR",
+    };
+  }
+  return { sampling: "fresh", poolSize: 1000, generations: 5, why: "synthetic calibration preset" };
+}
+
 /** The full configuration of a preset. */
 export function promptPoolConfig(preset: PromptPoolPreset, o: PresetOverrides = {}): PromptPoolConfig {
   const cats = (tau: number) => ({ type: "categories" as const, rho: o.rho ?? 1, tau: o.tau ?? tau });
-  const base = { poolSize: o.poolSize ?? 1000, generations: 5, contrast: o.contrast ?? 1 };
+  const ps = presetSampling(preset);
+  const sampling = o.sampling ?? ps.sampling;
+  const base = {
+    sampling,
+    // A pool-mode override of a preset whose default is fresh falls back to the reference code's 1000 x 5.
+    poolSize: o.poolSize ?? ps.poolSize,
+    generations: o.generations ?? ps.generations,
+    contrast: o.contrast ?? 1,
+  };
   const gauss = (sd: number) => ({ type: "gaussian" as const, sd: o.noiseSd ?? sd });
   const t2i = (arms: string[], categories: string[], means: number[][]): PromptPoolConfig => ({
     ...base,

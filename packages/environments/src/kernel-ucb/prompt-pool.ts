@@ -8,20 +8,26 @@ import {
   type Rng,
   RouteKitError,
 } from "@routekit/core";
-import { rbfKernel } from "@routekit/linalg";
+import { clamp01, type PromptLayout, PromptSpace, rkhsFunction } from "./prompt-space.js";
+
+export { type PromptLayout, rkhsFunction } from "./prompt-space.js";
 
 /** How one generation's score is drawn around its expected mean. */
 export type ScoreNoise =
   | { readonly type: "gaussian"; readonly sd: number }
   | { readonly type: "bernoulli" }
-  /** Uniform on +-(1 - |m|) (scores stay in [-1, 1]; the realizable instance of spec §3.6 item 9). */
+  /** Uniform on +-(1 - |m|) (scores stay in [-1, 1]; a realizable RKHS instance). */
   | { readonly type: "bounded" };
 
-/** Prompt geometry: categories on the unit sphere (spec §3.6), or the Sudoku difficulty line. */
-export type PromptLayout =
-  | { readonly type: "categories"; readonly rho: number; readonly tau: number }
-  /** blanks b ~ U{5..30}; y = normalize(c0 + lambda (b - 17.5)/12.5 u + tau z); category 0 if b > 15. */
-  | { readonly type: "sudoku"; readonly lambda: number; readonly tau: number };
+/**
+ * How prompts are drawn each round.
+ * - `fresh`: a new prompt from the generator every round, with its own expected scores and its own
+ *   `generations` scores per model; no prompt ever repeats. This is what the paper's learners are
+ *   meant to do: generalise from the context of earlier prompts to an unseen one.
+ * - `pool`: a fixed pool of `poolSize` prompts sampled with replacement, with a pre-drawn table of
+ *   `generations` scores per (model, prompt), as in the paper's code benchmarks and its reference code.
+ */
+export type PromptSampling = "fresh" | "pool";
 
 export interface PromptPoolConfig {
   readonly name: string;
@@ -34,21 +40,27 @@ export interface PromptPoolConfig {
   /** means[g][k]: expected score of arm g on category k (before the per-prompt term). */
   readonly means: readonly (readonly number[])[];
   readonly layout: PromptLayout;
-  /** Prompts in the fixed pool (default 1000, as in the reference code). */
+  /** Prompt sampling (default `pool`). */
+  readonly sampling?: PromptSampling;
+  /**
+   * Prompts in the pool (default 1000, as in the reference code). In `fresh` mode this many prompts
+   * are drawn once as a reference sample: it places the per-prompt functions' centres and decides the
+   * best single model (the one-arm oracle); the rounds themselves never reuse them.
+   */
   readonly poolSize?: number;
-  /** Pre-drawn generations per (arm, prompt) (default 5, the paper's OPR protocol). */
+  /** Generations per (arm, prompt) (default 5, the paper's OPR protocol). */
   readonly generations?: number;
   readonly noise: ScoreNoise;
   /** Clip means and generated scores to [0, 1] (default true; off for `bounded` noise). */
   readonly clip?: boolean;
   /**
-   * Smooth per-prompt term A f_g(y): f_g a random RBF(sigma) combination of `centers` pool prompts,
-   * scaled to unit sup-norm over the pool (spec §3.6 item 4). Default none.
+   * Smooth per-prompt term A f_g(y): f_g a random RBF(sigma) combination of `centers` reference
+   * prompts, scaled to unit sup-norm over the reference prompts. Default none.
    */
   readonly perPrompt?: { readonly amplitude: number; readonly centers?: number; readonly sigma?: number };
   /**
-   * Pure RKHS scores: m[g,i] = f_g(y_i) with ||f_g||_H <= `norm` (default 1), RBF(sigma) on
-   * `centers` pool prompts (spec §3.6 item 9). Replaces `means` when given.
+   * Pure RKHS scores: m_g(y) = f_g(y) with ||f_g||_H <= `norm` (default 1), RBF(sigma) on `centers`
+   * reference prompts. Replaces `means` when given.
    */
   readonly realizable?: { readonly centers?: number; readonly sigma?: number; readonly norm?: number };
   /** Spreads the category means around their average by this factor (default 1 = as given). */
@@ -60,48 +72,66 @@ export interface PromptPoolConfig {
 }
 
 /**
- * The offline benchmark of spec §3.6: a fixed pool of prompts on the unit sphere with category
- * structure, a pre-drawn table of `generations` scores per (arm, prompt), and the expected means
- * for exact regret. Each round draws an active category uniformly, then a prompt of it uniformly;
- * pulling an arm returns one of its pre-drawn generations for that prompt, uniformly.
+ * Synthetic prompt-routing benchmark: prompts on the unit sphere with category structure, noisy
+ * scores per model around expected means, and `generations` scores per (model, prompt). Each round
+ * draws an active category uniformly, then a prompt of it (`pool`: uniformly from the pool;
+ * `fresh`: a new one from the generator).
  *
- * - regret and O2B use the expected means m[g, i] (noise-free);
- * - OPR (`isOptimal`) uses the paper's protocol: the best arm by the mean of the 5 generations;
- * - the one-arm oracle is the live arm with the best mean over the active categories' prompts.
+ * - regret and O2B use the expected means (noise-free); `bestFixedRealised` gives the realised
+ *   score the best single model would have got on the same generation draw (realised O2B);
+ * - `isOptimal`: the pick has the best expected score; `isOptimalRealised`: the paper's OPR
+ *   protocol, the best arm by the mean of the prompt's generations;
+ * - the one-arm oracle is the live arm with the best mean over the active categories' (reference) prompts.
  *
- * Contexts come from the "contexts" fork and generation draws from the "feedback" fork of the
- * reset stream, so every policy run on one seed sees the same prompts. The returned context
- * buffer is reused: copy it if you keep it past the next round.
+ * Streams of the reset rng: "pool" (geometry, reference prompts, per-prompt functions), "table"
+ * (pool-mode generations), "contexts" (which prompt each round; fresh prompts), "feedback" (which
+ * generation is returned; fresh-mode generations). All of them are consumed in `next`, never in
+ * `pull`, so every policy run on one seed sees the same prompts and the same scores. The returned
+ * context buffer is reused: copy it if you keep it past the next round.
  */
 export class PromptPoolEnvironment implements ArmEnvironment {
   readonly name: string;
   readonly contextDim: number;
   readonly initialArms: readonly string[];
   readonly config: PromptPoolConfig;
+  readonly sampling: PromptSampling;
   private readonly G: number;
   private readonly K: number;
   private readonly perCat: number;
   private readonly N: number;
   private readonly R: number;
+  private readonly clip: boolean;
   private readonly armIndex = new Map<string, number>();
   private readonly arrival: Int32Array;
   private readonly catStart: Int32Array;
-  /** N x d prompt embeddings. */
+  /** N x d prompt embeddings (the pool; in fresh mode the reference sample). */
   prompts: Float64Array = new Float64Array(0);
-  /** Category of each prompt. */
+  /** Category of each pool prompt. */
   category: Int32Array = new Int32Array(0);
-  /** G x N expected means. */
+  /** G x N expected means on the pool prompts. */
   means: Float64Array = new Float64Array(0);
-  /** G x N x R generated scores. */
+  /** G x N x R generated scores (pool mode only; empty in fresh mode). */
   table: Float64Array = new Float64Array(0);
-  /** G x N means of the R generations (the paper's OPR reference). */
+  /** G x N means of the R generations (pool mode only). */
   sampleMeans: Float64Array = new Float64Array(0);
+  private space: PromptSpace | undefined;
+  private armFns: ((x: Float64Array, xo: number) => number)[] = [];
+  private armScale = new Float64Array(0);
+  private catMean = new Float64Array(0);
   private ctxRng: Rng | undefined;
   private fbRng: Rng | undefined;
   private readonly context: Float64Array;
   private readonly live: boolean[];
+  /** This round's expected mean, generation mean and realised (returned) score per arm. */
+  private readonly roundMean: Float64Array;
+  private readonly roundSample: Float64Array;
+  private readonly roundScore: Float64Array;
+  /** Pool mode: which pool prompts this run has drawn so far. */
+  private seen = new Uint8Array(0);
+  private repeat = false;
   private t = -1;
   private prompt = 0;
+  private cat = 0;
   private bestFixed = 0;
   private bestFixedKey = "";
   private activeCats = 0;
@@ -119,12 +149,21 @@ export class PromptPoolEnvironment implements ArmEnvironment {
       }
       for (const r of c.means) for (const m of r) assertFinite(m, "means entry");
     }
+    const sampling = c.sampling ?? "pool";
+    if (sampling !== "fresh" && sampling !== "pool") {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `sampling must be "fresh" or "pool", got "${String(sampling)}"`,
+      );
+    }
+    this.sampling = sampling;
     const poolSize = c.poolSize ?? 1000;
     assertInt(poolSize, "poolSize", this.K);
     this.perCat = Math.floor(poolSize / this.K);
     this.N = this.perCat * this.K;
     this.R = c.generations ?? 5;
     assertInt(this.R, "generations", 1);
+    this.clip = c.clip ?? c.noise.type !== "bounded";
     this.config = c;
     this.name = c.name;
     this.contextDim = c.dim;
@@ -151,21 +190,34 @@ export class PromptPoolEnvironment implements ArmEnvironment {
     }
     this.context = new Float64Array(c.dim);
     this.live = c.arms.map(() => false);
+    this.roundMean = new Float64Array(this.G);
+    this.roundSample = new Float64Array(this.G);
+    this.roundScore = new Float64Array(this.G);
   }
 
-  /** Number of prompts in the pool. */
+  /** Number of prompts in the pool (in fresh mode: in the reference sample). */
   get poolSize(): number {
     return this.N;
   }
 
-  /** Index of the current round's prompt in the pool. */
+  /** Generations per (arm, prompt). */
+  get generations(): number {
+    return this.R;
+  }
+
+  /** Index of the current round's prompt in the pool (-1 in fresh mode: the prompt is new). */
   get currentPrompt(): number {
-    return this.prompt;
+    return this.sampling === "pool" ? this.prompt : -1;
+  }
+
+  /** Whether this round's prompt was already drawn in this run (never in fresh mode). */
+  seenBefore(): boolean {
+    return this.repeat;
   }
 
   /** Category index of the current round's prompt. */
   get currentCategory(): number {
-    return this.category[this.prompt] as number;
+    return this.cat;
   }
 
   reset(rng: Rng): void {
@@ -173,41 +225,25 @@ export class PromptPoolEnvironment implements ArmEnvironment {
     const d = c.dim;
     const N = this.N;
     const poolRng = rng.fork("pool");
+    const space = new PromptSpace(c.layout, d, this.K, poolRng);
+    this.space = space;
     this.prompts = new Float64Array(N * d);
     this.category = new Int32Array(N);
-    const c0 = gaussianVector(poolRng, d, 1 / Math.sqrt(d));
-    if (c.layout.type === "categories") {
-      const { rho, tau } = c.layout;
-      const centroids: Float64Array[] = [];
-      for (let k = 0; k < this.K; k++) {
-        const u = gaussianVector(poolRng, d, 1 / Math.sqrt(d));
-        for (let j = 0; j < d; j++) u[j] = (c0[j] as number) + rho * (u[j] as number);
-        centroids.push(normalize(u));
-      }
+    for (let i = 0; i < N; i++) this.category[i] = space.draw(poolRng, i % this.K, this.prompts, i * d);
+    this.buildMeanModel(poolRng);
+    this.means = new Float64Array(this.G * N);
+    for (let g = 0; g < this.G; g++) {
       for (let i = 0; i < N; i++) {
-        const k = i % this.K;
-        this.category[i] = k;
-        const ck = centroids[k] as Float64Array;
-        const row = i * d;
-        for (let j = 0; j < d; j++) this.prompts[row + j] = (ck[j] as number) + (tau * poolRng.normal()) / Math.sqrt(d);
-        normalizeRow(this.prompts, row, d);
-      }
-    } else {
-      const { lambda, tau } = c.layout;
-      const u = normalize(gaussianVector(poolRng, d, 1 / Math.sqrt(d)));
-      for (let i = 0; i < N; i++) {
-        const blanks = 5 + poolRng.int(26);
-        this.category[i] = blanks > 15 ? 0 : 1;
-        const s = (lambda * (blanks - 17.5)) / 12.5;
-        const row = i * d;
-        for (let j = 0; j < d; j++) {
-          this.prompts[row + j] = (c0[j] as number) + s * (u[j] as number) + (tau * poolRng.normal()) / Math.sqrt(d);
-        }
-        normalizeRow(this.prompts, row, d);
+        this.means[g * N + i] = this.meanAt(g, this.prompts, i * d, this.category[i] as number);
       }
     }
-    this.buildMeans(poolRng);
-    this.buildTable(rng.fork("table"));
+    if (this.sampling === "pool") this.buildTable(rng.fork("table"));
+    else {
+      this.table = new Float64Array(0);
+      this.sampleMeans = new Float64Array(0);
+    }
+    this.seen = new Uint8Array(this.sampling === "pool" ? N : 0);
+    this.repeat = false;
     this.ctxRng = rng.fork("contexts");
     this.fbRng = rng.fork("feedback");
     // State of round 0 before next(0), so bestFixedArm() works right after reset (the one-arm
@@ -219,20 +255,22 @@ export class PromptPoolEnvironment implements ArmEnvironment {
     for (let k = 0; k < this.K; k++) if ((this.catStart[k] as number) <= 0) this.activeCats++;
   }
 
-  private buildMeans(rng: Rng): void {
+  /** Category means (after contrast) and the per-arm per-prompt functions, from the reference prompts. */
+  private buildMeanModel(rng: Rng): void {
     const c = this.config;
     const G = this.G;
     const N = this.N;
     const d = c.dim;
-    this.means = new Float64Array(G * N);
-    const clip = c.clip ?? c.noise.type !== "bounded";
+    this.armFns = [];
+    this.armScale = new Float64Array(G);
+    this.catMean = new Float64Array(G * this.K);
     if (c.realizable) {
       const J = c.realizable.centers ?? 20;
       const sigma = c.realizable.sigma ?? 1;
       const norm = c.realizable.norm ?? 1;
       for (let g = 0; g < G; g++) {
-        const f = rkhsFunction(this.prompts, d, N, J, sigma, norm, rng);
-        for (let i = 0; i < N; i++) this.means[g * N + i] = f(this.prompts, i * d);
+        this.armFns.push(rkhsFunction(this.prompts, d, N, J, sigma, norm, rng));
+        this.armScale[g] = 1;
       }
       return;
     }
@@ -241,10 +279,8 @@ export class PromptPoolEnvironment implements ArmEnvironment {
     for (const r of c.means) for (const m of r) avg += m;
     avg /= G * this.K;
     for (let g = 0; g < G; g++) {
-      const row = c.means[g] as readonly number[];
-      for (let i = 0; i < N; i++) {
-        const m = row[this.category[i] as number] as number;
-        this.means[g * N + i] = avg + contrast * (m - avg);
+      for (let k = 0; k < this.K; k++) {
+        this.catMean[g * this.K + k] = avg + contrast * (((c.means[g] as readonly number[])[k] as number) - avg);
       }
     }
     if (c.perPrompt && c.perPrompt.amplitude !== 0) {
@@ -253,24 +289,39 @@ export class PromptPoolEnvironment implements ArmEnvironment {
       for (let g = 0; g < G; g++) {
         const f = rkhsFunction(this.prompts, d, N, J, sigma, 1, rng);
         let sup = 0;
-        const vals = new Float64Array(N);
-        for (let i = 0; i < N; i++) {
-          vals[i] = f(this.prompts, i * d);
-          sup = Math.max(sup, Math.abs(vals[i] as number));
-        }
-        const s = sup > 0 ? c.perPrompt.amplitude / sup : 0;
-        for (let i = 0; i < N; i++) this.means[g * N + i] = (this.means[g * N + i] as number) + s * (vals[i] as number);
+        for (let i = 0; i < N; i++) sup = Math.max(sup, Math.abs(f(this.prompts, i * d)));
+        this.armFns.push(f);
+        this.armScale[g] = sup > 0 ? c.perPrompt.amplitude / sup : 0;
       }
     }
-    if (clip) for (let i = 0; i < this.means.length; i++) this.means[i] = clamp01(this.means[i] as number);
+  }
+
+  /** Expected score of arm g on the prompt in row `off` of `x`, of category k. */
+  private meanAt(g: number, x: Float64Array, off: number, k: number): number {
+    const c = this.config;
+    if (c.realizable) return (this.armFns[g] as (x: Float64Array, xo: number) => number)(x, off);
+    let m = this.catMean[g * this.K + k] as number;
+    const f = this.armFns[g];
+    if (f) m += (this.armScale[g] as number) * f(x, off);
+    return this.clip ? clamp01(m) : m;
+  }
+
+  private generate(m: number, rng: Rng): number {
+    const noise = this.config.noise;
+    let s: number;
+    if (noise.type === "gaussian") s = m + noise.sd * rng.normal();
+    else if (noise.type === "bernoulli") s = rng.uniform() < m ? 1 : 0;
+    else {
+      const w = 1 - Math.abs(m);
+      s = m + rng.uniformIn(-w, w);
+    }
+    return this.clip ? clamp01(s) : s;
   }
 
   private buildTable(rng: Rng): void {
-    const c = this.config;
     const G = this.G;
     const N = this.N;
     const R = this.R;
-    const clip = c.clip ?? c.noise.type !== "bounded";
     this.table = new Float64Array(G * N * R);
     this.sampleMeans = new Float64Array(G * N);
     for (let g = 0; g < G; g++) {
@@ -278,14 +329,7 @@ export class PromptPoolEnvironment implements ArmEnvironment {
         const m = this.means[g * N + i] as number;
         let sum = 0;
         for (let r = 0; r < R; r++) {
-          let s: number;
-          if (c.noise.type === "gaussian") s = m + c.noise.sd * rng.normal();
-          else if (c.noise.type === "bernoulli") s = rng.uniform() < m ? 1 : 0;
-          else {
-            const w = 1 - Math.abs(m);
-            s = m + rng.uniformIn(-w, w);
-          }
-          if (clip) s = clamp01(s);
+          const s = this.generate(m, rng);
           this.table[(g * N + i) * R + r] = s;
           sum += s;
         }
@@ -295,7 +339,9 @@ export class PromptPoolEnvironment implements ArmEnvironment {
   }
 
   next(t: number): ArmRound {
-    if (this.ctxRng === undefined) throw new RouteKitError(ErrorCode.InvalidState, "call reset(rng) before next()");
+    const ctx = this.ctxRng;
+    const fb = this.fbRng as Rng;
+    if (ctx === undefined) throw new RouteKitError(ErrorCode.InvalidState, "call reset(rng) before next()");
     this.t = t;
     let arrivals: string[] | undefined;
     for (let g = 0; g < this.G; g++) {
@@ -307,7 +353,7 @@ export class PromptPoolEnvironment implements ArmEnvironment {
     let active = 0;
     for (let k = 0; k < this.K; k++) if ((this.catStart[k] as number) <= t) active++;
     this.activeCats = active;
-    let pickCat = this.ctxRng.int(active);
+    let pickCat = ctx.int(active);
     let k = 0;
     for (; k < this.K; k++) {
       if ((this.catStart[k] as number) <= t) {
@@ -315,11 +361,39 @@ export class PromptPoolEnvironment implements ArmEnvironment {
         pickCat--;
       }
     }
-    this.prompt = this.ctxRng.int(this.perCat) * this.K + k;
-    if (this.config.layout.type === "sudoku") this.prompt = this.ctxRng.int(this.N);
     const d = this.contextDim;
-    const row = this.prompt * d;
-    for (let j = 0; j < d; j++) this.context[j] = this.prompts[row + j] as number;
+    const G = this.G;
+    const R = this.R;
+    if (this.sampling === "pool") {
+      this.prompt = ctx.int(this.perCat) * this.K + k;
+      if (this.config.layout.type === "sudoku") this.prompt = ctx.int(this.N);
+      const i = this.prompt;
+      this.repeat = this.seen[i] === 1;
+      this.seen[i] = 1;
+      this.cat = this.category[i] as number;
+      const row = i * d;
+      for (let j = 0; j < d; j++) this.context[j] = this.prompts[row + j] as number;
+      const r = fb.int(R);
+      for (let g = 0; g < G; g++) {
+        this.roundMean[g] = this.means[g * this.N + i] as number;
+        this.roundSample[g] = this.sampleMeans[g * this.N + i] as number;
+        this.roundScore[g] = this.table[(g * this.N + i) * R + r] as number;
+      }
+    } else {
+      this.cat = (this.space as PromptSpace).draw(ctx, k, this.context, 0);
+      const r = fb.int(R);
+      for (let g = 0; g < G; g++) {
+        const m = this.meanAt(g, this.context, 0, this.cat);
+        this.roundMean[g] = m;
+        let sum = 0;
+        for (let q = 0; q < R; q++) {
+          const s = this.generate(m, fb);
+          if (q === r) this.roundScore[g] = s;
+          sum += s;
+        }
+        this.roundSample[g] = sum / R;
+      }
+    }
     return arrivals ? { context: this.context, arrivals } : { context: this.context };
   }
 
@@ -332,7 +406,7 @@ export class PromptPoolEnvironment implements ArmEnvironment {
   }
 
   expectedReward(arm: string): number {
-    return this.means[this.g(arm) * this.N + this.prompt] as number;
+    return this.roundMean[this.g(arm)] as number;
   }
 
   expectedCost(_arm: string): number {
@@ -341,20 +415,21 @@ export class PromptPoolEnvironment implements ArmEnvironment {
 
   oracleReward(): number {
     let best = Number.NEGATIVE_INFINITY;
-    for (let g = 0; g < this.G; g++) {
-      if (this.live[g]) best = Math.max(best, this.means[g * this.N + this.prompt] as number);
-    }
+    for (let g = 0; g < this.G; g++) if (this.live[g]) best = Math.max(best, this.roundMean[g] as number);
     return best;
   }
 
-  /** The live arm with the best 5-generation mean on this prompt (the paper's OPR reference). */
+  /** The pick has the best expected score among the live arms this round. */
   isOptimal(arm: string): boolean {
+    return (this.roundMean[this.g(arm)] as number) >= this.oracleReward() - 1e-12;
+  }
+
+  /** The paper's OPR protocol: the live arm with the best mean over this prompt's generations. */
+  isOptimalRealised(arm: string): boolean {
     const g0 = this.g(arm);
     let best = Number.NEGATIVE_INFINITY;
-    for (let g = 0; g < this.G; g++) {
-      if (this.live[g]) best = Math.max(best, this.sampleMeans[g * this.N + this.prompt] as number);
-    }
-    return (this.sampleMeans[g0 * this.N + this.prompt] as number) >= best - 1e-12;
+    for (let g = 0; g < this.G; g++) if (this.live[g]) best = Math.max(best, this.roundSample[g] as number);
+    return (this.roundSample[g0] as number) >= best - 1e-12;
   }
 
   bestFixedArm(): string {
@@ -362,10 +437,15 @@ export class PromptPoolEnvironment implements ArmEnvironment {
   }
 
   bestFixedReward(): number {
-    return this.means[this.bestFixedIndex() * this.N + this.prompt] as number;
+    return this.roundMean[this.bestFixedIndex()] as number;
   }
 
-  /** Best live arm on average over the active categories' prompts (recomputed when either changes). */
+  /** The score the best single model gets this round, on the same generation draw `pull` returns. */
+  bestFixedRealised(): number {
+    return this.roundScore[this.bestFixedIndex()] as number;
+  }
+
+  /** Best live arm on average over the active categories' pool prompts (recomputed when either changes). */
   private bestFixedIndex(): number {
     let key = `${this.activeCats}:`;
     for (let g = 0; g < this.G; g++) key += this.live[g] ? "1" : "0";
@@ -393,66 +473,6 @@ export class PromptPoolEnvironment implements ArmEnvironment {
   }
 
   pull(arm: string): ArmFeedback {
-    const g = this.g(arm);
-    const r = (this.fbRng as Rng).int(this.R);
-    return { reward: this.table[(g * this.N + this.prompt) * this.R + r] as number };
+    return { reward: this.roundScore[this.g(arm)] as number };
   }
-}
-
-/**
- * A random function of an RKHS: f(y) = sum_j c_j k(y, z_j) with z_j drawn from the pool and
- * c ~ N(0, I) rescaled so that ||f||_H = sqrt(c^T K_z c) = `norm`. Returns an evaluator on rows of
- * a row-major matrix.
- */
-export function rkhsFunction(
-  pool: Float64Array,
-  d: number,
-  n: number,
-  centers: number,
-  sigma: number,
-  norm: number,
-  rng: Rng,
-): (x: Float64Array, xo: number) => number {
-  const k = rbfKernel(sigma);
-  const J = Math.min(centers, n);
-  const z = new Float64Array(J * d);
-  for (let j = 0; j < J; j++) {
-    const i = rng.int(n);
-    z.set(pool.subarray(i * d, i * d + d), j * d);
-  }
-  const c = new Float64Array(J);
-  for (let j = 0; j < J; j++) c[j] = rng.normal();
-  let h2 = 0;
-  for (let a = 0; a < J; a++) {
-    for (let b = 0; b < J; b++) h2 += (c[a] as number) * (c[b] as number) * k.eval(z, z, d, a * d, b * d);
-  }
-  const s = h2 > 0 ? norm / Math.sqrt(h2) : 0;
-  for (let j = 0; j < J; j++) c[j] = (c[j] as number) * s;
-  return (x, xo) => {
-    let f = 0;
-    for (let j = 0; j < J; j++) f += (c[j] as number) * k.eval(x, z, d, xo, j * d);
-    return f;
-  };
-}
-
-function gaussianVector(rng: Rng, d: number, sd: number): Float64Array {
-  const v = new Float64Array(d);
-  for (let i = 0; i < d; i++) v[i] = sd * rng.normal();
-  return v;
-}
-
-function normalize(v: Float64Array): Float64Array {
-  normalizeRow(v, 0, v.length);
-  return v;
-}
-
-function normalizeRow(a: Float64Array, off: number, d: number): void {
-  let s = 0;
-  for (let j = 0; j < d; j++) s += (a[off + j] as number) ** 2;
-  const inv = s > 0 ? 1 / Math.sqrt(s) : 0;
-  for (let j = 0; j < d; j++) a[off + j] = (a[off + j] as number) * inv;
-}
-
-function clamp01(x: number): number {
-  return x < 0 ? 0 : x > 1 ? 1 : x;
 }

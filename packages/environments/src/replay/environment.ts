@@ -113,13 +113,23 @@ export class ReplayEnvironment implements ArmEnvironment {
     const n = this.perm.length;
     const pos = t % n;
     const pass = Math.floor(t / n);
-    if (this.order === "shuffle" && pass !== this.pass) {
-      this.orderRng.shuffle(this.perm);
+    if (pass !== this.pass) {
+      if (this.order === "shuffle") this.orderRng.shuffle(this.perm);
       this.pass = pass;
     }
     this.prompt = this.order === "shuffle" ? (this.perm[pos] as number) : pos;
     this.round.context = this.views[this.prompt];
     return this.round;
+  }
+
+  /** Whether this round's prompt was already played in this run: every round after the first pass. */
+  seenBefore(): boolean {
+    return this.pass > 0;
+  }
+
+  /** Passes over the table so far, counting the current one (1 during the first pass). */
+  get passes(): number {
+    return this.pass + 1;
   }
 
   /** Index of the current round's prompt in the table. */

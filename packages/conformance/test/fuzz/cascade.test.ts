@@ -1,0 +1,16 @@
+/**
+ * Every cascade policy against the protocol contract: interleaved open episodes, bad input at every
+ * step, mid-episode snapshots, and feedback == learn(decisionRecord + feedback) bit for bit.
+ */
+import { fuzzCascadePolicy } from "@routekit/core/testing";
+import { describe, it } from "vitest";
+import { cascadePolicies } from "../cascade-policies.js";
+
+describe.each(cascadePolicies.map((s) => [s.name, s] as const))("%s", (_name, spec) => {
+  it("protocol fuzz: interleaved episodes, out-of-order, unknown and invalid calls", () => {
+    fuzzCascadePolicy(spec, { numRuns: 300, maxSteps: 40 });
+  });
+  it("extreme fuzz: huge, zero and plain-array inputs work or are rejected, never NaN", () => {
+    fuzzCascadePolicy(spec, { numRuns: 150, maxSteps: 30, profile: "extreme" });
+  });
+});

@@ -1,0 +1,185 @@
+import { createRequire } from "node:module";
+import { describe, expect, it } from "vitest";
+import {
+  armsOption,
+  booleanOption,
+  checkEvent,
+  DecisionLedger,
+  ErrorCode,
+  EVENT_VERSION,
+  enumOption,
+  isRouteKitError,
+  maxPendingOption,
+  numberOption,
+  Rng,
+  RouteKitError,
+  readOptions,
+  rngOption,
+  vectorToJson,
+} from "../src/index.js";
+
+function code(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (e) {
+    if (!isRouteKitError(e)) throw e;
+    return e.code;
+  }
+  return undefined;
+}
+
+describe("option readers follow the error-code rule", () => {
+  it("type faults are INVALID_ARGUMENT, NaN/Infinity NON_FINITE, range and integer faults OUT_OF_RANGE", () => {
+    const r = { min: 0, max: 1, integer: false };
+    expect(numberOption({}, "x", 0.5, r)).toBe(0.5);
+    expect(numberOption({ x: 0.25 }, "x", 0.5, r)).toBe(0.25);
+    expect(code(() => numberOption({ x: "1" }, "x", 0.5, r))).toBe(ErrorCode.InvalidArgument);
+    expect(code(() => numberOption({ x: null }, "x", 0.5, r))).toBe(ErrorCode.InvalidArgument);
+    expect(code(() => numberOption({ x: Number.NaN }, "x", 0.5, r))).toBe(ErrorCode.NonFinite);
+    expect(code(() => numberOption({ x: Number.POSITIVE_INFINITY }, "x", 0.5, r))).toBe(ErrorCode.NonFinite);
+    expect(code(() => numberOption({ x: 1.5 }, "x", 0.5, r))).toBe(ErrorCode.OutOfRange);
+    expect(code(() => numberOption({ x: 0 }, "x", 0.5, { min: 0, openMin: true }))).toBe(ErrorCode.OutOfRange);
+    expect(code(() => numberOption({ x: 2.5 }, "x", 1, { integer: true }))).toBe(ErrorCode.OutOfRange);
+    expect(code(() => maxPendingOption({ maxPending: 0 }))).toBe(ErrorCode.OutOfRange);
+    expect(maxPendingOption({})).toBe(100_000);
+    expect(code(() => booleanOption({ b: 0 }, "b", true))).toBe(ErrorCode.InvalidArgument);
+    expect(code(() => booleanOption({ b: "false" }, "b", true))).toBe(ErrorCode.InvalidArgument);
+    expect(booleanOption({ b: false }, "b", true)).toBe(false);
+    expect(code(() => enumOption({ e: "c" }, "e", ["a", "b"], "a"))).toBe(ErrorCode.InvalidArgument);
+    expect(code(() => readOptions(null, "UCB1"))).toBe(ErrorCode.InvalidArgument);
+    expect(code(() => readOptions([], "UCB1"))).toBe(ErrorCode.InvalidArgument);
+    expect(readOptions(undefined, "x", true)).toEqual({});
+  });
+
+  it("arms: an array of distinct non-empty strings; a string is not split into letters", () => {
+    expect(armsOption({ arms: ["a", "b"] })).toEqual(["a", "b"]);
+    expect(code(() => armsOption({ arms: "gpt-4o" }))).toBe(ErrorCode.InvalidArgument);
+    expect(code(() => armsOption({}))).toBe(ErrorCode.InvalidArgument);
+    expect(armsOption({}, false)).toEqual([]);
+    expect(code(() => armsOption({ arms: ["a", ""] }))).toBe(ErrorCode.InvalidArgument);
+    expect(code(() => armsOption({ arms: ["a", 3] }))).toBe(ErrorCode.InvalidArgument);
+    expect(code(() => armsOption({ arms: ["a", "a"] }))).toBe(ErrorCode.DuplicateArm);
+  });
+
+  it("rng: an Rng of this library, else a number or string seed", () => {
+    expect(code(() => rngOption({ rng: {} }))).toBe(ErrorCode.InvalidArgument);
+    expect(code(() => rngOption({ seed: Number.NaN }))).toBe(ErrorCode.NonFinite);
+    expect(rngOption({ seed: 3 }).uniform()).toBe(Rng.fromSeed(3).uniform());
+    expect(rngOption({ seed: "a" }).uniform()).toBe(Rng.fromSeed("a").uniform());
+  });
+});
+
+describe("RouteKitError brand", () => {
+  it("is recognised across the ESM source and the CommonJS build (instanceof and isRouteKitError)", () => {
+    const require = createRequire(import.meta.url);
+    const cjs = require("../dist/index.cjs") as typeof import("../src/index.js");
+    const fromCjs = new cjs.RouteKitError(cjs.ErrorCode.OutOfRange, "m");
+    expect(isRouteKitError(fromCjs, ErrorCode.OutOfRange)).toBe(true);
+    expect(fromCjs instanceof RouteKitError).toBe(true);
+    expect(cjs.isRouteKitError(new RouteKitError(ErrorCode.NoArms, "m"))).toBe(true);
+    expect(isRouteKitError(new Error("m"))).toBe(false);
+    expect(isRouteKitError({ code: "NO_ARMS" })).toBe(false);
+  });
+});
+
+describe("decision events", () => {
+  const armEvent = {
+    v: EVENT_VERSION,
+    kind: "x/y",
+    protocol: "arm",
+    id: "d1",
+    decision: { arm: "a", context: [1, 2], propensity: 0.5 },
+    feedback: { reward: 1, cost: 0.1 },
+  };
+  it("checkEvent accepts well-formed events of each protocol", () => {
+    expect(checkEvent(armEvent, "arm").decision.arm).toBe("a");
+    const as = {
+      v: 1,
+      kind: "mnl/ofu",
+      protocol: "assortment",
+      id: "d2",
+      decision: { items: [3, 7], features: [1, 2, 3, 4] },
+      feedback: { choice: 7 },
+    };
+    expect(checkEvent(as, "assortment").feedback.choice).toBe(7);
+    const cs = {
+      v: 1,
+      kind: "pandora/cosmos",
+      protocol: "cascade",
+      id: "e1",
+      decision: { context: [0], queried: [{ arm: "a", features: [1], cost: 0.1 }], chosen: "a" },
+      feedback: { reward: 0.5 },
+    };
+    expect(checkEvent(cs, "cascade").decision.chosen).toBe("a");
+  });
+
+  it("rejects malformed events with INVALID_EVENT naming the field", () => {
+    const bad: [unknown, string][] = [
+      [null, ""],
+      [{ ...armEvent, v: 2 }, "v"],
+      [{ ...armEvent, protocol: "cascade" }, "protocol"],
+      [{ ...armEvent, id: "" }, "id"],
+      [{ ...armEvent, feedback: undefined }, "feedback"],
+      [{ ...armEvent, feedback: { reward: Number.NaN } }, "feedback.reward"],
+      [{ ...armEvent, feedback: { reward: 1, cost: -1 } }, "feedback.cost"],
+      [{ ...armEvent, decision: { arm: "a", context: [1, "2"] } }, "decision.context[1]"],
+      [{ ...armEvent, decision: { arm: "a", context: [1], propensity: 0 } }, "decision.propensity"],
+      [{ ...armEvent, protocol: "assortment", decision: { items: [1, 1], features: [1, 2] } }, "decision.items[1]"],
+    ];
+    for (const [e, field] of bad) {
+      let err: unknown;
+      try {
+        checkEvent(e, (e as { protocol?: string } | null)?.protocol === "assortment" ? "assortment" : "arm");
+      } catch (x) {
+        err = x;
+      }
+      expect(isRouteKitError(err, ErrorCode.InvalidEvent), String(err)).toBe(true);
+      expect((err as Error).message).toContain(field);
+    }
+  });
+
+  it("vectorToJson writes -0 as 0 so a JSON round trip is bit-exact", () => {
+    const v = vectorToJson(new Float64Array([-0, 1.5, -2]));
+    expect(Object.is(v[0], 0)).toBe(true);
+    expect(JSON.parse(JSON.stringify(v))).toEqual([0, 1.5, -2]);
+  });
+});
+
+describe("DecisionLedger eviction", () => {
+  it("evicts the oldest still-pending decision when full, whatever the settle order", () => {
+    const l = new DecisionLedger<number>({ encode: (p) => p, decode: (j) => j as number }, { maxPending: 3 });
+    const ids = [l.issue(0), l.issue(1), l.issue(2)];
+    l.settle(ids[0] as string);
+    l.settle(ids[1] as string);
+    const d3 = l.issue(3);
+    const d4 = l.issue(4);
+    const d5 = l.issue(5); // evicts d2 (ids[2]), the oldest pending
+    expect(code(() => l.get(ids[2] as string))).toBe(ErrorCode.DecisionExpired);
+    expect(l.get(d3)).toBe(3);
+    l.issue(6); // evicts d3
+    expect(code(() => l.get(d3))).toBe(ErrorCode.DecisionExpired);
+    expect(l.get(d4)).toBe(4);
+    expect(l.get(d5)).toBe(5);
+    const restored = new DecisionLedger<number>({ encode: (p) => p, decode: (j) => j as number }, { maxPending: 3 });
+    restored.loadJSON(l.toJSON());
+    restored.issue(7); // evicts d4 after a restore too
+    expect(code(() => restored.get(d4))).toBe(ErrorCode.DecisionExpired);
+    expect(restored.get(d5)).toBe(5);
+  });
+
+  it("keeps a full ledger's per-decision work constant (eviction never walks settled entries)", () => {
+    // Counts Map lookups the eviction makes: with settles in issue order they stay at one per decision.
+    const l = new DecisionLedger<number>({ encode: (p) => p, decode: (j) => j as number }, { maxPending: 1000 });
+    const pending = (l as unknown as { pending: Map<number, number> }).pending;
+    let gets = 0;
+    const get = pending.get.bind(pending);
+    pending.get = (k: number) => {
+      gets++;
+      return get(k);
+    };
+    for (let i = 0; i < 5000; i++) l.issue(i);
+    gets = 0;
+    for (let i = 0; i < 5000; i++) l.issue(i);
+    expect(gets).toBe(5000);
+  });
+});

@@ -1,0 +1,3 @@
+export * from "./base.js";
+export * from "./glm.js";
+export * from "./uniform.js";

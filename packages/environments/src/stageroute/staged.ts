@@ -1,0 +1,326 @@
+/**
+ * A streaming pool of models with rewards, costs and capacity caps, for budget-constrained routing
+ * with stage-wise deployment (StageRoute, Li & Li, "Keeping Up with the Models"). Models arrive at
+ * fixed rounds; the regret reference is the stage-wise clairvoyant oracle of the paper:
+ * V(b, M_{tau_k}) = the best routing over at most `maxDeployed` of the models available at the start
+ * of the round's stage, under the budget and the caps (an LP with a cardinality constraint, solved by
+ * an injected exact solver such as `stageValue` from @routekit/stageroute; @routekit/environments
+ * depends only on core and linalg).
+ */
+import {
+  type ArmEnvironment,
+  type ArmFeedback,
+  type ArmRound,
+  ErrorCode,
+  type Rng,
+  RouteKitError,
+} from "@routekit/core";
+import { checkNumber, needReset, unknownArm } from "../basic/common.js";
+
+/** One model of the pool. */
+export interface StagedModel {
+  readonly id: string;
+  /** Mean reward mu in [0, 1] (before any noise clamp; see the README on clamped Gaussian noise). */
+  readonly reward: number;
+  /** Mean cost per query E[c] > 0 (the noise keeps this mean, up to the [minCost, maxCost] clamp). */
+  readonly cost: number;
+  /** Cap on the model's share of traffic, in (0, 1]. */
+  readonly maxShare: number;
+  /** First round (0-based) at which the model is available (default 0). */
+  readonly arrival?: number;
+}
+
+/**
+ * Exact value of the stage problem max_p sum mu p s.t. sum c p <= budget, sum p = 1, 0 <= p <= caps,
+ * |supp p| <= maxDeployed; returns the value and an optimal p (all zeros and value 0 when infeasible).
+ */
+export type StageValueSolver = (
+  rewards: Float64Array,
+  costs: Float64Array,
+  caps: Float64Array,
+  budget: number,
+  maxDeployed: number,
+) => { readonly value: number; readonly weights: ArrayLike<number> };
+
+export type RewardNoise = "gaussian" | "bernoulli";
+export type CostNoise = "gaussian" | "lognormal" | "fixed";
+
+export interface StagedCostBanditOptions {
+  readonly models: readonly StagedModel[];
+  /** Average cost per query allowed (the oracle's budget b). */
+  readonly budget: number;
+  /** Rounds per stage L of the oracle (the deployment interval of the policies compared). */
+  readonly stageLength: number;
+  /** Most models the oracle may use at once (M_max). */
+  readonly maxDeployed: number;
+  /** Exact stage-problem solver, e.g. `stageValue` from @routekit/stageroute. */
+  readonly oracle: StageValueSolver;
+  /** "gaussian" (default): clamp(mu + N(0, rewardSd^2), 0, 1); "bernoulli": 1 with probability mu. */
+  readonly rewardNoise?: RewardNoise;
+  /** Reward noise sd for "gaussian" (default 0.1). */
+  readonly rewardSd?: number;
+  /**
+   * "gaussian" (default): clamp(c (1 + N(0, costSd^2)), minCost, maxCost); "lognormal":
+   * clamp(c LogNormal(-costSd^2 / 2, costSd), minCost, maxCost) (mean c before the clamp); "fixed": c.
+   */
+  readonly costNoise?: CostNoise;
+  /** Cost noise sd (default 0.1). */
+  readonly costSd?: number;
+  /** Known cost bounds c1 <= c2 used to clamp realised costs (default 0 and +Infinity). */
+  readonly minCost?: number;
+  readonly maxCost?: number;
+  readonly name?: string;
+}
+
+/**
+ * The environment of budget-constrained routing over an arriving pool. Each model draws its rewards
+ * and costs from its own stream (fork `model:<id>` of the reset rng, indexed by call), so adding a model
+ * never shifts another model's draws and every policy on one seed sees common random numbers.
+ */
+export class StagedCostBandit implements ArmEnvironment {
+  readonly name: string;
+  readonly contextDim = 0;
+  readonly initialArms: readonly string[];
+  readonly budget: number;
+  readonly stageLength: number;
+  readonly maxDeployed: number;
+  readonly rewardNoise: RewardNoise;
+  readonly costNoise: CostNoise;
+  readonly rewardSd: number;
+  readonly costSd: number;
+  readonly minCost: number;
+  readonly maxCost: number;
+  protected readonly ids: string[];
+  protected readonly mu: Float64Array;
+  protected readonly price: Float64Array;
+  protected readonly caps: Float64Array;
+  protected readonly arrivalOf: Int32Array;
+  private readonly index = new Map<string, number>();
+  private readonly arrivalsAt = new Map<number, string[]>();
+  private readonly oracle: StageValueSolver;
+  private streams: Rng[] = [];
+  private ready = false;
+  private t = 0;
+  private live = 0;
+  /** Oracle value and weights per pool size (the pool only grows), computed lazily. */
+  private readonly cache = new Map<number, { value: number; weights: ArrayLike<number> }>();
+
+  constructor(options: StagedCostBanditOptions) {
+    if (options === null || typeof options !== "object" || !Array.isArray(options.models)) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, "options.models must be an array of models");
+    }
+    if (options.models.length === 0) throw new RouteKitError(ErrorCode.InvalidArgument, "options.models is empty");
+    if (typeof options.oracle !== "function") {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        "option oracle must be a stage-problem solver (e.g. stageValue from @routekit/stageroute)",
+      );
+    }
+    this.oracle = options.oracle;
+    this.budget = checkNumber(options.budget, "option budget", (v) => v > 0, "a finite number > 0");
+    this.stageLength = checkNumber(
+      options.stageLength,
+      "option stageLength",
+      (v) => Number.isInteger(v) && v >= 1,
+      "an integer >= 1",
+    );
+    this.maxDeployed = checkNumber(
+      options.maxDeployed,
+      "option maxDeployed",
+      (v) => Number.isInteger(v) && v >= 1,
+      "an integer >= 1",
+    );
+    this.rewardNoise = options.rewardNoise ?? "gaussian";
+    if (this.rewardNoise !== "gaussian" && this.rewardNoise !== "bernoulli") {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `option rewardNoise must be "gaussian" or "bernoulli", got ${String(this.rewardNoise)}`,
+      );
+    }
+    this.costNoise = options.costNoise ?? "gaussian";
+    if (!["gaussian", "lognormal", "fixed"].includes(this.costNoise)) {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `option costNoise must be "gaussian", "lognormal" or "fixed", got ${String(this.costNoise)}`,
+      );
+    }
+    this.rewardSd = checkNumber(options.rewardSd ?? 0.1, "option rewardSd", (v) => v >= 0, "a finite number >= 0");
+    this.costSd = checkNumber(options.costSd ?? 0.1, "option costSd", (v) => v >= 0, "a finite number >= 0");
+    this.minCost = checkNumber(options.minCost ?? 0, "option minCost", (v) => v >= 0, "a finite number >= 0");
+    const maxCost = options.maxCost ?? Number.POSITIVE_INFINITY;
+    if (typeof maxCost !== "number" || Number.isNaN(maxCost) || !(maxCost >= this.minCost)) {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `option maxCost must be a number >= minCost, got ${String(maxCost)}`,
+      );
+    }
+    this.maxCost = maxCost;
+    const n = options.models.length;
+    this.ids = [];
+    this.mu = new Float64Array(n);
+    this.price = new Float64Array(n);
+    this.caps = new Float64Array(n);
+    this.arrivalOf = new Int32Array(n);
+    options.models.forEach((m, i) => {
+      if (m === null || typeof m !== "object" || typeof m.id !== "string" || m.id.length === 0) {
+        throw new RouteKitError(ErrorCode.InvalidArgument, `models[${i}] must have a non-empty string id`);
+      }
+      if (this.index.has(m.id)) throw new RouteKitError(ErrorCode.DuplicateArm, `models lists "${m.id}" twice`);
+      this.index.set(m.id, i);
+      this.ids.push(m.id);
+      this.mu[i] = checkNumber(m.reward, `models[${i}].reward`, (v) => v >= 0 && v <= 1, "in [0, 1]");
+      this.price[i] = checkNumber(m.cost, `models[${i}].cost`, (v) => v > 0, "a finite number > 0");
+      this.caps[i] = checkNumber(m.maxShare, `models[${i}].maxShare`, (v) => v > 0 && v <= 1, "in (0, 1]");
+      const a = checkNumber(
+        m.arrival ?? 0,
+        `models[${i}].arrival`,
+        (v) => Number.isInteger(v) && v >= 0,
+        "an integer >= 0",
+      );
+      if (i > 0 && a < (this.arrivalOf[i - 1] as number)) {
+        throw new RouteKitError(ErrorCode.InvalidArgument, "models must be listed in arrival order");
+      }
+      this.arrivalOf[i] = a;
+      if (a > 0) {
+        const list = this.arrivalsAt.get(a) ?? [];
+        list.push(m.id);
+        this.arrivalsAt.set(a, list);
+      }
+    });
+    this.initialArms = this.ids.filter((_, i) => this.arrivalOf[i] === 0);
+    if (this.initialArms.length === 0) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, "at least one model must be available at round 0 (arrival 0)");
+    }
+    this.name = options.name ?? `staged-cost(${n} models)`;
+  }
+
+  /** Every model of the pool (arrived or not) with its parameters, in arrival order. */
+  get models(): StagedModel[] {
+    return this.ids.map((id, i) => ({
+      id,
+      reward: this.mu[i] as number,
+      cost: this.price[i] as number,
+      maxShare: this.caps[i] as number,
+      arrival: this.arrivalOf[i] as number,
+    }));
+  }
+
+  /** Capacity caps by model id (for a policy's `maxShare` option). */
+  get maxShares(): Record<string, number> {
+    const out: Record<string, number> = {};
+    this.ids.forEach((id, i) => {
+      out[id] = this.caps[i] as number;
+    });
+    return out;
+  }
+
+  reset(rng: Rng): void {
+    this.streams = this.ids.map((id) => rng.fork(`model:${id}`));
+    this.onReset(rng);
+    this.cache.clear();
+    this.ready = true;
+    this.t = 0;
+    this.live = this.initialArms.length;
+  }
+
+  /** Hook for environments whose means depend on the seed (called before the first round). */
+  protected onReset(_rng: Rng): void {}
+
+  next(t: number): ArmRound {
+    needReset(this.ready, this.name);
+    this.t = t;
+    const arrivals = t > 0 ? this.arrivalsAt.get(t) : undefined;
+    let live = 0;
+    while (live < this.ids.length && (this.arrivalOf[live] as number) <= t) live++;
+    this.live = live;
+    return arrivals ? { context: undefined, arrivals } : { context: undefined };
+  }
+
+  private at(arm: string): number {
+    const i = this.index.get(arm);
+    if (i === undefined || i >= this.live) throw unknownArm(arm, this.ids.slice(0, this.live));
+    return i;
+  }
+
+  expectedReward(arm: string): number {
+    needReset(this.ready, this.name);
+    return this.mu[this.at(arm)] as number;
+  }
+
+  expectedCost(arm: string): number {
+    return this.price[this.at(arm)] as number;
+  }
+
+  /** Number of models in the oracle's pool for round t: those available at the start of t's stage. */
+  poolSizeAt(t: number): number {
+    const start = Math.floor(t / this.stageLength) * this.stageLength;
+    let k = 0;
+    while (k < this.ids.length && (this.arrivalOf[k] as number) <= start) k++;
+    return k;
+  }
+
+  /** The oracle's value V(b, pool) and weights for a pool of the first k models. */
+  stageOptimum(k: number): { value: number; weights: ArrayLike<number> } {
+    let v = this.cache.get(k);
+    if (v === undefined) {
+      v = this.oracle(
+        this.mu.slice(0, k),
+        this.price.slice(0, k),
+        this.caps.slice(0, k),
+        this.budget,
+        this.maxDeployed,
+      );
+      this.cache.set(k, v);
+    }
+    return v;
+  }
+
+  oracleReward(): number {
+    needReset(this.ready, this.name);
+    return this.stageOptimum(this.poolSizeAt(this.t)).value;
+  }
+
+  /** The best model available at round 0 whose mean cost fits the budget (the cheapest one if none does). */
+  bestFixedArm(): string {
+    let best = -1;
+    let cheapest = 0;
+    for (let i = 0; i < this.initialArms.length; i++) {
+      if ((this.price[i] as number) < (this.price[cheapest] as number)) cheapest = i;
+      if ((this.price[i] as number) <= this.budget && (best < 0 || (this.mu[i] as number) > (this.mu[best] as number)))
+        best = i;
+    }
+    return this.ids[best < 0 ? cheapest : best] as string;
+  }
+
+  bestFixedReward(): number {
+    return this.mu[this.index.get(this.bestFixedArm()) as number] as number;
+  }
+
+  /** Whether `arm` carries traffic in the oracle's routing for this round's stage. */
+  isOptimal(arm: string): boolean {
+    needReset(this.ready, this.name);
+    const i = this.at(arm);
+    const k = this.poolSizeAt(this.t);
+    return i < k && (this.stageOptimum(k).weights[i] as number) > 1e-12;
+  }
+
+  pull(arm: string): ArmFeedback {
+    needReset(this.ready, this.name);
+    const i = this.at(arm);
+    const r = this.streams[i] as Rng;
+    const mu = this.mu[i] as number;
+    let reward: number;
+    if (this.rewardNoise === "bernoulli") reward = r.uniform() < mu ? 1 : 0;
+    else {
+      const x = mu + this.rewardSd * r.normal();
+      reward = x < 0 ? 0 : x > 1 ? 1 : x;
+    }
+    const c = this.price[i] as number;
+    let cost = c;
+    if (this.costNoise === "gaussian") cost = c * (1 + this.costSd * r.normal());
+    else if (this.costNoise === "lognormal")
+      cost = c * Math.exp(-0.5 * this.costSd * this.costSd + this.costSd * r.normal());
+    cost = cost < this.minCost ? this.minCost : cost > this.maxCost ? this.maxCost : cost;
+    return { reward, cost };
+  }
+}

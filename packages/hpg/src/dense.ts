@@ -1,0 +1,75 @@
+/**
+ * Dense reference of one model's HPG step (paper Eq. 14 in the two-step form of Eq. 30), used by the
+ * tests to check {@link MirrorIterate}: keep the mirror matrix Y dense, add rho q q^T, take a full
+ * symmetric eigendecomposition (ml-matrix through @routekit/linalg), soft-threshold the spectrum by the
+ * hypentropy threshold, rebuild. O(d^3) per step: for small d only.
+ */
+import { symmetricEigen } from "@routekit/linalg";
+import { hypentropyThreshold, softThreshold } from "./threshold.js";
+
+export class DenseMirrorIterate {
+  readonly dim: number;
+  readonly beta: number;
+  readonly radius: number;
+  readonly maxRank: number;
+  /** Mirror matrix Y (dim x dim, row-major). */
+  readonly Y: Float64Array;
+  /** Primal iterate W = beta sinh(Y) (spectral). */
+  readonly W: Float64Array;
+  lastThreshold = 0;
+  private readonly scratch: Float64Array;
+
+  constructor(options: { dim: number; beta: number; radius: number; maxRank?: number }) {
+    this.dim = options.dim;
+    this.beta = options.beta;
+    this.radius = options.radius;
+    this.maxRank = Math.min(options.maxRank ?? options.dim, options.dim);
+    this.Y = new Float64Array(this.dim * this.dim);
+    this.W = new Float64Array(this.dim * this.dim);
+    this.scratch = new Float64Array(this.dim);
+  }
+
+  score(q: ArrayLike<number>): number {
+    const d = this.dim;
+    let s = 0;
+    for (let a = 0; a < d; a++) {
+      let r = 0;
+      for (let b = 0; b < d; b++) r += (this.W[a * d + b] as number) * (q[b] as number);
+      s += (q[a] as number) * r;
+    }
+    return s;
+  }
+
+  step(q: ArrayLike<number>, rho: number): void {
+    const d = this.dim;
+    for (let a = 0; a < d; a++)
+      for (let b = 0; b < d; b++)
+        this.Y[a * d + b] = (this.Y[a * d + b] as number) + rho * (q[a] as number) * (q[b] as number);
+    const { values, vectors } = symmetricEigen(this.Y, d);
+    const gamma = Float64Array.from(values);
+    const nu = hypentropyThreshold(gamma, d, this.beta, this.radius, this.scratch);
+    this.lastThreshold = nu;
+    softThreshold(gamma, d, nu);
+    if (this.maxRank < d) {
+      const order = Array.from({ length: d }, (_, i) => i).sort(
+        (x, y) => Math.abs(gamma[y] as number) - Math.abs(gamma[x] as number),
+      );
+      for (let r = this.maxRank; r < d; r++) gamma[order[r] as number] = 0;
+    }
+    this.Y.fill(0);
+    this.W.fill(0);
+    for (let k = 0; k < d; k++) {
+      const g = gamma[k] as number;
+      if (g === 0) continue;
+      const l = this.beta * Math.sinh(g);
+      for (let a = 0; a < d; a++) {
+        const va = vectors[a * d + k] as number;
+        for (let b = 0; b < d; b++) {
+          const vv = va * (vectors[b * d + k] as number);
+          this.Y[a * d + b] = (this.Y[a * d + b] as number) + g * vv;
+          this.W[a * d + b] = (this.W[a * d + b] as number) + l * vv;
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * One model's HPG iterate in the efficient form of the paper's §5.1: the eigendecomposition of the
+ * mirror matrix Y = U diag(gamma) U^T is kept (only nonzero gamma), the primal iterate is
+ * W = U diag(beta sinh gamma) U^T, and one online-mirror-descent step is
+ *   1. Y <- Y + rho q q^T               (rank-one eigen-update in a growing subspace)
+ *   2. nu = threshold(gamma, beta, tau)  (Bregman projection onto {|W|_* <= tau} ...)
+ *   3. gamma <- soft-threshold(gamma, nu) (... which is a soft threshold of the mirror spectrum)
+ *   4. drop zero pairs; with `maxRank`, keep the maxRank pairs of largest |gamma| (a heuristic outside
+ *      the paper's analysis: exact when maxRank >= d).
+ * Cost per step O(d k^2 + k^3) for rank k; the rows are re-orthonormalised every `reorthEvery` steps.
+ */
+import { LowRankSymmetricEigen } from "@routekit/linalg";
+import { hypentropyThreshold, softThreshold } from "./threshold.js";
+
+export interface MirrorIterateOptions {
+  readonly dim: number;
+  /** Hypentropy scale beta > 0. */
+  readonly beta: number;
+  /** Nuclear-norm ball radius tau > 0. */
+  readonly radius: number;
+  /** Largest rank kept (default dim: exact). */
+  readonly maxRank?: number;
+  /** Steps between re-orthonormalisations (default 1000). */
+  readonly reorthEvery?: number;
+}
+
+export class MirrorIterate {
+  readonly dim: number;
+  readonly beta: number;
+  readonly radius: number;
+  readonly maxRank: number;
+  readonly reorthEvery: number;
+  /** Eigenpairs of the mirror matrix Y: `values` are the mirror eigenvalues gamma. */
+  readonly eig: LowRankSymmetricEigen;
+  /** Steps taken (drives the periodic re-orthonormalisation). */
+  steps = 0;
+  /** The projection threshold of the last step (0 when the ball was not active). */
+  lastThreshold = 0;
+  /** Primal eigenvalues beta sinh(gamma), kept in step with `eig.values`. */
+  private lambda: Float64Array;
+  private readonly scratch: Float64Array;
+
+  constructor(options: MirrorIterateOptions) {
+    this.dim = options.dim;
+    this.beta = options.beta;
+    this.radius = options.radius;
+    this.maxRank = Math.min(options.maxRank ?? options.dim, options.dim);
+    this.reorthEvery = options.reorthEvery ?? 1000;
+    const cap = Math.min(this.dim, this.maxRank + 1);
+    this.eig = new LowRankSymmetricEigen(this.dim, Math.min(cap, 8));
+    this.lambda = new Float64Array(cap);
+    this.scratch = new Float64Array(cap);
+  }
+
+  get rank(): number {
+    return this.eig.rank;
+  }
+
+  /** q^T W q = sum_i beta sinh(gamma_i) (u_i . q)^2. */
+  score(q: ArrayLike<number>): number {
+    return this.eig.quadForm(q, this.lambda);
+  }
+
+  /** One greedy OMD step: Y <- Y + rho q q^T, then the Bregman projection (and the rank cap). */
+  step(q: ArrayLike<number>, rho: number): void {
+    const eig = this.eig;
+    eig.rankOneUpdate(q, rho);
+    const nu = hypentropyThreshold(eig.values, eig.rank, this.beta, this.radius, this.scratch);
+    this.lastThreshold = nu;
+    softThreshold(eig.values, eig.rank, nu);
+    for (let i = eig.rank - 1; i >= 0; i--) if (eig.values[i] === 0) eig.remove(i);
+    while (eig.rank > this.maxRank) {
+      let j = 0;
+      for (let i = 1; i < eig.rank; i++)
+        if (Math.abs(eig.values[i] as number) < Math.abs(eig.values[j] as number)) j = i;
+      eig.remove(j);
+    }
+    this.steps++;
+    if (this.reorthEvery > 0 && this.steps % this.reorthEvery === 0) eig.reorthonormalize();
+    this.refresh();
+  }
+
+  /** Sets the mirror eigenpairs directly (restore): rows of `vectors` (rank x dim) must be orthonormal. */
+  load(vectors: ArrayLike<number>, gamma: ArrayLike<number>, rank: number, steps: number): void {
+    this.eig.load(vectors, gamma, rank);
+    this.steps = steps;
+    this.refresh();
+  }
+
+  /** |W|_* = beta sum_i sinh|gamma_i|. */
+  nuclearNorm(): number {
+    let s = 0;
+    for (let i = 0; i < this.eig.rank; i++) s += Math.abs(this.lambda[i] as number);
+    return s;
+  }
+
+  /** Primal eigenvalues beta sinh(gamma) of the current iterate (first `rank` entries). */
+  primalValues(): Float64Array {
+    return this.lambda.slice(0, this.eig.rank);
+  }
+
+  /** The primal iterate W as a dense dim x dim matrix (tests, diagnostics). */
+  toDense(): Float64Array {
+    const d = this.dim;
+    const out = new Float64Array(d * d);
+    const U = this.eig.vectors;
+    for (let i = 0; i < this.eig.rank; i++) {
+      const v = this.lambda[i] as number;
+      for (let a = 0; a < d; a++) {
+        const va = v * (U[i * d + a] as number);
+        for (let b = 0; b < d; b++) out[a * d + b] = (out[a * d + b] as number) + va * (U[i * d + b] as number);
+      }
+    }
+    return out;
+  }
+
+  private refresh(): void {
+    const k = this.eig.rank;
+    if (this.lambda.length < k) this.lambda = new Float64Array(k);
+    for (let i = 0; i < k; i++) this.lambda[i] = this.beta * Math.sinh(this.eig.values[i] as number);
+  }
+}

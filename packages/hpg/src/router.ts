@@ -1,0 +1,371 @@
+/**
+ * What every router of this package shares: a query embedding q (validated, norm <= 1 or normalised),
+ * a routing distribution pi over the live models, one sample from it by inverse CDF (one uniform draw),
+ * and a pending decision that keeps pi (the gradient estimate is unbiased only with the very pi that was
+ * sampled from: paper Lemma 2) plus any per-model decision-time numbers (`aux`). Decision events carry
+ * them in `decision.state` ({ arms, probs, aux? }), so `learn` replays an update exactly.
+ */
+import {
+  type ArmDecision,
+  type ArmEvent,
+  type ArmFeedback,
+  ArmPolicyBase,
+  type ArmPolicyOptions,
+  type ArmState,
+  booleanOption,
+  decodeF64,
+  ErrorCode,
+  encodeF64,
+  type Json,
+  type LedgerCodec,
+  missingEventState,
+  ObjectPool,
+  RouteKitError,
+  readObject,
+  readOptions,
+  snapshotCorrupt,
+  vectorToJson,
+} from "@routekit/core";
+
+/** Options every router of this package accepts. */
+export interface RouterOptions extends ArmPolicyOptions {
+  /**
+   * Scale each query to unit norm before use (default false). When false, a query whose norm exceeds
+   * 1 (+1e-9) is rejected with OUT_OF_RANGE: the paper's guarantees assume |q| <= 1, and raw encoder
+   * outputs (e.g. Contriever) are not unit-norm.
+   */
+  readonly normalizeContext?: boolean;
+  /**
+   * Clip rewards to [-1, 1] (default true), as the analysis and the coin-betting wealth require. When
+   * false, a reward outside [-1, 1] is rejected with OUT_OF_RANGE.
+   */
+  readonly clipRewards?: boolean;
+}
+
+/** A pending decision: chosen model, the query as received, and the distribution sampled from. */
+export interface RoutePayload {
+  uid: number;
+  /** Index of the chosen model in `ids`. */
+  chosen: number;
+  x: Float64Array;
+  /** Live model ids at decision time (shared between decisions while the models do not change). */
+  ids: readonly string[];
+  probs: Float64Array;
+  /** `auxPerArm` numbers per model (e.g. parameter-free HPG's inner score and bet). */
+  aux: Float64Array;
+  n: number;
+}
+
+/** Norm slack accepted for "unit-norm" queries. */
+const NORM_TOL = 1e-9;
+
+class RouteCodec implements LedgerCodec<RoutePayload> {
+  readonly pool: ObjectPool<RoutePayload>;
+  constructor(
+    readonly dim: number,
+    readonly auxPerArm: number,
+  ) {
+    this.pool = new ObjectPool(() => ({
+      uid: 0,
+      chosen: 0,
+      x: new Float64Array(dim),
+      ids: [],
+      probs: new Float64Array(8),
+      aux: new Float64Array(8 * auxPerArm),
+      n: 0,
+    }));
+  }
+  acquire(n: number): RoutePayload {
+    const p = this.pool.acquire();
+    if (p.probs.length < n) {
+      p.probs = new Float64Array(2 * n);
+      p.aux = new Float64Array(2 * n * this.auxPerArm);
+    }
+    p.n = n;
+    return p;
+  }
+  encode(p: RoutePayload): Json {
+    return {
+      uid: p.uid,
+      chosen: p.chosen,
+      x: encodeF64(p.x),
+      arms: [...p.ids],
+      probs: encodeF64(p.probs.subarray(0, p.n)),
+      aux: encodeF64(p.aux.subarray(0, p.n * this.auxPerArm)),
+    };
+  }
+  decode(json: Json): RoutePayload {
+    const o = readObject(json, "ledger payload");
+    const probs = decodeF64(o.probs, "ledger probs");
+    const p = this.acquire(probs.length);
+    p.uid = o.uid as number;
+    p.chosen = o.chosen as number;
+    p.x.set(decodeF64(o.x, "ledger x", this.dim));
+    p.ids = (o.arms as string[]).slice();
+    p.probs.set(probs);
+    p.aux.set(decodeF64(o.aux, "ledger aux", probs.length * this.auxPerArm));
+    return p;
+  }
+  dispose(p: RoutePayload): void {
+    this.pool.release(p);
+  }
+}
+
+/** Validates a snapshot's pending decision and returns its arm uid (SNAPSHOT_CORRUPT otherwise). */
+export function checkRoutePayload(json: Json, dim: number, auxPerArm: number): number {
+  const o = readObject(json, "ledger payload");
+  const uid = o.uid;
+  if (!Number.isSafeInteger(uid) || (uid as number) < 0) snapshotCorrupt("ledger uid", "an arm uid");
+  const probs = decodeF64(o.probs, "ledger probs");
+  const n = probs.length;
+  const arms = o.arms;
+  if (!Array.isArray(arms) || arms.length !== n || n === 0 || arms.some((a) => typeof a !== "string" || a === "")) {
+    snapshotCorrupt("ledger arms", "one model id per probability");
+  }
+  if (!Number.isSafeInteger(o.chosen) || (o.chosen as number) < 0 || (o.chosen as number) >= n) {
+    snapshotCorrupt("ledger chosen", `an index in [0, ${n})`);
+  }
+  checkDistribution(probs, n, () => snapshotCorrupt("ledger probs", "a probability distribution"));
+  const x = decodeF64(o.x, "ledger x", dim);
+  const a = decodeF64(o.aux, "ledger aux", n * auxPerArm);
+  for (const v of x) if (!Number.isFinite(v)) snapshotCorrupt("ledger x", "finite numbers");
+  for (const v of a) if (!Number.isFinite(v)) snapshotCorrupt("ledger aux", "finite numbers");
+  return uid as number;
+}
+
+function checkDistribution(p: ArrayLike<number>, n: number, fail: () => never): void {
+  let s = 0;
+  for (let i = 0; i < n; i++) {
+    const v = p[i] as number;
+    if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > 1) fail();
+    s += v;
+  }
+  if (!(Math.abs(s - 1) <= 1e-9)) fail();
+}
+
+/**
+ * Base of the routers: subclasses compute the distribution (`distribution`) and apply one round of
+ * feedback to every model (`learnRound`).
+ */
+export abstract class RouterBase<S extends ArmState> extends ArmPolicyBase<S, RoutePayload> {
+  readonly normalizeContext: boolean;
+  readonly clipRewards: boolean;
+  /** Decision-time numbers kept per model in the pending decision and the event. */
+  protected readonly auxPerArm: number;
+  private readonly codec: RouteCodec;
+  /** Distribution and aux of the current select, in table order. */
+  protected probs = new Float64Array(8);
+  protected auxNow = new Float64Array(8);
+  /** The query scaled for use (unit norm when normalizeContext). */
+  protected readonly q: Float64Array;
+  private idsCache: readonly string[] = [];
+  private idsCacheSize = -1;
+
+  protected constructor(options: RouterOptions, auxPerArm: number, what: string) {
+    const o = readOptions(options, what);
+    const d = o.contextDim;
+    const codec = new RouteCodec(typeof d === "number" && Number.isInteger(d) && d >= 0 ? d : 0, auxPerArm);
+    super(options, codec, 0, what);
+    if (this.contextDim < 1) {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `${what} needs option contextDim (the query embedding length, >= 1)`,
+      );
+    }
+    this.codec = codec;
+    this.auxPerArm = auxPerArm;
+    this.normalizeContext = booleanOption(o, "normalizeContext", false);
+    this.clipRewards = booleanOption(o, "clipRewards", true);
+    this.q = new Float64Array(this.contextDim);
+  }
+
+  /**
+   * The routing distribution select(context) samples from, in `arms` order (a new array). Pure: no
+   * randomness is drawn and nothing changes.
+   */
+  probabilities(context: Float64Array): Float64Array {
+    this.table.checkNotEmpty();
+    const x = this.readContext(context, "context");
+    this.prepareQuery(x, false);
+    const k = this.table.size;
+    this.ensureScratch(k);
+    this.distribution(this.q, this.probs, this.auxNow);
+    return this.probs.slice(0, k);
+  }
+
+  protected choose(context: Float64Array | undefined): ArmDecision {
+    const x = context as Float64Array;
+    this.prepareQuery(x, false);
+    const k = this.table.size;
+    this.ensureScratch(k);
+    const probs = this.probs;
+    this.distribution(this.q, probs, this.auxNow);
+    let u = this.rng.uniform();
+    let pick = -1;
+    for (let i = 0; i < k; i++) {
+      const p = probs[i] as number;
+      if (p > 0) pick = i;
+      u -= p;
+      if (u < 0 && p > 0) break;
+    }
+    if (pick < 0) throw new RouteKitError(ErrorCode.Numerical, "the routing distribution has no positive entry");
+    const payload = this.codec.acquire(k);
+    payload.uid = (this.table.states[pick] as S).uid;
+    payload.chosen = pick;
+    payload.x.set(x);
+    payload.ids = this.liveIds();
+    payload.probs.set(probs.subarray(0, k));
+    if (this.auxPerArm > 0) payload.aux.set(this.auxNow.subarray(0, k * this.auxPerArm));
+    return { id: this.ledger.issue(payload), arm: this.table.ids[pick] as string, propensity: probs[pick] as number };
+  }
+
+  protected applyFeedback(_state: S, p: RoutePayload, feedback: ArmFeedback): void {
+    const r = feedback.reward;
+    const reward = r > 1 ? 1 : r < -1 ? -1 : r;
+    this.prepareQuery(p.x, false);
+    this.learnRound(p, this.q, reward);
+  }
+
+  protected override checkReward(r: number): void {
+    if (!this.clipRewards && (r < -1 || r > 1)) {
+      throw new RouteKitError(
+        ErrorCode.OutOfRange,
+        `feedback.reward must be in [-1, 1] when clipRewards is false, got ${r}`,
+      );
+    }
+  }
+
+  protected uidOf(p: RoutePayload): number {
+    return p.uid;
+  }
+
+  protected override eventContext(p: RoutePayload): number[] {
+    return vectorToJson(p.x, this.contextDim);
+  }
+
+  protected override eventPropensity(p: RoutePayload): number {
+    return p.probs[p.chosen] as number;
+  }
+
+  protected override eventState(p: RoutePayload): Json {
+    const st: Record<string, Json> = { arms: [...p.ids], probs: vectorToJson(p.probs, p.n) };
+    if (this.auxPerArm > 0) st.aux = vectorToJson(p.aux, p.n * this.auxPerArm);
+    return st;
+  }
+
+  protected payloadFromEvent(event: ArmEvent, state: S, context: Float64Array | undefined): RoutePayload {
+    const x = context as Float64Array;
+    this.prepareQuery(x, true);
+    const st = event.decision.state;
+    if (st === undefined || st === null || typeof st !== "object" || Array.isArray(st)) {
+      missingEventState(this.kind, "arms and decision.state.probs (the routing distribution)");
+    }
+    const s = st as Record<string, Json>;
+    if (s.arms === undefined || s.probs === undefined) missingEventState(this.kind, "arms and probs");
+    const bad = (what: string): never => {
+      throw new RouteKitError(ErrorCode.InvalidEvent, `event decision.state.${what}`);
+    };
+    const arms = s.arms;
+    const probs = s.probs;
+    if (!Array.isArray(arms) || arms.length === 0 || arms.some((a) => typeof a !== "string" || a === "")) {
+      bad("arms must be a non-empty array of model ids");
+    }
+    const ids = arms as string[];
+    if (new Set(ids).size !== ids.length) bad("arms must not repeat a model id");
+    const n = ids.length;
+    if (!Array.isArray(probs) || probs.length !== n) bad(`probs must hold ${n} numbers (one per arm)`);
+    checkDistribution(probs as number[], n, () => bad("probs must be a probability distribution (>= 0, sum 1)"));
+    const chosen = ids.indexOf(event.decision.arm);
+    if (chosen < 0) bad("arms must include the chosen arm");
+    let aux: number[] = [];
+    if (this.auxPerArm > 0) {
+      if (s.aux === undefined) missingEventState(this.kind, "aux");
+      if (
+        !Array.isArray(s.aux) ||
+        s.aux.length !== n * this.auxPerArm ||
+        s.aux.some((v) => typeof v !== "number" || !Number.isFinite(v))
+      ) {
+        bad(`aux must hold ${n * this.auxPerArm} finite numbers`);
+      }
+      aux = s.aux as number[];
+    }
+    const p = this.codec.acquire(n);
+    p.uid = state.uid;
+    p.chosen = chosen;
+    p.x.set(x);
+    p.ids = ids.slice();
+    for (let i = 0; i < n; i++) p.probs[i] = (probs as number[])[i] as number;
+    for (let i = 0; i < aux.length; i++) p.aux[i] = aux[i] as number;
+    return p;
+  }
+
+  protected override releaseEventPayload(p: RoutePayload): void {
+    this.codec.dispose(p);
+  }
+
+  /** The live model ids as a shared frozen array (rebuilt when the arms change). */
+  private liveIds(): readonly string[] {
+    const ids = this.table.ids;
+    const cache = this.idsCache;
+    if (this.idsCacheSize === ids.length && cache.every((v, i) => v === ids[i])) return cache;
+    this.idsCache = Object.freeze([...ids]);
+    this.idsCacheSize = ids.length;
+    return this.idsCache;
+  }
+
+  /** Writes the query to use into `this.q`; rejects unusable norms (INVALID_EVENT from events). */
+  private prepareQuery(x: ArrayLike<number>, fromEvent: boolean): void {
+    const d = this.contextDim;
+    let nn = 0;
+    for (let i = 0; i < d; i++) nn += (x[i] as number) * (x[i] as number);
+    const code = fromEvent ? ErrorCode.InvalidEvent : ErrorCode.OutOfRange;
+    if (this.normalizeContext) {
+      if (!(nn > 0) || !Number.isFinite(nn)) {
+        throw new RouteKitError(code, "the query embedding must be non-zero with a finite norm to be normalised");
+      }
+      const inv = 1 / Math.sqrt(nn);
+      for (let i = 0; i < d; i++) this.q[i] = (x[i] as number) * inv;
+      return;
+    }
+    if (!(nn <= (1 + NORM_TOL) ** 2)) {
+      throw new RouteKitError(
+        code,
+        `the query embedding must have Euclidean norm <= 1, got ${Math.sqrt(nn)} (normalise it, or set normalizeContext: true)`,
+      );
+    }
+    for (let i = 0; i < d; i++) this.q[i] = x[i] as number;
+  }
+
+  private ensureScratch(k: number): void {
+    if (this.probs.length < k) this.probs = new Float64Array(2 * k);
+    if (this.auxNow.length < k * this.auxPerArm) this.auxNow = new Float64Array(2 * k * this.auxPerArm);
+  }
+
+  // ------------------------------------------------------------ subclass hooks
+
+  /** Writes the routing distribution over the live models (table order) and their aux numbers. */
+  protected abstract distribution(q: Float64Array, probs: Float64Array, aux: Float64Array): void;
+  /**
+   * Applies one round: the decision's distribution `p.probs` over `p.ids`, the chosen index `p.chosen`,
+   * the query q (as used at decision time) and the clipped reward. Models no longer live are skipped.
+   */
+  protected abstract learnRound(p: RoutePayload, q: Float64Array, reward: number): void;
+
+  /** Live state of the model with id `id`, if any. */
+  protected live(id: string): S | undefined {
+    return this.table.find(id);
+  }
+}
+
+/** Softmax of scores[0..k) into out (max-shifted). */
+export function softmaxInto(scores: Float64Array, k: number, out: Float64Array): void {
+  let mx = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < k; i++) if ((scores[i] as number) > mx) mx = scores[i] as number;
+  let z = 0;
+  for (let i = 0; i < k; i++) {
+    const e = Math.exp((scores[i] as number) - mx);
+    out[i] = e;
+    z += e;
+  }
+  for (let i = 0; i < k; i++) out[i] = (out[i] as number) / z;
+}

@@ -1,0 +1,100 @@
+import { describe, expect, test } from "vitest";
+import { CoinBetting, DenseMirrorIterate, MirrorIterate, nuclearNorm } from "../src/index.js";
+import { maxAbsDiff, seeded, unitVector } from "./helpers.js";
+
+describe("MirrorIterate (subspace form) against the dense reference", () => {
+  test.each([
+    [6, 2, undefined],
+    [8, 1, undefined],
+    [8, 2, 3],
+  ] as const)("d = %i, tau = %d, maxRank = %s: 500 steps with the ball active agree to 1e-10", (d, tau, maxRank) => {
+    const rng = seeded(10 + d + tau);
+    const beta = tau / d;
+    const fast = new MirrorIterate({ dim: d, beta, radius: tau, maxRank, reorthEvery: 97 });
+    const dense = new DenseMirrorIterate({ dim: d, beta, radius: tau, maxRank });
+    let active = 0;
+    for (let t = 0; t < 500; t++) {
+      const q = unitVector(rng, d);
+      expect(Math.abs(fast.score(q) - dense.score(q))).toBeLessThan(1e-10);
+      const rho = 0.6 * rng.normal();
+      fast.step(q, rho);
+      dense.step(q, rho);
+      if (dense.lastThreshold > 0) active++;
+      expect(Math.abs(fast.lastThreshold - dense.lastThreshold)).toBeLessThan(1e-9);
+      expect(fast.nuclearNorm()).toBeLessThanOrEqual(tau + 1e-9);
+      if (t % 25 === 0) expect(maxAbsDiff(fast.toDense(), dense.W)).toBeLessThan(1e-10);
+      if (maxRank !== undefined) expect(fast.rank).toBeLessThanOrEqual(maxRank);
+    }
+    expect(active).toBeGreaterThan(100);
+    expect(fast.eig.orthogonalityError()).toBeLessThan(1e-12);
+    expect(Math.abs(nuclearNorm(dense.W, d) - fast.nuclearNorm())).toBeLessThan(1e-10);
+  });
+
+  test("rho = 0 is a no-op; a positive step raises the score along q (sign convention)", () => {
+    const rng = seeded(3);
+    const it = new MirrorIterate({ dim: 5, beta: 0.4, radius: 2 });
+    const q = unitVector(rng, 5);
+    it.step(q, 0);
+    expect(it.rank).toBe(0);
+    expect(it.score(q)).toBe(0);
+    it.step(q, 0.3);
+    expect(it.score(q)).toBeGreaterThan(0);
+    const before = it.score(q);
+    it.step(q, 0.3);
+    expect(it.score(q)).toBeGreaterThan(before);
+  });
+});
+
+describe("coin betting (ONS)", () => {
+  test("the first bet is 0 and wealth stays positive for any |g| <= 1 sequence", () => {
+    const rng = seeded(7);
+    let minWealth = Number.POSITIVE_INFINITY;
+    let maxFraction = 0;
+    for (let run = 0; run < 50; run++) {
+      const c = new CoinBetting(1);
+      expect(c.bet()).toBe(0);
+      for (let t = 0; t < 2000; t++) {
+        const z = c.bet();
+        const g =
+          run % 3 === 0 ? (rng.uniform() < 0.5 ? -1 : 1) : run % 3 === 1 ? Math.sign(z) || 1 : 2 * rng.uniform() - 1;
+        c.update(g, z);
+        minWealth = Math.min(minWealth, c.wealth);
+        maxFraction = Math.max(maxFraction, Math.abs(c.fraction));
+      }
+    }
+    expect(minWealth).toBeGreaterThan(0);
+    expect(maxFraction).toBeLessThanOrEqual(0.5);
+  });
+
+  test("constant g = -1 makes the bet grow geometrically", () => {
+    const c = new CoinBetting(1);
+    const bets: number[] = [];
+    for (let t = 0; t < 200; t++) {
+      const z = c.bet();
+      bets.push(z);
+      c.update(-1, z);
+    }
+    expect(bets[100] as number).toBeGreaterThan(1e6);
+    expect((bets[199] as number) / (bets[150] as number)).toBeGreaterThan(1e3);
+  });
+
+  test("i.i.d. g = +-1 with mean -0.2: regret vs every u in [-100, 100] is O(|u| sqrt(T log(|u| T)))", () => {
+    const rng = seeded(8);
+    const T = 20_000;
+    const c = new CoinBetting(1);
+    let loss = 0;
+    let gsum = 0;
+    for (let t = 0; t < T; t++) {
+      const z = c.bet();
+      const g = rng.uniform() < 0.4 ? 1 : -1;
+      loss += g * z;
+      gsum += g;
+      c.update(g, z);
+    }
+    for (const u of [-100, -10, -1, 0, 1, 10, 100]) {
+      const regret = loss - gsum * u;
+      const bound = 1 + Math.abs(u) * Math.sqrt(T * Math.log(1 + Math.abs(u) * T)) * 3;
+      expect(regret).toBeLessThanOrEqual(bound);
+    }
+  });
+});

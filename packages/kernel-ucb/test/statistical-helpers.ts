@@ -1,0 +1,77 @@
+/**
+ * Shared set-up of the seeded statistical tests (statistical*.test.ts): runs policies on a prompt
+ * environment in the `fresh` mode (a new prompt every round), which is the mode the independent
+ * reference runs behind the thresholds used.
+ */
+import { LinUCBShared, OneArmOracle, RandomPolicy } from "@routekit/classic";
+import { type ArmPolicy, logLogSlope, type Rng, runExperiment } from "@routekit/core";
+import { type PresetOverrides, type PromptPoolPreset, promptPool } from "@routekit/environments";
+import { KernelUcb, PakUcb, RffUcb } from "../src/index.js";
+
+/**
+ * The reference runs' embedding dimension. The thresholds depend on it: with fewer dimensions than
+ * rounds, the per-prompt part of an RBF(1) kernel becomes learnable, so the arm with more data gets a
+ * much smaller confidence width than the others and they keep being tried (at d = 64, swap regret is
+ * about 3x, and PAK-UCB's OPR on the dominant-arm case .90 instead of .99).
+ */
+export const PAPER_DIM = 512;
+export type Maker = (arms: readonly string[], d: number, rng: Rng) => ArmPolicy;
+
+export function run(
+  preset: PromptPoolPreset,
+  makers: Record<string, Maker>,
+  seeds: number[],
+  horizon: number,
+  o: PresetOverrides = {},
+) {
+  const opts: PresetOverrides = { dim: PAPER_DIM, sampling: "fresh", ...o };
+  const env0 = promptPool(preset, opts);
+  return runExperiment({
+    protocol: "arm",
+    environment: () => promptPool(preset, opts),
+    policies: Object.entries(makers).map(([label, m]) => ({
+      label,
+      create: ({ rng }: { rng: Rng }) => m(env0.initialArms, env0.contextDim, rng),
+    })),
+    seeds,
+    horizon,
+    points: 40,
+  });
+}
+
+export const mean = (res: ReturnType<typeof run>, label: string) => {
+  const s = res.summary.find((x) => x.policy === label);
+  if (!s) throw new Error(label);
+  return { regret: s.regret.mean, opr: s.opr.mean, o2b: s.o2b.mean };
+};
+
+export const meanOf = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / xs.length;
+
+/** Mean log-log slope of the regret curves of `label` over checkpoints t >= from. */
+export function regretSlope(res: ReturnType<typeof run>, label: string, from: number): number {
+  return meanOf(
+    res.runs
+      .filter((x) => x.policy === label)
+      .map((x) => {
+        const idx = x.series.t.map((t, i) => (t >= from ? i : -1)).filter((i) => i >= 0);
+        return logLogSlope(
+          idx.map((i) => x.series.t[i] as number),
+          idx.map((i) => x.series.regret[i] as number),
+        );
+      }),
+  );
+}
+
+export const pak: Maker = (arms, d, rng) => new PakUcb({ arms, contextDim: d, rng });
+export const rff: Maker = (arms, d, rng) => new RffUcb({ arms, contextDim: d, rng });
+/** The reference code's exploration for its shared-weight baselines: 2 ln(2G/delta), no square root. */
+export const codeEta = (G: number) => 2 * Math.log((2 * G) / 0.05);
+export const linucb: Maker = (arms, d, rng) =>
+  new LinUCBShared({ arms, contextDim: d, rng, exploration: codeEta(arms.length) });
+export const kernelucb: Maker = (arms, d, rng) =>
+  new KernelUcb({ arms, contextDim: d, rng, exploration: codeEta(arms.length) });
+export const oracle =
+  (arm: string): Maker =>
+  (arms, d) =>
+    new OneArmOracle({ arms, contextDim: d, arm });
+export const random: Maker = (arms, d, rng) => new RandomPolicy({ arms, contextDim: d, rng });

@@ -1,0 +1,155 @@
+import { describe, expect, test } from "vitest";
+import { jacobiEigen, LowRankSymmetricEigen, symmetricEigen } from "../src/index.js";
+import { TestRng } from "./helpers.js";
+
+function sortedSpectrum(A: Float64Array, n: number): number[] {
+  return Array.from(symmetricEigen(A, n).values).sort((a, b) => a - b);
+}
+
+describe("jacobiEigen", () => {
+  test("reconstructs random symmetric matrices, orthogonal V, eigenvalues match ml-matrix", () => {
+    const rng = new TestRng(3);
+    for (const n of [1, 2, 5, 17, 33]) {
+      const A = new Float64Array(n * n);
+      for (let i = 0; i < n; i++)
+        for (let j = i; j < n; j++) {
+          const v = rng.normal();
+          A[i * n + j] = v;
+          A[j * n + i] = v;
+        }
+      const ref = sortedSpectrum(A, n);
+      const work = A.slice();
+      const V = new Float64Array(n * n);
+      const vals = new Float64Array(n);
+      jacobiEigen(work, n, V, vals);
+      const got = Array.from(vals).sort((a, b) => a - b);
+      for (let i = 0; i < n; i++) expect(Math.abs((got[i] as number) - (ref[i] as number))).toBeLessThan(1e-12 * n);
+      for (let i = 0; i < n; i++)
+        for (let j = 0; j < n; j++) {
+          let s = 0;
+          let r = 0;
+          for (let k = 0; k < n; k++) {
+            s += (V[k * n + i] as number) * (V[k * n + j] as number);
+            r += (V[i * n + k] as number) * (vals[k] as number) * (V[j * n + k] as number);
+          }
+          expect(Math.abs(s - (i === j ? 1 : 0))).toBeLessThan(1e-13 * n);
+          expect(Math.abs(r - (A[i * n + j] as number))).toBeLessThan(1e-12 * n);
+        }
+    }
+  });
+});
+
+describe("LowRankSymmetricEigen", () => {
+  function denseStep(Y: Float64Array, d: number, x: Float64Array, rho: number): void {
+    for (let a = 0; a < d; a++)
+      for (let b = 0; b < d; b++) Y[a * d + b] = (Y[a * d + b] as number) + rho * (x[a] as number) * (x[b] as number);
+  }
+
+  test("matches the dense sum over 400 random updates of both signs through full rank, orthonormal rows", () => {
+    const rng = new TestRng(11);
+    const d = 7;
+    const lr = new LowRankSymmetricEigen(d, 2);
+    const Y = new Float64Array(d * d);
+    const dense = new Float64Array(d * d);
+    const x = new Float64Array(d);
+    for (let t = 0; t < 400; t++) {
+      rng.fill(x);
+      const rho = rng.normal();
+      lr.rankOneUpdate(x, rho);
+      denseStep(Y, d, x, rho);
+      if (t % 50 === 0 || t === 399) {
+        lr.toDense(dense);
+        let err = 0;
+        for (let i = 0; i < d * d; i++) err = Math.max(err, Math.abs((dense[i] as number) - (Y[i] as number)));
+        expect(err).toBeLessThan(1e-10);
+        expect(lr.orthogonalityError()).toBeLessThan(1e-10);
+      }
+    }
+    expect(lr.rank).toBe(d);
+  });
+
+  test("x already in the span keeps the rank; rho = 0 is a no-op; rho < 0 works", () => {
+    const d = 5;
+    const lr = new LowRankSymmetricEigen(d);
+    const e0 = new Float64Array([1, 0, 0, 0, 0]);
+    lr.rankOneUpdate(e0, 2);
+    expect(lr.rank).toBe(1);
+    lr.rankOneUpdate(new Float64Array([3, 0, 0, 0, 0]), -0.5);
+    expect(lr.rank).toBe(1);
+    expect(lr.values[0]).toBeCloseTo(2 - 4.5, 14);
+    const before = lr.vectors.slice(0, d);
+    lr.rankOneUpdate(new Float64Array([1, 1, 1, 1, 1]), 0);
+    expect(lr.rank).toBe(1);
+    expect(Array.from(lr.vectors.slice(0, d))).toEqual(Array.from(before));
+  });
+
+  test("orthonormality holds after 10^4 random updates at full rank (d = 6)", () => {
+    const rng = new TestRng(5);
+    const d = 6;
+    const lr = new LowRankSymmetricEigen(d);
+    const x = new Float64Array(d);
+    for (let t = 0; t < 10_000; t++) {
+      rng.fill(x);
+      lr.rankOneUpdate(x, 0.1 * rng.normal());
+    }
+    expect(lr.rank).toBe(d);
+    expect(lr.orthogonalityError()).toBeLessThan(1e-10);
+  });
+
+  test("reorthonormalize keeps X and restores orthonormal rows after a perturbation", () => {
+    const rng = new TestRng(9);
+    const d = 9;
+    const lr = new LowRankSymmetricEigen(d);
+    const x = new Float64Array(d);
+    for (let t = 0; t < 4; t++) lr.rankOneUpdate(rng.fill(x), rng.normal());
+    const before = lr.toDense(new Float64Array(d * d));
+    for (let i = 0; i < lr.rank * d; i++) lr.vectors[i] = (lr.vectors[i] as number) * (1 + 1e-7 * rng.normal());
+    lr.reorthonormalize();
+    expect(lr.orthogonalityError()).toBeLessThan(1e-14 * 100);
+    const after = lr.toDense(new Float64Array(d * d));
+    for (let i = 0; i < d * d; i++) expect(Math.abs((after[i] as number) - (before[i] as number))).toBeLessThan(1e-5);
+  });
+});
+
+describe("diagonalPlusRankOneEigen", () => {
+  test("matches Jacobi on random, degenerate and deflating problems of both signs", async () => {
+    const { diagonalPlusRankOneEigen, secularWorkspace } = await import("../src/index.js");
+    const rng = new TestRng(21);
+    const ws = secularWorkspace(40);
+    for (let trial = 0; trial < 300; trial++) {
+      const n = 1 + rng.int(30);
+      const delta = new Float64Array(n);
+      const v = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        delta[i] = trial % 3 === 0 ? rng.int(4) : rng.normal(); // duplicates every third trial
+        v[i] = trial % 4 === 0 && i % 3 === 0 ? 0 : rng.normal(); // zero components every fourth
+      }
+      if (trial % 5 === 0) delta.fill(0); // all equal
+      const rho = (rng.uniform() < 0.5 ? -1 : 1) * Math.exp(2 * rng.normal());
+      const K = new Float64Array(n * n);
+      for (let i = 0; i < n; i++) {
+        for (let j = 0; j < n; j++) K[i * n + j] = rho * (v[i] as number) * (v[j] as number);
+        K[i * n + i] = (K[i * n + i] as number) + (delta[i] as number);
+      }
+      const Q = new Float64Array(n * n);
+      const vals = new Float64Array(n);
+      diagonalPlusRankOneEigen(delta, v, rho, n, Q, vals, ws);
+      const scale = Math.max(1, ...Array.from(vals, Math.abs));
+      let orth = 0;
+      let recon = 0;
+      for (let i = 0; i < n; i++)
+        for (let j = 0; j < n; j++) {
+          let s = 0;
+          let rec = 0;
+          for (let k = 0; k < n; k++) {
+            s += (Q[k * n + i] as number) * (Q[k * n + j] as number);
+            rec += (Q[i * n + k] as number) * (vals[k] as number) * (Q[j * n + k] as number);
+          }
+          orth = Math.max(orth, Math.abs(s - (i === j ? 1 : 0)));
+          recon = Math.max(recon, Math.abs(rec - (K[i * n + j] as number)) / (scale * n));
+        }
+      expect(orth).toBeLessThan(1e-12);
+      expect(recon).toBeLessThan(1e-12);
+    }
+  });
+});

@@ -1,0 +1,507 @@
+/**
+ * Cascade baselines for COSMOS:
+ * - {@link WeitzmanOracle}: Weitzman's index policy with the true index parameters and reward function;
+ * - {@link QueryAll}: open every box, deploy the best (known or learned reward);
+ * - {@link ThresholdCascade}: a fixed cheapest-first cascade that stops once an answer's reward reaches a
+ *   threshold (FrugalGPT-like);
+ * - {@link OneShot}: API-as-arm routing, one box per request, chosen by a per-box ridge regression of the
+ *   utility r - c on psi(x) with an upper-confidence bonus (disjoint LinUCB).
+ * The greedy COSMOS baseline is {@link Cosmos} with `exploration: 0`.
+ */
+import {
+  armsOption,
+  booleanOption,
+  checkNumber,
+  ErrorCode,
+  encodeF64,
+  enumOption,
+  type Json,
+  makeSnapshot,
+  maxPendingOption,
+  numberOption,
+  RouteKitError,
+  readF64,
+  readObject,
+  readOptions,
+  readSnapshot,
+  requiredNumber,
+  type Snapshot,
+} from "@routekit/core";
+import { shermanMorrisonUpdate } from "@routekit/linalg";
+import { CascadePolicyBase, type CascadeRecord } from "./episodes.js";
+import { type IndexLink, type IndexLinkName, indexLink, type RewardLinkName, rewardLink } from "./links.js";
+import { RewardModel } from "./reward.js";
+
+/** Options every baseline shares. */
+export interface BaselineOptions {
+  arms: readonly string[];
+  contextDim: number;
+  outputDim: number;
+  /** Known reward parameter theta* (omit to learn the reward by ridge GLM from deployed outputs). */
+  rewardParameter?: readonly number[] | null;
+  /** Reward link G (default "identity"). */
+  rewardLink?: RewardLinkName;
+  /** Prepend 1 to the output features (default false). */
+  rewardIntercept?: boolean;
+  /** Reward ridge eta0 (default 1). */
+  ridge?: number;
+  /** Open episodes kept waiting for feedback (default 100,000). */
+  maxPending?: number;
+}
+
+interface BaseConfig {
+  arms: string[];
+  contextDim: number;
+  outputDim: number;
+  rewardParameter: number[] | null;
+  rewardLink: RewardLinkName;
+  rewardIntercept: boolean;
+  ridge: number;
+  maxPending: number;
+}
+
+function readBase(o: Record<string, unknown>): BaseConfig {
+  const arms = armsOption(o);
+  if (arms.length === 0) throw new RouteKitError(ErrorCode.InvalidArgument, "option arms must name at least one box");
+  const contextDim = requiredNumber(o, "contextDim", { integer: true, min: 0, max: 1 << 16 });
+  const outputDim = requiredNumber(o, "outputDim", { integer: true, min: 1, max: 1 << 16 });
+  const rewardIntercept = booleanOption(o, "rewardIntercept", false);
+  const d = outputDim + (rewardIntercept ? 1 : 0);
+  let rewardParameter: number[] | null = null;
+  const rp = o.rewardParameter;
+  if (rp !== undefined && rp !== null) {
+    if (!Array.isArray(rp))
+      throw new RouteKitError(ErrorCode.InvalidArgument, "option rewardParameter must be an array");
+    if (rp.length !== d)
+      throw new RouteKitError(
+        ErrorCode.DimensionMismatch,
+        `option rewardParameter has length ${rp.length}, expected ${d}`,
+      );
+    rewardParameter = rp.map((v, i) => checkNumber(v, `option rewardParameter[${i}]`));
+  }
+  return {
+    arms,
+    contextDim,
+    outputDim,
+    rewardParameter,
+    rewardLink: enumOption(o, "rewardLink", ["identity", "logistic"] as const, "identity"),
+    rewardIntercept,
+    ridge: numberOption(o, "ridge", 1, { min: 0, openMin: true }),
+    maxPending: maxPendingOption(o),
+  };
+}
+
+/** A config's snapshot form: everything but the arms (the snapshot keeps the live arm list). */
+function withoutArms(c: { arms: string[] }): Json {
+  const { arms: _arms, ...rest } = c;
+  return rest as unknown as Json;
+}
+
+function configFromSnapshot<C>(s: Record<string, Json>, read: (o: Record<string, unknown>) => C): C {
+  const c = readObject(s.config, '"config"');
+  try {
+    return read({ ...c, arms: snapshotArms(s) });
+  } catch (e) {
+    throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot options are invalid: ${(e as Error).message}`);
+  }
+}
+
+function snapshotArms(s: Record<string, Json>): string[] {
+  const arms = s.arms;
+  if (
+    !Array.isArray(arms) ||
+    arms.length === 0 ||
+    !arms.every((a) => typeof a === "string" && a !== "") ||
+    new Set(arms).size !== arms.length
+  )
+    throw new RouteKitError(ErrorCode.SnapshotCorrupt, 'snapshot field "arms" must be distinct non-empty ids');
+  return arms as string[];
+}
+
+/** A baseline whose per-output reward is the known mu* or a learned point estimate (+ optional bonus). */
+abstract class RewardBaseline extends CascadePolicyBase {
+  protected readonly base: BaseConfig;
+  protected reward: RewardModel;
+  protected readonly bonus: number;
+  private readonly phi: Float64Array;
+
+  protected constructor(base: BaseConfig, bonus: number) {
+    super(base);
+    this.base = base;
+    this.bonus = bonus;
+    const d = base.outputDim + (base.rewardIntercept ? 1 : 0);
+    this.phi = new Float64Array(d);
+    this.reward = new RewardModel(
+      d,
+      rewardLink(base.rewardLink),
+      base.ridge,
+      Number.POSITIVE_INFINITY,
+      base.rewardParameter,
+    );
+  }
+
+  protected toPhi(features: Float64Array): Float64Array {
+    const off = this.base.rewardIntercept ? 1 : 0;
+    if (off) this.phi[0] = 1;
+    for (let i = 0; i < this.base.outputDim; i++) this.phi[off + i] = features[i] as number;
+    return this.phi;
+  }
+
+  protected optimisticReward(features: Float64Array, beta: number): number {
+    return this.reward.optimistic(this.toPhi(features), beta);
+  }
+
+  protected addBox(_id: string): void {}
+  protected removeBox(_index: number): void {}
+
+  protected learnRecord(r: CascadeRecord): void {
+    if (this.reward.known) return;
+    const chosen = r.queried.find((q) => q.arm === r.chosen);
+    if (!chosen) return;
+    this.reward.add(this.toPhi(chosen.features), r.reward);
+    this.reward.fit();
+  }
+
+  protected stateJSON(): Record<string, Json> {
+    return { arms: [...this.table.ids], reward: this.reward.toJSON(), ledger: this.ledger.toJSON() };
+  }
+
+  protected restoreState(s: Record<string, Json>): void {
+    const reward = RewardModel.fromJSON(readObject(s.reward, '"reward"'), this.reward);
+    this.ledger.loadJSON(s.ledger);
+    this.reward = reward;
+  }
+}
+
+// ------------------------------------------------------------------------------------------ query-all
+
+export interface QueryAllOptions extends BaselineOptions {
+  /** Multiplier of the reward confidence width when the reward is learned (default 0: point estimate). */
+  exploration?: number;
+}
+
+function readQueryAll(o: Record<string, unknown>) {
+  return { ...readBase(o), exploration: numberOption(o, "exploration", 0, { min: 0 }) };
+}
+
+/** Opens every box and deploys the best output. */
+export class QueryAll extends RewardBaseline {
+  static readonly kind = "pandora/query-all";
+  readonly kind = QueryAll.kind;
+  private readonly cfg: ReturnType<typeof readQueryAll>;
+
+  constructor(options: QueryAllOptions) {
+    const c = readQueryAll(readOptions(options, "QueryAll"));
+    super(c, c.exploration);
+    this.cfg = c;
+    for (const a of c.arms) this.addArm(a);
+  }
+
+  protected plan(_context: Float64Array, sigma: Float64Array): number {
+    sigma.fill(Number.POSITIVE_INFINITY, 0, this.table.size);
+    return this.reward.known ? 0 : this.bonus;
+  }
+
+  toJSON(): Snapshot {
+    return makeSnapshot(QueryAll.kind, 1, { config: withoutArms(this.cfg), ...this.stateJSON() });
+  }
+
+  static fromJSON(snapshot: Snapshot): QueryAll {
+    const s = readSnapshot(snapshot, QueryAll.kind, 1);
+    const c = configFromSnapshot(s, readQueryAll);
+    const p = new QueryAll({ ...c, arms: snapshotArms(s) });
+    p.restoreState(s);
+    return p;
+  }
+}
+
+// ------------------------------------------------------------------------------------------ threshold
+
+export interface ThresholdCascadeOptions extends BaselineOptions {
+  /** Stop as soon as an opened output's reward is >= threshold (default 0.7). Boxes open in `arms` order. */
+  threshold?: number;
+}
+
+function readThreshold(o: Record<string, unknown>) {
+  return { ...readBase(o), threshold: numberOption(o, "threshold", 0.7) };
+}
+
+/**
+ * A fixed cascade: open boxes in the order of `arms` (list the cheapest first) and stop once the best
+ * opened output's reward (known, or the learned point estimate) is >= `threshold`; deploy the best.
+ */
+export class ThresholdCascade extends RewardBaseline {
+  static readonly kind = "pandora/threshold";
+  readonly kind = ThresholdCascade.kind;
+  readonly threshold: number;
+  private readonly cfg: ReturnType<typeof readThreshold>;
+
+  constructor(options: ThresholdCascadeOptions) {
+    const c = readThreshold(readOptions(options, "ThresholdCascade"));
+    super(c, 0);
+    this.cfg = c;
+    this.threshold = c.threshold;
+    for (const a of c.arms) this.addArm(a);
+  }
+
+  protected plan(_context: Float64Array, sigma: Float64Array): number {
+    // Equal indices keep the arms order; the stopping rule "best >= next index" is the threshold test.
+    sigma.fill(this.threshold, 0, this.table.size);
+    return 0;
+  }
+
+  toJSON(): Snapshot {
+    return makeSnapshot(ThresholdCascade.kind, 1, { config: withoutArms(this.cfg), ...this.stateJSON() });
+  }
+
+  static fromJSON(snapshot: Snapshot): ThresholdCascade {
+    const s = readSnapshot(snapshot, ThresholdCascade.kind, 1);
+    const c = configFromSnapshot(s, readThreshold);
+    const p = new ThresholdCascade({ ...c, arms: snapshotArms(s) });
+    p.restoreState(s);
+    return p;
+  }
+}
+
+// ------------------------------------------------------------------------------------------ oracle
+
+export interface WeitzmanOracleOptions {
+  arms: readonly string[];
+  contextDim: number;
+  outputDim: number;
+  /** True index parameter rho_a per box: sigma*_a(x) = Lambda(rho_a . psi(x)). */
+  indexParameters: Readonly<Record<string, readonly number[]>>;
+  /** True reward parameter theta*: mu* = G(theta* . phi). */
+  rewardParameter: readonly number[];
+  indexLink?: IndexLinkName;
+  linkKnee?: number;
+  indexIntercept?: boolean;
+  rewardLink?: RewardLinkName;
+  rewardIntercept?: boolean;
+  maxPending?: number;
+}
+
+function readOracle(o: Record<string, unknown>) {
+  const base = readBase(o);
+  if (base.rewardParameter === null)
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      "option rewardParameter is required (the true reward parameter)",
+    );
+  const indexIntercept = booleanOption(o, "indexIntercept", true);
+  const m = base.contextDim + (indexIntercept ? 1 : 0);
+  const ip = readOptions(o.indexParameters, "indexParameters");
+  const indexParameters: Record<string, number[]> = {};
+  for (const [arm, v] of Object.entries(ip)) {
+    if (!Array.isArray(v))
+      throw new RouteKitError(ErrorCode.InvalidArgument, `option indexParameters.${arm} must be an array`);
+    if (v.length !== m)
+      throw new RouteKitError(
+        ErrorCode.DimensionMismatch,
+        `option indexParameters.${arm} has length ${v.length}, expected ${m}`,
+      );
+    indexParameters[arm] = v.map((x, i) => checkNumber(x, `option indexParameters.${arm}[${i}]`));
+  }
+  for (const a of base.arms)
+    if (!indexParameters[a])
+      throw new RouteKitError(ErrorCode.InvalidArgument, `option indexParameters has no entry for "${a}"`);
+  return {
+    ...base,
+    indexParameters,
+    indexLink: enumOption(o, "indexLink", ["tanh", "logistic", "linear"] as const, "tanh"),
+    linkKnee: numberOption(o, "linkKnee", 0.9, { min: 0, max: 1, openMin: true, openMax: true }),
+    indexIntercept,
+  };
+}
+
+/** Weitzman's optimal policy with the true parameters: the regret reference, learning nothing. */
+export class WeitzmanOracle extends RewardBaseline {
+  static readonly kind = "pandora/oracle";
+  readonly kind = WeitzmanOracle.kind;
+  private readonly cfg: ReturnType<typeof readOracle>;
+  private readonly link: IndexLink;
+  private readonly psi: Float64Array;
+
+  constructor(options: WeitzmanOracleOptions) {
+    const c = readOracle(readOptions(options, "WeitzmanOracle"));
+    super(c, 0);
+    this.cfg = c;
+    this.link = indexLink(c.indexLink, c.linkKnee);
+    this.psi = new Float64Array(c.contextDim + (c.indexIntercept ? 1 : 0));
+    for (const a of c.arms) this.addArm(a);
+  }
+
+  protected override addBox(id: string): void {
+    if (!this.cfg.indexParameters[id])
+      throw new RouteKitError(ErrorCode.InvalidArgument, `box "${id}" has no index parameter (option indexParameters)`);
+  }
+
+  protected plan(context: Float64Array, sigma: Float64Array): number {
+    const off = this.cfg.indexIntercept ? 1 : 0;
+    if (off) this.psi[0] = 1;
+    for (let i = 0; i < this.cfg.contextDim; i++) this.psi[off + i] = context[i] as number;
+    const ids = this.table.ids;
+    for (let a = 0; a < ids.length; a++) {
+      const rho = this.cfg.indexParameters[ids[a] as string] as number[];
+      let z = 0;
+      for (let k = 0; k < rho.length; k++) z += (rho[k] as number) * (this.psi[k] as number);
+      sigma[a] = this.link.value(z);
+    }
+    return 0;
+  }
+
+  toJSON(): Snapshot {
+    return makeSnapshot(WeitzmanOracle.kind, 1, { config: withoutArms(this.cfg), ...this.stateJSON() });
+  }
+
+  static fromJSON(snapshot: Snapshot): WeitzmanOracle {
+    const s = readSnapshot(snapshot, WeitzmanOracle.kind, 1);
+    const c = configFromSnapshot(s, readOracle);
+    const p = new WeitzmanOracle({ ...c, arms: snapshotArms(s) } as WeitzmanOracleOptions);
+    p.restoreState(s);
+    return p;
+  }
+}
+
+// ------------------------------------------------------------------------------------------ one-shot
+
+export interface OneShotOptions {
+  arms: readonly string[];
+  contextDim: number;
+  outputDim: number;
+  /** Multiplier alpha of the confidence width (default 0.5). */
+  exploration?: number;
+  /** Ridge lambda of the per-box regressions (default 1). */
+  ridge?: number;
+  /** Prepend 1 to the context (default true). */
+  indexIntercept?: boolean;
+  maxPending?: number;
+}
+
+function readOneShot(o: Record<string, unknown>) {
+  const arms = armsOption(o);
+  if (arms.length === 0) throw new RouteKitError(ErrorCode.InvalidArgument, "option arms must name at least one box");
+  return {
+    arms,
+    contextDim: requiredNumber(o, "contextDim", { integer: true, min: 0, max: 1 << 16 }),
+    outputDim: requiredNumber(o, "outputDim", { integer: true, min: 1, max: 1 << 16 }),
+    exploration: numberOption(o, "exploration", 0.5, { min: 0 }),
+    ridge: numberOption(o, "ridge", 1, { min: 0, openMin: true }),
+    indexIntercept: booleanOption(o, "indexIntercept", true),
+    maxPending: maxPendingOption(o),
+  };
+}
+
+interface OneShotArm {
+  Ainv: Float64Array;
+  b: Float64Array;
+}
+
+/**
+ * API-as-arm routing: each request opens exactly one box, the one with the highest upper confidence
+ * bound on E[r - c | x] from a per-box ridge regression on psi(x) (disjoint LinUCB). It cannot cascade,
+ * so it pays the gap between the best single box per context and Weitzman's policy on every request.
+ */
+export class OneShot extends CascadePolicyBase {
+  static readonly kind = "pandora/one-shot";
+  readonly kind = OneShot.kind;
+  private readonly cfg: ReturnType<typeof readOneShot>;
+  private readonly m: number;
+  private states: OneShotArm[] = [];
+  private readonly psi: Float64Array;
+  private readonly u: Float64Array;
+
+  constructor(options: OneShotOptions) {
+    const c = readOneShot(readOptions(options, "OneShot"));
+    super(c);
+    this.cfg = c;
+    this.m = c.contextDim + (c.indexIntercept ? 1 : 0);
+    this.psi = new Float64Array(this.m);
+    this.u = new Float64Array(this.m);
+    for (const a of c.arms) this.addArm(a);
+  }
+
+  private toPsi(context: ArrayLike<number>): Float64Array {
+    const off = this.cfg.indexIntercept ? 1 : 0;
+    if (off) this.psi[0] = 1;
+    for (let i = 0; i < this.cfg.contextDim; i++) this.psi[off + i] = context[i] as number;
+    return this.psi;
+  }
+
+  protected addBox(_id: string): void {
+    const Ainv = new Float64Array(this.m * this.m);
+    for (let i = 0; i < this.m; i++) Ainv[i * this.m + i] = 1 / this.cfg.ridge;
+    this.states.push({ Ainv, b: new Float64Array(this.m) });
+  }
+
+  protected removeBox(index: number): void {
+    this.states.splice(index, 1);
+  }
+
+  protected plan(context: Float64Array, sigma: Float64Array): number {
+    const psi = this.toPsi(context);
+    const m = this.m;
+    let best = 0;
+    let bestV = Number.NEGATIVE_INFINITY;
+    for (let a = 0; a < this.states.length; a++) {
+      const { Ainv, b } = this.states[a] as OneShotArm;
+      let mean = 0;
+      let w = 0;
+      for (let i = 0; i < m; i++) {
+        let row = 0;
+        for (let j = 0; j < m; j++) row += (Ainv[i <= j ? i * m + j : j * m + i] as number) * (psi[j] as number);
+        mean += row * (b[i] as number);
+        w += row * (psi[i] as number);
+      }
+      const v = mean + this.cfg.exploration * Math.sqrt(w > 0 ? w : 0);
+      if (v > bestV) {
+        bestV = v;
+        best = a;
+      }
+    }
+    for (let a = 0; a < this.states.length; a++)
+      sigma[a] = a === best ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
+    return 0;
+  }
+
+  protected optimisticReward(_features: Float64Array, _beta: number): number {
+    return 0;
+  }
+
+  protected learnRecord(r: CascadeRecord): void {
+    const i = this.table.find(r.chosen);
+    if (i === undefined) return;
+    const q = r.queried.find((x) => x.arm === r.chosen);
+    if (!q) return;
+    const st = this.states[this.table.indexOf(r.chosen)] as OneShotArm;
+    const psi = this.toPsi(r.context);
+    shermanMorrisonUpdate(st.Ainv, this.m, psi, this.u);
+    const y = r.reward - q.cost;
+    for (let k = 0; k < this.m; k++) st.b[k] = (st.b[k] as number) + y * (psi[k] as number);
+  }
+
+  toJSON(): Snapshot {
+    return makeSnapshot(OneShot.kind, 1, {
+      config: withoutArms(this.cfg),
+      arms: [...this.table.ids],
+      states: this.states.map((s) => ({ Ainv: encodeF64(s.Ainv), b: encodeF64(s.b) })),
+      ledger: this.ledger.toJSON(),
+    });
+  }
+
+  static fromJSON(snapshot: Snapshot): OneShot {
+    const s = readSnapshot(snapshot, OneShot.kind, 1);
+    const c = configFromSnapshot(s, readOneShot);
+    const p = new OneShot({ ...c, arms: snapshotArms(s) });
+    if (!Array.isArray(s.states) || s.states.length !== p.states.length)
+      throw new RouteKitError(ErrorCode.SnapshotCorrupt, 'snapshot field "states" must hold one state per arm');
+    const m = p.m;
+    const states = s.states.map((j, i) => {
+      const o = readObject(j, `states[${i}]`);
+      return { Ainv: readF64(o.Ainv, `states[${i}].Ainv`, m * m), b: readF64(o.b, `states[${i}].b`, m) };
+    });
+    p.ledger.loadJSON(s.ledger);
+    p.states = states;
+    return p;
+  }
+}

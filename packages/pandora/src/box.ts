@@ -1,0 +1,108 @@
+/**
+ * Per-box learner state of COSMOS: the box's queried samples (index features psi_s, reward features
+ * phi_s, reward mu_s used in the index loss, cost c_s), the index design inverse V_a(eta1)^-1 kept by
+ * Sherman-Morrison, the outer-product sum P_a = sum phi_s phi_s^T (for the plug-in radius), and rho-hat.
+ */
+import { encodeF64, type Json, readF64, readInt, readObject, snapshotCorrupt } from "@routekit/core";
+import { shermanMorrisonUpdate } from "@routekit/linalg";
+import { RowStore } from "./reward.js";
+
+export class BoxState {
+  readonly psi: RowStore;
+  /** Reward features of each sample (kept only when the reward is learned). */
+  readonly phi: RowStore;
+  readonly mu: RowStore;
+  readonly cost: RowStore;
+  readonly Vinv: Float64Array;
+  readonly P: Float64Array;
+  readonly rho: Float64Array;
+  /** Samples at the last index fit. */
+  fittedN = 0;
+  private readonly u: Float64Array;
+
+  constructor(
+    readonly m: number,
+    readonly d: number,
+    readonly keepPhi: boolean,
+    ridge: number,
+  ) {
+    this.psi = new RowStore(m);
+    this.phi = new RowStore(keepPhi ? d : 0, keepPhi ? 16 : 1);
+    this.mu = new RowStore(1);
+    this.cost = new RowStore(1);
+    this.Vinv = new Float64Array(m * m);
+    for (let i = 0; i < m; i++) this.Vinv[i * m + i] = 1 / ridge;
+    this.P = new Float64Array(keepPhi ? d * d : 0);
+    this.rho = new Float64Array(m);
+    this.u = new Float64Array(m);
+  }
+
+  get n(): number {
+    return this.cost.n;
+  }
+
+  /** Appends one queried sample and updates V^-1 and P. */
+  add(psi: Float64Array, phi: Float64Array, mu: number, cost: number): void {
+    this.psi.push(psi);
+    if (this.keepPhi) {
+      this.phi.push(phi);
+      const d = this.d;
+      for (let i = 0; i < d; i++)
+        for (let j = i; j < d; j++)
+          this.P[i * d + j] = (this.P[i * d + j] as number) + (phi[i] as number) * (phi[j] as number);
+    }
+    this.mu.pushValue(mu);
+    this.cost.pushValue(cost);
+    shermanMorrisonUpdate(this.Vinv, this.m, psi, this.u);
+  }
+
+  /** ||psi||_{V^-1}. */
+  width(psi: Float64Array): number {
+    const m = this.m;
+    let s = 0;
+    for (let i = 0; i < m; i++) {
+      const pi = psi[i] as number;
+      s += (this.Vinv[i * m + i] as number) * pi * pi;
+      for (let j = i + 1; j < m; j++) s += 2 * (this.Vinv[i * m + j] as number) * pi * (psi[j] as number);
+    }
+    return Math.sqrt(s > 0 ? s : 0);
+  }
+
+  toJSON(): Json {
+    return {
+      n: this.n,
+      fittedN: this.fittedN,
+      psi: encodeF64(this.psi.view()),
+      phi: encodeF64(this.phi.view()),
+      mu: encodeF64(this.mu.view()),
+      cost: encodeF64(this.cost.view()),
+      Vinv: encodeF64(this.Vinv),
+      P: encodeF64(this.P),
+      rho: encodeF64(this.rho),
+    };
+  }
+
+  static fromJSON(j: Json | undefined, what: string, m: number, d: number, keepPhi: boolean, ridge: number): BoxState {
+    const o = readObject(j, what);
+    const n = readInt(o, "n");
+    const fittedN = readInt(o, "fittedN", 0, n);
+    const b = new BoxState(m, d, keepPhi, ridge);
+    const psi = readF64(o.psi, `${what}.psi`, n * m);
+    const phi = readF64(o.phi, `${what}.phi`, keepPhi ? n * d : 0);
+    const mu = readF64(o.mu, `${what}.mu`, n);
+    const cost = readF64(o.cost, `${what}.cost`, n, (c) => c >= 0);
+    for (let s = 0; s < n; s++) {
+      b.psi.push(psi, s * m);
+      if (keepPhi) b.phi.push(phi, s * d);
+      b.mu.pushValue(mu[s] as number);
+      b.cost.pushValue(cost[s] as number);
+    }
+    b.Vinv.set(readF64(o.Vinv, `${what}.Vinv`, m * m));
+    for (let i = 0; i < m; i++)
+      if (!((b.Vinv[i * m + i] as number) > 0)) snapshotCorrupt(`${what}.Vinv`, "a positive diagonal");
+    b.P.set(readF64(o.P, `${what}.P`, keepPhi ? d * d : 0));
+    b.rho.set(readF64(o.rho, `${what}.rho`, m));
+    b.fittedN = fittedN;
+    return b;
+  }
+}

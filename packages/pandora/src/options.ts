@@ -1,0 +1,225 @@
+/**
+ * COSMOS options: reading, defaults, and their snapshot form.
+ */
+import {
+  armsOption,
+  booleanOption,
+  checkNumber,
+  ErrorCode,
+  enumOption,
+  type Json,
+  maxPendingOption,
+  numberOption,
+  RouteKitError,
+  readOptions,
+  requiredNumber,
+} from "@routekit/core";
+import type { IndexLinkName, RewardLinkName } from "./links.js";
+
+export interface TheoryOptions {
+  /** kappa of the paper's local-mass assumption (Assumption 4.1): required in theory mode. */
+  kappa: number;
+  /** Bound on ||psi(x)|| (default sqrt(m): contexts in [-1, 1]^dx plus the intercept). */
+  psiBound?: number;
+  /** Bound on ||phi(x, omega)|| (default sqrt(d)). */
+  phiBound?: number;
+  /** Rewards lie in [0, rewardMax] (gamma0; default 1). */
+  rewardMax?: number;
+}
+
+export interface CosmosOptions {
+  /** Box (model) ids; index ties go to the earlier id. */
+  arms: readonly string[];
+  /** Length of the request context x. */
+  contextDim: number;
+  /** Length of each box's output features (the reward features phi = output features). */
+  outputDim: number;
+  /**
+   * Known reward parameter theta* (length outputDim, plus 1 with rewardIntercept): the reward is then
+   * mu*(x, omega) = G(theta* . phi) and is not learned (the paper's Section 4). Omit it to learn the reward
+   * (Section 5). Default: omitted.
+   */
+  rewardParameter?: readonly number[] | null;
+  /** Reward link G: "identity" (default) or "logistic". */
+  rewardLink?: RewardLinkName;
+  /** Index link Lambda: "tanh" (default), "logistic" (tanh(s/2)) or "linear" (identity with tanh tails). */
+  indexLink?: IndexLinkName;
+  /** Knee b of the "linear" index link (default 0.9). */
+  linkKnee?: number;
+  /** Prepend 1 to the context for the index features psi (default true). */
+  indexIntercept?: boolean;
+  /** Prepend 1 to the output features for the reward features phi (default false). */
+  rewardIntercept?: boolean;
+  /** Radius R of the index parameter ball (default 3). */
+  indexBound?: number;
+  /** Radius alpha of the reward parameter ball (default Infinity: no projection). */
+  rewardBound?: number;
+  /** Reward ridge eta0 (default 1). */
+  ridge?: number;
+  /** Index-design ridge eta1 (only widens V; it does not regularise rho-hat) (default 1). */
+  indexRidge?: number;
+  /** "scaled" (default) or "theory" (the paper's constants; needs `theory`). */
+  radiusMode?: "scaled" | "theory";
+  /** Scale s of the index radius in scaled mode (default 0.5 with a known reward, 0.25 with a learned one). */
+  exploration?: number;
+  /** Scale of the plug-in term of the index radius (learned reward; default = exploration). */
+  explorationPlugIn?: number;
+  /** Scale of the reward radius beta_t (learned reward; default = exploration). */
+  explorationReward?: number;
+  /** Constants for theory mode. */
+  theory?: TheoryOptions | null;
+  /** Planned horizon T in the logarithms (default: none, the current period t is used: anytime). */
+  horizon?: number | null;
+  /** Failure probability delta (default 1/T with a known reward, 1/sqrt(T) with a learned one). */
+  confidence?: number | null;
+  /**
+   * "exact" (default): refit after every episode (known reward: the boxes just queried; learned
+   * reward: theta-hat and every box, as the paper does). "geometric": refit a box when its sample count
+   * has grown by `refitGrowth` since its last fit and theta-hat when the reward count has, so the
+   * amortised per-episode cost stays flat (a deviation from the paper).
+   */
+  refit?: "exact" | "geometric";
+  /** Growth factor of the geometric schedule (default 1.2, > 1). */
+  refitGrowth?: number;
+  /** Newton iterations per fit (default 50). */
+  maxIter?: number;
+  /** Open episodes kept waiting for feedback (default 100,000). */
+  maxPending?: number;
+}
+
+export interface CosmosConfig {
+  readonly arms: readonly string[];
+  readonly contextDim: number;
+  readonly outputDim: number;
+  readonly rewardParameter: readonly number[] | null;
+  readonly rewardLink: RewardLinkName;
+  readonly indexLink: IndexLinkName;
+  readonly linkKnee: number;
+  readonly indexIntercept: boolean;
+  readonly rewardIntercept: boolean;
+  readonly indexBound: number;
+  readonly rewardBound: number;
+  readonly ridge: number;
+  readonly indexRidge: number;
+  readonly radiusMode: "scaled" | "theory";
+  readonly exploration: number;
+  readonly explorationPlugIn: number;
+  readonly explorationReward: number;
+  readonly theory: { kappa: number; psiBound: number; phiBound: number; rewardMax: number } | null;
+  readonly horizon: number | null;
+  readonly confidence: number | null;
+  readonly refit: "exact" | "geometric";
+  readonly refitGrowth: number;
+  readonly maxIter: number;
+  readonly maxPending: number;
+}
+
+function bad(msg: string): never {
+  throw new RouteKitError(ErrorCode.InvalidArgument, msg);
+}
+
+/** A positive number or Infinity (a ball radius; Infinity: no ball). */
+function bound(o: Record<string, unknown>, name: string, fallback: number): number {
+  const v = o[name];
+  if (v === undefined || v === null) return fallback;
+  if (v === Number.POSITIVE_INFINITY) return v;
+  return numberOption(o, name, fallback, { min: 0, openMin: true });
+}
+
+export function readCosmosOptions(options: CosmosOptions): CosmosConfig {
+  const o = readOptions(options, "COSMOS");
+  const arms = armsOption(o);
+  if (arms.length === 0) throw new RouteKitError(ErrorCode.InvalidArgument, "option arms must name at least one box");
+  const contextDim = requiredNumber(o, "contextDim", { integer: true, min: 0, max: 1 << 16 });
+  const outputDim = requiredNumber(o, "outputDim", { integer: true, min: 1, max: 1 << 16 });
+  const rewardIntercept = booleanOption(o, "rewardIntercept", false);
+  const indexIntercept = booleanOption(o, "indexIntercept", true);
+  if (!indexIntercept && contextDim === 0) bad("contextDim 0 needs indexIntercept: true (psi would be empty)");
+  const d = outputDim + (rewardIntercept ? 1 : 0);
+  let rewardParameter: number[] | null = null;
+  const rp = o.rewardParameter;
+  if (rp !== undefined && rp !== null) {
+    if (!Array.isArray(rp)) bad("option rewardParameter must be an array of numbers");
+    if (rp.length !== d)
+      throw new RouteKitError(
+        ErrorCode.DimensionMismatch,
+        `option rewardParameter has length ${rp.length}, expected ${d} (outputDim${rewardIntercept ? " + 1" : ""})`,
+      );
+    rewardParameter = rp.map((v, i) => checkNumber(v, `option rewardParameter[${i}]`));
+  }
+  const known = rewardParameter !== null;
+  const exploration = numberOption(o, "exploration", known ? 0.5 : 0.25, { min: 0 });
+  const radiusMode = enumOption(o, "radiusMode", ["scaled", "theory"] as const, "scaled");
+  const m = contextDim + (indexIntercept ? 1 : 0);
+  const rewardBound = bound(o, "rewardBound", Number.POSITIVE_INFINITY);
+  let theory: CosmosConfig["theory"] = null;
+  if (radiusMode === "theory") {
+    if (o.theory === null || o.theory === undefined)
+      bad('radiusMode "theory" needs option theory: { kappa, ... } (the local-mass constant of the environment)');
+    const t = readOptions(o.theory, "theory");
+    const kappa = requiredNumber(t, "kappa", { min: 0, max: 1, openMin: true });
+    const psiBound = numberOption(t, "psiBound", Math.sqrt(m), { min: 0, openMin: true });
+    const phiBound = numberOption(t, "phiBound", Math.sqrt(d), { min: 0, openMin: true });
+    const rewardMax = numberOption(t, "rewardMax", 1, { min: 0, openMin: true });
+    if (!known && rewardBound === Number.POSITIVE_INFINITY)
+      bad('radiusMode "theory" with a learned reward needs a finite rewardBound (alpha in the reward radius)');
+    theory = { kappa, psiBound, phiBound, rewardMax };
+  }
+  const horizon = o.horizon === null ? undefined : numberOption(o, "horizon", undefined, { integer: true, min: 2 });
+  const confidence =
+    o.confidence === null
+      ? undefined
+      : numberOption(o, "confidence", undefined, { min: 0, max: 1, openMin: true, openMax: true });
+  return {
+    arms,
+    contextDim,
+    outputDim,
+    rewardParameter,
+    rewardLink: enumOption(o, "rewardLink", ["identity", "logistic"] as const, "identity"),
+    indexLink: enumOption(o, "indexLink", ["tanh", "logistic", "linear"] as const, "tanh"),
+    linkKnee: numberOption(o, "linkKnee", 0.9, { min: 0, max: 1, openMin: true, openMax: true }),
+    indexIntercept,
+    rewardIntercept,
+    indexBound: bound(o, "indexBound", 3),
+    rewardBound,
+    ridge: numberOption(o, "ridge", 1, { min: 0, openMin: true }),
+    indexRidge: numberOption(o, "indexRidge", 1, { min: 0, openMin: true }),
+    radiusMode,
+    exploration,
+    explorationPlugIn: numberOption(o, "explorationPlugIn", exploration, { min: 0 }),
+    explorationReward: numberOption(o, "explorationReward", exploration, { min: 0 }),
+    theory,
+    horizon: horizon ?? null,
+    confidence: confidence ?? null,
+    refit: enumOption(o, "refit", ["exact", "geometric"] as const, "exact"),
+    refitGrowth: numberOption(o, "refitGrowth", 1.2, { min: 1, max: 1e6, openMin: true }),
+    maxIter: numberOption(o, "maxIter", 50, { integer: true, min: 1, max: 10_000 }),
+    maxPending: maxPendingOption(o),
+  };
+}
+
+/** JSON form of a config (Infinity bounds as the string "Infinity"). */
+export function cosmosConfigToJSON(c: CosmosConfig): Json {
+  const inf = (v: number): Json => (v === Number.POSITIVE_INFINITY ? "Infinity" : v);
+  const { arms: _arms, ...rest } = c;
+  return {
+    ...rest,
+    rewardParameter: c.rewardParameter ? [...c.rewardParameter] : null,
+    indexBound: inf(c.indexBound),
+    rewardBound: inf(c.rewardBound),
+    theory: c.theory ? { ...c.theory } : null,
+  } as unknown as Json;
+}
+
+/** Reads a snapshot's config (which omits the arms: the snapshot's live arm list is passed in). */
+export function cosmosConfigFromJSON(j: Json | undefined, arms: readonly string[]): CosmosConfig {
+  if (j === null || typeof j !== "object" || Array.isArray(j))
+    throw new RouteKitError(ErrorCode.SnapshotCorrupt, 'snapshot field "config" must be an object');
+  const o: Record<string, unknown> = { ...(j as Record<string, unknown>), arms };
+  for (const k of ["indexBound", "rewardBound"]) if (o[k] === "Infinity") o[k] = Number.POSITIVE_INFINITY;
+  try {
+    return readCosmosOptions(o as unknown as CosmosOptions);
+  } catch (e) {
+    throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot options are invalid: ${(e as Error).message}`);
+  }
+}

@@ -1,0 +1,522 @@
+/**
+ * A gateway replica's router that learns from every replica's feedback. Selection is local and never
+ * waits on Redis; decisions, feedback and arm changes are appended to one Redis stream; every replica
+ * reads that stream in order (its own entries included) and applies it with the same deterministic fold
+ * ({@link StreamApplier}), so all replicas that have read up to the same entry hold identical learned
+ * state. Snapshots with their stream position let new and restarted replicas start without replaying
+ * the whole history; the stream is trimmed only behind the older of the two kept snapshots and behind
+ * every live replica's position.
+ */
+import {
+  ErrorCode,
+  isRouteKitError,
+  type Json,
+  learnedState,
+  Rng,
+  RouteKitError,
+  type Snapshot,
+  withReplicaParts,
+} from "@routekit/core";
+import { Redis, type RedisOptions } from "ioredis";
+import { type ApplyCounts, type JoinState, type ReplicablePolicy, readJoinState, StreamApplier } from "./apply.js";
+import { compareStreamIds, decodeEntry, encodeEntry, type StreamEntry } from "./entries.js";
+import { LagStats } from "./lag.js";
+
+/** What a replica needs of its policy: it selects, learns from events and names its decisions. */
+export interface ReplicaPolicy extends ReplicablePolicy {
+  // biome-ignore lint/suspicious/noExplicitAny: select's argument is the protocol's (context or assortment query)
+  select(input?: any): { readonly id: string };
+  discard(ref: string): void;
+}
+
+export interface ReplicaOptions<P extends ReplicaPolicy> {
+  /** Redis to use: a URL (`redis://127.0.0.1:6379`) or ioredis options. */
+  readonly redis: string | RedisOptions;
+  /** Key of the event stream shared by the replicas; snapshots live under `<stream>:snapshot`. */
+  readonly stream: string;
+  /** This replica's name (unique among live replicas; a restart may reuse it). */
+  readonly replicaId: string;
+  /** A fresh policy, used when Redis holds no snapshot yet. */
+  readonly create: () => P;
+  /** Rebuilds a policy from a snapshot (the class's `fromJSON`). */
+  readonly restore: (snapshot: Snapshot) => P;
+  /** Write a snapshot after every this many applied entries (default 1000). */
+  readonly snapshotEvery?: number;
+  /**
+   * Entries kept while Redis is unreachable (default 100,000). When full, the oldest buffered entry is
+   * dropped (counted in `stats().dropped`): serving never blocks on Redis.
+   */
+  readonly maxBuffered?: number;
+  /** Decisions waiting for feedback (and early feedbacks) kept by the join (default 100,000). */
+  readonly joinCapacity?: number;
+  /** How long one blocking read waits for new entries, ms (default 500). */
+  readonly blockMs?: number;
+  /** Called with errors that do not stop the replica (Redis unreachable, a snapshot write failed). */
+  readonly onError?: (error: unknown) => void;
+  /** Called after each stream entry is applied, with its stream id (for audit logs and tests). */
+  readonly onApplied?: (streamId: string, entry: StreamEntry | undefined) => void;
+}
+
+/** What a replica reports about itself. */
+export interface ReplicaStats {
+  /** Id of the last stream entry applied ("0-0" before any). */
+  readonly position: string;
+  readonly counts: Readonly<ApplyCounts>;
+  /** Entries written locally and not yet acknowledged by Redis. */
+  readonly buffered: number;
+  /** Entries dropped because the buffer was full. */
+  readonly dropped: number;
+  /** Milliseconds from an entry's write (by any replica) to its application here. */
+  readonly lagMs: { readonly median: number; readonly p99: number; readonly max: number; readonly samples: number };
+  readonly connected: boolean;
+  /** Snapshots this replica wrote. */
+  readonly snapshotsWritten: number;
+}
+
+interface StoredSnapshot {
+  readonly v: 1;
+  readonly position: string;
+  readonly policy: Snapshot;
+  readonly join: JoinState;
+  readonly counts: ApplyCounts;
+}
+
+// Replaces the newest snapshot only with a newer one; the one it replaces is kept as the previous.
+const WRITE_SNAPSHOT = `
+local function older(a, b)
+  local am, as = string.match(a, "(%d+)-(%d+)")
+  local bm, bs = string.match(b, "(%d+)-(%d+)")
+  am, as, bm, bs = tonumber(am), tonumber(as), tonumber(bm), tonumber(bs)
+  return am < bm or (am == bm and as < bs)
+end
+local cur = redis.call('GET', KEYS[2])
+if cur and not older(cur, ARGV[1]) then return 0 end
+if cur then
+  redis.call('SET', KEYS[3], redis.call('GET', KEYS[1]))
+  redis.call('SET', KEYS[4], cur)
+end
+redis.call('SET', KEYS[1], ARGV[2])
+redis.call('SET', KEYS[2], ARGV[1])
+return 1
+`;
+
+const LIVE_MS = 60_000;
+
+export class Replica<P extends ReplicaPolicy> {
+  private readonly writer: Redis;
+  private readonly reader: Redis;
+  private readonly incarnation: string;
+  private readonly prefix: string;
+  private applier: StreamApplier;
+  private position = "0-0";
+  private readonly buffer: string[][] = [];
+  private bufferHead = 0;
+  private sending = false;
+  private dropped = 0;
+  private closed = false;
+  private readLoop: Promise<void> | undefined;
+  private sinceSnapshot = 0;
+  private snapshotting = false;
+  private snapshotsWritten = 0;
+  private readonly lag = new LagStats();
+  /** Global id -> this replica's local decision id, for decisions this replica made and has not seen learned. */
+  private readonly own = new Map<string, string>();
+  private readonly keys: {
+    snapshot: string;
+    snapshotPos: string;
+    prevSnapshot: string;
+    prevSnapshotPos: string;
+    lock: string;
+    positions: string;
+  };
+
+  private constructor(
+    private readonly options: ReplicaOptions<P>,
+    private current: P,
+  ) {
+    const base: RedisOptions = {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      lazyConnect: true,
+      retryStrategy: (times) => Math.min(50 * times, 500),
+    };
+    const extra = typeof options.redis === "string" ? {} : options.redis;
+    const url = typeof options.redis === "string" ? options.redis : undefined;
+    this.writer = url ? new Redis(url, base) : new Redis({ ...extra, ...base });
+    this.reader = url ? new Redis(url, base) : new Redis({ ...extra, ...base });
+    for (const c of [this.writer, this.reader]) c.on("error", (e) => this.report(e));
+    this.writer.on("ready", () => void this.pump());
+    const bytes = Rng.fromSeed(`${options.replicaId}:${Date.now()}:${Math.random()}`).uniform();
+    this.incarnation = Math.floor(bytes * 2 ** 32).toString(36);
+    this.prefix = `${options.replicaId}~${this.incarnation}:`;
+    const s = options.stream;
+    this.keys = {
+      snapshot: `${s}:snapshot`,
+      snapshotPos: `${s}:snapshot:pos`,
+      prevSnapshot: `${s}:snapshot:prev`,
+      prevSnapshotPos: `${s}:snapshot:prev:pos`,
+      lock: `${s}:snapshot:lock`,
+      positions: `${s}:positions`,
+    };
+    this.applier = this.makeApplier(current);
+  }
+
+  /**
+   * Connects, loads the newest snapshot (or builds a fresh policy when there is none) and starts
+   * reading the stream from the snapshot's position. Needs Redis reachable to start.
+   */
+  static async start<P extends ReplicaPolicy>(options: ReplicaOptions<P>): Promise<Replica<P>> {
+    checkOptions(options);
+    const r = new Replica(options, options.create());
+    await r.writer.connect();
+    await r.reader.connect();
+    await r.loadNewestSnapshot();
+    r.readLoop = r.read();
+    return r;
+  }
+
+  /** The policy (read it, e.g. for diagnostics; select through the replica so decisions are shared). */
+  get policy(): P {
+    return this.current;
+  }
+
+  /** This replica's id and incarnation, the prefix of its decisions' global ids. */
+  get decisionPrefix(): string {
+    return this.prefix;
+  }
+
+  /**
+   * Selects locally (never waits on Redis) and appends the decision record to the stream. The returned
+   * decision's `id` is global: pass it to `feedback` on any replica.
+   */
+  select(input?: Parameters<P["select"]>[0]): ReturnType<P["select"]> {
+    const d = this.current.select(input);
+    const record = this.current.decisionRecord(d.id);
+    const gid = this.prefix + d.id;
+    this.own.set(gid, d.id);
+    if (this.own.size > (this.options.joinCapacity ?? 100_000)) {
+      const oldest = this.own.keys().next().value as string;
+      this.own.delete(oldest);
+    }
+    this.publish({
+      type: "d",
+      id: gid,
+      record: JSON.stringify({ ...record, id: gid }),
+      writer: this.prefix,
+      ts: Date.now(),
+    });
+    return { ...d, id: gid } as ReturnType<P["select"]>;
+  }
+
+  /**
+   * Appends the feedback of a decision (by its global id, from any replica) to the stream. Every replica
+   * learns it when it reads it; its shape is checked here (INVALID_ARGUMENT), its content by each
+   * policy's `learn` (a refused event is skipped by every replica alike).
+   */
+  feedback(globalId: string, feedback: Json): void {
+    if (typeof globalId !== "string" || !globalId.includes("~")) {
+      throw new RouteKitError(ErrorCode.UnknownDecision, `not a replicated decision id: ${JSON.stringify(globalId)}`);
+    }
+    if (feedback === null || typeof feedback !== "object" || Array.isArray(feedback)) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, "feedback must be an object, e.g. { reward: 0.8 }");
+    }
+    this.publish({ type: "f", id: globalId, feedback: JSON.stringify(feedback), writer: this.prefix, ts: Date.now() });
+  }
+
+  /** Adds an arm on every replica (applied when read from the stream, here too). */
+  addArm(id: string): void {
+    this.publish({ type: "a", arm: id, writer: this.prefix, ts: Date.now() });
+  }
+
+  /** Removes an arm on every replica (applied when read from the stream, here too). */
+  removeArm(id: string): void {
+    this.publish({ type: "r", arm: id, writer: this.prefix, ts: Date.now() });
+  }
+
+  stats(): ReplicaStats {
+    return {
+      position: this.position,
+      counts: { ...this.applier.counts },
+      buffered: this.buffer.length - this.bufferHead,
+      dropped: this.dropped,
+      lagMs: this.lag.summary(),
+      connected: this.writer.status === "ready",
+      snapshotsWritten: this.snapshotsWritten,
+    };
+  }
+
+  /**
+   * The replicated state as JSON: the policy's learned state (its snapshot less the random stream and
+   * pending decisions) and the join table. Equal, byte for byte, on replicas at the same position.
+   */
+  learnedState(): string {
+    return JSON.stringify({ policy: learnedState(this.current.toJSON()), join: this.applier.joinState() });
+  }
+
+  /** Resolves once every locally written entry is acknowledged by Redis (or rejects after `timeoutMs`). */
+  async flush(timeoutMs = 30_000): Promise<void> {
+    await until(() => this.buffer.length === this.bufferHead && !this.sending, timeoutMs, "flush");
+  }
+
+  /** Resolves once this replica has applied every entry the stream held when called. */
+  async catchUp(timeoutMs = 30_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    let last: string | undefined;
+    while (last === undefined) {
+      try {
+        const r = (await this.writer.xrevrange(this.options.stream, "+", "-", "COUNT", 1)) as [string, string[]][];
+        last = r[0]?.[0] ?? "0-0";
+      } catch (e) {
+        if (Date.now() > deadline) throw e;
+        await sleep(50);
+      }
+    }
+    const target = last;
+    await until(() => compareStreamIds(this.position, target) >= 0, Math.max(1, deadline - Date.now()), "catchUp");
+    return target;
+  }
+
+  /** Stops reading and closes the connections (buffered entries not yet written are lost: flush first). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.writer.disconnect();
+    this.reader.disconnect();
+    await this.readLoop?.catch(() => undefined);
+  }
+
+  // ------------------------------------------------------------ writing
+
+  private publish(e: StreamEntry): void {
+    if (this.closed) throw new RouteKitError(ErrorCode.InvalidState, "the replica is closed");
+    const max = this.options.maxBuffered ?? 100_000;
+    if (this.buffer.length - this.bufferHead >= max) {
+      this.bufferHead++;
+      this.dropped++;
+    }
+    this.buffer.push(encodeEntry(e));
+    void this.pump();
+  }
+
+  /** Sends buffered entries in order, in pipelines; stops at the first failure and retries on reconnect. */
+  private async pump(): Promise<void> {
+    if (this.sending || this.closed || this.writer.status !== "ready") return;
+    this.sending = true;
+    try {
+      while (this.bufferHead < this.buffer.length && this.writer.status === "ready") {
+        const start = this.bufferHead;
+        const end = Math.min(this.buffer.length, start + 256);
+        const pipe = this.writer.pipeline();
+        for (let i = start; i < end; i++) pipe.xadd(this.options.stream, "*", ...(this.buffer[i] as string[]));
+        const res = (await pipe.exec()) ?? [];
+        let ok = 0;
+        while (ok < res.length && !(res[ok] as [Error | null, unknown])[0]) ok++;
+        // Entries whose reply was lost are sent again: the fold ignores the duplicate. (A buffer-full
+        // drop may have moved bufferHead meanwhile; never move it back.)
+        this.bufferHead = Math.max(this.bufferHead, start + ok);
+        if (ok < end - start) break;
+      }
+    } catch (e) {
+      this.report(e);
+    } finally {
+      this.sending = false;
+      if (this.bufferHead > 65_536 && this.bufferHead * 2 > this.buffer.length) {
+        this.buffer.splice(0, this.bufferHead);
+        this.bufferHead = 0;
+      }
+    }
+    if (this.bufferHead < this.buffer.length && this.writer.status === "ready" && !this.closed) {
+      setTimeout(() => void this.pump(), 20);
+    }
+  }
+
+  // ------------------------------------------------------------ reading
+
+  private makeApplier(policy: P): StreamApplier {
+    return new StreamApplier(policy, this.options.joinCapacity ?? 100_000, (gid) => {
+      const local = this.own.get(gid);
+      if (local === undefined) return;
+      this.own.delete(gid);
+      try {
+        policy.discard(local);
+      } catch (e) {
+        // Already expired from the policy's ledger (maxPending newer decisions): nothing to drop.
+        if (!isRouteKitError(e)) throw e;
+      }
+    });
+  }
+
+  private async read(): Promise<void> {
+    let lastBeat = 0;
+    while (!this.closed) {
+      try {
+        const res = (await this.reader.xread(
+          "COUNT",
+          1024,
+          "BLOCK",
+          this.options.blockMs ?? 500,
+          "STREAMS",
+          this.options.stream,
+          this.position,
+        )) as [string, [string, string[]][]][] | null;
+        if (res !== null)
+          for (const [, entries] of res) for (const [id, fields] of entries) this.applyEntry(id, fields);
+        if (this.sinceSnapshot >= (this.options.snapshotEvery ?? 1000) && !this.snapshotting) {
+          this.sinceSnapshot = 0;
+          void this.writeSnapshot();
+        }
+        if (Date.now() - lastBeat > 250) {
+          lastBeat = Date.now();
+          await this.writer.hset(this.keys.positions, this.prefix, `${this.position} ${lastBeat}`).catch(() => 0);
+        }
+      } catch (e) {
+        if (this.closed) break;
+        this.report(e);
+        await sleep(100);
+      }
+    }
+  }
+
+  private applyEntry(id: string, fields: string[]): void {
+    const e = decodeEntry(fields);
+    if (e !== undefined) {
+      this.applier.apply(e);
+      if (Number.isFinite(e.ts)) this.lag.add(Date.now() - e.ts);
+    }
+    this.position = id;
+    this.sinceSnapshot++;
+    this.options.onApplied?.(id, e);
+  }
+
+  // ------------------------------------------------------------ snapshots
+
+  private async loadNewestSnapshot(): Promise<void> {
+    const text = await this.writer.get(this.keys.snapshot);
+    if (text === null) return;
+    const stored = parseStored(text);
+    if (stored === undefined) {
+      this.report(
+        new RouteKitError(ErrorCode.SnapshotCorrupt, "the stored replication snapshot is malformed; starting fresh"),
+      );
+      return;
+    }
+    const rng = Rng.fromSeed(this.prefix);
+    const policy = this.options.restore(withReplicaParts(stored.policy, rng));
+    this.current = policy;
+    this.applier = this.makeApplier(policy);
+    this.applier.loadJoinState(stored.join, stored.counts);
+    this.position = stored.position;
+  }
+
+  /** Writes a snapshot at the current position when no other replica is writing one, then trims. */
+  private async writeSnapshot(): Promise<void> {
+    this.snapshotting = true;
+    try {
+      const got = await this.writer.set(this.keys.lock, this.prefix, "PX", 60_000, "NX");
+      if (got !== "OK") return;
+      try {
+        // Everything below the await-free block is one consistent state at `position`.
+        const stored: StoredSnapshot = {
+          v: 1,
+          position: this.position,
+          policy: withReplicaParts(this.current.toJSON(), Rng.fromSeed("snapshot")),
+          join: this.applier.joinState(),
+          counts: { ...this.applier.counts },
+        };
+        const k = this.keys;
+        const wrote = await this.writer.eval(
+          WRITE_SNAPSHOT,
+          4,
+          k.snapshot,
+          k.snapshotPos,
+          k.prevSnapshot,
+          k.prevSnapshotPos,
+          stored.position,
+          JSON.stringify(stored),
+        );
+        if (wrote === 1) this.snapshotsWritten++;
+        await this.trim();
+      } finally {
+        if ((await this.writer.get(this.keys.lock)) === this.prefix) await this.writer.del(this.keys.lock);
+      }
+    } catch (e) {
+      this.report(e);
+    } finally {
+      this.snapshotting = false;
+    }
+  }
+
+  /** Trims entries older than the previous snapshot and than every live replica's position. */
+  private async trim(): Promise<void> {
+    const prev = await this.writer.get(this.keys.prevSnapshotPos);
+    if (prev === null) return;
+    let min = prev;
+    const positions = await this.writer.hgetall(this.keys.positions);
+    const now = Date.now();
+    for (const [who, v] of Object.entries(positions)) {
+      if (who === this.prefix) continue; // this replica's own position is this.position, newer than its beat
+      const [pos, at] = v.split(" ");
+      if (pos === undefined || !(now - Number(at) < LIVE_MS)) {
+        await this.writer.hdel(this.keys.positions, who);
+        continue;
+      }
+      if (compareStreamIds(pos, min) < 0) min = pos;
+    }
+    // MINID keeps entries with id >= min; everything before it is covered by the previous snapshot and
+    // already applied by every live replica.
+    await this.writer.xtrim(this.options.stream, "MINID", min);
+  }
+
+  private report(e: unknown): void {
+    if (this.closed) return;
+    this.options.onError?.(e);
+  }
+}
+
+function parseStored(text: string): StoredSnapshot | undefined {
+  try {
+    const o = JSON.parse(text) as Partial<StoredSnapshot>;
+    if (o.v !== 1 || typeof o.position !== "string" || !/^\d+-\d+$/.test(o.position)) return undefined;
+    if (o.policy === null || typeof o.policy !== "object") return undefined;
+    const join = readJoinState(o.join as unknown as Json);
+    if (join === undefined || o.counts === null || typeof o.counts !== "object") return undefined;
+    return { v: 1, position: o.position, policy: o.policy, join, counts: o.counts };
+  } catch {
+    return undefined;
+  }
+}
+
+function checkOptions<P extends ReplicaPolicy>(o: ReplicaOptions<P>): void {
+  if (o === null || typeof o !== "object")
+    throw new RouteKitError(ErrorCode.InvalidArgument, "options must be an object");
+  for (const k of ["stream", "replicaId"] as const) {
+    if (typeof o[k] !== "string" || o[k].length === 0 || /[~\s]/.test(o[k])) {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `option ${k} must be a non-empty string without spaces or "~"`,
+      );
+    }
+  }
+  if (typeof o.create !== "function" || typeof o.restore !== "function") {
+    throw new RouteKitError(ErrorCode.InvalidArgument, "options create and restore must be functions");
+  }
+  for (const k of ["snapshotEvery", "maxBuffered", "joinCapacity", "blockMs"] as const) {
+    const v = o[k];
+    if (v !== undefined && !(Number.isInteger(v) && v >= 1)) {
+      throw new RouteKitError(ErrorCode.OutOfRange, `option ${k} must be an integer >= 1, got ${String(v)}`);
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+async function until(done: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline)
+      throw new RouteKitError(ErrorCode.InvalidState, `${what} timed out after ${timeoutMs} ms`);
+    await sleep(5);
+  }
+}

@@ -1,0 +1,146 @@
+import { LinUCBDisjoint } from "@routekit/classic";
+import { learnedState, Rng, type Snapshot } from "@routekit/core";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { StreamApplier } from "../src/apply.js";
+import { decodeEntry } from "../src/entries.js";
+import { Replica, type ReplicaOptions } from "../src/index.js";
+import { type RedisServer, startRedisServer } from "../src/server.js";
+
+const ARMS = ["small", "medium", "large"];
+const create = () => new LinUCBDisjoint({ arms: ARMS, contextDim: 3, seed: 1 });
+const restore = (s: Snapshot) => LinUCBDisjoint.fromJSON(s);
+
+let server: RedisServer;
+// The first start may install Debian's redis-server (apt-get), which can take a few minutes.
+beforeAll(async () => {
+  server = await startRedisServer();
+}, 600_000);
+afterAll(async () => {
+  await server?.stop({ removeData: true });
+});
+
+function opts(stream: string, replicaId: string, extra: Partial<ReplicaOptions<LinUCBDisjoint>> = {}) {
+  return { redis: server.url, stream, replicaId, create, restore, blockMs: 50, ...extra };
+}
+
+/** A toy world: the best arm depends on the context's first coordinate. */
+function reward(arm: string, ctx: Float64Array, rng: Rng): number {
+  const x = ctx[0] as number;
+  const mean = arm === "small" ? 0.5 - 0.3 * x : arm === "medium" ? 0.45 : 0.4 + 0.4 * x;
+  return mean + 0.1 * rng.normal();
+}
+
+/** The state one policy reaches by folding the whole stream in order. */
+async function replayStream(stream: string): Promise<string> {
+  const c = new Redis(server.url);
+  const entries = (await c.xrange(stream, "-", "+")) as [string, string[]][];
+  c.disconnect();
+  const a = new StreamApplier(create(), 100_000);
+  for (const [, fields] of entries) {
+    const e = decodeEntry(fields);
+    if (e) a.apply(e);
+  }
+  return JSON.stringify({ policy: learnedState(a.policy.toJSON()), join: a.joinState() });
+}
+
+describe("Replica on a real Redis", () => {
+  it("replicas learn from each other's feedback and end in the state of one policy fed the stream in order", async () => {
+    const a = await Replica.start(opts("t1", "a"));
+    const b = await Replica.start(opts("t1", "b"));
+    const rng = Rng.fromSeed(3);
+    for (let t = 0; t < 300; t++) {
+      const [here, there] = t % 2 === 0 ? [a, b] : [b, a];
+      const ctx = new Float64Array([rng.uniformIn(-1, 1), rng.uniformIn(-1, 1), 1]);
+      const d = here.select(ctx);
+      // Feedback reaches the other replica (the load balancer does not know who decided).
+      there.feedback(d.id, { reward: reward(d.arm, ctx, rng) });
+      if (t % 50 === 0) await new Promise((r) => setTimeout(r, 5));
+    }
+    await a.flush();
+    await b.flush();
+    await a.catchUp();
+    await b.catchUp();
+    expect(a.stats().counts.learned).toBe(300);
+    expect(b.learnedState()).toBe(a.learnedState());
+    expect(a.learnedState()).toBe(await replayStream("t1"));
+    // Each replica's own pending decisions were dropped once their events were learned.
+    expect(a.policy.pendingDecisions).toBe(0);
+    expect(b.policy.pendingDecisions).toBe(0);
+    expect(a.stats().lagMs.samples).toBeGreaterThan(0);
+    await a.close();
+    await b.close();
+  });
+
+  it("a new replica starts from the newest snapshot and reaches the same state; the stream is trimmed behind it", async () => {
+    const a = await Replica.start(opts("t2", "a", { snapshotEvery: 100 }));
+    const rng = Rng.fromSeed(4);
+    for (let t = 0; t < 600; t++) {
+      const ctx = new Float64Array([rng.uniformIn(-1, 1), 0.5, 1]);
+      const d = a.select(ctx);
+      a.feedback(d.id, { reward: reward(d.arm, ctx, rng) });
+      if (t % 100 === 0) await new Promise((r) => setTimeout(r, 20));
+    }
+    await a.flush();
+    await a.catchUp();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(a.stats().snapshotsWritten).toBeGreaterThan(0);
+    const c = new Redis(server.url);
+    const len = await c.xlen("t2");
+    c.disconnect();
+    expect(len).toBeLessThan(1200); // trimmed behind the previous snapshot
+    const n = await Replica.start(opts("t2", "n"));
+    expect(n.stats().position).not.toBe("0-0"); // started from a snapshot, not from the stream's start
+    await n.catchUp();
+    expect(n.learnedState()).toBe(a.learnedState());
+    // The new replica keeps its own random stream: not the snapshot writer's.
+    expect(JSON.stringify(n.policy.toJSON().state)).not.toBe(JSON.stringify(a.policy.toJSON().state));
+    await a.close();
+    await n.close();
+  });
+
+  it("keeps serving while Redis restarts; no event is lost and none is applied twice", async () => {
+    const a = await Replica.start(opts("t3", "a"));
+    const b = await Replica.start(opts("t3", "b"));
+    const rng = Rng.fromSeed(5);
+    let decided = 0;
+    const play = async (rounds: number) => {
+      for (let t = 0; t < rounds; t++) {
+        const here = rng.uniform() < 0.5 ? a : b;
+        const ctx = new Float64Array([rng.uniformIn(-1, 1), 0, 1]);
+        const d = here.select(ctx);
+        decided++;
+        (rng.uniform() < 0.5 ? a : b).feedback(d.id, { reward: reward(d.arm, ctx, rng) });
+        if (t % 20 === 0) await new Promise((r) => setTimeout(r, 1));
+      }
+    };
+    await play(200);
+    await a.flush();
+    await b.flush();
+    await server.stop(); // SIGTERM: acknowledged writes are in the append-only file
+    await play(200); // served from local state, buffered
+    expect(a.stats().buffered + b.stats().buffered).toBeGreaterThan(0);
+    server = await startRedisServer({ port: server.port, dir: server.dir });
+    await play(100);
+    await a.flush();
+    await b.flush();
+    await a.catchUp();
+    await b.catchUp();
+    expect(a.stats().counts.learned).toBe(decided);
+    expect(b.learnedState()).toBe(a.learnedState());
+    expect(a.learnedState()).toBe(await replayStream("t3"));
+    await a.close();
+    await b.close();
+  });
+
+  it("bounds the buffer while Redis is down: the oldest entries are dropped and counted", async () => {
+    const a = await Replica.start(opts("t4", "a", { maxBuffered: 10 }));
+    await server.stop();
+    for (let t = 0; t < 30; t++) a.select(new Float64Array([0, 0, 1]));
+    expect(a.stats().buffered).toBe(10);
+    expect(a.stats().dropped).toBe(20);
+    server = await startRedisServer({ port: server.port, dir: server.dir });
+    await a.flush();
+    await a.close();
+  });
+});

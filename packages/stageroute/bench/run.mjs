@@ -1,0 +1,192 @@
+// StageRoute speed: RouteOPT per query (2..10 deployed models), DeployOPT per stage boundary (15 and
+// 50 available models, each solver path), and a 10^6-query simulation end to end.
+// Usage: pnpm bench (node --expose-gc bench/run.mjs [--quick]). Imports the built ../dist/index.js.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Rng } from "@routekit/core";
+import { arenaSim2025 } from "@routekit/environments";
+import { DeploySolver, loadHighs, RouteSolver, STAGE_PRESETS, StageRoute, stageValue } from "../dist/index.js";
+
+const quick = process.argv.includes("--quick");
+const rows = [];
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+// Machine speed right now: a fixed 2025 multiply-add loop (about 0.5-1 us on an idle modern core).
+function calibrate() {
+  const a = new Float64Array(45).map((_, i) => (i + 1) / 45);
+  const us = [];
+  let s = 0;
+  for (let r = 0; r < 21; r++) {
+    const t0 = process.hrtime.bigint();
+    for (let k = 0; k < 2000; k++) for (let i = 0; i < 45; i++) for (let j = 0; j < 45; j++) s += a[i] * a[j];
+    us.push(Number(process.hrtime.bigint() - t0) / 1000 / 2000);
+  }
+  if (s === 0) console.log(s);
+  return median(us);
+}
+const calib = calibrate();
+
+// ---------------------------------------------------------------- RouteOPT per query
+// Bounds drawn like a live deployment: UCB in [0.3, 1], LCB in [0.1, 3] (budget 1 in cost units), caps 0.4 (one 1.0).
+const rng = Rng.fromSeed("bench");
+const TARGET_ROUTE_US = 2;
+for (const n of [2, 3, 4, 6, 8, 10]) {
+  const inst = Array.from({ length: 256 }, () => ({
+    u: Float64Array.from({ length: n }, () => 0.3 + 0.7 * rng.uniform()),
+    c: Float64Array.from({ length: n }, () => 0.1 + 2.9 * rng.uniform()),
+    a: Float64Array.from({ length: n }, (_, i) => (i === 0 ? 1 : 0.4)),
+  }));
+  const solver = new RouteSolver(n);
+  const out = new Float64Array(n);
+  const batch = quick ? 2000 : 20000;
+  for (let i = 0; i < batch; i++) solver.solve(inst[i & 255].u, inst[i & 255].c, inst[i & 255].a, n, 1, out);
+  const us = [];
+  for (let r = 0; r < 21; r++) {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < batch; i++) {
+      const x = inst[i & 255];
+      solver.solve(x.u, x.c, x.a, n, 1, out);
+    }
+    us.push(Number(process.hrtime.bigint() - t0) / 1000 / batch);
+  }
+  const m = median(us);
+  rows.push({
+    bench: "RouteOPT per query",
+    size: `n=${n}`,
+    us: m,
+    minUs: Math.min(...us),
+    target: TARGET_ROUTE_US,
+    ok: m < TARGET_ROUTE_US,
+  });
+}
+
+// Live routing: one model's bounds move a little per query (as after one feedback), so the previous
+// solve's multiplier bracket usually still holds (warm start).
+for (const n of [6, 10]) {
+  const u = Float64Array.from({ length: n }, () => 0.3 + 0.7 * rng.uniform());
+  const c = Float64Array.from({ length: n }, () => 0.1 + 2.9 * rng.uniform());
+  const a = Float64Array.from({ length: n }, (_, i) => (i === 0 ? 1 : 0.4));
+  const u0 = u.slice();
+  const c0 = c.slice();
+  const solver = new RouteSolver(n);
+  const out = new Float64Array(n);
+  const batch = quick ? 2000 : 20000;
+  const us = [];
+  let k = 0;
+  for (let r = 0; r < 22; r++) {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < batch; i++, k++) {
+      const j = k % n;
+      u[j] = u0[j] + 0.01 * Math.sin(k);
+      c[j] = c0[j] + 0.01 * Math.cos(k);
+      solver.solve(u, c, a, n, 1, out);
+    }
+    if (r > 0) us.push(Number(process.hrtime.bigint() - t0) / 1000 / batch);
+  }
+  const m = median(us);
+  rows.push({
+    bench: "RouteOPT per query, live",
+    size: `n=${n}`,
+    us: m,
+    minUs: Math.min(...us),
+    target: TARGET_ROUTE_US,
+    ok: m < TARGET_ROUTE_US,
+  });
+}
+
+// ---------------------------------------------------------------- DeployOPT per stage boundary
+let highs;
+try {
+  highs = await loadHighs();
+} catch {
+  highs = undefined;
+}
+function deployCase(label, N, s, cap, enumLimit, needsHighs) {
+  if (needsHighs && !highs) {
+    rows.push({ bench: "DeployOPT per boundary", size: label, us: Number.NaN, note: "highs not installed" });
+    return;
+  }
+  const inst = Array.from({ length: needsHighs ? 4 : 16 }, () => {
+    // A mid-run pool where better models cost more and the budget binds (the hard case for DeployOPT).
+    const x = Float64Array.from({ length: N }, () => rng.uniform());
+    const u = x.map((v) => 0.2 + 0.7 * v + 0.05 * rng.uniform());
+    const c = x.map((v) => 0.05 + 3 * v * v + 0.1 * rng.uniform());
+    const a = Float64Array.from({ length: N }, (_, i) => (i === 1 ? 1 : cap));
+    return { u, c, a };
+  });
+  const solver = new DeploySolver(enumLimit);
+  const order = Int32Array.from({ length: N }, (_, i) => i);
+  const us = [];
+  const methods = new Set();
+  const reps = needsHighs || quick ? 1 : 9;
+  for (let r = 0; r < reps; r++) {
+    for (const x of inst) {
+      const t0 = process.hrtime.bigint();
+      const res = solver.solve(x.u, x.c, x.a, N, 1, s, order);
+      us.push(Number(process.hrtime.bigint() - t0) / 1000);
+      methods.add(res.method);
+    }
+  }
+  rows.push({ bench: "DeployOPT per boundary", size: label, us: median(us), note: [...methods].join("+") });
+}
+deployCase("N=15, M_max=6, caps 0.4", 15, 6, 0.4, 50_000, false);
+deployCase("N=15, M_max=3, caps 0.4", 15, 3, 0.4, 50_000, false);
+deployCase("N=15, M_max=5, caps 0.2", 15, 5, 0.2, 50_000, false);
+deployCase("N=50, M_max=6, caps 0.4", 50, 6, 0.4, 50_000, false);
+deployCase("N=50, M_max=3, caps 0.4", 50, 3, 0.4, 50_000, false);
+deployCase("N=50, M_max=5, caps 0.2 (MIP)", 50, 5, 0.2, 50_000, true);
+
+// ---------------------------------------------------------------- 10^6-query simulation
+{
+  const T = quick ? 100_000 : 1_000_000;
+  const env = arenaSim2025({ oracle: stageValue, stageLength: 1000, maxDeployed: 6, arrivalInterval: T / 10 });
+  env.reset(Rng.fromSeed(1).fork("environment"));
+  const p = new StageRoute({
+    ...STAGE_PRESETS["arena2025-paper"],
+    arms: env.initialArms,
+    maxDeployed: 6,
+    stageLength: 1000,
+    maxShare: env.maxShares,
+    seed: 1,
+  });
+  globalThis.gc?.();
+  const heap0 = process.memoryUsage().heapUsed;
+  let regret = 0;
+  const t0 = process.hrtime.bigint();
+  for (let t = 0; t < T; t++) {
+    const round = env.next(t);
+    if (round.arrivals) for (const a of round.arrivals) p.addArm(a);
+    const d = p.select();
+    p.update(d, env.pull(d.arm));
+    regret += env.oracleReward() - env.expectedReward(d.arm);
+  }
+  const s = Number(process.hrtime.bigint() - t0) / 1e9;
+  globalThis.gc?.();
+  rows.push({
+    bench: "simulation end to end",
+    size: `T=${T}, L=1000, M_max=6`,
+    us: (s * 1e6) / T,
+    note: `${s.toFixed(2)} s total, regret ${regret.toFixed(0)}, heap +${((process.memoryUsage().heapUsed - heap0) / 1e6).toFixed(1)} MB`,
+  });
+}
+
+const pad = (s, n) => String(s).padEnd(n);
+console.log(
+  `stageroute bench, node ${process.version}; machine calibration: 2025 multiply-adds take ${calib.toFixed(2)} us (shared machine: numbers are noisy)`,
+);
+console.log(pad("bench", 26) + pad("size", 34) + pad("median us", 12) + "note / target");
+for (const r of rows) {
+  const v = Number.isFinite(r.us) ? (r.us < 10 ? r.us.toFixed(3) : r.us.toFixed(1)) : "-";
+  const note =
+    r.target !== undefined
+      ? `target < ${r.target} us: ${r.ok ? "ok" : "MISSED"} (min ${r.minUs.toFixed(3)})`
+      : (r.note ?? "");
+  console.log(pad(r.bench, 26) + pad(r.size, 34) + pad(v, 12) + note);
+}
+const out = join(dirname(fileURLToPath(import.meta.url)), "results", "latest.json");
+mkdirSync(dirname(out), { recursive: true });
+writeFileSync(
+  out,
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, calibrationUs: calib, rows }, null, 1)}\n`,
+);

@@ -1,0 +1,73 @@
+/**
+ * The UCB/LCB-ratio greedy baseline of the paper (Section 6): at each stage boundary deploy the
+ * min(M_max, pool) models with the highest UCB(reward) / LCB(cost), ties at random (seeded); route
+ * every query with the same routing LP and fallback as StageRoute. Where the top models' caps cannot
+ * carry all traffic, a model is passed over for the next one that keeps that possible.
+ */
+import { makeSnapshot, type Rng, readSnapshot, restoring, type Snapshot } from "@routekit/core";
+import { configFromJson, type StagePolicyOptions } from "./options.js";
+import { readStageSnapshot, type StageArm, StagePolicyBase } from "./stage-policy.js";
+import { STAGE_SNAPSHOT_VERSION } from "./stageroute.js";
+
+export type RatioGreedyOptions = StagePolicyOptions;
+
+export class RatioGreedy extends StagePolicyBase {
+  static readonly kind = "stageroute/ratio-greedy";
+  readonly kind = RatioGreedy.kind;
+
+  constructor(options: RatioGreedyOptions) {
+    super(options, RatioGreedy.kind);
+    this.addStageArms(options);
+  }
+
+  protected chooseDeployment(rng: Rng): { deployed: StageArm[]; status: string; method: string } {
+    const states = this.table.states;
+    const n = states.length;
+    const s = Math.min(this.config.maxDeployed, n);
+    const order = this.poolOrder(rng);
+    const util = (st: StageArm) => (st.lcb > 0 ? st.ucb / st.lcb : st.ucb > 0 ? Number.POSITIVE_INFINITY : 0);
+    const byUtil = Array.from(order).sort((x, y) => {
+      const d = util(states[y] as StageArm) - util(states[x] as StageArm);
+      return Number.isNaN(d) || d === 0 ? 0 : d;
+    });
+    const chosen: number[] = [];
+    let mass = 0;
+    const remaining = byUtil.slice();
+    while (chosen.length < s && remaining.length > 0) {
+      let pick = -1;
+      for (let r = 0; r < remaining.length && pick < 0; r++) {
+        const i = remaining[r] as number;
+        const slotsLeft = s - chosen.length - 1;
+        // Can the caps still reach 1 with the largest remaining caps in the slots left?
+        const others = remaining
+          .filter((_, q) => q !== r)
+          .map((j) => (states[j] as StageArm).maxShare)
+          .sort((x, y) => y - x)
+          .slice(0, slotsLeft);
+        const reach = mass + (states[i] as StageArm).maxShare + others.reduce((x, y) => x + y, 0);
+        if (reach >= 1 - 1e-12) pick = r;
+      }
+      if (pick < 0) pick = 0;
+      const i = remaining.splice(pick, 1)[0] as number;
+      chosen.push(i);
+      mass += (states[i] as StageArm).maxShare;
+    }
+    chosen.sort((x, y) => x - y);
+    return { deployed: chosen.map((i) => states[i] as StageArm), status: "ok", method: "ucb-lcb-ratio" };
+  }
+
+  toJSON(): Snapshot {
+    return makeSnapshot(RatioGreedy.kind, STAGE_SNAPSHOT_VERSION, this.stageState());
+  }
+
+  static fromJSON(snapshot: unknown): RatioGreedy {
+    const st = readSnapshot(snapshot, RatioGreedy.kind, STAGE_SNAPSHOT_VERSION);
+    return restoring(RatioGreedy.kind, () => {
+      const options = configFromJson(st.config);
+      const snap = readStageSnapshot(st, options.maxDeployed);
+      const p = new RatioGreedy({ arms: [], ...options, maxPending: snap.base.maxPending });
+      p.restoreStage(snap);
+      return p;
+    });
+  }
+}

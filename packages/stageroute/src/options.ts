@@ -1,0 +1,233 @@
+/**
+ * Options shared by StageRoute and its baselines, read once with core's option readers into a frozen
+ * configuration that the snapshot keeps in full.
+ */
+import {
+  type ArmPolicyOptions,
+  booleanOption,
+  checkNumber,
+  ErrorCode,
+  enumOption,
+  type Json,
+  numberOption,
+  RouteKitError,
+  readEnum,
+  readNumber,
+  readObject,
+  requiredNumber,
+  snapshotCorrupt,
+} from "@routekit/core";
+import type { Estimator } from "./bounds.js";
+
+export type BudgetMode = "average" | "paced";
+export type TieBreak = "random" | "index";
+
+/** Options of every stage-wise policy (StageRoute, the UCB/LCB-ratio greedy, the oracle). */
+export interface StagePolicyOptions extends ArmPolicyOptions {
+  /** Average cost per query allowed, b > 0 (in the units of the reported costs). Required. */
+  readonly budget: number;
+  /** Most models deployed at once, M_max >= 1. Required. */
+  readonly maxDeployed: number;
+  /** Rounds (selects) per stage L >= 1: the deployed set is re-chosen every L selects. Required. */
+  readonly stageLength: number;
+  /**
+   * Cap on each model's share of traffic, alpha_m in (0, 1]: one number for every model, or a record by
+   * model id (models it does not name get 1). Default 1. `addArm(id, { maxShare })` overrides it per model.
+   */
+  readonly maxShare?: number | Readonly<Record<string, number>>;
+  /** Confidence parameter gamma of f_rad(v, n) = sqrt(gamma v / n) + gamma / n (default 0.2, the paper's experiments). */
+  readonly exploration?: number;
+  /** Known lower bound c1 >= 0 of a query's cost (default 0); cost bounds are clamped to [c1, c2]. */
+  readonly minCost?: number;
+  /** Known upper bound c2 >= c1 of a query's cost (default Infinity). */
+  readonly maxCost?: number;
+  /**
+   * Unit costs are divided by before statistics and LPs: "budget" (default) measures costs in budgets
+   * (costUnit = b), or a number > 0 (1 = raw units as reported, c2 = the theory's [0, 1] scale).
+   */
+  readonly costUnit?: number | "budget";
+  /** Reward mean assumed for a model with fewer than `initialPulls` plays (default 1: maximal optimism). */
+  readonly priorReward?: number;
+  /** Cost mean assumed for such a model (default minCost: maximal optimism). */
+  readonly priorCost?: number;
+  /** Plays a model gets counted as unexplored (prior bounds) (default 1, the paper). */
+  readonly initialPulls?: number;
+  /** "mean" (default): SR / N; "shrunk": SR / (N + 1) (the paper's App. B). */
+  readonly estimator?: Estimator;
+  /** Pad the deployed set to min(maxDeployed, pool) models (default true; false: exactly DeployOPT's support). */
+  readonly fillSlots?: boolean;
+  /** Which of several equally good deployments wins: "random" (default, seeded) or "index" (arrival order). */
+  readonly tieBreak?: TieBreak;
+  /** DeployOPT enumerates every subset when there are at most this many (default 50,000), else uses the MIP. */
+  readonly enumLimit?: number;
+  /** "average" (default, the paper): budget b per query in the LP; "paced": spend what is left over the rounds left. */
+  readonly budgetMode?: BudgetMode;
+  /** Planned number of rounds T (required by budgetMode "paced"). */
+  readonly horizon?: number;
+}
+
+/** The validated configuration (costs still in reported units). */
+export interface StageConfig {
+  readonly budget: number;
+  readonly maxDeployed: number;
+  readonly stageLength: number;
+  readonly maxShareDefault: number;
+  readonly maxShareByArm: Readonly<Record<string, number>>;
+  readonly exploration: number;
+  readonly minCost: number;
+  readonly maxCost: number;
+  /** The unit chosen ("budget" resolved to b). */
+  readonly costUnit: number;
+  readonly costUnitMode: "budget" | "number";
+  readonly priorReward: number;
+  readonly priorCost: number;
+  readonly initialPulls: number;
+  readonly estimator: Estimator;
+  readonly fillSlots: boolean;
+  readonly tieBreak: TieBreak;
+  readonly enumLimit: number;
+  readonly budgetMode: BudgetMode;
+  /** 0 when not given. */
+  readonly horizon: number;
+}
+
+const positive = { min: 0, openMin: true } as const;
+
+function shareRecord(v: unknown): { def: number; byArm: Record<string, number> } {
+  if (v === undefined) return { def: 1, byArm: {} };
+  if (typeof v === "number")
+    return { def: checkNumber(v, "option maxShare", { min: 0, openMin: true, max: 1 }), byArm: {} };
+  if (v === null || typeof v !== "object" || Array.isArray(v)) {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      "option maxShare must be a number in (0, 1] or a record { [arm]: number in (0, 1] }",
+    );
+  }
+  const byArm: Record<string, number> = {};
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    byArm[k] = checkNumber(x, `option maxShare["${k}"]`, { min: 0, openMin: true, max: 1 });
+  }
+  return { def: 1, byArm };
+}
+
+/** Reads and validates the stage options (throws INVALID_ARGUMENT, NON_FINITE or OUT_OF_RANGE). */
+export function readStageOptions(o: Record<string, unknown>): StageConfig {
+  const budget = requiredNumber(o, "budget", positive);
+  const maxDeployed = requiredNumber(o, "maxDeployed", { integer: true, min: 1, max: 1 << 16 });
+  const stageLength = requiredNumber(o, "stageLength", { integer: true, min: 1, max: Number.MAX_SAFE_INTEGER });
+  const shares = shareRecord(o.maxShare);
+  const exploration = numberOption(o, "exploration", 0.2, { min: 0 });
+  const minCost = numberOption(o, "minCost", 0, { min: 0 });
+  let maxCost = Number.POSITIVE_INFINITY;
+  if (o.maxCost !== undefined && o.maxCost !== Number.POSITIVE_INFINITY) {
+    maxCost = checkNumber(o.maxCost, "option maxCost", { min: minCost });
+  }
+  const cu = o.costUnit;
+  let costUnit = budget;
+  let costUnitMode: "budget" | "number" = "budget";
+  if (cu !== undefined && cu !== "budget") {
+    if (typeof cu === "string") {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `option costUnit must be "budget" or a number > 0, got "${cu}"`,
+      );
+    }
+    costUnit = checkNumber(cu, "option costUnit", positive);
+    costUnitMode = "number";
+  }
+  const priorReward = numberOption(o, "priorReward", 1, { min: 0, max: 1 });
+  const priorCost = numberOption(o, "priorCost", minCost, { min: 0 });
+  const initialPulls = numberOption(o, "initialPulls", 1, { integer: true, min: 1, max: 1_000_000 });
+  const estimator = enumOption(o, "estimator", ["mean", "shrunk"] as const, "mean");
+  const fillSlots = booleanOption(o, "fillSlots", true);
+  const tieBreak = enumOption(o, "tieBreak", ["random", "index"] as const, "random");
+  const enumLimit = numberOption(o, "enumLimit", 50_000, { integer: true, min: 0, max: 1e8 });
+  const budgetMode = enumOption(o, "budgetMode", ["average", "paced"] as const, "average");
+  const horizon = numberOption(o, "horizon", 0, { integer: true, min: 1, max: Number.MAX_SAFE_INTEGER });
+  if (budgetMode === "paced" && horizon === 0) {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      'budgetMode "paced" needs option horizon (the planned number of rounds)',
+    );
+  }
+  return {
+    budget,
+    maxDeployed,
+    stageLength,
+    maxShareDefault: shares.def,
+    maxShareByArm: shares.byArm,
+    exploration,
+    minCost,
+    maxCost,
+    costUnit,
+    costUnitMode,
+    priorReward,
+    priorCost,
+    initialPulls,
+    estimator,
+    fillSlots,
+    tieBreak,
+    enumLimit,
+    budgetMode,
+    horizon,
+  };
+}
+
+/** The configuration as options again (what a snapshot stores and fromJSON passes back). */
+export function configToJson(c: StageConfig): Record<string, Json> {
+  return {
+    budget: c.budget,
+    maxDeployed: c.maxDeployed,
+    stageLength: c.stageLength,
+    maxShareDefault: c.maxShareDefault,
+    maxShareByArm: { ...c.maxShareByArm },
+    exploration: c.exploration,
+    minCost: c.minCost,
+    maxCost: Number.isFinite(c.maxCost) ? c.maxCost : null,
+    costUnit: c.costUnitMode === "budget" ? "budget" : c.costUnit,
+    priorReward: c.priorReward,
+    priorCost: c.priorCost,
+    initialPulls: c.initialPulls,
+    estimator: c.estimator,
+    fillSlots: c.fillSlots,
+    tieBreak: c.tieBreak,
+    enumLimit: c.enumLimit,
+    budgetMode: c.budgetMode,
+    horizon: c.horizon === 0 ? null : c.horizon,
+  };
+}
+
+/** Reads a snapshot's configuration back into constructor options (throws SNAPSHOT_CORRUPT on a wrong type). */
+export function configFromJson(json: Json | undefined): Omit<StagePolicyOptions, "arms"> {
+  const o = readObject(json, '"config"');
+  const shares = readObject(o.maxShareByArm, '"config.maxShareByArm"');
+  const byArm: Record<string, number> = {};
+  for (const [k, v] of Object.entries(shares)) {
+    if (typeof v !== "number") snapshotCorrupt(`config.maxShareByArm["${k}"]`, "a number");
+    byArm[k] = v as number;
+  }
+  const def = readNumber(o, "maxShareDefault");
+  const maxCost = o.maxCost === null ? undefined : readNumber(o, "maxCost");
+  const costUnit = o.costUnit === "budget" ? "budget" : readNumber(o, "costUnit");
+  const horizon = o.horizon === null ? undefined : readNumber(o, "horizon");
+  return {
+    budget: readNumber(o, "budget"),
+    maxDeployed: readNumber(o, "maxDeployed"),
+    stageLength: readNumber(o, "stageLength"),
+    maxShare: Object.keys(byArm).length > 0 ? byArm : def,
+    exploration: readNumber(o, "exploration"),
+    minCost: readNumber(o, "minCost"),
+    ...(maxCost === undefined ? {} : { maxCost }),
+    costUnit,
+    priorReward: readNumber(o, "priorReward"),
+    priorCost: readNumber(o, "priorCost"),
+    initialPulls: readNumber(o, "initialPulls"),
+    estimator: readEnum(o, "estimator", ["mean", "shrunk"] as const),
+    fillSlots:
+      o.fillSlots === true ? true : o.fillSlots === false ? false : snapshotCorrupt('"config.fillSlots"', "a boolean"),
+    tieBreak: readEnum(o, "tieBreak", ["random", "index"] as const),
+    enumLimit: readNumber(o, "enumLimit"),
+    budgetMode: readEnum(o, "budgetMode", ["average", "paced"] as const),
+    ...(horizon === undefined ? {} : { horizon }),
+  };
+}

@@ -1,0 +1,79 @@
+import { type ArmPolicy, Rng } from "@routekit/core";
+import { arenaSim2025, type StagedCostBandit } from "@routekit/environments";
+import { RatioGreedy, STAGE_PRESETS, StageRoute, type StageRouteOptions, stageValue } from "../src/index.js";
+
+export interface RunStats {
+  /** Pseudo-regret: sum over rounds of V(b, M_tau) - mu(chosen). */
+  regret: number;
+  /** Sum of the chosen models' mean rewards. */
+  reward: number;
+  /** Average realised cost per round. */
+  avgCost: number;
+  /** Cumulative pseudo-regret at the given checkpoints. */
+  at: number[];
+}
+
+/** Plays a policy on an environment for T rounds (feedback right after each query). */
+export function run(
+  env: StagedCostBandit,
+  make: (rng: Rng) => ArmPolicy,
+  T: number,
+  seed: number,
+  checkpoints: readonly number[] = [],
+): RunStats {
+  const root = Rng.fromSeed(seed);
+  env.reset(root.fork("environment"));
+  const policy = make(root.fork("policy"));
+  let regret = 0;
+  let reward = 0;
+  let cost = 0;
+  const at: number[] = [];
+  let c = 0;
+  for (let t = 0; t < T; t++) {
+    const round = env.next(t);
+    for (const a of round.arrivals ?? []) policy.addArm(a);
+    const d = policy.select();
+    const fb = env.pull(d.arm);
+    policy.update(d, fb);
+    const mu = env.expectedReward(d.arm);
+    reward += mu;
+    regret += env.oracleReward() - mu;
+    cost += fb.cost ?? 0;
+    if (c < checkpoints.length && t + 1 === checkpoints[c]) {
+      at.push(regret);
+      c++;
+    }
+  }
+  return { regret, reward, avgCost: cost / T, at };
+}
+
+export const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+export const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
+/** One-sided paired t statistic of mean(a - b) < 0. */
+export function pairedT(a: readonly number[], b: readonly number[]): number {
+  const d = a.map((x, i) => x - (b[i] as number));
+  const m = mean(d);
+  const sd = Math.sqrt(d.reduce((s, x) => s + (x - m) ** 2, 0) / (d.length - 1));
+  return m / (sd / Math.sqrt(d.length));
+}
+
+/** The paper's simulation: StageRoute and greedy with the arena2025-paper options. */
+export function arenaRuns(L: number, M: number, seeds: readonly number[], extra: Partial<StageRouteOptions> = {}) {
+  const env = arenaSim2025({ oracle: stageValue, stageLength: L, maxDeployed: M });
+  const options: StageRouteOptions = {
+    ...STAGE_PRESETS["arena2025-paper"],
+    arms: env.initialArms,
+    maxDeployed: M,
+    stageLength: L,
+    maxShare: env.maxShares,
+    ...extra,
+  };
+  const sr = seeds.map((s) => run(env, (rng) => new StageRoute({ ...options, rng }), 10_000, s));
+  const greedy = seeds.map((s) => run(env, (rng) => new RatioGreedy({ ...options, rng }), 10_000, s));
+  return { sr, greedy };
+}
