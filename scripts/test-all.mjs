@@ -5,6 +5,8 @@
 // N counts every vitest test of every package plus one per other check (lint, each typecheck task, each
 // packaging/docs step). A test task that failed without writing a vitest report counts as one failure.
 // Exit code 0 exactly when nothing failed.
+// For a quick local run: ROUTEKIT_TEST_FILTER=@routekit/classic (a turbo --filter) and
+// ROUTEKIT_TEST_SKIP=pack,browser,consumer,docs (steps to skip; skipped steps count neither way).
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -20,7 +22,14 @@ let passed = 0;
 let failed = 0;
 const failures = [];
 
-function step(name, cmd, args) {
+const skip = new Set((process.env.ROUTEKIT_TEST_SKIP ?? "").split(",").filter(Boolean));
+const filter = process.env.ROUTEKIT_TEST_FILTER;
+
+function step(name, cmd, args, key = "") {
+  if (skip.has(key)) {
+    console.log(`\n> ${name}: skipped (ROUTEKIT_TEST_SKIP)`);
+    return true;
+  }
   console.log(`\n> ${name}: ${cmd} ${args.join(" ")}`);
   const r = spawnSync(cmd, args, { cwd: root, stdio: "inherit" });
   const ok = r.status === 0;
@@ -38,7 +47,9 @@ for (const d of dirs) rmSync(join(d, REPORT), { force: true });
 const runsDir = join(root, ".turbo", "runs");
 const runsBefore = new Set(existsSync(runsDir) ? readdirSync(runsDir) : []);
 console.log("\n> typecheck and test every package (turbo)");
-const turbo = spawnSync("npx", ["turbo", "run", "typecheck", "test", "--concurrency=2", "--continue", "--summarize"], {
+const turboArgs = ["turbo", "run", "typecheck", "test", "--concurrency=2", "--continue", "--summarize"];
+if (filter) turboArgs.push(`--filter=${filter}`);
+const turbo = spawnSync("npx", turboArgs, {
   cwd: root,
   stdio: "inherit",
 });
@@ -89,12 +100,20 @@ for (const d of dirs) {
   }
 }
 
-step("pack-check", "node", ["scripts/pack-check.mjs"]);
-step("browser bundles (every library package, no Node built-ins or globals)", "node", ["scripts/browser-check.mjs"]);
-step("consumer project (one algorithm package's tarball: browser, Node ESM/CJS, strict types)", "node", [
-  "scripts/consumer-check.mjs",
-]);
-step("docs (typedoc; typedoc.json treats warnings as errors)", "npx", ["typedoc"]);
+step("pack-check", "node", ["scripts/pack-check.mjs"], "pack");
+step(
+  "browser bundles (every library package, no Node built-ins or globals)",
+  "node",
+  ["scripts/browser-check.mjs"],
+  "browser",
+);
+step(
+  "consumer project (one algorithm package's tarball: browser, Node ESM/CJS, strict types)",
+  "node",
+  ["scripts/consumer-check.mjs"],
+  "consumer",
+);
+step("docs (typedoc; typedoc.json treats warnings as errors)", "npx", ["typedoc"], "docs");
 
 if (failures.length > 0) console.log(`\nfailed: ${failures.join("; ")}`);
 console.log(`${passed} passed, ${failed} failed`);

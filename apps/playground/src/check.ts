@@ -1,6 +1,6 @@
 /**
  * `routekit check assortment-lp`: the exact Dinkelbach assortment solver that the MNL policies use, cross-checked
- * against the Davis-Gallego-Topaloglu LP solved by HiGHS (what paper 004's experiments used) on random instances.
+ * against the Davis-Gallego-Topaloglu LP solved by HiGHS (what the experiments of Lee & Oh, NeurIPS 2024, used) on random instances.
  */
 import { crossCheckAssortmentLP, type LpCrossCheckReport } from "@routekit/mnl";
 import { UsageError } from "./errors.js";

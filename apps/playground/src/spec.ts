@@ -163,6 +163,11 @@ export function buildExperimentFrom(reg: FamilyRegistry, input: RunSpec): Experi
   );
   // Each policy is built once here from the user's parameters, so a bad value is a usage error before any run
   // (or worker) starts, not a failure in the middle of one.
+  // Policies may read the environment (the one-arm oracle asks for the best arm), so it is reset first; the runner
+  // resets it again with the run's own stream, and reset re-derives all of an environment's state from its stream.
+  fromUserParams(`environment ${envEntry.name}`, spec.environment.params, () =>
+    spare?.reset(Rng.fromSeed("routekit:parameter-check")),
+  );
   const probeInfo = envInfo(spare, envEntry.protocol, spec.horizon);
   spec.policies.forEach((p, i) => {
     fromUserParams(`policy ${p.label}`, p.params, () =>

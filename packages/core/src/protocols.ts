@@ -33,7 +33,7 @@ export interface PolicyBase {
   toJSON(): Snapshot;
   /**
    * Drops a pending decision (or open episode) without learning from it, e.g. when the request failed
-   * or its feedback is applied through {@link PolicyBase.learn} from a shared event stream.
+   * or its feedback is applied through `learn` from a shared event stream.
    * Throws UNKNOWN_DECISION, DECISION_ALREADY_USED or DECISION_EXPIRED like feedback does.
    */
   discard(ref: DecisionRef): void;
@@ -128,7 +128,7 @@ export interface ArmEnvironment {
   oracleReward(): number;
   /** The best single arm over the request distribution (the one-arm oracle's pick). */
   bestFixedArm(): string;
-  /** Expected reward this round of {@link ArmEnvironment.bestFixedArm} (for O2B). */
+  /** Expected reward this round of the best fixed arm, `bestFixedArm()` (for O2B). */
   bestFixedReward(): number;
   /** Whether picking `arm` counts as an optimal pick this round (for OPR). */
   isOptimal(arm: string): boolean;

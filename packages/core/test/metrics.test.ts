@@ -193,7 +193,7 @@ describe("MetricsRecorder with hostile arm ids", () => {
     for (const id of ids) expect(Object.getOwnPropertyDescriptor(share, id)?.value).toBe(0.25);
     const rows = m.series.pickShare ?? {};
     expect(Object.keys(rows).sort()).toEqual([...ids].sort());
-    for (const id of ids) expect((Object.getOwnPropertyDescriptor(rows, id)?.value as number[]).length).toBe(4);
+    for (const id of ids) expect(Object.getOwnPropertyDescriptor(rows, id)?.value as number[]).toHaveLength(4);
     expect(JSON.parse(JSON.stringify(rows)).constructor).toHaveLength(4);
     expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
   });

@@ -15,8 +15,8 @@ import {
   readObject,
   readSnapshot,
   SNAPSHOT_FORMAT,
-  snapshotChecksum,
   SNAPSHOT_FORMAT_VERSION,
+  snapshotChecksum,
   snapshotCorrupt,
 } from "../src/index.js";
 
@@ -138,7 +138,9 @@ describe("snapshot envelope", () => {
       }
     }
     expect(checked).toBeGreaterThan(200);
-    expect(codeOf(() => readSnapshot({ ...s, checksum: undefined }, "classic/ucb1", 2))).toBe(ErrorCode.SnapshotCorrupt);
+    expect(codeOf(() => readSnapshot({ ...s, checksum: undefined }, "classic/ucb1", 2))).toBe(
+      ErrorCode.SnapshotCorrupt,
+    );
     expect(codeOf(() => readSnapshot({ ...s, state: { ...s.state, n: 4 } }, "classic/ucb1", 2))).toBe(
       ErrorCode.SnapshotCorrupt,
     );
