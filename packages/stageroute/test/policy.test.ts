@@ -414,7 +414,7 @@ describe("large pools", () => {
       const d = p.select();
       const i = Number(d.arm.slice(1));
       p.update(d, { reward: rng.uniform() < (quality[i] as number) ? 1 : 0, cost: price[i] as number });
-      methods.add(p.deployment.method);
+      methods.add(p.deployment?.method ?? "");
       expect(p.deployedArms.length).toBeLessThanOrEqual(5);
     }
     expect([...methods]).toContain("branch-and-bound");
