@@ -10,16 +10,17 @@
  * 2. otherwise every s-subset's routing LP when there are at most `enumLimit` subsets, keeping the
  *    first best in enumeration order (the caller's `order`, e.g. a seeded shuffle; replaced only on
  *    a strict improvement above 1e-12);
- * 3. otherwise the MIP through HiGHS (optional, see `loadHighs`), then the routing LP on its subset.
+ * 3. otherwise an exact branch-and-bound over the s-subsets with LP bounds (see branch.ts), returning
+ *    the subset the enumeration would keep.
  * When no s-subset meets the budget, the budget is relaxed to the smallest cost an s-subset can reach
  * ("budget-relaxed"). When no s models have caps summing to 1, it throws INFEASIBLE_BUDGET.
  */
 import { ErrorCode, RouteKitError } from "@routekit/core";
-import { mipSolver, solveDeployMip } from "./mip.js";
+import { SubsetSearch } from "./branch.js";
 import { RouteSolver, SUPPORT_EPS } from "./route-lp.js";
 
 export type DeployStatus = "ok" | "budget-relaxed";
-export type DeployMethod = "relaxation" | "enumeration" | "mip";
+export type DeployMethod = "relaxation" | "enumeration" | "branch-and-bound";
 
 export interface DeployResult {
   readonly status: DeployStatus;
@@ -58,6 +59,7 @@ export function topCapSum(alpha: ArrayLike<number>, n: number, s: number): numbe
 /** Exact DeployOPT solver; reusable, buffers grow with the pool. */
 export class DeploySolver {
   private readonly route = new RouteSolver(16);
+  private readonly search = new SubsetSearch();
   private su = new Float64Array(16);
   private sc = new Float64Array(16);
   private sa = new Float64Array(16);
@@ -68,16 +70,6 @@ export class DeploySolver {
   private pw = new Float64Array(16);
 
   constructor(readonly enumLimit = 50_000) {}
-
-  /** Whether solving a pool of n models with s slots may need the MIP path (and no MIP solver is loaded). */
-  needsMip(alpha: ArrayLike<number>, n: number, s: number): boolean {
-    if (mipSolver() !== undefined) return false;
-    const ss = Math.min(s, n);
-    let aMin = 1;
-    for (let i = 0; i < n; i++) aMin = Math.min(aMin, alpha[i] as number);
-    if (ss >= Math.floor(1 / aMin) + 2) return false;
-    return binomialCapped(n, ss, this.enumLimit) > this.enumLimit;
-  }
 
   /**
    * Solves DeployOPT over `n` models (`u` reward bounds, `c` cost bounds, `alpha` caps), budget `b`,
@@ -177,18 +169,9 @@ export class DeploySolver {
     if (st === "ok" && supp <= s) return { value: route.value, weights: w.slice(0, n), method: "relaxation" };
     // 2. Enumeration of s-subsets (positions ascending in the permuted order).
     if (binomialCapped(n, s, this.enumLimit) <= this.enumLimit) return this.enumerate(u, c, a, n, b, s);
-    // 3. MIP.
-    const highs = mipSolver();
-    if (highs === undefined) {
-      throw new RouteKitError(
-        ErrorCode.MissingDependency,
-        `DeployOPT over ${n} models with ${s} slots needs the MIP solver (more than ${this.enumLimit} subsets): ` +
-          "install the optional dependency highs and run `await loadHighs()` once before routing, or raise enumLimit",
-      );
-    }
-    const chosen = solveDeployMip(highs, u, c, a, n, b, s);
-    if (chosen === undefined) return undefined;
-    return this.evaluate(u, c, a, chosen, b, n, "mip");
+    // 3. Branch-and-bound over the same subsets (w holds the relaxation's weights).
+    const found = this.search.solve(u, c, a, n, b, s, w);
+    return found === undefined ? undefined : { ...found, method: "branch-and-bound" };
   }
 
   private enumerate(
@@ -228,31 +211,6 @@ export class DeploySolver {
     const weights = new Float64Array(n);
     for (let j = 0; j < s; j++) weights[bestIdx[j] as number] = bestP[j] as number;
     return { value: bestVal, weights, method: "enumeration" };
-  }
-
-  private evaluate(
-    u: Float64Array,
-    c: Float64Array,
-    a: Float64Array,
-    chosen: readonly number[],
-    b: number,
-    n: number,
-    method: DeployMethod,
-  ): { value: number; weights: Float64Array; method: DeployMethod } | undefined {
-    const { su, sc, sa, sp, route } = this;
-    const k = chosen.length;
-    for (let j = 0; j < k; j++) {
-      const i = chosen[j] as number;
-      su[j] = u[i] as number;
-      sc[j] = c[i] as number;
-      sa[j] = a[i] as number;
-    }
-    // HiGHS accepts rows within its 1e-7 feasibility tolerance: allow the set's exact routing LP the
-    // same hair (1e-9 relative) rather than report the budget infeasible.
-    if (route.solve(su, sc, sa, k, b + 1e-9 * Math.max(1, Math.abs(b)), sp) !== "ok") return undefined;
-    const weights = new Float64Array(n);
-    for (let j = 0; j < k; j++) weights[chosen[j] as number] = sp[j] as number;
-    return { value: route.value, weights, method };
   }
 
   private grow(n: number): void {

@@ -1,7 +1,6 @@
 export { costLcb, type Estimator, fRad, rewardUcb } from "./bounds.js";
 export { binomialCapped, type DeployMethod, type DeployResult, DeploySolver, type DeployStatus } from "./deploy.js";
 export { RatioGreedy, type RatioGreedyOptions } from "./greedy.js";
-export { type HighsLike, loadHighs, mipSolver, setMipSolver } from "./mip.js";
 export type { BudgetMode, StageConfig, StagePolicyOptions, TieBreak } from "./options.js";
 export { StageOracle, type StageOracleOptions } from "./oracle.js";
 export { stageValue } from "./oracle-value.js";

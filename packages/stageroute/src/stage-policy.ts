@@ -92,7 +92,7 @@ export interface DeploymentInfo {
   readonly deployed: readonly string[];
   /** "ok", "budget-relaxed" (no set met the budget under the bounds) or the baseline's own rule. */
   readonly status: string;
-  /** How DeployOPT found its optimum ("relaxation", "enumeration", "mip"), or the baseline's rule. */
+  /** How DeployOPT found its optimum ("relaxation", "enumeration", "branch-and-bound"), or the baseline's rule. */
   readonly method: string;
   /** DeployOPT's optimal value (the optimistic reward rate of the deployment), when the rule has one. */
   readonly value?: number;
@@ -137,7 +137,6 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
     if (ids.length > 0) {
       const caps = ids.map((id) => this.shareOf(id));
       this.checkCapacity(caps, caps.length);
-      this.checkSolvable(caps);
     }
     this.initialising = true;
     try {
@@ -194,9 +193,6 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
 
   protected override checkAddable(id: string): void {
     this.checkNewArm(id);
-    const caps = this.table.states.map((s) => s.maxShare);
-    caps.push(this.pendingShare ?? this.shareOf(id));
-    this.checkSolvable(caps);
     this.adding = id;
   }
 
@@ -232,17 +228,6 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
         `no ${s} of the ${n} models have capacity caps (maxShare) summing to 1, so traffic cannot be routed: ` +
           "raise maxShare or maxDeployed",
         { models: n, maxDeployed: this.config.maxDeployed },
-      );
-    }
-  }
-
-  /** Throws MISSING_DEPENDENCY when a pool with these caps may need DeployOPT's MIP path and no MIP solver is loaded. */
-  protected checkSolvable(caps: readonly number[]): void {
-    if (this.deploySolver.needsMip(caps, caps.length, this.config.maxDeployed)) {
-      throw new RouteKitError(
-        ErrorCode.MissingDependency,
-        `a pool of ${caps.length} models with ${this.config.maxDeployed} slots has more than ${this.config.enumLimit} ` +
-          "subsets to enumerate: install the optional dependency highs and run `await loadHighs()` first, or raise enumLimit",
       );
     }
   }

@@ -1,8 +1,8 @@
-import { isRouteKitError, Rng } from "@routekit/core";
+import { Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { binomialCapped, DeploySolver } from "../src/deploy.js";
-import { loadHighs, setMipSolver } from "../src/mip.js";
 import { bruteDeploy } from "./brute.js";
+import { type HighsLike, loadHighs, solveDeployMip } from "./mip.js";
 
 function pool(rng: Rng, n: number, tieHeavy: boolean) {
   const r = (x: number) => (tieHeavy ? Math.round(x * 10) / 10 : x);
@@ -14,6 +14,33 @@ function pool(rng: Rng, n: number, tieHeavy: boolean) {
 
 const identity = (n: number) => Int32Array.from({ length: n }, (_, i) => i);
 
+function shuffled(rng: Rng, n: number): Int32Array {
+  const o = identity(n);
+  for (let i = n - 1; i > 0; i--) {
+    const j = rng.int(i + 1);
+    const t = o[i] as number;
+    o[i] = o[j] as number;
+    o[j] = t;
+  }
+  return o;
+}
+
+/** The MIP optimum's value: HiGHS's subset, then its routing LP by brute force over that subset. */
+function highsValue(highs: HighsLike, u: number[], c: number[], a: number[], n: number, b: number, s: number): number {
+  // HiGHS accepts rows within its 1e-7 feasibility tolerance: give the exact check the same hair.
+  const bb = b + 1e-9 * Math.max(1, Math.abs(b));
+  const chosen = solveDeployMip(highs, u, c, a, n, bb, s);
+  if (chosen === undefined) return Number.NaN;
+  const ref = bruteDeploy(
+    chosen.map((i) => u[i] as number),
+    chosen.map((i) => c[i] as number),
+    chosen.map((i) => a[i] as number),
+    bb,
+    chosen.length,
+  );
+  return ref ?? Number.NaN;
+}
+
 describe("DeploySolver", () => {
   it("counts subsets", () => {
     expect(binomialCapped(15, 6, 1e9)).toBe(5005);
@@ -21,36 +48,46 @@ describe("DeploySolver", () => {
     expect(binomialCapped(3, 5, 10)).toBe(0);
   });
 
-  it("enumeration == MIP == brute force on 1,500 random pools (N <= 10, s <= 4); relaxation when s is large", async () => {
+  it("branch-and-bound == enumeration bit for bit, == HiGHS MIP == brute force on 3,000 random pools (N <= 10, s <= 4)", async () => {
     const highs = await loadHighs();
     const rng = Rng.fromSeed(3);
     const enumerating = new DeploySolver();
-    const viaMip = new DeploySolver(0);
+    const branching = new DeploySolver(0);
     let relaxedUsed = 0;
     let budgetRelaxed = 0;
-    for (let k = 0; k < 1500; k++) {
+    let branched = 0;
+    for (let k = 0; k < 3000; k++) {
       const n = 1 + rng.int(10);
       const s = 1 + rng.int(4);
       const { u, c, a, b } = pool(rng, n, k % 2 === 0);
       const ss = Math.min(s, n);
+      const order = k % 3 === 0 ? identity(n) : shuffled(rng, n);
       const caps = [...a].sort((x, y) => y - x).slice(0, ss);
       if (caps.reduce((x, y) => x + y, 0) < 1) {
-        expect(() => enumerating.solve(u, c, a, n, b, s, identity(n))).toThrow(
+        expect(() => enumerating.solve(u, c, a, n, b, s, order)).toThrow(
+          expect.objectContaining({ code: "INFEASIBLE_BUDGET" }),
+        );
+        expect(() => branching.solve(u, c, a, n, b, s, order)).toThrow(
           expect.objectContaining({ code: "INFEASIBLE_BUDGET" }),
         );
         continue;
       }
-      setMipSolver(undefined);
-      const e = enumerating.solve(u, c, a, n, b, s, identity(n));
-      setMipSolver(highs);
-      const m = viaMip.solve(u, c, a, n, b, s, identity(n));
+      const e = enumerating.solve(u, c, a, n, b, s, order);
+      const m = branching.solve(u, c, a, n, b, s, order);
       expect(e.support.length).toBeLessThanOrEqual(ss);
-      expect(m.support.length).toBeLessThanOrEqual(ss);
+      // Same subset, same routing, same value: the cuts never change what the enumeration keeps.
       expect(m.status).toBe(e.status);
-      expect(Math.abs(m.value - e.value)).toBeLessThan(1e-7);
+      expect(m.value).toBe(e.value);
+      expect(m.budget).toBe(e.budget);
+      expect(Array.from(m.weights)).toEqual(Array.from(e.weights));
+      if (e.method === "enumeration") {
+        expect(m.method).toBe("branch-and-bound");
+        branched++;
+      } else expect(m.method).toBe(e.method);
       const ref = bruteDeploy(u, c, a, e.budget, s);
       expect(ref).toBeDefined();
       expect(Math.abs(e.value - (ref as number))).toBeLessThan(1e-9);
+      if (k % 4 === 0) expect(Math.abs(highsValue(highs, u, c, a, n, e.budget, ss) - e.value)).toBeLessThan(1e-7);
       if (e.status === "budget-relaxed") {
         budgetRelaxed++;
         expect(bruteDeploy(u, c, a, b, s)).toBeUndefined();
@@ -73,27 +110,63 @@ describe("DeploySolver", () => {
     }
     expect(relaxedUsed).toBeGreaterThan(5);
     expect(budgetRelaxed).toBeGreaterThan(20);
-    setMipSolver(undefined);
+    expect(branched).toBeGreaterThan(500);
   });
 
-  it("without a MIP solver, a pool too large to enumerate throws MISSING_DEPENDENCY", () => {
-    setMipSolver(undefined);
+  it("branch-and-bound == enumeration bit for bit on 300 mid-size pools (N 12-18, s 3-5, tie-heavy half)", () => {
+    const rng = Rng.fromSeed(5);
+    const enumerating = new DeploySolver(1e8);
+    const branching = new DeploySolver(0);
+    let branched = 0;
+    for (let k = 0; k < 300; k++) {
+      const n = 12 + rng.int(7);
+      const s = 3 + rng.int(3);
+      const { u, c, a, b } = pool(rng, n, k % 2 === 0);
+      if (
+        [...a]
+          .sort((x, y) => y - x)
+          .slice(0, s)
+          .reduce((x, y) => x + y, 0) < 1
+      )
+        continue;
+      const order = shuffled(rng, n);
+      const e = enumerating.solve(u, c, a, n, b, s, order);
+      const m = branching.solve(u, c, a, n, b, s, order);
+      expect(m.value).toBe(e.value);
+      expect(m.status).toBe(e.status);
+      expect(Array.from(m.weights)).toEqual(Array.from(e.weights));
+      if (e.method === "enumeration") branched++;
+    }
+    expect(branched).toBeGreaterThan(30);
+  });
+
+  it("large pools (N = 30-60, caps 0.2, 5 slots) are solved without highs; the value equals HiGHS's MIP", async () => {
+    const highs = await loadHighs();
+    const rng = Rng.fromSeed(9);
+    const solver = new DeploySolver();
+    let branched = 0;
+    for (let k = 0; k < 40; k++) {
+      const n = 30 + rng.int(31);
+      // Better models cost more and the budget binds: the hard case.
+      const x = Array.from({ length: n }, () => rng.uniform());
+      const u = x.map((v) => 0.2 + 0.7 * v + 0.05 * rng.uniform());
+      const c = x.map((v) => 0.05 + 3 * v * v + 0.1 * rng.uniform());
+      const a = Array.from({ length: n }, (_, i) => (i === 1 ? 1 : 0.2));
+      const r = solver.solve(u, c, a, n, 1, 5, shuffled(rng, n));
+      if (r.method === "branch-and-bound") branched++;
+      expect(r.support.length).toBeLessThanOrEqual(5);
+      expect(Math.abs(highsValue(highs, u, c, a, n, r.budget, 5) - r.value)).toBeLessThan(1e-7);
+    }
+    expect(branched).toBeGreaterThan(30);
     // 15 good expensive and 15 poor cheap models, caps 0.2, 5 slots, a budget halfway: the relaxation
     // mixes two fractional models into 4 capped ones (support 6 > 5), and C(30, 5) > 1000.
     const n = 30;
     const u = Array.from({ length: n }, (_, i) => (i < 15 ? 0.9 : 0.1) + 0.001 * i);
     const c = Array.from({ length: n }, (_, i) => (i < 15 ? 1 : 0.1));
     const a = new Array<number>(n).fill(0.2);
-    const solver = new DeploySolver(1000);
-    expect(solver.needsMip(a, n, 5)).toBe(true);
-    try {
-      solver.solve(u, c, a, n, 0.55, 5, identity(n));
-      expect.unreachable();
-    } catch (e) {
-      expect(isRouteKitError(e, "MISSING_DEPENDENCY")).toBe(true);
-    }
-    // With caps of 0.4 and 6 slots the relaxation is always exact: no MIP needed.
-    expect(solver.needsMip(new Array<number>(n).fill(0.4), n, 6)).toBe(false);
+    const r = new DeploySolver(1000).solve(u, c, a, n, 0.55, 5, identity(n));
+    expect(r.method).toBe("branch-and-bound");
+    expect(Math.abs(highsValue(highs, u, c, a, n, 0.55, 5) - r.value)).toBeLessThan(1e-7);
   });
 
   it("the enumeration order decides between equally good sets; the relaxation resolves ties by index", () => {

@@ -392,6 +392,35 @@ describe("feedback and fallback", () => {
   });
 });
 
+describe("large pools", () => {
+  it("50 models with caps 0.2 and 5 slots route without any LP library (branch-and-bound at each boundary)", () => {
+    const ids = Array.from({ length: 50 }, (_, i) => `m${i}`);
+    const quality = ids.map((_, i) => 0.2 + (0.7 * i) / 49);
+    const price = ids.map((_, i) => 0.1 + 3 * (i / 49) ** 2);
+    const p = new StageRoute({
+      arms: ids,
+      budget: 1,
+      costUnit: 1,
+      maxDeployed: 5,
+      stageLength: 200,
+      maxShare: 0.2,
+      minCost: 0.1,
+      priorCost: 2,
+      seed: 4,
+    });
+    const rng = Rng.fromSeed(4);
+    const methods = new Set<string>();
+    for (let t = 0; t < 3000; t++) {
+      const d = p.select();
+      const i = Number(d.arm.slice(1));
+      p.update(d, { reward: rng.uniform() < (quality[i] as number) ? 1 : 0, cost: price[i] as number });
+      methods.add(p.deployment?.method ?? "");
+      expect(p.deployedArms.length).toBeLessThanOrEqual(5);
+    }
+    expect([...methods]).toContain("branch-and-bound");
+  });
+});
+
 describe("bad input: typed errors, state unchanged", () => {
   const base = { arms: ["a", "b"], budget: 1, maxDeployed: 2, stageLength: 10 };
   it("options", () => {

@@ -1,9 +1,9 @@
 import { Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { costLcb, fRad, rewardUcb } from "../src/bounds.js";
-import { loadHighs } from "../src/mip.js";
 import { RouteSolver, sampleIndex } from "../src/route-lp.js";
 import { bruteRoute, highsRoute } from "./brute.js";
+import { loadHighs } from "./mip.js";
 
 describe("confidence bounds (gamma = 0.2)", () => {
   const g = 0.2;

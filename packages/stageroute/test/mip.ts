@@ -1,10 +1,7 @@
 /**
- * Optional MIP path of DeployOPT for pools too large to enumerate: HiGHS (npm `highs`, WebAssembly)
- * loaded lazily, so the algorithm bundles for browsers and edge runtimes without it. Load it once
- * with `await loadHighs()`; DeployOPT then uses it synchronously whenever it needs it.
+ * Test-only cross-check of DeployOPT: the MIP solved by HiGHS (npm `highs`, a dev dependency).
  */
-import { callDefaultExport, ErrorCode, optionalDependency, RouteKitError } from "@routekit/core";
-
+import { ErrorCode, RouteKitError } from "@routekit/core";
 /** The part of the HiGHS solver interface DeployOPT uses (`highs` npm package). */
 export interface HighsLike {
   solve(
@@ -17,32 +14,12 @@ export interface HighsLike {
   };
 }
 
-/** The optional dependency's name, in a variable so bundlers leave the import alone. */
-const HIGHS = "highs";
+let highs: Promise<HighsLike> | undefined;
 
-const highsDep = optionalDependency<HighsLike>({
-  name: "highs",
-  purpose: "DeployOPT's MIP path",
-  importer: () => import(/* @vite-ignore */ /* webpackIgnore: true */ HIGHS),
-  init: callDefaultExport,
-});
-
-/**
- * Loads HiGHS (once) for DeployOPT's large pools and returns it. Throws MISSING_DEPENDENCY when the optional
- * peer dependency `highs` is not installed.
- */
+/** Loads HiGHS once. */
 export function loadHighs(): Promise<HighsLike> {
-  return highsDep.load();
-}
-
-/** Uses `solver` (e.g. an instance from `await (await import("highs")).default()`) for DeployOPT's MIP path. */
-export function setMipSolver(solver: HighsLike | undefined): void {
-  highsDep.set(solver);
-}
-
-/** The loaded MIP solver, if any. */
-export function mipSolver(): HighsLike | undefined {
-  return highsDep.get();
+  highs ??= import("highs").then((m) => (m.default as unknown as () => Promise<HighsLike>)());
+  return highs;
 }
 
 function num(x: number): string {

@@ -1,0 +1,212 @@
+/**
+ * Exact DeployOPT for pools too large to enumerate: branch-and-bound over s-subsets with LP bounds.
+ *
+ * A node fixes a prefix of chosen models; every completion is a subset of the prefix plus the models
+ * still eligible, each with d_m <= alpha_m and at most s of them, so sum_m d_m / alpha_m <= s. Relaxing
+ * that row with a multiplier mu >= 0 gives, for any mu, the upper bound
+ *   mu s + RouteOPT(u_m - mu / alpha_m) over the prefix and the eligible models,
+ * solved exactly by the routing LP. The node's bound is the smaller of mu = 0 (the plain relaxation) and
+ * the mu that minimises the root's bound (a convex function of mu, found by golden-section search).
+ *
+ * Phase 1 finds the optimal value V: depth-first in order of the root relaxation's weights (then reward),
+ * cutting subtrees whose bound is not above the incumbent. Phase 2 returns the first subset in the
+ * caller's enumeration order whose value is within 1e-12 of V, cutting subtrees whose bound is below
+ * that: the same subset the plain enumeration keeps (it keeps the first best, replacing only on a strict
+ * improvement above 1e-12), barring values that differ by less than 1e-12 without being equal.
+ */
+import { RouteSolver } from "./route-lp.js";
+
+export interface SubsetResult {
+  value: number;
+  weights: Float64Array;
+}
+
+export class SubsetSearch {
+  private readonly route = new RouteSolver(16);
+  private su = new Float64Array(0);
+  private sc = new Float64Array(0);
+  private sa = new Float64Array(0);
+  private sp = new Float64Array(0);
+  private perm = new Int32Array(0);
+  private idx = new Int32Array(0);
+  private bestIdx = new Int32Array(0);
+  private bestP = new Float64Array(0);
+  private base = new Float64Array(0);
+  private slope = 0;
+  private muScale = 1;
+  private incumbent = Number.NEGATIVE_INFINITY;
+  private threshold = Number.POSITIVE_INFINITY;
+  private found = false;
+  private foundValue = Number.NaN;
+  /** Nodes bounded in the last search (diagnostics for tests and benches). */
+  nodes = 0;
+
+  private grow(n: number): void {
+    if (this.su.length >= n) return;
+    const m = Math.max(n, 16);
+    this.su = new Float64Array(m);
+    this.sc = new Float64Array(m);
+    this.sa = new Float64Array(m);
+    this.sp = new Float64Array(m);
+    this.base = new Float64Array(m);
+    this.perm = new Int32Array(m);
+    this.idx = new Int32Array(m);
+    this.bestIdx = new Int32Array(m);
+    this.bestP = new Float64Array(m);
+  }
+
+  /**
+   * Best s-subset of models 0..n-1 (positions in the caller's enumeration order) under budget b; undefined
+   * when no s-subset meets b. `relaxed` holds the relaxation's weights over the same positions.
+   */
+  solve(
+    u: Float64Array,
+    c: Float64Array,
+    a: Float64Array,
+    n: number,
+    b: number,
+    s: number,
+    relaxed: ArrayLike<number>,
+  ): SubsetResult | undefined {
+    this.grow(n);
+    this.nodes = 0;
+    let uMax = Number.NEGATIVE_INFINITY;
+    let uMin = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < n; i++) {
+      uMax = Math.max(uMax, u[i] as number);
+      uMin = Math.min(uMin, u[i] as number);
+    }
+    this.muScale = Math.max(uMax - uMin, 1e-6) / 8;
+    // Phase 1: the optimal value, exploring promising models first.
+    const perm = this.perm;
+    const order = Array.from({ length: n }, (_, i) => i).sort(
+      (x, y) => (relaxed[y] as number) - (relaxed[x] as number) || (u[y] as number) - (u[x] as number) || x - y,
+    );
+    for (let i = 0; i < n; i++) perm[i] = order[i] as number;
+    this.incumbent = Number.NEGATIVE_INFINITY;
+    this.threshold = Number.POSITIVE_INFINITY;
+    this.found = false;
+    this.descend(u, c, a, n, b, s, 0, 0, false);
+    if (!this.found) return undefined;
+    // Phase 2: the first subset in enumeration order that attains it.
+    for (let i = 0; i < n; i++) perm[i] = i;
+    this.threshold = this.incumbent - 1e-12;
+    this.found = false;
+    this.descend(u, c, a, n, b, s, 0, 0, true);
+    if (!this.found) return undefined;
+    const weights = new Float64Array(n);
+    for (let j = 0; j < s; j++) weights[this.bestIdx[j] as number] = this.bestP[j] as number;
+    return { value: this.foundValue, weights };
+  }
+
+  /** Depth-first over subsets (positions perm[start..n)); `first`: stop at the first leaf >= threshold. */
+  private descend(
+    u: Float64Array,
+    c: Float64Array,
+    a: Float64Array,
+    n: number,
+    b: number,
+    s: number,
+    k: number,
+    start: number,
+    first: boolean,
+  ): boolean {
+    const { su, sc, sa, sp, route, idx, perm } = this;
+    const last = n - (s - k);
+    for (let j = start; j <= last; j++) {
+      idx[k] = perm[j] as number;
+      if (k + 1 === s) {
+        for (let q = 0; q < s; q++) {
+          const i = idx[q] as number;
+          su[q] = u[i] as number;
+          sc[q] = c[i] as number;
+          sa[q] = a[i] as number;
+        }
+        if (route.solve(su, sc, sa, s, b, sp) !== "ok") continue;
+        const v = route.value;
+        if (first ? v >= this.threshold : v > this.incumbent) {
+          if (!first) this.incumbent = v;
+          this.found = true;
+          this.foundValue = v;
+          for (let q = 0; q < s; q++) {
+            this.bestIdx[q] = idx[q] as number;
+            this.bestP[q] = sp[q] as number;
+          }
+          if (first) return true;
+        }
+        continue;
+      }
+      // The 1e-13 absorbs the rounding of a bound that equals a completion's value.
+      const cut = first ? this.threshold - 1e-13 - Number.MIN_VALUE : this.incumbent + 1e-13;
+      const bound = this.bound(u, c, a, n, b, s, k, j, cut);
+      if (first ? bound + 1e-13 < this.threshold : bound - 1e-13 <= this.incumbent) continue;
+      if (this.descend(u, c, a, n, b, s, k + 1, j + 1, first)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Upper bound on completions of idx[0..k] by s - k - 1 more of positions perm[j+1..n) (index j already
+   * in idx[k]); -Infinity when none is feasible. Stops early once the bound cannot pass `cut`.
+   */
+  private bound(
+    u: Float64Array,
+    c: Float64Array,
+    a: Float64Array,
+    n: number,
+    b: number,
+    s: number,
+    k: number,
+    j: number,
+    cut: number,
+  ): number {
+    this.nodes++;
+    const { su, sc, sa, sp, route, idx, perm, base } = this;
+    const f = k + 1;
+    let m = 0;
+    for (let q = 0; q < f; q++) {
+      const i = idx[q] as number;
+      base[m] = u[i] as number;
+      sc[m] = c[i] as number;
+      sa[m++] = a[i] as number;
+    }
+    for (let r = j + 1; r < n; r++) {
+      const i = perm[r] as number;
+      base[m] = u[i] as number;
+      sc[m] = c[i] as number;
+      sa[m++] = a[i] as number;
+    }
+    const left = s - f;
+    // mu prices the row sum_{free} d / alpha <= left (each free model adds at most 1): any mu >= 0 bounds.
+    const at = (mu: number): number => {
+      for (let q = 0; q < m; q++) su[q] = q < f ? (base[q] as number) : (base[q] as number) - mu / (sa[q] as number);
+      if (route.solve(su, sc, sa, m, b, sp) !== "ok") return Number.NEGATIVE_INFINITY;
+      let used = 0;
+      for (let q = f; q < m; q++) used += (sp[q] as number) / (sa[q] as number);
+      this.slope = left - used;
+      return route.value + mu * left;
+    };
+    let best = at(0);
+    if (best <= cut || this.slope >= -1e-12) return best;
+    let lo = 0;
+    let hi = this.muScale;
+    for (let it = 0; it < 40; it++) {
+      const v = at(hi);
+      if (v < best) best = v;
+      if (best <= cut || this.slope >= -1e-12) break;
+      lo = hi;
+      hi *= 2;
+    }
+    if (best <= cut || this.slope < -1e-12) return best;
+    for (let it = 0; it < 12; it++) {
+      const mid = (lo + hi) / 2;
+      const v = at(mid);
+      if (v < best) best = v;
+      if (best <= cut) return best;
+      if (Math.abs(this.slope) <= 1e-12) break;
+      if (this.slope < 0) lo = mid;
+      else hi = mid;
+    }
+    return best;
+  }
+}
