@@ -22,6 +22,18 @@ for (let t = 0; t < 60; t++) {
 const again = LinUCBDisjoint.fromJSON(JSON.parse(JSON.stringify(p.toJSON())));
 if (JSON.stringify(again.toJSON()) !== JSON.stringify(p.toJSON())) throw new Error("snapshot round trip differs");
 report("LinUCBDisjoint: 60 rounds, snapshot round trip ok");`,
+  "@routekit/stageroute": `import { StageRoute } from "@routekit/stageroute";
+const p = new StageRoute({ arms: ["a", "b", "c"], budget: 1, maxDeployed: 2, stageLength: 10, maxShare: 0.6, seed: 1 });
+let x = 0.1;
+for (let t = 0; t < 60; t++) {
+  x = (x * 9301 + 0.49297) % 1;
+  if (t === 25) p.addArm("d");
+  const d = p.select();
+  p.update(d, { reward: d.arm === "b" ? x : 1 - x, cost: d.arm === "a" ? 2 : 0.5 });
+}
+const again = StageRoute.fromJSON(JSON.parse(JSON.stringify(p.toJSON())));
+if (JSON.stringify(again.toJSON()) !== JSON.stringify(p.toJSON())) throw new Error("snapshot round trip differs");
+report("StageRoute: 60 rounds with an arrival, snapshot round trip ok (highs not bundled)");`,
   "@routekit/kernel-ucb": `import { RffUcb } from "@routekit/kernel-ucb";
 const p = new RffUcb({ arms: ["a", "b"], contextDim: 3, frequencies: 16, seed: 1 });
 let x = 0.1;

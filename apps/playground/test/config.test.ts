@@ -61,14 +61,14 @@ horizon: 400
       /^exp.yaml: horizon: Invalid input: expected int/,
     );
     expect(errorOf("environment: k-armed\npolicies: [ucb1]\nhorizons: 10")).toBe("exp.yaml: horizons: unknown key");
-    expect(errorOf("environment: k-armed\npolicies: [ucb1, { policy: ucb1, label: b, params: { c: [1] } }]")).toMatch(
-      /^exp.yaml: policies\[1\]/,
-    );
-    expect(errorOf("environment: k-armed\npolicies: [ucb1, { policy: ucb1, label: u2, params: { c: one } }]")).toBe(
-      'exp.yaml: policies[1].params.c: u2.c must be a number, got "one"',
-    );
+    expect(
+      errorOf("environment: k-armed\npolicies: [ucb1, { policy: ucb1, label: b, params: { exploration: [1] } }]"),
+    ).toMatch(/^exp.yaml: policies\[1\]/);
+    expect(
+      errorOf("environment: k-armed\npolicies: [ucb1, { policy: ucb1, label: u2, params: { exploration: one } }]"),
+    ).toBe('exp.yaml: policies[1].params.exploration: u2.exploration must be a number, got "one"');
     expect(errorOf("environment: k-armed\npolicies: [ucb1, { policy: ucb1, label: u2, params: { zz: 1 } }]")).toBe(
-      'exp.yaml: policies[1].params.zz: u2 has no parameter "zz" (parameters: c)',
+      'exp.yaml: policies[1].params.zz: u2 has no parameter "zz" (parameters: exploration)',
     );
     expect(errorOf("environment: k-armed\npolicies: [ucb1, ucb3]")).toMatch(
       /^exp.yaml: policies\[1\]: unknown policy "ucb3"/,

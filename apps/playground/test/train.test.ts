@@ -91,7 +91,18 @@ describe("routekit train", () => {
 
     // Another policy, trained from the same log, equals that policy fed the events by learn in-process.
     const ucbOut = join(dir, "ucb1.json");
-    const u = await cli(["train", "--events", events, "--policy", "ucb1", "--param", "exploration=0.5", "--out", ucbOut, "-q"]);
+    const u = await cli([
+      "train",
+      "--events",
+      events,
+      "--policy",
+      "ucb1",
+      "--param",
+      "exploration=0.5",
+      "--out",
+      ucbOut,
+      "-q",
+    ]);
     expect(u.code).toBe(0);
     expect(u.out).toBe("");
     const direct = new UCB1({ arms: ARMS, exploration: 0.5, seed: 0 });

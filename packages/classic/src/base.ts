@@ -4,7 +4,6 @@
  */
 import {
   type ArmPolicyOptions,
-  assertFinite,
   ErrorCode,
   type Json,
   type LedgerCodec,
@@ -24,17 +23,6 @@ export const CLASSIC_SNAPSHOT_VERSION = 3;
 export const MAX_CONTEXT_DIM = 1 << 16;
 /** Largest side of a ridge matrix (LinUCB: d, or d + one-hot slots), so its d^2 Float64s stay allocatable. */
 export const MAX_RIDGE_DIM = 1 << 14;
-
-/**
- * Throws unless `v` is a finite number satisfying `ok`: INVALID_ARGUMENT for a non-number, NON_FINITE
- * for NaN or +-Infinity, OUT_OF_RANGE otherwise (core's error-code rule).
- */
-export function checkOption(v: number, what: string, ok: (v: number) => boolean, expected: string): void {
-  assertFinite(v, `option ${what}`);
-  if (!ok(v)) {
-    throw new RouteKitError(ErrorCode.OutOfRange, `option ${what} must be ${expected}, got ${String(v)}`);
-  }
-}
 
 /**
  * A pending decision of a context-free policy: the chosen arm's uid and, for policies whose

@@ -1,15 +1,14 @@
 import {
   type ArmDecision,
-  ErrorCode,
+  enumOption,
   makeSnapshot,
-  RouteKitError,
+  numberOption,
   readEnum,
-  readInt,
   readNumber,
   readSnapshot,
   type Snapshot,
 } from "@routekit/core";
-import { argmaxRandomTie, type BasePolicyOptions, CLASSIC_SNAPSHOT_VERSION, checkOption, restoring } from "./base.js";
+import { argmaxRandomTie, type BasePolicyOptions, CLASSIC_SNAPSHOT_VERSION, restoring } from "./base.js";
 import { CountingPolicy, type CountState, readCountingState } from "./counting.js";
 
 export interface EpsilonGreedyOptions extends BasePolicyOptions {
@@ -37,15 +36,9 @@ export class EpsilonGreedy extends CountingPolicy {
 
   constructor(options: EpsilonGreedyOptions) {
     super(options);
-    this.epsilon = options.epsilon ?? 0.1;
-    checkOption(this.epsilon, "epsilon", (v) => v >= 0 && v <= 1, "in [0, 1]");
-    this.decay = options.decay ?? "none";
-    if (this.decay !== "none" && this.decay !== "1/t") {
-      throw new RouteKitError(
-        ErrorCode.InvalidArgument,
-        `option decay must be "none" or "1/t", got ${String(this.decay)}`,
-      );
-    }
+    const o = options as unknown as Record<string, unknown>;
+    this.epsilon = numberOption(o, "epsilon", 0.1, { min: 0, max: 1 });
+    this.decay = enumOption(o, "decay", ["none", "1/t"] as const, "none");
     this.addInitialArms(options);
   }
 

@@ -2,10 +2,10 @@ import {
   type ArmDecision,
   type ArmFeedback,
   assertInRange,
-  ErrorCode,
+  enumOption,
   makeSnapshot,
+  numberOption,
   type Rng,
-  RouteKitError,
   readEnum,
   readNumber,
   readSnapshot,
@@ -15,11 +15,13 @@ import {
   argmaxRandomTie,
   type BasePolicyOptions,
   CLASSIC_SNAPSHOT_VERSION,
-  checkOption,
   restoring,
   type UidPayload,
 } from "./base.js";
 import { CountingPolicy, type CountState, readCountingState } from "./counting.js";
+
+/** A positive number (any finite value > 0 is safe: see the README's numerics notes). */
+const POSITIVE = { min: 0, openMin: true } as const;
 
 /**
  * log of a Gamma(a, 1) draw, times `scale` (in (0, 1]). For a < 1 the draw is Gamma(a + 1) u^(1/a),
@@ -79,17 +81,15 @@ export class ThompsonBernoulli extends CountingPolicy {
 
   constructor(options: ThompsonBernoulliOptions) {
     super(options);
-    this.priorAlpha = options.priorAlpha ?? 1;
-    this.priorBeta = options.priorBeta ?? 1;
-    checkOption(this.priorAlpha, "priorAlpha", (v) => v > 0, "a finite number > 0");
-    checkOption(this.priorBeta, "priorBeta", (v) => v > 0, "a finite number > 0");
-    this.fractionalRewards = options.fractionalRewards ?? "bernoulli-trick";
-    if (this.fractionalRewards !== "bernoulli-trick" && this.fractionalRewards !== "fractional") {
-      throw new RouteKitError(
-        ErrorCode.InvalidArgument,
-        `option fractionalRewards must be "bernoulli-trick" or "fractional", got ${String(this.fractionalRewards)}`,
-      );
-    }
+    const o = options as unknown as Record<string, unknown>;
+    this.priorAlpha = numberOption(o, "priorAlpha", 1, POSITIVE);
+    this.priorBeta = numberOption(o, "priorBeta", 1, POSITIVE);
+    this.fractionalRewards = enumOption(
+      o,
+      "fractionalRewards",
+      ["bernoulli-trick", "fractional"] as const,
+      "bernoulli-trick",
+    );
     this.addInitialArms(options);
   }
 
@@ -176,12 +176,10 @@ export class ThompsonGaussian extends CountingPolicy {
 
   constructor(options: ThompsonGaussianOptions) {
     super(options);
-    this.priorMean = options.priorMean ?? 0;
-    this.priorVariance = options.priorVariance ?? 1;
-    this.noiseVariance = options.noiseVariance ?? 1;
-    checkOption(this.priorMean, "priorMean", () => true, "a finite number");
-    checkOption(this.priorVariance, "priorVariance", (v) => v > 0, "a finite number > 0");
-    checkOption(this.noiseVariance, "noiseVariance", (v) => v > 0, "a finite number > 0");
+    const o = options as unknown as Record<string, unknown>;
+    this.priorMean = numberOption(o, "priorMean", 0);
+    this.priorVariance = numberOption(o, "priorVariance", 1, POSITIVE);
+    this.noiseVariance = numberOption(o, "noiseVariance", 1, POSITIVE);
     this.addInitialArms(options);
   }
 

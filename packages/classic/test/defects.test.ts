@@ -142,3 +142,24 @@ describe("decision records carry the propensity where the distribution is explic
     }
   });
 });
+
+describe("options follow core's error-code rule", () => {
+  const arms = ["a", "b"];
+  it("wrong type INVALID_ARGUMENT, NaN NON_FINITE, outside the range OUT_OF_RANGE", () => {
+    const cases: [() => unknown, string][] = [
+      [() => new EpsilonGreedy({ arms, epsilon: "0.1" as never }), ErrorCode.InvalidArgument],
+      [() => new EpsilonGreedy({ arms, decay: "1/n" as never }), ErrorCode.InvalidArgument],
+      [() => new EpsilonGreedy({ arms, epsilon: 1.5 }), ErrorCode.OutOfRange],
+      [() => new ThompsonBernoulli({ arms, priorAlpha: 0 }), ErrorCode.OutOfRange],
+      [() => new ThompsonBernoulli({ arms, fractionalRewards: "x" as never }), ErrorCode.InvalidArgument],
+      [() => new ThompsonGaussian({ arms, priorMean: Number.NaN }), ErrorCode.NonFinite],
+      [() => new ThompsonGaussian({ arms, noiseVariance: -1 }), ErrorCode.OutOfRange],
+      [() => new LinUCBDisjoint({ arms, contextDim: 2, exploration: -1 }), ErrorCode.OutOfRange],
+      [() => new LinUCBShared({ arms, contextDim: 2, ridge: 0 }), ErrorCode.OutOfRange],
+      [() => new LinUCBShared({ arms, contextDim: 2, exploration: "2" as never }), ErrorCode.InvalidArgument],
+      [() => new RandomPolicy({ arms, maxPending: 0 }), ErrorCode.OutOfRange],
+      [() => new RandomPolicy(null as never), ErrorCode.InvalidArgument],
+    ];
+    for (const [fn, code] of cases) expect(codeOf(fn), String(fn)).toBe(code);
+  });
+});

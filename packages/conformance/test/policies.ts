@@ -15,7 +15,7 @@ import {
 import type { ArmPolicy, AssortmentPolicy, Snapshot } from "@routekit/core";
 import type { ArmPolicySpec, AssortmentPolicySpec, OptionRange } from "@routekit/core/testing";
 import { EuclideanPg, Exp3, Hpg, LogLinearPg, ParameterFreeHpg, UniformRouter } from "@routekit/hpg";
-import { KernelUcb, PakUcb, RffUcb } from "@routekit/kernel-ucb";
+import { KernelUcb, PakUcb, RffUcb, SupPakUcb, SupRffUcb } from "@routekit/kernel-ucb";
 import { OfuMnlPlus, TsMnl, UcbMnl } from "@routekit/mnl";
 import { RatioGreedy, StageRoute } from "@routekit/stageroute";
 
@@ -125,31 +125,46 @@ export const classicPolicies: ArmPolicySpec[] = [
 /** Kernel-UCB family (paper 003). */
 export const kernelPolicies: ArmPolicySpec[] = [
   arm("kernel-ucb/pak-ucb-rbf", (seed, arms) => new PakUcb({ arms, seed, contextDim: D }), PakUcb.fromJSON, {
+    validatesCost: true,
     ...raw(PakUcb, { contextDim: D }),
   }),
   arm(
     "kernel-ucb/pak-ucb-poly",
     (seed, arms) => new PakUcb({ arms, seed, contextDim: D, kernel: { type: "poly", gamma: 5 }, exploration: 0 }),
     PakUcb.fromJSON,
-    raw(PakUcb, { contextDim: D, kernel: { type: "poly", gamma: 5 }, eta: 0 }),
+    { validatesCost: true, ...raw(PakUcb, { contextDim: D, kernel: { type: "poly", gamma: 5 }, exploration: 0 }) },
   ),
   arm(
     "kernel-ucb/pak-ucb-linear",
     (seed, arms) => new PakUcb({ arms, seed, contextDim: D, kernel: { type: "linear" } }),
     PakUcb.fromJSON,
-    raw(PakUcb, { contextDim: D, kernel: { type: "linear" } }),
+    { validatesCost: true, ...raw(PakUcb, { contextDim: D, kernel: { type: "linear" } }) },
   ),
   arm(
     "kernel-ucb/rff-ucb",
     (seed, arms) => new RffUcb({ arms, seed, contextDim: D, frequencies: 8 }),
     RffUcb.fromJSON,
     {
+      validatesCost: true,
       ...raw(RffUcb, { contextDim: D, frequencies: 8 }),
     },
   ),
   arm("kernel-ucb/kernel-ucb", (seed, arms) => new KernelUcb({ arms, seed, contextDim: D }), KernelUcb.fromJSON, {
+    validatesCost: true,
     ...raw(KernelUcb, { contextDim: D }),
   }),
+  arm(
+    "kernel-ucb/sup-pak-ucb",
+    (seed, arms) => new SupPakUcb({ arms, seed, contextDim: D, horizon: 256 }),
+    SupPakUcb.fromJSON,
+    { validatesCost: true, ...raw(SupPakUcb, { contextDim: D, horizon: 256 }) },
+  ),
+  arm(
+    "kernel-ucb/sup-rff-ucb",
+    (seed, arms) => new SupRffUcb({ arms, seed, contextDim: D, horizon: 256, maxFrequencies: 4 }),
+    (s) => SupRffUcb.fromJSON(s),
+    { validatesCost: true, ...raw(SupRffUcb, { contextDim: D, horizon: 256, maxFrequencies: 4 }) },
+  ),
 ];
 
 function assortment<P extends AssortmentPolicy>(

@@ -4,16 +4,20 @@
  */
 import {
   type ArmDecision,
+  type ArmEvent,
   type ArmFeedback,
   type ArmPolicy,
   ArmTable,
   assertFinite,
   assertVector,
+  checkEvent,
   DecisionLedger,
   type DecisionRef,
   decodeF64,
   ErrorCode,
+  EVENT_VERSION,
   encodeF64,
+  eventVector,
   field,
   type Json,
   makeSnapshot,
@@ -22,6 +26,7 @@ import {
   RouteKitError,
   readSnapshot,
   type Snapshot,
+  vectorToJson,
 } from "@routekit/core";
 
 export type ToyBug =
@@ -131,7 +136,34 @@ export class ToyPolicy implements ArmPolicy {
   }
 
   update(decision: DecisionRef, feedback: ArmFeedback): void {
+    this.apply(this.ledger.get(decision), feedback);
+    this.ledger.settle(decision);
+  }
+
+  decisionRecord(decision: DecisionRef): ArmEvent {
     const p = this.ledger.get(decision);
+    const id = typeof decision === "string" ? decision : decision.id;
+    return {
+      v: EVENT_VERSION,
+      kind: this.kind,
+      protocol: "arm",
+      id,
+      decision: { arm: p.arm, context: vectorToJson(p.x) },
+    };
+  }
+
+  learn(event: ArmEvent): void {
+    const ev = checkEvent(event, "arm");
+    const x = eventVector(ev.decision.context, "decision.context", this.contextDim);
+    this.apply({ arm: ev.decision.arm, x }, ev.feedback);
+  }
+
+  discard(decision: DecisionRef): void {
+    this.ledger.get(decision);
+    this.ledger.settle(decision);
+  }
+
+  private apply(p: Pend, feedback: ArmFeedback): void {
     const st = this.table.find(p.arm);
     if (this.bug === "mutate-before-validate" && st) st.s[0]++;
     if (feedback === null || typeof feedback !== "object")
@@ -153,7 +185,6 @@ export class ToyPolicy implements ArmPolicy {
         st.s[2] -= Math.abs(r) * Math.abs(r);
       } else st.s[2] = Math.max(st.s[2], Math.abs(r));
     }
-    this.ledger.settle(decision);
   }
 
   toJSON(): Snapshot {

@@ -262,12 +262,12 @@ export function learnedState(snapshot: Snapshot): Record<string, Json> {
  * without sharing its random stream or its pending decisions.
  */
 export function withReplicaParts(snapshot: Snapshot, rng: { toJSON(): unknown }): Snapshot {
-  const st = snapshot.state as Record<string, Json>;
-  if (st === null || typeof st !== "object" || !("rng" in st) || !("ledger" in st)) {
+  // Verify the integrity of what we are given before resealing it: a new checksum must never launder
+  // a damaged snapshot.
+  const st = readSnapshot(snapshot, (snapshot as { kind?: string })?.kind as string, snapshot?.kindVersion);
+  if (!("rng" in st) || !("ledger" in st)) {
     throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot state has no rng and ledger fields to replace");
   }
-  return {
-    ...snapshot,
-    state: { ...st, rng: rng.toJSON() as Json, ledger: { nextSeq: 0, lastEvicted: -1, entries: [] } },
-  };
+  const state = { ...st, rng: rng.toJSON() as Json, ledger: { nextSeq: 0, lastEvicted: -1, entries: [] } };
+  return makeSnapshot(snapshot.kind, snapshot.kindVersion, state);
 }

@@ -132,7 +132,9 @@ export class RidgeArm {
     if (this.counter) this.counter.ops += (F * (F + 1)) / 2 + 4 * F;
     this.n++;
     this.version++;
-    if (M !== null && this.n % RidgeArm.MIRROR_CHECK_EVERY === 0) this.checkMirror(phi, M);
+    // Checked whether or not this arm has selected yet (a replica that only learns events builds the
+    // mirror here), so `single` depends on the updates alone.
+    if (this.single && this.n % RidgeArm.MIRROR_CHECK_EVERY === 0) this.checkMirror(phi, this.mirrorOf());
   }
 
   toJSON(): Json {

@@ -87,6 +87,19 @@ describe("RFF-UCB Float32 selection mirror", () => {
       arm.update(phi, rng.uniform(), u);
     }
     expect(arm.single).toBe(false);
+    // An arm that only learns (a replica applying logged events, which never selects) leaves the
+    // mirror at the same update: the state depends on the updates alone.
+    const learner = new RidgeArm(F, 1e-4);
+    const rng2 = Rng.fromSeed(8); // the same draws as above, without selections
+    drawFeatures(fc, rng2.fork("rff"));
+    unitVectors(rng2, 50, 8);
+    while (learner.n < arm.n) {
+      features.map(pool[rng2.int(pool.length)] as Float64Array, phi);
+      learner.solve(phi, u);
+      learner.update(phi, rng2.uniform(), u);
+    }
+    expect(learner.single).toBe(false);
+    expect(JSON.stringify(learner.toJSON())).toBe(JSON.stringify(arm.toJSON()));
     // now exactly the Float64 form
     expect(arm.selectionVariance(phi, roundToF32(phi, F, phi32))).toBe(arm.variance(phi));
     const json = arm.toJSON() as { single?: boolean };

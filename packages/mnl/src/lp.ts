@@ -12,7 +12,16 @@
  *   s.t. p_0 + sum_i v_i y_i = 1,   sum_i y_i <= K p_0 / v0,   0 <= y_i <= p_0 / v0,   p_0 >= 0.
  * HiGHS's simplex returns a vertex, whose support { i : p_i > 1e-9 } is an optimal assortment.
  */
-import { assertInRange, assertInt, assertPositive, ErrorCode, Rng, RouteKitError } from "@routekit/core";
+import {
+  assertInRange,
+  assertInt,
+  assertPositive,
+  callDefaultExport,
+  ErrorCode,
+  optionalDependency,
+  Rng,
+  RouteKitError,
+} from "@routekit/core";
 import { assortmentRevenue, DinkelbachWorkspace, dinkelbachAssortment } from "./assortment.js";
 
 interface HighsLike {
@@ -26,15 +35,20 @@ interface HighsLike {
   };
 }
 
-let highsPromise: Promise<HighsLike> | undefined;
-
 /** The optional dependency's name, in a variable so bundlers leave the import alone. */
 let highsSpecifier = "highs";
+
+const highsDep = optionalDependency<HighsLike>({
+  name: "highs",
+  purpose: "the assortment LP",
+  importer: () => import(/* @vite-ignore */ /* webpackIgnore: true */ highsSpecifier),
+  init: callDefaultExport,
+});
 
 /** Test hook: the module name the next first load imports (e.g. a missing one). Not exported publicly. */
 export function setHighsSpecifierForTests(name: string): void {
   highsSpecifier = name;
-  highsPromise = undefined;
+  highsDep.set(undefined);
 }
 
 /**
@@ -42,23 +56,7 @@ export function setHighsSpecifierForTests(name: string): void {
  * not installed or fails to load (a failed load is retried on the next call).
  */
 export function loadHighsSolver(): Promise<HighsLike> {
-  if (!highsPromise) {
-    const name = highsSpecifier;
-    highsPromise = (import(/* @vite-ignore */ /* webpackIgnore: true */ name) as Promise<unknown>).then(async (m) => {
-      const mod = m as { default?: unknown };
-      const load = (typeof mod.default === "function" ? mod.default : m) as () => Promise<HighsLike>;
-      if (typeof load !== "function") throw new Error(`module "${name}" exports no HiGHS loader`);
-      return load();
-    });
-    highsPromise = highsPromise.catch((e: unknown) => {
-      highsPromise = undefined;
-      throw new RouteKitError(
-        ErrorCode.MissingDependency,
-        `the assortment LP needs the optional dependency "highs" (npm install highs): ${(e as Error)?.message ?? String(e)}`,
-      );
-    });
-  }
-  return highsPromise;
+  return highsDep.load();
 }
 
 export interface LpAssortmentResult {

@@ -30,7 +30,7 @@ import {
   readFields,
   snapshotOptions,
 } from "./base.js";
-import { ofuMnlBeta, ofuMnlHyperparameters } from "./beta.js";
+import { type BetaParams, ofuMnlBeta, ofuMnlHyperparameters } from "./beta.js";
 import { addMnlHessianToCholesky, mnlGradient, mnlProbabilities, optimisticUtilities } from "./model.js";
 import { ProjectionWorkspace, projectUnitBall } from "./projection.js";
 
@@ -165,6 +165,8 @@ export class OfuMnlPlus extends MnlPolicyBase {
   private readonly Hinv: Float64Array;
   private updates = 0;
   private readonly frozenBeta: number;
+  /** Parameters of beta_t (one object, so the per-round radius allocates nothing). */
+  private readonly betaParams: BetaParams;
 
   // scratch
   private readonly z: Float64Array;
@@ -189,6 +191,7 @@ export class OfuMnlPlus extends MnlPolicyBase {
     for (let i = 0; i < d; i++) this.L[i * d + i] = s;
     this.Hinv = allocF64(d * d);
     const bp = { d, K: this.maxSize, eta: cfg.stepSize, lambda: cfg.ridge, delta: cfg.confidence };
+    this.betaParams = bp;
     this.frozenBeta = ofuMnlBeta(1, bp);
     // beta_t increases in t: its value at t = 2^53 bounds every radius this policy can use.
     const betaMax =
@@ -228,13 +231,7 @@ export class OfuMnlPlus extends MnlPolicyBase {
     if (c.betaMode === "constant") b = c.beta;
     else if (c.betaMode === "frozen") b = this.frozenBeta;
     else {
-      b = ofuMnlBeta(this.updates, {
-        d: this.contextDim,
-        K: this.maxSize,
-        eta: c.stepSize,
-        lambda: c.ridge,
-        delta: c.confidence,
-      });
+      b = ofuMnlBeta(this.updates, this.betaParams);
     }
     return b * c.exploration;
   }

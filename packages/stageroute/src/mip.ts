@@ -3,7 +3,7 @@
  * loaded lazily, so the algorithm bundles for browsers and edge runtimes without it. Load it once
  * with `await loadHighs()`; DeployOPT then uses it synchronously whenever it needs it.
  */
-import { ErrorCode, RouteKitError } from "@routekit/core";
+import { callDefaultExport, ErrorCode, optionalDependency, RouteKitError } from "@routekit/core";
 
 /** The part of the HiGHS solver interface DeployOPT uses (`highs` npm package). */
 export interface HighsLike {
@@ -17,43 +17,32 @@ export interface HighsLike {
   };
 }
 
-let loaded: HighsLike | undefined;
-let loading: Promise<HighsLike> | undefined;
+/** The optional dependency's name, in a variable so bundlers leave the import alone. */
+const HIGHS = "highs";
+
+const highsDep = optionalDependency<HighsLike>({
+  name: "highs",
+  purpose: "DeployOPT's MIP path",
+  importer: () => import(/* @vite-ignore */ /* webpackIgnore: true */ HIGHS),
+  init: callDefaultExport,
+});
 
 /**
- * Loads HiGHS (once) for DeployOPT's large pools and returns it. Throws INVALID_STATE when the optional
+ * Loads HiGHS (once) for DeployOPT's large pools and returns it. Throws MISSING_DEPENDENCY when the optional
  * peer dependency `highs` is not installed.
  */
 export function loadHighs(): Promise<HighsLike> {
-  if (loaded) return Promise.resolve(loaded);
-  if (!loading) {
-    const name = "highs";
-    loading = import(/* @vite-ignore */ name)
-      .then(async (m: unknown) => {
-        const mod = m as { default?: unknown };
-        const load = (typeof mod.default === "function" ? mod.default : m) as () => Promise<HighsLike>;
-        loaded = await load();
-        return loaded;
-      })
-      .catch((e: unknown) => {
-        loading = undefined;
-        throw new RouteKitError(
-          ErrorCode.MissingDependency,
-          `could not load the optional MIP solver "highs" (npm install highs): ${e instanceof Error ? e.message : String(e)}`,
-        );
-      });
-  }
-  return loading;
+  return highsDep.load();
 }
 
 /** Uses `solver` (e.g. an instance from `await (await import("highs")).default()`) for DeployOPT's MIP path. */
 export function setMipSolver(solver: HighsLike | undefined): void {
-  loaded = solver;
+  highsDep.set(solver);
 }
 
 /** The loaded MIP solver, if any. */
 export function mipSolver(): HighsLike | undefined {
-  return loaded;
+  return highsDep.get();
 }
 
 function num(x: number): string {

@@ -29,20 +29,20 @@ function armInfo(info: EnvInfo, policy: string): { arms: readonly string[]; cont
 }
 
 /**
- * eta: a number, "paper" | "theory" | "anytime", or "code" = 2 ln(2G/delta) without the square
+ * exploration: a number, "paper" | "theory" | "anytime", or "code" = 2 ln(2G/confidence) without the square
  * root (what the reference code's LinUCB and KernelUCB baselines ran with, spec §2.9).
  */
 function eta(p: Params, info: EnvInfo): Exploration {
-  const v = p.eta;
+  const v = p.exploration;
   if (typeof v === "number") return v;
   const s = String(v);
-  if (s === "code") return 2 * Math.log((2 * info.arms.length) / Number(p.delta ?? 0.05));
+  if (s === "code") return 2 * Math.log((2 * info.arms.length) / Number(p.confidence ?? 0.05));
   if (s === "paper" || s === "theory" || s === "anytime") return s;
   const x = Number(s);
   if (s.trim() !== "" && Number.isFinite(x)) return x;
   throw new RouteKitError(
     ErrorCode.InvalidArgument,
-    `eta must be a number, "paper", "theory", "anytime" or "code", got "${s}"`,
+    `exploration must be a number, "paper", "theory", "anytime" or "code", got "${s}"`,
   );
 }
 
@@ -80,9 +80,9 @@ const transform = (p: Params) => ({
 });
 
 const common: Params = {
-  alpha: 1,
-  eta: "paper",
-  delta: 0.05,
+  ridge: 1,
+  exploration: "paper",
+  confidence: 0.05,
   scoreScale: 1,
   scoreOffset: 0,
   priorMean: 0,
@@ -102,9 +102,9 @@ const pakLike = (name: string, description: string, defaults: Params): PolicyEnt
       ...armInfo(info, name),
       rng,
       kernel: kernel(p),
-      ridge: Number(p.alpha),
+      ridge: Number(p.ridge),
       exploration: eta(p, info),
-      confidence: Number(p.delta),
+      confidence: Number(p.confidence),
       horizon: info.horizon,
       scoreTransform: transform(p),
       normalizeContext: Boolean(p.normalizeContext),
@@ -112,16 +112,20 @@ const pakLike = (name: string, description: string, defaults: Params): PolicyEnt
 });
 
 const policies: PolicyEntry[] = [
-  pakLike("pak-ucb", "PAK-UCB: one kernel ridge regression per arm, UCB mu + eta sigma (rbf, poly, linear)", {
+  pakLike("pak-ucb", "PAK-UCB: one kernel ridge regression per arm, UCB mu + exploration x sigma (rbf, poly, linear)", {
     ...kernelDefaults,
     ...common,
   }),
-  pakLike("naive-krr", "Naive-KRR baseline: PAK-UCB with eta = 0 (greedy on per-arm KRR means; poly3 gamma = 5)", {
-    ...kernelDefaults,
-    kernel: "poly",
-    ...common,
-    eta: 0,
-  }),
+  pakLike(
+    "naive-krr",
+    "Naive-KRR baseline: PAK-UCB with exploration = 0 (greedy on per-arm KRR means; poly3 gamma = 5)",
+    {
+      ...kernelDefaults,
+      kernel: "poly",
+      ...common,
+      exploration: 0,
+    },
+  ),
   pakLike("pak-ucb-lin", "PAK-UCB-lin baseline: PAK-UCB with the linear kernel (= disjoint LinUCB)", {
     ...kernelDefaults,
     kernel: "linear",
@@ -141,9 +145,9 @@ const policies: PolicyEntry[] = [
         sigma: rbfSigma(p),
         frequencies: Number(p.frequencies),
         rffVariant: String(p.rffVariant) as RffVariant,
-        ridge: Number(p.alpha),
+        ridge: Number(p.ridge),
         exploration: eta(p, info),
-        confidence: Number(p.delta),
+        confidence: Number(p.confidence),
         horizon: info.horizon,
         scoreTransform: transform(p),
         normalizeContext: Boolean(p.normalizeContext),
@@ -155,15 +159,15 @@ const policies: PolicyEntry[] = [
     family: FAMILY,
     paper: `${PAPER}, baseline (Valko et al. 2013)`,
     description: "KernelUCB with shared weights on [context; one-hot(arm)] (poly3 gamma = 1; O(t^2) per round)",
-    defaults: { ...kernelDefaults, kernel: "poly", gamma: 1, ...common, eta: "code" },
+    defaults: { ...kernelDefaults, kernel: "poly", gamma: 1, ...common, exploration: "code" },
     create: (p, { rng, info }) =>
       new KernelUcb({
         ...armInfo(info, "kernel-ucb"),
         rng,
         kernel: kernel(p),
-        ridge: Number(p.alpha),
+        ridge: Number(p.ridge),
         exploration: eta(p, info),
-        confidence: Number(p.delta),
+        confidence: Number(p.confidence),
         horizon: info.horizon,
         scoreTransform: transform(p),
         normalizeContext: Boolean(p.normalizeContext),
@@ -175,16 +179,16 @@ const policies: PolicyEntry[] = [
     family: FAMILY,
     paper: PAPER,
     description: "Sup-PAK-UCB (Algorithm 3): staged elimination for the regret proof; explores like random in practice",
-    defaults: { ...kernelDefaults, ...common, eta: "theory", stages: 0, exploreChoice: "largest-width" },
+    defaults: { ...kernelDefaults, ...common, exploration: "theory", stages: 0, exploreChoice: "largest-width" },
     create: (p, { rng, info }) =>
       new SupPakUcb({
         ...armInfo(info, "sup-pak-ucb"),
         rng,
         horizon: info.horizon,
         kernel: kernel(p),
-        ridge: Number(p.alpha),
+        ridge: Number(p.ridge),
         exploration: eta(p, info),
-        confidence: Number(p.delta),
+        confidence: Number(p.confidence),
         ...(Number(p.stages) > 0 ? { stages: Number(p.stages) } : {}),
         exploreChoice: String(p.exploreChoice) as "largest-width" | "random",
         scoreTransform: transform(p),
@@ -203,7 +207,7 @@ const policies: PolicyEntry[] = [
       bandwidth: "sigma",
       maxFrequencies: 256,
       ...common,
-      eta: "theory",
+      exploration: "theory",
       stages: 0,
       exploreChoice: "largest-width",
     },
@@ -214,9 +218,9 @@ const policies: PolicyEntry[] = [
         horizon: info.horizon,
         sigma: rbfSigma(p),
         maxFrequencies: Number(p.maxFrequencies),
-        ridge: Number(p.alpha),
+        ridge: Number(p.ridge),
         exploration: eta(p, info),
-        confidence: Number(p.delta),
+        confidence: Number(p.confidence),
         ...(Number(p.stages) > 0 ? { stages: Number(p.stages) } : {}),
         exploreChoice: String(p.exploreChoice) as "largest-width" | "random",
         scoreTransform: transform(p),
@@ -271,10 +275,10 @@ const codeEta = (G: number) => 2 * Math.log((2 * G) / 0.05);
 const codeEta100 = (G: number) => codeEta(G) / 100;
 /**
  * The reference code's RFF features ("repo2D": cos/sin(2 pi W y) without 1/sqrt(D)) are exactly the
- * paper's RFF-UCB with bandwidth sigma / (2 pi) and ridge alpha / D. The exact PAK-UCB-RBF beside it
+ * paper's RFF-UCB with bandwidth sigma / (2 pi) and ridge / D. The exact PAK-UCB-RBF beside it
  * uses that same kernel and ridge, so the pair differs only by the feature approximation.
  */
-const REPO2D = { sigma: 5 / (2 * Math.PI), alpha: 1 / 200 };
+const REPO2D = { sigma: 5 / (2 * Math.PI), ridge: 1 / 200 };
 
 function paperLineup(G: number, raw: boolean, rbfSigma: number): ScenarioEntry["policies"] {
   const s = raw ? RAW : {};
@@ -283,7 +287,7 @@ function paperLineup(G: number, raw: boolean, rbfSigma: number): ScenarioEntry["
         {
           label: "PAK-UCB-RBF s=.80 r=.005",
           policy: "pak-ucb",
-          params: { kernel: "rbf", sigma: REPO2D.sigma, alpha: REPO2D.alpha, ...s },
+          params: { kernel: "rbf", sigma: REPO2D.sigma, ridge: REPO2D.ridge, ...s },
         },
         {
           label: "RFF-UCB-RBF s=.80 r=.005",
@@ -300,7 +304,7 @@ function paperLineup(G: number, raw: boolean, rbfSigma: number): ScenarioEntry["
     ...rbf,
     { label: "KernelUCB-poly3", policy: "kernel-ucb", params: { ...s } },
     // Classic LinUCB has no score transform: x100 rewards with exploration e equal [0, 1] rewards with e / 100.
-    { label: "LinUCB-shared", policy: "linucb-shared", params: { alpha: raw ? codeEta100(G) : codeEta(G) } },
+    { label: "LinUCB-shared", policy: "linucb-shared", params: { exploration: raw ? codeEta100(G) : codeEta(G) } },
     { label: "PAK-UCB-lin", policy: "pak-ucb-lin", params: { ...s } },
     { label: "Naive-KRR", policy: "naive-krr", params: { ...s } },
     { label: "One-arm oracle", policy: "one-arm-oracle" },
@@ -316,7 +320,7 @@ const t2iRef = (a: string, b: string) =>
 const CALIBRATION_LINEUP = (G: number): ScenarioEntry["policies"] => [
   { label: "One-arm oracle", policy: "one-arm-oracle" },
   { label: "Random", policy: "random" },
-  { label: "LinUCB-shared", policy: "linucb-shared", params: { alpha: codeEta(G) } },
+  { label: "LinUCB-shared", policy: "linucb-shared", params: { exploration: codeEta(G) } },
   { label: "PAK-UCB-RBF s=1", policy: "pak-ucb", params: { kernel: "rbf", sigma: 1 } },
   { label: "RFF-UCB s=1", policy: "rff-ucb", params: { sigma: 1 } },
   { label: "RFF-UCB s=5", policy: "rff-ucb", params: { sigma: 5 } },
@@ -347,7 +351,7 @@ const calibration = (
 
 const POOL_LINEUP = (G: number): ScenarioEntry["policies"] => [
   { label: "One-arm oracle", policy: "one-arm-oracle" },
-  { label: "LinUCB-shared", policy: "linucb-shared", params: { alpha: codeEta(G) } },
+  { label: "LinUCB-shared", policy: "linucb-shared", params: { exploration: codeEta(G) } },
   { label: "PAK-UCB-RBF s=1", policy: "pak-ucb", params: { kernel: "rbf", sigma: 1 } },
   { label: "RFF-UCB s=1", policy: "rff-ucb", params: { sigma: 1 } },
   { label: "PAK-UCB-RBF s=5", policy: "pak-ucb", params: { kernel: "rbf", bandwidth: "paper-image" } },
@@ -471,7 +475,7 @@ const scenarios: ScenarioEntry[] = [
       {
         label: "PAK-UCB-RBF s=.80 r=.005",
         policy: "pak-ucb",
-        params: { kernel: "rbf", sigma: REPO2D.sigma, alpha: REPO2D.alpha, ...RAW },
+        params: { kernel: "rbf", sigma: REPO2D.sigma, ridge: REPO2D.ridge, ...RAW },
       },
       {
         label: "RFF-UCB-RBF s=.80 r=.005",
@@ -495,7 +499,7 @@ const scenarios: ScenarioEntry[] = [
       { label: "PAK-UCB-poly3", policy: "pak-ucb", params: { kernel: "poly", gamma: 5, ...RAW } },
       { label: "RFF-UCB-RBF s=.80 r=.005", policy: "rff-ucb", params: { sigma: 5, rffVariant: "repo2D", ...RAW } },
       // KernelUCB is left out here: O(t^2) per round makes 5000 rounds about 4 minutes per seed.
-      { label: "LinUCB-shared", policy: "linucb-shared", params: { alpha: codeEta100(3) } },
+      { label: "LinUCB-shared", policy: "linucb-shared", params: { exploration: codeEta100(3) } },
       { label: "One-arm oracle", policy: "one-arm-oracle" },
       { label: "Random", policy: "random" },
     ],
@@ -516,7 +520,7 @@ const scenarios: ScenarioEntry[] = [
     policies: [
       { label: "PAK-UCB-poly3", policy: "pak-ucb", params: { kernel: "poly", gamma: 5, ...RAW } },
       { label: "RFF-UCB-RBF s=.80 r=.005", policy: "rff-ucb", params: { sigma: 5, rffVariant: "repo2D", ...RAW } },
-      { label: "LinUCB-shared", policy: "linucb-shared", params: { alpha: codeEta100(2) } },
+      { label: "LinUCB-shared", policy: "linucb-shared", params: { exploration: codeEta100(2) } },
       { label: "One-arm oracle", policy: "one-arm-oracle" },
       { label: "Random", policy: "random" },
     ],

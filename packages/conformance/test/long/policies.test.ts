@@ -61,7 +61,7 @@ describe("policy state after a long stream", () => {
     const F = p.numFeatures;
     const next = unitStream("rff", d, "isotropic");
     const A = new Float64Array(F * F);
-    for (let i = 0; i < F; i++) A[i * F + i] = p.alpha;
+    for (let i = 0; i < F; i++) A[i * F + i] = p.ridge;
     const b = new Float64Array(F);
     const phi = new Float64Array(F);
     for (let t = 0; t < T; t++) {
@@ -105,7 +105,7 @@ describe("policy state after a long stream", () => {
       for (let j = 0; j < N; j++) {
         let s = 0;
         for (let k = 0; k < d; k++) s += ((X[i] as Float64Array)[k] - (X[j] as Float64Array)[k]) ** 2;
-        K.set(i, j, Math.exp(-s / 2) + (i === j ? p.alpha : 0));
+        K.set(i, j, Math.exp(-s / 2) + (i === j ? p.ridge : 0));
       }
     const ref = refInverse(K);
     expect(Q.length).toBe((N * (N + 1)) / 2); // packed upper triangle
