@@ -45,6 +45,17 @@ for (let t = 0; t < 60; t++) {
 const again = RffUcb.fromJSON(JSON.parse(JSON.stringify(p.toJSON())));
 if (JSON.stringify(again.toJSON()) !== JSON.stringify(p.toJSON())) throw new Error("snapshot round trip differs");
 report("RffUcb: 60 rounds, snapshot round trip ok");`,
+  "@routekit/hpg": `import { Hpg } from "@routekit/hpg";
+const p = new Hpg({ arms: ["a", "b", "c"], contextDim: 3, horizon: 100, normalizeContext: true, seed: 1 });
+let x = 0.1;
+for (let t = 0; t < 60; t++) {
+  x = (x * 9301 + 0.49297) % 1;
+  const d = p.select(new Float64Array([x, 1 - x, 0.5]));
+  p.update(d, { reward: d.arm === "b" ? x : 1 - x });
+}
+const again = Hpg.fromJSON(JSON.parse(JSON.stringify(p.toJSON())));
+if (JSON.stringify(again.toJSON()) !== JSON.stringify(p.toJSON())) throw new Error("snapshot round trip differs");
+report("Hpg: 60 rounds, snapshot round trip ok");`,
   "@routekit/mnl": `import { OfuMnlPlus } from "@routekit/mnl";
 let p;
 try { p = new OfuMnlPlus({ contextDim: 3, maxSize: 2 }); } catch { p = new OfuMnlPlus({ dim: 3, maxSize: 2 }); }
@@ -105,11 +116,14 @@ export async function bundleAndRun(entry, cwd, esbuildModule) {
   return { bytes: code.length, messages };
 }
 
+/** Node-only packages (a Redis client, worker threads): documented as such, not bundled for the browser. */
+const NODE_ONLY = new Set(["@routekit/replicate"]);
+
 function browserPackages(root) {
   return readdirSync(join(root, "packages"))
     .map((p) => join(root, "packages", p))
     .map((dir) => ({ dir, pkg: JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) }))
-    .filter(({ pkg }) => !pkg.private);
+    .filter(({ pkg }) => !pkg.private && !NODE_ONLY.has(pkg.name));
 }
 
 async function main() {

@@ -117,7 +117,8 @@ export function groupMetrics(members: readonly GroupMember[]): Metric[] {
   return out;
 }
 
-type GroupPoint = BandPoint & { readonly panel: string; readonly scenario: string };
+/** A point of a group figure: a metric band point with its panel and scenario. */
+export type GroupPoint = BandPoint & { readonly panel: string; readonly scenario: string };
 
 function groupPoints(members: readonly GroupMember[], metrics: readonly Metric[]): GroupPoint[] {
   return members.flatMap((m) =>

@@ -29,6 +29,7 @@ export { type ExecuteOptions, execute } from "./execute.js";
 export {
   type GroupFiles,
   type GroupMember,
+  type GroupPoint,
   type GroupResult,
   groupFigureSpec,
   type ScenarioSelection,

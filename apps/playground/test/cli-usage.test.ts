@@ -52,7 +52,7 @@ const compare = ["compare", "--env", "k-armed", "--policies", "ucb1", "--horizon
 describe("parameter values and keys", () => {
   it("a bad value of a known parameter is a usage error (exit 2), one line naming it", async () => {
     const cases: [string[], RegExp][] = [
-      [[...compare, "--param", "ucb1.c=-1"], /policy ucb1 \{"c":-1\}: .*c/],
+      [[...compare, "--param", "ucb1.exploration=-1"], /policy ucb1 \{"exploration":-1\}: .*exploration/],
       [[...compare, "--env-param", "k=0"], /environment k-armed \{"k":0\}: /],
       [[...compare, "--env-param", "k=2.5"], /environment k-armed \{"k":2.5\}: /],
       [
@@ -74,7 +74,7 @@ describe("parameter values and keys", () => {
     for (const key of ["toString", "constructor", "__proto__", "hasOwnProperty"]) {
       const p = await cli([...compare, "--param", `ucb1.${key}=1`]);
       expect(p.code, key).toBe(2);
-      expect(p.err).toMatch(new RegExp(`ucb1 has no parameter "${key}" \\(parameters: c\\)`));
+      expect(p.err).toMatch(new RegExp(`ucb1 has no parameter "${key}" \\(parameters: exploration\\)`));
       const e = await cli([...compare, "--env-param", `${key}=1`]);
       expect(e.code, key).toBe(2);
       expect(e.err).toMatch(new RegExp(`environment k-armed has no parameter "${key}"`));
@@ -129,7 +129,7 @@ describe("help, list and wording", () => {
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^linucb-disjoint \(arm, @routekit\/classic\): LinUCB with disjoint models\n/);
     expect(r.out).toMatch(/parameters \(2; override with --param linucb-disjoint\.KEY=VALUE\)/);
-    expect(r.out).toMatch(/ {2}name {3}type {4}default\n {2}alpha {2}number {2}1\n {2}ridge {2}number {2}1\n/);
+    expect(r.out).toMatch(/ {2}name {9}type {4}default\n {2}exploration {2}number {2}1\n {2}ridge {8}number {2}1\n/);
     const j = JSON.parse((await cli(["list", "environments", "replay", "--json"])).out);
     expect(j.parameters).toContainEqual({ name: "data", type: "string", default: "" });
     expect(j.parameters).toContainEqual({ name: "dim", type: "number", default: 256 });
@@ -144,7 +144,7 @@ describe("help, list and wording", () => {
     expect(r.code).toBe(0);
     expect(r.out).toBe("random\nucb1\nlinucb-disjoint\n");
     expect((await cli(["list", "--quiet"])).out).toMatch(/^random\nucb1\nlinucb-disjoint\nk-armed\n/);
-    expect((await cli(["list", "algorithms", "ucb1", "-q"])).out).toBe("c\n");
+    expect((await cli(["list", "algorithms", "ucb1", "-q"])).out).toBe("exploration\n");
   });
 
   it("check without a name prints the checks with what they do (exit 2)", async () => {

@@ -154,7 +154,10 @@ describe("routekit train", () => {
     for (const [argv, re] of [
       [["train", "--events", events, "--policy", "ucb9", "--out", o], /unknown policy "ucb9"/],
       [["train", "--events", events, "--policy", "ucb1", "--out", o, "--param", "zeta=1"], /no parameter "zeta"/],
-      [["train", "--events", events, "--policy", "ucb1", "--out", o, "--param", "c=-1"], /policy ucb1 \{"c":-1\}/],
+      [
+        ["train", "--events", events, "--policy", "ucb1", "--out", o, "--param", "exploration=-1"],
+        /policy ucb1 \{"exploration":-1\}/,
+      ],
       [["train", "--events", events, "--out", o], /required option '--policy <name>'/],
     ] as [string[], RegExp][]) {
       const r = await cli(argv);

@@ -78,7 +78,7 @@ export const classicPolicies: ArmPolicySpec[] = [
   ),
   arm("classic/ucb1", (seed, arms) => new UCB1({ arms, seed }), UCB1.fromJSON, {
     validatesCost: true,
-    ...raw(UCB1, {}, [nonNegative("c")]),
+    ...raw(UCB1, {}, [nonNegative("exploration")]),
   }),
   arm("classic/thompson-bernoulli", (seed, arms) => new ThompsonBernoulli({ arms, seed }), ThompsonBernoulli.fromJSON, {
     validatesCost: true,
@@ -102,7 +102,7 @@ export const classicPolicies: ArmPolicySpec[] = [
     {
       validatesCost: true,
       contexts: "box",
-      ...raw(LinUCBDisjoint, { contextDim: D }, [nonNegative("alpha"), positive("ridge")]),
+      ...raw(LinUCBDisjoint, { contextDim: D }, [nonNegative("exploration"), positive("ridge")]),
     },
   ),
   arm(
@@ -111,7 +111,7 @@ export const classicPolicies: ArmPolicySpec[] = [
     LinUCBShared.fromJSON,
     {
       validatesCost: true,
-      ...raw(LinUCBShared, { contextDim: D, maxArms: 2 }, [nonNegative("alpha"), positive("ridge")]),
+      ...raw(LinUCBShared, { contextDim: D, maxArms: 2 }, [nonNegative("exploration"), positive("ridge")]),
     },
   ),
   arm(
@@ -188,7 +188,8 @@ export const mnlPolicies: AssortmentPolicySpec[] = [
   assortment("mnl/ofu-mnl-plus", () => new OfuMnlPlus({ contextDim: MNL_D, maxSize: MNL_K }), OfuMnlPlus.fromJSON, {
     fillsUnderUniformRevenue: true,
     construct: (o: unknown) => new OfuMnlPlus(o as never),
-    baseOptions: { dim: MNL_D, maxSize: MNL_K },
+    baseOptions: { contextDim: MNL_D, maxSize: MNL_K },
+    optionRanges: [],
   }),
   assortment(
     "mnl/ofu-mnl-plus-practical",
@@ -197,18 +198,21 @@ export const mnlPolicies: AssortmentPolicySpec[] = [
     {
       fillsUnderUniformRevenue: true,
       construct: (o: unknown) => new OfuMnlPlus(o as never),
-      baseOptions: { dim: MNL_D, maxSize: MNL_K, preset: "practical" },
+      baseOptions: { contextDim: MNL_D, maxSize: MNL_K, preset: "practical" },
+      optionRanges: [],
     },
   ),
   assortment("mnl/ucb-mnl", () => new UcbMnl({ contextDim: MNL_D, maxSize: MNL_K }), UcbMnl.fromJSON, {
     fillsUnderUniformRevenue: true,
     construct: (o: unknown) => new UcbMnl(o as never),
-    baseOptions: { dim: MNL_D, maxSize: MNL_K },
+    baseOptions: { contextDim: MNL_D, maxSize: MNL_K },
+    optionRanges: [],
   }),
   assortment("mnl/ts-mnl", (seed) => new TsMnl({ contextDim: MNL_D, maxSize: MNL_K, seed }), TsMnl.fromJSON, {
     fillsUnderUniformRevenue: true,
     construct: (o: unknown) => new TsMnl(o as never),
-    baseOptions: { dim: MNL_D, maxSize: MNL_K, seed: 1 },
+    baseOptions: { contextDim: MNL_D, maxSize: MNL_K, seed: 1 },
+    optionRanges: [],
   }),
 ];
 
@@ -225,17 +229,23 @@ export const stageroutePolicies: ArmPolicySpec[] = [
     {
       validatesCost: true,
       costs: [0, 2],
+      ...raw(StageRoute, stage),
     },
   ),
   arm(
     "stageroute/stageroute-budget-paced",
     (seed, arms) => new StageRoute({ arms, seed, ...stage, budgetMode: "paced", horizon: 50, initialPulls: 2 }),
     StageRoute.fromJSON,
-    { validatesCost: true, costs: [0, 2] },
+    {
+      validatesCost: true,
+      costs: [0, 2],
+      ...raw(StageRoute, { ...stage, budgetMode: "paced", horizon: 50, initialPulls: 2 }),
+    },
   ),
   arm("stageroute/ratio-greedy", (seed, arms) => new RatioGreedy({ arms, seed, ...stage }), RatioGreedy.fromJSON, {
     validatesCost: true,
     costs: [0, 2],
+    ...raw(RatioGreedy, stage),
   }),
 ];
 
@@ -245,37 +255,44 @@ export const hpgPolicies: ArmPolicySpec[] = [
     "hpg/hpg",
     (seed, arms) => new Hpg({ arms, seed, contextDim: D, horizon: 200, normalizeContext: true }),
     Hpg.fromJSON,
+    raw(Hpg, { contextDim: D, horizon: 200, normalizeContext: true }),
   ),
   arm(
     "hpg/parameter-free",
     (seed, arms) => new ParameterFreeHpg({ arms, seed, contextDim: D, horizon: 200, normalizeContext: true }),
     ParameterFreeHpg.fromJSON,
+    raw(ParameterFreeHpg, { contextDim: D, horizon: 200, normalizeContext: true }),
   ),
   arm(
     "hpg/euclidean-pg",
     (seed, arms) => new EuclideanPg({ arms, seed, contextDim: D, horizon: 200, normalizeContext: true }),
     EuclideanPg.fromJSON,
+    raw(EuclideanPg, { contextDim: D, horizon: 200, normalizeContext: true }),
   ),
   arm(
     "hpg/log-linear-pg",
     (seed, arms) => new LogLinearPg({ arms, seed, contextDim: D, horizon: 200, normalizeContext: true }),
     LogLinearPg.fromJSON,
+    raw(LogLinearPg, { contextDim: D, horizon: 200, normalizeContext: true }),
   ),
   arm(
     "hpg/exp3",
     (seed, arms) => new Exp3({ arms, seed, contextDim: D, horizon: 200, normalizeContext: true }),
     Exp3.fromJSON,
+    raw(Exp3, { contextDim: D, horizon: 200, normalizeContext: true }),
   ),
   arm(
     "hpg/uniform",
     (seed, arms) => new UniformRouter({ arms, seed, contextDim: D, normalizeContext: true }),
     UniformRouter.fromJSON,
+    raw(UniformRouter, { contextDim: D, normalizeContext: true }),
   ),
   // Last, so the robustness suite's "another policy's snapshot" never picks hpg/hpg for it (same kind).
   arm(
     "hpg/hpg-rank-capped",
     (seed, arms) => new Hpg({ arms, seed, contextDim: D, maxRank: 1, radius: 0.5, normalizeContext: true }),
     Hpg.fromJSON,
+    raw(Hpg, { contextDim: D, maxRank: 1, radius: 0.5, normalizeContext: true }),
   ),
 ];
 
