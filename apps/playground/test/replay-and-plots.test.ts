@@ -96,7 +96,7 @@ describe("replay: one pass by default, the best single model in the lineup, firs
     const res = await replay({
       data,
       registry: fixtureRegistry,
-      policies: ["random", { policy: "linucb-disjoint", params: { alpha: 0.3 } }],
+      policies: ["random", { policy: "linucb-disjoint", params: { exploration: 0.3 } }],
       environmentParams: { dim: 32 },
       seeds: 2,
       passes: 3,
