@@ -96,3 +96,6 @@ export function checkContextNorm(xx: number): void {
     );
   }
 }
+
+/** Documented range of LinUCB's `ridge` option. */
+export const RIDGE_RANGE = { min: 1e-8, max: 1e8 } as const;

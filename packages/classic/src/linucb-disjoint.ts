@@ -37,6 +37,7 @@ import {
   checkRidgeStep,
   clampInverseDiagonal,
   MAX_RIDGE_DIM,
+  RIDGE_RANGE,
 } from "./base.js";
 import { checkVecPayload, type VecPayload, VecPayloadStore } from "./payload.js";
 
@@ -87,7 +88,8 @@ export class LinUCBDisjoint extends ArmPolicyBase<DisjointArm, VecPayload> {
     this.d = d;
     const o = readOptions(options, LinUCBDisjoint.kind);
     this.exploration = numberOption(o, "exploration", 1, { min: 0 });
-    this.ridge = numberOption(o, "ridge", 1, { min: 0, openMin: true });
+    // Bounded so A^-1 = I / ridge and its updates stay finite (5e-324 made 1 / ridge overflow).
+    this.ridge = numberOption(o, "ridge", 1, RIDGE_RANGE);
     this.x = allocF64(d);
     this.uTmp = allocF64(d);
     this.addInitialArms(options);
@@ -191,7 +193,12 @@ export class LinUCBDisjoint extends ArmPolicyBase<DisjointArm, VecPayload> {
   static fromJSON(snapshot: unknown): LinUCBDisjoint {
     const st = readSnapshot(snapshot, LinUCBDisjoint.kind, CLASSIC_SNAPSHOT_VERSION);
     const exploration = readNumber(st, "exploration", (v) => v >= 0, "a finite number >= 0");
-    const ridge = readNumber(st, "ridge", (v) => v > 0, "a finite number > 0");
+    const ridge = readNumber(
+      st,
+      "ridge",
+      (v) => v >= RIDGE_RANGE.min && v <= RIDGE_RANGE.max,
+      "a number in [1e-8, 1e8]",
+    );
     const snap = readArmBaseState(st, {
       minContextDim: 1,
       maxContextDim: MAX_RIDGE_DIM,

@@ -31,6 +31,7 @@ import {
   checkRidgeStep,
   clampInverseDiagonal,
   MAX_RIDGE_DIM,
+  RIDGE_RANGE,
 } from "./base.js";
 import { checkVecPayload, type VecPayload, VecPayloadStore } from "./payload.js";
 
@@ -98,7 +99,8 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
     this.maxArms = maxArms;
     const o = readOptions(options, LinUCBShared.kind);
     this.exploration = numberOption(o, "exploration", 1, { min: 0 });
-    this.ridge = numberOption(o, "ridge", 1, { min: 0, openMin: true });
+    // Bounded so A^-1 = I / ridge and its updates stay finite (5e-324 made 1 / ridge overflow).
+    this.ridge = numberOption(o, "ridge", 1, RIDGE_RANGE);
     this.x = allocF64(d);
     this.resize(maxArms);
     setScaledIdentity(this.Ainv, d, 1 / this.ridge, this.ld);
@@ -287,7 +289,12 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
   static fromJSON(snapshot: unknown): LinUCBShared {
     const st = readSnapshot(snapshot, LinUCBShared.kind, CLASSIC_SNAPSHOT_VERSION);
     const exploration = readNumber(st, "exploration", (v) => v >= 0, "a finite number >= 0");
-    const ridge = readNumber(st, "ridge", (v) => v > 0, "a finite number > 0");
+    const ridge = readNumber(
+      st,
+      "ridge",
+      (v) => v >= RIDGE_RANGE.min && v <= RIDGE_RANGE.max,
+      "a number in [1e-8, 1e8]",
+    );
     const d = readInt(st, "contextDim", 1, MAX_RIDGE_DIM - 1);
     const maxArms = readInt(st, "maxArms", 1, MAX_RIDGE_DIM - d);
     const cap = readInt(st, "capacity", maxArms, MAX_RIDGE_DIM - d);

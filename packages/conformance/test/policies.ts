@@ -102,7 +102,7 @@ export const classicPolicies: ArmPolicySpec[] = [
     {
       validatesCost: true,
       contexts: "box",
-      ...raw(LinUCBDisjoint, { contextDim: D }, [nonNegative("exploration"), positive("ridge")]),
+      ...raw(LinUCBDisjoint, { contextDim: D }, [nonNegative("exploration"), { name: "ridge", min: 1e-8, max: 1e8 }]),
     },
   ),
   arm(
@@ -111,7 +111,10 @@ export const classicPolicies: ArmPolicySpec[] = [
     LinUCBShared.fromJSON,
     {
       validatesCost: true,
-      ...raw(LinUCBShared, { contextDim: D, maxArms: 2 }, [nonNegative("exploration"), positive("ridge")]),
+      ...raw(LinUCBShared, { contextDim: D, maxArms: 2 }, [
+        nonNegative("exploration"),
+        { name: "ridge", min: 1e-8, max: 1e8 },
+      ]),
     },
   ),
   arm(

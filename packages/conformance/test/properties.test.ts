@@ -27,27 +27,7 @@ type Check = "learn" | "re-add" | "hostile" | "pending" | "ranges" | "misuse" | 
  * they are open. When a family fixes one, its test reports "expected to fail": delete the entry then.
  */
 const KNOWN: [RegExp, readonly Check[], string][] = [
-  [
-    /^classic\/(linucb-disjoint|linucb-shared)$/,
-    ["ranges"],
-    "a ridge of 5e-324 (inside the documented range > 0) throws NUMERICAL on valid input",
-  ],
-  [
-    /^stageroute\/stageroute-budget/,
-    ["hostile"],
-    "StageRoute built with arms [__proto__, constructor] throws NUMERICAL (DeployOPT: the relaxed budget is still infeasible)",
-  ],
-  [
-    /^stageroute\/ratio-greedy$/,
-    ["hostile"],
-    "RatioGreedy with hostile arm ids throws TypeError (reading 'uid') in select",
-  ],
   [/^hpg\/exp3$/, ["learn"], "Exp3: learn of the JSON decision event does not reproduce update bit for bit"],
-  [
-    /^mnl\/(ofu-mnl-plus|ofu-mnl-plus-practical|ucb-mnl)$/,
-    ["misuse"],
-    "the deterministic MNL policies accept `rng: {}` (an invalid rng is ignored instead of refused with INVALID_ARGUMENT)",
-  ],
 ];
 
 function check(name: string, key: Check, title: string, fn: () => void): void {

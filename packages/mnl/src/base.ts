@@ -27,6 +27,7 @@ import {
   readF64,
   readObject,
   requiredNumber,
+  rngOption,
   type Snapshot,
   snapshotCorrupt,
   vectorToJson,
@@ -145,6 +146,8 @@ export function readCommonOptions(
   o: Record<string, unknown>,
   defaultClip: readonly [number, number] | null,
 ): MnlCommonConfig {
+  // Every policy accepts `seed`/`rng`; the deterministic ones draw nothing, but a bad value is still refused.
+  rngOption(o);
   const contextDim = requiredNumber(o, "contextDim", { integer: true, min: 1, max: MAX_MNL_CONTEXT_DIM });
   const maxSize = requiredNumber(o, "maxSize", { integer: true, min: 1, max: MAX_MNL_SIZE });
   const v0 = numberOption(o, "v0", 1, { min: 0, openMin: true });

@@ -103,7 +103,7 @@ function shareRecord(v: unknown): { def: number; byArm: Record<string, number> }
       "option maxShare must be a number in (0, 1] or a record { [arm]: number in (0, 1] }",
     );
   }
-  const byArm: Record<string, number> = {};
+  const byArm: Record<string, number> = Object.create(null);
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
     byArm[k] = checkNumber(x, `option maxShare["${k}"]`, { min: 0, openMin: true, max: 1 });
   }
@@ -201,7 +201,7 @@ export function configToJson(c: StageConfig): Record<string, Json> {
 export function configFromJson(json: Json | undefined): Omit<StagePolicyOptions, "arms"> {
   const o = readObject(json, '"config"');
   const shares = readObject(o.maxShareByArm, '"config.maxShareByArm"');
-  const byArm: Record<string, number> = {};
+  const byArm: Record<string, number> = Object.create(null);
   for (const [k, v] of Object.entries(shares)) {
     if (typeof v !== "number") snapshotCorrupt(`config.maxShareByArm["${k}"]`, "a number");
     byArm[k] = v as number;

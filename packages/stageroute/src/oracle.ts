@@ -106,7 +106,7 @@ export class StageOracle extends StagePolicyBase {
   }
 
   toJSON(): Snapshot {
-    const means: Record<string, Json> = {};
+    const means: Record<string, Json> = Object.create(null);
     for (const [id, v] of this.means) means[id] = { reward: v.reward, cost: v.cost };
     return makeSnapshot(StageOracle.kind, STAGE_SNAPSHOT_VERSION, { means, ...this.stageState() });
   }
@@ -116,7 +116,7 @@ export class StageOracle extends StagePolicyBase {
     return restoring(StageOracle.kind, () => {
       const options = configFromJson(st.config);
       const mj = readObject(st.means, '"means"');
-      const means: Record<string, { reward: number; cost: number }> = {};
+      const means: Record<string, { reward: number; cost: number }> = Object.create(null);
       for (const [id, v] of Object.entries(mj)) {
         const o = readObject(v, `means["${id}"]`);
         means[id] = { reward: readNumber(o, "reward"), cost: readNumber(o, "cost") };

@@ -177,7 +177,9 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
   private adding = "";
 
   protected shareOf(id: string): number {
-    return this.config.maxShareByArm[id] ?? this.config.maxShareDefault;
+    // Own keys only: an arm named "__proto__" or "constructor" must not read Object.prototype's members.
+    const byArm = this.config.maxShareByArm;
+    return Object.hasOwn(byArm, id) ? (byArm[id] as number) : this.config.maxShareDefault;
   }
 
   protected createArm(uid: number): StageArm {
@@ -461,7 +463,7 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
 
   /** The routing distribution the next select samples from (empty while nothing is deployed). Changes nothing. */
   routing(): Record<string, number> {
-    const out: Record<string, number> = {};
+    const out: Record<string, number> = Object.create(null);
     const fallbacks = this.fallbacks;
     const status = this.lastStatus;
     const k = this.route();
