@@ -3,6 +3,7 @@
 // at the same size; the dense O(d^3) reference step at small d for contrast.
 // Usage: pnpm bench (node --expose-gc bench/run.mjs [--quick]). Imports the built ../dist/index.js.
 import { mkdirSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Rng } from "@routekit/core";
@@ -92,11 +93,16 @@ console.log(
   `hpg bench: linalg backend ${linalgBackend()}, node ${process.version} (CPU time per round; shared machine: still noisy)`,
 );
 console.log(
+  `load average (1, 5, 15 min) at the end: ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(", ")}`,
+);
+console.log(
   pad("policy", 22) + pad("d", 5) + pad("M", 4) + CHECKPOINTS.map((c) => pad(`us@t=${c}`, 12)).join("") + "target",
 );
 for (const r of rows) {
   const last = r.usPerRound[CHECKPOINTS.at(-1)];
-  const target = r.d === 768 && r.policy === "hpg" ? `${TARGET_US} ${last <= TARGET_US ? "ok" : "MISSED"}` : "-";
+  const target = r.d === 768 && r.policy === "hpg" ? `${TARGET_US} ${last <= TARGET_US ? "PASS" : "FAIL"}` : "-";
   console.log(
     pad(r.policy, 22) +
       pad(r.d, 5) +
@@ -112,5 +118,5 @@ const out = join(dirname(fileURLToPath(import.meta.url)), "results", "latest.jso
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(
   out,
-  `${JSON.stringify({ date: new Date().toISOString(), backend: linalgBackend(), rows, steps }, null, 1)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), backend: linalgBackend(), loadavg: loadavg(), rows, steps }, null, 1)}\n`,
 );

@@ -15,11 +15,11 @@ import {
   type Snapshot,
   snapshotCorrupt,
 } from "@routekit/core";
-import { MirrorIterate } from "./mirror.js";
+import { basisCap, MirrorIterate } from "./mirror.js";
 import { checkRoutePayload, type RoutePayload, RouterBase, type RouterOptions, softmaxInto } from "./router.js";
 
 /** Snapshot layout version of every policy in this package. */
-export const HPG_SNAPSHOT_VERSION = 1;
+export const HPG_SNAPSHOT_VERSION = 2;
 
 export interface HpgOptions extends RouterOptions {
   /** Query embedding length d (>= 1). */
@@ -128,13 +128,7 @@ export class Hpg extends RouterBase<HpgArm> {
   }
 
   protected encodeArm(s: HpgArm): Record<string, Json> {
-    const e = s.iterate.eig;
-    return {
-      rank: e.rank,
-      steps: s.iterate.steps,
-      vectors: encodeF64(e.vectors.subarray(0, e.rank * this.contextDim)),
-      gamma: encodeF64(e.values.subarray(0, e.rank)),
-    };
+    return encodeIterate(s.iterate);
   }
 
   toJSON(): Snapshot {
@@ -186,7 +180,7 @@ export class Hpg extends RouterBase<HpgArm> {
       });
       p.restoreBase(snap, (a, uid) => {
         const iterate = p.newIterate();
-        iterate.load(a.vectors, a.gamma, a.rank, a.steps);
+        loadIterate(iterate, a);
         return { uid, iterate };
       });
       return p;
@@ -197,13 +191,45 @@ export class Hpg extends RouterBase<HpgArm> {
 export interface IterateData {
   readonly rank: number;
   readonly steps: number;
-  readonly vectors: Float64Array;
+  readonly basisSize: number;
+  readonly basis: Float64Array;
+  readonly coef: Float64Array;
   readonly gamma: Float64Array;
 }
 
+/** One model's factored mirror eigenpairs as snapshot JSON. */
+export function encodeIterate(it: MirrorIterate): Record<string, Json> {
+  const e = it.eig;
+  return {
+    rank: e.rank,
+    steps: it.steps,
+    basisSize: e.basisSize,
+    basis: encodeF64(e.basis.subarray(0, e.basisSize * e.dim)),
+    coef: encodeF64(e.coefRows()),
+    gamma: encodeF64(e.values.subarray(0, e.rank)),
+  };
+}
+
+export function loadIterate(it: MirrorIterate, a: IterateData): void {
+  it.load(a.basis, a.basisSize, a.coef, a.gamma, a.rank, a.steps);
+}
+
+/** Largest |row_i . row_j - [i = j]| of the n rows (length m) of A. */
+function rowsOrthonormalityError(A: Float64Array, n: number, m: number): number {
+  let worst = 0;
+  for (let i = 0; i < n; i++)
+    for (let j = i; j < n; j++) {
+      let s = 0;
+      for (let l = 0; l < m; l++) s += (A[i * m + l] as number) * (A[j * m + l] as number);
+      worst = Math.max(worst, Math.abs(s - (i === j ? 1 : 0)));
+    }
+  return worst;
+}
+
 /**
- * Reads one model's mirror eigenpairs from a snapshot: rank <= maxRank, orthonormal rows (to 1e-6),
- * nonzero mirror eigenvalues, and a primal nuclear norm inside the ball.
+ * Reads one model's factored mirror eigenpairs from a snapshot: rank <= maxRank <= basisSize <=
+ * basisCap, orthonormal basis rows and coefficient rows (to 1e-6), nonzero mirror eigenvalues, and a
+ * primal nuclear norm inside the ball.
  */
 export function readIterate(
   json: Record<string, Json>,
@@ -214,17 +240,15 @@ export function readIterate(
 ): IterateData {
   const rank = readInt(json, "rank", 0, maxRank);
   const steps = readInt(json, "steps", 0);
-  const vectors = readF64(json.vectors, "arms[].vectors", rank * d);
+  const basisSize = readInt(json, "basisSize", rank, basisCap(d, maxRank));
+  const basis = readF64(json.basis, "arms[].basis", basisSize * d);
+  const coef = readF64(json.coef, "arms[].coef", rank * basisSize);
   const gamma = readF64(json.gamma, "arms[].gamma", rank, (x) => x !== 0);
   let nuclear = 0;
   for (let i = 0; i < rank; i++) nuclear += beta * Math.sinh(Math.abs(gamma[i] as number));
   if (!(nuclear <= radius * (1 + 1e-9)))
     snapshotCorrupt("arms[].gamma", `a spectrum of nuclear norm <= radius (${radius})`);
-  for (let i = 0; i < rank; i++)
-    for (let j = i; j < rank; j++) {
-      let s = 0;
-      for (let l = 0; l < d; l++) s += (vectors[i * d + l] as number) * (vectors[j * d + l] as number);
-      if (Math.abs(s - (i === j ? 1 : 0)) > 1e-6) snapshotCorrupt("arms[].vectors", "orthonormal rows");
-    }
-  return { rank, steps, vectors, gamma };
+  if (rowsOrthonormalityError(basis, basisSize, d) > 1e-6) snapshotCorrupt("arms[].basis", "orthonormal rows");
+  if (rowsOrthonormalityError(coef, rank, basisSize) > 1e-6) snapshotCorrupt("arms[].coef", "orthonormal rows");
+  return { rank, steps, basisSize, basis, coef, gamma };
 }

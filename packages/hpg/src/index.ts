@@ -2,6 +2,7 @@ export * from "./baselines.js";
 export * from "./coin.js";
 export * from "./dense.js";
 export * from "./euclidean.js";
+export * from "./factored.js";
 export * from "./hpg.js";
 export * from "./hypentropy.js";
 export * from "./mirror.js";

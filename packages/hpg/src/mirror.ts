@@ -7,9 +7,11 @@
  *   3. gamma <- soft-threshold(gamma, nu) (... which is a soft threshold of the mirror spectrum)
  *   4. drop zero pairs; with `maxRank`, keep the maxRank pairs of largest |gamma| (a heuristic outside
  *      the paper's analysis: exact when maxRank >= d).
- * Cost per step O(d k^2 + k^3) for rank k; the rows are re-orthonormalised every `reorthEvery` steps.
+ * The eigenvectors are kept factored over a growing orthonormal basis ({@link FactoredSymmetricEigen}),
+ * so a step costs O(d r + k^2 r + k^3) for rank k and basis size r <= min(d, 2 maxRank + 1), and a score
+ * O(d r); the eigenvectors are re-orthonormalised every `reorthEvery` steps.
  */
-import { LowRankSymmetricEigen } from "@routekit/linalg";
+import { FactoredSymmetricEigen } from "./factored.js";
 import { hypentropyThreshold, softThreshold } from "./threshold.js";
 
 export interface MirrorIterateOptions {
@@ -31,7 +33,7 @@ export class MirrorIterate {
   readonly maxRank: number;
   readonly reorthEvery: number;
   /** Eigenpairs of the mirror matrix Y: `values` are the mirror eigenvalues gamma. */
-  readonly eig: LowRankSymmetricEigen;
+  readonly eig: FactoredSymmetricEigen;
   /** Steps taken (drives the periodic re-orthonormalisation). */
   steps = 0;
   /** The projection threshold of the last step (0 when the ball was not active). */
@@ -47,7 +49,7 @@ export class MirrorIterate {
     this.maxRank = Math.min(options.maxRank ?? options.dim, options.dim);
     this.reorthEvery = options.reorthEvery ?? 1000;
     const cap = Math.min(this.dim, this.maxRank + 1);
-    this.eig = new LowRankSymmetricEigen(this.dim, Math.min(cap, 8));
+    this.eig = new FactoredSymmetricEigen(this.dim, basisCap(this.dim, this.maxRank), Math.min(cap, 8));
     this.lambda = new Float64Array(cap);
     this.scratch = new Float64Array(cap);
   }
@@ -57,7 +59,7 @@ export class MirrorIterate {
   }
 
   /** q^T W q = sum_i beta sinh(gamma_i) (u_i . q)^2. */
-  score(q: ArrayLike<number>): number {
+  score(q: Float64Array): number {
     return this.eig.quadForm(q, this.lambda);
   }
 
@@ -80,9 +82,16 @@ export class MirrorIterate {
     this.refresh();
   }
 
-  /** Sets the mirror eigenpairs directly (restore): rows of `vectors` (rank x dim) must be orthonormal. */
-  load(vectors: ArrayLike<number>, gamma: ArrayLike<number>, rank: number, steps: number): void {
-    this.eig.load(vectors, gamma, rank);
+  /** Sets the factored mirror eigenpairs directly (restore); see {@link FactoredSymmetricEigen.load}. */
+  load(
+    basis: ArrayLike<number>,
+    basisSize: number,
+    coef: ArrayLike<number>,
+    gamma: ArrayLike<number>,
+    rank: number,
+    steps: number,
+  ): void {
+    this.eig.load(basis, basisSize, coef, gamma, rank);
     this.steps = steps;
     this.refresh();
   }
@@ -103,7 +112,7 @@ export class MirrorIterate {
   toDense(): Float64Array {
     const d = this.dim;
     const out = new Float64Array(d * d);
-    const U = this.eig.vectors;
+    const U = this.eig.vectors();
     for (let i = 0; i < this.eig.rank; i++) {
       const v = this.lambda[i] as number;
       for (let a = 0; a < d; a++) {
@@ -119,4 +128,12 @@ export class MirrorIterate {
     if (this.lambda.length < k) this.lambda = new Float64Array(k);
     for (let i = 0; i < k; i++) this.lambda[i] = this.beta * Math.sinh(this.eig.values[i] as number);
   }
+}
+
+/**
+ * Most basis rows kept for a rank cap: maxRank + 1 for the update plus maxRank of slack, so the
+ * O(d k r) compression runs about once every maxRank steps.
+ */
+export function basisCap(dim: number, maxRank: number): number {
+  return Math.min(dim, 2 * maxRank + 1);
 }

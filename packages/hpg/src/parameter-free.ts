@@ -15,7 +15,7 @@ import {
   type Snapshot,
 } from "@routekit/core";
 import { CoinBetting } from "./coin.js";
-import { HPG_SNAPSHOT_VERSION, hpgStepSize, readIterate } from "./hpg.js";
+import { encodeIterate, HPG_SNAPSHOT_VERSION, hpgStepSize, loadIterate, readIterate } from "./hpg.js";
 import { MirrorIterate } from "./mirror.js";
 import { checkRoutePayload, type RoutePayload, RouterBase, type RouterOptions, softmaxInto } from "./router.js";
 
@@ -121,12 +121,8 @@ export class ParameterFreeHpg extends RouterBase<PfArm> {
   }
 
   protected encodeArm(s: PfArm): Record<string, Json> {
-    const e = s.iterate.eig;
     return {
-      rank: e.rank,
-      steps: s.iterate.steps,
-      vectors: encodeF64(e.vectors.subarray(0, e.rank * this.contextDim)),
-      gamma: encodeF64(e.values.subarray(0, e.rank)),
+      ...encodeIterate(s.iterate),
       coin: encodeF64(Float64Array.of(s.coin.wealth, s.coin.fraction, s.coin.curvature)),
     };
   }
@@ -181,7 +177,7 @@ export class ParameterFreeHpg extends RouterBase<PfArm> {
       });
       p.restoreBase(snap, (a, uid) => {
         const iterate = p.newIterate();
-        iterate.load(a.it.vectors, a.it.gamma, a.it.rank, a.it.steps);
+        loadIterate(iterate, a.it);
         const coin = new CoinBetting(a.c[0] as number);
         coin.fraction = a.c[1] as number;
         coin.curvature = a.c[2] as number;

@@ -4,31 +4,38 @@ import { maxAbsDiff, seeded, unitVector } from "./helpers.js";
 
 describe("MirrorIterate (subspace form) against the dense reference", () => {
   test.each([
-    [6, 2, undefined],
-    [8, 1, undefined],
-    [8, 2, 3],
-  ] as const)("d = %i, tau = %d, maxRank = %s: 500 steps with the ball active agree to 1e-10", (d, tau, maxRank) => {
-    const rng = seeded(10 + d + tau);
-    const beta = tau / d;
-    const fast = new MirrorIterate({ dim: d, beta, radius: tau, maxRank, reorthEvery: 97 });
-    const dense = new DenseMirrorIterate({ dim: d, beta, radius: tau, maxRank });
-    let active = 0;
-    for (let t = 0; t < 500; t++) {
-      const q = unitVector(rng, d);
-      expect(Math.abs(fast.score(q) - dense.score(q))).toBeLessThan(1e-10);
-      const rho = 0.6 * rng.normal();
-      fast.step(q, rho);
-      dense.step(q, rho);
-      if (dense.lastThreshold > 0) active++;
-      expect(Math.abs(fast.lastThreshold - dense.lastThreshold)).toBeLessThan(1e-9);
-      expect(fast.nuclearNorm()).toBeLessThanOrEqual(tau + 1e-9);
-      if (t % 25 === 0) expect(maxAbsDiff(fast.toDense(), dense.W)).toBeLessThan(1e-10);
-      if (maxRank !== undefined) expect(fast.rank).toBeLessThanOrEqual(maxRank);
-    }
-    expect(active).toBeGreaterThan(100);
-    expect(fast.eig.orthogonalityError()).toBeLessThan(1e-12);
-    expect(Math.abs(nuclearNorm(dense.W, d) - fast.nuclearNorm())).toBeLessThan(1e-10);
-  });
+    [6, 2, undefined, 0.6],
+    [8, 1, undefined, 0.6],
+    [8, 2, 3, 0.6],
+    [24, 2, 3, 3],
+    [20, 3, 6, 3],
+  ] as const)(
+    "d = %i, tau = %d, maxRank = %s, |rho| ~ %d: 500 steps with the ball active agree to 1e-10",
+    (d, tau, maxRank, scale) => {
+      const rng = seeded(10 + d + tau);
+      const beta = tau / d;
+      const fast = new MirrorIterate({ dim: d, beta, radius: tau, maxRank, reorthEvery: 97 });
+      const dense = new DenseMirrorIterate({ dim: d, beta, radius: tau, maxRank });
+      let active = 0;
+      for (let t = 0; t < 500; t++) {
+        const q = unitVector(rng, d);
+        expect(Math.abs(fast.score(q) - dense.score(q))).toBeLessThan(1e-10);
+        const rho = scale * rng.normal();
+        fast.step(q, rho);
+        dense.step(q, rho);
+        if (dense.lastThreshold > 0) active++;
+        expect(Math.abs(fast.lastThreshold - dense.lastThreshold)).toBeLessThan(1e-9);
+        expect(fast.nuclearNorm()).toBeLessThanOrEqual(tau + 1e-9);
+        if (t % 25 === 0) expect(maxAbsDiff(fast.toDense(), dense.W)).toBeLessThan(1e-10);
+        if (maxRank !== undefined) expect(fast.rank).toBeLessThanOrEqual(maxRank);
+      }
+      expect(active).toBeGreaterThan(100);
+      expect(fast.eig.orthogonalityError()).toBeLessThan(1e-12);
+      // The factored form: the basis stays within its cap (compressions happened when d > 2 maxRank + 1).
+      expect(fast.eig.basisSize).toBeLessThanOrEqual(Math.min(d, 2 * (maxRank ?? d) + 1));
+      expect(Math.abs(nuclearNorm(dense.W, d) - fast.nuclearNorm())).toBeLessThan(1e-10);
+    },
+  );
 
   test("rho = 0 is a no-op; a positive step raises the score along q (sign convention)", () => {
     const rng = seeded(3);

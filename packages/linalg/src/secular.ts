@@ -1,7 +1,7 @@
 /**
  * Eigendecomposition of a diagonal-plus-rank-one symmetric matrix K = diag(delta) + rho v v^T by the
  * secular equation (Bunch, Nielsen & Sorensen 1978), with deflation of negligible v_i and of (nearly)
- * equal delta_i by Givens rotations, roots by bisection in shifted coordinates (each root is measured
+ * equal delta_i by Givens rotations, roots by a bracketed one-pole rational iteration in shifted coordinates (each root is measured
  * from its nearer pole, as in LAPACK dlaed4), and eigenvectors from Gu & Eisenstat's (1994) recomputed
  * v-hat so they come out orthogonal to working precision. O(n^2) (plus O(n^2) to assemble Q).
  */
@@ -154,15 +154,41 @@ export function diagonalPlusRankOneEigen(
       hi = r * zz;
       while (f(o, hi) < 0) hi *= 2;
     }
+    // Rational (one-pole) Newton-type iteration on the increasing f, safeguarded by the bracket
+    // [lo, hi] (a step leaving it bisects instead). Relative precision of tau is what the eigenvectors need; stop there.
+    let t = 0.5 * (lo + hi);
     for (let it = 0; it < 200; it++) {
-      const mid = 0.5 * (lo + hi);
-      // Relative precision of tau is what the eigenvectors need; stop there rather than at underflow.
-      if (mid === lo || mid === hi || hi - lo <= 4 * EPS * Math.max(Math.abs(lo), Math.abs(hi))) break;
-      if (f(o, mid) < 0) lo = mid;
-      else hi = mid;
+      let fv = 1;
+      let fd = 0;
+      for (let u = 0; u < m; u++) {
+        const i = keep[u] as number;
+        const zi = z[i] as number;
+        const q = 1 / ((d[i] as number) - o - t);
+        const w = r * zi * zi * q;
+        fv += w;
+        fd += w * q;
+      }
+      if (fv === 0) break;
+      if (fv < 0) lo = t;
+      else hi = t;
+      if (hi - lo <= 4 * EPS * Math.max(Math.abs(lo), Math.abs(hi))) {
+        t = 0.5 * (lo + hi);
+        break;
+      }
+      // Osculating one-pole model A + B / (-tau) of f (the pole at the origin, value and slope matched
+      // at t), whose root B / A converges fast since the origin is the nearer pole.
+      const B = fd * t * t;
+      const A = fv + B / t;
+      let next = t !== 0 ? B / A : t - fv / fd;
+      if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+      if (next === t || Math.abs(next - t) <= 2 * EPS * Math.abs(t)) {
+        t = next;
+        break;
+      }
+      t = next;
     }
     origin[j] = o;
-    tau[j] = 0.5 * (lo + hi);
+    tau[j] = t;
   }
   // Gu-Eisenstat: zhat_i^2 = prod_j (lambda_j - d_i) / (rho prod_{j != i} (d_j - d_i)).
   for (let u = 0; u < m; u++) {
