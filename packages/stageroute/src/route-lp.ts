@@ -231,8 +231,8 @@ export class RouteSolver {
     let cross = true;
     while (e > s) {
       const size = e - s;
-      let x = cross ? (valHi - valLo) / (costHi - costLo) : Number.NaN;
-      const crossed = x > lo && x < hi;
+      let x: number = cross ? (valHi - valLo) / (costHi - costLo) : Number.NaN;
+      const crossed: boolean = x > lo && x < hi;
       if (!crossed) {
         x = median3(lam[s] as number, lam[(s + e) >>> 1] as number, lam[e - 1] as number);
         if (x === hi) {
