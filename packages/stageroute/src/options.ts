@@ -58,7 +58,7 @@ export interface StagePolicyOptions extends ArmPolicyOptions {
   readonly fillSlots?: boolean;
   /** Which of several equally good deployments wins: "random" (default, seeded) or "index" (arrival order). */
   readonly tieBreak?: TieBreak;
-  /** DeployOPT enumerates every subset when there are at most this many (default 50,000), else uses the MIP. */
+  /** DeployOPT enumerates every subset when there are at most this many (default 50,000), else uses branch-and-bound. */
   readonly enumLimit?: number;
   /** "average" (default, the paper): budget b per query in the LP; "paced": spend what is left over the rounds left. */
   readonly budgetMode?: BudgetMode;
