@@ -78,19 +78,13 @@ export class RouteSolver {
   ): RouteStatus {
     this.grow(n);
     const eps = Number.isFinite(b) ? 1e-12 * Math.max(1, Math.abs(b)) : 0;
-    let mass = 0;
-    for (let i = 0; i < n; i++) mass += alpha[i] as number;
-    if (!(mass >= 1 - 1e-12) || n === 0) {
-      for (let i = 0; i < n; i++) out[i] = 0;
-      this.value = Number.NaN;
-      this.cost = Number.NaN;
-      return "infeasible-mass";
-    }
     // 1. Models by cost, then higher reward, then index (insertion sort: n is small). Its prefix is the
     // cheapest fill; every fill below visits models in this order, which breaks its own ties (equal
     // reduced value and cost, hence equal reward) by index.
     const idx = this.idx;
+    let mass = 0;
     for (let i = 0; i < n; i++) {
+      mass += alpha[i] as number;
       const ci = c[i] as number;
       const ui = u[i] as number;
       let j = i;
@@ -103,6 +97,12 @@ export class RouteSolver {
         } else break;
       }
       idx[j] = i;
+    }
+    if (!(mass >= 1 - 1e-12) || n === 0) {
+      for (let i = 0; i < n; i++) out[i] = 0;
+      this.value = Number.NaN;
+      this.cost = Number.NaN;
+      return "infeasible-mass";
     }
     let oLo = this.oB;
     let costLo = this.settle(u, c, alpha, idx, n);
