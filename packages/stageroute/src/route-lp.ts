@@ -123,10 +123,20 @@ export class RouteSolver {
     // with its order-change points: the fills, and so the result, are unchanged, and typically a third
     // of the models and half the points go.
     const kept = this.kept;
+    // (A model better than every cheaper one, or behind cheaper ones whose caps sum below 1, stays.)
     let ns = 0;
+    let best = Number.NEGATIVE_INFINITY;
+    let before = 0;
     for (let q = 0; q < n; q++) {
       const j = idx[q] as number;
       const uj = u[j] as number;
+      const bq = before;
+      before += alpha[j] as number;
+      if (uj > best || bq < FULL) {
+        if (uj > best) best = uj;
+        kept[ns++] = j;
+        continue;
+      }
       let ahead = 0;
       for (let r = 0; r < q; r++) {
         const i = idx[r] as number;
