@@ -122,12 +122,13 @@ export class RouteSolver {
     // of the models ranked ahead of j carry all traffic, j gets nothing in any fill, so it is dropped
     // with its order-change points: the fills, and so the result, are unchanged, and typically a third
     // of the models and half the points go.
-    const kept = this.kept;
     // (A model better than every cheaper one, or behind cheaper ones whose caps sum below 1, stays.)
-    let ns = 0;
+    // With few models the pass costs more than it saves: all are kept.
+    const kept = n > DOMINANCE_MIN ? this.kept : idx;
+    let ns = n > DOMINANCE_MIN ? 0 : n;
     let best = Number.NEGATIVE_INFINITY;
     let before = 0;
-    for (let q = 0; q < n; q++) {
+    for (let q = ns; q < n; q++) {
       const j = idx[q] as number;
       const uj = u[j] as number;
       const bq = before;
@@ -473,6 +474,9 @@ export class RouteSolver {
  * running remainder (errors are about 1e-16 per model), so models past it never receive traffic.
  */
 const FULL = 1 + 1e-9;
+
+/** Fewest models for which dropping dominated ones pays (below it the pass costs more than it saves). */
+const DOMINANCE_MIN = 6;
 
 function median3(a: number, b: number, c: number): number {
   if (a < b) return b < c ? b : a < c ? c : a;
