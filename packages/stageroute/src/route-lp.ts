@@ -110,13 +110,7 @@ export class RouteSolver {
     let valLo = this.val;
     for (let r = 0; r < lenLo; r++) oLo[r] = idx[r] as number;
     if (costLo > b + eps) return this.pour(u, alpha, n, oLo, lenLo, costLo, out, "infeasible-budget");
-    // 2. Budget slack: the greedy fill by reward alone.
-    let oHi = this.oA;
-    let costHi = this.rankAt(0, u, c, alpha, idx, n, oHi);
-    let lenHi = this.len;
-    let valHi = this.val;
-    if (costHi <= b + eps) return this.pour(u, alpha, n, oHi, lenHi, costHi, out, "ok");
-    // 3. Dominance. Model i ranks ahead of model j in every fill (by u - lambda c for each lambda >= 0,
+    // 2. Dominance. Model i ranks ahead of model j in every fill (by u - lambda c for each lambda >= 0,
     // then cheaper, then lower index; and the cheapest fill) exactly when u_i >= u_j and c_i <= c_j (with
     // i < j when both are equal): when i comes before j in the cost order and u_i >= u_j. Once the caps
     // of the models ranked ahead of j carry all traffic, j gets nothing in any fill, so it is dropped
@@ -148,6 +142,12 @@ export class RouteSolver {
       }
       if (ahead < FULL) kept[ns++] = j;
     }
+    // 3. Budget slack: the greedy fill by reward alone (over the kept models: the same fill).
+    let oHi = this.oA;
+    let costHi = this.rankAt(0, u, c, alpha, kept, ns, oHi);
+    let lenHi = this.len;
+    let valHi = this.val;
+    if (costHi <= b + eps) return this.pour(u, alpha, n, oHi, lenHi, costHi, out, "ok");
     // 4. Order-change points lambda = (u_i - u_j) / (c_i - c_j) > 0 of the kept models. Warm start: when
     // exactly one distinct point lies strictly between the previous solve's two multipliers (and none on
     // them), those multipliers sit in the two intervals around lambda* again if their fills straddle b,
