@@ -125,7 +125,7 @@ export const classicPolicies: ArmPolicySpec[] = [
   ),
 ];
 
-/** Kernel-UCB family (paper 003). */
+/** Kernel-UCB family (An Online Learning Approach to Prompt-based Selection of Generative Models and LLMs). */
 export const kernelPolicies: ArmPolicySpec[] = [
   arm("kernel-ucb/pak-ucb-rbf", (seed, arms) => new PakUcb({ arms, seed, contextDim: D }), PakUcb.fromJSON, {
     validatesCost: true,
@@ -186,7 +186,7 @@ function assortment<P extends AssortmentPolicy>(
   } as AssortmentPolicySpec<AssortmentPolicy>;
 }
 
-/** MNL family (paper 004). */
+/** MNL family (Nearly Minimax Optimal Regret for Multinomial Logistic Bandit). */
 export const mnlPolicies: AssortmentPolicySpec[] = [
   assortment("mnl/ofu-mnl-plus", () => new OfuMnlPlus({ contextDim: MNL_D, maxSize: MNL_K }), OfuMnlPlus.fromJSON, {
     fillsUnderUniformRevenue: true,
@@ -220,7 +220,7 @@ export const mnlPolicies: AssortmentPolicySpec[] = [
 ];
 
 /**
- * StageRoute family (paper 002): costs required and validated; short stages so the fuzzer crosses
+ * StageRoute family (Keeping Up with the Models): costs required and validated; short stages so the fuzzer crosses
  * many stage boundaries. The oracle needs true means for every arm it meets, so it is not fuzzed here.
  */
 const stage = { budget: 1, maxDeployed: 3, stageLength: 4 };
@@ -252,7 +252,7 @@ export const stageroutePolicies: ArmPolicySpec[] = [
   }),
 ];
 
-/** HPG family (paper 000): routers over unit-norm query embeddings, rewards clipped to [-1, 1]. */
+/** HPG family (Policy Regret for Embedding Model Routing): routers over unit-norm query embeddings, rewards clipped to [-1, 1]. */
 export const hpgPolicies: ArmPolicySpec[] = [
   arm(
     "hpg/hpg",

@@ -138,7 +138,7 @@ describe("policy state after a long stream", () => {
       const choice = t % 4 === 3 || dec.items.length === 0 ? null : (dec.items[t % dec.items.length] as number);
       p.update(dec, { choice });
       if (dec.items.length === 0) continue;
-      // H_{t+1} = H_t + G_t(w_{t+1}) on this round's offered items (spec 004 §2.2 step 9).
+      // H_{t+1} = H_t + G_t(w_{t+1}) on this round's offered items (Algorithm 1 of Lee & Oh).
       const w = decodeAt(p.toJSON().state as Json, ["w"]);
       const z = dec.items.map((i) => w.reduce((s, wk, k) => s + wk * f[i * d + k], 0));
       const m = Math.max(0, ...z);
