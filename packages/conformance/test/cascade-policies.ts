@@ -1,5 +1,6 @@
 /**
- * Every cascade policy (the pandora family: Online Pandora's Box for Contextual LLM Cascading) as a fuzzer spec, with small dimensions.
+ * Every cascade policy (the pandora family: Online Pandora's Box for Contextual LLM Cascading) as a fuzzer
+ * spec, with small dimensions.
  */
 import type { CascadePolicy, Snapshot } from "@routekit/core";
 import type { CascadePolicySpec } from "@routekit/core/testing";
