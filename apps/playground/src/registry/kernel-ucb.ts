@@ -30,7 +30,7 @@ function armInfo(info: EnvInfo, policy: string): { arms: readonly string[]; cont
 
 /**
  * exploration: a number, "paper" | "theory" | "anytime", or "code" = 2 ln(2G/confidence) without the square
- * root (what the reference code's LinUCB and KernelUCB baselines ran with, spec §2.9).
+ * root (what the reference code's LinUCB and KernelUCB baselines ran with).
  */
 function eta(p: Params, info: EnvInfo): Exploration {
   const v = p.exploration;
