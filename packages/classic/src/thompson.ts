@@ -5,7 +5,6 @@ import {
   enumOption,
   makeSnapshot,
   numberOption,
-  type Rng,
   readEnum,
   readNumber,
   readSnapshot,
