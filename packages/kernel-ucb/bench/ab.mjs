@@ -1,19 +1,21 @@
-// A/B of two builds of this package in one process, for speed work on a shared machine (absolute
-// times are meaningless under load; ratios of interleaved runs are not):
+// A/B of two builds of this package, for speed work on a shared machine (absolute times are
+// meaningless under load; ratios of alternated runs are not):
 //   node bench/ab.mjs <dist A>/index.js <dist B>/index.js      (default B: this package's dist)
 // e.g. A from an older commit: `git worktree add /tmp/old <commit>`, build it, pass its dist.
-// Whole runs of PAK-UCB RBF and RFF-UCB (G = 5, d = 512, D = 200, the bench's prompt pool) alternate
-// A, B, then B, A, ...; each mark reports the median over pairs of the median round in the 50 rounds
-// before it, and the ratio B/A. Both builds see the same prompts and rewards (and must accept the
-// same options: kernel, frequencies, sigma, seed).
+// Each run of PAK-UCB RBF or RFF-UCB (G = 5, d = 512, D = 200, the bench's prompt pool) is a fresh
+// child process, alternating A, B, then B, A, ...; each mark reports the median over pairs of the
+// median round in the 50 rounds before it, and the ratio B/A. Separate processes, because two builds
+// in one process each bring their own linalg WebAssembly memory, and then one of them can run several
+// times slower (seen with RFF-UCB: 10x, whichever build ran first), which is no property of either.
+// Both builds see the same prompts and rewards (and must accept the same options).
+import { execFileSync } from "node:child_process";
 import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { Rng } from "@routekit/core";
 
-const [aPath, bPath = new URL("../dist/index.js", import.meta.url).pathname] = process.argv.slice(2);
+const CHILD = process.argv[2] === "--child";
+const [aPath, bPath = fileURLToPath(new URL("../dist/index.js", import.meta.url))] = process.argv.slice(2);
 if (!aPath) throw new Error("usage: node bench/ab.mjs <dist A>/index.js [<dist B>/index.js]");
-const A = await import(pathToFileURL(resolve(aPath)).href);
-const B = await import(pathToFileURL(resolve(bPath)).href);
 const G = 5;
 const d = 512;
 const T = Number(process.env.BENCH_T ?? 2000);
@@ -34,9 +36,10 @@ const pool = Array.from({ length: 1000 }, () => {
 const order = Int32Array.from({ length: T }, () => rng.int(pool.length));
 const rewards = Float64Array.from({ length: T }, () => rng.uniform());
 const makers = {
-  "PAK-UCB": (M) => new M.PakUcb({ arms, contextDim: d, kernel: { type: "rbf", sigma: 1 }, seed: 1 }),
-  "RFF-UCB": (M) => new M.RffUcb({ arms, contextDim: d, frequencies: 200, sigma: 1, seed: 1 }),
+  pak: (M) => new M.PakUcb({ arms, contextDim: d, kernel: { type: "rbf", sigma: 1 }, seed: 1 }),
+  rff: (M) => new M.RffUcb({ arms, contextDim: d, frequencies: 200, sigma: 1, seed: 1 }),
 };
+const NAMES = { pak: "PAK-UCB", rff: "RFF-UCB" };
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 function run(make) {
@@ -50,16 +53,34 @@ function run(make) {
   return Object.fromEntries(MARKS.map((m) => [m, median(Array.from(times.subarray(m - 50, m)))]));
 }
 
-for (const [name, make] of Object.entries(makers)) {
+if (CHILD) {
+  // node ab.mjs --child <dist> <pak | rff>: one run, its marks as JSON.
+  const M = await import(pathToFileURL(resolve(process.argv[3])).href);
+  const kind = process.argv[4];
+  process.stdout.write(JSON.stringify(run(() => makers[kind](M))));
+  process.exit(0);
+}
+
+/** One run of `kind` with the build at `dist`, in a fresh process. */
+function child(dist, kind) {
+  const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--child", dist, kind], {
+    encoding: "utf8",
+    env: { ...process.env },
+  });
+  return JSON.parse(out);
+}
+
+// KINDS=pak or KINDS=rff runs one policy only.
+for (const kind of (process.env.KINDS ?? "pak,rff").split(",")) {
   const res = { A: [], B: [] };
+  const dist = { A: aPath, B: bPath };
   for (let k = 0; k < PAIRS; k++) {
     const first = k % 2 === 0 ? "A" : "B";
     const second = first === "A" ? "B" : "A";
-    const mod = { A, B };
-    res[first].push(run(() => make(mod[first])));
-    res[second].push(run(() => make(mod[second])));
+    res[first].push(child(dist[first], kind));
+    res[second].push(child(dist[second], kind));
   }
-  console.log(`${name}: ${PAIRS} pairs`);
+  console.log(`${NAMES[kind]}: ${PAIRS} pairs`);
   for (const m of MARKS) {
     const a = median(res.A.map((r) => r[m]));
     const b = median(res.B.map((r) => r[m]));
