@@ -18,6 +18,7 @@ import {
   readInt,
   readObject,
   readSnapshot,
+  rngOption,
   type Snapshot,
 } from "@routekit/core";
 import { BoxState } from "./box.js";
@@ -67,6 +68,7 @@ export class Cosmos extends CascadePolicyBase {
       contextDim: config.contextDim,
       outputDim: config.outputDim,
       maxPending: config.maxPending,
+      rng: rngOption(options as unknown as Record<string, unknown>),
     });
     this.config = config;
     this.m = config.contextDim + (config.indexIntercept ? 1 : 0);
@@ -270,18 +272,18 @@ export class Cosmos extends CascadePolicyBase {
   }
 
   toJSON(): Snapshot {
-    return makeSnapshot(Cosmos.kind, 1, {
+    return makeSnapshot(Cosmos.kind, 2, {
       config: cosmosConfigToJSON(this.config),
       arms: [...this.table.ids],
       periods: this.periods,
       boxes: this.boxes.map((b) => b.toJSON()),
       reward: this.reward.toJSON(),
-      ledger: this.ledger.toJSON(),
+      ...this.replicaJSON(),
     });
   }
 
   static fromJSON(snapshot: Snapshot): Cosmos {
-    const s = readSnapshot(snapshot, Cosmos.kind, 1);
+    const s = readSnapshot(snapshot, Cosmos.kind, 2);
     const arms = s.arms;
     if (
       !Array.isArray(arms) ||
@@ -304,7 +306,7 @@ export class Cosmos extends CascadePolicyBase {
       BoxState.fromJSON(b, `boxes[${i}]`, this.m, this.d, !this.knownReward, this.config.indexRidge),
     );
     const reward = RewardModel.fromJSON(readObject(s.reward, '"reward"'), this.reward);
-    this.ledger.loadJSON(s.ledger);
+    this.restoreReplica(s);
     this.boxes = boxes;
     this.reward = reward;
     this.periods = periods;

@@ -10,6 +10,7 @@ import {
   type Json,
   maxPendingOption,
   numberOption,
+  type Rng,
   RouteKitError,
   readOptions,
   requiredNumber,
@@ -85,6 +86,10 @@ export interface CosmosOptions {
   maxIter?: number;
   /** Open episodes kept waiting for feedback (default 100,000). */
   maxPending?: number;
+  /** Seed of the policy's random stream (default 0). COSMOS draws nothing from it: see `rng`. */
+  seed?: number | string;
+  /** The policy's random stream (wins over `seed`); kept in snapshots as the per-replica `rng` field. */
+  rng?: Rng;
 }
 
 export interface CosmosConfig {
