@@ -55,6 +55,12 @@ export class Cosmos extends CascadePolicyBase {
   protected reward: RewardModel;
   /** Completed episodes learned so far. */
   protected periods = 0;
+  /**
+   * Work counters since construction or restore (diagnostics, not in snapshots): index fits (one box
+   * re-solved over its history), the Newton iterations they took, and the sum over fits of samples times
+   * iterations (the solver's work: each iteration reads every sample of the box about twice).
+   */
+  readonly fitStats = { fits: 0, newtonIterations: 0, sampleIterations: 0 };
   private readonly link: IndexLink;
   private readonly solver: IndexSolver;
   private readonly psi: Float64Array;
@@ -269,6 +275,9 @@ export class Cosmos extends CascadePolicyBase {
       this.config.maxIter,
     );
     box.fittedN = box.n;
+    this.fitStats.fits++;
+    this.fitStats.newtonIterations += this.solver.lastIterations;
+    this.fitStats.sampleIterations += box.n * this.solver.lastIterations;
   }
 
   toJSON(): Snapshot {

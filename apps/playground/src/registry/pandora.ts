@@ -34,7 +34,7 @@ const cosmosDefaults: Params = {
   explorationReward: -1,
   radiusMode: "scaled",
   kappa: 0.05,
-  refit: "exact",
+  refit: "geometric",
   refitGrowth: 1.2,
   indexLink: "env",
   ridge: 1,
@@ -247,8 +247,16 @@ const scenarios: ScenarioEntry[] = [
       "Env-A, learned reward (GLM/ridge from deployed outputs): COSMOS scales 0.25 and 0.5, exact vs geometric refits",
     environment: { name: "pandora-env-a" },
     policies: [
-      { label: "COSMOS learned s=0.25", policy: "cosmos", params: { reward: "learned", exploration: 0.25 } },
-      { label: "COSMOS learned s=0.5", policy: "cosmos", params: { reward: "learned", exploration: 0.5 } },
+      {
+        label: "COSMOS learned s=0.25",
+        policy: "cosmos",
+        params: { reward: "learned", exploration: 0.25, refit: "exact" },
+      },
+      {
+        label: "COSMOS learned s=0.5",
+        policy: "cosmos",
+        params: { reward: "learned", exploration: 0.5, refit: "exact" },
+      },
       {
         label: "COSMOS learned s=0.25 geometric",
         policy: "cosmos",
@@ -394,7 +402,11 @@ const scenarios: ScenarioEntry[] = [
     description: "Per-request time of the learned-reward variant: exact refits (O(t) per request) vs geometric refits",
     environment: { name: "pandora-env-a" },
     policies: [
-      { label: "learned exact", policy: "cosmos", params: { reward: "learned", exploration: 0.25 } },
+      {
+        label: "learned exact",
+        policy: "cosmos",
+        params: { reward: "learned", exploration: 0.25, refit: "exact" },
+      },
       {
         label: "learned geometric",
         policy: "cosmos",
@@ -418,7 +430,7 @@ const scenarios: ScenarioEntry[] = [
     description: "Per-request time of the known-reward variant: exact refits (O(n_a) per refit) vs geometric refits",
     environment: { name: "pandora-env-a" },
     policies: [
-      { label: "known exact", policy: "cosmos", params: { reward: "known", exploration: 0.5 } },
+      { label: "known exact", policy: "cosmos", params: { reward: "known", exploration: 0.5, refit: "exact" } },
       { label: "known geometric", policy: "cosmos", params: { reward: "known", exploration: 0.5, refit: "geometric" } },
     ],
     seeds: 10,
