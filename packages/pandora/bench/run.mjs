@@ -7,8 +7,12 @@
 // Geometric refits re-solve a box when its sample count has grown by 20% (and every box when the reward
 // count has), so the amortised time per request is flat in t.
 //
-// The four variants run interleaved in one process, request by request (the order rotates every
-// request), so machine load hits them alike: compare the shapes and the ratios, not the absolute numbers.
+// Each variant runs on its own (fresh policy, then the heap is collected), after a JIT warm-up of all
+// four. Two clocks: wall time inside the policy, and the process's CPU time (user + system) for the whole
+// request, which other processes' load does not inflate. The variants are not interleaved request by
+// request: the exact variants' growing heaps and O(n) passes then inflate the cheap variants' times
+// (geometric known reward measured 15 -> 26 CPU microseconds per request from t = 500 to 4000 interleaved,
+// 14 -> 11.5 from t = 1000 to 8000 on its own).
 // Run: pnpm bench (node --expose-gc bench/run.mjs) after `npx tsup`. BENCH_T sets the horizon (4000).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -34,11 +38,18 @@ const start = (seed) =>
   variants.map((c) => {
     const env = envA();
     env.reset(Rng.fromSeed(seed).fork("environment"));
-    return { ...c, policy: new Cosmos(c.options), env, us: new Float64Array(T) };
+    return { ...c, policy: new Cosmos(c.options), env, us: new Float64Array(T), cpu: new Float64Array(T) };
   });
 
-/** One request of case c at period t; the microseconds spent inside the policy. */
+/** CPU microseconds (user + system) of this process: unlike wall time, not inflated by other processes. */
+const cpu = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
+
+/** One request of case c at period t: wall microseconds inside the policy, and CPU microseconds of the request. */
 function step(c, t) {
+  const c0 = cpu();
   const { policy, env } = c;
   const { context } = env.next(t);
   let spent = 0;
@@ -55,22 +66,24 @@ function step(c, t) {
   const r = env.reward(arm);
   s = performance.now();
   policy.feedback(ep, r);
+  c.cpu[t] = cpu() - c0;
   return 1000 * (spent + performance.now() - s);
 }
 
-/** Plays n requests of every variant, interleaved. */
-function play(cases, n) {
-  for (let t = 0; t < n; t++)
-    for (let k = 0; k < cases.length; k++) {
-      const c = cases[(t + k) % cases.length];
-      c.us[t] = step(c, t);
-    }
+/** Plays n requests of every variant, interleaved (the warm-up). */
+function warm(cases, n) {
+  for (let t = 0; t < n; t++) for (const c of cases) step(c, t);
 }
 
-// Warm-up (JIT) on other draws, then the measured run from fresh policies.
-play(start(99), Math.min(T, 600));
+// Warm-up (JIT) on other draws, then each variant from a fresh policy on its own.
+warm(start(99), Math.min(T, 600));
 const cases = start(1);
-play(cases, T);
+for (const c of cases) {
+  globalThis.gc?.();
+  for (let t = 0; t < T; t++) c.us[t] = step(c, t);
+  c.policy = { fitStats: { ...c.policy.fitStats } };
+  c.env = null;
+}
 
 // Doubling windows (t/2, t]: under geometric refits each holds the same number of refits per box (about
 // log(2) / log(1.2)), each costing O(n_a), so a flat amortised cost shows as equal window means.
@@ -83,25 +96,31 @@ const mean = (us, a, b) => {
 };
 
 const results = [];
-console.log(`COSMOS per-request time on Env-A, T = ${T}: mean microseconds per request over (t/2, t]`);
-console.log(
-  `${"variant".padEnd(28)}${ends.map((b) => `t=${b}`.padStart(10)).join("")}  last/first  fits/request  Newton its/fit`,
-);
-for (const c of cases) {
-  const w = windows.map(([a, b]) => mean(c.us, a, b));
-  const growth = w[w.length - 1] / w[0];
-  const { fits, newtonIterations } = c.policy.fitStats;
-  results.push({
-    variant: c.name,
-    windows: windows.map(([a, b], i) => ({ from: a, to: b, meanUs: w[i] })),
-    growth,
-    fitsPerRequest: fits / T,
-    newtonIterationsPerFit: newtonIterations / fits,
-  });
+for (const [metric, title] of [
+  ["us", "wall microseconds inside the policy"],
+  ["cpu", "CPU microseconds of the whole request (user + system; robust to other processes' load)"],
+]) {
+  console.log(`COSMOS on Env-A, T = ${T}: ${title}, mean per request over (t/2, t]`);
   console.log(
-    `${c.name.padEnd(28)}${w.map((x) => x.toFixed(1).padStart(10)).join("")}${`${growth.toFixed(2)}x`.padStart(12)}` +
-      `${(fits / T).toFixed(3).padStart(14)}${(newtonIterations / fits).toFixed(2).padStart(16)}`,
+    `${"variant".padEnd(28)}${ends.map((b) => `t=${b}`.padStart(10)).join("")}  last/first  fits/request  Newton its/fit`,
   );
+  for (const c of cases) {
+    const w = windows.map(([a, b]) => mean(c[metric], a, b));
+    const growth = w[w.length - 1] / w[0];
+    const { fits, newtonIterations } = c.policy.fitStats;
+    results.push({
+      variant: c.name,
+      metric,
+      windows: windows.map(([a, b], i) => ({ from: a, to: b, mean: w[i] })),
+      growth,
+      fitsPerRequest: fits / T,
+      newtonIterationsPerFit: newtonIterations / fits,
+    });
+    console.log(
+      `${c.name.padEnd(28)}${w.map((x) => x.toFixed(1).padStart(10)).join("")}${`${growth.toFixed(2)}x`.padStart(12)}` +
+        `${(fits / T).toFixed(3).padStart(14)}${(newtonIterations / fits).toFixed(2).padStart(16)}`,
+    );
+  }
 }
 mkdirSync(join(here, "results"), { recursive: true });
 writeFileSync(join(here, "results", "latest.json"), `${JSON.stringify({ T, results }, null, 1)}\n`);
