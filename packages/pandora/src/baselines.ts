@@ -22,17 +22,19 @@ import {
   type Rng,
   RouteKitError,
   readF64,
+  readInt,
   readObject,
   readOptions,
   readSnapshot,
   requiredNumber,
   rngOption,
   type Snapshot,
+  snapshotCorrupt,
 } from "@routekit/core";
 import { shermanMorrisonUpdate } from "@routekit/linalg";
 import { CascadePolicyBase, type CascadeRecord } from "./episodes.js";
 import { type IndexLink, type IndexLinkName, indexLink, type RewardLinkName, rewardLink } from "./links.js";
-import { RewardModel } from "./reward.js";
+import { INVERSE_REFRESH, RewardModel, refreshInverse } from "./reward.js";
 
 /** Options every baseline shares. */
 export interface BaselineOptions {
@@ -410,6 +412,10 @@ function readOneShot(o: Record<string, unknown>) {
 }
 
 interface OneShotArm {
+  /** Updates learned. */
+  n: number;
+  /** Upper triangle of A = ridge I + sum psi psi^T (A^-1 is recomputed from it every INVERSE_REFRESH updates). */
+  A: Float64Array;
   Ainv: Float64Array;
   b: Float64Array;
 }
@@ -427,6 +433,7 @@ export class OneShot extends CascadePolicyBase {
   private states: OneShotArm[] = [];
   private readonly psi: Float64Array;
   private readonly u: Float64Array;
+  private readonly L: Float64Array;
 
   constructor(options: OneShotOptions) {
     const o = readOptions(options, "OneShot");
@@ -436,6 +443,7 @@ export class OneShot extends CascadePolicyBase {
     this.m = c.contextDim + (c.indexIntercept ? 1 : 0);
     this.psi = new Float64Array(this.m);
     this.u = new Float64Array(this.m);
+    this.L = new Float64Array(this.m * this.m);
     for (const a of c.arms) this.addArm(a);
   }
 
@@ -447,9 +455,13 @@ export class OneShot extends CascadePolicyBase {
   }
 
   protected addBox(_id: string): void {
+    const A = new Float64Array(this.m * this.m);
     const Ainv = new Float64Array(this.m * this.m);
-    for (let i = 0; i < this.m; i++) Ainv[i * this.m + i] = 1 / this.cfg.ridge;
-    this.states.push({ Ainv, b: new Float64Array(this.m) });
+    for (let i = 0; i < this.m; i++) {
+      A[i * this.m + i] = this.cfg.ridge;
+      Ainv[i * this.m + i] = 1 / this.cfg.ridge;
+    }
+    this.states.push({ n: 0, A, Ainv, b: new Float64Array(this.m) });
   }
 
   protected removeBox(index: number): void {
@@ -493,7 +505,13 @@ export class OneShot extends CascadePolicyBase {
     if (!q) return;
     const st = this.states[this.table.indexOf(r.chosen)] as OneShotArm;
     const psi = this.toPsi(r.context);
-    shermanMorrisonUpdate(st.Ainv, this.m, psi, this.u);
+    const m = this.m;
+    st.n++;
+    for (let a = 0; a < m; a++)
+      for (let b = a; b < m; b++)
+        st.A[a * m + b] = (st.A[a * m + b] as number) + (psi[a] as number) * (psi[b] as number);
+    if (st.n % INVERSE_REFRESH === 0) refreshInverse(st.A, m, st.Ainv, this.L, this.u);
+    else shermanMorrisonUpdate(st.Ainv, m, psi, this.u);
     const y = r.reward - q.cost;
     for (let k = 0; k < this.m; k++) st.b[k] = (st.b[k] as number) + y * (psi[k] as number);
   }
@@ -502,7 +520,7 @@ export class OneShot extends CascadePolicyBase {
     return makeSnapshot(OneShot.kind, 2, {
       config: withoutArms(this.cfg),
       arms: [...this.table.ids],
-      states: this.states.map((s) => ({ Ainv: encodeF64(s.Ainv), b: encodeF64(s.b) })),
+      states: this.states.map((s) => ({ n: s.n, A: encodeF64(s.A), Ainv: encodeF64(s.Ainv), b: encodeF64(s.b) })),
       ...this.replicaJSON(),
     });
   }
@@ -516,7 +534,15 @@ export class OneShot extends CascadePolicyBase {
     const m = p.m;
     const states = s.states.map((j, i) => {
       const o = readObject(j, `states[${i}]`);
-      return { Ainv: readF64(o.Ainv, `states[${i}].Ainv`, m * m), b: readF64(o.b, `states[${i}].b`, m) };
+      const A = readF64(o.A, `states[${i}].A`, m * m);
+      for (let k = 0; k < m; k++)
+        if (!((A[k * m + k] as number) >= c.ridge)) snapshotCorrupt(`states[${i}].A`, "a diagonal >= ridge");
+      return {
+        n: readInt(o, "n"),
+        A,
+        Ainv: readF64(o.Ainv, `states[${i}].Ainv`, m * m),
+        b: readF64(o.b, `states[${i}].b`, m),
+      };
     });
     p.restoreReplica(s);
     p.states = states;
