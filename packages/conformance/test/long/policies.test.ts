@@ -11,7 +11,7 @@ import type { Json } from "@routekit/core";
 import { decodeAt, longHorizon } from "@routekit/core/testing";
 import { PakUcb, RffUcb } from "@routekit/kernel-ucb";
 import { OfuMnlPlus } from "@routekit/mnl";
-import { Cosmos } from "@routekit/pandora";
+import { Cosmos, OneShot } from "@routekit/pandora";
 import { costLcb, rewardUcb, StageRoute } from "@routekit/stageroute";
 import { Matrix } from "ml-matrix";
 import { describe, expect, it } from "vitest";
@@ -77,6 +77,32 @@ describe("policy state after a long stream", () => {
     expect(errPhi).toBeLessThan(TOL);
     expect(relErr(symFromUpper(decodeAt(st, ["boxes", 0, "P"]), d), symFromUpper(P, d))).toBeLessThan(TOL);
     expect(vecErr(decodeAt(st, ["reward", "b"]), b)).toBeLessThan(TOL);
+  });
+
+  it(`cascade one-shot baseline A^-1 (psi with intercept) after ${T} episodes`, () => {
+    const dx = 3;
+    const m = dx + 1;
+    const p = new OneShot({ arms: ["only"], contextDim: dx, outputDim: 1 });
+    const ctx = unitStream("one-shot-context", dx, "concentrated");
+    const A = new Float64Array(m * m);
+    for (let i = 0; i < m; i++) A[i * m + i] = 1;
+    for (let t = 0; t < T; t++) {
+      const x = ctx();
+      p.learn({
+        v: 1,
+        kind: OneShot.kind,
+        protocol: "cascade",
+        id: `e${t}`,
+        decision: { context: [...x], queried: [{ arm: "only", features: [0.5], cost: 0.05 }], chosen: "only" },
+        feedback: { reward: 0.5 + 0.5 * Math.sin(t) },
+      });
+      const psi = [1, ...x];
+      for (let i = 0; i < m; i++) for (let j = i; j < m; j++) A[i * m + j] += psi[i] * psi[j];
+    }
+    const st = p.toJSON().state as Json;
+    const err = relErr(symFromUpper(decodeAt(st, ["states", 0, "Ainv"]), m), refInverse(symFromUpper(A, m)));
+    console.log(`[long] one-shot A^-1 T=${T}: rel err ${err.toExponential(2)}`);
+    expect(err).toBeLessThan(TOL);
   });
 
   it(`LinUCB (disjoint) A^-1 and theta after ${T} updates`, () => {
