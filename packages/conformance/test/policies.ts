@@ -294,14 +294,15 @@ export const mnlPolicies: AssortmentPolicySpec[] = [
 const stage = { budget: 1, maxDeployed: 3, stageLength: 4 };
 /** Documented ranges of the stage options (README "Options"). */
 const stageRanges: OptionRange[] = [
-  positive("budget"),
+  // >= 1e-100: costs are divided by the unit (budget by default), so a smaller one overflows them.
+  { name: "budget", min: 1e-100 },
   int("maxDeployed", 1, 1 << 16),
   int("stageLength", 1),
   // (0, 1]; the low end is not checked alone: three arms capped below 1/3 each are INFEASIBLE_BUDGET together.
   { name: "maxShare", max: 1 },
   nonNegative("exploration"),
   nonNegative("minCost"),
-  positive("costUnit"),
+  { name: "costUnit", min: 1e-100 },
   { name: "priorReward", min: 0, max: 1 },
   nonNegative("priorCost"),
   int("initialPulls", 1, 1_000_000),

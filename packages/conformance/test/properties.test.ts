@@ -35,11 +35,6 @@ const KNOWN: [RegExp, readonly Check[], string][] = [
     "Exp3: after an arm is removed and re-added under the same id, learn of an old decision's event updates the new arm while update ignores it",
   ],
   [
-    /^stageroute\//,
-    ["ranges:budget", "ranges:costUnit"],
-    "a budget or costUnit near the smallest double is accepted, then every cost overflows the cost statistics (OUT_OF_RANGE at update): the documented range > 0 needs a floor the statistics can carry",
-  ],
-  [
     /^hpg\/(hpg|euclidean-pg|hpg-rank-capped)$/,
     ["ranges:radius"],
     "a radius near the smallest double is accepted but its derived default (Hpg's beta = radius / contextDim, EuclideanPg's stepSize) underflows to 0, so the policy writes a snapshot its own fromJSON refuses (SNAPSHOT_CORRUPT)",
