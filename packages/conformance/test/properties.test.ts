@@ -26,13 +26,7 @@ type Check = "learn" | "re-add" | "hostile" | "pending" | "ranges" | "misuse" | 
  * Defects these checks found in main's code, run as expected failures (`it.fails`) so the suite stays green while
  * they are open. When a family fixes one, its test reports "expected to fail": delete the entry then.
  */
-const KNOWN: [RegExp, readonly Check[], string][] = [
-  [
-    /^hpg\/exp3$/,
-    ["learn"],
-    "Exp3: after an arm is removed and re-added under the same id, learn of an old decision's event updates the new arm while update ignores it",
-  ],
-];
+const KNOWN: [RegExp, readonly Check[], string][] = [];
 
 function check(name: string, key: Check, title: string, fn: () => void): void {
   const known = KNOWN.find(([re, checks]) => re.test(name) && checks.includes(key));
