@@ -1,24 +1,20 @@
 import {
   type ArmState,
-  encodeF64,
   field,
   type Json,
   makeSnapshot,
   numberOption,
   readArmBaseState,
-  readF64,
   readInt,
   readNumber,
   readOptions,
   readSnapshot,
   restoring,
   type Snapshot,
-  snapshotCorrupt,
 } from "@routekit/core";
-import { LowRankSymmetricEigen } from "@routekit/linalg";
-import { HPG_SNAPSHOT_VERSION } from "./hpg.js";
+import { encodeIterate, HPG_SNAPSHOT_VERSION, loadIterate, readIterate } from "./hpg.js";
+import { MirrorIterate } from "./mirror.js";
 import { checkRoutePayload, type RoutePayload, RouterBase, type RouterOptions, softmaxInto } from "./router.js";
-import { l1Threshold, softThreshold } from "./threshold.js";
 
 export interface EuclideanPgOptions extends RouterOptions {
   readonly contextDim: number;
@@ -37,14 +33,15 @@ export interface EuclideanPgOptions extends RouterOptions {
 }
 
 interface EuclidArm extends ArmState {
-  readonly eig: LowRankSymmetricEigen;
-  steps: number;
+  /** The iterate in the Euclidean geometry (mirror map = identity), factored like HPG's. */
+  readonly iterate: MirrorIterate;
 }
 
 /**
  * Projected Euclidean policy gradient on the same log-quadratic class and nuclear balls as HPG (the key
  * ablation): W_m <- Proj_{|W|_* <= radius}(W_m + eta r (1[m = m_t] - pi_m) q q^T), the projection being
- * the l1-ball projection of the eigenvalues. Because the gradient estimates are rank one
+ * the l1-ball projection of the eigenvalues (a soft threshold, as HPG's projection is of the mirror
+ * spectrum, so it runs on the same factored rank-one eigen-update). Because the gradient estimates are rank one
  * (|G|_F = |G|_2) and |W*|_F <= |W*|_*, it also has a dimension-free linearized-regret bound,
  * radius sqrt(2 M T); on small d it can beat HPG.
  */
@@ -57,7 +54,6 @@ export class EuclideanPg extends RouterBase<EuclidArm> {
   readonly stepSize: number;
   readonly maxRank: number;
   readonly reorthEvery: number;
-  private readonly scratch: Float64Array;
 
   constructor(options: EuclideanPgOptions) {
     super(options, 0, EuclideanPg.kind);
@@ -73,21 +69,28 @@ export class EuclideanPg extends RouterBase<EuclidArm> {
     });
     this.maxRank = numberOption(o, "maxRank", Math.min(d, 32), { integer: true, min: 1 });
     this.reorthEvery = numberOption(o, "reorthEvery", 1000, { integer: true, min: 0 });
-    this.scratch = new Float64Array(Math.min(d, this.maxRank + 1));
     this.addInitialArms(options);
   }
 
   protected createArm(uid: number): EuclidArm {
-    return { uid, eig: new LowRankSymmetricEigen(this.contextDim, Math.min(8, this.contextDim)), steps: 0 };
+    return { uid, iterate: this.newIterate() };
+  }
+
+  private newIterate(): MirrorIterate {
+    return new MirrorIterate({
+      dim: this.contextDim,
+      beta: 1,
+      geometry: "euclidean",
+      radius: this.radius,
+      maxRank: this.maxRank,
+      reorthEvery: this.reorthEvery,
+    });
   }
 
   protected distribution(q: Float64Array, probs: Float64Array): void {
     const k = this.table.size;
     const s = this.scores;
-    for (let i = 0; i < k; i++) {
-      const e = (this.table.states[i] as EuclidArm).eig;
-      s[i] = e.quadForm(q, e.values);
-    }
+    for (let i = 0; i < k; i++) s[i] = (this.table.states[i] as EuclidArm).iterate.score(q);
     softmaxInto(s, k, probs);
   }
 
@@ -95,28 +98,12 @@ export class EuclideanPg extends RouterBase<EuclidArm> {
     for (let i = 0; i < p.n; i++) {
       const s = this.live(p.ids[i] as string);
       if (s === undefined) continue;
-      const e = s.eig;
-      e.rankOneUpdate(q, this.stepSize * reward * ((i === p.chosen ? 1 : 0) - (p.probs[i] as number)));
-      softThreshold(e.values, e.rank, l1Threshold(e.values, e.rank, this.radius, this.scratch));
-      for (let j = e.rank - 1; j >= 0; j--) if (e.values[j] === 0) e.remove(j);
-      while (e.rank > this.maxRank) {
-        let w = 0;
-        for (let j = 1; j < e.rank; j++) if (Math.abs(e.values[j] as number) < Math.abs(e.values[w] as number)) w = j;
-        e.remove(w);
-      }
-      s.steps++;
-      if (this.reorthEvery > 0 && s.steps % this.reorthEvery === 0) e.reorthonormalize();
+      s.iterate.step(q, this.stepSize * reward * ((i === p.chosen ? 1 : 0) - (p.probs[i] as number)));
     }
   }
 
   protected encodeArm(s: EuclidArm): Record<string, Json> {
-    const e = s.eig;
-    return {
-      rank: e.rank,
-      steps: s.steps,
-      vectors: encodeF64(e.vectors.subarray(0, e.rank * this.contextDim)),
-      values: encodeF64(e.values.subarray(0, e.rank)),
-    };
+    return encodeIterate(s.iterate);
   }
 
   toJSON(): Snapshot {
@@ -145,17 +132,7 @@ export class EuclideanPg extends RouterBase<EuclidArm> {
     const clipRewards = field(st, "clipRewards", "boolean");
     const snap = readArmBaseState(st, {
       minContextDim: 1,
-      arm: (json, d) => {
-        const rank = readInt(json, "rank", 0, Math.min(d, maxRank));
-        const steps = readInt(json, "steps", 0);
-        const vectors = readF64(json.vectors, "arms[].vectors", rank * d);
-        const values = readF64(json.values, "arms[].values", rank, (x) => x !== 0);
-        let l1 = 0;
-        for (const v of values) l1 += Math.abs(v);
-        if (!(l1 <= radius * (1 + 1e-9)))
-          snapshotCorrupt("arms[].values", `eigenvalues of l1 norm <= radius (${radius})`);
-        return { rank, steps, vectors, values };
-      },
+      arm: (json, d) => readIterate(json, d, Math.min(d, maxRank), 1, radius, "euclidean"),
       payload: (json, d) => checkRoutePayload(json, d, 0),
     });
     const latentRank = readInt(st, "latentRank", 1, snap.contextDim);
@@ -174,10 +151,9 @@ export class EuclideanPg extends RouterBase<EuclidArm> {
         clipRewards,
       });
       p.restoreBase(snap, (a, uid) => {
-        const s = p.createArm(uid);
-        s.eig.load(a.vectors, a.values, a.rank);
-        s.steps = a.steps;
-        return s;
+        const iterate = p.newIterate();
+        loadIterate(iterate, a);
+        return { uid, iterate };
       });
       return p;
     });

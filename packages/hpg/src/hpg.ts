@@ -15,11 +15,11 @@ import {
   type Snapshot,
   snapshotCorrupt,
 } from "@routekit/core";
-import { basisCap, MirrorIterate } from "./mirror.js";
+import { basisCap, type MirrorGeometry, MirrorIterate } from "./mirror.js";
 import { checkRoutePayload, type RoutePayload, RouterBase, type RouterOptions, softmaxInto } from "./router.js";
 
 /** Snapshot layout version of every policy in this package. */
-export const HPG_SNAPSHOT_VERSION = 2;
+export const HPG_SNAPSHOT_VERSION = 3;
 
 export interface HpgOptions extends RouterOptions {
   /** Query embedding length d (>= 1). */
@@ -229,7 +229,7 @@ function rowsOrthonormalityError(A: Float64Array, n: number, m: number): number 
 /**
  * Reads one model's factored mirror eigenpairs from a snapshot: rank <= maxRank <= basisSize <=
  * basisCap, orthonormal basis rows and coefficient rows (to 1e-6), nonzero mirror eigenvalues, and a
- * primal nuclear norm inside the ball.
+ * primal nuclear norm inside the ball (the mirror eigenvalues are the primal ones in the Euclidean geometry).
  */
 export function readIterate(
   json: Record<string, Json>,
@@ -237,6 +237,7 @@ export function readIterate(
   maxRank: number,
   beta: number,
   radius: number,
+  geometry: MirrorGeometry = "hypentropy",
 ): IterateData {
   const rank = readInt(json, "rank", 0, maxRank);
   const steps = readInt(json, "steps", 0);
@@ -245,7 +246,10 @@ export function readIterate(
   const coef = readF64(json.coef, "arms[].coef", rank * basisSize);
   const gamma = readF64(json.gamma, "arms[].gamma", rank, (x) => x !== 0);
   let nuclear = 0;
-  for (let i = 0; i < rank; i++) nuclear += beta * Math.sinh(Math.abs(gamma[i] as number));
+  for (let i = 0; i < rank; i++) {
+    const g = Math.abs(gamma[i] as number);
+    nuclear += geometry === "hypentropy" ? beta * Math.sinh(g) : g;
+  }
   if (!(nuclear <= radius * (1 + 1e-9)))
     snapshotCorrupt("arms[].gamma", `a spectrum of nuclear norm <= radius (${radius})`);
   if (rowsOrthonormalityError(basis, basisSize, d) > 1e-6) snapshotCorrupt("arms[].basis", "orthonormal rows");

@@ -2,7 +2,6 @@ export * from "./baselines.js";
 export * from "./coin.js";
 export * from "./dense.js";
 export * from "./euclidean.js";
-export * from "./factored.js";
 export * from "./hpg.js";
 export * from "./hypentropy.js";
 export * from "./mirror.js";
