@@ -186,4 +186,26 @@ describe("diagonalPlusRankOneEigen", () => {
       expect(recon).toBeLessThan(1e-12);
     }
   });
+
+  test("roots take a few steps each (no fall-back to bisection at convergence)", async () => {
+    const { diagonalPlusRankOneEigen, secularWorkspace } = await import("../src/index.js");
+    const rng = new TestRng(5);
+    const ws = secularWorkspace(20);
+    const n = 17;
+    const Q = new Float64Array(n * n);
+    const vals = new Float64Array(n);
+    let steps = 0;
+    for (let trial = 0; trial < 200; trial++) {
+      const delta = new Float64Array(n);
+      const v = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        delta[i] = i < n - 1 ? 0.5 * rng.normal() : 0;
+        v[i] = rng.normal();
+      }
+      diagonalPlusRankOneEigen(delta, v, 0.1 * rng.normal(), n, Q, vals, ws);
+      steps += ws.iterations;
+    }
+    // Bisection to full precision would take about 50 steps a root; the rational steps converge in ~5.
+    expect(steps / (200 * n)).toBeLessThan(7);
+  });
 });
