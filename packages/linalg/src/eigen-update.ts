@@ -9,7 +9,8 @@
  *   small diagonal-plus-rank-one problem by the secular equation). The eigenvectors are kept factored
  *   over a growing orthonormal basis, so an update rotates only a small coefficient matrix.
  */
-import { allocF64, freeF64, gemv } from "./dispatch.js";
+import { addRowsScalar } from "./blas.js";
+import { addRows, allocF64, freeF64, gemv } from "./dispatch.js";
 import { diagonalPlusRankOneEigen, type SecularWorkspace, secularWorkspace } from "./secular.js";
 
 /**
@@ -203,7 +204,7 @@ export class LowRankSymmetricEigen {
     for (let pass = 0; pass < 2; pass++) {
       const aa = pass === 0 ? a : a2;
       this.basisProject(p, aa);
-      addRows(p, 0, d, B, 0, d, aa, 0, 1, r, -1);
+      addRows(p, 0, d, B, 0, d, aa, 0, r, -1);
       const before = pp;
       pp = 0;
       for (let l = 0; l < d; l++) pp += (p[l] as number) * (p[l] as number);
@@ -265,7 +266,7 @@ export class LowRankSymmetricEigen {
     for (let jj = 0; jj < n; jj++) {
       const o = jj * s;
       out.fill(0, o, o + rr);
-      addRows(out, o, rr, C, 0, s, Q, jj, n, n, 1);
+      addRowsScalar(out, o, rr, C, 0, s, Q, jj, n, n, 1);
     }
     this.coefNext = C;
     this.coef = out;
@@ -303,7 +304,7 @@ export class LowRankSymmetricEigen {
     for (let i = 0; i < this.rank; i++) {
       const o = i * d;
       out.fill(0, o, o + d);
-      addRows(out, o, d, B, 0, d, C, i * s, 1, this.basisSize, 1);
+      addRows(out, o, d, B, 0, d, C, i * s, this.basisSize, 1);
     }
     return out;
   }
@@ -469,48 +470,4 @@ function rowDot(A: Float64Array, o: number, x: ArrayLike<number>, d: number): nu
   }
   for (; l < d; l++) s0 += (A[o + l] as number) * (x[l] as number);
   return s0 + s1 + (s2 + s3);
-}
-
-/**
- * y[yo + l] += sum_{j < m} (scale w[wo + j ws]) A[ao + j lda + l] for l < n, the terms added left to
- * right in j (so the same bits as adding one row at a time) but four rows per pass over y. scale is
- * +1 or -1 (exact), so scale = -1 gives y - w_j A_j bit for bit.
- */
-function addRows(
-  y: Float64Array,
-  yo: number,
-  n: number,
-  A: Float64Array,
-  ao: number,
-  lda: number,
-  w: Float64Array,
-  wo: number,
-  ws: number,
-  m: number,
-  scale: number,
-): void {
-  let j = 0;
-  for (; j + 3 < m; j += 4) {
-    const w0 = scale * (w[wo + j * ws] as number);
-    const w1 = scale * (w[wo + (j + 1) * ws] as number);
-    const w2 = scale * (w[wo + (j + 2) * ws] as number);
-    const w3 = scale * (w[wo + (j + 3) * ws] as number);
-    const a0 = ao + j * lda;
-    const a1 = a0 + lda;
-    const a2 = a1 + lda;
-    const a3 = a2 + lda;
-    for (let l = 0; l < n; l++) {
-      y[yo + l] =
-        (y[yo + l] as number) +
-        w0 * (A[a0 + l] as number) +
-        w1 * (A[a1 + l] as number) +
-        w2 * (A[a2 + l] as number) +
-        w3 * (A[a3 + l] as number);
-    }
-  }
-  for (; j < m; j++) {
-    const w0 = scale * (w[wo + j * ws] as number);
-    const a0 = ao + j * lda;
-    for (let l = 0; l < n; l++) y[yo + l] = (y[yo + l] as number) + w0 * (A[a0 + l] as number);
-  }
 }
