@@ -382,3 +382,8 @@ export function softmaxInto(scores: Float64Array, k: number, out: Float64Array):
   }
   for (let i = 0; i < k; i++) out[i] = (out[i] as number) / z;
 }
+
+/** Initial model count for the default step sizes (at least 2). */
+export function initialModelCount(o: Record<string, unknown>): number {
+  return Math.max(2, Array.isArray(o.arms) ? (o.arms as unknown[]).length : 0);
+}
