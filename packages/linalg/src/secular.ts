@@ -18,6 +18,9 @@ export interface SecularWorkspace {
   kept: Uint8Array;
   /** Column of the (rotated, sorted) identity each basis index maps to: n x n scratch. */
   basis: Float64Array;
+  /** The kept poles d and weights rho z^2, contiguous for the root loops. */
+  dk: Float64Array;
+  wz: Float64Array;
   /** Root-finding steps taken by the last call (a diagnostic: a few per root). */
   iterations: number;
 }
@@ -34,6 +37,8 @@ export function secularWorkspace(capacity: number): SecularWorkspace {
     keep: new Int32Array(capacity),
     kept: new Uint8Array(capacity),
     basis: new Float64Array(capacity * capacity),
+    dk: new Float64Array(capacity),
+    wz: new Float64Array(capacity),
     iterations: 0,
   };
 }
@@ -130,14 +135,16 @@ export function diagonalPlusRankOneEigen(
   if (m === 0) return;
   // Secular roots over the kept indices.
   let steps = 0;
-  const { origin, tau, zhat } = ws;
+  const { origin, tau, zhat, dk, wz } = ws;
+  for (let u = 0; u < m; u++) {
+    const i = keep[u] as number;
+    const zi = z[i] as number;
+    dk[u] = d[i] as number;
+    wz[u] = r * zi * zi;
+  }
   const f = (o: number, t: number): number => {
     let s = 1;
-    for (let u = 0; u < m; u++) {
-      const i = keep[u] as number;
-      const zi = z[i] as number;
-      s += (r * zi * zi) / ((d[i] as number) - o - t);
-    }
+    for (let u = 0; u < m; u++) s += (wz[u] as number) / ((dk[u] as number) - o - t);
     return s;
   };
   for (let j = 0; j < m; j++) {
@@ -177,14 +184,18 @@ export function diagonalPlusRankOneEigen(
       let fv = 1;
       let fdLo = 0;
       let fdHi = 0;
-      for (let u = 0; u < m; u++) {
-        const i = keep[u] as number;
-        const zi = z[i] as number;
-        const q = 1 / ((d[i] as number) - o - t);
-        const w = r * zi * zi * q;
+      // Poles up to j, then above j (the same order of additions into fv as one loop).
+      for (let u = 0; u <= j; u++) {
+        const q = 1 / ((dk[u] as number) - o - t);
+        const w = (wz[u] as number) * q;
         fv += w;
-        if (u <= j) fdLo += w * q;
-        else fdHi += w * q;
+        fdLo += w * q;
+      }
+      for (let u = j + 1; u < m; u++) {
+        const q = 1 / ((dk[u] as number) - o - t);
+        const w = (wz[u] as number) * q;
+        fv += w;
+        fdHi += w * q;
       }
       if (fv === 0) break;
       if (fv < 0) lo = t;
@@ -225,21 +236,21 @@ export function diagonalPlusRankOneEigen(
   // Gu-Eisenstat: zhat_i^2 = prod_j (lambda_j - d_i) / (rho prod_{j != i} (d_j - d_i)).
   for (let u = 0; u < m; u++) {
     const i = keep[u] as number;
-    const di = d[i] as number;
+    const di = dk[u] as number;
     let p = ((origin[u] as number) - di + (tau[u] as number)) / r;
     for (let w = 0; w < m; w++) {
       if (w === u) continue;
-      const dw = d[keep[w] as number] as number;
-      p *= ((origin[w] as number) - di + (tau[w] as number)) / (dw - di);
+      p *= ((origin[w] as number) - di + (tau[w] as number)) / ((dk[w] as number) - di);
     }
     const zi = z[i] as number;
     zhat[u] = (zi < 0 ? -1 : 1) * Math.sqrt(Math.max(p, 0));
   }
   for (let j = 0; j < m; j++) {
     let big = 0;
+    const oj = origin[j] as number;
+    const tj = tau[j] as number;
     for (let u = 0; u < m; u++) {
-      const i = keep[u] as number;
-      const x = (zhat[u] as number) / ((d[i] as number) - (origin[j] as number) - (tau[j] as number));
+      const x = (zhat[u] as number) / ((dk[u] as number) - oj - tj);
       tau[m + u] = x;
       big = Math.max(big, Math.abs(x));
     }
