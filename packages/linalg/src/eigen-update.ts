@@ -9,7 +9,6 @@
  *   small diagonal-plus-rank-one problem by the secular equation). The eigenvectors are kept factored
  *   over a growing orthonormal basis, so an update rotates only a small coefficient matrix.
  */
-import { addRowsScalar } from "./blas.js";
 import { addRows, allocF64, freeF64, gemv } from "./dispatch.js";
 import { diagonalPlusRankOneEigen, type SecularWorkspace, secularWorkspace } from "./secular.js";
 
@@ -118,6 +117,8 @@ export class LowRankSymmetricEigen {
   private c2: Float64Array;
   private rot: Float64Array;
   private rot2: Float64Array;
+  /** The secular rotation transposed (its columns as contiguous rows), the weights of the coefficient rotation. */
+  private rotT: Float64Array;
   private readonly resid: Float64Array;
   private secular: SecularWorkspace = secularWorkspace(9);
 
@@ -129,8 +130,10 @@ export class LowRankSymmetricEigen {
     // The basis lives in WebAssembly memory when available, so B x runs on the SIMD gemv kernel.
     this.basis = allocF64(this.cap * dim);
     this.basisNext = allocF64(this.cap * dim);
-    this.coef = new Float64Array(this.cap * this.cap);
-    this.coefNext = new Float64Array(this.cap * this.cap);
+    // The coefficients (and the transposed rotation) also live in WebAssembly memory, for addRows.
+    this.coef = allocF64(this.cap * this.cap);
+    this.coefNext = allocF64(this.cap * this.cap);
+    this.rotT = allocF64(this.cap * this.cap);
     this.values = new Float64Array(this.cap);
     this.a = new Float64Array(this.cap);
     this.a2 = new Float64Array(this.cap);
@@ -185,8 +188,13 @@ export class LowRankSymmetricEigen {
    */
   rankOneUpdate(x: ArrayLike<number>, rho: number): void {
     const d = this.dim;
+    const p = this.resid;
     let x2 = 0;
-    for (let l = 0; l < d; l++) x2 += (x[l] as number) * (x[l] as number);
+    for (let l = 0; l < d; l++) {
+      const v = x[l] as number;
+      p[l] = v;
+      x2 += v * v;
+    }
     // A term this small is below double precision next to any spectrum the update could meet, and the
     // secular solver would lose it to underflow: skip it.
     if (!(Math.abs(rho) * x2 >= MIN_UPDATE)) return;
@@ -196,10 +204,8 @@ export class LowRankSymmetricEigen {
     const r = this.basisSize;
     const a = this.a;
     const a2 = this.a2;
-    const p = this.resid;
     // Gram-Schmidt against the basis, repeated once when the first pass cancelled more than half of
-    // |x| (Kahan-Parlett "twice is enough"): p = (I - B^T B) x (twice), a = B x (+ B p).
-    for (let l = 0; l < d; l++) p[l] = x[l] as number;
+    // |x| (Kahan-Parlett "twice is enough"): p = (I - B^T B) x (twice), a = B x (+ B p). p = x already.
     let pp = x2;
     for (let pass = 0; pass < 2; pass++) {
       const aa = pass === 0 ? a : a2;
@@ -263,10 +269,12 @@ export class LowRankSymmetricEigen {
     if (this.secular.capacity < n) this.secular = secularWorkspace(Math.max(n, 2 * this.secular.capacity));
     diagonalPlusRankOneEigen(this.values, c, rho, n, Q, this.values, this.secular);
     const out = this.coefNext;
+    const Qt = this.rotT;
+    for (let i = 0; i < n; i++) for (let jj = 0; jj < n; jj++) Qt[jj * n + i] = Q[i * n + jj] as number;
     for (let jj = 0; jj < n; jj++) {
       const o = jj * s;
       out.fill(0, o, o + rr);
-      addRowsScalar(out, o, rr, C, 0, s, Q, jj, n, n, 1);
+      addRows(out, o, rr, C, 0, s, Qt, jj * n, n, 1);
     }
     this.coefNext = C;
     this.coef = out;
@@ -438,10 +446,14 @@ export class LowRankSymmetricEigen {
     freeF64(this.basisNext);
     this.basis = basis;
     this.basisNext = allocF64(cap * d);
-    const coef = new Float64Array(cap * cap);
+    const coef = allocF64(cap * cap);
     for (let i = 0; i < old; i++) for (let j = 0; j < old; j++) coef[i * cap + j] = this.coef[i * old + j] as number;
+    freeF64(this.coef);
+    freeF64(this.coefNext);
+    freeF64(this.rotT);
     this.coef = coef;
-    this.coefNext = new Float64Array(cap * cap);
+    this.coefNext = allocF64(cap * cap);
+    this.rotT = allocF64(cap * cap);
     const values = new Float64Array(cap);
     values.set(this.values);
     this.values = values;
