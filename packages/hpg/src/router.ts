@@ -26,6 +26,7 @@ import {
   snapshotCorrupt,
   vectorToJson,
 } from "@routekit/core";
+import { allocF64 } from "@routekit/linalg";
 
 /** Options every router of this package accepts. */
 export interface RouterOptions extends ArmPolicyOptions {
@@ -183,7 +184,8 @@ export abstract class RouterBase<S extends ArmState> extends ArmPolicyBase<S, Ro
     this.auxPerArm = auxPerArm;
     this.normalizeContext = booleanOption(o, "normalizeContext", false);
     this.clipRewards = booleanOption(o, "clipRewards", true);
-    this.q = new Float64Array(this.contextDim);
+    // In WebAssembly memory, so the per-model score products B q need no staging copy.
+    this.q = allocF64(this.contextDim);
   }
 
   /**
