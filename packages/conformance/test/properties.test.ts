@@ -35,11 +35,6 @@ const KNOWN: [RegExp, readonly Check[], string][] = [
     "a budget or costUnit near the smallest double is accepted, then every cost overflows the cost statistics (OUT_OF_RANGE at update): the documented range > 0 needs a floor the statistics can carry",
   ],
   [
-    /^hpg\/(hpg|euclidean-pg|hpg-rank-capped)$/,
-    ["ranges:radius"],
-    "a radius near the smallest double is accepted but its derived default (Hpg's beta = radius / contextDim, EuclideanPg's stepSize) underflows to 0, so the policy writes a snapshot its own fromJSON refuses (SNAPSHOT_CORRUPT)",
-  ],
-  [
     /^mnl\/ofu-mnl-plus/,
     ["ranges:ridge", "ranges:stepSize"],
     "a ridge or stepSize near the smallest double is refused (OUT_OF_RANGE, non-finite confidence radius) although the README documents > 0: the floor is undocumented",

@@ -45,7 +45,9 @@ export class EuclideanPg extends LowRankRouter<LowRankArm> {
     this.latentRank = numberOption(o, "latentRank", 1, { integer: true, min: 1, max: this.contextDim });
     this.radius = numberOption(o, "radius", 2 * this.latentRank, { min: 0, openMin: true });
     const m = initialModelCount(o);
-    this.stepSize = this.readStepSize(options, EuclideanPg.kind, this.radius * Math.sqrt(m / (2 * this.horizon)));
+    // At least the smallest positive double: a radius near it must not give a step of 0.
+    const step = Math.max(this.radius * Math.sqrt(m / (2 * this.horizon)), Number.MIN_VALUE);
+    this.stepSize = this.readStepSize(options, EuclideanPg.kind, step);
     this.addInitialArms(options);
   }
 

@@ -54,7 +54,9 @@ export class Hpg extends LowRankRouter<LowRankArm> {
     const d = this.contextDim;
     this.latentRank = numberOption(o, "latentRank", 1, { integer: true, min: 1, max: d });
     this.radius = numberOption(o, "radius", 2 * this.latentRank, { min: 0, openMin: true });
-    this.beta = numberOption(o, "beta", this.radius / d, { min: 0, openMin: true });
+    // The default never underflows to 0 (a radius near the smallest double would give beta = 0, which no
+    // snapshot accepts): it is at least the smallest positive double.
+    this.beta = numberOption(o, "beta", Math.max(this.radius / d, Number.MIN_VALUE), { min: 0, openMin: true });
     const m = Array.isArray(o.arms) ? (o.arms as unknown[]).length : 0;
     this.stepSize = this.readStepSize(options, Hpg.kind, hpgStepSize(m, d, this.horizon));
     this.addInitialArms(options);
