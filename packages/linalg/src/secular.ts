@@ -142,11 +142,6 @@ export function diagonalPlusRankOneEigen(
     dk[u] = d[i] as number;
     wz[u] = r * zi * zi;
   }
-  const f = (o: number, t: number): number => {
-    let s = 1;
-    for (let u = 0; u < m; u++) s += (wz[u] as number) / ((dk[u] as number) - o - t);
-    return s;
-  };
   for (let j = 0; j < m; j++) {
     const dj = d[keep[j] as number] as number;
     let o: number;
@@ -155,7 +150,7 @@ export function diagonalPlusRankOneEigen(
     if (j < m - 1) {
       const dn = d[keep[j + 1] as number] as number;
       const gap = dn - dj;
-      if (f(dj, gap / 2) >= 0) {
+      if (secularValue(dk, wz, m, dj, gap / 2) >= 0) {
         o = dj;
         lo = 0;
         hi = gap / 2;
@@ -168,7 +163,7 @@ export function diagonalPlusRankOneEigen(
       o = dj;
       lo = 0;
       hi = r * zz;
-      while (f(o, hi) < 0) hi *= 2;
+      while (secularValue(dk, wz, m, o, hi) < 0) hi *= 2;
     }
     // Safeguarded by the bracket [lo, hi] (a step leaving it bisects instead). Between two poles the
     // step solves the two-pole model of f (the terms of the poles below and above matched in value and
@@ -276,4 +271,11 @@ export function diagonalPlusRankOneEigen(
     }
     col++;
   }
+}
+
+/** 1 + sum_u wz[u] / (dk[u] - o - t): the secular function in shifted coordinates (no closure: no allocation per call). */
+function secularValue(dk: Float64Array, wz: Float64Array, m: number, o: number, t: number): number {
+  let s = 1;
+  for (let u = 0; u < m; u++) s += (wz[u] as number) / ((dk[u] as number) - o - t);
+  return s;
 }
