@@ -30,16 +30,6 @@ type Check = "learn" | "re-add" | "hostile" | "pending" | `ranges:${string}` | "
  */
 const KNOWN: [RegExp, readonly Check[], string][] = [
   [
-    /^hpg\/exp3$/,
-    ["learn"],
-    "Exp3: after an arm is removed and re-added under the same id, learn of an old decision's event updates the new arm while update ignores it",
-  ],
-  [
-    /^hpg\/(hpg|euclidean-pg|hpg-rank-capped)$/,
-    ["ranges:radius"],
-    "a radius near the smallest double is accepted but its derived default (Hpg's beta = radius / contextDim, EuclideanPg's stepSize) underflows to 0, so the policy writes a snapshot its own fromJSON refuses (SNAPSHOT_CORRUPT)",
-  ],
-  [
     /^mnl\/ofu-mnl-plus/,
     ["ranges:ridge", "ranges:stepSize"],
     "a ridge or stepSize near the smallest double is refused (OUT_OF_RANGE, non-finite confidence radius) although the README documents > 0: the floor is undocumented",

@@ -26,6 +26,7 @@ import {
   snapshotCorrupt,
   vectorToJson,
 } from "@routekit/core";
+import { allocF64 } from "@routekit/linalg";
 
 /** Options every router of this package accepts. */
 export interface RouterOptions extends ArmPolicyOptions {
@@ -54,6 +55,11 @@ export interface RoutePayload {
   /** `auxPerArm` numbers per model (e.g. parameter-free HPG's inner score and bet). */
   aux: Float64Array;
   n: number;
+  /**
+   * Set on a payload built from an event recorded after the chosen model was removed: the round is
+   * ignored, as `update` ignores feedback for a removed model (even if its id was added again since).
+   */
+  removed: boolean;
 }
 
 /** Norm slack accepted for "unit-norm" queries. */
@@ -73,6 +79,7 @@ class RouteCodec implements LedgerCodec<RoutePayload> {
       probs: new Float64Array(8),
       aux: new Float64Array(8 * auxPerArm),
       n: 0,
+      removed: false,
     }));
   }
   acquire(n: number): RoutePayload {
@@ -82,6 +89,7 @@ class RouteCodec implements LedgerCodec<RoutePayload> {
       p.aux = new Float64Array(2 * n * this.auxPerArm);
     }
     p.n = n;
+    p.removed = false;
     return p;
   }
   encode(p: RoutePayload): Json {
@@ -177,7 +185,8 @@ export abstract class RouterBase<S extends ArmState> extends ArmPolicyBase<S, Ro
     this.auxPerArm = auxPerArm;
     this.normalizeContext = booleanOption(o, "normalizeContext", false);
     this.clipRewards = booleanOption(o, "clipRewards", true);
-    this.q = new Float64Array(this.contextDim);
+    // In WebAssembly memory, so the per-model score products B q need no staging copy.
+    this.q = allocF64(this.contextDim);
   }
 
   /**
@@ -221,6 +230,7 @@ export abstract class RouterBase<S extends ArmState> extends ArmPolicyBase<S, Ro
   }
 
   protected applyFeedback(_state: S, p: RoutePayload, feedback: ArmFeedback): void {
+    if (p.removed) return;
     const r = feedback.reward;
     const reward = r > 1 ? 1 : r < -1 ? -1 : r;
     this.prepareQuery(p.x, false);
@@ -251,6 +261,9 @@ export abstract class RouterBase<S extends ArmState> extends ArmPolicyBase<S, Ro
   protected override eventState(p: RoutePayload): Json {
     const st: Record<string, Json> = { arms: [...p.ids], probs: vectorToJson(p.probs, p.n) };
     if (this.auxPerArm > 0) st.aux = vectorToJson(p.aux, p.n * this.auxPerArm);
+    // The chosen model was removed since the decision: `update` ignores this feedback even if a model
+    // with the same id was added again, so the event says so and `learn` ignores it too.
+    if (this.stateOfUid(p.uid) === undefined) st.removed = true;
     return st;
   }
 
@@ -290,7 +303,9 @@ export abstract class RouterBase<S extends ArmState> extends ArmPolicyBase<S, Ro
       }
       aux = s.aux as number[];
     }
+    if (s.removed !== undefined && typeof s.removed !== "boolean") bad("removed must be a boolean");
     const p = this.codec.acquire(n);
+    p.removed = s.removed === true;
     p.uid = state.uid;
     p.chosen = chosen;
     p.x.set(x);
@@ -369,4 +384,9 @@ export function softmaxInto(scores: Float64Array, k: number, out: Float64Array):
     z += e;
   }
   for (let i = 0; i < k; i++) out[i] = (out[i] as number) / z;
+}
+
+/** Initial model count for the default step sizes (at least 2). */
+export function initialModelCount(o: Record<string, unknown>): number {
+  return Math.max(2, Array.isArray(o.arms) ? (o.arms as unknown[]).length : 0);
 }

@@ -465,4 +465,83 @@
         (local.set $x (i32.add (local.get $x) (i32.const 8)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $rows))))
+
+  ;; y[0..n) += sum_{j<m} (scale w[j]) A[j lda .. j lda + n), the terms added left to right in j, four
+  ;; rows per pass over y (the twin of addRowsScalar in src/blas.ts, same operations in the same order).
+  (func (export "addrows") (param $y i32) (param $n i32) (param $A i32) (param $lda i32) (param $w i32)
+    (param $m i32) (param $scale f64)
+    (local $j i32) (local $off i32) (local $even i32)
+    (local $a0 i32) (local $a1 i32) (local $a2 i32) (local $a3 i32)
+    (local $w0 f64) (local $w1 f64) (local $w2 f64) (local $w3 f64)
+    (local $v0 v128) (local $v1 v128) (local $v2 v128) (local $v3 v128)
+    (local.set $lda (i32.shl (local.get $lda) (i32.const 3)))
+    (local.set $even (i32.shl (i32.and (local.get $n) (i32.const -2)) (i32.const 3)))
+    (block $done4
+      (loop $rows4
+        (br_if $done4 (i32.gt_s (i32.add (local.get $j) (i32.const 4)) (local.get $m)))
+        (local.set $w0 (f64.mul (local.get $scale) (f64.load (local.get $w))))
+        (local.set $w1 (f64.mul (local.get $scale) (f64.load offset=8 (local.get $w))))
+        (local.set $w2 (f64.mul (local.get $scale) (f64.load offset=16 (local.get $w))))
+        (local.set $w3 (f64.mul (local.get $scale) (f64.load offset=24 (local.get $w))))
+        (local.set $v0 (f64x2.splat (local.get $w0)))
+        (local.set $v1 (f64x2.splat (local.get $w1)))
+        (local.set $v2 (f64x2.splat (local.get $w2)))
+        (local.set $v3 (f64x2.splat (local.get $w3)))
+        (local.set $a0 (local.get $A))
+        (local.set $a1 (i32.add (local.get $a0) (local.get $lda)))
+        (local.set $a2 (i32.add (local.get $a1) (local.get $lda)))
+        (local.set $a3 (i32.add (local.get $a2) (local.get $lda)))
+        (local.set $off (i32.const 0))
+        (block $dl
+          (loop $l
+            (br_if $dl (i32.ge_u (local.get $off) (local.get $even)))
+            (v128.store (i32.add (local.get $y) (local.get $off))
+              (f64x2.add
+                (f64x2.add
+                  (f64x2.add
+                    (f64x2.add (v128.load (i32.add (local.get $y) (local.get $off)))
+                      (f64x2.mul (local.get $v0) (v128.load (i32.add (local.get $a0) (local.get $off)))))
+                    (f64x2.mul (local.get $v1) (v128.load (i32.add (local.get $a1) (local.get $off)))))
+                  (f64x2.mul (local.get $v2) (v128.load (i32.add (local.get $a2) (local.get $off)))))
+                (f64x2.mul (local.get $v3) (v128.load (i32.add (local.get $a3) (local.get $off))))))
+            (local.set $off (i32.add (local.get $off) (i32.const 16)))
+            (br $l)))
+        (if (i32.and (local.get $n) (i32.const 1))
+          (then
+            (f64.store (i32.add (local.get $y) (local.get $even))
+              (f64.add
+                (f64.add
+                  (f64.add
+                    (f64.add (f64.load (i32.add (local.get $y) (local.get $even)))
+                      (f64.mul (local.get $w0) (f64.load (i32.add (local.get $a0) (local.get $even)))))
+                    (f64.mul (local.get $w1) (f64.load (i32.add (local.get $a1) (local.get $even)))))
+                  (f64.mul (local.get $w2) (f64.load (i32.add (local.get $a2) (local.get $even)))))
+                (f64.mul (local.get $w3) (f64.load (i32.add (local.get $a3) (local.get $even))))))))
+        (local.set $A (i32.add (local.get $a3) (local.get $lda)))
+        (local.set $w (i32.add (local.get $w) (i32.const 32)))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $rows4)))
+    (block $done1
+      (loop $rows1
+        (br_if $done1 (i32.ge_s (local.get $j) (local.get $m)))
+        (local.set $w0 (f64.mul (local.get $scale) (f64.load (local.get $w))))
+        (local.set $v0 (f64x2.splat (local.get $w0)))
+        (local.set $off (i32.const 0))
+        (block $dl1
+          (loop $l1
+            (br_if $dl1 (i32.ge_u (local.get $off) (local.get $even)))
+            (v128.store (i32.add (local.get $y) (local.get $off))
+              (f64x2.add (v128.load (i32.add (local.get $y) (local.get $off)))
+                (f64x2.mul (local.get $v0) (v128.load (i32.add (local.get $A) (local.get $off))))))
+            (local.set $off (i32.add (local.get $off) (i32.const 16)))
+            (br $l1)))
+        (if (i32.and (local.get $n) (i32.const 1))
+          (then
+            (f64.store (i32.add (local.get $y) (local.get $even))
+              (f64.add (f64.load (i32.add (local.get $y) (local.get $even)))
+                (f64.mul (local.get $w0) (f64.load (i32.add (local.get $A) (local.get $even))))))))
+        (local.set $A (i32.add (local.get $A) (local.get $lda)))
+        (local.set $w (i32.add (local.get $w) (i32.const 8)))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $rows1))))
 )
