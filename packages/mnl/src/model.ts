@@ -3,6 +3,7 @@
  * matrices. Probability vectors have n + 1 entries: the n offered items, then the outside option.
  */
 import { logSumExp, softmax, syrUpper } from "@routekit/linalg";
+import { utilitiesKernel } from "./unrolled.generated.js";
 
 /**
  * Utilities z_i = x_i . w for the n rows of X (row stride d), written to z[0..n), and z[n] = log v0.
@@ -215,9 +216,29 @@ export function mnlRevenue(
  * Optimistic utilities util[i] = x_i . w + c ||x_i||_M for the n rows of f (row stride d), with M given
  * by the upper triangle of the d x d matrix `M` (V^-1 or H^-1). One fused pass per row computes the
  * mean and the quadratic form x^T M x = sum_k x_k (M_kk x_k + 2 sum_{l>k} M_kl x_l): at the small d of
- * assortment features, calls into linalg per row cost more than the arithmetic.
+ * assortment features, calls into linalg per row cost more than the arithmetic. For d <= 8 a kernel
+ * with the feature index unrolled does the same operations in the same order (identical bits), about
+ * 2.5 times faster at d = 5: the generic loop spends most of its time on loop control.
  */
 export function optimisticUtilities(
+  f: Float64Array,
+  n: number,
+  d: number,
+  w: Float64Array,
+  M: Float64Array,
+  c: number,
+  util: Float64Array,
+): void {
+  const kernel = utilitiesKernel(d);
+  if (kernel !== undefined) {
+    kernel(f, n, w, M, c, util);
+    return;
+  }
+  optimisticUtilitiesGeneric(f, n, d, w, M, c, util);
+}
+
+/** {@link optimisticUtilities} without the unrolled kernels (any d; the reference the kernels are tested against). */
+export function optimisticUtilitiesGeneric(
   f: Float64Array,
   n: number,
   d: number,

@@ -17,7 +17,7 @@
  * reaches it.
  */
 import { choleskyFactor, choleskySolve, dot, symmetrizeUpper } from "@routekit/linalg";
-import { type ChoiceHistory, dataPass, type MleWorkspace } from "./mle.js";
+import { type ChoiceHistory, dataPass, gradientPass, type MleWorkspace } from "./mle.js";
 
 /** Newton-decrement tolerance of the warm-started refit (see above). */
 export const WARM_MLE_TOLERANCE = 1e-8;
@@ -114,7 +114,7 @@ export function warmFitMnlMle(
     for (let k = 0; k < d; k++) theta[k] = (theta[k] as number) - t * (step[k] as number);
     // The gradient at the new estimate: the convergence test of the next iteration, and the cache.
     st.g.fill(0);
-    dataPass(h, 0, count, v0, theta, ws, st.g, H, 1);
+    gradientPass(h, 0, count, v0, theta, ws, st.g);
     passes++;
     exact = false;
   }

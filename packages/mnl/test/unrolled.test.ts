@@ -1,0 +1,60 @@
+import { Rng } from "@routekit/core";
+import { describe, expect, it } from "vitest";
+import { ChoiceHistory, dataPass, gradientPass, MleWorkspace } from "../src/mle.js";
+import { optimisticUtilities, optimisticUtilitiesGeneric } from "../src/model.js";
+import { MAX_UNROLLED_D } from "../src/unrolled.generated.js";
+
+/** Features with some exact zeros and negative zeros, so the sign of zero is exercised too. */
+function features(rng: Rng, len: number, scale: number): Float64Array {
+  return Float64Array.from({ length: len }, () => {
+    const u = rng.uniform();
+    return u < 0.05 ? -0 : u < 0.1 ? 0 : rng.normal(0, scale);
+  });
+}
+
+const sameBits = (a: Float64Array, b: Float64Array) => a.every((v, i) => Object.is(v, b[i]));
+
+describe("unrolled kernels give the generic loops' bits", () => {
+  it("optimistic utilities, every unrolled d and one above", () => {
+    const rng = Rng.fromSeed(5);
+    for (let d = 1; d <= MAX_UNROLLED_D + 1; d++) {
+      for (const scale of [0.3, 1e-3, 1e40]) {
+        const n = 37;
+        const f = features(rng, n * d, scale);
+        const w = features(rng, d, 1);
+        const M = Float64Array.from({ length: d * d }, (_, i) =>
+          i % d === Math.floor(i / d) ? 1 + rng.uniform() : rng.normal(0, 0.3),
+        );
+        for (const c of [0, 0.7, 250]) {
+          const a = new Float64Array(n);
+          const b = new Float64Array(n);
+          optimisticUtilities(f, n, d, w, M, c, a);
+          optimisticUtilitiesGeneric(f, n, d, w, M, c, b);
+          expect(sameBits(a, b), `d=${d} scale=${scale} c=${c}`).toBe(true);
+        }
+      }
+    }
+  });
+
+  it("the data gradient pass on ragged rounds with outside choices", () => {
+    const rng = Rng.fromSeed(6);
+    for (let d = 1; d <= MAX_UNROLLED_D + 1; d++) {
+      const K = 6;
+      const h = new ChoiceHistory(d);
+      for (let s = 0; s < 150; s++) {
+        const n = 1 + rng.int(K);
+        h.stage(features(rng, n * d, 0.8), n, rng.int(n + 1) - 1);
+        h.commit();
+      }
+      const ws = new MleWorkspace(d, K);
+      for (const v0 of [1, 0.3]) {
+        const theta = features(rng, d, 2);
+        const a = features(rng, d, 1);
+        const b = a.slice();
+        gradientPass(h, 3, h.rounds, v0, theta, ws, a);
+        dataPass(h, 3, h.rounds, v0, theta, ws, b, new Float64Array(d * d), 1);
+        expect(sameBits(a, b), `d=${d} v0=${v0}`).toBe(true);
+      }
+    }
+  });
+});
