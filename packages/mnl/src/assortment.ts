@@ -11,23 +11,37 @@
  */
 import { ErrorCode, RouteKitError } from "@routekit/core";
 
+/** Scores of the kept entries of {@link topK}, in `out` order (grown on demand; topK never re-enters). */
+let kept = new Float64Array(64);
+
 /**
  * Indices of the k largest `score[i]` (i < n), best first, ties to the lower index, written into
  * `out`; only entries with score > `floor` are kept (default -Infinity keeps all). Returns the count.
- * O(n k) insertion into a sorted prefix: faster than sorting for the small k of assortments.
+ * O(n k) insertion into a sorted prefix: faster than sorting for the small k of assortments. The kept
+ * scores sit in a scratch array beside `out`, so the scan compares against the k-th best without an
+ * indirect read per item.
  */
 export function topK(score: ArrayLike<number>, n: number, k: number, out: Int32Array, floor = -Infinity): number {
+  if (!(k > 0)) return 0;
+  if (kept.length < k) kept = new Float64Array(k);
+  const v = kept;
   let m = 0;
+  // The score an item must beat to enter: the floor until k are kept, then the k-th best.
+  let bar = floor;
   for (let i = 0; i < n; i++) {
     const s = score[i] as number;
-    if (!(s > floor)) continue;
-    if (m === k && !(s > (score[out[k - 1] as number] as number))) continue;
+    if (!(s > bar)) {
+      if (m === k || !(s > floor)) continue;
+    }
     let j = m < k ? m++ : k - 1;
-    while (j > 0 && s > (score[out[j - 1] as number] as number)) {
+    while (j > 0 && s > (v[j - 1] as number)) {
       out[j] = out[j - 1] as number;
+      v[j] = v[j - 1] as number;
       j--;
     }
     out[j] = i;
+    v[j] = s;
+    if (m === k) bar = v[k - 1] as number;
   }
   return m;
 }

@@ -3,7 +3,7 @@
  * matrices. Probability vectors have n + 1 entries: the n offered items, then the outside option.
  */
 import { logSumExp, softmax, syrUpper } from "@routekit/linalg";
-import { utilitiesKernel } from "./unrolled.generated.js";
+import { hessianCholeskyKernel, utilitiesKernel } from "./unrolled.generated.js";
 
 /**
  * Utilities z_i = x_i . w for the n rows of X (row stride d), written to z[0..n), and z[n] = log v0.
@@ -135,8 +135,29 @@ export function addMnlHessianUpper(
  * PSD decomposition of the MNL Hessian as a covariance with x_0 = 0:
  * G = sum_i p_i (x_i - x̄)(x_i - x̄)^T + p_0 x̄ x̄^T, i.e. n + 1 rank-1 updates in O(n d^2),
  * which cannot lose definiteness to round-off. `xbar` and `row` are d-value scratch buffers.
+ * For d <= 8 a kernel with the feature index unrolled keeps L in registers across the n + 1 updates
+ * and does the same operations in the same order (identical bits).
  */
 export function addMnlHessianToCholesky(
+  L: Float64Array,
+  X: Float64Array,
+  n: number,
+  d: number,
+  p: Float64Array,
+  scale: number,
+  xbar: Float64Array,
+  row: Float64Array,
+): void {
+  const kernel = hessianCholeskyKernel(d);
+  if (kernel !== undefined) {
+    kernel(L, X, n, p, scale, xbar);
+    return;
+  }
+  addMnlHessianToCholeskyGeneric(L, X, n, d, p, scale, xbar, row);
+}
+
+/** {@link addMnlHessianToCholesky} without the unrolled kernels (any d; the kernels' reference). */
+export function addMnlHessianToCholeskyGeneric(
   L: Float64Array,
   X: Float64Array,
   n: number,

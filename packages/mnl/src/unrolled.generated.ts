@@ -5,6 +5,9 @@ export type UtilitiesKernel = (f: Float64Array, n: number, w: Float64Array, M: F
 /** The data gradient pass with the feature index unrolled (see dataPass in mle.ts, mode 1). */
 export type GradientPassKernel = (x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array) => void;
 
+/** The MNL Hessian added to a Cholesky factor with the feature index unrolled (see addMnlHessianToCholesky in model.ts). */
+export type HessianCholeskyKernel = (L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array) => void;
+
 /** Largest d with unrolled kernels. */
 export const MAX_UNROLLED_D = 8;
 
@@ -400,6 +403,554 @@ function gradientPass8(x: Float64Array, start: Int32Array, choice: Int32Array, f
   g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4; g[5] = g5; g[6] = g6; g[7] = g7;
 }
 
+function hessianCholesky1(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
+  let l0_0 = L[0] as number;
+  let xb0 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 1) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number);
+  }
+  xbar[0] = xb0;
+  for (let i = 0, o = 0; i <= n; i++, o += 1) {
+    const s = Math.sqrt(scale * (p[i] as number));
+    if (!(s > 0)) continue;
+    let r0: number;
+    if (i < n) {
+      r0 = s * ((X[o + 0] as number) - xb0);
+    } else {
+      r0 = s * xb0;
+    }
+    {
+        const lkk = l0_0;
+        const xk = r0;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l0_0 = rr;
+        
+      }
+  }
+  L[0] = l0_0;
+}
+
+function hessianCholesky2(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
+  let l0_0 = L[0] as number; let l1_0 = L[2] as number; let l1_1 = L[3] as number;
+  let xb0 = 0; let xb1 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 2) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number); xb1 = xb1 + pi * (X[o + 1] as number);
+  }
+  xbar[0] = xb0; xbar[1] = xb1;
+  for (let i = 0, o = 0; i <= n; i++, o += 2) {
+    const s = Math.sqrt(scale * (p[i] as number));
+    if (!(s > 0)) continue;
+    let r0: number; let r1: number;
+    if (i < n) {
+      r0 = s * ((X[o + 0] as number) - xb0); r1 = s * ((X[o + 1] as number) - xb1);
+    } else {
+      r0 = s * xb0; r1 = s * xb1;
+    }
+    {
+        const lkk = l0_0;
+        const xk = r0;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l0_0 = rr;
+        { const lik = (l1_0 + sk * r1) / c; l1_0 = lik; r1 = c * r1 - sk * lik; }
+      }
+      {
+        const lkk = l1_1;
+        const xk = r1;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l1_1 = rr;
+        
+      }
+  }
+  L[0] = l0_0; L[2] = l1_0; L[3] = l1_1;
+}
+
+function hessianCholesky3(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
+  let l0_0 = L[0] as number; let l1_0 = L[3] as number; let l1_1 = L[4] as number; let l2_0 = L[6] as number; let l2_1 = L[7] as number; let l2_2 = L[8] as number;
+  let xb0 = 0; let xb1 = 0; let xb2 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 3) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number); xb1 = xb1 + pi * (X[o + 1] as number); xb2 = xb2 + pi * (X[o + 2] as number);
+  }
+  xbar[0] = xb0; xbar[1] = xb1; xbar[2] = xb2;
+  for (let i = 0, o = 0; i <= n; i++, o += 3) {
+    const s = Math.sqrt(scale * (p[i] as number));
+    if (!(s > 0)) continue;
+    let r0: number; let r1: number; let r2: number;
+    if (i < n) {
+      r0 = s * ((X[o + 0] as number) - xb0); r1 = s * ((X[o + 1] as number) - xb1); r2 = s * ((X[o + 2] as number) - xb2);
+    } else {
+      r0 = s * xb0; r1 = s * xb1; r2 = s * xb2;
+    }
+    {
+        const lkk = l0_0;
+        const xk = r0;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l0_0 = rr;
+        { const lik = (l1_0 + sk * r1) / c; l1_0 = lik; r1 = c * r1 - sk * lik; }
+        { const lik = (l2_0 + sk * r2) / c; l2_0 = lik; r2 = c * r2 - sk * lik; }
+      }
+      {
+        const lkk = l1_1;
+        const xk = r1;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l1_1 = rr;
+        { const lik = (l2_1 + sk * r2) / c; l2_1 = lik; r2 = c * r2 - sk * lik; }
+      }
+      {
+        const lkk = l2_2;
+        const xk = r2;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l2_2 = rr;
+        
+      }
+  }
+  L[0] = l0_0; L[3] = l1_0; L[4] = l1_1; L[6] = l2_0; L[7] = l2_1; L[8] = l2_2;
+}
+
+function hessianCholesky4(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
+  let l0_0 = L[0] as number; let l1_0 = L[4] as number; let l1_1 = L[5] as number; let l2_0 = L[8] as number; let l2_1 = L[9] as number; let l2_2 = L[10] as number; let l3_0 = L[12] as number; let l3_1 = L[13] as number; let l3_2 = L[14] as number; let l3_3 = L[15] as number;
+  let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 4) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number); xb1 = xb1 + pi * (X[o + 1] as number); xb2 = xb2 + pi * (X[o + 2] as number); xb3 = xb3 + pi * (X[o + 3] as number);
+  }
+  xbar[0] = xb0; xbar[1] = xb1; xbar[2] = xb2; xbar[3] = xb3;
+  for (let i = 0, o = 0; i <= n; i++, o += 4) {
+    const s = Math.sqrt(scale * (p[i] as number));
+    if (!(s > 0)) continue;
+    let r0: number; let r1: number; let r2: number; let r3: number;
+    if (i < n) {
+      r0 = s * ((X[o + 0] as number) - xb0); r1 = s * ((X[o + 1] as number) - xb1); r2 = s * ((X[o + 2] as number) - xb2); r3 = s * ((X[o + 3] as number) - xb3);
+    } else {
+      r0 = s * xb0; r1 = s * xb1; r2 = s * xb2; r3 = s * xb3;
+    }
+    {
+        const lkk = l0_0;
+        const xk = r0;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l0_0 = rr;
+        { const lik = (l1_0 + sk * r1) / c; l1_0 = lik; r1 = c * r1 - sk * lik; }
+        { const lik = (l2_0 + sk * r2) / c; l2_0 = lik; r2 = c * r2 - sk * lik; }
+        { const lik = (l3_0 + sk * r3) / c; l3_0 = lik; r3 = c * r3 - sk * lik; }
+      }
+      {
+        const lkk = l1_1;
+        const xk = r1;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l1_1 = rr;
+        { const lik = (l2_1 + sk * r2) / c; l2_1 = lik; r2 = c * r2 - sk * lik; }
+        { const lik = (l3_1 + sk * r3) / c; l3_1 = lik; r3 = c * r3 - sk * lik; }
+      }
+      {
+        const lkk = l2_2;
+        const xk = r2;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l2_2 = rr;
+        { const lik = (l3_2 + sk * r3) / c; l3_2 = lik; r3 = c * r3 - sk * lik; }
+      }
+      {
+        const lkk = l3_3;
+        const xk = r3;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l3_3 = rr;
+        
+      }
+  }
+  L[0] = l0_0; L[4] = l1_0; L[5] = l1_1; L[8] = l2_0; L[9] = l2_1; L[10] = l2_2; L[12] = l3_0; L[13] = l3_1; L[14] = l3_2; L[15] = l3_3;
+}
+
+function hessianCholesky5(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
+  let l0_0 = L[0] as number; let l1_0 = L[5] as number; let l1_1 = L[6] as number; let l2_0 = L[10] as number; let l2_1 = L[11] as number; let l2_2 = L[12] as number; let l3_0 = L[15] as number; let l3_1 = L[16] as number; let l3_2 = L[17] as number; let l3_3 = L[18] as number; let l4_0 = L[20] as number; let l4_1 = L[21] as number; let l4_2 = L[22] as number; let l4_3 = L[23] as number; let l4_4 = L[24] as number;
+  let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 5) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number); xb1 = xb1 + pi * (X[o + 1] as number); xb2 = xb2 + pi * (X[o + 2] as number); xb3 = xb3 + pi * (X[o + 3] as number); xb4 = xb4 + pi * (X[o + 4] as number);
+  }
+  xbar[0] = xb0; xbar[1] = xb1; xbar[2] = xb2; xbar[3] = xb3; xbar[4] = xb4;
+  for (let i = 0, o = 0; i <= n; i++, o += 5) {
+    const s = Math.sqrt(scale * (p[i] as number));
+    if (!(s > 0)) continue;
+    let r0: number; let r1: number; let r2: number; let r3: number; let r4: number;
+    if (i < n) {
+      r0 = s * ((X[o + 0] as number) - xb0); r1 = s * ((X[o + 1] as number) - xb1); r2 = s * ((X[o + 2] as number) - xb2); r3 = s * ((X[o + 3] as number) - xb3); r4 = s * ((X[o + 4] as number) - xb4);
+    } else {
+      r0 = s * xb0; r1 = s * xb1; r2 = s * xb2; r3 = s * xb3; r4 = s * xb4;
+    }
+    {
+        const lkk = l0_0;
+        const xk = r0;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l0_0 = rr;
+        { const lik = (l1_0 + sk * r1) / c; l1_0 = lik; r1 = c * r1 - sk * lik; }
+        { const lik = (l2_0 + sk * r2) / c; l2_0 = lik; r2 = c * r2 - sk * lik; }
+        { const lik = (l3_0 + sk * r3) / c; l3_0 = lik; r3 = c * r3 - sk * lik; }
+        { const lik = (l4_0 + sk * r4) / c; l4_0 = lik; r4 = c * r4 - sk * lik; }
+      }
+      {
+        const lkk = l1_1;
+        const xk = r1;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l1_1 = rr;
+        { const lik = (l2_1 + sk * r2) / c; l2_1 = lik; r2 = c * r2 - sk * lik; }
+        { const lik = (l3_1 + sk * r3) / c; l3_1 = lik; r3 = c * r3 - sk * lik; }
+        { const lik = (l4_1 + sk * r4) / c; l4_1 = lik; r4 = c * r4 - sk * lik; }
+      }
+      {
+        const lkk = l2_2;
+        const xk = r2;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l2_2 = rr;
+        { const lik = (l3_2 + sk * r3) / c; l3_2 = lik; r3 = c * r3 - sk * lik; }
+        { const lik = (l4_2 + sk * r4) / c; l4_2 = lik; r4 = c * r4 - sk * lik; }
+      }
+      {
+        const lkk = l3_3;
+        const xk = r3;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l3_3 = rr;
+        { const lik = (l4_3 + sk * r4) / c; l4_3 = lik; r4 = c * r4 - sk * lik; }
+      }
+      {
+        const lkk = l4_4;
+        const xk = r4;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l4_4 = rr;
+        
+      }
+  }
+  L[0] = l0_0; L[5] = l1_0; L[6] = l1_1; L[10] = l2_0; L[11] = l2_1; L[12] = l2_2; L[15] = l3_0; L[16] = l3_1; L[17] = l3_2; L[18] = l3_3; L[20] = l4_0; L[21] = l4_1; L[22] = l4_2; L[23] = l4_3; L[24] = l4_4;
+}
+
+function hessianCholesky6(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
+  let l0_0 = L[0] as number; let l1_0 = L[6] as number; let l1_1 = L[7] as number; let l2_0 = L[12] as number; let l2_1 = L[13] as number; let l2_2 = L[14] as number; let l3_0 = L[18] as number; let l3_1 = L[19] as number; let l3_2 = L[20] as number; let l3_3 = L[21] as number; let l4_0 = L[24] as number; let l4_1 = L[25] as number; let l4_2 = L[26] as number; let l4_3 = L[27] as number; let l4_4 = L[28] as number; let l5_0 = L[30] as number; let l5_1 = L[31] as number; let l5_2 = L[32] as number; let l5_3 = L[33] as number; let l5_4 = L[34] as number; let l5_5 = L[35] as number;
+  let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 6) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number); xb1 = xb1 + pi * (X[o + 1] as number); xb2 = xb2 + pi * (X[o + 2] as number); xb3 = xb3 + pi * (X[o + 3] as number); xb4 = xb4 + pi * (X[o + 4] as number); xb5 = xb5 + pi * (X[o + 5] as number);
+  }
+  xbar[0] = xb0; xbar[1] = xb1; xbar[2] = xb2; xbar[3] = xb3; xbar[4] = xb4; xbar[5] = xb5;
+  for (let i = 0, o = 0; i <= n; i++, o += 6) {
+    const s = Math.sqrt(scale * (p[i] as number));
+    if (!(s > 0)) continue;
+    let r0: number; let r1: number; let r2: number; let r3: number; let r4: number; let r5: number;
+    if (i < n) {
+      r0 = s * ((X[o + 0] as number) - xb0); r1 = s * ((X[o + 1] as number) - xb1); r2 = s * ((X[o + 2] as number) - xb2); r3 = s * ((X[o + 3] as number) - xb3); r4 = s * ((X[o + 4] as number) - xb4); r5 = s * ((X[o + 5] as number) - xb5);
+    } else {
+      r0 = s * xb0; r1 = s * xb1; r2 = s * xb2; r3 = s * xb3; r4 = s * xb4; r5 = s * xb5;
+    }
+    {
+        const lkk = l0_0;
+        const xk = r0;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l0_0 = rr;
+        { const lik = (l1_0 + sk * r1) / c; l1_0 = lik; r1 = c * r1 - sk * lik; }
+        { const lik = (l2_0 + sk * r2) / c; l2_0 = lik; r2 = c * r2 - sk * lik; }
+        { const lik = (l3_0 + sk * r3) / c; l3_0 = lik; r3 = c * r3 - sk * lik; }
+        { const lik = (l4_0 + sk * r4) / c; l4_0 = lik; r4 = c * r4 - sk * lik; }
+        { const lik = (l5_0 + sk * r5) / c; l5_0 = lik; r5 = c * r5 - sk * lik; }
+      }
+      {
+        const lkk = l1_1;
+        const xk = r1;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l1_1 = rr;
+        { const lik = (l2_1 + sk * r2) / c; l2_1 = lik; r2 = c * r2 - sk * lik; }
+        { const lik = (l3_1 + sk * r3) / c; l3_1 = lik; r3 = c * r3 - sk * lik; }
+        { const lik = (l4_1 + sk * r4) / c; l4_1 = lik; r4 = c * r4 - sk * lik; }
+        { const lik = (l5_1 + sk * r5) / c; l5_1 = lik; r5 = c * r5 - sk * lik; }
+      }
+      {
+        const lkk = l2_2;
+        const xk = r2;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l2_2 = rr;
+        { const lik = (l3_2 + sk * r3) / c; l3_2 = lik; r3 = c * r3 - sk * lik; }
+        { const lik = (l4_2 + sk * r4) / c; l4_2 = lik; r4 = c * r4 - sk * lik; }
+        { const lik = (l5_2 + sk * r5) / c; l5_2 = lik; r5 = c * r5 - sk * lik; }
+      }
+      {
+        const lkk = l3_3;
+        const xk = r3;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l3_3 = rr;
+        { const lik = (l4_3 + sk * r4) / c; l4_3 = lik; r4 = c * r4 - sk * lik; }
+        { const lik = (l5_3 + sk * r5) / c; l5_3 = lik; r5 = c * r5 - sk * lik; }
+      }
+      {
+        const lkk = l4_4;
+        const xk = r4;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l4_4 = rr;
+        { const lik = (l5_4 + sk * r5) / c; l5_4 = lik; r5 = c * r5 - sk * lik; }
+      }
+      {
+        const lkk = l5_5;
+        const xk = r5;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l5_5 = rr;
+        
+      }
+  }
+  L[0] = l0_0; L[6] = l1_0; L[7] = l1_1; L[12] = l2_0; L[13] = l2_1; L[14] = l2_2; L[18] = l3_0; L[19] = l3_1; L[20] = l3_2; L[21] = l3_3; L[24] = l4_0; L[25] = l4_1; L[26] = l4_2; L[27] = l4_3; L[28] = l4_4; L[30] = l5_0; L[31] = l5_1; L[32] = l5_2; L[33] = l5_3; L[34] = l5_4; L[35] = l5_5;
+}
+
+function hessianCholesky7(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
+  let l0_0 = L[0] as number; let l1_0 = L[7] as number; let l1_1 = L[8] as number; let l2_0 = L[14] as number; let l2_1 = L[15] as number; let l2_2 = L[16] as number; let l3_0 = L[21] as number; let l3_1 = L[22] as number; let l3_2 = L[23] as number; let l3_3 = L[24] as number; let l4_0 = L[28] as number; let l4_1 = L[29] as number; let l4_2 = L[30] as number; let l4_3 = L[31] as number; let l4_4 = L[32] as number; let l5_0 = L[35] as number; let l5_1 = L[36] as number; let l5_2 = L[37] as number; let l5_3 = L[38] as number; let l5_4 = L[39] as number; let l5_5 = L[40] as number; let l6_0 = L[42] as number; let l6_1 = L[43] as number; let l6_2 = L[44] as number; let l6_3 = L[45] as number; let l6_4 = L[46] as number; let l6_5 = L[47] as number; let l6_6 = L[48] as number;
+  let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0; let xb6 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 7) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number); xb1 = xb1 + pi * (X[o + 1] as number); xb2 = xb2 + pi * (X[o + 2] as number); xb3 = xb3 + pi * (X[o + 3] as number); xb4 = xb4 + pi * (X[o + 4] as number); xb5 = xb5 + pi * (X[o + 5] as number); xb6 = xb6 + pi * (X[o + 6] as number);
+  }
+  xbar[0] = xb0; xbar[1] = xb1; xbar[2] = xb2; xbar[3] = xb3; xbar[4] = xb4; xbar[5] = xb5; xbar[6] = xb6;
+  for (let i = 0, o = 0; i <= n; i++, o += 7) {
+    const s = Math.sqrt(scale * (p[i] as number));
+    if (!(s > 0)) continue;
+    let r0: number; let r1: number; let r2: number; let r3: number; let r4: number; let r5: number; let r6: number;
+    if (i < n) {
+      r0 = s * ((X[o + 0] as number) - xb0); r1 = s * ((X[o + 1] as number) - xb1); r2 = s * ((X[o + 2] as number) - xb2); r3 = s * ((X[o + 3] as number) - xb3); r4 = s * ((X[o + 4] as number) - xb4); r5 = s * ((X[o + 5] as number) - xb5); r6 = s * ((X[o + 6] as number) - xb6);
+    } else {
+      r0 = s * xb0; r1 = s * xb1; r2 = s * xb2; r3 = s * xb3; r4 = s * xb4; r5 = s * xb5; r6 = s * xb6;
+    }
+    {
+        const lkk = l0_0;
+        const xk = r0;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l0_0 = rr;
+        { const lik = (l1_0 + sk * r1) / c; l1_0 = lik; r1 = c * r1 - sk * lik; }
+        { const lik = (l2_0 + sk * r2) / c; l2_0 = lik; r2 = c * r2 - sk * lik; }
+        { const lik = (l3_0 + sk * r3) / c; l3_0 = lik; r3 = c * r3 - sk * lik; }
+        { const lik = (l4_0 + sk * r4) / c; l4_0 = lik; r4 = c * r4 - sk * lik; }
+        { const lik = (l5_0 + sk * r5) / c; l5_0 = lik; r5 = c * r5 - sk * lik; }
+        { const lik = (l6_0 + sk * r6) / c; l6_0 = lik; r6 = c * r6 - sk * lik; }
+      }
+      {
+        const lkk = l1_1;
+        const xk = r1;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l1_1 = rr;
+        { const lik = (l2_1 + sk * r2) / c; l2_1 = lik; r2 = c * r2 - sk * lik; }
+        { const lik = (l3_1 + sk * r3) / c; l3_1 = lik; r3 = c * r3 - sk * lik; }
+        { const lik = (l4_1 + sk * r4) / c; l4_1 = lik; r4 = c * r4 - sk * lik; }
+        { const lik = (l5_1 + sk * r5) / c; l5_1 = lik; r5 = c * r5 - sk * lik; }
+        { const lik = (l6_1 + sk * r6) / c; l6_1 = lik; r6 = c * r6 - sk * lik; }
+      }
+      {
+        const lkk = l2_2;
+        const xk = r2;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l2_2 = rr;
+        { const lik = (l3_2 + sk * r3) / c; l3_2 = lik; r3 = c * r3 - sk * lik; }
+        { const lik = (l4_2 + sk * r4) / c; l4_2 = lik; r4 = c * r4 - sk * lik; }
+        { const lik = (l5_2 + sk * r5) / c; l5_2 = lik; r5 = c * r5 - sk * lik; }
+        { const lik = (l6_2 + sk * r6) / c; l6_2 = lik; r6 = c * r6 - sk * lik; }
+      }
+      {
+        const lkk = l3_3;
+        const xk = r3;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l3_3 = rr;
+        { const lik = (l4_3 + sk * r4) / c; l4_3 = lik; r4 = c * r4 - sk * lik; }
+        { const lik = (l5_3 + sk * r5) / c; l5_3 = lik; r5 = c * r5 - sk * lik; }
+        { const lik = (l6_3 + sk * r6) / c; l6_3 = lik; r6 = c * r6 - sk * lik; }
+      }
+      {
+        const lkk = l4_4;
+        const xk = r4;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l4_4 = rr;
+        { const lik = (l5_4 + sk * r5) / c; l5_4 = lik; r5 = c * r5 - sk * lik; }
+        { const lik = (l6_4 + sk * r6) / c; l6_4 = lik; r6 = c * r6 - sk * lik; }
+      }
+      {
+        const lkk = l5_5;
+        const xk = r5;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l5_5 = rr;
+        { const lik = (l6_5 + sk * r6) / c; l6_5 = lik; r6 = c * r6 - sk * lik; }
+      }
+      {
+        const lkk = l6_6;
+        const xk = r6;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l6_6 = rr;
+        
+      }
+  }
+  L[0] = l0_0; L[7] = l1_0; L[8] = l1_1; L[14] = l2_0; L[15] = l2_1; L[16] = l2_2; L[21] = l3_0; L[22] = l3_1; L[23] = l3_2; L[24] = l3_3; L[28] = l4_0; L[29] = l4_1; L[30] = l4_2; L[31] = l4_3; L[32] = l4_4; L[35] = l5_0; L[36] = l5_1; L[37] = l5_2; L[38] = l5_3; L[39] = l5_4; L[40] = l5_5; L[42] = l6_0; L[43] = l6_1; L[44] = l6_2; L[45] = l6_3; L[46] = l6_4; L[47] = l6_5; L[48] = l6_6;
+}
+
+function hessianCholesky8(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
+  let l0_0 = L[0] as number; let l1_0 = L[8] as number; let l1_1 = L[9] as number; let l2_0 = L[16] as number; let l2_1 = L[17] as number; let l2_2 = L[18] as number; let l3_0 = L[24] as number; let l3_1 = L[25] as number; let l3_2 = L[26] as number; let l3_3 = L[27] as number; let l4_0 = L[32] as number; let l4_1 = L[33] as number; let l4_2 = L[34] as number; let l4_3 = L[35] as number; let l4_4 = L[36] as number; let l5_0 = L[40] as number; let l5_1 = L[41] as number; let l5_2 = L[42] as number; let l5_3 = L[43] as number; let l5_4 = L[44] as number; let l5_5 = L[45] as number; let l6_0 = L[48] as number; let l6_1 = L[49] as number; let l6_2 = L[50] as number; let l6_3 = L[51] as number; let l6_4 = L[52] as number; let l6_5 = L[53] as number; let l6_6 = L[54] as number; let l7_0 = L[56] as number; let l7_1 = L[57] as number; let l7_2 = L[58] as number; let l7_3 = L[59] as number; let l7_4 = L[60] as number; let l7_5 = L[61] as number; let l7_6 = L[62] as number; let l7_7 = L[63] as number;
+  let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0; let xb6 = 0; let xb7 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 8) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number); xb1 = xb1 + pi * (X[o + 1] as number); xb2 = xb2 + pi * (X[o + 2] as number); xb3 = xb3 + pi * (X[o + 3] as number); xb4 = xb4 + pi * (X[o + 4] as number); xb5 = xb5 + pi * (X[o + 5] as number); xb6 = xb6 + pi * (X[o + 6] as number); xb7 = xb7 + pi * (X[o + 7] as number);
+  }
+  xbar[0] = xb0; xbar[1] = xb1; xbar[2] = xb2; xbar[3] = xb3; xbar[4] = xb4; xbar[5] = xb5; xbar[6] = xb6; xbar[7] = xb7;
+  for (let i = 0, o = 0; i <= n; i++, o += 8) {
+    const s = Math.sqrt(scale * (p[i] as number));
+    if (!(s > 0)) continue;
+    let r0: number; let r1: number; let r2: number; let r3: number; let r4: number; let r5: number; let r6: number; let r7: number;
+    if (i < n) {
+      r0 = s * ((X[o + 0] as number) - xb0); r1 = s * ((X[o + 1] as number) - xb1); r2 = s * ((X[o + 2] as number) - xb2); r3 = s * ((X[o + 3] as number) - xb3); r4 = s * ((X[o + 4] as number) - xb4); r5 = s * ((X[o + 5] as number) - xb5); r6 = s * ((X[o + 6] as number) - xb6); r7 = s * ((X[o + 7] as number) - xb7);
+    } else {
+      r0 = s * xb0; r1 = s * xb1; r2 = s * xb2; r3 = s * xb3; r4 = s * xb4; r5 = s * xb5; r6 = s * xb6; r7 = s * xb7;
+    }
+    {
+        const lkk = l0_0;
+        const xk = r0;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l0_0 = rr;
+        { const lik = (l1_0 + sk * r1) / c; l1_0 = lik; r1 = c * r1 - sk * lik; }
+        { const lik = (l2_0 + sk * r2) / c; l2_0 = lik; r2 = c * r2 - sk * lik; }
+        { const lik = (l3_0 + sk * r3) / c; l3_0 = lik; r3 = c * r3 - sk * lik; }
+        { const lik = (l4_0 + sk * r4) / c; l4_0 = lik; r4 = c * r4 - sk * lik; }
+        { const lik = (l5_0 + sk * r5) / c; l5_0 = lik; r5 = c * r5 - sk * lik; }
+        { const lik = (l6_0 + sk * r6) / c; l6_0 = lik; r6 = c * r6 - sk * lik; }
+        { const lik = (l7_0 + sk * r7) / c; l7_0 = lik; r7 = c * r7 - sk * lik; }
+      }
+      {
+        const lkk = l1_1;
+        const xk = r1;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l1_1 = rr;
+        { const lik = (l2_1 + sk * r2) / c; l2_1 = lik; r2 = c * r2 - sk * lik; }
+        { const lik = (l3_1 + sk * r3) / c; l3_1 = lik; r3 = c * r3 - sk * lik; }
+        { const lik = (l4_1 + sk * r4) / c; l4_1 = lik; r4 = c * r4 - sk * lik; }
+        { const lik = (l5_1 + sk * r5) / c; l5_1 = lik; r5 = c * r5 - sk * lik; }
+        { const lik = (l6_1 + sk * r6) / c; l6_1 = lik; r6 = c * r6 - sk * lik; }
+        { const lik = (l7_1 + sk * r7) / c; l7_1 = lik; r7 = c * r7 - sk * lik; }
+      }
+      {
+        const lkk = l2_2;
+        const xk = r2;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l2_2 = rr;
+        { const lik = (l3_2 + sk * r3) / c; l3_2 = lik; r3 = c * r3 - sk * lik; }
+        { const lik = (l4_2 + sk * r4) / c; l4_2 = lik; r4 = c * r4 - sk * lik; }
+        { const lik = (l5_2 + sk * r5) / c; l5_2 = lik; r5 = c * r5 - sk * lik; }
+        { const lik = (l6_2 + sk * r6) / c; l6_2 = lik; r6 = c * r6 - sk * lik; }
+        { const lik = (l7_2 + sk * r7) / c; l7_2 = lik; r7 = c * r7 - sk * lik; }
+      }
+      {
+        const lkk = l3_3;
+        const xk = r3;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l3_3 = rr;
+        { const lik = (l4_3 + sk * r4) / c; l4_3 = lik; r4 = c * r4 - sk * lik; }
+        { const lik = (l5_3 + sk * r5) / c; l5_3 = lik; r5 = c * r5 - sk * lik; }
+        { const lik = (l6_3 + sk * r6) / c; l6_3 = lik; r6 = c * r6 - sk * lik; }
+        { const lik = (l7_3 + sk * r7) / c; l7_3 = lik; r7 = c * r7 - sk * lik; }
+      }
+      {
+        const lkk = l4_4;
+        const xk = r4;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l4_4 = rr;
+        { const lik = (l5_4 + sk * r5) / c; l5_4 = lik; r5 = c * r5 - sk * lik; }
+        { const lik = (l6_4 + sk * r6) / c; l6_4 = lik; r6 = c * r6 - sk * lik; }
+        { const lik = (l7_4 + sk * r7) / c; l7_4 = lik; r7 = c * r7 - sk * lik; }
+      }
+      {
+        const lkk = l5_5;
+        const xk = r5;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l5_5 = rr;
+        { const lik = (l6_5 + sk * r6) / c; l6_5 = lik; r6 = c * r6 - sk * lik; }
+        { const lik = (l7_5 + sk * r7) / c; l7_5 = lik; r7 = c * r7 - sk * lik; }
+      }
+      {
+        const lkk = l6_6;
+        const xk = r6;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l6_6 = rr;
+        { const lik = (l7_6 + sk * r7) / c; l7_6 = lik; r7 = c * r7 - sk * lik; }
+      }
+      {
+        const lkk = l7_7;
+        const xk = r7;
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l7_7 = rr;
+        
+      }
+  }
+  L[0] = l0_0; L[8] = l1_0; L[9] = l1_1; L[16] = l2_0; L[17] = l2_1; L[18] = l2_2; L[24] = l3_0; L[25] = l3_1; L[26] = l3_2; L[27] = l3_3; L[32] = l4_0; L[33] = l4_1; L[34] = l4_2; L[35] = l4_3; L[36] = l4_4; L[40] = l5_0; L[41] = l5_1; L[42] = l5_2; L[43] = l5_3; L[44] = l5_4; L[45] = l5_5; L[48] = l6_0; L[49] = l6_1; L[50] = l6_2; L[51] = l6_3; L[52] = l6_4; L[53] = l6_5; L[54] = l6_6; L[56] = l7_0; L[57] = l7_1; L[58] = l7_2; L[59] = l7_3; L[60] = l7_4; L[61] = l7_5; L[62] = l7_6; L[63] = l7_7;
+}
+
 /** The utilities kernel for d, or undefined (use the generic loop). */
 export function utilitiesKernel(d: number): UtilitiesKernel | undefined {
   switch (d) {
@@ -411,6 +962,21 @@ export function utilitiesKernel(d: number): UtilitiesKernel | undefined {
     case 6: return utilities6;
     case 7: return utilities7;
     case 8: return utilities8;
+    default: return undefined;
+  }
+}
+
+/** The Hessian-to-Cholesky kernel for d, or undefined (use the generic loop). */
+export function hessianCholeskyKernel(d: number): HessianCholeskyKernel | undefined {
+  switch (d) {
+    case 1: return hessianCholesky1;
+    case 2: return hessianCholesky2;
+    case 3: return hessianCholesky3;
+    case 4: return hessianCholesky4;
+    case 5: return hessianCholesky5;
+    case 6: return hessianCholesky6;
+    case 7: return hessianCholesky7;
+    case 8: return hessianCholesky8;
     default: return undefined;
   }
 }

@@ -1,7 +1,12 @@
 import { Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { ChoiceHistory, dataPass, gradientPass, MleWorkspace } from "../src/mle.js";
-import { optimisticUtilities, optimisticUtilitiesGeneric } from "../src/model.js";
+import {
+  addMnlHessianToCholesky,
+  addMnlHessianToCholeskyGeneric,
+  optimisticUtilities,
+  optimisticUtilitiesGeneric,
+} from "../src/model.js";
 import { MAX_UNROLLED_D } from "../src/unrolled.generated.js";
 
 /** Features with some exact zeros and negative zeros, so the sign of zero is exercised too. */
@@ -54,6 +59,32 @@ describe("unrolled kernels give the generic loops' bits", () => {
         gradientPass(h, 3, h.rounds, v0, theta, ws, a);
         dataPass(h, 3, h.rounds, v0, theta, ws, b, new Float64Array(d * d), 1);
         expect(sameBits(a, b), `d=${d} v0=${v0}`).toBe(true);
+      }
+    }
+  });
+});
+
+describe("unrolled Hessian-to-Cholesky kernel", () => {
+  it("gives the generic rank-1 updates' bits, including zero probabilities and an unchosen outside option", () => {
+    const rng = Rng.fromSeed(7);
+    for (let d = 1; d <= MAX_UNROLLED_D + 1; d++) {
+      for (const scale of [1, 2.5]) {
+        const n = 1 + rng.int(9);
+        const X = features(rng, n * d, 0.7);
+        const p = Float64Array.from({ length: n + 1 }, () => (rng.uniform() < 0.15 ? 0 : rng.uniform()));
+        const L0 = new Float64Array(d * d);
+        for (let i = 0; i < d; i++) {
+          L0[i * d + i] = 1 + rng.uniform();
+          for (let j = 0; j < i; j++) L0[i * d + j] = rng.normal(0, 0.5);
+        }
+        const a = L0.slice();
+        const b = L0.slice();
+        const xa = new Float64Array(d);
+        const xb = new Float64Array(d);
+        addMnlHessianToCholesky(a, X, n, d, p, scale, xa, new Float64Array(d));
+        addMnlHessianToCholeskyGeneric(b, X, n, d, p, scale, xb, new Float64Array(d));
+        expect(sameBits(a, b), `d=${d} scale=${scale}`).toBe(true);
+        expect(sameBits(xa, xb), `xbar d=${d}`).toBe(true);
       }
     }
   });
