@@ -27,7 +27,7 @@ import {
   rngOption,
   type Snapshot,
 } from "@routekit/core";
-import { allocF64, backSubstTransposed, choleskyInverseUpper, choleskyRank1Update, gemv } from "@routekit/linalg";
+import { allocF64, backSubstTransposed, choleskyRank1Update, gemv } from "@routekit/linalg";
 import {
   commonFromJSON,
   commonToJSON,
@@ -41,7 +41,7 @@ import {
   snapshotOptions,
 } from "./base.js";
 import { ChoiceHistory, MleWorkspace } from "./mle.js";
-import { optimisticUtilities } from "./model.js";
+import { invertCholeskyUpper, optimisticUtilities } from "./model.js";
 import { type WarmMleState, warmFitMnlMle } from "./warm-mle.js";
 
 export type MleBaselinePreset = "authors-uniform" | "authors-nonuniform" | "theory";
@@ -157,7 +157,7 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
   }
 
   protected refreshInverse(): void {
-    choleskyInverseUpper(this.LV, this.contextDim, this.Vinv, this.row);
+    invertCholeskyUpper(this.LV, this.contextDim, this.Vinv, this.row);
   }
 
   /** Rounds learned from. */

@@ -2,8 +2,30 @@
  * The multinomial-logit choice model with an outside option, on row-major feature
  * matrices. Probability vectors have n + 1 entries: the n offered items, then the outside option.
  */
-import { logSumExp, softmax, syrUpper } from "@routekit/linalg";
-import { hessianCholeskyKernel, utilitiesKernel } from "./unrolled.generated.js";
+import { choleskyInverseUpper, choleskySolve, logSumExp, softmax, syrUpper } from "@routekit/linalg";
+import {
+  choleskyInverseKernel,
+  choleskySolveKernel,
+  hessianCholeskyKernel,
+  utilitiesKernel,
+} from "./unrolled.generated.js";
+
+/**
+ * linalg's choleskySolve (L L^T x = b, `out` may alias b); for d <= 8 an unrolled kernel with the
+ * same operations in the same order (identical bits) and no call per row.
+ */
+export function solveCholesky(L: Float64Array, d: number, b: Float64Array, out: Float64Array): void {
+  const kernel = choleskySolveKernel(d);
+  if (kernel !== undefined) kernel(L, b, out);
+  else choleskySolve(L, d, b, out);
+}
+
+/** linalg's choleskyInverseUpper (upper triangle of (L L^T)^-1 into `out`); unrolled for d <= 8 (identical bits). */
+export function invertCholeskyUpper(L: Float64Array, d: number, out: Float64Array, work: Float64Array): void {
+  const kernel = choleskyInverseKernel(d);
+  if (kernel !== undefined) kernel(L, out);
+  else choleskyInverseUpper(L, d, out, work);
+}
 
 /**
  * Utilities z_i = x_i . w for the n rows of X (row stride d), written to z[0..n), and z[n] = log v0.

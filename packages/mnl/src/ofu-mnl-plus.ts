@@ -18,7 +18,7 @@ import {
   readSnapshot,
   type Snapshot,
 } from "@routekit/core";
-import { allocF64, choleskyInverseUpper, choleskySolve, dot } from "@routekit/linalg";
+import { allocF64, dot } from "@routekit/linalg";
 import {
   commonFromJSON,
   commonToJSON,
@@ -31,7 +31,14 @@ import {
   snapshotOptions,
 } from "./base.js";
 import { type BetaParams, ofuMnlBeta, ofuMnlHyperparameters } from "./beta.js";
-import { addMnlHessianToCholesky, mnlGradient, mnlProbabilities, optimisticUtilities } from "./model.js";
+import {
+  addMnlHessianToCholesky,
+  invertCholeskyUpper,
+  mnlGradient,
+  mnlProbabilities,
+  optimisticUtilities,
+  solveCholesky,
+} from "./model.js";
 import { ProjectionWorkspace, projectUnitBall } from "./projection.js";
 
 export type OfuMnlPreset = "paper" | "authors-uniform" | "authors-nonuniform" | "practical";
@@ -281,7 +288,7 @@ export class OfuMnlPlus extends MnlPolicyBase {
     mnlGradient(X, n, d, p, choice, g);
     Lt.set(this.L);
     addMnlHessianToCholesky(Lt, X, n, d, p, eta, xbar, row);
-    choleskySolve(Lt, d, g, wNew);
+    solveCholesky(Lt, d, g, wNew);
     const step = stepMultiplier * eta;
     for (let k = 0; k < d; k++) wNew[k] = (this.w[k] as number) - step * (wNew[k] as number);
     if (projection === "exact" && dot(wNew, wNew, d) > 1) {
@@ -311,7 +318,7 @@ export class OfuMnlPlus extends MnlPolicyBase {
   }
 
   private refreshInverse(): void {
-    choleskyInverseUpper(this.L, this.contextDim, this.Hinv, this.g);
+    invertCholeskyUpper(this.L, this.contextDim, this.Hinv, this.g);
   }
 
   toJSON(): Snapshot {

@@ -951,6 +951,740 @@ function hessianCholesky8(L: Float64Array, X: Float64Array, n: number, p: Float6
   L[0] = l0_0; L[8] = l1_0; L[9] = l1_1; L[16] = l2_0; L[17] = l2_1; L[18] = l2_2; L[24] = l3_0; L[25] = l3_1; L[26] = l3_2; L[27] = l3_3; L[32] = l4_0; L[33] = l4_1; L[34] = l4_2; L[35] = l4_3; L[36] = l4_4; L[40] = l5_0; L[41] = l5_1; L[42] = l5_2; L[43] = l5_3; L[44] = l5_4; L[45] = l5_5; L[48] = l6_0; L[49] = l6_1; L[50] = l6_2; L[51] = l6_3; L[52] = l6_4; L[53] = l6_5; L[54] = l6_6; L[56] = l7_0; L[57] = l7_1; L[58] = l7_2; L[59] = l7_3; L[60] = l7_4; L[61] = l7_5; L[62] = l7_6; L[63] = l7_7;
 }
 
+function choleskySolve1(L: Float64Array, b: Float64Array, out: Float64Array): void {
+  const l0_0 = L[0] as number;
+  let v0 = 0;
+  v0 = ((b[0] as number) - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+  v0 = (v0) / l0_0;
+  out[0] = v0;
+}
+
+function choleskySolve2(L: Float64Array, b: Float64Array, out: Float64Array): void {
+  const l0_0 = L[0] as number; const l1_0 = L[2] as number; const l1_1 = L[3] as number;
+  let v0 = 0; let v1 = 0;
+  v0 = ((b[0] as number) - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+  v1 = ((b[1] as number) - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+  v1 = (v1) / l1_1;
+  v0 = (v0 - l1_0 * v1) / l0_0;
+  out[0] = v0; out[1] = v1;
+}
+
+function choleskySolve3(L: Float64Array, b: Float64Array, out: Float64Array): void {
+  const l0_0 = L[0] as number; const l1_0 = L[3] as number; const l1_1 = L[4] as number; const l2_0 = L[6] as number; const l2_1 = L[7] as number; const l2_2 = L[8] as number;
+  let v0 = 0; let v1 = 0; let v2 = 0;
+  v0 = ((b[0] as number) - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+  v1 = ((b[1] as number) - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+  v2 = ((b[2] as number) - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+  v2 = (v2) / l2_2;
+  v1 = (v1 - l2_1 * v2) / l1_1;
+  v0 = (v0 - l1_0 * v1 - l2_0 * v2) / l0_0;
+  out[0] = v0; out[1] = v1; out[2] = v2;
+}
+
+function choleskySolve4(L: Float64Array, b: Float64Array, out: Float64Array): void {
+  const l0_0 = L[0] as number; const l1_0 = L[4] as number; const l1_1 = L[5] as number; const l2_0 = L[8] as number; const l2_1 = L[9] as number; const l2_2 = L[10] as number; const l3_0 = L[12] as number; const l3_1 = L[13] as number; const l3_2 = L[14] as number; const l3_3 = L[15] as number;
+  let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0;
+  v0 = ((b[0] as number) - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+  v1 = ((b[1] as number) - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+  v2 = ((b[2] as number) - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+  v3 = ((b[3] as number) - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+  v3 = (v3) / l3_3;
+  v2 = (v2 - l3_2 * v3) / l2_2;
+  v1 = (v1 - l2_1 * v2 - l3_1 * v3) / l1_1;
+  v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3) / l0_0;
+  out[0] = v0; out[1] = v1; out[2] = v2; out[3] = v3;
+}
+
+function choleskySolve5(L: Float64Array, b: Float64Array, out: Float64Array): void {
+  const l0_0 = L[0] as number; const l1_0 = L[5] as number; const l1_1 = L[6] as number; const l2_0 = L[10] as number; const l2_1 = L[11] as number; const l2_2 = L[12] as number; const l3_0 = L[15] as number; const l3_1 = L[16] as number; const l3_2 = L[17] as number; const l3_3 = L[18] as number; const l4_0 = L[20] as number; const l4_1 = L[21] as number; const l4_2 = L[22] as number; const l4_3 = L[23] as number; const l4_4 = L[24] as number;
+  let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0;
+  v0 = ((b[0] as number) - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+  v1 = ((b[1] as number) - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+  v2 = ((b[2] as number) - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+  v3 = ((b[3] as number) - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+  v4 = ((b[4] as number) - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+  v4 = (v4) / l4_4;
+  v3 = (v3 - l4_3 * v4) / l3_3;
+  v2 = (v2 - l3_2 * v3 - l4_2 * v4) / l2_2;
+  v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4) / l1_1;
+  v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4) / l0_0;
+  out[0] = v0; out[1] = v1; out[2] = v2; out[3] = v3; out[4] = v4;
+}
+
+function choleskySolve6(L: Float64Array, b: Float64Array, out: Float64Array): void {
+  const l0_0 = L[0] as number; const l1_0 = L[6] as number; const l1_1 = L[7] as number; const l2_0 = L[12] as number; const l2_1 = L[13] as number; const l2_2 = L[14] as number; const l3_0 = L[18] as number; const l3_1 = L[19] as number; const l3_2 = L[20] as number; const l3_3 = L[21] as number; const l4_0 = L[24] as number; const l4_1 = L[25] as number; const l4_2 = L[26] as number; const l4_3 = L[27] as number; const l4_4 = L[28] as number; const l5_0 = L[30] as number; const l5_1 = L[31] as number; const l5_2 = L[32] as number; const l5_3 = L[33] as number; const l5_4 = L[34] as number; const l5_5 = L[35] as number;
+  let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0;
+  v0 = ((b[0] as number) - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+  v1 = ((b[1] as number) - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+  v2 = ((b[2] as number) - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+  v3 = ((b[3] as number) - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+  v4 = ((b[4] as number) - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+  v5 = ((b[5] as number) - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+  v5 = (v5) / l5_5;
+  v4 = (v4 - l5_4 * v5) / l4_4;
+  v3 = (v3 - l4_3 * v4 - l5_3 * v5) / l3_3;
+  v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5) / l2_2;
+  v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5) / l1_1;
+  v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5) / l0_0;
+  out[0] = v0; out[1] = v1; out[2] = v2; out[3] = v3; out[4] = v4; out[5] = v5;
+}
+
+function choleskySolve7(L: Float64Array, b: Float64Array, out: Float64Array): void {
+  const l0_0 = L[0] as number; const l1_0 = L[7] as number; const l1_1 = L[8] as number; const l2_0 = L[14] as number; const l2_1 = L[15] as number; const l2_2 = L[16] as number; const l3_0 = L[21] as number; const l3_1 = L[22] as number; const l3_2 = L[23] as number; const l3_3 = L[24] as number; const l4_0 = L[28] as number; const l4_1 = L[29] as number; const l4_2 = L[30] as number; const l4_3 = L[31] as number; const l4_4 = L[32] as number; const l5_0 = L[35] as number; const l5_1 = L[36] as number; const l5_2 = L[37] as number; const l5_3 = L[38] as number; const l5_4 = L[39] as number; const l5_5 = L[40] as number; const l6_0 = L[42] as number; const l6_1 = L[43] as number; const l6_2 = L[44] as number; const l6_3 = L[45] as number; const l6_4 = L[46] as number; const l6_5 = L[47] as number; const l6_6 = L[48] as number;
+  let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0; let v6 = 0;
+  v0 = ((b[0] as number) - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+  v1 = ((b[1] as number) - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+  v2 = ((b[2] as number) - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+  v3 = ((b[3] as number) - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+  v4 = ((b[4] as number) - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+  v5 = ((b[5] as number) - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+  v6 = ((b[6] as number) - (((0 + l6_0 * v0 + l6_2 * v2 + l6_4 * v4 + 0) + 0) + ((0 + l6_1 * v1 + l6_3 * v3 + l6_5 * v5 + 0) + 0))) / l6_6;
+  v6 = (v6) / l6_6;
+  v5 = (v5 - l6_5 * v6) / l5_5;
+  v4 = (v4 - l5_4 * v5 - l6_4 * v6) / l4_4;
+  v3 = (v3 - l4_3 * v4 - l5_3 * v5 - l6_3 * v6) / l3_3;
+  v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5 - l6_2 * v6) / l2_2;
+  v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5 - l6_1 * v6) / l1_1;
+  v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5 - l6_0 * v6) / l0_0;
+  out[0] = v0; out[1] = v1; out[2] = v2; out[3] = v3; out[4] = v4; out[5] = v5; out[6] = v6;
+}
+
+function choleskySolve8(L: Float64Array, b: Float64Array, out: Float64Array): void {
+  const l0_0 = L[0] as number; const l1_0 = L[8] as number; const l1_1 = L[9] as number; const l2_0 = L[16] as number; const l2_1 = L[17] as number; const l2_2 = L[18] as number; const l3_0 = L[24] as number; const l3_1 = L[25] as number; const l3_2 = L[26] as number; const l3_3 = L[27] as number; const l4_0 = L[32] as number; const l4_1 = L[33] as number; const l4_2 = L[34] as number; const l4_3 = L[35] as number; const l4_4 = L[36] as number; const l5_0 = L[40] as number; const l5_1 = L[41] as number; const l5_2 = L[42] as number; const l5_3 = L[43] as number; const l5_4 = L[44] as number; const l5_5 = L[45] as number; const l6_0 = L[48] as number; const l6_1 = L[49] as number; const l6_2 = L[50] as number; const l6_3 = L[51] as number; const l6_4 = L[52] as number; const l6_5 = L[53] as number; const l6_6 = L[54] as number; const l7_0 = L[56] as number; const l7_1 = L[57] as number; const l7_2 = L[58] as number; const l7_3 = L[59] as number; const l7_4 = L[60] as number; const l7_5 = L[61] as number; const l7_6 = L[62] as number; const l7_7 = L[63] as number;
+  let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0; let v6 = 0; let v7 = 0;
+  v0 = ((b[0] as number) - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+  v1 = ((b[1] as number) - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+  v2 = ((b[2] as number) - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+  v3 = ((b[3] as number) - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+  v4 = ((b[4] as number) - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+  v5 = ((b[5] as number) - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+  v6 = ((b[6] as number) - (((0 + l6_0 * v0 + l6_2 * v2 + l6_4 * v4 + 0) + 0) + ((0 + l6_1 * v1 + l6_3 * v3 + l6_5 * v5 + 0) + 0))) / l6_6;
+  v7 = ((b[7] as number) - (((0 + l7_0 * v0 + l7_2 * v2 + l7_4 * v4 + 0) + 0) + ((0 + l7_1 * v1 + l7_3 * v3 + l7_5 * v5 + 0) + 0) + l7_6 * v6)) / l7_7;
+  v7 = (v7) / l7_7;
+  v6 = (v6 - l7_6 * v7) / l6_6;
+  v5 = (v5 - l6_5 * v6 - l7_5 * v7) / l5_5;
+  v4 = (v4 - l5_4 * v5 - l6_4 * v6 - l7_4 * v7) / l4_4;
+  v3 = (v3 - l4_3 * v4 - l5_3 * v5 - l6_3 * v6 - l7_3 * v7) / l3_3;
+  v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5 - l6_2 * v6 - l7_2 * v7) / l2_2;
+  v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5 - l6_1 * v6 - l7_1 * v7) / l1_1;
+  v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5 - l6_0 * v6 - l7_0 * v7) / l0_0;
+  out[0] = v0; out[1] = v1; out[2] = v2; out[3] = v3; out[4] = v4; out[5] = v5; out[6] = v6; out[7] = v7;
+}
+
+function choleskyInverse1(L: Float64Array, out: Float64Array): void {
+  const l0_0 = L[0] as number;
+  {
+    let v0 = 0;
+    v0 = (1 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v0 = (v0) / l0_0;
+    out[0] = v0;
+  }
+}
+
+function choleskyInverse2(L: Float64Array, out: Float64Array): void {
+  const l0_0 = L[0] as number; const l1_0 = L[2] as number; const l1_1 = L[3] as number;
+  {
+    let v0 = 0; let v1 = 0;
+    v0 = (1 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v1 = (v1) / l1_1;
+    v0 = (v0 - l1_0 * v1) / l0_0;
+    out[0] = v0;
+  }
+  {
+    let v0 = 0; let v1 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (1 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v1 = (v1) / l1_1;
+    v0 = (v0 - l1_0 * v1) / l0_0;
+    out[1] = v0; out[3] = v1;
+  }
+}
+
+function choleskyInverse3(L: Float64Array, out: Float64Array): void {
+  const l0_0 = L[0] as number; const l1_0 = L[3] as number; const l1_1 = L[4] as number; const l2_0 = L[6] as number; const l2_1 = L[7] as number; const l2_2 = L[8] as number;
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0;
+    v0 = (1 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v2 = (v2) / l2_2;
+    v1 = (v1 - l2_1 * v2) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2) / l0_0;
+    out[0] = v0;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (1 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v2 = (v2) / l2_2;
+    v1 = (v1 - l2_1 * v2) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2) / l0_0;
+    out[1] = v0; out[4] = v1;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (1 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v2 = (v2) / l2_2;
+    v1 = (v1 - l2_1 * v2) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2) / l0_0;
+    out[2] = v0; out[5] = v1; out[8] = v2;
+  }
+}
+
+function choleskyInverse4(L: Float64Array, out: Float64Array): void {
+  const l0_0 = L[0] as number; const l1_0 = L[4] as number; const l1_1 = L[5] as number; const l2_0 = L[8] as number; const l2_1 = L[9] as number; const l2_2 = L[10] as number; const l3_0 = L[12] as number; const l3_1 = L[13] as number; const l3_2 = L[14] as number; const l3_3 = L[15] as number;
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0;
+    v0 = (1 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v3 = (v3) / l3_3;
+    v2 = (v2 - l3_2 * v3) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3) / l0_0;
+    out[0] = v0;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (1 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v3 = (v3) / l3_3;
+    v2 = (v2 - l3_2 * v3) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3) / l0_0;
+    out[1] = v0; out[5] = v1;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (1 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v3 = (v3) / l3_3;
+    v2 = (v2 - l3_2 * v3) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3) / l0_0;
+    out[2] = v0; out[6] = v1; out[10] = v2;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (1 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v3 = (v3) / l3_3;
+    v2 = (v2 - l3_2 * v3) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3) / l0_0;
+    out[3] = v0; out[7] = v1; out[11] = v2; out[15] = v3;
+  }
+}
+
+function choleskyInverse5(L: Float64Array, out: Float64Array): void {
+  const l0_0 = L[0] as number; const l1_0 = L[5] as number; const l1_1 = L[6] as number; const l2_0 = L[10] as number; const l2_1 = L[11] as number; const l2_2 = L[12] as number; const l3_0 = L[15] as number; const l3_1 = L[16] as number; const l3_2 = L[17] as number; const l3_3 = L[18] as number; const l4_0 = L[20] as number; const l4_1 = L[21] as number; const l4_2 = L[22] as number; const l4_3 = L[23] as number; const l4_4 = L[24] as number;
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0;
+    v0 = (1 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (0 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v4 = (v4) / l4_4;
+    v3 = (v3 - l4_3 * v4) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4) / l0_0;
+    out[0] = v0;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (1 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (0 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v4 = (v4) / l4_4;
+    v3 = (v3 - l4_3 * v4) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4) / l0_0;
+    out[1] = v0; out[6] = v1;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (1 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (0 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v4 = (v4) / l4_4;
+    v3 = (v3 - l4_3 * v4) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4) / l0_0;
+    out[2] = v0; out[7] = v1; out[12] = v2;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (1 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (0 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v4 = (v4) / l4_4;
+    v3 = (v3 - l4_3 * v4) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4) / l0_0;
+    out[3] = v0; out[8] = v1; out[13] = v2; out[18] = v3;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (1 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v4 = (v4) / l4_4;
+    v3 = (v3 - l4_3 * v4) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4) / l0_0;
+    out[4] = v0; out[9] = v1; out[14] = v2; out[19] = v3; out[24] = v4;
+  }
+}
+
+function choleskyInverse6(L: Float64Array, out: Float64Array): void {
+  const l0_0 = L[0] as number; const l1_0 = L[6] as number; const l1_1 = L[7] as number; const l2_0 = L[12] as number; const l2_1 = L[13] as number; const l2_2 = L[14] as number; const l3_0 = L[18] as number; const l3_1 = L[19] as number; const l3_2 = L[20] as number; const l3_3 = L[21] as number; const l4_0 = L[24] as number; const l4_1 = L[25] as number; const l4_2 = L[26] as number; const l4_3 = L[27] as number; const l4_4 = L[28] as number; const l5_0 = L[30] as number; const l5_1 = L[31] as number; const l5_2 = L[32] as number; const l5_3 = L[33] as number; const l5_4 = L[34] as number; const l5_5 = L[35] as number;
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0;
+    v0 = (1 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (0 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v5 = (0 - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+    v5 = (v5) / l5_5;
+    v4 = (v4 - l5_4 * v5) / l4_4;
+    v3 = (v3 - l4_3 * v4 - l5_3 * v5) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5) / l0_0;
+    out[0] = v0;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (1 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (0 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v5 = (0 - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+    v5 = (v5) / l5_5;
+    v4 = (v4 - l5_4 * v5) / l4_4;
+    v3 = (v3 - l4_3 * v4 - l5_3 * v5) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5) / l0_0;
+    out[1] = v0; out[7] = v1;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (1 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (0 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v5 = (0 - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+    v5 = (v5) / l5_5;
+    v4 = (v4 - l5_4 * v5) / l4_4;
+    v3 = (v3 - l4_3 * v4 - l5_3 * v5) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5) / l0_0;
+    out[2] = v0; out[8] = v1; out[14] = v2;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (1 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (0 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v5 = (0 - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+    v5 = (v5) / l5_5;
+    v4 = (v4 - l5_4 * v5) / l4_4;
+    v3 = (v3 - l4_3 * v4 - l5_3 * v5) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5) / l0_0;
+    out[3] = v0; out[9] = v1; out[15] = v2; out[21] = v3;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (1 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v5 = (0 - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+    v5 = (v5) / l5_5;
+    v4 = (v4 - l5_4 * v5) / l4_4;
+    v3 = (v3 - l4_3 * v4 - l5_3 * v5) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5) / l0_0;
+    out[4] = v0; out[10] = v1; out[16] = v2; out[22] = v3; out[28] = v4;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (0 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v5 = (1 - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+    v5 = (v5) / l5_5;
+    v4 = (v4 - l5_4 * v5) / l4_4;
+    v3 = (v3 - l4_3 * v4 - l5_3 * v5) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5) / l0_0;
+    out[5] = v0; out[11] = v1; out[17] = v2; out[23] = v3; out[29] = v4; out[35] = v5;
+  }
+}
+
+function choleskyInverse7(L: Float64Array, out: Float64Array): void {
+  const l0_0 = L[0] as number; const l1_0 = L[7] as number; const l1_1 = L[8] as number; const l2_0 = L[14] as number; const l2_1 = L[15] as number; const l2_2 = L[16] as number; const l3_0 = L[21] as number; const l3_1 = L[22] as number; const l3_2 = L[23] as number; const l3_3 = L[24] as number; const l4_0 = L[28] as number; const l4_1 = L[29] as number; const l4_2 = L[30] as number; const l4_3 = L[31] as number; const l4_4 = L[32] as number; const l5_0 = L[35] as number; const l5_1 = L[36] as number; const l5_2 = L[37] as number; const l5_3 = L[38] as number; const l5_4 = L[39] as number; const l5_5 = L[40] as number; const l6_0 = L[42] as number; const l6_1 = L[43] as number; const l6_2 = L[44] as number; const l6_3 = L[45] as number; const l6_4 = L[46] as number; const l6_5 = L[47] as number; const l6_6 = L[48] as number;
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0; let v6 = 0;
+    v0 = (1 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (0 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v5 = (0 - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+    v6 = (0 - (((0 + l6_0 * v0 + l6_2 * v2 + l6_4 * v4 + 0) + 0) + ((0 + l6_1 * v1 + l6_3 * v3 + l6_5 * v5 + 0) + 0))) / l6_6;
+    v6 = (v6) / l6_6;
+    v5 = (v5 - l6_5 * v6) / l5_5;
+    v4 = (v4 - l5_4 * v5 - l6_4 * v6) / l4_4;
+    v3 = (v3 - l4_3 * v4 - l5_3 * v5 - l6_3 * v6) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5 - l6_2 * v6) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5 - l6_1 * v6) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5 - l6_0 * v6) / l0_0;
+    out[0] = v0;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0; let v6 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (1 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (0 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v5 = (0 - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+    v6 = (0 - (((0 + l6_0 * v0 + l6_2 * v2 + l6_4 * v4 + 0) + 0) + ((0 + l6_1 * v1 + l6_3 * v3 + l6_5 * v5 + 0) + 0))) / l6_6;
+    v6 = (v6) / l6_6;
+    v5 = (v5 - l6_5 * v6) / l5_5;
+    v4 = (v4 - l5_4 * v5 - l6_4 * v6) / l4_4;
+    v3 = (v3 - l4_3 * v4 - l5_3 * v5 - l6_3 * v6) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5 - l6_2 * v6) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5 - l6_1 * v6) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5 - l6_0 * v6) / l0_0;
+    out[1] = v0; out[8] = v1;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0; let v6 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (1 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (0 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v5 = (0 - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+    v6 = (0 - (((0 + l6_0 * v0 + l6_2 * v2 + l6_4 * v4 + 0) + 0) + ((0 + l6_1 * v1 + l6_3 * v3 + l6_5 * v5 + 0) + 0))) / l6_6;
+    v6 = (v6) / l6_6;
+    v5 = (v5 - l6_5 * v6) / l5_5;
+    v4 = (v4 - l5_4 * v5 - l6_4 * v6) / l4_4;
+    v3 = (v3 - l4_3 * v4 - l5_3 * v5 - l6_3 * v6) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5 - l6_2 * v6) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5 - l6_1 * v6) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5 - l6_0 * v6) / l0_0;
+    out[2] = v0; out[9] = v1; out[16] = v2;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0; let v6 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (1 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (0 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v5 = (0 - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+    v6 = (0 - (((0 + l6_0 * v0 + l6_2 * v2 + l6_4 * v4 + 0) + 0) + ((0 + l6_1 * v1 + l6_3 * v3 + l6_5 * v5 + 0) + 0))) / l6_6;
+    v6 = (v6) / l6_6;
+    v5 = (v5 - l6_5 * v6) / l5_5;
+    v4 = (v4 - l5_4 * v5 - l6_4 * v6) / l4_4;
+    v3 = (v3 - l4_3 * v4 - l5_3 * v5 - l6_3 * v6) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5 - l6_2 * v6) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5 - l6_1 * v6) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5 - l6_0 * v6) / l0_0;
+    out[3] = v0; out[10] = v1; out[17] = v2; out[24] = v3;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0; let v6 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (1 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v5 = (0 - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+    v6 = (0 - (((0 + l6_0 * v0 + l6_2 * v2 + l6_4 * v4 + 0) + 0) + ((0 + l6_1 * v1 + l6_3 * v3 + l6_5 * v5 + 0) + 0))) / l6_6;
+    v6 = (v6) / l6_6;
+    v5 = (v5 - l6_5 * v6) / l5_5;
+    v4 = (v4 - l5_4 * v5 - l6_4 * v6) / l4_4;
+    v3 = (v3 - l4_3 * v4 - l5_3 * v5 - l6_3 * v6) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5 - l6_2 * v6) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5 - l6_1 * v6) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5 - l6_0 * v6) / l0_0;
+    out[4] = v0; out[11] = v1; out[18] = v2; out[25] = v3; out[32] = v4;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0; let v6 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (0 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v5 = (1 - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+    v6 = (0 - (((0 + l6_0 * v0 + l6_2 * v2 + l6_4 * v4 + 0) + 0) + ((0 + l6_1 * v1 + l6_3 * v3 + l6_5 * v5 + 0) + 0))) / l6_6;
+    v6 = (v6) / l6_6;
+    v5 = (v5 - l6_5 * v6) / l5_5;
+    v4 = (v4 - l5_4 * v5 - l6_4 * v6) / l4_4;
+    v3 = (v3 - l4_3 * v4 - l5_3 * v5 - l6_3 * v6) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5 - l6_2 * v6) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5 - l6_1 * v6) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5 - l6_0 * v6) / l0_0;
+    out[5] = v0; out[12] = v1; out[19] = v2; out[26] = v3; out[33] = v4; out[40] = v5;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0; let v6 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (0 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v5 = (0 - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+    v6 = (1 - (((0 + l6_0 * v0 + l6_2 * v2 + l6_4 * v4 + 0) + 0) + ((0 + l6_1 * v1 + l6_3 * v3 + l6_5 * v5 + 0) + 0))) / l6_6;
+    v6 = (v6) / l6_6;
+    v5 = (v5 - l6_5 * v6) / l5_5;
+    v4 = (v4 - l5_4 * v5 - l6_4 * v6) / l4_4;
+    v3 = (v3 - l4_3 * v4 - l5_3 * v5 - l6_3 * v6) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5 - l6_2 * v6) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5 - l6_1 * v6) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5 - l6_0 * v6) / l0_0;
+    out[6] = v0; out[13] = v1; out[20] = v2; out[27] = v3; out[34] = v4; out[41] = v5; out[48] = v6;
+  }
+}
+
+function choleskyInverse8(L: Float64Array, out: Float64Array): void {
+  const l0_0 = L[0] as number; const l1_0 = L[8] as number; const l1_1 = L[9] as number; const l2_0 = L[16] as number; const l2_1 = L[17] as number; const l2_2 = L[18] as number; const l3_0 = L[24] as number; const l3_1 = L[25] as number; const l3_2 = L[26] as number; const l3_3 = L[27] as number; const l4_0 = L[32] as number; const l4_1 = L[33] as number; const l4_2 = L[34] as number; const l4_3 = L[35] as number; const l4_4 = L[36] as number; const l5_0 = L[40] as number; const l5_1 = L[41] as number; const l5_2 = L[42] as number; const l5_3 = L[43] as number; const l5_4 = L[44] as number; const l5_5 = L[45] as number; const l6_0 = L[48] as number; const l6_1 = L[49] as number; const l6_2 = L[50] as number; const l6_3 = L[51] as number; const l6_4 = L[52] as number; const l6_5 = L[53] as number; const l6_6 = L[54] as number; const l7_0 = L[56] as number; const l7_1 = L[57] as number; const l7_2 = L[58] as number; const l7_3 = L[59] as number; const l7_4 = L[60] as number; const l7_5 = L[61] as number; const l7_6 = L[62] as number; const l7_7 = L[63] as number;
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0; let v6 = 0; let v7 = 0;
+    v0 = (1 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (0 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v5 = (0 - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+    v6 = (0 - (((0 + l6_0 * v0 + l6_2 * v2 + l6_4 * v4 + 0) + 0) + ((0 + l6_1 * v1 + l6_3 * v3 + l6_5 * v5 + 0) + 0))) / l6_6;
+    v7 = (0 - (((0 + l7_0 * v0 + l7_2 * v2 + l7_4 * v4 + 0) + 0) + ((0 + l7_1 * v1 + l7_3 * v3 + l7_5 * v5 + 0) + 0) + l7_6 * v6)) / l7_7;
+    v7 = (v7) / l7_7;
+    v6 = (v6 - l7_6 * v7) / l6_6;
+    v5 = (v5 - l6_5 * v6 - l7_5 * v7) / l5_5;
+    v4 = (v4 - l5_4 * v5 - l6_4 * v6 - l7_4 * v7) / l4_4;
+    v3 = (v3 - l4_3 * v4 - l5_3 * v5 - l6_3 * v6 - l7_3 * v7) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5 - l6_2 * v6 - l7_2 * v7) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5 - l6_1 * v6 - l7_1 * v7) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5 - l6_0 * v6 - l7_0 * v7) / l0_0;
+    out[0] = v0;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0; let v6 = 0; let v7 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (1 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (0 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v5 = (0 - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+    v6 = (0 - (((0 + l6_0 * v0 + l6_2 * v2 + l6_4 * v4 + 0) + 0) + ((0 + l6_1 * v1 + l6_3 * v3 + l6_5 * v5 + 0) + 0))) / l6_6;
+    v7 = (0 - (((0 + l7_0 * v0 + l7_2 * v2 + l7_4 * v4 + 0) + 0) + ((0 + l7_1 * v1 + l7_3 * v3 + l7_5 * v5 + 0) + 0) + l7_6 * v6)) / l7_7;
+    v7 = (v7) / l7_7;
+    v6 = (v6 - l7_6 * v7) / l6_6;
+    v5 = (v5 - l6_5 * v6 - l7_5 * v7) / l5_5;
+    v4 = (v4 - l5_4 * v5 - l6_4 * v6 - l7_4 * v7) / l4_4;
+    v3 = (v3 - l4_3 * v4 - l5_3 * v5 - l6_3 * v6 - l7_3 * v7) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5 - l6_2 * v6 - l7_2 * v7) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5 - l6_1 * v6 - l7_1 * v7) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5 - l6_0 * v6 - l7_0 * v7) / l0_0;
+    out[1] = v0; out[9] = v1;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0; let v6 = 0; let v7 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (1 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (0 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v5 = (0 - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+    v6 = (0 - (((0 + l6_0 * v0 + l6_2 * v2 + l6_4 * v4 + 0) + 0) + ((0 + l6_1 * v1 + l6_3 * v3 + l6_5 * v5 + 0) + 0))) / l6_6;
+    v7 = (0 - (((0 + l7_0 * v0 + l7_2 * v2 + l7_4 * v4 + 0) + 0) + ((0 + l7_1 * v1 + l7_3 * v3 + l7_5 * v5 + 0) + 0) + l7_6 * v6)) / l7_7;
+    v7 = (v7) / l7_7;
+    v6 = (v6 - l7_6 * v7) / l6_6;
+    v5 = (v5 - l6_5 * v6 - l7_5 * v7) / l5_5;
+    v4 = (v4 - l5_4 * v5 - l6_4 * v6 - l7_4 * v7) / l4_4;
+    v3 = (v3 - l4_3 * v4 - l5_3 * v5 - l6_3 * v6 - l7_3 * v7) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5 - l6_2 * v6 - l7_2 * v7) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5 - l6_1 * v6 - l7_1 * v7) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5 - l6_0 * v6 - l7_0 * v7) / l0_0;
+    out[2] = v0; out[10] = v1; out[18] = v2;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0; let v6 = 0; let v7 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (1 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (0 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v5 = (0 - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+    v6 = (0 - (((0 + l6_0 * v0 + l6_2 * v2 + l6_4 * v4 + 0) + 0) + ((0 + l6_1 * v1 + l6_3 * v3 + l6_5 * v5 + 0) + 0))) / l6_6;
+    v7 = (0 - (((0 + l7_0 * v0 + l7_2 * v2 + l7_4 * v4 + 0) + 0) + ((0 + l7_1 * v1 + l7_3 * v3 + l7_5 * v5 + 0) + 0) + l7_6 * v6)) / l7_7;
+    v7 = (v7) / l7_7;
+    v6 = (v6 - l7_6 * v7) / l6_6;
+    v5 = (v5 - l6_5 * v6 - l7_5 * v7) / l5_5;
+    v4 = (v4 - l5_4 * v5 - l6_4 * v6 - l7_4 * v7) / l4_4;
+    v3 = (v3 - l4_3 * v4 - l5_3 * v5 - l6_3 * v6 - l7_3 * v7) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5 - l6_2 * v6 - l7_2 * v7) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5 - l6_1 * v6 - l7_1 * v7) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5 - l6_0 * v6 - l7_0 * v7) / l0_0;
+    out[3] = v0; out[11] = v1; out[19] = v2; out[27] = v3;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0; let v6 = 0; let v7 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (1 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v5 = (0 - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+    v6 = (0 - (((0 + l6_0 * v0 + l6_2 * v2 + l6_4 * v4 + 0) + 0) + ((0 + l6_1 * v1 + l6_3 * v3 + l6_5 * v5 + 0) + 0))) / l6_6;
+    v7 = (0 - (((0 + l7_0 * v0 + l7_2 * v2 + l7_4 * v4 + 0) + 0) + ((0 + l7_1 * v1 + l7_3 * v3 + l7_5 * v5 + 0) + 0) + l7_6 * v6)) / l7_7;
+    v7 = (v7) / l7_7;
+    v6 = (v6 - l7_6 * v7) / l6_6;
+    v5 = (v5 - l6_5 * v6 - l7_5 * v7) / l5_5;
+    v4 = (v4 - l5_4 * v5 - l6_4 * v6 - l7_4 * v7) / l4_4;
+    v3 = (v3 - l4_3 * v4 - l5_3 * v5 - l6_3 * v6 - l7_3 * v7) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5 - l6_2 * v6 - l7_2 * v7) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5 - l6_1 * v6 - l7_1 * v7) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5 - l6_0 * v6 - l7_0 * v7) / l0_0;
+    out[4] = v0; out[12] = v1; out[20] = v2; out[28] = v3; out[36] = v4;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0; let v6 = 0; let v7 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (0 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v5 = (1 - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+    v6 = (0 - (((0 + l6_0 * v0 + l6_2 * v2 + l6_4 * v4 + 0) + 0) + ((0 + l6_1 * v1 + l6_3 * v3 + l6_5 * v5 + 0) + 0))) / l6_6;
+    v7 = (0 - (((0 + l7_0 * v0 + l7_2 * v2 + l7_4 * v4 + 0) + 0) + ((0 + l7_1 * v1 + l7_3 * v3 + l7_5 * v5 + 0) + 0) + l7_6 * v6)) / l7_7;
+    v7 = (v7) / l7_7;
+    v6 = (v6 - l7_6 * v7) / l6_6;
+    v5 = (v5 - l6_5 * v6 - l7_5 * v7) / l5_5;
+    v4 = (v4 - l5_4 * v5 - l6_4 * v6 - l7_4 * v7) / l4_4;
+    v3 = (v3 - l4_3 * v4 - l5_3 * v5 - l6_3 * v6 - l7_3 * v7) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5 - l6_2 * v6 - l7_2 * v7) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5 - l6_1 * v6 - l7_1 * v7) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5 - l6_0 * v6 - l7_0 * v7) / l0_0;
+    out[5] = v0; out[13] = v1; out[21] = v2; out[29] = v3; out[37] = v4; out[45] = v5;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0; let v6 = 0; let v7 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (0 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v5 = (0 - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+    v6 = (1 - (((0 + l6_0 * v0 + l6_2 * v2 + l6_4 * v4 + 0) + 0) + ((0 + l6_1 * v1 + l6_3 * v3 + l6_5 * v5 + 0) + 0))) / l6_6;
+    v7 = (0 - (((0 + l7_0 * v0 + l7_2 * v2 + l7_4 * v4 + 0) + 0) + ((0 + l7_1 * v1 + l7_3 * v3 + l7_5 * v5 + 0) + 0) + l7_6 * v6)) / l7_7;
+    v7 = (v7) / l7_7;
+    v6 = (v6 - l7_6 * v7) / l6_6;
+    v5 = (v5 - l6_5 * v6 - l7_5 * v7) / l5_5;
+    v4 = (v4 - l5_4 * v5 - l6_4 * v6 - l7_4 * v7) / l4_4;
+    v3 = (v3 - l4_3 * v4 - l5_3 * v5 - l6_3 * v6 - l7_3 * v7) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5 - l6_2 * v6 - l7_2 * v7) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5 - l6_1 * v6 - l7_1 * v7) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5 - l6_0 * v6 - l7_0 * v7) / l0_0;
+    out[6] = v0; out[14] = v1; out[22] = v2; out[30] = v3; out[38] = v4; out[46] = v5; out[54] = v6;
+  }
+  {
+    let v0 = 0; let v1 = 0; let v2 = 0; let v3 = 0; let v4 = 0; let v5 = 0; let v6 = 0; let v7 = 0;
+    v0 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0))) / l0_0;
+    v1 = (0 - (((0 + 0) + 0) + ((0 + 0) + 0) + l1_0 * v0)) / l1_1;
+    v2 = (0 - (((0 + l2_0 * v0 + 0) + 0) + ((0 + l2_1 * v1 + 0) + 0))) / l2_2;
+    v3 = (0 - (((0 + l3_0 * v0 + 0) + 0) + ((0 + l3_1 * v1 + 0) + 0) + l3_2 * v2)) / l3_3;
+    v4 = (0 - (((0 + l4_0 * v0 + l4_2 * v2 + 0) + 0) + ((0 + l4_1 * v1 + l4_3 * v3 + 0) + 0))) / l4_4;
+    v5 = (0 - (((0 + l5_0 * v0 + l5_2 * v2 + 0) + 0) + ((0 + l5_1 * v1 + l5_3 * v3 + 0) + 0) + l5_4 * v4)) / l5_5;
+    v6 = (0 - (((0 + l6_0 * v0 + l6_2 * v2 + l6_4 * v4 + 0) + 0) + ((0 + l6_1 * v1 + l6_3 * v3 + l6_5 * v5 + 0) + 0))) / l6_6;
+    v7 = (1 - (((0 + l7_0 * v0 + l7_2 * v2 + l7_4 * v4 + 0) + 0) + ((0 + l7_1 * v1 + l7_3 * v3 + l7_5 * v5 + 0) + 0) + l7_6 * v6)) / l7_7;
+    v7 = (v7) / l7_7;
+    v6 = (v6 - l7_6 * v7) / l6_6;
+    v5 = (v5 - l6_5 * v6 - l7_5 * v7) / l5_5;
+    v4 = (v4 - l5_4 * v5 - l6_4 * v6 - l7_4 * v7) / l4_4;
+    v3 = (v3 - l4_3 * v4 - l5_3 * v5 - l6_3 * v6 - l7_3 * v7) / l3_3;
+    v2 = (v2 - l3_2 * v3 - l4_2 * v4 - l5_2 * v5 - l6_2 * v6 - l7_2 * v7) / l2_2;
+    v1 = (v1 - l2_1 * v2 - l3_1 * v3 - l4_1 * v4 - l5_1 * v5 - l6_1 * v6 - l7_1 * v7) / l1_1;
+    v0 = (v0 - l1_0 * v1 - l2_0 * v2 - l3_0 * v3 - l4_0 * v4 - l5_0 * v5 - l6_0 * v6 - l7_0 * v7) / l0_0;
+    out[7] = v0; out[15] = v1; out[23] = v2; out[31] = v3; out[39] = v4; out[47] = v5; out[55] = v6; out[63] = v7;
+  }
+}
+
+/** linalg's choleskySolve (L L^T x = b; out may alias b) unrolled for d, or undefined. */
+export function choleskySolveKernel(d: number): ((L: Float64Array, b: Float64Array, out: Float64Array) => void) | undefined {
+  switch (d) {
+    case 1: return choleskySolve1;
+    case 2: return choleskySolve2;
+    case 3: return choleskySolve3;
+    case 4: return choleskySolve4;
+    case 5: return choleskySolve5;
+    case 6: return choleskySolve6;
+    case 7: return choleskySolve7;
+    case 8: return choleskySolve8;
+    default: return undefined;
+  }
+}
+
+/** linalg's choleskyInverseUpper (upper triangle of (L L^T)^-1) unrolled for d, or undefined. */
+export function choleskyInverseKernel(d: number): ((L: Float64Array, out: Float64Array) => void) | undefined {
+  switch (d) {
+    case 1: return choleskyInverse1;
+    case 2: return choleskyInverse2;
+    case 3: return choleskyInverse3;
+    case 4: return choleskyInverse4;
+    case 5: return choleskyInverse5;
+    case 6: return choleskyInverse6;
+    case 7: return choleskyInverse7;
+    case 8: return choleskyInverse8;
+    default: return undefined;
+  }
+}
+
 /** The utilities kernel for d, or undefined (use the generic loop). */
 export function utilitiesKernel(d: number): UtilitiesKernel | undefined {
   switch (d) {

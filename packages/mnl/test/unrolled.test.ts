@@ -1,11 +1,14 @@
 import { Rng } from "@routekit/core";
+import { choleskyInverseUpper, choleskySolve } from "@routekit/linalg";
 import { describe, expect, it } from "vitest";
 import { ChoiceHistory, dataPass, gradientPass, MleWorkspace } from "../src/mle.js";
 import {
   addMnlHessianToCholesky,
   addMnlHessianToCholeskyGeneric,
+  invertCholeskyUpper,
   optimisticUtilities,
   optimisticUtilitiesGeneric,
+  solveCholesky,
 } from "../src/model.js";
 import { MAX_UNROLLED_D } from "../src/unrolled.generated.js";
 
@@ -85,6 +88,35 @@ describe("unrolled Hessian-to-Cholesky kernel", () => {
         addMnlHessianToCholeskyGeneric(b, X, n, d, p, scale, xb, new Float64Array(d));
         expect(sameBits(a, b), `d=${d} scale=${scale}`).toBe(true);
         expect(sameBits(xa, xb), `xbar d=${d}`).toBe(true);
+      }
+    }
+  });
+});
+
+describe("unrolled Cholesky solve and inverse", () => {
+  it("give linalg's bits for every unrolled d and one above", () => {
+    const rng = Rng.fromSeed(8);
+    for (let d = 1; d <= MAX_UNROLLED_D + 1; d++) {
+      for (let rep = 0; rep < 5; rep++) {
+        const L = new Float64Array(d * d);
+        for (let i = 0; i < d; i++) {
+          L[i * d + i] = 0.5 + 3 * rng.uniform();
+          for (let j = 0; j < i; j++) L[i * d + j] = rng.uniform() < 0.1 ? -0 : rng.normal(0, 2);
+        }
+        const b = features(rng, d, 1);
+        const a1 = new Float64Array(d);
+        const a2 = new Float64Array(d);
+        solveCholesky(L, d, b, a1);
+        choleskySolve(L, d, b, a2);
+        expect(sameBits(a1, a2), `solve d=${d}`).toBe(true);
+        const inPlace = b.slice();
+        solveCholesky(L, d, inPlace, inPlace);
+        expect(sameBits(inPlace, a2), `in-place solve d=${d}`).toBe(true);
+        const i1 = new Float64Array(d * d);
+        const i2 = new Float64Array(d * d);
+        invertCholeskyUpper(L, d, i1, new Float64Array(d));
+        choleskyInverseUpper(L, d, i2, new Float64Array(d));
+        expect(sameBits(i1, i2), `inverse d=${d}`).toBe(true);
       }
     }
   });
