@@ -33,6 +33,7 @@ import {
   vectorToJson,
 } from "@routekit/core";
 import { DinkelbachWorkspace, dinkelbachAssortment, topK } from "./assortment.js";
+import { oversizedRowKernel } from "./unrolled.generated.js";
 
 /**
  * Largest accepted squared Euclidean norm of one item's feature row: ||x||^2 <= 1e100 (||x|| <= 1e50).
@@ -47,15 +48,31 @@ export const MAX_FEATURE_SQUARED_NORM = 1e100;
  * (including NaN or overflow to Infinity), with that squared norm; index -1 when every row is fine.
  */
 export function firstOversizedRow(X: ArrayLike<number>, rows: number, d: number): { index: number; sq: number } {
+  const i = oversizedRowIndex(X, rows, d);
+  if (i < 0) return NO_OVERSIZED_ROW;
+  let s = 0;
+  for (let k = 0; k < d; k++) {
+    const v = X[i * d + k] as number;
+    s += v * v;
+  }
+  return { index: i, sq: s };
+}
+
+const NO_OVERSIZED_ROW = Object.freeze({ index: -1, sq: 0 });
+
+/** The index of {@link firstOversizedRow} alone (no object; unrolled for d <= 8): -1 when every row is fine. */
+export function oversizedRowIndex(X: ArrayLike<number>, rows: number, d: number): number {
+  const kernel = oversizedRowKernel(d);
+  if (kernel !== undefined) return kernel(X, rows, MAX_FEATURE_SQUARED_NORM);
   for (let i = 0; i < rows; i++) {
     let s = 0;
     for (let k = 0; k < d; k++) {
       const v = X[i * d + k] as number;
       s += v * v;
     }
-    if (!(s <= MAX_FEATURE_SQUARED_NORM)) return { index: i, sq: s };
+    if (!(s <= MAX_FEATURE_SQUARED_NORM)) return i;
   }
-  return { index: -1, sq: 0 };
+  return -1;
 }
 
 /**
@@ -312,8 +329,8 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
       assertVector(f, n * d, `query.features (numItems x contextDim = ${n} x ${d})`);
     }
     const feats = f as Float64Array;
-    const big = firstOversizedRow(feats, n, d);
-    if (big.index >= 0) {
+    if (oversizedRowIndex(feats, n, d) >= 0) {
+      const big = firstOversizedRow(feats, n, d);
       assertVector(feats, n * d, `query.features (numItems x contextDim = ${n} x ${d})`);
       throw new RouteKitError(
         ErrorCode.OutOfRange,

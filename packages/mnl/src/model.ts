@@ -41,6 +41,13 @@ export function mnlUtilities(
   xo = 0,
 ): void {
   // Inline loops, not a linalg call per row: at the small d of item features the call costs more.
+  // For d <= 8 the unrolled utilities kernel with no bonus (c = 0, M unread) gives the same bits.
+  const kernel = xo === 0 ? utilitiesKernel(d) : undefined;
+  if (kernel !== undefined) {
+    kernel(X, n, w, w, 0, z);
+    z[n] = Math.log(v0);
+    return;
+  }
   for (let i = 0; i < n; i++) {
     const o = xo + i * d;
     let u = 0;

@@ -1071,6 +1071,93 @@ function choleskySolve8(L: Float64Array, b: Float64Array, out: Float64Array): vo
   out[0] = v0; out[1] = v1; out[2] = v2; out[3] = v3; out[4] = v4; out[5] = v5; out[6] = v6; out[7] = v7;
 }
 
+function oversizedRow1(X: ArrayLike<number>, rows: number, max: number): number {
+  for (let i = 0, o = 0; i < rows; i++, o += 1) {
+    const x0 = X[o + 0] as number;
+    const s = 0 + x0 * x0;
+    if (!(s <= max)) return i;
+  }
+  return -1;
+}
+
+function oversizedRow2(X: ArrayLike<number>, rows: number, max: number): number {
+  for (let i = 0, o = 0; i < rows; i++, o += 2) {
+    const x0 = X[o + 0] as number; const x1 = X[o + 1] as number;
+    const s = 0 + x0 * x0 + x1 * x1;
+    if (!(s <= max)) return i;
+  }
+  return -1;
+}
+
+function oversizedRow3(X: ArrayLike<number>, rows: number, max: number): number {
+  for (let i = 0, o = 0; i < rows; i++, o += 3) {
+    const x0 = X[o + 0] as number; const x1 = X[o + 1] as number; const x2 = X[o + 2] as number;
+    const s = 0 + x0 * x0 + x1 * x1 + x2 * x2;
+    if (!(s <= max)) return i;
+  }
+  return -1;
+}
+
+function oversizedRow4(X: ArrayLike<number>, rows: number, max: number): number {
+  for (let i = 0, o = 0; i < rows; i++, o += 4) {
+    const x0 = X[o + 0] as number; const x1 = X[o + 1] as number; const x2 = X[o + 2] as number; const x3 = X[o + 3] as number;
+    const s = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3;
+    if (!(s <= max)) return i;
+  }
+  return -1;
+}
+
+function oversizedRow5(X: ArrayLike<number>, rows: number, max: number): number {
+  for (let i = 0, o = 0; i < rows; i++, o += 5) {
+    const x0 = X[o + 0] as number; const x1 = X[o + 1] as number; const x2 = X[o + 2] as number; const x3 = X[o + 3] as number; const x4 = X[o + 4] as number;
+    const s = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4;
+    if (!(s <= max)) return i;
+  }
+  return -1;
+}
+
+function oversizedRow6(X: ArrayLike<number>, rows: number, max: number): number {
+  for (let i = 0, o = 0; i < rows; i++, o += 6) {
+    const x0 = X[o + 0] as number; const x1 = X[o + 1] as number; const x2 = X[o + 2] as number; const x3 = X[o + 3] as number; const x4 = X[o + 4] as number; const x5 = X[o + 5] as number;
+    const s = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5;
+    if (!(s <= max)) return i;
+  }
+  return -1;
+}
+
+function oversizedRow7(X: ArrayLike<number>, rows: number, max: number): number {
+  for (let i = 0, o = 0; i < rows; i++, o += 7) {
+    const x0 = X[o + 0] as number; const x1 = X[o + 1] as number; const x2 = X[o + 2] as number; const x3 = X[o + 3] as number; const x4 = X[o + 4] as number; const x5 = X[o + 5] as number; const x6 = X[o + 6] as number;
+    const s = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5 + x6 * x6;
+    if (!(s <= max)) return i;
+  }
+  return -1;
+}
+
+function oversizedRow8(X: ArrayLike<number>, rows: number, max: number): number {
+  for (let i = 0, o = 0; i < rows; i++, o += 8) {
+    const x0 = X[o + 0] as number; const x1 = X[o + 1] as number; const x2 = X[o + 2] as number; const x3 = X[o + 3] as number; const x4 = X[o + 4] as number; const x5 = X[o + 5] as number; const x6 = X[o + 6] as number; const x7 = X[o + 7] as number;
+    const s = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5 + x6 * x6 + x7 * x7;
+    if (!(s <= max)) return i;
+  }
+  return -1;
+}
+
+/** The first row of X (rows x d) whose squared norm is not <= max (NaN included), or -1; unrolled for d, or undefined. */
+export function oversizedRowKernel(d: number): ((X: ArrayLike<number>, rows: number, max: number) => number) | undefined {
+  switch (d) {
+    case 1: return oversizedRow1;
+    case 2: return oversizedRow2;
+    case 3: return oversizedRow3;
+    case 4: return oversizedRow4;
+    case 5: return oversizedRow5;
+    case 6: return oversizedRow6;
+    case 7: return oversizedRow7;
+    case 8: return oversizedRow8;
+    default: return undefined;
+  }
+}
+
 function choleskyInverse1(L: Float64Array, out: Float64Array): void {
   const l0_0 = L[0] as number;
   {

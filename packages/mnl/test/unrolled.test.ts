@@ -1,11 +1,13 @@
 import { Rng } from "@routekit/core";
 import { choleskyInverseUpper, choleskySolve } from "@routekit/linalg";
 import { describe, expect, it } from "vitest";
+import { firstOversizedRow, oversizedRowIndex } from "../src/base.js";
 import { ChoiceHistory, dataPass, gradientPass, MleWorkspace } from "../src/mle.js";
 import {
   addMnlHessianToCholesky,
   addMnlHessianToCholeskyGeneric,
   invertCholeskyUpper,
+  mnlUtilities,
   optimisticUtilities,
   optimisticUtilitiesGeneric,
   solveCholesky,
@@ -118,6 +120,39 @@ describe("unrolled Cholesky solve and inverse", () => {
         choleskyInverseUpper(L, d, i2, new Float64Array(d));
         expect(sameBits(i1, i2), `inverse d=${d}`).toBe(true);
       }
+    }
+  });
+});
+
+describe("unrolled feature-norm check", () => {
+  it("finds the first row above the norm bound (or NaN) as the generic loop does", () => {
+    const rng = Rng.fromSeed(9);
+    for (let d = 1; d <= MAX_UNROLLED_D + 1; d++) {
+      for (const bad of [-1, 0, 7, 19]) {
+        const X = features(rng, 20 * d, 1);
+        if (bad >= 0) X[bad * d + rng.int(d)] = rng.uniform() < 0.5 ? Number.NaN : 2e50;
+        expect(oversizedRowIndex(X, 20, d), `d=${d} bad=${bad}`).toBe(bad);
+        expect(firstOversizedRow(X, 20, d).index).toBe(bad);
+      }
+    }
+  });
+});
+
+describe("MNL utilities through the unrolled kernel", () => {
+  it("match the per-row loop bit for bit", () => {
+    const rng = Rng.fromSeed(10);
+    for (let d = 1; d <= MAX_UNROLLED_D; d++) {
+      const n = 11;
+      const X = features(rng, n * d, 1);
+      const w = features(rng, d, 1);
+      const z = new Float64Array(n + 1);
+      mnlUtilities(X, n, d, w, 0.5, z);
+      const ref = new Float64Array(n + 1);
+      // the same rows at an offset (xo > 0) take the generic loop
+      const padded = new Float64Array(d + n * d);
+      padded.set(X, d);
+      mnlUtilities(padded, n, d, w, 0.5, ref, d);
+      expect(sameBits(z, ref), `d=${d}`).toBe(true);
     }
   });
 });
