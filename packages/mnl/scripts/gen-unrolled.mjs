@@ -121,7 +121,7 @@ function hessianCholesky(d) {
  * linalg's forwardSubst row i: (b_i - dot) / L_ii, where linalg's scalar dot over i < 8 terms adds
  * pairs into two partial sums and combines them as ((s0 + 0) + 0) + ((s1 + 0) + 0), plus the odd last term.
  */
-function forwardRow(d, i, b, v) {
+function forwardRow(i, b, v) {
   const t = (m) => `l${i}_${m} * ${v}${m}`;
   const s0 = ["0"];
   const s1 = ["0"];
@@ -147,7 +147,7 @@ function choleskySolveD(d) {
   return `function choleskySolve${d}(L: Float64Array, b: Float64Array, out: Float64Array): void {
   ${lower.map(([i, j]) => `const l${i}_${j} = L[${i * d + j}] as number;`).join(" ")}
   ${ks.map((k) => `let v${k} = 0;`).join(" ")}
-  ${ks.map((i) => forwardRow(d, i, `(b[${i}] as number)`, "v")).join("\n  ")}
+  ${ks.map((i) => forwardRow(i, `(b[${i}] as number)`, "v")).join("\n  ")}
   ${ks.map((j) => backRow(d, d - 1 - j, "v")).join("\n  ")}
   ${ks.map((k) => `out[${k}] = v${k};`).join(" ")}
 }`;
@@ -160,7 +160,7 @@ function choleskyInverseD(d) {
     .map(
       (j) => `{
     ${ks.map((k) => `let v${k} = 0;`).join(" ")}
-    ${ks.map((i) => forwardRow(d, i, i === j ? "1" : "0", "v")).join("\n    ")}
+    ${ks.map((i) => forwardRow(i, i === j ? "1" : "0", "v")).join("\n    ")}
     ${ks.map((i) => backRow(d, d - 1 - i, "v")).join("\n    ")}
     ${range(j + 1)
       .map((i) => `out[${i * d + j}] = v${i};`)
