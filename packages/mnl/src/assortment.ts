@@ -11,37 +11,77 @@
  */
 import { ErrorCode, RouteKitError } from "@routekit/core";
 
-/** Scores of the kept entries of {@link topK}, in `out` order (grown on demand; topK never re-enters). */
-let kept = new Float64Array(64);
+/** Min-heap of the k largest scores seen by {@link topK} (grown on demand; topK never re-enters). */
+let heap = new Float64Array(64);
 
 /**
  * Indices of the k largest `score[i]` (i < n), best first, ties to the lower index, written into
- * `out`; only entries with score > `floor` are kept (default -Infinity keeps all). Returns the count.
- * O(n k) insertion into a sorted prefix: faster than sorting for the small k of assortments. The kept
- * scores sit in a scratch array beside `out`, so the scan compares against the k-th best without an
- * indirect read per item.
+ * `out`; only entries with score > `floor` are kept (default -Infinity keeps all; NaN never). Returns
+ * the count. A min-heap of the k largest values finds the k-th best score tau in one scan (an item
+ * enters only when strictly above the heap's minimum); the items above tau, then those equal to tau
+ * in index order, are the answer, sorted by insertion. For n = 100, k = 15 this does about half the
+ * moves of inserting every entering item into a sorted prefix.
  */
 export function topK(score: ArrayLike<number>, n: number, k: number, out: Int32Array, floor = -Infinity): number {
   if (!(k > 0)) return 0;
-  if (kept.length < k) kept = new Float64Array(k);
-  const v = kept;
+  if (heap.length < k) heap = new Float64Array(k);
+  const h = heap;
   let m = 0;
-  // The score an item must beat to enter: the floor until k are kept, then the k-th best.
-  let bar = floor;
-  for (let i = 0; i < n; i++) {
+  let i = 0;
+  for (; i < n && m < k; i++) {
     const s = score[i] as number;
-    if (!(s > bar)) {
-      if (m === k || !(s > floor)) continue;
+    if (!(s > floor)) continue;
+    let j = m++;
+    while (j > 0) {
+      const p = (j - 1) >> 1;
+      const hp = h[p] as number;
+      if (!(hp > s)) break;
+      h[j] = hp;
+      j = p;
     }
-    let j = m < k ? m++ : k - 1;
-    while (j > 0 && s > (v[j - 1] as number)) {
-      out[j] = out[j - 1] as number;
-      v[j] = v[j - 1] as number;
-      j--;
+    h[j] = s;
+  }
+  let count = 0;
+  if (m < k) {
+    // Fewer than k candidates: all of them.
+    for (let q = 0; q < n; q++) if ((score[q] as number) > floor) out[count++] = q;
+    return sortByScore(score, out, count);
+  }
+  for (; i < n; i++) {
+    const s = score[i] as number;
+    if (!(s > (h[0] as number))) continue;
+    let j = 0;
+    for (;;) {
+      let c = 2 * j + 1;
+      if (c >= k) break;
+      let hc = h[c] as number;
+      if (c + 1 < k && (h[c + 1] as number) < hc) {
+        c++;
+        hc = h[c] as number;
+      }
+      if (!(hc < s)) break;
+      h[j] = hc;
+      j = c;
     }
-    out[j] = i;
-    v[j] = s;
-    if (m === k) bar = v[k - 1] as number;
+    h[j] = s;
+  }
+  const tau = h[0] as number;
+  for (let q = 0; q < n; q++) if ((score[q] as number) > tau) out[count++] = q;
+  for (let q = 0; q < n && count < k; q++) if (score[q] === tau) out[count++] = q;
+  return sortByScore(score, out, count);
+}
+
+/** Sorts out[0..m) (increasing indices) by decreasing score, stably, so ties keep the lower index first. */
+function sortByScore(score: ArrayLike<number>, out: Int32Array, m: number): number {
+  for (let a = 1; a < m; a++) {
+    const v = out[a] as number;
+    const sv = score[v] as number;
+    let b = a;
+    while (b > 0 && sv > (score[out[b - 1] as number] as number)) {
+      out[b] = out[b - 1] as number;
+      b--;
+    }
+    out[b] = v;
   }
   return m;
 }
