@@ -294,10 +294,22 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
   protected abstract learnRound(X: Float64Array, n: number, choice: number): void;
 
   /**
-   * Validates a query and returns its features as a Float64Array read once (a plain array is copied
-   * first and the copy validated). Throws before any mutation: INVALID_ARGUMENT for wrong types,
-   * NON_FINITE, OUT_OF_RANGE (fractional or too large sizes, revenues outside [0, 1], rows above the
-   * norm bound), DIMENSION_MISMATCH, EMPTY_ASSORTMENT (no items, maxSize < 1).
+   * Scores the items (as {@link scoreItems}) after checking every feature row is within the norm bound;
+   * returns the first row above it (nothing scored, nothing drawn) or -1. Policies whose scoring draws
+   * nothing override it with one fused pass (validation and utilities read each row once).
+   */
+  protected scoreCheckedItems(features: Float64Array, n: number): number {
+    const bad = oversizedRowIndex(features, n, this.contextDim);
+    if (bad < 0) this.scoreItems(features, n);
+    return bad;
+  }
+
+  /**
+   * Validates a query's types, counts and feature shape and returns its features as a Float64Array read
+   * once (a plain array is copied first and the copy validated); the norm bound and the revenues are
+   * checked by select right after (still before any mutation). Throws INVALID_ARGUMENT for wrong types,
+   * NON_FINITE, OUT_OF_RANGE (fractional or too large sizes), DIMENSION_MISMATCH, EMPTY_ASSORTMENT
+   * (no items, maxSize < 1).
    */
   private readQuery(query: AssortmentQuery): Float64Array {
     if (query === null || typeof query !== "object")
@@ -328,18 +340,24 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
     } else if (f.length !== n * d) {
       assertVector(f, n * d, `query.features (numItems x contextDim = ${n} x ${d})`);
     }
-    const feats = f as Float64Array;
-    if (oversizedRowIndex(feats, n, d) >= 0) {
-      const big = firstOversizedRow(feats, n, d);
-      assertVector(feats, n * d, `query.features (numItems x contextDim = ${n} x ${d})`);
-      throw new RouteKitError(
-        ErrorCode.OutOfRange,
-        `query.features row ${big.index} has squared norm ${big.sq}, expected <= ${MAX_FEATURE_SQUARED_NORM} ` +
-          "(the MNL models assume ||x|| <= 1; rescale the features)",
-        { index: big.index },
-      );
-    }
-    const r = query.revenues;
+    return f as Float64Array;
+  }
+
+  /** Throws for features with a row above the norm bound: NON_FINITE for NaN/Infinity, else OUT_OF_RANGE. */
+  private rejectFeatures(feats: Float64Array, n: number): never {
+    const d = this.contextDim;
+    const big = firstOversizedRow(feats, n, d);
+    assertVector(feats, n * d, `query.features (numItems x contextDim = ${n} x ${d})`);
+    throw new RouteKitError(
+      ErrorCode.OutOfRange,
+      `query.features row ${big.index} has squared norm ${big.sq}, expected <= ${MAX_FEATURE_SQUARED_NORM} ` +
+        "(the MNL models assume ||x|| <= 1; rescale the features)",
+      { index: big.index },
+    );
+  }
+
+  /** Checks the query's revenues (length n, each in [0, 1]) if it has any. */
+  private checkRevenues(r: ArrayLike<number> | undefined, n: number): void {
     if (r !== undefined) {
       assertVector(r, n, "query.revenues");
       for (let i = 0; i < n; i++) {
@@ -351,26 +369,26 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
         }
       }
     }
-    return feats;
   }
 
   select(query: AssortmentQuery): AssortmentDecision {
     const f = this.readQuery(query);
     const n = query.numItems;
     const K = query.maxSize;
+    if (this.util.length < n) {
+      this.util = new Float64Array(n);
+      this.attract = new Float64Array(n);
+      this.dws.ensure(n);
+    }
+    if (this.scoreCheckedItems(f, n) >= 0) this.rejectFeatures(f, n);
     const rev = query.revenues;
+    this.checkRevenues(rev, n);
     let uniform = true;
     if (rev !== undefined) {
       const r0 = rev[0] as number;
       uniform = r0 > 0;
       for (let i = 1; i < n && uniform; i++) if (rev[i] !== r0) uniform = false;
     }
-    if (this.util.length < n) {
-      this.util = new Float64Array(n);
-      this.attract = new Float64Array(n);
-      this.dws.ensure(n);
-    }
-    this.scoreItems(f, n);
     const util = this.util;
     const clip = this.common.utilityClip;
     if (clip) for (let i = 0; i < n; i++) util[i] = Math.min(clip[1], Math.max(clip[0], util[i] as number));

@@ -33,6 +33,7 @@ import {
   commonToJSON,
   decodeCholeskyF64,
   firstOversizedRow,
+  MAX_FEATURE_SQUARED_NORM,
   type MnlCommonConfig,
   type MnlCommonOptions,
   MnlPolicyBase,
@@ -41,7 +42,7 @@ import {
   snapshotOptions,
 } from "./base.js";
 import { ChoiceHistory, MleWorkspace } from "./mle.js";
-import { invertCholeskyUpper, optimisticUtilities } from "./model.js";
+import { checkedOptimisticUtilities, invertCholeskyUpper, optimisticUtilities } from "./model.js";
 import { type WarmMleState, warmFitMnlMle } from "./warm-mle.js";
 
 export type MleBaselinePreset = "authors-uniform" | "authors-nonuniform" | "theory";
@@ -323,6 +324,19 @@ export class UcbMnl extends MleMnlPolicy {
 
   protected scoreItems(f: Float64Array, n: number): void {
     optimisticUtilities(f, n, this.contextDim, this.theta, this.Vinv, this.alpha, this.util);
+  }
+
+  protected override scoreCheckedItems(f: Float64Array, n: number): number {
+    return checkedOptimisticUtilities(
+      f,
+      n,
+      this.contextDim,
+      this.theta,
+      this.Vinv,
+      this.alpha,
+      this.util,
+      MAX_FEATURE_SQUARED_NORM,
+    );
   }
 
   toJSON(): Snapshot {

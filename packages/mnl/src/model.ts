@@ -4,6 +4,7 @@
  */
 import { choleskyInverseUpper, choleskySolve, logSumExp, softmax, syrUpper } from "@routekit/linalg";
 import {
+  checkedUtilitiesKernel,
   choleskyInverseKernel,
   choleskySolveKernel,
   hessianCholeskyKernel,
@@ -285,6 +286,34 @@ export function optimisticUtilities(
     return;
   }
   optimisticUtilitiesGeneric(f, n, d, w, M, c, util);
+}
+
+/**
+ * {@link optimisticUtilities} after checking each row's squared norm is <= `max` (NaN fails), in one
+ * pass for d <= 8: returns the first row failing the check (utilities then unfinished) or -1.
+ */
+export function checkedOptimisticUtilities(
+  f: Float64Array,
+  n: number,
+  d: number,
+  w: Float64Array,
+  M: Float64Array,
+  c: number,
+  util: Float64Array,
+  max: number,
+): number {
+  const kernel = checkedUtilitiesKernel(d);
+  if (kernel !== undefined) return kernel(f, n, w, M, c, util, max);
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    for (let k = 0; k < d; k++) {
+      const v = f[i * d + k] as number;
+      s += v * v;
+    }
+    if (!(s <= max)) return i;
+  }
+  optimisticUtilitiesGeneric(f, n, d, w, M, c, util);
+  return -1;
 }
 
 /** {@link optimisticUtilities} without the unrolled kernels (any d; the reference the kernels are tested against). */

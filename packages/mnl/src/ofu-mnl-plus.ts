@@ -23,6 +23,7 @@ import {
   commonFromJSON,
   commonToJSON,
   decodeCholeskyF64,
+  MAX_FEATURE_SQUARED_NORM,
   type MnlCommonConfig,
   type MnlCommonOptions,
   MnlPolicyBase,
@@ -33,6 +34,7 @@ import {
 import { type BetaParams, ofuMnlBeta, ofuMnlHyperparameters } from "./beta.js";
 import {
   addMnlHessianToCholesky,
+  checkedOptimisticUtilities,
   invertCholeskyUpper,
   mnlGradient,
   mnlProbabilities,
@@ -277,6 +279,19 @@ export class OfuMnlPlus extends MnlPolicyBase {
   protected scoreItems(f: Float64Array, n: number): void {
     // alpha_i = x_i.w + beta ||x_i||_{H^-1}
     optimisticUtilities(f, n, this.contextDim, this.w, this.Hinv, this.beta, this.util);
+  }
+
+  protected override scoreCheckedItems(f: Float64Array, n: number): number {
+    return checkedOptimisticUtilities(
+      f,
+      n,
+      this.contextDim,
+      this.w,
+      this.Hinv,
+      this.beta,
+      this.util,
+      MAX_FEATURE_SQUARED_NORM,
+    );
   }
 
   protected learnRound(X: Float64Array, n: number, choice: number): void {

@@ -6,6 +6,7 @@ import { ChoiceHistory, dataPass, gradientPass, MleWorkspace } from "../src/mle.
 import {
   addMnlHessianToCholesky,
   addMnlHessianToCholeskyGeneric,
+  checkedOptimisticUtilities,
   invertCholeskyUpper,
   mnlUtilities,
   optimisticUtilities,
@@ -153,6 +154,32 @@ describe("MNL utilities through the unrolled kernel", () => {
       padded.set(X, d);
       mnlUtilities(padded, n, d, w, 0.5, ref, d);
       expect(sameBits(z, ref), `d=${d}`).toBe(true);
+    }
+  });
+});
+
+describe("utilities fused with the norm check", () => {
+  it("return the generic loops' bits, or the first bad row as the norm check finds it", () => {
+    const rng = Rng.fromSeed(12);
+    for (let d = 1; d <= MAX_UNROLLED_D + 1; d++) {
+      for (const bad of [-1, 0, 5, 12]) {
+        const n = 13;
+        const f = features(rng, n * d, 0.5);
+        if (bad >= 0) f[bad * d + rng.int(d)] = rng.uniform() < 0.5 ? Number.NaN : -3e50;
+        const w = features(rng, d, 1);
+        const M = Float64Array.from({ length: d * d }, () => rng.normal(0, 0.3));
+        for (let i = 0; i < d; i++) M[i * d + i] = 2;
+        for (const c of [0, 1.5]) {
+          const a = new Float64Array(n);
+          const b = new Float64Array(n);
+          expect(checkedOptimisticUtilities(f, n, d, w, M, c, a, 1e100), `d=${d} bad=${bad}`).toBe(bad);
+          expect(oversizedRowIndex(f, n, d)).toBe(bad);
+          if (bad < 0) {
+            optimisticUtilitiesGeneric(f, n, d, w, M, c, b);
+            expect(sameBits(a, b), `d=${d} c=${c}`).toBe(true);
+          }
+        }
+      }
     }
   });
 });
