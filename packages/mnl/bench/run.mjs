@@ -73,7 +73,7 @@ const windowMedian = (us, a, b) => {
 // Reference per-round times (ms) of the authors' code, timing only their select and update calls, measured
 // side by side with RouteKit on a 2-core EPYC, Node 20, single-thread OpenBLAS: OFU-MNL+ 0.083 ms flat in
 // t; UCB-MNL / TS-MNL 3.1-3.4 ms at t = 150 and 13 ms at t = 3000. No other points were measured.
-const REF = { ofu: 0.083, mle150lo: 3.1, mle150hi: 3.4, mle150: 3.25, mle3000: 13 };
+const REF = { ofu: 0.083, mle150lo: 3.1, mle150hi: 3.4, mle3000: 13 };
 const REF_NOTE =
   "reference: the authors' code (select + update calls only), measured on a 2-core EPYC, Node 20, single-thread OpenBLAS: " +
   "OFU-MNL+ 0.083 ms flat; UCB-MNL / TS-MNL 3.1-3.4 ms at t = 150, 13 ms at t = 3000";
@@ -156,10 +156,11 @@ for (const c of cases) {
   }
   if (!c.ofu) {
     const who = c.name.split(" ")[0];
+    // Checked against the low end of the measured 3.1-3.4 ms, so a pass holds for the whole range.
     checks.push({
-      target: `${who} ratio reference / RouteKit at t ~ 150 (reference ${REF.mle150} ms; target >= 10)`,
-      value: (REF.mle150 * 1000) / at150,
-      pass: (REF.mle150 * 1000) / at150 >= 10,
+      target: `${who} ratio reference / RouteKit at t ~ 150 (reference ${REF.mle150lo}-${REF.mle150hi} ms; target >= 10 against ${REF.mle150lo} ms)`,
+      value: (REF.mle150lo * 1000) / at150,
+      pass: (REF.mle150lo * 1000) / at150 >= 10,
     });
     if (T >= 3000) {
       checks.push({
