@@ -294,14 +294,17 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
   protected abstract learnRound(X: Float64Array, n: number, choice: number): void;
 
   /**
-   * Scores the items (as {@link scoreItems}) after checking every feature row is within the norm bound;
-   * returns the first row above it (nothing scored, nothing drawn) or -1. Policies whose scoring draws
-   * nothing override it with one fused pass (validation and utilities read each row once).
+   * Checks every feature row is within the norm bound, then the revenues ({@link checkRevenues}, which
+   * throws), then scores the items ({@link scoreItems}); returns the first row above the bound (nothing
+   * checked after it, nothing scored or drawn) or -1. Policies whose scoring draws nothing override it
+   * with one fused pass (validation and utilities read each row once) followed by the revenue check.
    */
-  protected scoreCheckedItems(features: Float64Array, n: number): number {
+  protected scoreCheckedItems(features: Float64Array, n: number, revenues: ArrayLike<number> | undefined): number {
     const bad = oversizedRowIndex(features, n, this.contextDim);
-    if (bad < 0) this.scoreItems(features, n);
-    return bad;
+    if (bad >= 0) return bad;
+    this.checkRevenues(revenues, n);
+    this.scoreItems(features, n);
+    return -1;
   }
 
   /**
@@ -357,7 +360,7 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
   }
 
   /** Checks the query's revenues (length n, each in [0, 1]) if it has any. */
-  private checkRevenues(r: ArrayLike<number> | undefined, n: number): void {
+  protected checkRevenues(r: ArrayLike<number> | undefined, n: number): void {
     if (r !== undefined) {
       assertVector(r, n, "query.revenues");
       for (let i = 0; i < n; i++) {
@@ -380,9 +383,8 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
       this.attract = new Float64Array(n);
       this.dws.ensure(n);
     }
-    if (this.scoreCheckedItems(f, n) >= 0) this.rejectFeatures(f, n);
     const rev = query.revenues;
-    this.checkRevenues(rev, n);
+    if (this.scoreCheckedItems(f, n, rev) >= 0) this.rejectFeatures(f, n);
     let uniform = true;
     if (rev !== undefined) {
       const r0 = rev[0] as number;

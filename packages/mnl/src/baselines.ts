@@ -326,17 +326,20 @@ export class UcbMnl extends MleMnlPolicy {
     optimisticUtilities(f, n, this.contextDim, this.theta, this.Vinv, this.alpha, this.util);
   }
 
-  protected override scoreCheckedItems(f: Float64Array, n: number): number {
-    return checkedOptimisticUtilities(
+  protected override scoreCheckedItems(f: Float64Array, n: number, revenues: ArrayLike<number> | undefined): number {
+    const d = this.contextDim;
+    const bad = checkedOptimisticUtilities(
       f,
       n,
-      this.contextDim,
+      d,
       this.theta,
       this.Vinv,
       this.alpha,
       this.util,
       MAX_FEATURE_SQUARED_NORM,
     );
+    if (bad < 0) this.checkRevenues(revenues, n);
+    return bad;
   }
 
   toJSON(): Snapshot {

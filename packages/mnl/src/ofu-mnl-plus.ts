@@ -281,17 +281,11 @@ export class OfuMnlPlus extends MnlPolicyBase {
     optimisticUtilities(f, n, this.contextDim, this.w, this.Hinv, this.beta, this.util);
   }
 
-  protected override scoreCheckedItems(f: Float64Array, n: number): number {
-    return checkedOptimisticUtilities(
-      f,
-      n,
-      this.contextDim,
-      this.w,
-      this.Hinv,
-      this.beta,
-      this.util,
-      MAX_FEATURE_SQUARED_NORM,
-    );
+  protected override scoreCheckedItems(f: Float64Array, n: number, revenues: ArrayLike<number> | undefined): number {
+    const d = this.contextDim;
+    const bad = checkedOptimisticUtilities(f, n, d, this.w, this.Hinv, this.beta, this.util, MAX_FEATURE_SQUARED_NORM);
+    if (bad < 0) this.checkRevenues(revenues, n);
+    return bad;
   }
 
   protected learnRound(X: Float64Array, n: number, choice: number): void {
