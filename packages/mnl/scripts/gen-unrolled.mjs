@@ -83,6 +83,44 @@ function checkedUtilities(d) {
 }`;
 }
 
+/**
+ * mnlUtilities + linalg's softmax + mnlGradient of one round, fused; returns false (having written
+ * only z) when the softmax would take its NaN or infinite-maximum branch, which the caller then runs.
+ */
+function probabilitiesGradient(d) {
+  const ks = range(d);
+  return `function probabilitiesGradient${d}(X: Float64Array, n: number, w: Float64Array, logV0: number, choice: number, z: Float64Array, p: Float64Array, g: Float64Array): boolean {
+  ${ks.map((k) => `const w${k} = w[${k}] as number;`).join(" ")}
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += ${d}) {
+    const u = 0 + ${ks.map((k) => `(X[o + ${k}] as number) * w${k}`).join(" + ")};
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  ${ks.map((k) => `let g${k} = 0;`).join(" ")}
+  for (let i = 0, o = 0; i < n; i++, o += ${d}) {
+    const c = (p[i] as number) - (i === choice ? 1 : 0);
+    if (c === 0) continue;
+    ${ks.map((k) => `g${k} = g${k} + c * (X[o + ${k}] as number);`).join(" ")}
+  }
+  ${ks.map((k) => `g[${k}] = g${k};`).join(" ")}
+  return true;
+}`;
+}
+
 function gradientPass(d) {
   const ks = range(d);
   return `function gradientPass${d}(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array): void {
@@ -247,6 +285,16 @@ ${ds.map(utilities).join("\n\n")}
 ${ds.map(checkedUtilities).join("\n\n")}
 
 ${ds.map(gradientPass).join("\n\n")}
+
+${ds.map(probabilitiesGradient).join("\n\n")}
+
+/** The fused probabilities-and-gradient kernel for d, or undefined. */
+export function probabilitiesGradientKernel(d: number): ((X: Float64Array, n: number, w: Float64Array, logV0: number, choice: number, z: Float64Array, p: Float64Array, g: Float64Array) => boolean) | undefined {
+  switch (d) {
+${ds.map((d) => `    case ${d}: return probabilitiesGradient${d};`).join("\n")}
+    default: return undefined;
+  }
+}
 
 /** The utilities kernel fused with the feature-norm check for d, or undefined. */
 export function checkedUtilitiesKernel(d: number): CheckedUtilitiesKernel | undefined {

@@ -8,6 +8,7 @@ import {
   choleskyInverseKernel,
   choleskySolveKernel,
   hessianCholeskyKernel,
+  probabilitiesGradientKernel,
   utilitiesKernel,
 } from "./unrolled.generated.js";
 
@@ -116,6 +117,27 @@ export function mnlGradient(
     for (let k = 0; k < d; k++) g[k] = (g[k] as number) + c * (X[o + k] as number);
   }
   return g;
+}
+
+/**
+ * {@link mnlProbabilities} followed by {@link mnlGradient} (same `z`, `p`, `g`, bit for bit); for d <= 8
+ * one unrolled kernel with no call per step.
+ */
+export function mnlProbabilitiesAndGradient(
+  X: Float64Array,
+  n: number,
+  d: number,
+  w: Float64Array,
+  v0: number,
+  choice: number,
+  z: Float64Array,
+  p: Float64Array,
+  g: Float64Array,
+): void {
+  const kernel = probabilitiesGradientKernel(d);
+  if (kernel !== undefined && kernel(X, n, w, Math.log(v0), choice, z, p, g)) return;
+  mnlProbabilities(X, n, d, w, v0, z, p);
+  mnlGradient(X, n, d, p, choice, g);
 }
 
 /** x̄ = sum_i p_i x_i (the mean feature of the choice, with x_0 = 0). */

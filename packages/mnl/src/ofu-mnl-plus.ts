@@ -36,8 +36,8 @@ import {
   addMnlHessianToCholesky,
   checkedOptimisticUtilities,
   invertCholeskyUpper,
-  mnlGradient,
   mnlProbabilities,
+  mnlProbabilitiesAndGradient,
   optimisticUtilities,
   solveCholesky,
 } from "./model.js";
@@ -293,8 +293,7 @@ export class OfuMnlPlus extends MnlPolicyBase {
     const { stepSize: eta, stepMultiplier, projection } = this.config;
     const { z, p, g, xbar, row, wNew, Lt, Lnew } = this;
     // Steps 6-8: gradient and H~_t = H_t + eta G_t(w_t) at the current estimate.
-    mnlProbabilities(X, n, d, this.w, this.v0, z, p);
-    mnlGradient(X, n, d, p, choice, g);
+    mnlProbabilitiesAndGradient(X, n, d, this.w, this.v0, choice, z, p, g);
     Lt.set(this.L);
     addMnlHessianToCholesky(Lt, X, n, d, p, eta, xbar, row);
     solveCholesky(Lt, d, g, wNew);

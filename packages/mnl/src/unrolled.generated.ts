@@ -589,6 +589,269 @@ function gradientPass8(x: Float64Array, start: Int32Array, choice: Int32Array, f
   g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4; g[5] = g5; g[6] = g6; g[7] = g7;
 }
 
+function probabilitiesGradient1(X: Float64Array, n: number, w: Float64Array, logV0: number, choice: number, z: Float64Array, p: Float64Array, g: Float64Array): boolean {
+  const w0 = w[0] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 1) {
+    const u = 0 + (X[o + 0] as number) * w0;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  let g0 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 1) {
+    const c = (p[i] as number) - (i === choice ? 1 : 0);
+    if (c === 0) continue;
+    g0 = g0 + c * (X[o + 0] as number);
+  }
+  g[0] = g0;
+  return true;
+}
+
+function probabilitiesGradient2(X: Float64Array, n: number, w: Float64Array, logV0: number, choice: number, z: Float64Array, p: Float64Array, g: Float64Array): boolean {
+  const w0 = w[0] as number; const w1 = w[1] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 2) {
+    const u = 0 + (X[o + 0] as number) * w0 + (X[o + 1] as number) * w1;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  let g0 = 0; let g1 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 2) {
+    const c = (p[i] as number) - (i === choice ? 1 : 0);
+    if (c === 0) continue;
+    g0 = g0 + c * (X[o + 0] as number); g1 = g1 + c * (X[o + 1] as number);
+  }
+  g[0] = g0; g[1] = g1;
+  return true;
+}
+
+function probabilitiesGradient3(X: Float64Array, n: number, w: Float64Array, logV0: number, choice: number, z: Float64Array, p: Float64Array, g: Float64Array): boolean {
+  const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 3) {
+    const u = 0 + (X[o + 0] as number) * w0 + (X[o + 1] as number) * w1 + (X[o + 2] as number) * w2;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  let g0 = 0; let g1 = 0; let g2 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 3) {
+    const c = (p[i] as number) - (i === choice ? 1 : 0);
+    if (c === 0) continue;
+    g0 = g0 + c * (X[o + 0] as number); g1 = g1 + c * (X[o + 1] as number); g2 = g2 + c * (X[o + 2] as number);
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2;
+  return true;
+}
+
+function probabilitiesGradient4(X: Float64Array, n: number, w: Float64Array, logV0: number, choice: number, z: Float64Array, p: Float64Array, g: Float64Array): boolean {
+  const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number; const w3 = w[3] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 4) {
+    const u = 0 + (X[o + 0] as number) * w0 + (X[o + 1] as number) * w1 + (X[o + 2] as number) * w2 + (X[o + 3] as number) * w3;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  let g0 = 0; let g1 = 0; let g2 = 0; let g3 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 4) {
+    const c = (p[i] as number) - (i === choice ? 1 : 0);
+    if (c === 0) continue;
+    g0 = g0 + c * (X[o + 0] as number); g1 = g1 + c * (X[o + 1] as number); g2 = g2 + c * (X[o + 2] as number); g3 = g3 + c * (X[o + 3] as number);
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3;
+  return true;
+}
+
+function probabilitiesGradient5(X: Float64Array, n: number, w: Float64Array, logV0: number, choice: number, z: Float64Array, p: Float64Array, g: Float64Array): boolean {
+  const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number; const w3 = w[3] as number; const w4 = w[4] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 5) {
+    const u = 0 + (X[o + 0] as number) * w0 + (X[o + 1] as number) * w1 + (X[o + 2] as number) * w2 + (X[o + 3] as number) * w3 + (X[o + 4] as number) * w4;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  let g0 = 0; let g1 = 0; let g2 = 0; let g3 = 0; let g4 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 5) {
+    const c = (p[i] as number) - (i === choice ? 1 : 0);
+    if (c === 0) continue;
+    g0 = g0 + c * (X[o + 0] as number); g1 = g1 + c * (X[o + 1] as number); g2 = g2 + c * (X[o + 2] as number); g3 = g3 + c * (X[o + 3] as number); g4 = g4 + c * (X[o + 4] as number);
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4;
+  return true;
+}
+
+function probabilitiesGradient6(X: Float64Array, n: number, w: Float64Array, logV0: number, choice: number, z: Float64Array, p: Float64Array, g: Float64Array): boolean {
+  const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number; const w3 = w[3] as number; const w4 = w[4] as number; const w5 = w[5] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 6) {
+    const u = 0 + (X[o + 0] as number) * w0 + (X[o + 1] as number) * w1 + (X[o + 2] as number) * w2 + (X[o + 3] as number) * w3 + (X[o + 4] as number) * w4 + (X[o + 5] as number) * w5;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  let g0 = 0; let g1 = 0; let g2 = 0; let g3 = 0; let g4 = 0; let g5 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 6) {
+    const c = (p[i] as number) - (i === choice ? 1 : 0);
+    if (c === 0) continue;
+    g0 = g0 + c * (X[o + 0] as number); g1 = g1 + c * (X[o + 1] as number); g2 = g2 + c * (X[o + 2] as number); g3 = g3 + c * (X[o + 3] as number); g4 = g4 + c * (X[o + 4] as number); g5 = g5 + c * (X[o + 5] as number);
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4; g[5] = g5;
+  return true;
+}
+
+function probabilitiesGradient7(X: Float64Array, n: number, w: Float64Array, logV0: number, choice: number, z: Float64Array, p: Float64Array, g: Float64Array): boolean {
+  const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number; const w3 = w[3] as number; const w4 = w[4] as number; const w5 = w[5] as number; const w6 = w[6] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 7) {
+    const u = 0 + (X[o + 0] as number) * w0 + (X[o + 1] as number) * w1 + (X[o + 2] as number) * w2 + (X[o + 3] as number) * w3 + (X[o + 4] as number) * w4 + (X[o + 5] as number) * w5 + (X[o + 6] as number) * w6;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  let g0 = 0; let g1 = 0; let g2 = 0; let g3 = 0; let g4 = 0; let g5 = 0; let g6 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 7) {
+    const c = (p[i] as number) - (i === choice ? 1 : 0);
+    if (c === 0) continue;
+    g0 = g0 + c * (X[o + 0] as number); g1 = g1 + c * (X[o + 1] as number); g2 = g2 + c * (X[o + 2] as number); g3 = g3 + c * (X[o + 3] as number); g4 = g4 + c * (X[o + 4] as number); g5 = g5 + c * (X[o + 5] as number); g6 = g6 + c * (X[o + 6] as number);
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4; g[5] = g5; g[6] = g6;
+  return true;
+}
+
+function probabilitiesGradient8(X: Float64Array, n: number, w: Float64Array, logV0: number, choice: number, z: Float64Array, p: Float64Array, g: Float64Array): boolean {
+  const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number; const w3 = w[3] as number; const w4 = w[4] as number; const w5 = w[5] as number; const w6 = w[6] as number; const w7 = w[7] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 8) {
+    const u = 0 + (X[o + 0] as number) * w0 + (X[o + 1] as number) * w1 + (X[o + 2] as number) * w2 + (X[o + 3] as number) * w3 + (X[o + 4] as number) * w4 + (X[o + 5] as number) * w5 + (X[o + 6] as number) * w6 + (X[o + 7] as number) * w7;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  let g0 = 0; let g1 = 0; let g2 = 0; let g3 = 0; let g4 = 0; let g5 = 0; let g6 = 0; let g7 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 8) {
+    const c = (p[i] as number) - (i === choice ? 1 : 0);
+    if (c === 0) continue;
+    g0 = g0 + c * (X[o + 0] as number); g1 = g1 + c * (X[o + 1] as number); g2 = g2 + c * (X[o + 2] as number); g3 = g3 + c * (X[o + 3] as number); g4 = g4 + c * (X[o + 4] as number); g5 = g5 + c * (X[o + 5] as number); g6 = g6 + c * (X[o + 6] as number); g7 = g7 + c * (X[o + 7] as number);
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4; g[5] = g5; g[6] = g6; g[7] = g7;
+  return true;
+}
+
+/** The fused probabilities-and-gradient kernel for d, or undefined. */
+export function probabilitiesGradientKernel(d: number): ((X: Float64Array, n: number, w: Float64Array, logV0: number, choice: number, z: Float64Array, p: Float64Array, g: Float64Array) => boolean) | undefined {
+  switch (d) {
+    case 1: return probabilitiesGradient1;
+    case 2: return probabilitiesGradient2;
+    case 3: return probabilitiesGradient3;
+    case 4: return probabilitiesGradient4;
+    case 5: return probabilitiesGradient5;
+    case 6: return probabilitiesGradient6;
+    case 7: return probabilitiesGradient7;
+    case 8: return probabilitiesGradient8;
+    default: return undefined;
+  }
+}
+
 /** The utilities kernel fused with the feature-norm check for d, or undefined. */
 export function checkedUtilitiesKernel(d: number): CheckedUtilitiesKernel | undefined {
   switch (d) {

@@ -32,9 +32,9 @@ describe("select validates features and revenues before any change (the fused ut
       const features = Float64Array.from({ length: 4 * d }, () => rng.normal(0, 0.5));
       const nanRevenue = Float64Array.of(0.5, 0.4, Number.NaN, 0.2);
       expect(codeOf(() => p.select({ numItems: 4, maxSize: 4, features, revenues: nanRevenue }))).toBe("NON_FINITE");
-      expect(codeOf(() => p.select({ numItems: 4, maxSize: 4, features, revenues: [0.5, 1.5, 0.1, 0.2] }))).toBe(
-        "OUT_OF_RANGE",
-      );
+      expect(
+        codeOf(() => p.select({ numItems: 4, maxSize: 4, features, revenues: Float64Array.of(0.5, 1.5, 0.1, 0.2) })),
+      ).toBe("OUT_OF_RANGE");
       const big = features.slice();
       big[2 * d] = 1e60;
       // A feature row above the bound is reported before bad revenues, as before the fused pass.

@@ -8,6 +8,9 @@ import {
   addMnlHessianToCholeskyGeneric,
   checkedOptimisticUtilities,
   invertCholeskyUpper,
+  mnlGradient,
+  mnlProbabilities,
+  mnlProbabilitiesAndGradient,
   mnlUtilities,
   optimisticUtilities,
   optimisticUtilitiesGeneric,
@@ -178,6 +181,33 @@ describe("utilities fused with the norm check", () => {
             optimisticUtilitiesGeneric(f, n, d, w, M, c, b);
             expect(sameBits(a, b), `d=${d} c=${c}`).toBe(true);
           }
+        }
+      }
+    }
+  });
+});
+
+describe("fused MNL probabilities and gradient", () => {
+  it("give mnlProbabilities + mnlGradient's bits, including NaN and infinite utilities", () => {
+    const rng = Rng.fromSeed(13);
+    for (let d = 1; d <= MAX_UNROLLED_D + 1; d++) {
+      for (const edge of ["none", "nan", "inf", "-inf"]) {
+        const n = 1 + rng.int(9);
+        const X = features(rng, n * d, 0.8);
+        const w = features(rng, d, 1);
+        if (edge === "nan") X[rng.int(n * d)] = Number.NaN;
+        if (edge === "inf") w[0] = Number.POSITIVE_INFINITY;
+        if (edge === "-inf") w[0] = Number.NEGATIVE_INFINITY;
+        for (const choice of [-1, 0, n - 1]) {
+          const [z1, p1, g1] = [new Float64Array(n + 1), new Float64Array(n + 1), new Float64Array(d)];
+          const [z2, p2, g2] = [new Float64Array(n + 1), new Float64Array(n + 1), new Float64Array(d)];
+          mnlProbabilitiesAndGradient(X, n, d, w, 0.7, choice, z1, p1, g1);
+          mnlProbabilities(X, n, d, w, 0.7, z2, p2);
+          mnlGradient(X, n, d, p2, choice, g2);
+          const tag = `d=${d} edge=${edge} choice=${choice}`;
+          expect(sameBits(z1, z2), tag).toBe(true);
+          expect(sameBits(p1, p2), tag).toBe(true);
+          expect(sameBits(g1, g2), tag).toBe(true);
         }
       }
     }
