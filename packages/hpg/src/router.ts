@@ -167,9 +167,10 @@ export abstract class RouterBase<S extends ArmState> extends ArmPolicyBase<S, Ro
     const codec = new RouteCodec(typeof d === "number" && Number.isInteger(d) && d >= 0 ? d : 0, auxPerArm);
     super(options, codec, 0, what);
     if (this.contextDim < 1) {
+      // Missing is INVALID_ARGUMENT; a given 0 is a number outside its range (the error-code rule).
       throw new RouteKitError(
-        ErrorCode.InvalidArgument,
-        `${what} needs option contextDim (the query embedding length, >= 1)`,
+        d === undefined ? ErrorCode.InvalidArgument : ErrorCode.OutOfRange,
+        `${what} needs option contextDim (the query embedding length, >= 1)${d === undefined ? "" : `, got ${d}`}`,
       );
     }
     this.codec = codec;

@@ -139,7 +139,8 @@ describe.each(routers)("%s", (_name, make, restore) => {
   });
 
   it("rejects bad options with the vocabulary's codes", () => {
-    expectCode(() => make({ arms: ARMS, contextDim: 0 }), ErrorCode.InvalidArgument);
+    expectCode(() => make({ arms: ARMS } as never), ErrorCode.InvalidArgument);
+    expectCode(() => make({ arms: ARMS, contextDim: 0 }), ErrorCode.OutOfRange);
     expectCode(() => make({ arms: ARMS, contextDim: D, horizon: 0 }), ErrorCode.OutOfRange);
     expectCode(() => make({ arms: ARMS, contextDim: D, horizon: Number.NaN }), ErrorCode.NonFinite);
   });
