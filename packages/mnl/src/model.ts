@@ -135,7 +135,7 @@ export function mnlProbabilitiesAndGradient(
   g: Float64Array,
 ): void {
   const kernel = probabilitiesGradientKernel(d);
-  if (kernel !== undefined && kernel(X, n, w, Math.log(v0), choice, z, p, g)) return;
+  if (kernel?.(X, n, w, Math.log(v0), choice, z, p, g)) return;
   mnlProbabilities(X, n, d, w, v0, z, p);
   mnlGradient(X, n, d, p, choice, g);
 }
