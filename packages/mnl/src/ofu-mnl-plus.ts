@@ -18,11 +18,12 @@ import {
   readSnapshot,
   type Snapshot,
 } from "@routekit/core";
-import { allocF64, choleskyInverseUpper, choleskySolve, dot } from "@routekit/linalg";
+import { allocF64, dot } from "@routekit/linalg";
 import {
   commonFromJSON,
   commonToJSON,
   decodeCholeskyF64,
+  MAX_FEATURE_SQUARED_NORM,
   type MnlCommonConfig,
   type MnlCommonOptions,
   MnlPolicyBase,
@@ -31,7 +32,15 @@ import {
   snapshotOptions,
 } from "./base.js";
 import { type BetaParams, ofuMnlBeta, ofuMnlHyperparameters } from "./beta.js";
-import { addMnlHessianToCholesky, mnlGradient, mnlProbabilities, optimisticUtilities } from "./model.js";
+import {
+  addMnlHessianToCholesky,
+  checkedOptimisticUtilities,
+  invertCholeskyUpper,
+  mnlProbabilities,
+  mnlProbabilitiesAndGradient,
+  optimisticUtilities,
+  solveCholesky,
+} from "./model.js";
 import { ProjectionWorkspace, projectUnitBall } from "./projection.js";
 
 export type OfuMnlPreset = "paper" | "authors-uniform" | "authors-nonuniform" | "practical";
@@ -272,16 +281,22 @@ export class OfuMnlPlus extends MnlPolicyBase {
     optimisticUtilities(f, n, this.contextDim, this.w, this.Hinv, this.beta, this.util);
   }
 
+  protected override scoreCheckedItems(f: Float64Array, n: number, revenues: ArrayLike<number> | undefined): number {
+    const d = this.contextDim;
+    const bad = checkedOptimisticUtilities(f, n, d, this.w, this.Hinv, this.beta, this.util, MAX_FEATURE_SQUARED_NORM);
+    if (bad < 0) this.checkRevenues(revenues, n);
+    return bad;
+  }
+
   protected learnRound(X: Float64Array, n: number, choice: number): void {
     const d = this.contextDim;
     const { stepSize: eta, stepMultiplier, projection } = this.config;
     const { z, p, g, xbar, row, wNew, Lt, Lnew } = this;
     // Steps 6-8: gradient and H~_t = H_t + eta G_t(w_t) at the current estimate.
-    mnlProbabilities(X, n, d, this.w, this.v0, z, p);
-    mnlGradient(X, n, d, p, choice, g);
+    mnlProbabilitiesAndGradient(X, n, d, this.w, this.v0, choice, z, p, g);
     Lt.set(this.L);
     addMnlHessianToCholesky(Lt, X, n, d, p, eta, xbar, row);
-    choleskySolve(Lt, d, g, wNew);
+    solveCholesky(Lt, d, g, wNew);
     const step = stepMultiplier * eta;
     for (let k = 0; k < d; k++) wNew[k] = (this.w[k] as number) - step * (wNew[k] as number);
     if (projection === "exact" && dot(wNew, wNew, d) > 1) {
@@ -311,7 +326,7 @@ export class OfuMnlPlus extends MnlPolicyBase {
   }
 
   private refreshInverse(): void {
-    choleskyInverseUpper(this.L, this.contextDim, this.Hinv, this.g);
+    invertCholeskyUpper(this.L, this.contextDim, this.Hinv, this.g);
   }
 
   toJSON(): Snapshot {
