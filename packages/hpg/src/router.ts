@@ -55,11 +55,6 @@ export interface RoutePayload {
   /** `auxPerArm` numbers per model (e.g. parameter-free HPG's inner score and bet). */
   aux: Float64Array;
   n: number;
-  /**
-   * Set on a payload built from an event recorded after the chosen model was removed: the round is
-   * ignored, as `update` ignores feedback for a removed model (even if its id was added again since).
-   */
-  removed: boolean;
 }
 
 /** Norm slack accepted for "unit-norm" queries. */
@@ -79,7 +74,6 @@ class RouteCodec implements LedgerCodec<RoutePayload> {
       probs: new Float64Array(8),
       aux: new Float64Array(8 * auxPerArm),
       n: 0,
-      removed: false,
     }));
   }
   acquire(n: number): RoutePayload {
@@ -89,7 +83,6 @@ class RouteCodec implements LedgerCodec<RoutePayload> {
       p.aux = new Float64Array(2 * n * this.auxPerArm);
     }
     p.n = n;
-    p.removed = false;
     return p;
   }
   encode(p: RoutePayload): Json {
@@ -230,7 +223,6 @@ export abstract class RouterBase<S extends ArmState> extends ArmPolicyBase<S, Ro
   }
 
   protected applyFeedback(_state: S, p: RoutePayload, feedback: ArmFeedback): void {
-    if (p.removed) return;
     const r = feedback.reward;
     const reward = r > 1 ? 1 : r < -1 ? -1 : r;
     this.prepareQuery(p.x, false);
@@ -261,9 +253,6 @@ export abstract class RouterBase<S extends ArmState> extends ArmPolicyBase<S, Ro
   protected override eventState(p: RoutePayload): Json {
     const st: Record<string, Json> = { arms: [...p.ids], probs: vectorToJson(p.probs, p.n) };
     if (this.auxPerArm > 0) st.aux = vectorToJson(p.aux, p.n * this.auxPerArm);
-    // The chosen model was removed since the decision: `update` ignores this feedback even if a model
-    // with the same id was added again, so the event says so and `learn` ignores it too.
-    if (this.stateOfUid(p.uid) === undefined) st.removed = true;
     return st;
   }
 
@@ -303,9 +292,7 @@ export abstract class RouterBase<S extends ArmState> extends ArmPolicyBase<S, Ro
       }
       aux = s.aux as number[];
     }
-    if (s.removed !== undefined && typeof s.removed !== "boolean") bad("removed must be a boolean");
     const p = this.codec.acquire(n);
-    p.removed = s.removed === true;
     p.uid = state.uid;
     p.chosen = chosen;
     p.x.set(x);

@@ -145,14 +145,13 @@ describe.each(routers)("%s", (_name, make, restore) => {
     const q = unitVector(rng, D);
     const d = a.select(q);
     const db = b.select(q);
-    const live = a.decisionRecord(d).decision.state as Record<string, unknown>;
-    expect(live.removed).toBeUndefined();
+    expect(a.decisionRecord(d).decision.retired).toBeUndefined();
     for (const p of [a, b]) {
       p.removeArm(d.arm);
       p.addArm(d.arm);
     }
     const event = JSON.parse(JSON.stringify({ ...a.decisionRecord(d), feedback: { reward: 1 } }));
-    expect(event.decision.state.removed).toBe(true);
+    expect(event.decision.retired).toBe(true);
     const before = JSON.stringify(a.toJSON());
     a.update(d, { reward: 1 });
     b.learn(event);
@@ -164,10 +163,7 @@ describe.each(routers)("%s", (_name, make, restore) => {
     const s0 = JSON.stringify(c.toJSON());
     c.learn(event);
     expect(JSON.stringify(c.toJSON())).toBe(s0);
-    expectCode(
-      () => c.learn({ ...event, decision: { ...event.decision, state: { ...event.decision.state, removed: 1 } } }),
-      ErrorCode.InvalidEvent,
-    );
+    expectCode(() => c.learn({ ...event, decision: { ...event.decision, retired: 1 } }), ErrorCode.InvalidEvent);
   });
 
   it("rejects bad options with the vocabulary's codes", () => {
