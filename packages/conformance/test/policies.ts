@@ -247,8 +247,10 @@ const mnlCommon: OptionRange[] = [
 ];
 /** OFU-MNL+'s own options. */
 const ofuRanges: OptionRange[] = [
-  ...mnlCommon,
-  positive("stepSize"),
+  // ridge and stepSize >= 1e-100: H^-1 starts at I / ridge and the radius grows with ln(1 / ridge).
+  ...mnlCommon.filter((r) => r.name !== "ridge"),
+  { name: "ridge", min: 1e-100 },
+  { name: "stepSize", min: 1e-100 },
   { name: "confidence", min: 0, max: 1, openMin: true },
   nonNegative("beta"),
   positive("stepMultiplier"),

@@ -28,13 +28,7 @@ type Check = "learn" | "re-add" | "hostile" | "pending" | `ranges:${string}` | "
  * Defects these checks found in main's code, run as expected failures (`it.fails`) so the suite stays green while
  * they are open. When a family fixes one, its test reports "expected to fail": delete the entry then.
  */
-const KNOWN: [RegExp, readonly Check[], string][] = [
-  [
-    /^mnl\/ofu-mnl-plus/,
-    ["ranges:ridge", "ranges:stepSize"],
-    "a ridge or stepSize near the smallest double is refused (OUT_OF_RANGE, non-finite confidence radius) although the README documents > 0: the floor is undocumented",
-  ],
-];
+const KNOWN: [RegExp, readonly Check[], string][] = [];
 
 function check(name: string, key: Check, title: string, fn: () => void): void {
   const known = KNOWN.find(([re, checks]) => re.test(name) && checks.includes(key));

@@ -43,6 +43,9 @@ import {
 } from "./model.js";
 import { ProjectionWorkspace, projectUnitBall } from "./projection.js";
 
+/** Smallest `ridge` and `stepSize` accepted (see resolve). */
+const MIN_RIDGE = 1e-100;
+
 export type OfuMnlPreset = "paper" | "authors-uniform" | "authors-nonuniform" | "practical";
 export type BetaMode = "theory" | "frozen" | "constant";
 
@@ -145,8 +148,10 @@ function resolve(options: OfuMnlPlusOptions): { common: MnlCommonConfig; cfg: Of
   const pre = PRESETS[preset];
   const common = readCommonOptions(o, pre.utilityClip);
   const hyper = ofuMnlHyperparameters(common.contextDim, common.maxSize);
-  const stepSize = numberOption(o, "stepSize", hyper.eta, { min: 0, openMin: true });
-  const ridge = numberOption(o, "ridge", 84 * Math.SQRT2 * common.contextDim * stepSize, { min: 0, openMin: true });
+  // Floors of 1e-100: H^-1 starts at I / ridge and beta_t grows with ln(1 / ridge), so a ridge (or the
+  // default ridge of a stepSize) near the smallest double makes every confidence width infinite.
+  const stepSize = numberOption(o, "stepSize", hyper.eta, { min: MIN_RIDGE });
+  const ridge = numberOption(o, "ridge", 84 * Math.SQRT2 * common.contextDim * stepSize, { min: MIN_RIDGE });
   const confidence = numberOption(o, "confidence", pre.confidence, { min: 0, openMin: true, max: 1 });
   const betaMode = enumOption(o, "betaMode", ["theory", "frozen", "constant"] as const, pre.betaMode);
   // Validated in every mode: it is kept in the config and in snapshots.
