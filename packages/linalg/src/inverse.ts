@@ -154,13 +154,15 @@ export function choleskyAppendRow(
 
 /**
  * Rank-1 update of a Cholesky factor: L L^T + x x^T = L' L'^T, in O(n^2) by Givens-like rotations.
- * `x` is used as scratch and overwritten.
+ * `x` is used as scratch and overwritten. The rotation radius is sqrt(l^2 + x^2), not Math.hypot (several
+ * times slower in V8); hypot only where that sum of squares leaves [1e-300, 1e300] and could over- or underflow.
  */
 export function choleskyRank1Update(L: Float64Array, n: number, x: Float64Array, ld = n): void {
   for (let k = 0; k < n; k++) {
     const lkk = L[k * ld + k] as number;
     const xk = x[k] as number;
-    const r = Math.hypot(lkk, xk);
+    const r2 = lkk * lkk + xk * xk;
+    const r = r2 <= 1e300 && r2 >= 1e-300 ? Math.sqrt(r2) : Math.hypot(lkk, xk);
     const c = r / lkk;
     const s = xk / lkk;
     L[k * ld + k] = r;

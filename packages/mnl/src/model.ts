@@ -2,7 +2,14 @@
  * The multinomial-logit choice model with an outside option, on row-major feature
  * matrices. Probability vectors have n + 1 entries: the n offered items, then the outside option.
  */
-import { choleskyInverseUpper, choleskySolve, logSumExp, softmax, syrUpper } from "@routekit/linalg";
+import {
+  choleskyInverseUpper,
+  choleskyRank1Update,
+  choleskySolve,
+  logSumExp,
+  softmax,
+  syrUpper,
+} from "@routekit/linalg";
 import {
   checkedUtilitiesKernel,
   choleskyInverseKernel,
@@ -224,36 +231,12 @@ export function addMnlHessianToCholeskyGeneric(
     const s = Math.sqrt(scale * (p[i] as number));
     if (!(s > 0)) continue;
     for (let k = 0; k < d; k++) row[k] = s * ((X[i * d + k] as number) - (xbar[k] as number));
-    rank1Update(L, d, row);
+    choleskyRank1Update(L, d, row);
   }
   const s0 = Math.sqrt(scale * (p[n] as number));
   if (s0 > 0) {
     for (let k = 0; k < d; k++) row[k] = s0 * (xbar[k] as number);
-    rank1Update(L, d, row);
-  }
-}
-
-/**
- * L L^T += x x^T for a lower Cholesky factor (row-major d x d); overwrites x. The rotation radius is
- * sqrt(l^2 + x^2) rather than Math.hypot (several times slower in V8): with rows of squared norm at most
- * 1e100 (the feature bound) and L's entries bounded by square roots of sums of such terms, no square
- * here comes near the overflow threshold.
- */
-function rank1Update(L: Float64Array, d: number, x: Float64Array): void {
-  for (let k = 0; k < d; k++) {
-    const kk = k * d + k;
-    const lkk = L[kk] as number;
-    const xk = x[k] as number;
-    const r = Math.sqrt(lkk * lkk + xk * xk);
-    const c = r / lkk;
-    const s = xk / lkk;
-    L[kk] = r;
-    for (let i = k + 1; i < d; i++) {
-      const ik = i * d + k;
-      const lik = ((L[ik] as number) + s * (x[i] as number)) / c;
-      L[ik] = lik;
-      x[i] = c * (x[i] as number) - s * lik;
-    }
+    choleskyRank1Update(L, d, row);
   }
 }
 
