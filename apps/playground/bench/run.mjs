@@ -125,10 +125,11 @@ if (scaleArg) {
   let lastPrint = 0;
   await compare({
     environment: "linear-contextual",
-    environmentParams: { dim: 512 },
-    policies: ["epsilon-greedy", "ucb1", "linucb-shared"],
+    environmentParams: { contextDim: 512 },
+    policies: ["linucb-shared", "linucb-disjoint", "rff-ucb"],
     seeds: 10,
     horizon,
+    workers: 2,
     onProgress: (p) => {
       const now = performance.now();
       if (now - lastPrint > 10_000) {
