@@ -1,14 +1,17 @@
 /**
- * Every command quoted in the kernel-ucb README's paper-claims table is one the CLI accepts: each is run
- * here for a few rounds and one seed (its own seeds and horizon replaced), with the default registry, and
- * must exit 0. The table's numbers come from the full runs; this keeps each row's command runnable as printed.
+ * Every command quoted in the kernel-ucb README's paper-claims table is one the CLI accepts. A `run` names a
+ * registered scenario or group (the scenario and group tests run every one of them end to end); a `compare`
+ * is run here for a few rounds and one seed (its own seeds and horizon replaced), with the default registry,
+ * and must exit 0. The table's numbers come from the full runs; this keeps each row's command runnable as printed.
  */
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
+import { selectScenarios } from "../src/group.js";
 import { main } from "../src/main.js";
+import { registry } from "../src/registry/index.js";
 
 class Sink extends Writable {
   text = "";
@@ -42,7 +45,14 @@ describe("kernel-ucb README: the claims table's commands run", () => {
     expect(commands.some((c) => c.startsWith("routekit compare "))).toBe(true);
     for (const c of commands) expect(c, c).toMatch(/--seeds 10\b/);
   });
-  for (const cmd of commands) {
+  for (const cmd of commands.filter((c) => c.startsWith("routekit run "))) {
+    it(cmd, () => {
+      const words = cmd.split(/\s+/);
+      expect(selectScenarios(registry, words[2] as string).scenarios.length).toBeGreaterThan(0);
+      expect(words.slice(3).join(" ")).toBe("--seeds 10");
+    });
+  }
+  for (const cmd of commands.filter((c) => c.startsWith("routekit compare "))) {
     it(cmd, async () => {
       const stdout = new Sink();
       const stderr = new Sink();
