@@ -12,6 +12,7 @@ import {
   runScenario,
 } from "./api.js";
 import { checkAssortmentLP, formatAssortmentCheck } from "./check.js";
+import { formatClassFit, runClassFit, writeClassFit } from "./class-fit.js";
 import { configToSpec, readCompareConfig } from "./config.js";
 import { CliFailure, oneLine, UsageError } from "./errors.js";
 import { citation, paramType, plural, summaryTable } from "./format.js";
@@ -607,6 +608,48 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
             ` (${plural(res.duplicates, "duplicate decision id")} dropped, ${res.withoutFeedback} without feedback,` +
             ` ${res.skipped.length} invalid skipped)\nsnapshot: ${f.out}\n`,
         );
+      },
+    );
+
+  program
+    .command("class-fit")
+    .description(
+      "offline class fit on the two-tower environment (Table 2 of the HPG paper, synthetic): held-out gaps of the\n" +
+        "best constant, log-linear and log-quadratic routers to the per-query oracle; writes table.md and class-fit.json",
+    )
+    .option("--seeds <n>", "seeds 0..n-1, one environment and query table each", int(1, "--seeds"), 3)
+    .option("--dim <d>", "query embedding length d", int(1, "--dim"), 16)
+    .option("--models <M>", "embedding models M", int(2, "--models"), 4)
+    .option("--rank <s>", "latent rank s of the environment", int(1, "--rank"), 2)
+    .option("--queries <n>", "queries per seed (half fit, half held out)", int(4, "--queries"), 1000)
+    .option("--iterations <n>", "Adam iterations per class", int(1, "--iterations"), 1500)
+    .option("--out <dir>", "output directory", "routekit-out/class-fit")
+    .option("--json", "print the report as JSON")
+    .action(
+      (f: {
+        seeds: number;
+        dim: number;
+        models: number;
+        rank: number;
+        queries: number;
+        iterations: number;
+        out: string;
+        json?: boolean;
+      }) => {
+        const res = runClassFit({
+          seeds: f.seeds,
+          contextDim: f.dim,
+          models: f.models,
+          latentRank: f.rank,
+          queries: f.queries,
+          iterations: f.iterations,
+        });
+        const files = writeClassFit(res, f.out);
+        if (f.json) {
+          io.stdout.write(`${JSON.stringify(res, null, 2)}\n`);
+          return;
+        }
+        io.stdout.write(`${formatClassFit(res)}\n\nwrote ${files.join(", ")}\n`);
       },
     );
 

@@ -22,7 +22,7 @@ export interface RunOutput {
   readonly result: ExperimentResult;
   /** Metrics plotted, in order. */
   readonly metrics: readonly Metric[];
-  /** Reference numbers from the paper or spec, when the scenario has some. */
+  /** Reference numbers from the paper or an independent rerun, when the scenario has some. */
   readonly reference?: string;
   /** Extra facts shown in the report (e.g. replay data summary). */
   readonly notes?: Record<string, string | number>;

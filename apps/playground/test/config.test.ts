@@ -22,7 +22,7 @@ function errorOf(text: string, file = "exp.yaml"): string {
 describe("compare config files", () => {
   it("accepts YAML and JSON, short and long forms", () => {
     const yaml = `
-environment: { name: linear-contextual, params: { dim: 3 } }
+environment: { name: linear-contextual, params: { contextDim: 3 } }
 policies:
   - random
   - { policy: linucb-disjoint, label: linucb-a0.3, params: { exploration: 0.3 } }
@@ -32,7 +32,7 @@ horizon: 400
 `;
     const spec = configToSpec(fixtureRegistry, parseCompareConfig(yaml, "x.yml"), "x.yml", defaults);
     expect(spec).toEqual({
-      environment: { name: "linear-contextual", params: { dim: 3 } },
+      environment: { name: "linear-contextual", params: { contextDim: 3 } },
       policies: [
         { label: "random", policy: "random", params: {} },
         { label: "linucb-a0.3", policy: "linucb-disjoint", params: { exploration: 0.3 } },

@@ -88,7 +88,7 @@ describe("kernel-ucb scenario references match their configuration", () => {
       const text = `${sc.description} ${sc.reference ?? ""}`;
       const p = sc.environment.params ?? {};
       const cfg = promptPoolConfig(p.preset as PromptPoolPreset, {
-        ...(Number(p.dim) > 0 ? { dim: Number(p.dim) } : {}),
+        ...(Number(p.contextDim) > 0 ? { dim: Number(p.contextDim) } : {}),
         ...(Number(p.poolSize) > 0 ? { poolSize: Number(p.poolSize) } : {}),
         ...(p.sampling === "fresh" || p.sampling === "pool" ? { sampling: p.sampling } : {}),
       });

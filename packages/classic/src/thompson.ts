@@ -5,7 +5,6 @@ import {
   enumOption,
   makeSnapshot,
   numberOption,
-  type Rng,
   readEnum,
   readNumber,
   readSnapshot,
@@ -22,33 +21,6 @@ import { CountingPolicy, type CountState, readCountingState } from "./counting.j
 
 /** A positive number (any finite value > 0 is safe: see the README's numerics notes). */
 const POSITIVE = { min: 0, openMin: true } as const;
-
-/**
- * log of a Gamma(a, 1) draw, times `scale` (in (0, 1]). For a < 1 the draw is Gamma(a + 1) u^(1/a),
- * whose power underflows to 0 for small a (a = 1e-3 and u = 0.5 already give 0.5^1000 ~ 1e-301),
- * so the logarithm is taken term by term: scale log G + (scale / a) log u stays finite.
- */
-function scaledLogGamma(rng: Rng, a: number, scale: number): number {
-  if (a >= 1) return scale * Math.log(rng.gamma(a));
-  const g = rng.gamma(a + 1);
-  let u = 0;
-  while (u === 0) u = rng.uniform();
-  return scale * Math.log(g) + (scale / a) * Math.log(u);
-}
-
-/**
- * A Beta(a, b) draw for any a, b > 0. With both parameters >= 1 it is core's Rng.beta; otherwise it
- * is computed as 1 / (1 + Y/X) from the logarithms of the two Gamma draws, scaled by min(a, b) so
- * that priors as small as 5e-324 give 0 or 1 (their limit: a Bernoulli(a / (a + b)) draw) rather
- * than 0/0 = NaN.
- */
-function sampleBeta(rng: Rng, a: number, b: number): number {
-  if (a >= 1 && b >= 1) return rng.beta(a, b);
-  const m = Math.min(a, b, 1);
-  const lx = scaledLogGamma(rng, a, m);
-  const ly = scaledLogGamma(rng, b, m);
-  return 1 / (1 + Math.exp((ly - lx) / m));
-}
 
 export interface ThompsonBernoulliOptions extends BasePolicyOptions {
   /** Beta prior alpha (default 1), > 0. */
@@ -114,7 +86,7 @@ export class ThompsonBernoulli extends CountingPolicy {
     const states = this.table.states;
     for (let i = 0; i < k; i++) {
       const s = states[i] as CountState;
-      scores[i] = sampleBeta(this.rng, this.priorAlpha + s.sum, this.priorBeta + (s.n - s.sum));
+      scores[i] = this.rng.beta(this.priorAlpha + s.sum, this.priorBeta + (s.n - s.sum));
     }
     return this.issue(argmaxRandomTie(scores, k, this.rng));
   }

@@ -50,7 +50,7 @@ describe("seeded regret growth", () => {
   });
 
   it("linear contextual: LinUCB-disjoint sub-linear and far below UCB1, shared LinUCB and Random", () => {
-    const env = () => new LinearContextualBandit({ dim: 10, k: 5 });
+    const env = () => new LinearContextualBandit({ contextDim: 10, k: 5 });
     const arms = env().initialArms;
     const by = run(env, 5000, {
       random: ({ rng }) => new RandomPolicy({ arms, rng }),

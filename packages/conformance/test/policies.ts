@@ -54,6 +54,13 @@ function raw<P extends ArmPolicy>(
 const positive = (name: string): OptionRange => ({ name, min: 0, openMin: true });
 /** An option whose documented range is a finite number >= 0 (exploration multipliers). */
 const nonNegative = (name: string): OptionRange => ({ name, min: 0 });
+/** An integer option in [min, max] (no upper end when max is omitted). */
+const int = (name: string, min: number, max?: number): OptionRange =>
+  max === undefined ? { name, min, integer: true } : { name, min, max, integer: true };
+/** A failure probability in (0, 1). */
+const probability = (name: string): OptionRange => ({ name, min: 0, max: 1, openMin: true, openMax: true });
+/** Pending decisions kept for late feedback: an integer in [1, 10^7] for every policy. */
+const maxPending = int("maxPending", 1, 10_000_000);
 
 /** Classic family: costs are validated (negative or non-finite cost is INVALID input). */
 export const classicPolicies: ArmPolicySpec[] = [
@@ -125,23 +132,49 @@ export const classicPolicies: ArmPolicySpec[] = [
   ),
 ];
 
-/** Kernel-UCB family (paper 003). */
+/** Documented ranges shared by the kernel-ucb family (README "Options"). */
+const kernelCommon: OptionRange[] = [
+  nonNegative("exploration"),
+  probability("confidence"),
+  int("horizon", 1),
+  int("contextDim", 1),
+  maxPending,
+];
+/**
+ * The ridge's range is [1e-4, 1e9] for kernels whose values on unit contexts are at most 1 (RBF, linear, RFF); a
+ * kernel with larger values needs k(y, y) / ridge <= 1e4, so the poly entries (and KernelUCB, whose default is
+ * poly on the augmented context) check only the top end.
+ */
+const kernelRidge: OptionRange = { name: "ridge", min: 1e-4, max: 1e9 };
+const kernelRidgeTop: OptionRange = { name: "ridge", max: 1e9 };
+
+/** Kernel-UCB family (An Online Learning Approach to Prompt-based Selection of Generative Models and LLMs). */
 export const kernelPolicies: ArmPolicySpec[] = [
   arm("kernel-ucb/pak-ucb-rbf", (seed, arms) => new PakUcb({ arms, seed, contextDim: D }), PakUcb.fromJSON, {
     validatesCost: true,
-    ...raw(PakUcb, { contextDim: D }),
+    ...raw(PakUcb, { contextDim: D }, [...kernelCommon, kernelRidge, int("initialCapacity", 1, 4096)]),
   }),
   arm(
     "kernel-ucb/pak-ucb-poly",
     (seed, arms) => new PakUcb({ arms, seed, contextDim: D, kernel: { type: "poly", gamma: 5 }, exploration: 0 }),
     PakUcb.fromJSON,
-    { validatesCost: true, ...raw(PakUcb, { contextDim: D, kernel: { type: "poly", gamma: 5 }, exploration: 0 }) },
+    {
+      validatesCost: true,
+      ...raw(PakUcb, { contextDim: D, kernel: { type: "poly", gamma: 5 }, exploration: 0 }, [
+        ...kernelCommon,
+        kernelRidgeTop,
+        int("initialCapacity", 1, 4096),
+      ]),
+    },
   ),
   arm(
     "kernel-ucb/pak-ucb-linear",
     (seed, arms) => new PakUcb({ arms, seed, contextDim: D, kernel: { type: "linear" } }),
     PakUcb.fromJSON,
-    { validatesCost: true, ...raw(PakUcb, { contextDim: D, kernel: { type: "linear" } }) },
+    {
+      validatesCost: true,
+      ...raw(PakUcb, { contextDim: D, kernel: { type: "linear" } }, [...kernelCommon, kernelRidge]),
+    },
   ),
   arm(
     "kernel-ucb/rff-ucb",
@@ -149,24 +182,41 @@ export const kernelPolicies: ArmPolicySpec[] = [
     RffUcb.fromJSON,
     {
       validatesCost: true,
-      ...raw(RffUcb, { contextDim: D, frequencies: 8 }),
+      ...raw(RffUcb, { contextDim: D, frequencies: 8 }, [
+        ...kernelCommon,
+        kernelRidge,
+        { name: "sigma", min: 1e-6, max: 1e6 },
+        int("frequencies", 1, 1024),
+      ]),
     },
   ),
   arm("kernel-ucb/kernel-ucb", (seed, arms) => new KernelUcb({ arms, seed, contextDim: D }), KernelUcb.fromJSON, {
     validatesCost: true,
-    ...raw(KernelUcb, { contextDim: D }),
+    ...raw(KernelUcb, { contextDim: D }, [...kernelCommon, kernelRidgeTop, int("initialCapacity", 1, 4096)]),
   }),
   arm(
     "kernel-ucb/sup-pak-ucb",
     (seed, arms) => new SupPakUcb({ arms, seed, contextDim: D, horizon: 256 }),
     SupPakUcb.fromJSON,
-    { validatesCost: true, ...raw(SupPakUcb, { contextDim: D, horizon: 256 }) },
+    {
+      validatesCost: true,
+      ...raw(SupPakUcb, { contextDim: D, horizon: 256 }, [...kernelCommon, kernelRidge, int("stages", 1, 64)]),
+    },
   ),
   arm(
     "kernel-ucb/sup-rff-ucb",
     (seed, arms) => new SupRffUcb({ arms, seed, contextDim: D, horizon: 256, maxFrequencies: 4 }),
     (s) => SupRffUcb.fromJSON(s),
-    { validatesCost: true, ...raw(SupRffUcb, { contextDim: D, horizon: 256, maxFrequencies: 4 }) },
+    {
+      validatesCost: true,
+      ...raw(SupRffUcb, { contextDim: D, horizon: 256, maxFrequencies: 4 }, [
+        ...kernelCommon,
+        kernelRidge,
+        int("stages", 1, 64),
+        { name: "sigma", min: 1e-6, max: 1e6 },
+        int("maxFrequencies", 1, 1024),
+      ]),
+    },
   ),
 ];
 
@@ -186,13 +236,33 @@ function assortment<P extends AssortmentPolicy>(
   } as AssortmentPolicySpec<AssortmentPolicy>;
 }
 
-/** MNL family (paper 004). */
+/** Documented ranges shared by the MNL family (README "Options"); contextDim's top (4096) is too big to build here. */
+const mnlCommon: OptionRange[] = [
+  positive("v0"),
+  int("maxSize", 1, 1 << 20),
+  int("contextDim", 1),
+  maxPending,
+  nonNegative("exploration"),
+  positive("ridge"),
+];
+/** OFU-MNL+'s own options. */
+const ofuRanges: OptionRange[] = [
+  // ridge and stepSize >= 1e-100: H^-1 starts at I / ridge and the radius grows with ln(1 / ridge).
+  ...mnlCommon.filter((r) => r.name !== "ridge"),
+  { name: "ridge", min: 1e-100 },
+  { name: "stepSize", min: 1e-100 },
+  { name: "confidence", min: 0, max: 1, openMin: true },
+  nonNegative("beta"),
+  positive("stepMultiplier"),
+];
+
+/** MNL family (Nearly Minimax Optimal Regret for Multinomial Logistic Bandit). */
 export const mnlPolicies: AssortmentPolicySpec[] = [
   assortment("mnl/ofu-mnl-plus", () => new OfuMnlPlus({ contextDim: MNL_D, maxSize: MNL_K }), OfuMnlPlus.fromJSON, {
     fillsUnderUniformRevenue: true,
     construct: (o: unknown) => new OfuMnlPlus(o as never),
     baseOptions: { contextDim: MNL_D, maxSize: MNL_K },
-    optionRanges: [],
+    optionRanges: ofuRanges,
   }),
   assortment(
     "mnl/ofu-mnl-plus-practical",
@@ -202,28 +272,46 @@ export const mnlPolicies: AssortmentPolicySpec[] = [
       fillsUnderUniformRevenue: true,
       construct: (o: unknown) => new OfuMnlPlus(o as never),
       baseOptions: { contextDim: MNL_D, maxSize: MNL_K, preset: "practical" },
-      optionRanges: [],
+      optionRanges: ofuRanges,
     },
   ),
   assortment("mnl/ucb-mnl", () => new UcbMnl({ contextDim: MNL_D, maxSize: MNL_K }), UcbMnl.fromJSON, {
     fillsUnderUniformRevenue: true,
     construct: (o: unknown) => new UcbMnl(o as never),
     baseOptions: { contextDim: MNL_D, maxSize: MNL_K },
-    optionRanges: [],
+    optionRanges: [...mnlCommon, int("maxNewtonIterations", 1, 1000)],
   }),
   assortment("mnl/ts-mnl", (seed) => new TsMnl({ contextDim: MNL_D, maxSize: MNL_K, seed }), TsMnl.fromJSON, {
     fillsUnderUniformRevenue: true,
     construct: (o: unknown) => new TsMnl(o as never),
     baseOptions: { contextDim: MNL_D, maxSize: MNL_K, seed: 1 },
-    optionRanges: [],
+    optionRanges: [...mnlCommon, int("maxNewtonIterations", 1, 1000), int("samples", 1, 10_000)],
   }),
 ];
 
 /**
- * StageRoute family (paper 002): costs required and validated; short stages so the fuzzer crosses
+ * StageRoute family (Keeping Up with the Models): costs required and validated; short stages so the fuzzer crosses
  * many stage boundaries. The oracle needs true means for every arm it meets, so it is not fuzzed here.
  */
 const stage = { budget: 1, maxDeployed: 3, stageLength: 4 };
+/** Documented ranges of the stage options (README "Options"). */
+const stageRanges: OptionRange[] = [
+  // >= 1e-100: costs are divided by the unit (budget by default), so a smaller one overflows them.
+  { name: "budget", min: 1e-100 },
+  int("maxDeployed", 1, 1 << 16),
+  int("stageLength", 1),
+  // (0, 1]; the low end is not checked alone: three arms capped below 1/3 each are INFEASIBLE_BUDGET together.
+  { name: "maxShare", max: 1 },
+  nonNegative("exploration"),
+  nonNegative("minCost"),
+  { name: "costUnit", min: 1e-100 },
+  { name: "priorReward", min: 0, max: 1 },
+  nonNegative("priorCost"),
+  int("initialPulls", 1, 1_000_000),
+  int("enumLimit", 0, 1e8),
+  int("horizon", 1),
+  maxPending,
+];
 export const stageroutePolicies: ArmPolicySpec[] = [
   arm(
     "stageroute/stageroute-budget-average",
@@ -232,7 +320,7 @@ export const stageroutePolicies: ArmPolicySpec[] = [
     {
       validatesCost: true,
       costs: [0, 2],
-      ...raw(StageRoute, stage),
+      ...raw(StageRoute, stage, stageRanges),
     },
   ),
   arm(
@@ -242,60 +330,80 @@ export const stageroutePolicies: ArmPolicySpec[] = [
     {
       validatesCost: true,
       costs: [0, 2],
-      ...raw(StageRoute, { ...stage, budgetMode: "paced", horizon: 50, initialPulls: 2 }),
+      ...raw(StageRoute, { ...stage, budgetMode: "paced", horizon: 50, initialPulls: 2 }, stageRanges),
     },
   ),
   arm("stageroute/ratio-greedy", (seed, arms) => new RatioGreedy({ arms, seed, ...stage }), RatioGreedy.fromJSON, {
     validatesCost: true,
     costs: [0, 2],
-    ...raw(RatioGreedy, stage),
+    ...raw(RatioGreedy, stage, stageRanges),
   }),
 ];
 
-/** HPG family (paper 000): routers over unit-norm query embeddings, rewards clipped to [-1, 1]. */
+/** Ranges every HPG-family router documents. */
+const routerRanges: OptionRange[] = [int("horizon", 1), int("contextDim", 1), maxPending];
+/** The low-rank routers' iterate options. */
+const lowRank: OptionRange[] = [...routerRanges, positive("stepSize"), int("maxRank", 1), int("reorthEvery", 0)];
+
+/** HPG family (Policy Regret for Embedding Model Routing): routers over unit-norm query embeddings, rewards clipped to [-1, 1]. */
 export const hpgPolicies: ArmPolicySpec[] = [
   arm(
     "hpg/hpg",
     (seed, arms) => new Hpg({ arms, seed, contextDim: D, horizon: 200, normalizeContext: true }),
     Hpg.fromJSON,
-    raw(Hpg, { contextDim: D, horizon: 200, normalizeContext: true }),
+    raw(Hpg, { contextDim: D, horizon: 200, normalizeContext: true }, [
+      ...lowRank,
+      positive("radius"),
+      positive("beta"),
+      int("latentRank", 1, D),
+    ]),
   ),
   arm(
     "hpg/parameter-free",
     (seed, arms) => new ParameterFreeHpg({ arms, seed, contextDim: D, horizon: 200, normalizeContext: true }),
     ParameterFreeHpg.fromJSON,
-    raw(ParameterFreeHpg, { contextDim: D, horizon: 200, normalizeContext: true }),
+    raw(ParameterFreeHpg, { contextDim: D, horizon: 200, normalizeContext: true }, [
+      ...lowRank,
+      positive("initialWealth"),
+    ]),
   ),
   arm(
     "hpg/euclidean-pg",
     (seed, arms) => new EuclideanPg({ arms, seed, contextDim: D, horizon: 200, normalizeContext: true }),
     EuclideanPg.fromJSON,
-    raw(EuclideanPg, { contextDim: D, horizon: 200, normalizeContext: true }),
+    raw(EuclideanPg, { contextDim: D, horizon: 200, normalizeContext: true }, [
+      ...lowRank,
+      positive("radius"),
+      int("latentRank", 1, D),
+    ]),
   ),
   arm(
     "hpg/log-linear-pg",
     (seed, arms) => new LogLinearPg({ arms, seed, contextDim: D, horizon: 200, normalizeContext: true }),
     LogLinearPg.fromJSON,
-    raw(LogLinearPg, { contextDim: D, horizon: 200, normalizeContext: true }),
+    raw(LogLinearPg, { contextDim: D, horizon: 200, normalizeContext: true }, [...routerRanges, positive("stepSize")]),
   ),
   arm(
     "hpg/exp3",
     (seed, arms) => new Exp3({ arms, seed, contextDim: D, horizon: 200, normalizeContext: true }),
     Exp3.fromJSON,
-    raw(Exp3, { contextDim: D, horizon: 200, normalizeContext: true }),
+    raw(Exp3, { contextDim: D, horizon: 200, normalizeContext: true }, [
+      ...routerRanges,
+      { name: "gamma", min: 0, max: 1, openMin: true },
+    ]),
   ),
   arm(
     "hpg/uniform",
     (seed, arms) => new UniformRouter({ arms, seed, contextDim: D, normalizeContext: true }),
     UniformRouter.fromJSON,
-    raw(UniformRouter, { contextDim: D, normalizeContext: true }),
+    raw(UniformRouter, { contextDim: D, normalizeContext: true }, routerRanges),
   ),
   // Last, so the robustness suite's "another policy's snapshot" never picks hpg/hpg for it (same kind).
   arm(
     "hpg/hpg-rank-capped",
     (seed, arms) => new Hpg({ arms, seed, contextDim: D, maxRank: 1, radius: 0.5, normalizeContext: true }),
     Hpg.fromJSON,
-    raw(Hpg, { contextDim: D, maxRank: 1, radius: 0.5, normalizeContext: true }),
+    raw(Hpg, { contextDim: D, maxRank: 1, radius: 0.5, normalizeContext: true }, [...lowRank, positive("radius")]),
   ),
 ];
 

@@ -5,8 +5,9 @@
  * outside; JavaScript-level misuse of the constructor; getter-backed contexts read twice.
  * A family that adds policies to policies.ts gets all of these.
  */
-import type { ArmPolicy } from "@routekit/core";
+import type { ArmPolicy, PolicyBase } from "@routekit/core";
 import {
+  type ConstructSpec,
   checkGetterContext,
   checkHostileIds,
   checkLearnEqualsUpdateArm,
@@ -20,24 +21,32 @@ import {
 import { describe, expect, it } from "vitest";
 import { armPolicies, mnlPolicies } from "./policies.js";
 
-type Check = "learn" | "re-add" | "hostile" | "pending" | "ranges" | "misuse" | "getter";
+/** A check; `ranges:<option>` is the range check of one declared option. */
+type Check = "learn" | "re-add" | "hostile" | "pending" | `ranges:${string}` | "misuse" | "getter";
 
 /**
  * Defects these checks found in main's code, run as expected failures (`it.fails`) so the suite stays green while
  * they are open. When a family fixes one, its test reports "expected to fail": delete the entry then.
  */
-const KNOWN: [RegExp, readonly Check[], string][] = [
-  [
-    /^hpg\/exp3$/,
-    ["learn"],
-    "Exp3: after an arm is removed and re-added under the same id, learn of an old decision's event updates the new arm while update ignores it",
-  ],
-];
+const KNOWN: [RegExp, readonly Check[], string][] = [];
 
 function check(name: string, key: Check, title: string, fn: () => void): void {
   const known = KNOWN.find(([re, checks]) => re.test(name) && checks.includes(key));
   if (known) it.fails(`${title} [known defect: ${known[2]}]`, fn);
   else it(title, fn);
+}
+
+/** One test per declared option, so a failure (or a known defect) names the option it is about. */
+function rangeChecks(spec: ConstructSpec<PolicyBase>): void {
+  it("declares its documented option ranges ([] when it has none)", () => {
+    expect(spec.optionRanges, "spec.optionRanges").toBeDefined();
+  });
+  for (const r of spec.optionRanges ?? []) {
+    const title = `option ${r.name}: both ends of its documented range work, just outside is OUT_OF_RANGE, NaN is NON_FINITE`;
+    check(spec.name, `ranges:${r.name}`, title, () => {
+      expect(checkOptionRanges({ ...spec, optionRanges: [r] })).toBeGreaterThan(4);
+    });
+  }
 }
 
 describe.each(armPolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => {
@@ -54,10 +63,7 @@ describe.each(armPolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => 
     expect(spec.construct, "spec.construct (the raw constructor) is required").toBeTypeOf("function");
     checkMaxPendingArm(spec);
   });
-  check(spec.name, "ranges", "declared option ranges: both ends work, just outside is OUT_OF_RANGE", () => {
-    expect(spec.optionRanges, "spec.optionRanges (the documented ranges; [] when none)").toBeDefined();
-    checkOptionRanges(spec);
-  });
+  rangeChecks(spec as ConstructSpec<PolicyBase>);
   check(spec.name, "misuse", "constructor misuse from JavaScript throws typed errors", () => {
     expect(spec.construct, "spec.construct (the raw constructor) is required").toBeTypeOf("function");
     expect(checkMisuse(spec)).toBeGreaterThan(10);
@@ -75,10 +81,7 @@ describe.each(mnlPolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => 
     expect(spec.construct, "spec.construct (the raw constructor) is required").toBeTypeOf("function");
     checkMaxPendingAssortment(spec);
   });
-  check(spec.name, "ranges", "declared option ranges: both ends work, just outside is OUT_OF_RANGE", () => {
-    expect(spec.optionRanges, "spec.optionRanges (the documented ranges; [] when none)").toBeDefined();
-    checkOptionRanges(spec);
-  });
+  rangeChecks(spec as ConstructSpec<PolicyBase>);
   check(spec.name, "misuse", "constructor misuse from JavaScript throws typed errors", () => {
     expect(spec.construct, "spec.construct (the raw constructor) is required").toBeTypeOf("function");
     expect(checkMisuse(spec)).toBeGreaterThan(5);

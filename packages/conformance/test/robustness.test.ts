@@ -28,7 +28,7 @@ function otherKind<S extends { name: string }>(specs: readonly S[], i: number): 
   throw new Error("need two policy classes");
 }
 
-/** A cost in the spec's range when the policy learns costs (costs are required there). */
+/** A cost within the conformance entry's `costs` range when the policy learns costs (costs are required there). */
 let armCost: readonly [number, number] | undefined;
 const fbOf = (reward: number) =>
   armCost ? { reward, cost: armCost[0] + reward * (armCost[1] - armCost[0]) } : { reward };

@@ -204,6 +204,7 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
     if (propensity !== undefined) d.propensity = propensity;
     const state = this.eventState(payload);
     if (state !== undefined) d.state = state;
+    if (!this.idOfUid.has(uid)) d.retired = true;
     const id = typeof decision === "string" ? decision : decision.id;
     return { v: EVENT_VERSION, kind: this.kind, protocol: "arm", id, decision: d };
   }
@@ -219,6 +220,7 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
       context = eventVector(ctx, "decision.context", this.contextDim);
     }
     this.checkReward(ev.feedback.reward);
+    if (ev.decision.retired === true) return;
     const state = this.table.find(ev.decision.arm);
     if (state === undefined) return;
     const payload = this.payloadFromEvent(ev, state, context);

@@ -25,6 +25,12 @@ export interface ArmEventDecision {
   readonly propensity?: number;
   /** Decision-time state the update needs and the rest of the event does not carry. */
   readonly state?: Json;
+  /**
+   * True when the chosen arm had been removed by the time the record was made. `learn` then ignores the
+   * event, as `update` ignores feedback for a removed arm even after an arm with the same id was added again
+   * (a record logged before the removal cannot know it, and is applied to whichever arm has the id).
+   */
+  readonly retired?: boolean;
 }
 
 /** What an assortment policy saw and decided. */
@@ -153,6 +159,7 @@ export function checkEvent<P extends Protocol>(event: unknown, protocol: P): Lea
       const p = checkFinite(d.propensity, "decision.propensity");
       if (!(p > 0 && p <= 1)) bad("decision.propensity", "in (0, 1]", p);
     }
+    if (d.retired !== undefined && typeof d.retired !== "boolean") bad("decision.retired", "a boolean", d.retired);
     checkFinite(f.reward, "feedback.reward");
     if (f.cost !== undefined && !(checkFinite(f.cost, "feedback.cost") >= 0)) bad("feedback.cost", ">= 0", f.cost);
   } else if (protocol === "assortment") {

@@ -167,11 +167,34 @@ export class Rng {
     }
   }
 
-  /** Beta(a, b) through two gammas. */
+  /**
+   * Beta(a, b) for any a, b > 0, through two gammas. With both shapes >= 1 it is X / (X + Y). With a
+   * shape below 1 the gammas can underflow to 0 (shape 1e-300 gives 0 almost surely), so the draw is
+   * 1 / (1 + Y/X) formed from their logarithms scaled by min(a, b): tiny shapes then give 0 or 1
+   * (their limit, a Bernoulli(a / (a + b)) draw) instead of 0/0 = NaN. Both paths use the same draws.
+   */
   beta(a: number, b: number): number {
-    const x = this.gamma(a);
-    const y = this.gamma(b);
-    return x / (x + y);
+    if (!(a > 0) || !(b > 0)) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `beta shapes must be > 0, got ${a} and ${b}`);
+    }
+    if (a >= 1 && b >= 1) {
+      const x = this.gamma(a);
+      const y = this.gamma(b);
+      return x / (x + y);
+    }
+    const m = Math.min(a, b, 1);
+    const lx = this.scaledLogGamma(a, m);
+    const ly = this.scaledLogGamma(b, m);
+    return 1 / (1 + Math.exp((ly - lx) / m));
+  }
+
+  /** scale x log Gamma(shape) draw, kept finite for shapes whose draw underflows (see beta). */
+  private scaledLogGamma(shape: number, scale: number): number {
+    if (shape >= 1) return scale * Math.log(this.gamma(shape));
+    const g = this.gamma(shape + 1);
+    let u = 0;
+    while (u === 0) u = this.uniform();
+    return scale * Math.log(g) + (scale / shape) * Math.log(u);
   }
 
   /**

@@ -257,17 +257,19 @@ export function learnedState(snapshot: Snapshot): Record<string, Json> {
 }
 
 /**
- * A copy of `snapshot` with its per-replica fields replaced: `rng` by the given stream's state and
- * `ledger` by an empty ledger. This is how a new replica starts from another replica's snapshot
+ * A copy of `snapshot` with its per-replica fields replaced: `rng` (when the policy keeps one) by the
+ * given stream's state and `ledger` by an empty ledger. This is how a new replica starts from another replica's snapshot
  * without sharing its random stream or its pending decisions.
  */
 export function withReplicaParts(snapshot: Snapshot, rng: { toJSON(): unknown }): Snapshot {
   // Verify the integrity of what we are given before resealing it: a new checksum must never launder
   // a damaged snapshot.
   const st = readSnapshot(snapshot, (snapshot as { kind?: string })?.kind as string, snapshot?.kindVersion);
-  if (!("rng" in st) || !("ledger" in st)) {
-    throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot state has no rng and ledger fields to replace");
+  if (!("ledger" in st)) {
+    throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot state has no ledger field to replace");
   }
-  const state = { ...st, rng: rng.toJSON() as Json, ledger: { nextSeq: 0, lastEvicted: -1, entries: [] } };
+  // A policy that draws nothing (OFU-MNL+, UCB-MNL) keeps no stream: only its ledger is per-replica.
+  const state: Record<string, Json> = { ...st, ledger: { nextSeq: 0, lastEvicted: -1, entries: [] } };
+  if ("rng" in st) state.rng = rng.toJSON() as Json;
   return makeSnapshot(snapshot.kind, snapshot.kindVersion, state);
 }

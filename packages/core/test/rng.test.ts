@@ -247,6 +247,28 @@ describe("Rng distributions (seeded tolerances)", () => {
     }
   });
 
+  it("beta with tiny shapes: never NaN, tends to a Bernoulli(a / (a + b)) draw; bad shapes throw", () => {
+    const r = Rng.fromSeed(7);
+    for (const [a, b] of [
+      [1e-300, 1e-300],
+      [5e-324, 1],
+      [1, 1e-200],
+      [1e-3, 3e-3],
+    ] as const) {
+      let ones = 0;
+      const draws = 4000;
+      for (let i = 0; i < draws; i++) {
+        const x = r.beta(a, b);
+        expect(x >= 0 && x <= 1, `beta(${a}, ${b}) = ${x}`).toBe(true);
+        if (x > 0.5) ones++;
+      }
+      const p = a / (a + b);
+      expect(Math.abs(ones / draws - p)).toBeLessThan(5 * Math.sqrt((p * (1 - p)) / draws) + 0.01);
+    }
+    expect(codeOf(() => Rng.fromSeed(1).beta(0, 1))).toBe(ErrorCode.InvalidArgument);
+    expect(codeOf(() => Rng.fromSeed(1).beta(1, Number.NaN))).toBe(ErrorCode.InvalidArgument);
+  });
+
   it("categorical: chi-square goodness of fit, zero weights never drawn, n restricts the support", () => {
     const w = [1, 2, 3, 4, 0];
     const total = 10;

@@ -77,7 +77,7 @@ describe("StochasticBandit", () => {
 
 describe("LinearContextualBandit", () => {
   it("draws unit contexts, linear expected rewards, and a context-dependent best arm", () => {
-    const env = new LinearContextualBandit({ dim: 6, k: 4, noiseSd: 0.3 });
+    const env = new LinearContextualBandit({ contextDim: 6, k: 4, noiseSd: 0.3 });
     env.reset(Rng.fromSeed(5));
     const wins = new Map<string, number>();
     for (let t = 0; t < 4000; t++) {
@@ -105,7 +105,7 @@ describe("LinearContextualBandit", () => {
   });
 
   it("the best fixed arm maximises the average expected reward over the context distribution", () => {
-    const env = new LinearContextualBandit({ dim: 5, k: 6 });
+    const env = new LinearContextualBandit({ contextDim: 5, k: 6 });
     env.reset(Rng.fromSeed(9));
     const sums = new Map(env.initialArms.map((a) => [a, 0]));
     for (let t = 0; t < 30000; t++) {
@@ -122,8 +122,8 @@ describe("LinearContextualBandit", () => {
   });
 
   it("contexts do not depend on the pulls (separate rng forks), and seeds reproduce", () => {
-    const a = new LinearContextualBandit({ dim: 3, k: 2 });
-    const b = new LinearContextualBandit({ dim: 3, k: 2 });
+    const a = new LinearContextualBandit({ contextDim: 3, k: 2 });
+    const b = new LinearContextualBandit({ contextDim: 3, k: 2 });
     a.reset(Rng.fromSeed(4));
     b.reset(Rng.fromSeed(4));
     for (let t = 0; t < 50; t++) {
@@ -167,8 +167,10 @@ describe("LinearContextualBandit", () => {
   });
 
   it("rejects bad options with typed errors", () => {
-    expect(code(() => new LinearContextualBandit({ dim: 0 }))).toBe(ErrorCode.InvalidArgument);
-    expect(code(() => new LinearContextualBandit({ dim: 2, thetas: [[1, 2, 3]] }))).toBe(ErrorCode.DimensionMismatch);
+    expect(code(() => new LinearContextualBandit({ contextDim: 0 }))).toBe(ErrorCode.InvalidArgument);
+    expect(code(() => new LinearContextualBandit({ contextDim: 2, thetas: [[1, 2, 3]] }))).toBe(
+      ErrorCode.DimensionMismatch,
+    );
     expect(code(() => new LinearContextualBandit({ spread: 0 }))).toBe(ErrorCode.InvalidArgument);
     expect(code(() => new LinearContextualBandit({ arrivals: [{ round: 0, arm: "x" }] }))).toBe(
       ErrorCode.InvalidArgument,

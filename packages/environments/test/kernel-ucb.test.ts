@@ -8,7 +8,7 @@ const cos = (a: Float64Array, ao: number, b: Float64Array, bo: number, d: number
   return s;
 };
 
-describe("prompt-pool environments (spec 3.6)", () => {
+describe("prompt-pool environments (the offline benchmark presets)", () => {
   it("every preset builds, resets and plays a round in both sampling modes", () => {
     for (const preset of promptPoolPresets) {
       for (const sampling of ["fresh", "pool"] as const) {

@@ -1,4 +1,4 @@
-// Online experiments of the spec-style checks, printed for the README and reports (not asserted here):
+// Online experiments of the paper-style checks, printed for the README and reports (not asserted here):
 // linearized regret of HPG at T = 1k / 4k / 16k / 64k (separate runs, d = 16, M = 4, s = 1), dimension
 // robustness (d = 16 / 64 / 256 at T = 4k), parameter-free vs tuned HPG, and the rank cap (maxRank 2 tau vs
 // exact at d = 64). Usage: node bench/experiments.mjs [--quick] [--part=a,b,c,d]. Imports the built dist.

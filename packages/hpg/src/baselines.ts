@@ -19,8 +19,15 @@ import {
   restoring,
   type Snapshot,
 } from "@routekit/core";
-import { HPG_SNAPSHOT_VERSION } from "./hpg.js";
-import { checkRoutePayload, type RoutePayload, RouterBase, type RouterOptions, softmaxInto } from "./router.js";
+import { HPG_SNAPSHOT_VERSION } from "./hpg-snapshot.js";
+import {
+  checkRoutePayload,
+  initialModelCount,
+  type RoutePayload,
+  RouterBase,
+  type RouterOptions,
+  softmaxInto,
+} from "./router.js";
 
 export interface BaselineOptions extends RouterOptions {
   readonly contextDim: number;
@@ -34,10 +41,6 @@ function readCommon(st: Record<string, Json>): { normalizeContext: boolean; clip
     clipRewards: field(st, "clipRewards", "boolean"),
     horizon: readInt(st, "horizon", 1),
   };
-}
-
-function initialCount(o: Record<string, unknown>): number {
-  return Math.max(2, Array.isArray(o.arms) ? (o.arms as unknown[]).length : 0);
 }
 
 // ---------------------------------------------------------------- uniform
@@ -115,7 +118,7 @@ export class Exp3 extends RouterBase<Exp3Arm> {
     super(options, 0, Exp3.kind);
     const o = readOptions(options, Exp3.kind);
     this.horizon = numberOption(o, "horizon", 10_000, { integer: true, min: 1 });
-    const m = initialCount(o);
+    const m = initialModelCount(o);
     const g = Math.min(1, Math.sqrt((m * Math.log(m)) / ((Math.E - 1) * this.horizon)));
     this.gamma = numberOption(o, "gamma", g, { min: 0, max: 1, openMin: true });
     this.addInitialArms(options);
@@ -192,7 +195,10 @@ export class LogLinearPg extends RouterBase<LinArm> {
     super(options, 0, LogLinearPg.kind);
     const o = readOptions(options, LogLinearPg.kind);
     this.horizon = numberOption(o, "horizon", 10_000, { integer: true, min: 1 });
-    this.stepSize = numberOption(o, "stepSize", Math.sqrt(initialCount(o) / this.horizon), { min: 0, openMin: true });
+    this.stepSize = numberOption(o, "stepSize", Math.sqrt(initialModelCount(o) / this.horizon), {
+      min: 0,
+      openMin: true,
+    });
     this.addInitialArms(options);
   }
   protected createArm(uid: number): LinArm {

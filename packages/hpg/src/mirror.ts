@@ -7,17 +7,26 @@
  *   3. gamma <- soft-threshold(gamma, nu) (... which is a soft threshold of the mirror spectrum)
  *   4. drop zero pairs; with `maxRank`, keep the maxRank pairs of largest |gamma| (a heuristic outside
  *      the paper's analysis: exact when maxRank >= d).
- * The eigenvectors are kept factored over a growing orthonormal basis ({@link FactoredSymmetricEigen}),
+ * The eigenvectors are kept factored over a growing orthonormal basis ({@link LowRankSymmetricEigen}),
  * so a step costs O(d r + k^2 r + k^3) for rank k and basis size r <= min(d, 2 maxRank + 1), and a score
  * O(d r); the eigenvectors are re-orthonormalised every `reorthEvery` steps.
  */
-import { FactoredSymmetricEigen } from "./factored.js";
-import { hypentropyThreshold, softThreshold } from "./threshold.js";
+import { LowRankSymmetricEigen } from "@routekit/linalg";
+import { hypentropyThreshold, l1Threshold, softThreshold } from "./threshold.js";
+
+/**
+ * The regulariser of the mirror step: the matrix hypentropy (HPG), or half the squared Frobenius norm
+ * (projected Euclidean gradient: the mirror map is the identity, the projection onto the nuclear ball
+ * an l1 soft threshold of the eigenvalues).
+ */
+export type MirrorGeometry = "hypentropy" | "euclidean";
 
 export interface MirrorIterateOptions {
   readonly dim: number;
-  /** Hypentropy scale beta > 0. */
+  /** Hypentropy scale beta > 0 (not used by the Euclidean geometry). */
   readonly beta: number;
+  /** Default "hypentropy". */
+  readonly geometry?: MirrorGeometry;
   /** Nuclear-norm ball radius tau > 0. */
   readonly radius: number;
   /** Largest rank kept (default dim: exact). */
@@ -29,27 +38,29 @@ export interface MirrorIterateOptions {
 export class MirrorIterate {
   readonly dim: number;
   readonly beta: number;
+  readonly geometry: MirrorGeometry;
   readonly radius: number;
   readonly maxRank: number;
   readonly reorthEvery: number;
   /** Eigenpairs of the mirror matrix Y: `values` are the mirror eigenvalues gamma. */
-  readonly eig: FactoredSymmetricEigen;
+  readonly eig: LowRankSymmetricEigen;
   /** Steps taken (drives the periodic re-orthonormalisation). */
   steps = 0;
   /** The projection threshold of the last step (0 when the ball was not active). */
   lastThreshold = 0;
-  /** Primal eigenvalues beta sinh(gamma), kept in step with `eig.values`. */
+  /** Primal eigenvalues (beta sinh(gamma); gamma itself in the Euclidean geometry), kept in step with `eig.values`. */
   private lambda: Float64Array;
   private readonly scratch: Float64Array;
 
   constructor(options: MirrorIterateOptions) {
     this.dim = options.dim;
     this.beta = options.beta;
+    this.geometry = options.geometry ?? "hypentropy";
     this.radius = options.radius;
     this.maxRank = Math.min(options.maxRank ?? options.dim, options.dim);
     this.reorthEvery = options.reorthEvery ?? 1000;
     const cap = Math.min(this.dim, this.maxRank + 1);
-    this.eig = new FactoredSymmetricEigen(this.dim, basisCap(this.dim, this.maxRank), Math.min(cap, 8));
+    this.eig = new LowRankSymmetricEigen(this.dim, basisCap(this.dim, this.maxRank), Math.min(cap, 8));
     this.lambda = new Float64Array(cap);
     this.scratch = new Float64Array(cap);
   }
@@ -67,7 +78,10 @@ export class MirrorIterate {
   step(q: ArrayLike<number>, rho: number): void {
     const eig = this.eig;
     eig.rankOneUpdate(q, rho);
-    const nu = hypentropyThreshold(eig.values, eig.rank, this.beta, this.radius, this.scratch);
+    const nu =
+      this.geometry === "hypentropy"
+        ? hypentropyThreshold(eig.values, eig.rank, this.beta, this.radius, this.scratch)
+        : l1Threshold(eig.values, eig.rank, this.radius, this.scratch);
     this.lastThreshold = nu;
     softThreshold(eig.values, eig.rank, nu);
     for (let i = eig.rank - 1; i >= 0; i--) if (eig.values[i] === 0) eig.remove(i);
@@ -82,7 +96,7 @@ export class MirrorIterate {
     this.refresh();
   }
 
-  /** Sets the factored mirror eigenpairs directly (restore); see {@link FactoredSymmetricEigen.load}. */
+  /** Sets the factored mirror eigenpairs directly (restore); see {@link LowRankSymmetricEigen.load}. */
   load(
     basis: ArrayLike<number>,
     basisSize: number,
@@ -96,7 +110,7 @@ export class MirrorIterate {
     this.refresh();
   }
 
-  /** |W|_* = beta sum_i sinh|gamma_i|. */
+  /** |W|_* = sum_i |lambda_i| (beta sum_i sinh|gamma_i| under the hypentropy). */
   nuclearNorm(): number {
     let s = 0;
     for (let i = 0; i < this.eig.rank; i++) s += Math.abs(this.lambda[i] as number);
@@ -126,7 +140,8 @@ export class MirrorIterate {
   private refresh(): void {
     const k = this.eig.rank;
     if (this.lambda.length < k) this.lambda = new Float64Array(k);
-    for (let i = 0; i < k; i++) this.lambda[i] = this.beta * Math.sinh(this.eig.values[i] as number);
+    if (this.geometry === "euclidean") for (let i = 0; i < k; i++) this.lambda[i] = this.eig.values[i] as number;
+    else for (let i = 0; i < k; i++) this.lambda[i] = this.beta * Math.sinh(this.eig.values[i] as number);
   }
 }
 

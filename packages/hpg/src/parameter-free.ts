@@ -1,13 +1,10 @@
 import {
-  type ArmState,
   encodeF64,
-  field,
   type Json,
   makeSnapshot,
   numberOption,
   readArmBaseState,
   readF64,
-  readInt,
   readNumber,
   readOptions,
   readSnapshot,
@@ -15,27 +12,22 @@ import {
   type Snapshot,
 } from "@routekit/core";
 import { CoinBetting } from "./coin.js";
-import { encodeIterate, HPG_SNAPSHOT_VERSION, hpgStepSize, loadIterate, readIterate } from "./hpg.js";
+import { hpgStepSize } from "./hpg.js";
+import { encodeIterate, HPG_SNAPSHOT_VERSION, loadIterate, readIterate } from "./hpg-snapshot.js";
+import { type LowRankArm, LowRankRouter, type LowRankRouterOptions, readLowRankState } from "./low-rank.js";
 import { MirrorIterate } from "./mirror.js";
-import { checkRoutePayload, type RoutePayload, RouterBase, type RouterOptions, softmaxInto } from "./router.js";
+import { checkRoutePayload, type RoutePayload, softmaxInto } from "./router.js";
 
-export interface ParameterFreeHpgOptions extends RouterOptions {
+export interface ParameterFreeHpgOptions extends LowRankRouterOptions {
   readonly contextDim: number;
-  /** Planned number of rounds T for the inner step size (default 10,000). */
-  readonly horizon?: number;
   /** Inner mirror-descent step (default sqrt(M ln max(d, 3) / horizon)). */
   readonly stepSize?: number;
   /** Initial wealth epsilon of each coin-betting learner (default 1; the paper leaves it open). */
   readonly initialWealth?: number;
-  /** Largest rank kept per inner iterate (default min(contextDim, 32)). */
-  readonly maxRank?: number;
-  /** Steps between re-orthonormalisations (default 1,000; 0 = never). */
-  readonly reorthEvery?: number;
 }
 
-interface PfArm extends ArmState {
-  /** Direction w_m in the unit nuclear ball (inner HPG core: radius 1, beta 1/d). */
-  readonly iterate: MirrorIterate;
+interface PfArm extends LowRankArm {
+  /** Direction w_m in the unit nuclear ball (inner HPG core: radius 1, beta 1/d): `iterate`. */
   /** Magnitude z_m (a 1-D coin-betting learner). */
   readonly coin: CoinBetting;
 }
@@ -48,25 +40,18 @@ interface PfArm extends ArmState {
  * (kept in the pending decision and the event as `aux`), |g_m| <= 1 because rewards are clipped to
  * [-1, 1]. There is no exploration floor: a very sharp policy explores little.
  */
-export class ParameterFreeHpg extends RouterBase<PfArm> {
+export class ParameterFreeHpg extends LowRankRouter<PfArm> {
   static readonly kind = "hpg/parameter-free";
   readonly kind = ParameterFreeHpg.kind;
-  readonly horizon: number;
   readonly stepSize: number;
   readonly initialWealth: number;
-  readonly maxRank: number;
-  readonly reorthEvery: number;
 
   constructor(options: ParameterFreeHpgOptions) {
     super(options, 2, ParameterFreeHpg.kind);
     const o = readOptions(options, ParameterFreeHpg.kind);
-    const d = this.contextDim;
-    this.horizon = numberOption(o, "horizon", 10_000, { integer: true, min: 1 });
     const m = Array.isArray(o.arms) ? (o.arms as unknown[]).length : 0;
-    this.stepSize = numberOption(o, "stepSize", hpgStepSize(m, d, this.horizon), { min: 0, openMin: true });
+    this.stepSize = this.readStepSize(options, ParameterFreeHpg.kind, hpgStepSize(m, this.contextDim, this.horizon));
     this.initialWealth = numberOption(o, "initialWealth", 1, { min: 0, openMin: true });
-    this.maxRank = numberOption(o, "maxRank", Math.min(d, 32), { integer: true, min: 1 });
-    this.reorthEvery = numberOption(o, "reorthEvery", 1000, { integer: true, min: 0 });
     this.addInitialArms(options);
   }
 
@@ -78,16 +63,16 @@ export class ParameterFreeHpg extends RouterBase<PfArm> {
     });
   }
 
-  private newIterate(): MirrorIterate {
+  protected newIterate(): MirrorIterate {
     const d = this.contextDim;
     return new MirrorIterate({ dim: d, beta: 1 / d, radius: 1, maxRank: this.maxRank, reorthEvery: this.reorthEvery });
   }
 
-  protected createArm(uid: number): PfArm {
+  protected override createArm(uid: number): PfArm {
     return { uid, iterate: this.newIterate(), coin: new CoinBetting(this.initialWealth) };
   }
 
-  protected distribution(q: Float64Array, probs: Float64Array, aux: Float64Array): void {
+  protected override distribution(q: Float64Array, probs: Float64Array, aux: Float64Array): void {
     const k = this.table.size;
     const s = this.scores;
     for (let i = 0; i < k; i++) {
@@ -101,7 +86,7 @@ export class ParameterFreeHpg extends RouterBase<PfArm> {
     softmaxInto(s, k, probs);
   }
 
-  protected learnRound(p: RoutePayload, q: Float64Array, reward: number): void {
+  protected override learnRound(p: RoutePayload, q: Float64Array, reward: number): void {
     const eta = this.stepSize;
     for (let i = 0; i < p.n; i++) {
       const s = this.live(p.ids[i] as string);
@@ -120,7 +105,7 @@ export class ParameterFreeHpg extends RouterBase<PfArm> {
     }
   }
 
-  protected encodeArm(s: PfArm): Record<string, Json> {
+  protected override encodeArm(s: PfArm): Record<string, Json> {
     return {
       ...encodeIterate(s.iterate),
       coin: encodeF64(Float64Array.of(s.coin.wealth, s.coin.fraction, s.coin.curvature)),
@@ -129,31 +114,20 @@ export class ParameterFreeHpg extends RouterBase<PfArm> {
 
   toJSON(): Snapshot {
     return makeSnapshot(ParameterFreeHpg.kind, HPG_SNAPSHOT_VERSION, {
-      horizon: this.horizon,
-      stepSize: this.stepSize,
       initialWealth: this.initialWealth,
-      maxRank: this.maxRank,
-      reorthEvery: this.reorthEvery,
-      normalizeContext: this.normalizeContext,
-      clipRewards: this.clipRewards,
+      ...this.lowRankState(),
       ...this.baseState(),
     });
   }
 
   static fromJSON(snapshot: unknown): ParameterFreeHpg {
     const st = readSnapshot(snapshot, ParameterFreeHpg.kind, HPG_SNAPSHOT_VERSION);
-    const pos = (v: number) => v > 0;
-    const stepSize = readNumber(st, "stepSize", pos, "a number > 0");
-    const initialWealth = readNumber(st, "initialWealth", pos, "a number > 0");
-    const horizon = readInt(st, "horizon", 1);
-    const maxRank = readInt(st, "maxRank", 1);
-    const reorthEvery = readInt(st, "reorthEvery", 0);
-    const normalizeContext = field(st, "normalizeContext", "boolean");
-    const clipRewards = field(st, "clipRewards", "boolean");
+    const initialWealth = readNumber(st, "initialWealth", (v) => v > 0, "a number > 0");
+    const common = readLowRankState(st);
     const snap = readArmBaseState(st, {
       minContextDim: 1,
       arm: (json, d) => {
-        const it = readIterate(json, d, Math.min(d, maxRank), 1 / d, 1);
+        const it = readIterate(json, d, Math.min(d, common.maxRank), 1 / d, 1);
         // Wealth > 0, |fraction| <= 1/2, curvature >= 1: the coin-betting invariants.
         const c = readF64(json.coin, "arms[].coin", 3, (x, i) =>
           i === 0 ? x > 0 : i === 1 ? Math.abs(x) <= 0.5 : x >= 1,
@@ -167,13 +141,8 @@ export class ParameterFreeHpg extends RouterBase<PfArm> {
         arms: [],
         contextDim: snap.contextDim,
         maxPending: snap.maxPending,
-        horizon,
-        stepSize,
         initialWealth,
-        maxRank,
-        reorthEvery,
-        normalizeContext,
-        clipRewards,
+        ...common,
       });
       p.restoreBase(snap, (a, uid) => {
         const iterate = p.newIterate();

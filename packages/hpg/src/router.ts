@@ -26,6 +26,7 @@ import {
   snapshotCorrupt,
   vectorToJson,
 } from "@routekit/core";
+import { allocF64 } from "@routekit/linalg";
 
 /** Options every router of this package accepts. */
 export interface RouterOptions extends ArmPolicyOptions {
@@ -167,16 +168,18 @@ export abstract class RouterBase<S extends ArmState> extends ArmPolicyBase<S, Ro
     const codec = new RouteCodec(typeof d === "number" && Number.isInteger(d) && d >= 0 ? d : 0, auxPerArm);
     super(options, codec, 0, what);
     if (this.contextDim < 1) {
+      // Missing is INVALID_ARGUMENT; a given 0 is a number outside its range (the error-code rule).
       throw new RouteKitError(
-        ErrorCode.InvalidArgument,
-        `${what} needs option contextDim (the query embedding length, >= 1)`,
+        d === undefined ? ErrorCode.InvalidArgument : ErrorCode.OutOfRange,
+        `${what} needs option contextDim (the query embedding length, >= 1)${d === undefined ? "" : `, got ${d}`}`,
       );
     }
     this.codec = codec;
     this.auxPerArm = auxPerArm;
     this.normalizeContext = booleanOption(o, "normalizeContext", false);
     this.clipRewards = booleanOption(o, "clipRewards", true);
-    this.q = new Float64Array(this.contextDim);
+    // In WebAssembly memory, so the per-model score products B q need no staging copy.
+    this.q = allocF64(this.contextDim);
   }
 
   /**
@@ -368,4 +371,9 @@ export function softmaxInto(scores: Float64Array, k: number, out: Float64Array):
     z += e;
   }
   for (let i = 0; i < k; i++) out[i] = (out[i] as number) / z;
+}
+
+/** Initial model count for the default step sizes (at least 2). */
+export function initialModelCount(o: Record<string, unknown>): number {
+  return Math.max(2, Array.isArray(o.arms) ? (o.arms as unknown[]).length : 0);
 }

@@ -138,8 +138,37 @@ describe.each(routers)("%s", (_name, make, restore) => {
     p.update(d2, { reward: 0.5 });
   });
 
+  it("a record made after its model was removed says so; learn ignores it, as update does, after a re-add", () => {
+    const rng = Rng.fromSeed(4);
+    const a = make({ arms: ARMS, contextDim: D, seed: 9 });
+    const b = make({ arms: ARMS, contextDim: D, seed: 9 });
+    const q = unitVector(rng, D);
+    const d = a.select(q);
+    const db = b.select(q);
+    expect(a.decisionRecord(d).decision.retired).toBeUndefined();
+    for (const p of [a, b]) {
+      p.removeArm(d.arm);
+      p.addArm(d.arm);
+    }
+    const event = JSON.parse(JSON.stringify({ ...a.decisionRecord(d), feedback: { reward: 1 } }));
+    expect(event.decision.retired).toBe(true);
+    const before = JSON.stringify(a.toJSON());
+    a.update(d, { reward: 1 });
+    b.learn(event);
+    b.discard(db);
+    expect(JSON.stringify(b.toJSON())).toBe(JSON.stringify(a.toJSON()));
+    // Nothing was learned: only the pending decision is gone.
+    expect(JSON.stringify(a.toJSON())).not.toBe(before);
+    const c = make({ arms: ARMS, contextDim: D, seed: 9 });
+    const s0 = JSON.stringify(c.toJSON());
+    c.learn(event);
+    expect(JSON.stringify(c.toJSON())).toBe(s0);
+    expectCode(() => c.learn({ ...event, decision: { ...event.decision, retired: 1 } }), ErrorCode.InvalidEvent);
+  });
+
   it("rejects bad options with the vocabulary's codes", () => {
-    expectCode(() => make({ arms: ARMS, contextDim: 0 }), ErrorCode.InvalidArgument);
+    expectCode(() => make({ arms: ARMS } as never), ErrorCode.InvalidArgument);
+    expectCode(() => make({ arms: ARMS, contextDim: 0 }), ErrorCode.OutOfRange);
     expectCode(() => make({ arms: ARMS, contextDim: D, horizon: 0 }), ErrorCode.OutOfRange);
     expectCode(() => make({ arms: ARMS, contextDim: D, horizon: Number.NaN }), ErrorCode.NonFinite);
   });

@@ -2,6 +2,9 @@
 // models, d = 512, D = 200 frequencies = 400 features, T = 2000), with the ratio to the published
 // NumPy reference code's per-round time measured on a 2-core EPYC, Node 20, single-thread OpenBLAS
 // (the reference and RouteKit alternating, 3 pairs, median). Run: `pnpm bench` after `pnpm build`.
+// PAK-UCB's round streams every stored context and each arm's inverse: the table prints those bytes
+// per round, and a probe prints this machine's gemv bandwidth by working-set size (BENCH_CACHE=0
+// skips it), because past the cache the round is bound by memory bandwidth, not by arithmetic.
 // The WebAssembly SIMD backend runs in this process; the TypeScript (scalar) fallback runs in a
 // child process with ROUTEKIT_LINALG=scalar (set BENCH_SCALAR=0 to skip it; BENCH_UNSHARED=1 adds
 // a child on plain, non-shared WebAssembly memory).
@@ -11,7 +14,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Rng } from "@routekit/core";
-import { linalgBackend } from "@routekit/linalg";
+import { allocF64, freeF64, gemv, linalgBackend } from "@routekit/linalg";
 import { PakUcb, RffUcb } from "../dist/index.js";
 
 const G = 5;
@@ -26,7 +29,8 @@ const CHILD = process.env.ROUTEKIT_BENCH_CHILD === "1";
 
 /** Per-round reference times (ms), measured on a 2-core EPYC, Node 20, single-thread OpenBLAS. */
 const REFERENCE = {
-  source: "the published NumPy reference code, measured on a 2-core EPYC, Node 20, single-thread OpenBLAS",
+  source:
+    "the published reference code, measured on a 2-core EPYC, Node 20, single-thread OpenBLAS, median of 3 alternating pairs",
   rff: { low: 0.36, high: 0.45, over: "t = 1000-2000" },
   pak: { 1000: 4.0, 2000: 8.4 },
 };
@@ -58,6 +62,7 @@ const rewards = Float64Array.from({ length: T + 600 }, () => rng.uniform());
 function timeRun(make) {
   const p = make();
   const times = new Float64Array(T);
+  const bytes = {};
   const windows = MARKS.map((m) => Math.max(0, Math.min(m - 1 - WINDOW / 2, T - WINDOW)));
   for (let t = 0; t < T; t++) {
     const y = pool[order[t]];
@@ -65,6 +70,7 @@ function timeRun(make) {
     const dec = p.select(y);
     p.update(dec, { reward: rewards[t] });
     times[t] = performance.now() - s;
+    if (MARKS.includes(t + 1)) bytes[t + 1] = streamedBytes(p);
   }
   const mean = {};
   const fastest = {};
@@ -80,7 +86,18 @@ function timeRun(make) {
     mean[m] = sum / WINDOW;
     fastest[m] = best;
   });
-  return { p, mean, fastest };
+  return { p, mean, fastest, bytes };
+}
+
+/**
+ * Bytes a PAK-UCB round reads at the current state: each arm's stored contexts (n x d Float64, one
+ * gemv for the kernel row) and the upper triangle of its inverse (one quadratic form). 0 for RFF-UCB.
+ */
+function streamedBytes(p) {
+  if (!(p instanceof PakUcb)) return 0;
+  let b = 0;
+  for (const n of Object.values(p.visits())) b += 8 * (n * d + (n * (n + 1)) / 2);
+  return b;
 }
 
 /** Heap bytes per round over 500 steady-state rounds. */
@@ -106,6 +123,7 @@ function repeatRuns(make) {
     p: runs[runs.length - 1].p,
     median: Object.fromEntries(MARKS.map((m) => [m, median(runs.map((r) => r.mean[m]))])),
     fastest: Object.fromEntries(MARKS.map((m) => [m, Math.min(...runs.map((r) => r.fastest[m]))])),
+    bytes: runs[0].bytes,
   };
 }
 
@@ -118,12 +136,16 @@ function measure() {
   const rff = repeatRuns(makeRff);
   const rffBytes = allocationPerRound(rff.p, T);
   const pak = repeatRuns(makePak);
-  return { backend: linalgBackend(), rff: { median: rff.median, fastest: rff.fastest, bytesPerRound: rffBytes }, pak };
+  return {
+    backend: linalgBackend(),
+    rff: { median: rff.median, fastest: rff.fastest, bytesPerRound: rffBytes },
+    pak: { median: pak.median, fastest: pak.fastest, streamed: pak.bytes },
+  };
 }
 
 const result = measure();
 if (CHILD) {
-  process.stdout.write(JSON.stringify({ ...result, pak: { median: result.pak.median, fastest: result.pak.fastest } }));
+  process.stdout.write(JSON.stringify(result));
   process.exit(0);
 }
 
@@ -148,10 +170,11 @@ const pakRatio = (m, ms) => (REFERENCE.pak[m] ? x(REFERENCE.pak[m], ms) : "-").p
 
 function table(r, title) {
   console.log(`\n${title} (linalg backend: ${r.backend})`);
-  console.log("      t |  RFF-UCB  fastest  vs reference |  PAK-UCB  fastest  vs reference");
+  console.log("      t |  RFF-UCB  fastest  vs reference |  PAK-UCB  fastest  vs reference  MB read/round");
   for (const m of MARKS) {
+    const mb = `${(r.pak.streamed[m] / 2 ** 20).toFixed(1)}`.padStart(13);
     console.log(
-      `${String(m).padStart(7)} | ${us(r.rff.median[m])}  ${us(r.rff.fastest[m])}  ${rffRatio(r.rff.median[m])} |  ${us(r.pak.median[m])}  ${us(r.pak.fastest[m])}  ${pakRatio(m, r.pak.median[m])}`,
+      `${String(m).padStart(7)} | ${us(r.rff.median[m])}  ${us(r.rff.fastest[m])}  ${rffRatio(r.rff.median[m])} |  ${us(r.pak.median[m])}  ${us(r.pak.fastest[m])}  ${pakRatio(m, r.pak.median[m])}  ${mb}`,
     );
   }
 }
@@ -166,6 +189,39 @@ console.log(
 table(result, "WebAssembly SIMD");
 if (scalar) table(scalar, "TypeScript fallback, 1 run");
 if (unshared) table(unshared, "WebAssembly SIMD on plain (non-shared) memory, 1 run");
+
+/**
+ * gemv bandwidth (GB/s, best and median of 15 passes) over Float64 matrices of `sizes` MB with d
+ * columns: where it drops is where this machine's cache ends for a round like PAK-UCB's.
+ */
+function cacheProbe(sizes) {
+  return sizes.map((mb) => {
+    const rows = Math.floor((mb * 2 ** 20) / (8 * d));
+    const X = allocF64(rows * d);
+    for (let i = 0; i < X.length; i++) X[i] = (i % 7) * 0.125;
+    const y = allocF64(d).fill(0.5);
+    const out = allocF64(rows);
+    const ts = [];
+    for (let r = 0; r < 16; r++) {
+      const s = performance.now();
+      gemv(X, rows, d, y, out);
+      if (r > 0) ts.push(performance.now() - s);
+    }
+    for (const a of [X, y, out]) freeF64(a);
+    ts.sort((a, b) => a - b);
+    const gbs = (ms) => (rows * d * 8) / (ms * 1e6);
+    return { mb, best: gbs(ts[0]), median: gbs(ts[ts.length >> 1]) };
+  });
+}
+const probe = process.env.BENCH_CACHE === "0" ? null : cacheProbe([2, 4, 8, 12, 16, 24]);
+if (probe) {
+  console.log("\ngemv bandwidth by working set (WebAssembly SIMD): where it drops, PAK-UCB's round leaves the cache");
+  for (const r of probe) {
+    console.log(
+      `${String(r.mb).padStart(5)} MB: ${r.median.toFixed(1).padStart(5)} GB/s median, ${r.best.toFixed(1).padStart(5)} GB/s best`,
+    );
+  }
+}
 
 const late = (o) => MARKS.filter((m) => m >= 1000).map((m) => o[m]);
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -209,7 +265,8 @@ writeFileSync(
       node: process.version,
       config: { G, d, D, T, window: WINDOW, repeats: REPEATS },
       reference: REFERENCE,
-      wasm: { ...result, rff: { ...result.rff }, pak: { median: result.pak.median, fastest: result.pak.fastest } },
+      wasm: result,
+      cacheProbe: probe,
       scalar,
       unshared,
       loadAverage: load,

@@ -29,6 +29,15 @@ export function checkExploration(v: unknown, what: string): Exploration {
   return v as Exploration;
 }
 
+/**
+ * ln(a / b) that stays finite when a / b overflows (a confidence down to the smallest double): the same
+ * bits as Math.log(a / b) whenever the quotient is finite.
+ */
+export function logRatio(a: number, b: number): number {
+  const q = a / b;
+  return Number.isFinite(q) ? Math.log(q) : Math.log(a) - Math.log(b);
+}
+
 /** The numeric exploration multiplier for G live arms at round t (1-based). */
 export function resolveExploration(
   e: Exploration,
@@ -39,9 +48,9 @@ export function resolveExploration(
 ): number {
   if (typeof e === "number") return e;
   const G = Math.max(1, arms);
-  if (e === "paper") return Math.sqrt(2 * Math.log((2 * G) / confidence));
-  if (e === "theory") return Math.sqrt(2 * Math.log((2 * G * (horizon ?? 1)) / confidence));
-  return Math.sqrt(2 * Math.log((2 * G * Math.max(1, t)) / confidence));
+  if (e === "paper") return Math.sqrt(2 * logRatio(2 * G, confidence));
+  if (e === "theory") return Math.sqrt(2 * logRatio(2 * G * (horizon ?? 1), confidence));
+  return Math.sqrt(2 * logRatio(2 * G * Math.max(1, t), confidence));
 }
 
 /**

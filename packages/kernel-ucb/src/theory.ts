@@ -3,6 +3,7 @@
  * They exist for reference: with the paper's thresholds the required feature count grows like t^4
  * (about 6.8e10 at t = 100 for d = 512, sigma = 5), so Sup-RFF-UCB caps it (see SupRffUcb).
  */
+import { logRatio } from "./options.js";
 
 /** zeta_eps for the RBF kernel on the unit sphere: min(1, (1 - e^{-4/sigma^2})^2 / 2 + eps/3). */
 export function zetaRbfSphere(sigma: number, eps: number): number {
@@ -45,9 +46,9 @@ export function paperFeatureCount(x: FeatureCountInput): number {
   const zeta = zetaRbfSphere(sigma, eps);
   const uniform =
     ((4 * (d + 2) * zeta) / (eps * eps)) *
-    Math.ceil((2 / (1 + 2 / d)) * Math.log((sigmaP * diam) / eps) + Math.log(betaD(d) / delta));
+    Math.ceil((2 / (1 + 2 / d)) * Math.log((sigmaP * diam) / eps) + logRatio(betaD(d), delta));
   const iota = Math.max(1, n);
-  const spectral = n > 0 ? ((8 * n) / (3 * alpha)) * Delta ** -2 * Math.log((32 * iota) / delta) : 0;
+  const spectral = n > 0 ? ((8 * n) / (3 * alpha)) * Delta ** -2 * logRatio(32 * iota, delta) : 0;
   return Math.max(uniform, spectral);
 }
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { PakUcb } from "../src/index.js";
 import { seeded, spdInverse, unitVectors } from "./helpers.js";
 
-describe("PAK-UCB-lin = disjoint LinUCB (spec 5.1.5)", () => {
+describe("PAK-UCB-lin = disjoint LinUCB", () => {
   it("same mu, sigma and picks as the primal per-arm ridge A = alpha I + sum y y^T", () => {
     const d = 6;
     const rng = Rng.fromSeed(1);

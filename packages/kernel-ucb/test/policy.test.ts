@@ -22,7 +22,7 @@ function chiSquare(counts: number[]): number {
   return counts.reduce((a, c) => a + (c - e) ** 2 / e, 0);
 }
 
-describe("argmax with random ties (spec 5.1.12)", () => {
+describe("argmax with random ties", () => {
   it("uniform over tied maxima: chi-square over 10k draws", () => {
     const rng = Rng.fromSeed(1);
     const s = new Float64Array([0.5, 0.9, 0.9, 0.1, 0.9]);
@@ -233,7 +233,7 @@ describe("option validation", () => {
   });
 });
 
-describe("cost model (spec 5.1.16): op counts, not wall time", () => {
+describe("cost model: op counts, not wall time", () => {
   it("RFF-UCB ops per round are constant in t; exact PAK-UCB ops grow with n", () => {
     const ctx = unitVectors(seeded(12), 400, 8);
     const cr = { ops: 0 };

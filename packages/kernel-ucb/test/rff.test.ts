@@ -8,7 +8,7 @@ function featureRows(p: RffUcb, X: Float64Array[]): Float64Array[] {
   return X.map((y) => p.featurize(y, new Float64Array(p.numFeatures)));
 }
 
-describe("RFF features (spec 5.1.6)", () => {
+describe("RFF features", () => {
   it("||phi||^2 = 1, shapes W: D x d and phi: 2D, same seed gives the same W", () => {
     const a = new RffUcb({ arms: ["x"], contextDim: 24, frequencies: 30, seed: 7 });
     const b = new RffUcb({ arms: ["x"], contextDim: 24, frequencies: 30, seed: 7 });
@@ -25,7 +25,7 @@ describe("RFF features (spec 5.1.6)", () => {
     }
   });
 
-  it("kernel approximation error shrinks with D (spec 5.2 S2): err(4D) < 0.65 err(D), unbiased mean", () => {
+  it("kernel approximation error shrinks with D: err(4D) < 0.65 err(D), unbiased mean", () => {
     const d = 16;
     const X = unitVectors(seeded(2), 60, d);
     const k = rbfKernel(1);
@@ -73,7 +73,7 @@ describe("RFF features (spec 5.1.6)", () => {
 });
 
 describe("ridge in feature space", () => {
-  it("kernel form = feature form (spec 5.1.4) and the sigma identity for paper features (5.1.7)", () => {
+  it("kernel form = feature form and the sigma identity for paper features", () => {
     const rng = seeded(3);
     const p = new RffUcb({ arms: ["x"], contextDim: 16, frequencies: 40, seed: 3 });
     const F = p.numFeatures;
@@ -226,7 +226,7 @@ describe("ridge in feature space", () => {
   });
 });
 
-describe("RFF-UCB converges to exact KRR as D grows (spec 5.2 S2)", () => {
+describe("RFF-UCB converges to exact KRR as D grows", () => {
   it("max |mu_rff - mu_exact| and max |sigma_rff - sigma_exact| over 100 queries shrink with D", () => {
     const rng = seeded(7);
     const d = 16;
@@ -267,7 +267,7 @@ describe("RFF-UCB converges to exact KRR as D grows (spec 5.2 S2)", () => {
     const e200 = err(200);
     const e5000 = err(5000);
     // Measured: mu 0.131 -> 0.023, sigma 0.069 -> 0.013 from D = 200 to D = 5000
-    // (spec, NumPy, other data: mu 0.055 -> 0.0097, sigma 0.073 -> 0.013).
+    // (an independent NumPy run on other data: mu 0.055 -> 0.0097, sigma 0.073 -> 0.013).
     expect(e5000.mu).toBeLessThan(0.03);
     expect(e5000.mu).toBeLessThan(e200.mu / 2);
     expect(e5000.sigma).toBeLessThan(e200.sigma / 2);

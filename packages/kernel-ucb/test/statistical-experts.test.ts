@@ -1,6 +1,6 @@
 /**
- * S4 and S6 on expert5big (five experts: .7 on their category, .3 elsewhere, noise .1) and S7 on a
- * dominant arm ([[.8,.8],[.3,.3]]), fresh prompts, d = 512, with the thresholds of the independent
+ * Regret and pick ratio on expert5big (five experts: .7 on their category, .3 elsewhere, noise .1) and
+ * no harm on a dominant arm ([[.8,.8],[.3,.3]]), fresh prompts, d = 512, with the thresholds of the independent
  * reference runs (mean of 3 seeds, same set-up).
  */
 import { describe, expect, it } from "vitest";
@@ -9,7 +9,7 @@ import { kernelucb, linucb, mean, pak, rff, run } from "./statistical-helpers.js
 /** Each test takes seconds of CPU; the wall time on a shared 2-core machine can be many times that. */
 const HEAVY = 900_000;
 
-describe("S4/S6: expert5big (T = 2000)", () => {
+describe("expert5big (T = 2000)", () => {
   it(
     "per-arm learners below 0.3x LinUCB-shared's regret; RFF-UCB within 1.6x of exact PAK-UCB, OPR within .08",
     () => {
@@ -28,7 +28,7 @@ describe("S4/S6: expert5big (T = 2000)", () => {
   );
 
   it(
-    "S4: RFF-UCB below 0.3x KernelUCB-shared's regret (T = 1000, stricter than at T = 2000)",
+    "RFF-UCB below 0.3x KernelUCB-shared's regret (T = 1000, stricter than at T = 2000)",
     () => {
       const res = run("expert5big", { rff, kernelucb }, [1], 1000);
       // Measured: RFF 67.2, KernelUCB 282 (reference at T = 2000: KernelUCB 590, RFF 98.7).
@@ -38,7 +38,7 @@ describe("S4/S6: expert5big (T = 2000)", () => {
   );
 });
 
-describe("S7: no harm when one arm dominates", () => {
+describe("no harm when one arm dominates", () => {
   it(
     "PAK-UCB's OPR > .9 and O2B > -.05 by T = 2000",
     () => {

@@ -1,5 +1,6 @@
 /**
- * S3, S4 and S5 on the swap environment (means [[.9,.1],[.1,.9]], noise .1), fresh prompts, d = 512,
+ * Prompt-dependent best arm, regret against the shared baselines and sub-linear regret on the swap
+ * environment (means [[.9,.1],[.1,.9]], noise .1), fresh prompts, d = 512,
  * with the thresholds of the independent reference runs. Each test quotes what RouteKit measured on
  * its seeds beside the reference's numbers (mean of 3 seeds, same set-up).
  */
@@ -9,7 +10,7 @@ import { kernelucb, linucb, mean, meanOf, oracle, pak, random, regretSlope, rff,
 /** Each test takes seconds of CPU; the wall time on a shared 2-core machine can be many times that. */
 const HEAVY = 900_000;
 
-describe("S3/S4: a prompt-dependent best arm (swap, T = 2000)", () => {
+describe("a prompt-dependent best arm (swap, T = 2000)", () => {
   it(
     "PAK-UCB and RFF-UCB: OPR > .95, O2B > .3, regret < 60 and below 0.3x LinUCB-shared's",
     () => {
@@ -34,7 +35,7 @@ describe("S3/S4: a prompt-dependent best arm (swap, T = 2000)", () => {
   );
 
   it(
-    "S4: regret below 0.3x KernelUCB-shared's (T = 1000, a stricter ratio than at T = 2000)",
+    "regret below 0.3x KernelUCB-shared's (T = 1000, a stricter ratio than at T = 2000)",
     () => {
       const res = run("swap", { pak, rff, kernelucb }, [1], 1000);
       // Measured: PAK 6.4, RFF 8.8, KernelUCB 296 (reference at T = 2000: KernelUCB 719, PAK 7.7, RFF 9.9).
@@ -45,7 +46,7 @@ describe("S3/S4: a prompt-dependent best arm (swap, T = 2000)", () => {
   );
 });
 
-describe("S5: sub-linear regret (swap, T = 4000)", () => {
+describe("sub-linear regret (swap, T = 4000)", () => {
   it(
     "PAK-UCB and RFF-UCB: R(4000) / R(1000) < 2.5 and log-log slope over 500-4000 < 0.75",
     () => {

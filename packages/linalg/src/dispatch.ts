@@ -10,7 +10,7 @@
  * out-of-range call would silently touch a neighbouring allocation. Such calls take the TypeScript
  * path, whose out-of-range reads give NaN and whose out-of-range writes are dropped, as before.
  */
-import { dotScalar, gemvScalar, quadFormUpperScalar, symvUpperScalar, syrUpperScalar } from "./blas.js";
+import { addRowsScalar, dotScalar, gemvScalar, quadFormUpperScalar, symvUpperScalar, syrUpperScalar } from "./blas.js";
 import {
   arenaKernelsAt,
   arenaOf,
@@ -165,4 +165,42 @@ export function syrUpper(A: Float64Array, n: number, alpha: number, x: Float64Ar
     }
   }
   syrUpperScalar(A, n, alpha, x, ld);
+}
+
+/**
+ * y[yo + l] += sum_{j < m} (scale w[wo + j]) A[ao + j lda + l] for l < n (rows added left to right,
+ * four per pass; scale = +1 or -1). WebAssembly when y and A live in the same WebAssembly memory
+ * (w is staged there if it does not).
+ */
+export function addRows(
+  y: Float64Array,
+  yo: number,
+  n: number,
+  A: Float64Array,
+  ao: number,
+  lda: number,
+  w: Float64Array,
+  wo: number,
+  m: number,
+  scale: number,
+): void {
+  if (
+    K !== null &&
+    m > 0 &&
+    fits(y, yo, n) &&
+    fits(w, wo, m) &&
+    (lda | 0) === lda &&
+    lda >= n &&
+    fits(A, ao, (m - 1) * lda + n)
+  ) {
+    const a = arenaOf(A.buffer);
+    if (a >= 0 && arenaOf(y.buffer) === a) {
+      const wp = arenaOf(w.buffer) === a ? w.byteOffset + 8 * wo : stageF64(a, 0, w, wo, m);
+      if (wp >= 0) {
+        arenaKernelsAt(a).addrows(y.byteOffset + 8 * yo, n, A.byteOffset + 8 * ao, lda, wp, m, scale);
+        return;
+      }
+    }
+  }
+  addRowsScalar(y, yo, n, A, ao, lda, w, wo, 1, m, scale);
 }

@@ -1,6 +1,7 @@
-export { axpy, gemvT, scal, setScaledIdentity, symmetrizeUpper } from "./blas.js";
+export { addRowsScalar, axpy, gemvT, scal, setScaledIdentity, symmetrizeUpper } from "./blas.js";
 export * from "./decompositions.js";
 export {
+  addRows,
   allocF32,
   allocF64,
   allocF64From,

@@ -60,7 +60,8 @@ export function shermanMorrisonWithUMirrored(
  * Bordered inverse growth (Schur complement). Ainv holds the upper triangle of M^-1 (n x n,
  * row stride ld >= n+1). Makes it the inverse of [[M, b], [b^T, c]] in place, using `work`
  * (n values) for M^-1 b. Returns the Schur complement s = c - b^T M^-1 b; if s <= minSchur it is
- * clamped to minSchur (the spec's guard against a numerically singular border).
+ * clamped to minSchur (a guard against a numerically singular border: for a kernel matrix K + αI the
+ * complement is exactly >= α, so anything smaller is rounding).
  */
 export function borderedInverseAppend(
   Ainv: Float64Array,

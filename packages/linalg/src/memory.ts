@@ -33,6 +33,7 @@ export interface WasmKernels {
   quad32(M: number, n: number, x32: number, x: number): number;
   syrmirror(A: number, n: number, alpha: number, x: number, ld: number, M: number): void;
   mirror(A: number, n: number, ld: number, M: number): void;
+  addrows(y: number, n: number, A: number, lda: number, w: number, m: number, scale: number): void;
 }
 
 /** The slice of the WebAssembly JS API used here (typed locally: the repo compiles without lib.dom). */

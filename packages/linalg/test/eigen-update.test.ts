@@ -48,7 +48,7 @@ describe("LowRankSymmetricEigen", () => {
   test("matches the dense sum over 400 random updates of both signs through full rank, orthonormal rows", () => {
     const rng = new TestRng(11);
     const d = 7;
-    const lr = new LowRankSymmetricEigen(d, 2);
+    const lr = new LowRankSymmetricEigen(d, d, 2);
     const Y = new Float64Array(d * d);
     const dense = new Float64Array(d * d);
     const x = new Float64Array(d);
@@ -77,10 +77,10 @@ describe("LowRankSymmetricEigen", () => {
     lr.rankOneUpdate(new Float64Array([3, 0, 0, 0, 0]), -0.5);
     expect(lr.rank).toBe(1);
     expect(lr.values[0]).toBeCloseTo(2 - 4.5, 14);
-    const before = lr.vectors.slice(0, d);
+    const before = lr.vectors();
     lr.rankOneUpdate(new Float64Array([1, 1, 1, 1, 1]), 0);
     expect(lr.rank).toBe(1);
-    expect(Array.from(lr.vectors.slice(0, d))).toEqual(Array.from(before));
+    expect(Array.from(lr.vectors())).toEqual(Array.from(before));
   });
 
   test("orthonormality holds after 10^4 random updates at full rank (d = 6)", () => {
@@ -96,6 +96,40 @@ describe("LowRankSymmetricEigen", () => {
     expect(lr.orthogonalityError()).toBeLessThan(1e-10);
   });
 
+  test("a capped basis (maxBasis < dim) compresses: every update still adds exactly rho x x^T", () => {
+    const rng = new TestRng(13);
+    const d = 40;
+    const lr = new LowRankSymmetricEigen(d, 7, 2);
+    const before = new Float64Array(d * d);
+    const after = new Float64Array(d * d);
+    const x = new Float64Array(d);
+    let compressions = 0;
+    for (let t = 0; t < 300; t++) {
+      // Keep the rank at most 3 (drop the smallest pair, as a rank cap does), so fresh directions keep
+      // arriving while the basis fills up and has to be compressed.
+      while (lr.rank > 3) {
+        let j = 0;
+        for (let i = 1; i < lr.rank; i++)
+          if (Math.abs(lr.values[i] as number) < Math.abs(lr.values[j] as number)) j = i;
+        lr.remove(j);
+      }
+      lr.toDense(before);
+      rng.fill(x);
+      const rho = rng.normal();
+      const size = lr.basisSize;
+      lr.rankOneUpdate(x, rho);
+      if (lr.basisSize <= size) compressions++;
+      expect(lr.basisSize).toBeLessThanOrEqual(7);
+      denseStep(before, d, x, rho);
+      lr.toDense(after);
+      let err = 0;
+      for (let i = 0; i < d * d; i++) err = Math.max(err, Math.abs((after[i] as number) - (before[i] as number)));
+      expect(err).toBeLessThan(1e-10 * (1 + Math.abs(rho)));
+    }
+    expect(compressions).toBeGreaterThan(50);
+    expect(lr.orthogonalityError()).toBeLessThan(1e-10);
+  });
+
   test("reorthonormalize keeps X and restores orthonormal rows after a perturbation", () => {
     const rng = new TestRng(9);
     const d = 9;
@@ -103,7 +137,7 @@ describe("LowRankSymmetricEigen", () => {
     const x = new Float64Array(d);
     for (let t = 0; t < 4; t++) lr.rankOneUpdate(rng.fill(x), rng.normal());
     const before = lr.toDense(new Float64Array(d * d));
-    for (let i = 0; i < lr.rank * d; i++) lr.vectors[i] = (lr.vectors[i] as number) * (1 + 1e-7 * rng.normal());
+    for (let i = 0; i < lr.basisSize * d; i++) lr.basis[i] = (lr.basis[i] as number) * (1 + 1e-7 * rng.normal());
     lr.reorthonormalize();
     expect(lr.orthogonalityError()).toBeLessThan(1e-14 * 100);
     const after = lr.toDense(new Float64Array(d * d));
@@ -151,5 +185,27 @@ describe("diagonalPlusRankOneEigen", () => {
       expect(orth).toBeLessThan(1e-12);
       expect(recon).toBeLessThan(1e-12);
     }
+  });
+
+  test("roots take a few steps each (no fall-back to bisection at convergence)", async () => {
+    const { diagonalPlusRankOneEigen, secularWorkspace } = await import("../src/index.js");
+    const rng = new TestRng(5);
+    const ws = secularWorkspace(20);
+    const n = 17;
+    const Q = new Float64Array(n * n);
+    const vals = new Float64Array(n);
+    let steps = 0;
+    for (let trial = 0; trial < 200; trial++) {
+      const delta = new Float64Array(n);
+      const v = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        delta[i] = i < n - 1 ? 0.5 * rng.normal() : 0;
+        v[i] = rng.normal();
+      }
+      diagonalPlusRankOneEigen(delta, v, 0.1 * rng.normal(), n, Q, vals, ws);
+      steps += ws.iterations;
+    }
+    // Bisection to full precision would take about 50 steps a root; the rational steps converge in ~5.
+    expect(steps / (200 * n)).toBeLessThan(7);
   });
 });

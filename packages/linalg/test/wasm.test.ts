@@ -1,8 +1,16 @@
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test, vi } from "vitest";
-import { dotScalar, gemvScalar, quadFormUpperScalar, symvUpperScalar, syrUpperScalar } from "../src/blas.js";
 import {
+  addRowsScalar,
+  dotScalar,
+  gemvScalar,
+  quadFormUpperScalar,
+  symvUpperScalar,
+  syrUpperScalar,
+} from "../src/blas.js";
+import {
+  addRows,
   allocF64,
   allocF64From,
   dot,
@@ -102,6 +110,38 @@ describe.runIf(simd)("WebAssembly SIMD kernels give the same bits as the TypeScr
       syrUpper(A, n, -0.75, x, ld);
       syrUpperScalar(A2, n, -0.75, x, ld);
       expectSameBits(A, A2, n * ld);
+    }
+  });
+
+  test("addRows (y += sum_j w_j A_j, four rows a pass) gives the bits of one row at a time, both signs", () => {
+    for (const [m, n] of [
+      [1, 1],
+      [3, 7],
+      [4, 8],
+      [5, 33],
+      [17, 768],
+      [33, 767],
+    ] as const) {
+      for (const scale of [1, -1]) {
+        const lda = n + 3;
+        const A = rng.fill(allocF64(2 + m * lda));
+        const w = rng.fill(new Float64Array(m + 1)); // plain memory: staged
+        w[m >> 1] = 0;
+        const y = rng.fill(allocF64(n + 2));
+        const y2 = new Float64Array(y);
+        const y3 = new Float64Array(y);
+        addRows(y, 1, n, A, 2, lda, w, 1, m, scale);
+        addRowsScalar(y2, 1, n, A, 2, lda, w, 1, 1, m, scale);
+        for (let j = 0; j < m; j++) {
+          const v = w[1 + j] as number;
+          for (let l = 0; l < n; l++) {
+            const t = v * (A[2 + j * lda + l] as number);
+            y3[1 + l] = scale < 0 ? (y3[1 + l] as number) - t : (y3[1 + l] as number) + t;
+          }
+        }
+        expectSameBits(y, y2, n + 2);
+        expectSameBits(y, y3, n + 2);
+      }
     }
   });
 

@@ -11,25 +11,85 @@
  */
 import { ErrorCode, RouteKitError } from "@routekit/core";
 
+/** Heap of {@link topK}: scores and item indices (grown on demand; topK never re-enters). */
+let heapScore = new Float64Array(64);
+let heapItem = new Int32Array(64);
+
 /**
  * Indices of the k largest `score[i]` (i < n), best first, ties to the lower index, written into
- * `out`; only entries with score > `floor` are kept (default -Infinity keeps all). Returns the count.
- * O(n k) insertion into a sorted prefix: faster than sorting for the small k of assortments.
+ * `out`; only entries with score > `floor` are kept (default -Infinity keeps all; NaN never). Returns
+ * the count. One scan keeps the k best in a heap whose root is the worst kept item (lowest score, then
+ * highest index); an item enters only when its score is strictly above the root's, so among equal
+ * scores the earlier item stays. Popping the heap then writes the answer from the back. For n = 100,
+ * k = 15 this does about half the moves of inserting every entering item into a sorted prefix.
  */
 export function topK(score: ArrayLike<number>, n: number, k: number, out: Int32Array, floor = -Infinity): number {
+  if (!(k > 0)) return 0;
+  if (heapScore.length < k) {
+    heapScore = new Float64Array(k);
+    heapItem = new Int32Array(k);
+  }
+  const hs = heapScore;
+  const hi = heapItem;
   let m = 0;
-  for (let i = 0; i < n; i++) {
+  let i = 0;
+  // Fill: sift each admitted item up past every entry it is worse than (items arrive in index order, so
+  // on a tie the newcomer is the worse one and moves up).
+  for (; i < n && m < k; i++) {
     const s = score[i] as number;
     if (!(s > floor)) continue;
-    if (m === k && !(s > (score[out[k - 1] as number] as number))) continue;
-    let j = m < k ? m++ : k - 1;
-    while (j > 0 && s > (score[out[j - 1] as number] as number)) {
-      out[j] = out[j - 1] as number;
-      j--;
+    let j = m++;
+    while (j > 0) {
+      const p = (j - 1) >> 1;
+      const sp = hs[p] as number;
+      if (sp < s) break;
+      hs[j] = sp;
+      hi[j] = hi[p] as number;
+      j = p;
     }
-    out[j] = i;
+    hs[j] = s;
+    hi[j] = i;
+  }
+  // Scan: an item above the root replaces it and sifts down (later index = worse among ties).
+  for (; i < n; i++) {
+    const s = score[i] as number;
+    if (!(s > (hs[0] as number))) continue;
+    siftDown(hs, hi, k, s, i);
+  }
+  // Pop the worst into the back of out until the heap is empty.
+  for (let size = m; size > 0; size--) {
+    out[size - 1] = hi[0] as number;
+    const last = size - 1;
+    if (last > 0) siftDown(hs, hi, last, hs[last] as number, hi[last] as number);
   }
   return m;
+}
+
+/** Places (s, item) at the root of the heap of `size` entries and sifts it down to its place. */
+function siftDown(hs: Float64Array, hi: Int32Array, size: number, s: number, item: number): void {
+  let j = 0;
+  for (;;) {
+    let c = 2 * j + 1;
+    if (c >= size) break;
+    let sc = hs[c] as number;
+    let ic = hi[c] as number;
+    if (c + 1 < size) {
+      const s2 = hs[c + 1] as number;
+      const i2 = hi[c + 1] as number;
+      if (s2 < sc || (s2 === sc && i2 > ic)) {
+        c++;
+        sc = s2;
+        ic = i2;
+      }
+    }
+    // Stop when the child is not worse than (s, item).
+    if (!(sc < s || (sc === s && ic > item))) break;
+    hs[j] = sc;
+    hi[j] = ic;
+    j = c;
+  }
+  hs[j] = s;
+  hi[j] = item;
 }
 
 /** R(S) for attractions v (any positive scale, consistent with v0). */

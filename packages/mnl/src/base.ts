@@ -33,6 +33,7 @@ import {
   vectorToJson,
 } from "@routekit/core";
 import { DinkelbachWorkspace, dinkelbachAssortment, topK } from "./assortment.js";
+import { oversizedRowKernel } from "./unrolled.generated.js";
 
 /**
  * Largest accepted squared Euclidean norm of one item's feature row: ||x||^2 <= 1e100 (||x|| <= 1e50).
@@ -47,15 +48,31 @@ export const MAX_FEATURE_SQUARED_NORM = 1e100;
  * (including NaN or overflow to Infinity), with that squared norm; index -1 when every row is fine.
  */
 export function firstOversizedRow(X: ArrayLike<number>, rows: number, d: number): { index: number; sq: number } {
+  const i = oversizedRowIndex(X, rows, d);
+  if (i < 0) return NO_OVERSIZED_ROW;
+  let s = 0;
+  for (let k = 0; k < d; k++) {
+    const v = X[i * d + k] as number;
+    s += v * v;
+  }
+  return { index: i, sq: s };
+}
+
+const NO_OVERSIZED_ROW = Object.freeze({ index: -1, sq: 0 });
+
+/** The index of {@link firstOversizedRow} alone (no object; unrolled for d <= 8): -1 when every row is fine. */
+export function oversizedRowIndex(X: ArrayLike<number>, rows: number, d: number): number {
+  const kernel = oversizedRowKernel(d);
+  if (kernel !== undefined) return kernel(X, rows, MAX_FEATURE_SQUARED_NORM);
   for (let i = 0; i < rows; i++) {
     let s = 0;
     for (let k = 0; k < d; k++) {
       const v = X[i * d + k] as number;
       s += v * v;
     }
-    if (!(s <= MAX_FEATURE_SQUARED_NORM)) return { index: i, sq: s };
+    if (!(s <= MAX_FEATURE_SQUARED_NORM)) return i;
   }
-  return { index: -1, sq: 0 };
+  return -1;
 }
 
 /**
@@ -277,10 +294,25 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
   protected abstract learnRound(X: Float64Array, n: number, choice: number): void;
 
   /**
-   * Validates a query and returns its features as a Float64Array read once (a plain array is copied
-   * first and the copy validated). Throws before any mutation: INVALID_ARGUMENT for wrong types,
-   * NON_FINITE, OUT_OF_RANGE (fractional or too large sizes, revenues outside [0, 1], rows above the
-   * norm bound), DIMENSION_MISMATCH, EMPTY_ASSORTMENT (no items, maxSize < 1).
+   * Checks every feature row is within the norm bound, then the revenues ({@link checkRevenues}, which
+   * throws), then scores the items ({@link scoreItems}); returns the first row above the bound (nothing
+   * checked after it, nothing scored or drawn) or -1. Policies whose scoring draws nothing override it
+   * with one fused pass (validation and utilities read each row once) followed by the revenue check.
+   */
+  protected scoreCheckedItems(features: Float64Array, n: number, revenues: ArrayLike<number> | undefined): number {
+    const bad = oversizedRowIndex(features, n, this.contextDim);
+    if (bad >= 0) return bad;
+    this.checkRevenues(revenues, n);
+    this.scoreItems(features, n);
+    return -1;
+  }
+
+  /**
+   * Validates a query's types, counts and feature shape and returns its features as a Float64Array read
+   * once (a plain array is copied first and the copy validated); the norm bound and the revenues are
+   * checked by select right after (still before any mutation). Throws INVALID_ARGUMENT for wrong types,
+   * NON_FINITE, OUT_OF_RANGE (fractional or too large sizes), DIMENSION_MISMATCH, EMPTY_ASSORTMENT
+   * (no items, maxSize < 1).
    */
   private readQuery(query: AssortmentQuery): Float64Array {
     if (query === null || typeof query !== "object")
@@ -311,18 +343,24 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
     } else if (f.length !== n * d) {
       assertVector(f, n * d, `query.features (numItems x contextDim = ${n} x ${d})`);
     }
-    const feats = f as Float64Array;
+    return f as Float64Array;
+  }
+
+  /** Throws for features with a row above the norm bound: NON_FINITE for NaN/Infinity, else OUT_OF_RANGE. */
+  private rejectFeatures(feats: Float64Array, n: number): never {
+    const d = this.contextDim;
     const big = firstOversizedRow(feats, n, d);
-    if (big.index >= 0) {
-      assertVector(feats, n * d, `query.features (numItems x contextDim = ${n} x ${d})`);
-      throw new RouteKitError(
-        ErrorCode.OutOfRange,
-        `query.features row ${big.index} has squared norm ${big.sq}, expected <= ${MAX_FEATURE_SQUARED_NORM} ` +
-          "(the MNL models assume ||x|| <= 1; rescale the features)",
-        { index: big.index },
-      );
-    }
-    const r = query.revenues;
+    assertVector(feats, n * d, `query.features (numItems x contextDim = ${n} x ${d})`);
+    throw new RouteKitError(
+      ErrorCode.OutOfRange,
+      `query.features row ${big.index} has squared norm ${big.sq}, expected <= ${MAX_FEATURE_SQUARED_NORM} ` +
+        "(the MNL models assume ||x|| <= 1; rescale the features)",
+      { index: big.index },
+    );
+  }
+
+  /** Checks the query's revenues (length n, each in [0, 1]) if it has any. */
+  protected checkRevenues(r: ArrayLike<number> | undefined, n: number): void {
     if (r !== undefined) {
       assertVector(r, n, "query.revenues");
       for (let i = 0; i < n; i++) {
@@ -334,26 +372,25 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
         }
       }
     }
-    return feats;
   }
 
   select(query: AssortmentQuery): AssortmentDecision {
     const f = this.readQuery(query);
     const n = query.numItems;
     const K = query.maxSize;
+    if (this.util.length < n) {
+      this.util = new Float64Array(n);
+      this.attract = new Float64Array(n);
+      this.dws.ensure(n);
+    }
     const rev = query.revenues;
+    if (this.scoreCheckedItems(f, n, rev) >= 0) this.rejectFeatures(f, n);
     let uniform = true;
     if (rev !== undefined) {
       const r0 = rev[0] as number;
       uniform = r0 > 0;
       for (let i = 1; i < n && uniform; i++) if (rev[i] !== r0) uniform = false;
     }
-    if (this.util.length < n) {
-      this.util = new Float64Array(n);
-      this.attract = new Float64Array(n);
-      this.dws.ensure(n);
-    }
-    this.scoreItems(f, n);
     const util = this.util;
     const clip = this.common.utilityClip;
     if (clip) for (let i = 0; i < n; i++) util[i] = Math.min(clip[1], Math.max(clip[0], util[i] as number));

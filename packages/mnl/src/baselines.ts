@@ -27,12 +27,13 @@ import {
   rngOption,
   type Snapshot,
 } from "@routekit/core";
-import { allocF64, backSubstTransposed, choleskyInverseUpper, choleskyRank1Update, gemv } from "@routekit/linalg";
+import { allocF64, backSubstTransposed, choleskyRank1Update, gemv } from "@routekit/linalg";
 import {
   commonFromJSON,
   commonToJSON,
   decodeCholeskyF64,
   firstOversizedRow,
+  MAX_FEATURE_SQUARED_NORM,
   type MnlCommonConfig,
   type MnlCommonOptions,
   MnlPolicyBase,
@@ -41,7 +42,7 @@ import {
   snapshotOptions,
 } from "./base.js";
 import { ChoiceHistory, MleWorkspace } from "./mle.js";
-import { optimisticUtilities } from "./model.js";
+import { checkedOptimisticUtilities, invertCholeskyUpper, optimisticUtilities } from "./model.js";
 import { type WarmMleState, warmFitMnlMle } from "./warm-mle.js";
 
 export type MleBaselinePreset = "authors-uniform" | "authors-nonuniform" | "theory";
@@ -157,7 +158,7 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
   }
 
   protected refreshInverse(): void {
-    choleskyInverseUpper(this.LV, this.contextDim, this.Vinv, this.row);
+    invertCholeskyUpper(this.LV, this.contextDim, this.Vinv, this.row);
   }
 
   /** Rounds learned from. */
@@ -323,6 +324,22 @@ export class UcbMnl extends MleMnlPolicy {
 
   protected scoreItems(f: Float64Array, n: number): void {
     optimisticUtilities(f, n, this.contextDim, this.theta, this.Vinv, this.alpha, this.util);
+  }
+
+  protected override scoreCheckedItems(f: Float64Array, n: number, revenues: ArrayLike<number> | undefined): number {
+    const d = this.contextDim;
+    const bad = checkedOptimisticUtilities(
+      f,
+      n,
+      d,
+      this.theta,
+      this.Vinv,
+      this.alpha,
+      this.util,
+      MAX_FEATURE_SQUARED_NORM,
+    );
+    if (bad < 0) this.checkRevenues(revenues, n);
+    return bad;
   }
 
   toJSON(): Snapshot {

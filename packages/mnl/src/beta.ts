@@ -43,7 +43,10 @@ export function ofuMnlBeta(s: number, p: BetaParams): number {
   if (s === 0) return 2 * Math.sqrt(p.lambda);
   const { d, K, eta, lambda } = p;
   const c = (7 * eta) / 6;
-  const L = Math.log((2 * Math.sqrt(1 + 2 * s)) / p.delta);
+  // ln(a / delta), finite even when a / delta overflows (delta down to the smallest double; same bits otherwise).
+  const a = 2 * Math.sqrt(1 + 2 * s);
+  const q = a / p.delta;
+  const L = Number.isFinite(q) ? Math.log(q) : Math.log(a) - Math.log(p.delta);
   const inner =
     (3 * Math.log(1 + (K + 1) * s) + 3) * ((17 / 16) * lambda + 2 * Math.sqrt(lambda) * L + 16 * L * L) +
     2 +

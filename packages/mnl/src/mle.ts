@@ -9,6 +9,7 @@
  * the squared penalty and a hard-coded v0 = 1; we use the consistent squared ridge and the true v0.)
  */
 import { choleskyFactor, choleskySolve, dot, symmetrizeUpper } from "@routekit/linalg";
+import { gradientPassKernel } from "./unrolled.generated.js";
 
 /** Past rounds with variable-size assortments (a mask-free ragged layout). */
 export class ChoiceHistory {
@@ -156,6 +157,26 @@ export function dataPass(
     }
   }
   return f;
+}
+
+/**
+ * Adds the data gradient of rounds [from, to) at theta to `g`: the same values, bit for bit, as
+ * {@link dataPass} in mode 1, without the objective (no log per round). For d <= 8 a kernel with the
+ * feature index unrolled does the same operations in the same order; this pass is the per-round cost
+ * of the warm-started refit once the estimate has settled.
+ */
+export function gradientPass(
+  h: ChoiceHistory,
+  from: number,
+  to: number,
+  v0: number,
+  theta: Float64Array,
+  ws: MleWorkspace,
+  g: Float64Array,
+): void {
+  const kernel = gradientPassKernel(h.d);
+  if (kernel !== undefined) kernel(h.x, h.start, h.choice, from, to, Math.log(v0), theta, ws.z, g);
+  else dataPass(h, from, to, v0, theta, ws, g, g, 1);
 }
 
 /**

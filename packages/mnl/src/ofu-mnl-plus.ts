@@ -18,11 +18,12 @@ import {
   readSnapshot,
   type Snapshot,
 } from "@routekit/core";
-import { allocF64, choleskyInverseUpper, choleskySolve, dot } from "@routekit/linalg";
+import { allocF64, dot } from "@routekit/linalg";
 import {
   commonFromJSON,
   commonToJSON,
   decodeCholeskyF64,
+  MAX_FEATURE_SQUARED_NORM,
   type MnlCommonConfig,
   type MnlCommonOptions,
   MnlPolicyBase,
@@ -31,8 +32,19 @@ import {
   snapshotOptions,
 } from "./base.js";
 import { type BetaParams, ofuMnlBeta, ofuMnlHyperparameters } from "./beta.js";
-import { addMnlHessianToCholesky, mnlGradient, mnlProbabilities, optimisticUtilities } from "./model.js";
+import {
+  addMnlHessianToCholesky,
+  checkedOptimisticUtilities,
+  invertCholeskyUpper,
+  mnlProbabilities,
+  mnlProbabilitiesAndGradient,
+  optimisticUtilities,
+  solveCholesky,
+} from "./model.js";
 import { ProjectionWorkspace, projectUnitBall } from "./projection.js";
+
+/** Smallest `ridge` and `stepSize` accepted (see resolve). */
+const MIN_RIDGE = 1e-100;
 
 export type OfuMnlPreset = "paper" | "authors-uniform" | "authors-nonuniform" | "practical";
 export type BetaMode = "theory" | "frozen" | "constant";
@@ -136,8 +148,10 @@ function resolve(options: OfuMnlPlusOptions): { common: MnlCommonConfig; cfg: Of
   const pre = PRESETS[preset];
   const common = readCommonOptions(o, pre.utilityClip);
   const hyper = ofuMnlHyperparameters(common.contextDim, common.maxSize);
-  const stepSize = numberOption(o, "stepSize", hyper.eta, { min: 0, openMin: true });
-  const ridge = numberOption(o, "ridge", 84 * Math.SQRT2 * common.contextDim * stepSize, { min: 0, openMin: true });
+  // Floors of 1e-100: H^-1 starts at I / ridge and beta_t grows with ln(1 / ridge), so a ridge (or the
+  // default ridge of a stepSize) near the smallest double makes every confidence width infinite.
+  const stepSize = numberOption(o, "stepSize", hyper.eta, { min: MIN_RIDGE });
+  const ridge = numberOption(o, "ridge", 84 * Math.SQRT2 * common.contextDim * stepSize, { min: MIN_RIDGE });
   const confidence = numberOption(o, "confidence", pre.confidence, { min: 0, openMin: true, max: 1 });
   const betaMode = enumOption(o, "betaMode", ["theory", "frozen", "constant"] as const, pre.betaMode);
   // Validated in every mode: it is kept in the config and in snapshots.
@@ -272,16 +286,22 @@ export class OfuMnlPlus extends MnlPolicyBase {
     optimisticUtilities(f, n, this.contextDim, this.w, this.Hinv, this.beta, this.util);
   }
 
+  protected override scoreCheckedItems(f: Float64Array, n: number, revenues: ArrayLike<number> | undefined): number {
+    const d = this.contextDim;
+    const bad = checkedOptimisticUtilities(f, n, d, this.w, this.Hinv, this.beta, this.util, MAX_FEATURE_SQUARED_NORM);
+    if (bad < 0) this.checkRevenues(revenues, n);
+    return bad;
+  }
+
   protected learnRound(X: Float64Array, n: number, choice: number): void {
     const d = this.contextDim;
     const { stepSize: eta, stepMultiplier, projection } = this.config;
     const { z, p, g, xbar, row, wNew, Lt, Lnew } = this;
     // Steps 6-8: gradient and H~_t = H_t + eta G_t(w_t) at the current estimate.
-    mnlProbabilities(X, n, d, this.w, this.v0, z, p);
-    mnlGradient(X, n, d, p, choice, g);
+    mnlProbabilitiesAndGradient(X, n, d, this.w, this.v0, choice, z, p, g);
     Lt.set(this.L);
     addMnlHessianToCholesky(Lt, X, n, d, p, eta, xbar, row);
-    choleskySolve(Lt, d, g, wNew);
+    solveCholesky(Lt, d, g, wNew);
     const step = stepMultiplier * eta;
     for (let k = 0; k < d; k++) wNew[k] = (this.w[k] as number) - step * (wNew[k] as number);
     if (projection === "exact" && dot(wNew, wNew, d) > 1) {
@@ -311,7 +331,7 @@ export class OfuMnlPlus extends MnlPolicyBase {
   }
 
   private refreshInverse(): void {
-    choleskyInverseUpper(this.L, this.contextDim, this.Hinv, this.g);
+    invertCholeskyUpper(this.L, this.contextDim, this.Hinv, this.g);
   }
 
   toJSON(): Snapshot {

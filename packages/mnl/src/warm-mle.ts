@@ -16,8 +16,9 @@
  * at least 1: far below the statistical error, and one chord step from the previous optimum usually
  * reaches it.
  */
-import { choleskyFactor, choleskySolve, dot, symmetrizeUpper } from "@routekit/linalg";
-import { type ChoiceHistory, dataPass, type MleWorkspace } from "./mle.js";
+import { choleskyFactor, dot, symmetrizeUpper } from "@routekit/linalg";
+import { type ChoiceHistory, dataPass, gradientPass, type MleWorkspace } from "./mle.js";
+import { solveCholesky } from "./model.js";
 
 /** Newton-decrement tolerance of the warm-started refit (see above). */
 export const WARM_MLE_TOLERANCE = 1e-8;
@@ -85,7 +86,7 @@ export function warmFitMnlMle(
       it--;
       continue;
     }
-    choleskySolve(LH, d, g, step);
+    solveCholesky(LH, d, g, step);
     const dec = dot(g, step, d);
     if (!(dec / 2 > tol)) break;
     if (!exact && (dec > 0.1 || it > 0)) {
@@ -114,7 +115,7 @@ export function warmFitMnlMle(
     for (let k = 0; k < d; k++) theta[k] = (theta[k] as number) - t * (step[k] as number);
     // The gradient at the new estimate: the convergence test of the next iteration, and the cache.
     st.g.fill(0);
-    dataPass(h, 0, count, v0, theta, ws, st.g, H, 1);
+    gradientPass(h, 0, count, v0, theta, ws, st.g);
     passes++;
     exact = false;
   }

@@ -117,3 +117,25 @@ describe("Davis-Gallego-Topaloglu LP through HiGHS", () => {
     await expect(solveAssortmentLP([1, 2], [0.5, 0.5], 0, 1)).rejects.toMatchObject({ code: "OUT_OF_RANGE" });
   });
 });
+
+describe("top-K against a sort", () => {
+  it("keeps the k best above the floor, best first, ties to the lower index, NaN never (many ties)", () => {
+    const rng = Rng.fromSeed(11);
+    const out = new Int32Array(40);
+    for (let t = 0; t < 3000; t++) {
+      const n = rng.int(60);
+      const k = 1 + rng.int(40);
+      const levels = 1 + rng.int(8);
+      const score = Float64Array.from({ length: n }, () =>
+        rng.uniform() < 0.05 ? Number.NaN : rng.uniform() < 0.3 ? rng.int(levels) : rng.normal(),
+      );
+      const floor = rng.uniform() < 0.5 ? -Infinity : rng.normal();
+      const expected = [...Array(n).keys()]
+        .filter((i) => score[i]! > floor)
+        .sort((a, b) => score[b]! - score[a]! || a - b)
+        .slice(0, k);
+      const m = topK(score, n, k, out, floor);
+      expect(Array.from(out.subarray(0, m))).toEqual(expected);
+    }
+  });
+});

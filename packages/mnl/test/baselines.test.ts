@@ -44,7 +44,7 @@ describe("MLE refit", () => {
     expect(mleBaselineAlpha(1, 5, 5, 1, "code")).toBeCloseTo(390.8, 0);
     expect(Math.abs(mleBaselineAlpha(1, 5, 10, 1, "code") - 1458)).toBeLessThan(1);
     expect(Math.abs(mleBaselineAlpha(1, 5, 15, 1, "code") - 3203)).toBeLessThan(1);
-    // kappa with the factor v0 (theory) halves kappa at v0 = 2 relative to the code's (spec P14)
+    // kappa with the factor v0 (theory) halves kappa at v0 = 2 relative to the reference code's, which drops that factor
     expect(mleBaselineAlpha(1, 5, 5, 2, "theory")).toBeCloseTo(mleBaselineAlpha(1, 5, 5, 2, "code") / 2, 9);
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ofuMnlBeta, ofuMnlHyperparameters } from "../src/index.js";
 import { ProjectionWorkspace, projectUnitBall } from "../src/projection.js";
 
-describe("beta_t(delta) golden values (spec §2.3)", () => {
+describe("beta_t(delta) golden values (the exact radius from the proof of Lemma 1, App. F.1)", () => {
   const table: [number, number, number, number, number, number][] = [
     // K, eta, lambda, beta(s=1), beta(s=3000), bonus beta/sqrt(lambda)
     [1, 2.3466, 1393.8, 229.8, 561.2, 6.16],
@@ -72,7 +72,7 @@ function qform(A: Float64Array, d: number, u: ArrayLike<number>, w: ArrayLike<nu
   return s;
 }
 
-describe("projection onto the unit ball in the A-norm (spec §2.4)", () => {
+describe("projection onto the unit ball in the A-norm (exact solver)", () => {
   it("is the identity inside the ball and w'/||w'|| for A = I", () => {
     const A = Float64Array.of(1, 0, 0, 0, 1, 0, 0, 0, 1);
     const inside = Float64Array.of(0.3, -0.4, 0.5);

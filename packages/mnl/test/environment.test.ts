@@ -3,7 +3,7 @@ import { ContextualMnlEnvironment } from "@routekit/environments";
 import { describe, expect, it } from "vitest";
 import { bruteForceAssortment, optimalAssortment } from "../src/index.js";
 
-describe("ContextualMnlEnvironment (paper 004, spec §3.1)", () => {
+describe("ContextualMnlEnvironment (the setup of the paper's Section 6)", () => {
   it("clips features to ||x|| <= 1 and draws w* in the box; same seed, same stream", () => {
     const env = new ContextualMnlEnvironment({ numItems: 50, contextDim: 5 });
     env.reset(Rng.fromSeed(1));

@@ -1,4 +1,13 @@
-import { type AssortmentPolicy, ErrorCode, isRouteKitError, Rng, type Snapshot } from "@routekit/core";
+import {
+  type AssortmentEvent,
+  type AssortmentPolicy,
+  learnedState as coreLearnedState,
+  ErrorCode,
+  isRouteKitError,
+  Rng,
+  type Snapshot,
+  withReplicaParts,
+} from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { OfuMnlPlus, TsMnl, UcbMnl } from "../src/index.js";
 import { randomQuery, sampleChoice } from "./helpers.js";
@@ -125,5 +134,35 @@ describe.each(makers)("%s decision events", (_name, make) => {
       JSON.parse(JSON.stringify(p.toJSON())),
     );
     expect(JSON.stringify(restored.toJSON())).toBe(JSON.stringify(p.toJSON()));
+  });
+});
+
+describe.each(makers)("%s replication", (_name, make) => {
+  it("a replica started from a snapshot through withReplicaParts learns the same events to the same state", () => {
+    const a = make(1);
+    const rng = Rng.fromSeed(8);
+    const w = [0.5, -0.3, 0.2];
+    const events: AssortmentEvent[] = [];
+    for (let t = 0; t < 120; t++) {
+      const q = randomQuery(rng, 8, D, K);
+      const d = a.select(q);
+      const choice = d.items.length === 0 ? null : sampleChoice(rng, q, D, w, d.items);
+      const record = a.decisionRecord(d);
+      a.update(d, { choice });
+      events.push({ ...record, feedback: { choice } } as AssortmentEvent);
+    }
+    // Half the stream, then a replica from that snapshot learns the rest alongside the original.
+    const single = make(1);
+    for (const e of events.slice(0, 60)) single.learn(JSON.parse(JSON.stringify(e)));
+    const restore = (s: Snapshot) =>
+      (single.constructor as unknown as { fromJSON(s: Snapshot): AssortmentPolicy }).fromJSON(s);
+    const replica = restore(JSON.parse(JSON.stringify(withReplicaParts(single.toJSON(), Rng.fromSeed(99)))));
+    expect(replica.pendingDecisions).toBe(0);
+    for (const e of events.slice(60)) {
+      single.learn(JSON.parse(JSON.stringify(e)));
+      replica.learn(JSON.parse(JSON.stringify(e)));
+    }
+    expect(JSON.stringify(coreLearnedState(replica.toJSON()))).toBe(JSON.stringify(coreLearnedState(single.toJSON())));
+    expect(JSON.stringify(coreLearnedState(single.toJSON()))).toBe(JSON.stringify(coreLearnedState(a.toJSON())));
   });
 });

@@ -19,18 +19,22 @@ import {
   makeSnapshot,
   maxPendingOption,
   numberOption,
+  type Rng,
   RouteKitError,
   readF64,
+  readInt,
   readObject,
   readOptions,
   readSnapshot,
   requiredNumber,
+  rngOption,
   type Snapshot,
+  snapshotCorrupt,
 } from "@routekit/core";
 import { shermanMorrisonUpdate } from "@routekit/linalg";
 import { CascadePolicyBase, type CascadeRecord } from "./episodes.js";
 import { type IndexLink, type IndexLinkName, indexLink, type RewardLinkName, rewardLink } from "./links.js";
-import { RewardModel } from "./reward.js";
+import { INVERSE_REFRESH, RewardModel, refreshInverse } from "./reward.js";
 
 /** Options every baseline shares. */
 export interface BaselineOptions {
@@ -47,6 +51,10 @@ export interface BaselineOptions {
   ridge?: number;
   /** Open episodes kept waiting for feedback (default 100,000). */
   maxPending?: number;
+  /** Seed of the policy's random stream (default 0; a baseline draws nothing, see `rng`). */
+  seed?: number | string;
+  /** The policy's random stream (wins over `seed`); kept in snapshots as the per-replica `rng` field. */
+  rng?: Rng;
 }
 
 interface BaseConfig {
@@ -125,8 +133,8 @@ abstract class RewardBaseline extends CascadePolicyBase {
   protected readonly bonus: number;
   private readonly phi: Float64Array;
 
-  protected constructor(base: BaseConfig, bonus: number) {
-    super(base);
+  protected constructor(base: BaseConfig, bonus: number, rng: Rng) {
+    super({ ...base, rng });
     this.base = base;
     this.bonus = bonus;
     const d = base.outputDim + (base.rewardIntercept ? 1 : 0);
@@ -163,12 +171,12 @@ abstract class RewardBaseline extends CascadePolicyBase {
   }
 
   protected stateJSON(): Record<string, Json> {
-    return { arms: [...this.table.ids], reward: this.reward.toJSON(), ledger: this.ledger.toJSON() };
+    return { arms: [...this.table.ids], reward: this.reward.toJSON(), ...this.replicaJSON() };
   }
 
   protected restoreState(s: Record<string, Json>): void {
     const reward = RewardModel.fromJSON(readObject(s.reward, '"reward"'), this.reward);
-    this.ledger.loadJSON(s.ledger);
+    this.restoreReplica(s);
     this.reward = reward;
   }
 }
@@ -191,8 +199,9 @@ export class QueryAll extends RewardBaseline {
   private readonly cfg: ReturnType<typeof readQueryAll>;
 
   constructor(options: QueryAllOptions) {
-    const c = readQueryAll(readOptions(options, "QueryAll"));
-    super(c, c.exploration);
+    const o = readOptions(options, "QueryAll");
+    const c = readQueryAll(o);
+    super(c, c.exploration, rngOption(o));
     this.cfg = c;
     for (const a of c.arms) this.addArm(a);
   }
@@ -203,11 +212,11 @@ export class QueryAll extends RewardBaseline {
   }
 
   toJSON(): Snapshot {
-    return makeSnapshot(QueryAll.kind, 1, { config: withoutArms(this.cfg), ...this.stateJSON() });
+    return makeSnapshot(QueryAll.kind, 2, { config: withoutArms(this.cfg), ...this.stateJSON() });
   }
 
   static fromJSON(snapshot: Snapshot): QueryAll {
-    const s = readSnapshot(snapshot, QueryAll.kind, 1);
+    const s = readSnapshot(snapshot, QueryAll.kind, 2);
     const c = configFromSnapshot(s, readQueryAll);
     const p = new QueryAll({ ...c, arms: snapshotArms(s) });
     p.restoreState(s);
@@ -237,8 +246,9 @@ export class ThresholdCascade extends RewardBaseline {
   private readonly cfg: ReturnType<typeof readThreshold>;
 
   constructor(options: ThresholdCascadeOptions) {
-    const c = readThreshold(readOptions(options, "ThresholdCascade"));
-    super(c, 0);
+    const o = readOptions(options, "ThresholdCascade");
+    const c = readThreshold(o);
+    super(c, 0, rngOption(o));
     this.cfg = c;
     this.threshold = c.threshold;
     for (const a of c.arms) this.addArm(a);
@@ -251,11 +261,11 @@ export class ThresholdCascade extends RewardBaseline {
   }
 
   toJSON(): Snapshot {
-    return makeSnapshot(ThresholdCascade.kind, 1, { config: withoutArms(this.cfg), ...this.stateJSON() });
+    return makeSnapshot(ThresholdCascade.kind, 2, { config: withoutArms(this.cfg), ...this.stateJSON() });
   }
 
   static fromJSON(snapshot: Snapshot): ThresholdCascade {
-    const s = readSnapshot(snapshot, ThresholdCascade.kind, 1);
+    const s = readSnapshot(snapshot, ThresholdCascade.kind, 2);
     const c = configFromSnapshot(s, readThreshold);
     const p = new ThresholdCascade({ ...c, arms: snapshotArms(s) });
     p.restoreState(s);
@@ -279,6 +289,10 @@ export interface WeitzmanOracleOptions {
   rewardLink?: RewardLinkName;
   rewardIntercept?: boolean;
   maxPending?: number;
+  /** Seed of the policy's random stream (default 0; a baseline draws nothing, see `rng`). */
+  seed?: number | string;
+  /** The policy's random stream (wins over `seed`); kept in snapshots as the per-replica `rng` field. */
+  rng?: Rng;
 }
 
 function readOracle(o: Record<string, unknown>) {
@@ -323,8 +337,9 @@ export class WeitzmanOracle extends RewardBaseline {
   private readonly psi: Float64Array;
 
   constructor(options: WeitzmanOracleOptions) {
-    const c = readOracle(readOptions(options, "WeitzmanOracle"));
-    super(c, 0);
+    const o = readOptions(options, "WeitzmanOracle");
+    const c = readOracle(o);
+    super(c, 0, rngOption(o));
     this.cfg = c;
     this.link = indexLink(c.indexLink, c.linkKnee);
     this.psi = new Float64Array(c.contextDim + (c.indexIntercept ? 1 : 0));
@@ -351,11 +366,11 @@ export class WeitzmanOracle extends RewardBaseline {
   }
 
   toJSON(): Snapshot {
-    return makeSnapshot(WeitzmanOracle.kind, 1, { config: withoutArms(this.cfg), ...this.stateJSON() });
+    return makeSnapshot(WeitzmanOracle.kind, 2, { config: withoutArms(this.cfg), ...this.stateJSON() });
   }
 
   static fromJSON(snapshot: Snapshot): WeitzmanOracle {
-    const s = readSnapshot(snapshot, WeitzmanOracle.kind, 1);
+    const s = readSnapshot(snapshot, WeitzmanOracle.kind, 2);
     const c = configFromSnapshot(s, readOracle);
     const p = new WeitzmanOracle({ ...c, arms: snapshotArms(s) } as WeitzmanOracleOptions);
     p.restoreState(s);
@@ -376,6 +391,10 @@ export interface OneShotOptions {
   /** Prepend 1 to the context (default true). */
   indexIntercept?: boolean;
   maxPending?: number;
+  /** Seed of the policy's random stream (default 0; a baseline draws nothing, see `rng`). */
+  seed?: number | string;
+  /** The policy's random stream (wins over `seed`); kept in snapshots as the per-replica `rng` field. */
+  rng?: Rng;
 }
 
 function readOneShot(o: Record<string, unknown>) {
@@ -393,6 +412,10 @@ function readOneShot(o: Record<string, unknown>) {
 }
 
 interface OneShotArm {
+  /** Updates learned. */
+  n: number;
+  /** Upper triangle of A = ridge I + sum psi psi^T (A^-1 is recomputed from it every INVERSE_REFRESH updates). */
+  A: Float64Array;
   Ainv: Float64Array;
   b: Float64Array;
 }
@@ -410,14 +433,17 @@ export class OneShot extends CascadePolicyBase {
   private states: OneShotArm[] = [];
   private readonly psi: Float64Array;
   private readonly u: Float64Array;
+  private readonly L: Float64Array;
 
   constructor(options: OneShotOptions) {
-    const c = readOneShot(readOptions(options, "OneShot"));
-    super(c);
+    const o = readOptions(options, "OneShot");
+    const c = readOneShot(o);
+    super({ ...c, rng: rngOption(o) });
     this.cfg = c;
     this.m = c.contextDim + (c.indexIntercept ? 1 : 0);
     this.psi = new Float64Array(this.m);
     this.u = new Float64Array(this.m);
+    this.L = new Float64Array(this.m * this.m);
     for (const a of c.arms) this.addArm(a);
   }
 
@@ -429,9 +455,13 @@ export class OneShot extends CascadePolicyBase {
   }
 
   protected addBox(_id: string): void {
+    const A = new Float64Array(this.m * this.m);
     const Ainv = new Float64Array(this.m * this.m);
-    for (let i = 0; i < this.m; i++) Ainv[i * this.m + i] = 1 / this.cfg.ridge;
-    this.states.push({ Ainv, b: new Float64Array(this.m) });
+    for (let i = 0; i < this.m; i++) {
+      A[i * this.m + i] = this.cfg.ridge;
+      Ainv[i * this.m + i] = 1 / this.cfg.ridge;
+    }
+    this.states.push({ n: 0, A, Ainv, b: new Float64Array(this.m) });
   }
 
   protected removeBox(index: number): void {
@@ -475,22 +505,28 @@ export class OneShot extends CascadePolicyBase {
     if (!q) return;
     const st = this.states[this.table.indexOf(r.chosen)] as OneShotArm;
     const psi = this.toPsi(r.context);
-    shermanMorrisonUpdate(st.Ainv, this.m, psi, this.u);
+    const m = this.m;
+    st.n++;
+    for (let a = 0; a < m; a++)
+      for (let b = a; b < m; b++)
+        st.A[a * m + b] = (st.A[a * m + b] as number) + (psi[a] as number) * (psi[b] as number);
+    if (st.n % INVERSE_REFRESH === 0) refreshInverse(st.A, m, st.Ainv, this.L, this.u);
+    else shermanMorrisonUpdate(st.Ainv, m, psi, this.u);
     const y = r.reward - q.cost;
     for (let k = 0; k < this.m; k++) st.b[k] = (st.b[k] as number) + y * (psi[k] as number);
   }
 
   toJSON(): Snapshot {
-    return makeSnapshot(OneShot.kind, 1, {
+    return makeSnapshot(OneShot.kind, 2, {
       config: withoutArms(this.cfg),
       arms: [...this.table.ids],
-      states: this.states.map((s) => ({ Ainv: encodeF64(s.Ainv), b: encodeF64(s.b) })),
-      ledger: this.ledger.toJSON(),
+      states: this.states.map((s) => ({ n: s.n, A: encodeF64(s.A), Ainv: encodeF64(s.Ainv), b: encodeF64(s.b) })),
+      ...this.replicaJSON(),
     });
   }
 
   static fromJSON(snapshot: Snapshot): OneShot {
-    const s = readSnapshot(snapshot, OneShot.kind, 1);
+    const s = readSnapshot(snapshot, OneShot.kind, 2);
     const c = configFromSnapshot(s, readOneShot);
     const p = new OneShot({ ...c, arms: snapshotArms(s) });
     if (!Array.isArray(s.states) || s.states.length !== p.states.length)
@@ -498,9 +534,17 @@ export class OneShot extends CascadePolicyBase {
     const m = p.m;
     const states = s.states.map((j, i) => {
       const o = readObject(j, `states[${i}]`);
-      return { Ainv: readF64(o.Ainv, `states[${i}].Ainv`, m * m), b: readF64(o.b, `states[${i}].b`, m) };
+      const A = readF64(o.A, `states[${i}].A`, m * m);
+      for (let k = 0; k < m; k++)
+        if (!((A[k * m + k] as number) >= c.ridge)) snapshotCorrupt(`states[${i}].A`, "a diagonal >= ridge");
+      return {
+        n: readInt(o, "n"),
+        A,
+        Ainv: readF64(o.Ainv, `states[${i}].Ainv`, m * m),
+        b: readF64(o.b, `states[${i}].b`, m),
+      };
     });
-    p.ledger.loadJSON(s.ledger);
+    p.restoreReplica(s);
     p.states = states;
     return p;
   }

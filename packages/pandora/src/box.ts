@@ -1,11 +1,13 @@
 /**
  * Per-box learner state of COSMOS: the box's queried samples (index features psi_s, reward features
- * phi_s, reward mu_s used in the index loss, cost c_s), the index design inverse V_a(eta1)^-1 kept by
- * Sherman-Morrison, the outer-product sum P_a = sum phi_s phi_s^T (for the plug-in radius), and rho-hat.
+ * phi_s, reward mu_s used in the index loss, cost c_s), the index design V_a(eta1) = eta1 I + sum psi psi^T
+ * and its inverse kept by Sherman-Morrison (recomputed from V_a by Cholesky every {@link INVERSE_REFRESH}
+ * samples, so rounding does not accumulate over long runs), the outer-product sum P_a = sum phi_s phi_s^T
+ * (for the plug-in radius), and rho-hat.
  */
 import { encodeF64, type Json, readF64, readInt, readObject, snapshotCorrupt } from "@routekit/core";
 import { shermanMorrisonUpdate } from "@routekit/linalg";
-import { RowStore } from "./reward.js";
+import { INVERSE_REFRESH, RowStore, refreshInverse } from "./reward.js";
 
 export class BoxState {
   readonly psi: RowStore;
@@ -13,12 +15,15 @@ export class BoxState {
   readonly phi: RowStore;
   readonly mu: RowStore;
   readonly cost: RowStore;
+  /** Upper triangle of V_a = eta1 I + sum psi psi^T. */
+  readonly V: Float64Array;
   readonly Vinv: Float64Array;
   readonly P: Float64Array;
   readonly rho: Float64Array;
   /** Samples at the last index fit. */
   fittedN = 0;
   private readonly u: Float64Array;
+  private readonly L: Float64Array;
 
   constructor(
     readonly m: number,
@@ -30,8 +35,13 @@ export class BoxState {
     this.phi = new RowStore(keepPhi ? d : 0, keepPhi ? 16 : 1);
     this.mu = new RowStore(1);
     this.cost = new RowStore(1);
+    this.V = new Float64Array(m * m);
     this.Vinv = new Float64Array(m * m);
-    for (let i = 0; i < m; i++) this.Vinv[i * m + i] = 1 / ridge;
+    for (let i = 0; i < m; i++) {
+      this.V[i * m + i] = ridge;
+      this.Vinv[i * m + i] = 1 / ridge;
+    }
+    this.L = new Float64Array(m * m);
     this.P = new Float64Array(keepPhi ? d * d : 0);
     this.rho = new Float64Array(m);
     this.u = new Float64Array(m);
@@ -41,7 +51,7 @@ export class BoxState {
     return this.cost.n;
   }
 
-  /** Appends one queried sample and updates V^-1 and P. */
+  /** Appends one queried sample and updates V, V^-1 and P. */
   add(psi: Float64Array, phi: Float64Array, mu: number, cost: number): void {
     this.psi.push(psi);
     if (this.keepPhi) {
@@ -53,7 +63,12 @@ export class BoxState {
     }
     this.mu.pushValue(mu);
     this.cost.pushValue(cost);
-    shermanMorrisonUpdate(this.Vinv, this.m, psi, this.u);
+    const m = this.m;
+    for (let i = 0; i < m; i++)
+      for (let j = i; j < m; j++)
+        this.V[i * m + j] = (this.V[i * m + j] as number) + (psi[i] as number) * (psi[j] as number);
+    if (this.n % INVERSE_REFRESH === 0) refreshInverse(this.V, m, this.Vinv, this.L, this.u);
+    else shermanMorrisonUpdate(this.Vinv, m, psi, this.u);
   }
 
   /** ||psi||_{V^-1}. */
@@ -76,6 +91,7 @@ export class BoxState {
       phi: encodeF64(this.phi.view()),
       mu: encodeF64(this.mu.view()),
       cost: encodeF64(this.cost.view()),
+      V: encodeF64(this.V),
       Vinv: encodeF64(this.Vinv),
       P: encodeF64(this.P),
       rho: encodeF64(this.rho),
@@ -97,9 +113,12 @@ export class BoxState {
       b.mu.pushValue(mu[s] as number);
       b.cost.pushValue(cost[s] as number);
     }
+    b.V.set(readF64(o.V, `${what}.V`, m * m));
     b.Vinv.set(readF64(o.Vinv, `${what}.Vinv`, m * m));
-    for (let i = 0; i < m; i++)
+    for (let i = 0; i < m; i++) {
+      if (!((b.V[i * m + i] as number) >= ridge)) snapshotCorrupt(`${what}.V`, "a diagonal >= indexRidge");
       if (!((b.Vinv[i * m + i] as number) > 0)) snapshotCorrupt(`${what}.Vinv`, "a positive diagonal");
+    }
     b.P.set(readF64(o.P, `${what}.P`, keepPhi ? d * d : 0));
     b.rho.set(readF64(o.rho, `${what}.rho`, m));
     b.fittedN = fittedN;

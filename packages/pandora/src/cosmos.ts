@@ -18,6 +18,7 @@ import {
   readInt,
   readObject,
   readSnapshot,
+  rngOption,
   type Snapshot,
 } from "@routekit/core";
 import { BoxState } from "./box.js";
@@ -54,6 +55,12 @@ export class Cosmos extends CascadePolicyBase {
   protected reward: RewardModel;
   /** Completed episodes learned so far. */
   protected periods = 0;
+  /**
+   * Work counters since construction or restore (diagnostics, not in snapshots): index fits (one box
+   * re-solved over its history), the Newton iterations they took, and the sum over fits of samples times
+   * iterations (the solver's work: each iteration reads every sample of the box about twice).
+   */
+  readonly fitStats = { fits: 0, newtonIterations: 0, sampleIterations: 0 };
   private readonly link: IndexLink;
   private readonly solver: IndexSolver;
   private readonly psi: Float64Array;
@@ -67,6 +74,7 @@ export class Cosmos extends CascadePolicyBase {
       contextDim: config.contextDim,
       outputDim: config.outputDim,
       maxPending: config.maxPending,
+      rng: rngOption(options as unknown as Record<string, unknown>),
     });
     this.config = config;
     this.m = config.contextDim + (config.indexIntercept ? 1 : 0);
@@ -267,21 +275,24 @@ export class Cosmos extends CascadePolicyBase {
       this.config.maxIter,
     );
     box.fittedN = box.n;
+    this.fitStats.fits++;
+    this.fitStats.newtonIterations += this.solver.lastIterations;
+    this.fitStats.sampleIterations += box.n * this.solver.lastIterations;
   }
 
   toJSON(): Snapshot {
-    return makeSnapshot(Cosmos.kind, 1, {
+    return makeSnapshot(Cosmos.kind, 2, {
       config: cosmosConfigToJSON(this.config),
       arms: [...this.table.ids],
       periods: this.periods,
       boxes: this.boxes.map((b) => b.toJSON()),
       reward: this.reward.toJSON(),
-      ledger: this.ledger.toJSON(),
+      ...this.replicaJSON(),
     });
   }
 
   static fromJSON(snapshot: Snapshot): Cosmos {
-    const s = readSnapshot(snapshot, Cosmos.kind, 1);
+    const s = readSnapshot(snapshot, Cosmos.kind, 2);
     const arms = s.arms;
     if (
       !Array.isArray(arms) ||
@@ -304,7 +315,7 @@ export class Cosmos extends CascadePolicyBase {
       BoxState.fromJSON(b, `boxes[${i}]`, this.m, this.d, !this.knownReward, this.config.indexRidge),
     );
     const reward = RewardModel.fromJSON(readObject(s.reward, '"reward"'), this.reward);
-    this.ledger.loadJSON(s.ledger);
+    this.restoreReplica(s);
     this.boxes = boxes;
     this.reward = reward;
     this.periods = periods;

@@ -27,7 +27,10 @@ import {
   encodeF64,
   eventVector,
   type Json,
+  Rng,
+  type RngState,
   RouteKitError,
+  readObject,
   type Snapshot,
   snapshotCorrupt,
   vectorToJson,
@@ -97,6 +100,11 @@ export interface CascadeCommonOptions {
   outputDim: number;
   /** Open episodes kept waiting for feedback (default 100,000). */
   maxPending?: number;
+  /**
+   * The policy's random stream (default: seeded with 0). Cascade policies draw nothing from it; it is kept
+   * so that every policy snapshot has the same per-replica fields (`rng` and `ledger`).
+   */
+  rng?: Rng;
 }
 
 export abstract class CascadePolicyBase implements CascadePolicy {
@@ -107,6 +115,8 @@ export abstract class CascadePolicyBase implements CascadePolicy {
   protected readonly table: ArmTable<number> = new ArmTable<number>();
   protected readonly ledger: DecisionLedger<Episode>;
   protected readonly maxPending: number;
+  /** Per-replica random stream (unused by the cascade policies here; snapshotted as `rng`). */
+  protected rng: Rng;
   private sigmaBuf: Float64Array;
   private orderBuf: number[] = [];
 
@@ -114,6 +124,7 @@ export abstract class CascadePolicyBase implements CascadePolicy {
     this.contextDim = o.contextDim;
     this.outputDim = o.outputDim;
     this.maxPending = o.maxPending ?? 100_000;
+    this.rng = o.rng ?? Rng.fromSeed(0);
     this.sigmaBuf = new Float64Array(Math.max(4, o.arms.length));
     this.ledger = new DecisionLedger<Episode>(
       { encode: (e) => this.encodeEpisode(e), decode: (j) => this.decodeEpisode(j) },
@@ -130,6 +141,18 @@ export abstract class CascadePolicyBase implements CascadePolicy {
   }
 
   abstract toJSON(): Snapshot;
+
+  /** The per-replica part of every cascade snapshot's state: `rng` then `ledger` (last in the state). */
+  protected replicaJSON(): { rng: Json; ledger: Json } {
+    return { rng: this.rng.toJSON() as unknown as Json, ledger: this.ledger.toJSON() };
+  }
+
+  /** Restores the per-replica part (validated before anything is replaced). */
+  protected restoreReplica(s: Record<string, Json>): void {
+    const rng = Rng.fromJSON(readObject(s.rng, '"rng"') as unknown as RngState);
+    this.ledger.loadJSON(s.ledger);
+    this.rng = rng;
+  }
 
   /** Fills sigma[i] for every live box i (table order) for this context; returns the reward radius. */
   protected abstract plan(context: Float64Array, sigma: Float64Array): number;

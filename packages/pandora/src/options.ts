@@ -10,6 +10,7 @@ import {
   type Json,
   maxPendingOption,
   numberOption,
+  type Rng,
   RouteKitError,
   readOptions,
   requiredNumber,
@@ -73,10 +74,12 @@ export interface CosmosOptions {
   /** Failure probability delta (default 1/T with a known reward, 1/sqrt(T) with a learned one). */
   confidence?: number | null;
   /**
-   * "exact" (default): refit after every episode (known reward: the boxes just queried; learned
-   * reward: theta-hat and every box, as the paper does). "geometric": refit a box when its sample count
-   * has grown by `refitGrowth` since its last fit and theta-hat when the reward count has, so the
-   * amortised per-episode cost stays flat (a deviation from the paper).
+   * "geometric" (default): refit a box's index when its sample count has grown by `refitGrowth` since its
+   * last fit, and theta-hat (then every box) when the reward count has, so the amortised per-episode cost
+   * stays flat in t (a deviation from the paper: the index loss sums over a box's whole history and has no
+   * finite sufficient statistics, so an exact refit costs O(n_a)). "exact": refit after every episode as
+   * the paper does (known reward: the boxes just queried, each over its history: O(t) per episode;
+   * learned reward: theta-hat and every box: O(t) per episode, O(T^2) in total).
    */
   refit?: "exact" | "geometric";
   /** Growth factor of the geometric schedule (default 1.2, > 1). */
@@ -85,6 +88,10 @@ export interface CosmosOptions {
   maxIter?: number;
   /** Open episodes kept waiting for feedback (default 100,000). */
   maxPending?: number;
+  /** Seed of the policy's random stream (default 0). COSMOS draws nothing from it: see `rng`. */
+  seed?: number | string;
+  /** The policy's random stream (wins over `seed`); kept in snapshots as the per-replica `rng` field. */
+  rng?: Rng;
 }
 
 export interface CosmosConfig {
@@ -191,7 +198,7 @@ export function readCosmosOptions(options: CosmosOptions): CosmosConfig {
     theory,
     horizon: horizon ?? null,
     confidence: confidence ?? null,
-    refit: enumOption(o, "refit", ["exact", "geometric"] as const, "exact"),
+    refit: enumOption(o, "refit", ["exact", "geometric"] as const, "geometric"),
     refitGrowth: numberOption(o, "refitGrowth", 1.2, { min: 1, max: 1e6, openMin: true }),
     maxIter: numberOption(o, "maxIter", 50, { integer: true, min: 1, max: 10_000 }),
     maxPending: maxPendingOption(o),

@@ -16,7 +16,7 @@ const REPLICAS = 4;
 const D = 8;
 const K = 6;
 
-const env = new LinearContextualBandit({ dim: D, k: K, noiseSd: 0.1, name: "gateway" });
+const env = new LinearContextualBandit({ contextDim: D, k: K, noiseSd: 0.1, name: "gateway" });
 env.reset(Rng.fromSeed(1));
 const arms = env.initialArms;
 const create = (seed) => () => new LinUCBDisjoint({ arms, contextDim: D, seed, exploration: 0.5 });

@@ -12,7 +12,7 @@
 import { type DecisionEvent, isRouteKitError, type Json, type PolicyBase } from "@routekit/core";
 import type { StreamEntry } from "./entries.js";
 
-/** A policy that learns from events and can change its arms (arm-selection and assortment policies). */
+/** A policy that learns from events and can change its arms (arm-selection, assortment and cascade policies). */
 export interface ReplicablePolicy extends PolicyBase {
   learn(event: DecisionEvent): void;
   decisionRecord(ref: string): DecisionEvent;

@@ -58,7 +58,7 @@ export interface StagePolicyOptions extends ArmPolicyOptions {
   readonly fillSlots?: boolean;
   /** Which of several equally good deployments wins: "random" (default, seeded) or "index" (arrival order). */
   readonly tieBreak?: TieBreak;
-  /** DeployOPT enumerates every subset when there are at most this many (default 50,000), else uses the MIP. */
+  /** DeployOPT enumerates every subset when there are at most this many (default 50,000), else uses branch-and-bound. */
   readonly enumLimit?: number;
   /** "average" (default, the paper): budget b per query in the LP; "paced": spend what is left over the rounds left. */
   readonly budgetMode?: BudgetMode;
@@ -92,6 +92,13 @@ export interface StageConfig {
 }
 
 const positive = { min: 0, openMin: true } as const;
+/**
+ * Floor of `budget` and of a numeric `costUnit`: costs are divided by the unit before they enter the
+ * statistics, so a unit near the smallest double would turn every ordinary cost into Infinity. At 1e-100
+ * any cost up to 1e200 stays finite, far beyond a real price list.
+ */
+export const MIN_COST_UNIT = 1e-100;
+const unitRange = { min: MIN_COST_UNIT } as const;
 
 function shareRecord(v: unknown): { def: number; byArm: Record<string, number> } {
   if (v === undefined) return { def: 1, byArm: {} };
@@ -112,7 +119,7 @@ function shareRecord(v: unknown): { def: number; byArm: Record<string, number> }
 
 /** Reads and validates the stage options (throws INVALID_ARGUMENT, NON_FINITE or OUT_OF_RANGE). */
 export function readStageOptions(o: Record<string, unknown>): StageConfig {
-  const budget = requiredNumber(o, "budget", positive);
+  const budget = requiredNumber(o, "budget", unitRange);
   const maxDeployed = requiredNumber(o, "maxDeployed", { integer: true, min: 1, max: 1 << 16 });
   const stageLength = requiredNumber(o, "stageLength", { integer: true, min: 1, max: Number.MAX_SAFE_INTEGER });
   const shares = shareRecord(o.maxShare);
@@ -129,10 +136,10 @@ export function readStageOptions(o: Record<string, unknown>): StageConfig {
     if (typeof cu === "string") {
       throw new RouteKitError(
         ErrorCode.InvalidArgument,
-        `option costUnit must be "budget" or a number > 0, got "${cu}"`,
+        `option costUnit must be "budget" or a number >= 1e-100, got "${cu}"`,
       );
     }
-    costUnit = checkNumber(cu, "option costUnit", positive);
+    costUnit = checkNumber(cu, "option costUnit", unitRange);
     costUnitMode = "number";
   }
   const priorReward = numberOption(o, "priorReward", 1, { min: 0, max: 1 });

@@ -3,12 +3,13 @@
  *
  *   max_p  sum_i u_i p_i   s.t.  sum_i c_i p_i <= b,  sum_i p_i = 1,  0 <= p_i <= alpha_i,
  *
- * solved exactly in O(n^2 log n) by Lagrangian duality on the budget row: for a fixed multiplier
+ * solved exactly by Lagrangian duality on the budget row: for a fixed multiplier
  * lambda the problem over box-and-simplex is solved by a greedy fill in order of the reduced value
  * u_i - lambda c_i; the optimal lambda is the order-change point where the greedy fill's cost crosses
  * b, and mixing the fills on both sides of it to spend exactly b satisfies complementary slackness.
  * Fills are evaluated at interval midpoints, never at breakpoints, so floating-point ties cannot
- * derail the search.
+ * derail the search. The order-change points are pairwise (O(n^2)); they are searched by selection,
+ * not sorted, and models that can never receive traffic are dropped first.
  *
  * When no routing meets the budget (the deployed models' cost bounds rose mid-stage) the solver
  * returns the cheapest fill that respects the caps ("infeasible-budget"); capacity caps are hard
@@ -29,10 +30,17 @@ export class RouteSolver {
   cost = Number.NaN;
   private cap = 0;
   private keys = new Float64Array(0);
+  private idx = new Int32Array(0);
+  private kept = new Int32Array(0);
   private lam = new Float64Array(0);
-  private pA = new Float64Array(0);
-  private pB = new Float64Array(0);
-  private pC = new Float64Array(0);
+  /** Ranked prefixes of fills: the models that receive traffic, in fill order. */
+  private oA = new Int32Array(0);
+  private oB = new Int32Array(0);
+  private oC = new Int32Array(0);
+  private oD = new Int32Array(0);
+  /** Models used by the last fill, and its value u.p. */
+  private len = 0;
+  private val = 0;
   /** Multipliers of the last solve's two fills (warm start); -1 when none. */
   private warmLo = -1;
   private warmHi = -1;
@@ -47,10 +55,13 @@ export class RouteSolver {
     const c = Math.max(n, this.cap * 2, 4);
     this.cap = c;
     this.keys = new Float64Array(c);
+    this.idx = new Int32Array(c);
+    this.kept = new Int32Array(c);
     this.lam = new Float64Array((c * (c - 1)) / 2 + 1);
-    this.pA = new Float64Array(c);
-    this.pB = new Float64Array(c);
-    this.pC = new Float64Array(c);
+    this.oA = new Int32Array(c);
+    this.oB = new Int32Array(c);
+    this.oC = new Int32Array(c);
+    this.oD = new Int32Array(c);
   }
 
   /**
@@ -67,108 +78,234 @@ export class RouteSolver {
   ): RouteStatus {
     this.grow(n);
     const eps = Number.isFinite(b) ? 1e-12 * Math.max(1, Math.abs(b)) : 0;
+    // 1. Models by cost, then higher reward, then index (insertion sort: n is small). Its prefix is the
+    // cheapest fill; every fill below visits models in this order, which breaks its own ties (equal
+    // reduced value and cost, hence equal reward) by index.
+    const idx = this.idx;
     let mass = 0;
-    for (let i = 0; i < n; i++) mass += alpha[i] as number;
+    for (let i = 0; i < n; i++) {
+      mass += alpha[i] as number;
+      const ci = c[i] as number;
+      const ui = u[i] as number;
+      let j = i;
+      while (j > 0) {
+        const w = idx[j - 1] as number;
+        const cw = c[w] as number;
+        if (ci < cw || (ci === cw && ui > (u[w] as number))) {
+          idx[j] = w;
+          j--;
+        } else break;
+      }
+      idx[j] = i;
+    }
     if (!(mass >= 1 - 1e-12) || n === 0) {
       for (let i = 0; i < n; i++) out[i] = 0;
       this.value = Number.NaN;
       this.cost = Number.NaN;
       return "infeasible-mass";
     }
-    // 2. Cheapest fill: by cost, then higher reward, then index.
-    const costMin = this.fillCheapest(u, c, alpha, n, out);
-    if (costMin > b + eps) return this.finish(u, out, n, costMin, "infeasible-budget");
-    // 3. Budget slack: the greedy fill by reward alone.
-    const pHi = this.pA;
-    let costHi = this.fillAt(0, u, c, alpha, n, pHi);
-    if (costHi <= b + eps) {
-      for (let i = 0; i < n; i++) out[i] = pHi[i] as number;
-      return this.finish(u, out, n, costHi, "ok");
+    let oLo = this.oB;
+    let costLo = this.settle(u, c, alpha, idx, n);
+    let lenLo = this.len;
+    let valLo = this.val;
+    for (let r = 0; r < lenLo; r++) oLo[r] = idx[r] as number;
+    if (costLo > b + eps) return this.pour(u, alpha, n, oLo, lenLo, costLo, out, "infeasible-budget");
+    // 2. Dominance. Model i ranks ahead of model j in every fill (by u - lambda c for each lambda >= 0,
+    // then cheaper, then lower index; and the cheapest fill) exactly when u_i >= u_j and c_i <= c_j (with
+    // i < j when both are equal): when i comes before j in the cost order and u_i >= u_j. Once the caps
+    // of the models ranked ahead of j carry all traffic, j gets nothing in any fill, so it is dropped
+    // with its order-change points: the fills, and so the result, are unchanged, and typically a third
+    // of the models and half the points go.
+    // (A model better than every cheaper one, or behind cheaper ones whose caps sum below 1, stays.)
+    // With few models the pass costs more than it saves: all are kept.
+    const kept = n > DOMINANCE_MIN ? this.kept : idx;
+    let ns = n > DOMINANCE_MIN ? 0 : n;
+    let best = Number.NEGATIVE_INFINITY;
+    let before = 0;
+    for (let q = ns; q < n; q++) {
+      const j = idx[q] as number;
+      const uj = u[j] as number;
+      const bq = before;
+      before += alpha[j] as number;
+      if (uj > best || bq < FULL) {
+        if (uj > best) best = uj;
+        kept[ns++] = j;
+        continue;
+      }
+      let ahead = 0;
+      for (let r = 0; r < q; r++) {
+        const i = idx[r] as number;
+        if ((u[i] as number) >= uj) {
+          ahead += alpha[i] as number;
+          if (ahead >= FULL) break;
+        }
+      }
+      if (ahead < FULL) kept[ns++] = j;
     }
-    // 4. Order-change points lambda > 0. Warm start: when exactly one distinct point lies strictly between
-    // the previous solve's two multipliers (and none on them), those multipliers sit in the two intervals
-    // around lambda* again if their fills straddle b, and the cold search would pick the very same fills.
+    // 3. Budget slack: the greedy fill by reward alone (over the kept models: the same fill).
+    let oHi = this.oA;
+    let costHi = this.rankAt(0, u, c, alpha, kept, ns, oHi);
+    let lenHi = this.len;
+    let valHi = this.val;
+    if (costHi <= b + eps) return this.pour(u, alpha, n, oHi, lenHi, costHi, out, "ok");
+    // 4. Order-change points lambda = (u_i - u_j) / (c_i - c_j) > 0 of the kept models. Warm start: when
+    // exactly one distinct point lies strictly between the previous solve's two multipliers (and none on
+    // them), those multipliers sit in the two intervals around lambda* again if their fills straddle b,
+    // and the cold search would pick the very same fills.
     const lam = this.lam;
     const wa = this.warmLo;
     const wb = this.warmHi;
     let m = 0;
+    let top = 0;
     let inMin = Number.POSITIVE_INFINITY;
     let inMax = Number.NEGATIVE_INFINITY;
     let onEdge = false;
     let below = 0;
     let above = Number.POSITIVE_INFINITY;
-    for (let i = 0; i < n; i++) {
+    for (let r = 0; r < ns; r++) {
+      const i = kept[r] as number;
       const ui = u[i] as number;
       const ci = c[i] as number;
-      for (let j = i + 1; j < n; j++) {
-        const dc = ci - (c[j] as number);
-        if (dc === 0) continue;
-        const v = (ui - (u[j] as number)) / dc;
-        if (v > 0 && v < Number.POSITIVE_INFINITY) {
-          lam[m++] = v;
-          if (v === wa || v === wb) onEdge = true;
-          else if (v > wa && v < wb) {
-            if (v < inMin) inMin = v;
-            if (v > inMax) inMax = v;
-          } else if (v < wa) {
-            if (v > below) below = v;
-          } else if (v < above) above = v;
-        }
+      for (let q = r + 1; q < ns; q++) {
+        const j = kept[q] as number;
+        const v = (ui - (u[j] as number)) / (ci - (c[j] as number));
+        if (!(v > 0 && v < Number.POSITIVE_INFINITY)) continue;
+        lam[m++] = v;
+        if (v > top) top = v;
+        if (v === wa || v === wb) onEdge = true;
+        else if (v > wa && v < wb) {
+          if (v < inMin) inMin = v;
+          if (v > inMax) inMax = v;
+        } else if (v < wa) {
+          if (v > below) below = v;
+        } else if (v < above) above = v;
       }
     }
+    // Search state: lam[s..e) holds every point in (lo, hi]; the fill of the interval starting at lo
+    // (oHi: cost costHi, value valHi) is over budget and that of the interval starting at hi (oLo) is
+    // not; next is the point after hi. The fill at lambda = 0 ranks like any lambda in (0, first point),
+    // so it stands for lo = 0; the cheapest fill is the fill past the largest point.
+    let lo = 0;
+    let hi = top;
+    let next = Number.POSITIVE_INFINITY;
+    let s = 0;
+    let e = m;
+    let tmp = this.oC;
     if (wa < wb && !onEdge && inMin === inMax) {
       // Evaluate at the midpoints of the two intervals around the one point, exactly as the cold search
       // would (never near a breakpoint, where rounding could swap two nearly tied models).
       const midHi = (below + inMin) / 2;
       const midLo = above < Number.POSITIVE_INFINITY ? (inMin + above) / 2 : 2 * inMin + 1;
-      const wHi = this.pC;
-      const cHi = this.fillAt(midHi, u, c, alpha, n, wHi);
+      const wHi = this.oC;
+      const cHi = this.rankAt(midHi, u, c, alpha, kept, ns, wHi);
+      const lHi = this.len;
       if (cHi > b + eps) {
-        const wLo = this.pB;
-        const cLo = this.fillAt(midLo, u, c, alpha, n, wLo);
+        const wLo = this.oD;
+        const cLo = this.rankAt(midLo, u, c, alpha, kept, ns, wLo);
         if (cLo <= b + eps) {
           this.warmLo = midHi;
           this.warmHi = midLo;
-          return this.mix(u, c, alpha, n, b, eps, wLo, cLo, wHi, cHi, out);
+          return this.mix(u, c, alpha, n, b, eps, wLo, this.len, cLo, wHi, lHi, cHi, out);
+        }
+        // Both over budget: lambda* lies past inMin.
+        lo = inMin;
+        tmp = oHi;
+        oHi = wLo;
+        lenHi = this.len;
+        costHi = cLo;
+        valHi = this.val;
+      } else if (below > 0) {
+        // Within budget from below on: lambda* is at or before below.
+        hi = below;
+        next = inMin;
+        tmp = oLo;
+        oLo = wHi;
+        lenLo = lHi;
+        costLo = cHi;
+        valLo = this.val;
+      }
+      e = 0;
+      for (let i = 0; i < m; i++) {
+        const x = lam[i] as number;
+        if (x > lo && x <= hi) lam[e++] = x;
+      }
+    }
+    // Cold search without sorting the points: the answer is the smallest point v* whose interval
+    // (v*, next point) has a fill within budget. Each step splits lam[s..e) at a value x, evaluates the
+    // fill of the interval around x (between the last point <= x and the first point > x, both found
+    // in the same pass: the midpoints a search over the sorted distinct points uses) and keeps the half
+    // that holds v*. x is where the Lagrangian lines u.p - lambda c.p of the two bracketing fills cross,
+    // which is v* itself when only one point separates them; when that does not split the range, the
+    // median of three points does, and so does every step after a crossing step that kept more than
+    // three quarters of the range (so the range shrinks geometrically: expected work is linear in the
+    // number of points).
+    let cross = true;
+    while (e > s) {
+      const size = e - s;
+      let x: number = cross ? (valHi - valLo) / (costHi - costLo) : Number.NaN;
+      const crossed: boolean = x > lo && x < hi;
+      if (!crossed) {
+        x = median3(lam[s] as number, lam[(s + e) >>> 1] as number, lam[e - 1] as number);
+        if (x === hi) {
+          for (let i = s; i < e; i++) {
+            const y = lam[i] as number;
+            if (y < hi) {
+              x = y;
+              break;
+            }
+          }
+          if (x === hi) break; // only hi is left: v* = hi
         }
       }
-    }
-    sortRange(lam, m);
-    let k = 0;
-    for (let i = 0; i < m; i++)
-      if (k === 0 || (lam[i] as number) !== (lam[k - 1] as number)) lam[k++] = lam[i] as number;
-    // pts = [0, lam_0, ..., lam_{k-1}] (P = k + 1 points); mid_j between pts_j and pts_{j+1}, mid_k past the last.
-    // Smallest j in [1, k] whose fill costs <= b (j = 0 is the lambda = 0 fill, which is over budget).
-    // Fills are kept as they are computed: the last one over budget is at j* - 1, the under one at j*.
-    let pHiBuf = pHi; // fill at j = 0 (lambda = 0)
-    let pLoBuf = this.pB; // fill at j = k: the cheapest fill
-    for (let i = 0; i < n; i++) pLoBuf[i] = out[i] as number;
-    let costLo = costMin;
-    let tmp = this.pC;
-    let lo = 1;
-    let hi = k;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const cost = this.fillAt(midpoint(lam, k, mid), u, c, alpha, n, tmp);
+      // Partition: points <= x to the front of [s, e); v is the largest of them, succ the smallest of the rest.
+      let q = s;
+      let v = lo;
+      let succ = Number.POSITIVE_INFINITY;
+      for (let i = s; i < e; i++) {
+        const y = lam[i] as number;
+        if (y <= x) {
+          lam[i] = lam[q] as number;
+          lam[q++] = y;
+          if (y > v) v = y;
+        } else if (y < succ) succ = y;
+      }
+      if (q === s) {
+        // No point in (lo, x]: the interval around x starts at lo, known to be over budget.
+        cross = false;
+        continue;
+      }
+      const cost = this.rankAt((v + succ) / 2, u, c, alpha, kept, ns, tmp);
       const t = tmp;
       if (cost <= b + eps) {
-        hi = mid;
-        tmp = pLoBuf;
-        pLoBuf = t;
+        hi = v;
+        next = succ;
+        e = q;
+        tmp = oLo;
+        oLo = t;
+        lenLo = this.len;
         costLo = cost;
+        valLo = this.val;
       } else {
-        lo = mid + 1;
-        tmp = pHiBuf;
-        pHiBuf = t;
+        lo = v;
+        s = q;
+        tmp = oHi;
+        oHi = t;
+        lenHi = this.len;
         costHi = cost;
+        valHi = this.val;
       }
+      cross = !crossed || (e - s) * 4 <= size * 3;
     }
-    this.warmLo = midpoint(lam, k, lo - 1);
-    this.warmHi = midpoint(lam, k, lo);
-    return this.mix(u, c, alpha, n, b, eps, pLoBuf, costLo, pHiBuf, costHi, out);
+    // The midpoints of the two intervals around lambda* (no points at all: both 1).
+    this.warmLo = m === 0 ? 1 : (lo + hi) / 2;
+    this.warmHi = m === 0 ? 1 : next < Number.POSITIVE_INFINITY ? (hi + next) / 2 : 2 * hi + 1;
+    return this.mix(u, c, alpha, n, b, eps, oLo, lenLo, costLo, oHi, lenHi, costHi, out);
   }
 
-  /** Mixes the fills on both sides of lambda* to spend exactly b (complementary slackness). */
+  /**
+   * Mixes the fills on both sides of lambda* to spend exactly b (complementary slackness):
+   * out = theta pLo + (1 - theta) pHi, clamped to the caps and renormalised.
+   */
   private mix(
     u: ArrayLike<number>,
     c: ArrayLike<number>,
@@ -176,40 +313,81 @@ export class RouteSolver {
     n: number,
     b: number,
     eps: number,
-    pLo: Float64Array,
+    oLo: Int32Array,
+    lenLo: number,
     costLo: number,
-    pHi: Float64Array,
+    oHi: Int32Array,
+    lenHi: number,
     costHi: number,
     out: Float64Array,
   ): RouteStatus {
-    if (costHi - costLo <= eps) {
-      for (let i = 0; i < n; i++) out[i] = pLo[i] as number;
-      return this.finish(u, out, n, costLo, "ok");
-    }
+    if (costHi - costLo <= eps) return this.pour(u, alpha, n, oLo, lenLo, costLo, out, "ok");
     let theta = (costHi - b) / (costHi - costLo);
     theta = theta < 0 ? 0 : theta > 1 ? 1 : theta;
+    const eta = 1 - theta;
+    for (let i = 0; i < n; i++) out[i] = 0;
+    let rem = 1;
+    for (let r = 0; r < lenLo; r++) {
+      const i = oLo[r] as number;
+      const a = alpha[i] as number;
+      const v = a < rem ? a : rem;
+      rem -= v;
+      out[i] = theta * v;
+    }
+    rem = 1;
+    for (let r = 0; r < lenHi; r++) {
+      const i = oHi[r] as number;
+      const a = alpha[i] as number;
+      const v = a < rem ? a : rem;
+      rem -= v;
+      out[i] = (out[i] as number) + eta * v;
+    }
     let sum = 0;
     for (let i = 0; i < n; i++) {
-      let v = theta * (pLo[i] as number) + (1 - theta) * (pHi[i] as number);
+      let v = out[i] as number;
       const a = alpha[i] as number;
       v = v < 0 ? 0 : v > a ? a : v;
       out[i] = v;
       sum += v;
     }
     let cost = 0;
-    for (let i = 0; i < n; i++) {
-      const v = (out[i] as number) / sum;
-      out[i] = v;
-      cost += v * (c[i] as number);
-    }
-    return this.finish(u, out, n, cost, "ok");
-  }
-
-  private finish(u: ArrayLike<number>, p: Float64Array, n: number, cost: number, status: RouteStatus): RouteStatus {
     let value = 0;
     for (let i = 0; i < n; i++) {
-      if ((p[i] as number) < SUPPORT_EPS) p[i] = 0;
-      value += (u[i] as number) * (p[i] as number);
+      let v = (out[i] as number) / sum;
+      cost += v * (c[i] as number);
+      if (v < SUPPORT_EPS) v = 0;
+      out[i] = v;
+      value += (u[i] as number) * v;
+    }
+    this.value = value;
+    this.cost = cost;
+    return "ok";
+  }
+
+  /** Writes the fill of the ranked prefix `ord[0..len)` into `out` and records its value and cost. */
+  private pour(
+    u: ArrayLike<number>,
+    alpha: ArrayLike<number>,
+    n: number,
+    ord: Int32Array,
+    len: number,
+    cost: number,
+    out: Float64Array,
+    status: RouteStatus,
+  ): RouteStatus {
+    for (let i = 0; i < n; i++) out[i] = 0;
+    let rem = 1;
+    for (let r = 0; r < len; r++) {
+      const i = ord[r] as number;
+      const a = alpha[i] as number;
+      const v = a < rem ? a : rem;
+      rem -= v;
+      out[i] = v;
+    }
+    let value = 0;
+    for (let i = 0; i < n; i++) {
+      if ((out[i] as number) < SUPPORT_EPS) out[i] = 0;
+      value += (u[i] as number) * (out[i] as number);
     }
     this.value = value;
     this.cost = cost;
@@ -217,108 +395,92 @@ export class RouteSolver {
   }
 
   /**
-   * Greedy fill in order of reduced value u - lambda c (then cheaper, then index); returns its cost.
-   * Picks the next best model by a scan instead of sorting: a fill stops after about 1 / alpha models.
+   * Greedy fill of the models `list[0..ns)` (in cost order) by reduced value u - lambda c (then cheaper, then index):
+   * ranks the models that receive traffic into `ord`, sets `len` and returns the fill's cost. One pass
+   * keeps the models ranked so far trimmed to the shortest prefix whose caps carry all traffic (plus a
+   * margin far above rounding, so nothing past it could receive any): a model is ranked only if it
+   * beats the last of that prefix, so a fill costs about one comparison per model.
    */
-  private fillAt(
+  private rankAt(
     lambda: number,
     u: ArrayLike<number>,
     c: ArrayLike<number>,
     alpha: ArrayLike<number>,
-    n: number,
-    p: Float64Array,
+    list: Int32Array,
+    ns: number,
+    ord: Int32Array,
   ): number {
     const keys = this.keys;
-    for (let i = 0; i < n; i++) {
-      keys[i] = (u[i] as number) - lambda * (c[i] as number);
-      p[i] = -1;
-    }
-    let rem = 1;
-    let cost = 0;
-    for (let r = 0; r < n && rem > 0; r++) {
-      let best = -1;
-      let bk = 0;
-      let bc = 0;
-      for (let i = 0; i < n; i++) {
-        if ((p[i] as number) >= 0) continue;
-        const ki = keys[i] as number;
-        const ci = c[i] as number;
-        if (best < 0 || ki > bk || (ki === bk && ci < bc)) {
-          best = i;
-          bk = ki;
-          bc = ci;
-        }
+    let len = 0;
+    let mass = 0;
+    for (let r = 0; r < ns; r++) {
+      const i = list[r] as number;
+      const ci = c[i] as number;
+      const ki = (u[i] as number) - lambda * ci;
+      keys[i] = ki;
+      let j = len;
+      if (mass >= FULL) {
+        const w = ord[j - 1] as number;
+        const kw = keys[w] as number;
+        if (!(ki > kw || (ki === kw && ci < (c[w] as number)))) continue;
       }
-      const a = alpha[best] as number;
-      const v = a < rem ? a : rem;
-      p[best] = v;
-      rem -= v;
-      cost += v * bc;
+      while (j > 0) {
+        const w = ord[j - 1] as number;
+        const kw = keys[w] as number;
+        if (ki > kw || (ki === kw && ci < (c[w] as number))) {
+          ord[j] = w;
+          j--;
+        } else break;
+      }
+      ord[j] = i;
+      len++;
+      mass += alpha[i] as number;
+      while (len > 1 && mass - (alpha[ord[len - 1] as number] as number) >= FULL) {
+        len--;
+        mass -= alpha[ord[len] as number] as number;
+      }
     }
-    for (let i = 0; i < n; i++) if ((p[i] as number) < 0) p[i] = 0;
-    return cost;
+    return this.settle(u, c, alpha, ord, len);
   }
 
-  /** The cheapest fill (cost ascending, then reward descending, then index); returns its cost. */
-  private fillCheapest(
+  /** Fills the ranked prefix up to each cap until all traffic is placed; sets `len` to the models used, returns the cost. */
+  private settle(
     u: ArrayLike<number>,
     c: ArrayLike<number>,
     alpha: ArrayLike<number>,
-    n: number,
-    p: Float64Array,
+    ord: Int32Array,
+    len: number,
   ): number {
-    for (let i = 0; i < n; i++) p[i] = -1;
     let rem = 1;
     let cost = 0;
-    for (let r = 0; r < n && rem > 0; r++) {
-      let best = -1;
-      let bc = 0;
-      let bu = 0;
-      for (let i = 0; i < n; i++) {
-        if ((p[i] as number) >= 0) continue;
-        const ci = c[i] as number;
-        const ui = u[i] as number;
-        if (best < 0 || ci < bc || (ci === bc && ui > bu)) {
-          best = i;
-          bc = ci;
-          bu = ui;
-        }
-      }
-      const a = alpha[best] as number;
+    let value = 0;
+    let r = 0;
+    for (; r < len && rem > 0; r++) {
+      const i = ord[r] as number;
+      const a = alpha[i] as number;
       const v = a < rem ? a : rem;
-      p[best] = v;
       rem -= v;
-      cost += v * bc;
+      cost += v * (c[i] as number);
+      value += v * (u[i] as number);
     }
-    for (let i = 0; i < n; i++) if ((p[i] as number) < 0) p[i] = 0;
+    this.len = r;
+    this.val = value;
     return cost;
   }
 }
 
-function midpoint(lam: Float64Array, k: number, j: number): number {
-  // pts_0 = 0, pts_i = lam[i - 1]; mid_j = (pts_j + pts_{j+1}) / 2 for j < k, mid_k = 2 pts_k + 1.
-  if (j >= k) return 2 * (k === 0 ? 0 : (lam[k - 1] as number)) + 1;
-  const a = j === 0 ? 0 : (lam[j - 1] as number);
-  return (a + (lam[j] as number)) / 2;
-}
+/**
+ * A ranked prefix whose caps sum to at least this carries all traffic whatever the rounding of the
+ * running remainder (errors are about 1e-16 per model), so models past it never receive traffic.
+ */
+const FULL = 1 + 1e-9;
 
-const GAPS = [701, 301, 132, 57, 23, 10, 4, 1];
+/** Fewest models for which dropping dominated ones pays (below it the pass costs more than it saves). */
+const DOMINANCE_MIN = 6;
 
-/** Sorts a[0..m) ascending in place without allocating (Shell sort with Ciura's gaps; insertion sort below 16). */
-export function sortRange(a: Float64Array, m: number): void {
-  for (let g = 0; g < GAPS.length; g++) {
-    const gap = GAPS[g] as number;
-    if (gap >= m || (gap > 1 && m < 16)) continue;
-    for (let i = gap; i < m; i++) {
-      const x = a[i] as number;
-      let j = i - gap;
-      while (j >= 0 && (a[j] as number) > x) {
-        a[j + gap] = a[j] as number;
-        j -= gap;
-      }
-      a[j + gap] = x;
-    }
-  }
+function median3(a: number, b: number, c: number): number {
+  if (a < b) return b < c ? b : a < c ? c : a;
+  return a < c ? a : b < c ? c : b;
 }
 
 /**

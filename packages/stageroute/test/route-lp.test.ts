@@ -134,6 +134,37 @@ describe("RouteSolver against vertex enumeration and HiGHS", () => {
     expect(compared).toBeGreaterThan(1500);
   });
 
+  it("2,000 larger instances (8-40 models, many dominated ones, some ties) agree with HiGHS", async () => {
+    // Larger pools exercise dropping dominated models (whose dominators' caps carry all traffic) and
+    // the breakpoint search over many points; DeployOPT solves routing LPs of this size.
+    const highs = await loadHighs();
+    const rng = Rng.fromSeed(23);
+    const solver = new RouteSolver(4);
+    const p = new Float64Array(40);
+    let compared = 0;
+    for (let k = 0; k < 2000; k++) {
+      const n = 8 + rng.int(33);
+      const r = (x: number) => (k % 3 === 0 ? Math.round(x * 20) / 20 : x);
+      const u = Array.from({ length: n }, () => r(0.3 + 0.7 * rng.uniform()));
+      const c = Array.from({ length: n }, () => r(0.1 + 2.9 * rng.uniform()));
+      const a = Array.from({ length: n }, (_, i) =>
+        i === 0 && k % 2 === 0 ? 1 : k % 4 === 1 ? 0.4 : r(0.05 + 0.5 * rng.uniform()),
+      );
+      const b = 0.3 + 1.2 * rng.uniform();
+      const st = solver.solve(u, c, a, n, b, p);
+      if (st === "infeasible-mass") continue;
+      checkFeasible(p, c, a, b, st);
+      const ref = highsRoute(highs, u, c, a, b);
+      if (ref === undefined) expect(st).toBe("infeasible-budget");
+      else {
+        expect(st).toBe("ok");
+        expect(Math.abs(solver.value - ref)).toBeLessThan(1e-7);
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(1000);
+  });
+
   it("warm-started solves of slowly changing bounds equal cold solves bit for bit", () => {
     const rng = Rng.fromSeed(17);
     const warm = new RouteSolver(10);

@@ -163,7 +163,7 @@ const policies: PolicyEntry[] = [
 ];
 
 const kArmedDefaults: Params = { k: 10, rewards: "bernoulli", noiseSd: 0.5, means: "", costs: "" };
-const linearDefaults: Params = { dim: 10, k: 5, spread: 1, noiseSd: 0.1, mcSamples: 20000, arrivals: "" };
+const linearDefaults: Params = { contextDim: 10, k: 5, spread: 1, noiseSd: 0.1, mcSamples: 20000, arrivals: "" };
 
 /** Policies, environments and scenarios contributed by this family. */
 export const classicRegistry: FamilyRegistry = {
@@ -195,7 +195,7 @@ export const classicRegistry: FamilyRegistry = {
       defaults: linearDefaults,
       create: (p) =>
         new LinearContextualBandit({
-          dim: Number(p.dim),
+          contextDim: Number(p.contextDim),
           k: Number(p.k),
           spread: Number(p.spread),
           noiseSd: Number(p.noiseSd),
@@ -210,7 +210,7 @@ export const classicRegistry: FamilyRegistry = {
       protocol: "arm",
       description:
         "classic baselines on a linear contextual bandit (d = 10, K = 5): per-arm LinUCB learns the context-dependent best arm, context-free policies cannot",
-      environment: { name: "linear-contextual", params: { dim: 10, k: 5 } },
+      environment: { name: "linear-contextual", params: { contextDim: 10, k: 5 } },
       policies: [
         { label: "one-arm oracle", policy: "one-arm-oracle" },
         { label: "random", policy: "random" },

@@ -30,7 +30,7 @@ function armInfo(info: EnvInfo, policy: string): { arms: readonly string[]; cont
 
 /**
  * exploration: a number, "paper" | "theory" | "anytime", or "code" = 2 ln(2G/confidence) without the square
- * root (what the reference code's LinUCB and KernelUCB baselines ran with, spec §2.9).
+ * root (what the reference code's LinUCB and KernelUCB baselines ran with).
  */
 function eta(p: Params, info: EnvInfo): Exploration {
   const v = p.exploration;
@@ -232,7 +232,7 @@ const policies: PolicyEntry[] = [
 const envDefaults: Params = {
   preset: "swap",
   sampling: "preset",
-  dim: 0,
+  contextDim: 0,
   tau: 0,
   rho: 0,
   poolSize: 0,
@@ -255,7 +255,7 @@ function envOverrides(p: Params): PresetOverrides {
   }
   return {
     ...(sampling === "preset" ? {} : { sampling: sampling as PromptSampling }),
-    ...pos("dim"),
+    ...(Number(p.contextDim) > 0 ? { dim: Number(p.contextDim) } : {}),
     ...pos("tau"),
     ...pos("rho"),
     ...pos("poolSize"),
@@ -341,7 +341,7 @@ const calibration = (
   protocol: "arm",
   paper: PAPER,
   description: `calibration on ${panel}: fresh prompts, [0, 1] scores, the per-arm kernel learners against the shared-weight and context-free baselines`,
-  environment: { name: "prompt-pool", params: { preset, sampling: "fresh", dim: 512 } },
+  environment: { name: "prompt-pool", params: { preset, sampling: "fresh", contextDim: 512 } },
   policies: CALIBRATION_LINEUP(G),
   seeds: 10,
   horizon: 2000,
@@ -370,7 +370,10 @@ const poolScenario = (
   protocol: "arm",
   paper: PAPER,
   description: `${panel} with a fixed pool of 1000 prompts x 5 generations (the reference code's test setup) instead of fresh prompts`,
-  environment: { name: "prompt-pool", params: { preset, sampling: "pool", poolSize: 1000, generations: 5, dim: 512 } },
+  environment: {
+    name: "prompt-pool",
+    params: { preset, sampling: "pool", poolSize: 1000, generations: 5, contextDim: 512 },
+  },
   policies: POOL_LINEUP(G),
   seeds: 10,
   horizon: 2000,
@@ -539,7 +542,7 @@ const scenarios: ScenarioEntry[] = [
     protocol: "arm",
     paper: PAPER,
     description: "Sup-PAK-UCB and Sup-RFF-UCB (theory variants) vs PAK-UCB and random on swap (d = 8, T = 1000)",
-    environment: { name: "prompt-pool", params: { preset: "swap", dim: 8 } },
+    environment: { name: "prompt-pool", params: { preset: "swap", contextDim: 8 } },
     policies: [
       { label: "PAK-UCB-RBF", policy: "pak-ucb" },
       { label: "Sup-PAK-UCB", policy: "sup-pak-ucb" },

@@ -142,7 +142,7 @@ const environment = {
   protocol: "assortment" as const,
   family: "@routekit/environments",
   paper: PAPER,
-  description: "Paper 004's synthetic MNL: N items, clipped-normal features redrawn each round, w* in the box",
+  description: "Lee & Oh's synthetic MNL: N items, clipped-normal features redrawn each round, w* in the box",
   defaults: {
     numItems: 100,
     contextDim: 5,
@@ -163,21 +163,22 @@ const environment = {
     }),
 };
 
-// Targets from the spec's rerun (§3.3; 20 instances there are 2-4 seeds, so read them as +-15 %).
+// Targets from an independent Python rerun of the authors' setup (2-4 seeds where the paper has 20 instances,
+// so read them as +-15 %).
 const UNIFORM_REF: Record<number, string> = {
-  5: "spec rerun (v0 = 1, T = 3000): OFU-MNL+ (authors) 63 [10-seed mean 60 +- 6.5], UCB-MNL 73, TS-MNL 170",
-  10: "spec rerun (v0 = 1, T = 3000): OFU-MNL+ (authors) 50 [10-seed mean 46 +- 3.9], UCB-MNL 56, TS-MNL 95",
-  15: "spec rerun (v0 = 1, T = 3000): OFU-MNL+ (authors) 41 [10-seed mean 37 +- 2.3], UCB-MNL 49, TS-MNL 61",
+  5: "independent Python rerun (v0 = 1, T = 3000): OFU-MNL+ (authors) 63 [10-seed mean 60 +- 6.5], UCB-MNL 73, TS-MNL 170",
+  10: "independent Python rerun (v0 = 1, T = 3000): OFU-MNL+ (authors) 50 [10-seed mean 46 +- 3.9], UCB-MNL 56, TS-MNL 95",
+  15: "independent Python rerun (v0 = 1, T = 3000): OFU-MNL+ (authors) 41 [10-seed mean 37 +- 2.3], UCB-MNL 49, TS-MNL 61",
 };
 const NONUNIFORM_REF: Record<number, string> = {
-  5: "spec rerun (1 seed): OFU-MNL+ (authors-nonuniform) 4.5, UCB-MNL 8.4, TS-MNL 25.2; OFU paper preset ~948 (collapses to |S| = 1)",
-  10: "no spec number at K = 10; expect OFU-MNL+ best and no decrease with K (Theorem 3)",
-  15: "spec rerun (1 seed): OFU-MNL+ (authors-nonuniform) 25.0, UCB-MNL 154.7, TS-MNL 68.9",
+  5: "independent Python rerun (1 seed): OFU-MNL+ (authors-nonuniform) 4.5, UCB-MNL 8.4, TS-MNL 25.2; OFU paper preset ~948 (collapses to |S| = 1)",
+  10: "no rerun number at K = 10; expect OFU-MNL+ best and no decrease with K (Theorem 3)",
+  15: "independent Python rerun (1 seed): OFU-MNL+ (authors-nonuniform) 25.0, UCB-MNL 154.7, TS-MNL 68.9",
 };
 const V0_REF: Record<number, string> = {
-  5: "spec rerun, v0 = K/5 = 1: OFU-MNL+ (authors) 60 +- 6.5 (10 seeds); regret no longer falls with K",
-  10: "spec rerun, v0 = K/5 = 2: OFU-MNL+ (authors) 80 +- 7.9 (10 seeds); regret no longer falls with K",
-  15: "spec rerun, v0 = K/5 = 3: OFU-MNL+ (authors) 93 +- 8.4 (10 seeds); regret no longer falls with K",
+  5: "independent Python rerun, v0 = K/5 = 1: OFU-MNL+ (authors) 60 +- 6.5 (10 seeds); regret no longer falls with K",
+  10: "independent Python rerun, v0 = K/5 = 2: OFU-MNL+ (authors) 80 +- 7.9 (10 seeds); regret no longer falls with K",
+  15: "independent Python rerun, v0 = K/5 = 3: OFU-MNL+ (authors) 93 +- 8.4 (10 seeds); regret no longer falls with K",
 };
 
 function fig(
@@ -241,7 +242,7 @@ for (const K of [5, 10, 15]) {
   scenarios.push(
     fig(
       `mnl-figI2-k${K}`,
-      `Fig. I.2: uniform revenues with v0 = K/5 = ${K / 5}, K = ${K} (baselines get the true v0, spec P13)`,
+      `Fig. I.2: uniform revenues with v0 = K/5 = ${K / 5}, K = ${K} (baselines get the true v0; the reference code hard-codes 1)`,
       K,
       K / 5,
       "uniform",
@@ -268,7 +269,7 @@ scenarios.push({
   horizon: 3000,
   metrics: ["regret", "usPerRound"],
   reference:
-    "spec rerun (K = 5, 10 seeds): paper mode 73 +- 9.6, code mode 60 +- 6.5; exploration 0.01-0.03 gave 12-14 (5 seeds)",
+    "independent Python rerun (K = 5, 10 seeds): paper mode 73 +- 9.6, code mode 60 +- 6.5; exploration 0.01-0.03 gave 12-14 (5 seeds)",
 });
 
 /** Policies, environments and scenarios contributed by this family. */

@@ -34,7 +34,7 @@ const cosmosDefaults: Params = {
   explorationReward: -1,
   radiusMode: "scaled",
   kappa: 0.05,
-  refit: "exact",
+  refit: "geometric",
   refitGrowth: 1.2,
   indexLink: "env",
   ridge: 1,
@@ -88,7 +88,7 @@ const cosmos: PolicyEntry = {
   description:
     "COSMOS: Weitzman's cascade with optimistic index and reward; reward known | learned, radius scaled | theory, refit exact | geometric",
   defaults: cosmosDefaults,
-  create: (p, { info }) => new Cosmos(cosmosOptions(p, info, "cosmos")),
+  create: (p, { rng, info }) => new Cosmos({ ...cosmosOptions(p, info, "cosmos"), rng }),
 };
 
 const cosmosGreedy: PolicyEntry = {
@@ -98,9 +98,10 @@ const cosmosGreedy: PolicyEntry = {
   paper: PAPER,
   description: "Greedy COSMOS: all radii 0 (keeps the initial all-box period); can stop opening a box for good",
   defaults: { ...cosmosDefaults, exploration: 0 },
-  create: (p, { info }) =>
+  create: (p, { rng, info }) =>
     new Cosmos({
       ...cosmosOptions({ ...p, exploration: 0, explorationPlugIn: 0, explorationReward: 0 }, info, "cosmos-greedy"),
+      rng,
     }),
 };
 
@@ -111,7 +112,7 @@ const oracle: PolicyEntry = {
   paper: PAPER,
   description: "Weitzman's index policy with the environment's true index and reward parameters (learns nothing)",
   defaults: {},
-  create: (_p, { info }) => {
+  create: (_p, { rng, info }) => {
     const env = cascadeEnv(info, "pandora-oracle");
     const rho = env.indexParameters();
     return new WeitzmanOracle({
@@ -122,6 +123,7 @@ const oracle: PolicyEntry = {
       rewardLink: env.rewardLink,
       indexParameters: Object.fromEntries(env.initialArms.map((a, i) => [a, rho[i] as number[]])),
       rewardParameter: env.rewardParameter(),
+      rng,
     });
   },
 };
@@ -144,7 +146,7 @@ const queryAll: PolicyEntry = {
   family: FAMILY,
   description: "Open every box, deploy the best output (reward known, or learned by ridge GLM)",
   defaults: { reward: "known" },
-  create: (p, { info }) => new QueryAll(rewardOptions(p, info, "query-all")),
+  create: (p, { rng, info }) => new QueryAll({ ...rewardOptions(p, info, "query-all"), rng }),
 };
 
 const threshold: PolicyEntry = {
@@ -153,8 +155,8 @@ const threshold: PolicyEntry = {
   family: FAMILY,
   description: "Fixed cheapest-first cascade (arms order) that stops once an output's reward reaches the threshold",
   defaults: { reward: "known", threshold: 0.7 },
-  create: (p, { info }) =>
-    new ThresholdCascade({ ...rewardOptions(p, info, "threshold-cascade"), threshold: Number(p.threshold) }),
+  create: (p, { rng, info }) =>
+    new ThresholdCascade({ ...rewardOptions(p, info, "threshold-cascade"), threshold: Number(p.threshold), rng }),
 };
 
 const oneShot: PolicyEntry = {
@@ -163,8 +165,9 @@ const oneShot: PolicyEntry = {
   family: FAMILY,
   description: "API-as-arm routing: one box per request by disjoint LinUCB on r - c (cannot cascade)",
   defaults: { exploration: 0.5, ridge: 1 },
-  create: (p, { info }) =>
+  create: (p, { rng, info }) =>
     new OneShot({
+      rng,
       arms: info.arms,
       contextDim: info.dim,
       outputDim: cascadeEnv(info, "one-shot").outputDim,
@@ -247,8 +250,16 @@ const scenarios: ScenarioEntry[] = [
       "Env-A, learned reward (GLM/ridge from deployed outputs): COSMOS scales 0.25 and 0.5, exact vs geometric refits",
     environment: { name: "pandora-env-a" },
     policies: [
-      { label: "COSMOS learned s=0.25", policy: "cosmos", params: { reward: "learned", exploration: 0.25 } },
-      { label: "COSMOS learned s=0.5", policy: "cosmos", params: { reward: "learned", exploration: 0.5 } },
+      {
+        label: "COSMOS learned s=0.25",
+        policy: "cosmos",
+        params: { reward: "learned", exploration: 0.25, refit: "exact" },
+      },
+      {
+        label: "COSMOS learned s=0.5",
+        policy: "cosmos",
+        params: { reward: "learned", exploration: 0.5, refit: "exact" },
+      },
       {
         label: "COSMOS learned s=0.25 geometric",
         policy: "cosmos",
@@ -394,7 +405,11 @@ const scenarios: ScenarioEntry[] = [
     description: "Per-request time of the learned-reward variant: exact refits (O(t) per request) vs geometric refits",
     environment: { name: "pandora-env-a" },
     policies: [
-      { label: "learned exact", policy: "cosmos", params: { reward: "learned", exploration: 0.25 } },
+      {
+        label: "learned exact",
+        policy: "cosmos",
+        params: { reward: "learned", exploration: 0.25, refit: "exact" },
+      },
       {
         label: "learned geometric",
         policy: "cosmos",
@@ -418,7 +433,7 @@ const scenarios: ScenarioEntry[] = [
     description: "Per-request time of the known-reward variant: exact refits (O(n_a) per refit) vs geometric refits",
     environment: { name: "pandora-env-a" },
     policies: [
-      { label: "known exact", policy: "cosmos", params: { reward: "known", exploration: 0.5 } },
+      { label: "known exact", policy: "cosmos", params: { reward: "known", exploration: 0.5, refit: "exact" } },
       { label: "known geometric", policy: "cosmos", params: { reward: "known", exploration: 0.5, refit: "geometric" } },
     ],
     seeds: 10,

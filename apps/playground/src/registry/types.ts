@@ -72,7 +72,7 @@ export interface ScenarioEntry {
   readonly horizon: number;
   /** Metrics to plot, in order; default ["regret", "o2b", "opr"]. */
   readonly metrics?: readonly ("regret" | "o2b" | "opr" | "cost" | "reward" | "usPerRound" | "queriesPerRound")[];
-  /** Target numbers from the paper or spec, printed next to the results for comparison. */
+  /** Target numbers from the paper or an independent rerun, printed next to the results for comparison. */
   readonly reference?: string;
   /**
    * Scenarios that form one paper figure share a group name (e.g. "mnl-fig1-uniform" for K = 5, 10, 15):

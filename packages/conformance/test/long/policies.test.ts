@@ -2,13 +2,16 @@
  * Long-horizon stability of the incremental state of real policies, read back from their snapshots
  * and compared with a fresh recomputation (ml-matrix) from the same data. One arm takes every update
  * (the worst case for drift). 10^5 rounds in CI, 10^6 with ROUTEKIT_LONG=large; PAK-UCB grows
- * O(n^2) per arm, so it runs 400 / 1,500 updates.
+ * O(n^2) per arm, so it runs 400 / 1,500 updates. COSMOS keeps every opened answer (its index loss has no
+ * sufficient statistics), so its long run checks the Sherman-Morrison inverses and sums against the stored
+ * samples.
  */
 import { LinUCBDisjoint } from "@routekit/classic";
 import type { Json } from "@routekit/core";
 import { decodeAt, longHorizon } from "@routekit/core/testing";
 import { PakUcb, RffUcb } from "@routekit/kernel-ucb";
 import { OfuMnlPlus } from "@routekit/mnl";
+import { Cosmos, OneShot } from "@routekit/pandora";
 import { costLcb, rewardUcb, StageRoute } from "@routekit/stageroute";
 import { Matrix } from "ml-matrix";
 import { describe, expect, it } from "vitest";
@@ -29,6 +32,79 @@ function vecErr(a: ArrayLike<number>, b: ArrayLike<number>): number {
 }
 
 describe("policy state after a long stream", () => {
+  it(`COSMOS (learned reward) V_a^-1, P_a, Phi^-1 and sum r phi after ${T} episodes`, () => {
+    const dx = 3;
+    const d = 3;
+    const m = dx + 1;
+    const p = new Cosmos({ arms: ["only"], contextDim: dx, outputDim: d });
+    const ctx = unitStream("cosmos-context", dx, "concentrated");
+    const out = unitStream("cosmos-output", d, "concentrated");
+    const V = new Float64Array(m * m);
+    for (let i = 0; i < m; i++) V[i * m + i] = 1;
+    const P = new Float64Array(d * d);
+    const Phi = new Float64Array(d * d);
+    for (let i = 0; i < d; i++) Phi[i * d + i] = 1;
+    const b = new Float64Array(d);
+    for (let t = 0; t < T; t++) {
+      const x = ctx();
+      const w = out();
+      const r = 0.5 + 0.5 * Math.sin(t);
+      p.learn({
+        v: 1,
+        kind: Cosmos.kind,
+        protocol: "cascade",
+        id: `e${t}`,
+        decision: { context: [...x], queried: [{ arm: "only", features: [...w], cost: 0.05 }], chosen: "only" },
+        feedback: { reward: r },
+      });
+      const psi = [1, ...x];
+      for (let i = 0; i < m; i++) for (let j = i; j < m; j++) V[i * m + j] += psi[i] * psi[j];
+      for (let i = 0; i < d; i++) {
+        b[i] += r * w[i];
+        for (let j = i; j < d; j++) {
+          P[i * d + j] += w[i] * w[j];
+          Phi[i * d + j] += w[i] * w[j];
+        }
+      }
+    }
+    const st = p.toJSON().state as Json;
+    const Vinv = decodeAt(st, ["boxes", 0, "Vinv"]);
+    const errV = relErr(symFromUpper(Vinv, m), refInverse(symFromUpper(V, m)));
+    const PhiInv = decodeAt(st, ["reward", "PhiInv"]);
+    const errPhi = relErr(symFromUpper(PhiInv, d), refInverse(symFromUpper(Phi, d)));
+    console.log(`[long] cosmos T=${T}: V^-1 rel err ${errV.toExponential(2)}, Phi^-1 ${errPhi.toExponential(2)}`);
+    expect(errV).toBeLessThan(TOL);
+    expect(errPhi).toBeLessThan(TOL);
+    expect(relErr(symFromUpper(decodeAt(st, ["boxes", 0, "P"]), d), symFromUpper(P, d))).toBeLessThan(TOL);
+    expect(vecErr(decodeAt(st, ["reward", "b"]), b)).toBeLessThan(TOL);
+  });
+
+  it(`cascade one-shot baseline A^-1 (psi with intercept) after ${T} episodes`, () => {
+    const dx = 3;
+    const m = dx + 1;
+    const p = new OneShot({ arms: ["only"], contextDim: dx, outputDim: 1 });
+    const ctx = unitStream("one-shot-context", dx, "concentrated");
+    const A = new Float64Array(m * m);
+    for (let i = 0; i < m; i++) A[i * m + i] = 1;
+    for (let t = 0; t < T; t++) {
+      const x = ctx();
+      p.learn({
+        v: 1,
+        kind: OneShot.kind,
+        protocol: "cascade",
+        id: `e${t}`,
+        decision: { context: [...x], queried: [{ arm: "only", features: [0.5], cost: 0.05 }], chosen: "only" },
+        feedback: { reward: 0.5 + 0.5 * Math.sin(t) },
+      });
+      const psi = [1, ...x];
+      for (let i = 0; i < m; i++) for (let j = i; j < m; j++) A[i * m + j] += psi[i] * psi[j];
+    }
+    const st = p.toJSON().state as Json;
+    const err = relErr(symFromUpper(decodeAt(st, ["states", 0, "Ainv"]), m), refInverse(symFromUpper(A, m)));
+    console.log(`[long] one-shot A^-1 T=${T}: rel err ${err.toExponential(2)}`);
+    expect(err).toBeLessThan(TOL);
+  });
+
   it(`LinUCB (disjoint) A^-1 and theta after ${T} updates`, () => {
     const d = 4;
     const p = new LinUCBDisjoint({ arms: ["only"], contextDim: d, seed: 1 });
@@ -138,7 +214,7 @@ describe("policy state after a long stream", () => {
       const choice = t % 4 === 3 || dec.items.length === 0 ? null : (dec.items[t % dec.items.length] as number);
       p.update(dec, { choice });
       if (dec.items.length === 0) continue;
-      // H_{t+1} = H_t + G_t(w_{t+1}) on this round's offered items (spec 004 §2.2 step 9).
+      // H_{t+1} = H_t + G_t(w_{t+1}) on this round's offered items (Algorithm 1 of Lee & Oh).
       const w = decodeAt(p.toJSON().state as Json, ["w"]);
       const z = dec.items.map((i) => w.reduce((s, wk, k) => s + wk * f[i * d + k], 0));
       const m = Math.max(0, ...z);

@@ -25,7 +25,8 @@ export interface AssortmentPolicySpec<P extends AssortmentPolicy = AssortmentPol
   readonly maxK?: number;
   /**
    * When true, a query without revenues (or with all revenues equal and positive) must be answered
-   * with exactly min(maxSize, numItems) items (the MNL spec's invariant under uniform rewards).
+   * with exactly min(maxSize, numItems) items (with equal revenues every added item raises the expected revenue,
+   * so an optimal assortment is always full).
    */
   readonly fillsUnderUniformRevenue?: boolean;
   /** The class's constructor with raw options, for the option-range, misuse and maxPending checks (misuse.ts). */

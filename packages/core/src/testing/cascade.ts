@@ -3,14 +3,15 @@
  * interleavings (begin, next, observe, choose, feedback, discard), bad input at every step (a box that
  * was not asked for, observe with nothing asked, choose before any observation, feedback before choose,
  * unknown and settled episodes, malformed contexts, output features, costs, rewards and events),
- * snapshots taken mid-episode and restored bit-exactly, and the event contract: feedback equals
+ * snapshots taken mid-episode and restored bit-exactly (and as a new replica through withReplicaParts,
+ * which keeps the learned state), and the event contract: feedback equals
  * learn({ ...decisionRecord(episode), feedback }) plus closing the episode, bit for bit.
  */
 import fc from "fast-check";
 import type { CascadeEvent } from "../events.js";
 import type { CascadePolicy, CascadeStep } from "../protocols.js";
 import { Rng } from "../rng.js";
-import type { Snapshot } from "../snapshot.js";
+import { learnedState, type Snapshot, withReplicaParts } from "../snapshot.js";
 import type { FuzzOptions, FuzzProfile } from "./arm.js";
 import { checkState, expectOk, expectRejected, expectTolerated, fuzzScale, type StateHooks, Trace } from "./check.js";
 import { show } from "./inspect.js";
@@ -290,6 +291,16 @@ export function runCascadeScenario<P extends CascadePolicy>(
         if (JSON.stringify(restored.toJSON()) !== before)
           trace.fail("fromJSON(toJSON()).toJSON() differs from the original");
         if (restored.pendingDecisions !== policy.pendingDecisions) trace.fail("restored pendingDecisions differ");
+        // A new replica from this snapshot (own rng, no pending episodes) has the same learned state.
+        const replica = expectOk(trace, "fromJSON(withReplicaParts(toJSON()))", () =>
+          spec.restore(withReplicaParts(JSON.parse(before) as Snapshot, Rng.fromSeed("replica"))),
+        );
+        if (replica.pendingDecisions !== 0) trace.fail("a replica started by withReplicaParts has pending episodes");
+        if (
+          JSON.stringify(learnedState(replica.toJSON())) !==
+          JSON.stringify(learnedState(JSON.parse(before) as Snapshot))
+        )
+          trace.fail("withReplicaParts changed the learned state (a field outside rng and ledger is per-replica)");
         const e = pickOpen(op.pick, (x) => x.chosen === null && !x.edge);
         if (e) {
           const s1 = expectOk(trace, "next on original", () => policy.next(e.id));

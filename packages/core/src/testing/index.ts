@@ -67,6 +67,7 @@ export {
   flakyArray,
   nextDouble,
   type OptionRange,
+  type SmokeFeed,
   smokeRun,
 } from "./misuse.js";
 export {

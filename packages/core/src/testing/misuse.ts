@@ -33,6 +33,14 @@ export interface ConstructSpec<P extends PolicyBase> {
   /** Options that build a valid policy (arms and seed included for arm policies); checks vary one field at a time. */
   readonly baseOptions?: Readonly<Record<string, unknown>>;
   readonly optionRanges?: readonly OptionRange[];
+  /** Cost range of the feedback, for policies that require a cost (arm specs declare it). */
+  readonly costs?: readonly [number, number];
+}
+
+/** What the smoke run feeds a policy: a cost when the policy needs one, queries no larger than its maxSize. */
+export interface SmokeFeed {
+  readonly costs?: readonly [number, number] | undefined;
+  readonly maxSize?: number | undefined;
 }
 
 const f64 = new Float64Array(1);
@@ -79,7 +87,13 @@ function refused<P extends PolicyBase>(
 }
 
 /** A short valid run: select and update, then a JSON snapshot round trip; state checked throughout. */
-export function smokeRun(policy: PolicyBase, restore: (s: Snapshot) => PolicyBase, label: string, rounds = 24): void {
+export function smokeRun(
+  policy: PolicyBase,
+  restore: (s: Snapshot) => PolicyBase,
+  label: string,
+  rounds = 24,
+  feed: SmokeFeed = {},
+): void {
   const trace: Trace = new Trace();
   trace.push(label);
   const rng = Rng.fromSeed(`smoke:${label}`);
@@ -88,14 +102,16 @@ export function smokeRun(policy: PolicyBase, restore: (s: Snapshot) => PolicyBas
       const p = policy as ArmPolicy;
       const x = p.contextDim > 0 ? rng.fillNormal(new Float64Array(p.contextDim), 0, 0.5) : undefined;
       const d = p.select(x);
-      p.update(d, { reward: rng.uniform() < 0.5 ? 0 : 1 });
+      const reward = rng.uniform() < 0.5 ? 0 : 1;
+      const c = feed.costs;
+      p.update(d, c ? { reward, cost: c[0] + rng.uniform() * (c[1] - c[0]) } : { reward });
     } else if (policy.protocol === "assortment") {
       const p = policy as AssortmentPolicy;
       const n = 2 + rng.int(4);
       const q = {
         features: rng.fillNormal(new Float64Array(n * p.contextDim), 0, 0.4),
         numItems: n,
-        maxSize: 1 + rng.int(2),
+        maxSize: Math.min(1 + rng.int(2), feed.maxSize ?? 2),
       };
       const d = p.select(q);
       p.update(d, { choice: d.items.length > 0 && rng.uniform() < 0.7 ? (d.items[0] as number) : null });
@@ -128,9 +144,11 @@ export function checkOptionRanges<P extends PolicyBase>(spec: ConstructSpec<P>):
     if (r.integer && r.min !== undefined) outside.push(r.min + 0.5);
     for (const v of inside) {
       const what = `option ${r.name}: ${v}`;
-      const p = constructed(spec, what, { ...base, [r.name]: v });
+      const options: Record<string, unknown> = { ...base, [r.name]: v };
+      const p = constructed(spec, what, options);
+      const maxSize = typeof options.maxSize === "number" ? options.maxSize : undefined;
       try {
-        smokeRun(p, (s) => spec.restore(s), `${spec.name} ${what}`);
+        smokeRun(p, (s) => spec.restore(s), `${spec.name} ${what}`, 24, { costs: spec.costs, maxSize });
       } catch (e) {
         if (e instanceof ContractViolation) throw new ContractViolation(`${spec.name}: ${e.message}`);
         throw new ContractViolation(
@@ -224,7 +242,7 @@ export function checkMisuse<P extends PolicyBase>(spec: ConstructSpec<P>): numbe
       if (!live.every((a) => typeof a === "string" && a.length > 0)) {
         throw new ContractViolation(`${spec.name}: getter-backed arms left non-string arm ids ${show(live)}`);
       }
-      smokeRun(p, (s) => spec.restore(s), `${spec.name} getter-backed arms`);
+      smokeRun(p, (s) => spec.restore(s), `${spec.name} getter-backed arms`, 24, { costs: spec.costs });
     }
   }
   return cases.length;

@@ -6,7 +6,9 @@
  * - hostile arm ids (`__proto__`, `constructor`, `toString`, very long, unicode) are ordinary ids;
  * - maxPending, small or large, survives a snapshot: the restored policy expires exactly what the original does.
  */
+
 import { RouteKitError } from "../errors.js";
+import type { ArmEvent } from "../events.js";
 import type { ArmDecision, ArmPolicy, AssortmentDecision, AssortmentPolicy, PolicyBase } from "../protocols.js";
 import { Rng } from "../rng.js";
 import type { Snapshot } from "../snapshot.js";
@@ -174,16 +176,27 @@ export function checkReAddWithPending(spec: ArmPolicySpec, seed = 3): void {
     run(trace, "update", () => P.update(d, armFeedback(spec, rng)));
   }
   const Q = spec.restore(roundTrip(P.toJSON()) as Snapshot);
+  // A third twin learns each late feedback from a decision record made now (after the removal): the record
+  // says the arm was retired, so learn ignores it as update does.
+  const R = spec.restore(roundTrip(P.toJSON()) as Snapshot);
   for (const d of stale) {
     const fb = armFeedback(spec, rng);
+    const event = roundTrip({ ...run(trace, "decisionRecord", () => P.decisionRecord(d)), feedback: fb }) as ArmEvent;
     trace.push(`update(${d.id} [arm ${victim}, removed then re-added], ${show(fb)})`);
     run(trace, "late update for the removed arm", () => P.update(d, fb));
     run(trace, "discard on the twin", () => Q.discard(d));
+    run(trace, "learn of the record on the third twin", () => R.learn(event));
+    run(trace, "discard on the third twin", () => R.discard(d));
   }
   const tp = checkState(P, spec, trace);
   if (tp !== text(Q)) {
     trace.fail(
       `late feedback for the removed arm changed the re-added arm:\n      after update:  ${tp}\n      after discard: ${text(Q)}`,
+    );
+  }
+  if (text(R) !== text(Q)) {
+    trace.fail(
+      `learn of a record made after the arm was removed changed the re-added arm:\n      after learn:   ${text(R)}\n      after discard: ${text(Q)}`,
     );
   }
 }

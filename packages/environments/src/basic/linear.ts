@@ -20,7 +20,7 @@ export interface LinearArrival {
 
 export interface LinearContextualBanditOptions {
   /** Context dimension d (default 10), >= 1. */
-  readonly dim?: number;
+  readonly contextDim?: number;
   /** Number of initial arms when `arms`/`thetas` are not given (default 5). */
   readonly k?: number;
   /** Initial arm ids (default "arm0".."arm{K-1}"). */
@@ -81,8 +81,8 @@ export class LinearContextualBandit implements ArmEnvironment {
   private bestFixed = 0;
 
   constructor(options: LinearContextualBanditOptions = {}) {
-    const d = options.dim ?? options.thetas?.[0]?.length ?? 10;
-    checkNumber(d, "option dim", (v) => Number.isInteger(v) && v >= 1, "an integer >= 1");
+    const d = options.contextDim ?? options.thetas?.[0]?.length ?? 10;
+    checkNumber(d, "option contextDim", (v) => Number.isInteger(v) && v >= 1, "an integer >= 1");
     const k0 = options.thetas?.length ?? options.arms?.length ?? options.k ?? 5;
     checkNumber(k0, "option k", (v) => Number.isInteger(v) && v >= 1, "an integer >= 1");
     const ids = armIds(options.arms, k0, "option arms");

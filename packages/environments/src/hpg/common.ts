@@ -1,6 +1,6 @@
 /**
- * Shared pieces of the embedding-routing environments (paper 000, "Policy Regret for Embedding Model
- * Routing"): orthonormal bases, unit-norm queries near a low-dimensional subspace, and the base class
+ * Shared pieces of the embedding-routing environments (Dai, Golrezaei & Jaillet, "Policy Regret for
+ * Embedding Model Routing"): orthonormal bases, unit-norm queries near a low-dimensional subspace, and the base class
  * that turns per-round expected rewards R_m(q) into an ArmEnvironment.
  */
 import { type ArmEnvironment, type ArmFeedback, type ArmRound, assertInt, type Rng } from "@routekit/core";

@@ -1,5 +1,6 @@
 /**
- * Online routing metrics for softmax routers over embedding models (paper 000): linearized policy regret
+ * Online routing metrics for softmax routers over embedding models ("Policy Regret for Embedding Model
+ * Routing", Dai, Golrezaei & Jaillet): linearized policy regret
  * against the product nuclear ball B_*^M(tau'), policy regret against a planted comparator, the gap to the
  * per-query oracle and the expected reward, plus a runner that drives any router exposing its routing
  * distribution.

@@ -1,5 +1,5 @@
 /**
- * Embedding-model routing environments (paper 000, "Policy Regret for Embedding Model Routing"): the
+ * Embedding-model routing environments (Dai, Golrezaei & Jaillet, "Policy Regret for Embedding Model Routing"): the
  * planted log-quadratic environment, the two-tower retrieval environment, the offline class fit
  * (Table 2 analogue) and the online metrics (linearized regret, policy regret, oracle gap).
  */

@@ -2,8 +2,9 @@ import { ErrorCode, RouteKitError } from "@routekit/core";
 import { type PromptPoolConfig, PromptPoolEnvironment, type PromptSampling } from "./prompt-pool.js";
 
 /**
- * Presets of the spec's §3.6 offline benchmark (scores in [0, 1]; CLIPScores divided by 100).
- * Numbers marked "paper" are the paper's stated category means (its §3.4 table); everything else
+ * Presets of an offline benchmark rebuilt from the experiments of Hu, Leung & Farnia, "An Online Learning
+ * Approach to Prompt-based Selection of Generative Models and LLMs" (scores in [0, 1]; CLIPScores divided
+ * by 100). Numbers marked "paper" are the category means stated in the paper's text; everything else
  * (noise levels, per-prompt terms, means the paper does not give) is an assumption, documented here.
  */
 export const promptPoolPresets = [

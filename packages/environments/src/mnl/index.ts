@@ -1,5 +1,6 @@
 /**
- * Contextual MNL assortment environments (paper 004, spec §3.1): N items with features redrawn every
+ * Contextual MNL assortment environments (the setup of Section 6 of Lee & Oh, "Nearly Minimax Optimal
+ * Regret for Multinomial Logistic Bandit"): N items with features redrawn every
  * round, a hidden parameter w*, an outside option of attraction v0, uniform or U(0,1) revenues.
  */
 import {

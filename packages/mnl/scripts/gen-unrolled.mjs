@@ -1,0 +1,364 @@
+// Writes src/unrolled.generated.ts: the two hot loops of the MNL policies with the feature index
+// unrolled for d = 1..MAX_D (run: node scripts/gen-unrolled.mjs). Each kernel performs exactly the
+// floating-point operations of the generic loop it replaces, in the same order (sums start at 0 and
+// add terms in index order), so both give identical bits; a unit test checks it for every d.
+import { writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const MAX_D = 8;
+const range = (n) => Array.from({ length: n }, (_, i) => i);
+
+function utilities(d) {
+  const ks = range(d);
+  const loadW = ks.map((k) => `const w${k} = w[${k}] as number;`).join(" ");
+  const loadM = ks
+    .flatMap((k) => range(d - k).map((j) => `const m${k}_${k + j} = M[${k * d + k + j}] as number;`))
+    .join(" ");
+  const loadX = ks.map((k) => `const x${k} = f[o + ${k}] as number;`).join(" ");
+  const mean = `0 + ${ks.map((k) => `x${k} * w${k}`).join(" + ")}`;
+  const off = (k) =>
+    k === d - 1
+      ? "0"
+      : `(0 + ${range(d - k - 1)
+          .map((j) => `m${k}_${k + 1 + j} * x${k + 1 + j}`)
+          .join(" + ")})`;
+  const q = `0 + ${ks.map((k) => `x${k} * (m${k}_${k} * x${k} + 2 * ${off(k)})`).join(" + ")}`;
+  return `function utilities${d}(f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array): void {
+  ${loadW}
+  if (c === 0) {
+    for (let i = 0, o = 0; i < n; i++, o += ${d}) {
+      ${loadX}
+      util[i] = ${mean};
+    }
+    return;
+  }
+  ${loadM}
+  for (let i = 0, o = 0; i < n; i++, o += ${d}) {
+    ${loadX}
+    const mean = ${mean};
+    const q = ${q};
+    util[i] = mean + c * Math.sqrt(q > 0 ? q : 0);
+  }
+}`;
+}
+
+/** utilities(d) fused with the feature-norm check of oversizedRow(d): returns the first bad row (utilities unfinished) or -1. */
+function checkedUtilities(d) {
+  const ks = range(d);
+  const loadW = ks.map((k) => `const w${k} = w[${k}] as number;`).join(" ");
+  const loadM = ks
+    .flatMap((k) => range(d - k).map((j) => `const m${k}_${k + j} = M[${k * d + k + j}] as number;`))
+    .join(" ");
+  const loadX = ks.map((k) => `const x${k} = f[o + ${k}] as number;`).join(" ");
+  const norm = `const ss = 0 + ${ks.map((k) => `x${k} * x${k}`).join(" + ")};
+    if (!(ss <= max)) return i;`;
+  const mean = `0 + ${ks.map((k) => `x${k} * w${k}`).join(" + ")}`;
+  const off = (k) =>
+    k === d - 1
+      ? "0"
+      : `(0 + ${range(d - k - 1)
+          .map((j) => `m${k}_${k + 1 + j} * x${k + 1 + j}`)
+          .join(" + ")})`;
+  const q = `0 + ${ks.map((k) => `x${k} * (m${k}_${k} * x${k} + 2 * ${off(k)})`).join(" + ")}`;
+  return `function checkedUtilities${d}(f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number): number {
+  ${loadW}
+  if (c === 0) {
+    for (let i = 0, o = 0; i < n; i++, o += ${d}) {
+      ${loadX}
+      ${norm}
+      util[i] = ${mean};
+    }
+    return -1;
+  }
+  ${loadM}
+  for (let i = 0, o = 0; i < n; i++, o += ${d}) {
+    ${loadX}
+    ${norm}
+    const mean = ${mean};
+    const q = ${q};
+    util[i] = mean + c * Math.sqrt(q > 0 ? q : 0);
+  }
+  return -1;
+}`;
+}
+
+/**
+ * mnlUtilities + linalg's softmax + mnlGradient of one round, fused; returns false (having written
+ * only z) when the softmax would take its NaN or infinite-maximum branch, which the caller then runs.
+ */
+function probabilitiesGradient(d) {
+  const ks = range(d);
+  return `function probabilitiesGradient${d}(X: Float64Array, n: number, w: Float64Array, logV0: number, choice: number, z: Float64Array, p: Float64Array, g: Float64Array): boolean {
+  ${ks.map((k) => `const w${k} = w[${k}] as number;`).join(" ")}
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += ${d}) {
+    const u = 0 + ${ks.map((k) => `(X[o + ${k}] as number) * w${k}`).join(" + ")};
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  ${ks.map((k) => `let g${k} = 0;`).join(" ")}
+  for (let i = 0, o = 0; i < n; i++, o += ${d}) {
+    const c = (p[i] as number) - (i === choice ? 1 : 0);
+    if (c === 0) continue;
+    ${ks.map((k) => `g${k} = g${k} + c * (X[o + ${k}] as number);`).join(" ")}
+  }
+  ${ks.map((k) => `g[${k}] = g${k};`).join(" ")}
+  return true;
+}`;
+}
+
+function gradientPass(d) {
+  const ks = range(d);
+  return `function gradientPass${d}(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array): void {
+  ${ks.map((k) => `const t${k} = theta[${k}] as number;`).join(" ")}
+  ${ks.map((k) => `let g${k} = g[${k}] as number;`).join(" ")}
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const b = start[s + 1] as number;
+    const c = choice[s] as number;
+    let m = logV0;
+    for (let r = a, o = a * ${d}; r < b; r++, o += ${d}) {
+      const u = 0 + ${ks.map((k) => `(x[o + ${k}] as number) * t${k}`).join(" + ")};
+      z[r - a] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(logV0 - m);
+    ${ks.map((k) => `let a${k} = 0;`).join(" ")}
+    for (let r = a, o = a * ${d}; r < b; r++, o += ${d}) {
+      const e = Math.exp((z[r - a] as number) - m);
+      sum += e;
+      ${ks.map((k) => `a${k} += e * (x[o + ${k}] as number);`).join(" ")}
+    }
+    const inv = 1 / sum;
+    if (c >= 0) {
+      const oc = (a + c) * ${d};
+      ${ks.map((k) => `g${k} = g${k} + a${k} * inv - (x[oc + ${k}] as number);`).join(" ")}
+    } else {
+      ${ks.map((k) => `g${k} = g${k} + a${k} * inv;`).join(" ")}
+    }
+  }
+  ${ks.map((k) => `g[${k}] = g${k};`).join(" ")}
+}`;
+}
+
+function hessianCholesky(d) {
+  const ks = range(d);
+  const lower = ks.flatMap((i) => range(i + 1).map((j) => [i, j]));
+  const rank1 = ks
+    .map((k) => {
+      const rows = range(d - k - 1).map((j) => k + 1 + j);
+      return `{
+        const lkk = l${k}_${k};
+        const xk = r${k};
+        const rr = Math.sqrt(lkk * lkk + xk * xk);
+        const c = rr / lkk;
+        const sk = xk / lkk;
+        l${k}_${k} = rr;
+        ${rows.map((i) => `{ const lik = (l${i}_${k} + sk * r${i}) / c; l${i}_${k} = lik; r${i} = c * r${i} - sk * lik; }`).join("\n        ")}
+      }`;
+    })
+    .join("\n      ");
+  return `function hessianCholesky${d}(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
+  ${lower.map(([i, j]) => `let l${i}_${j} = L[${i * d + j}] as number;`).join(" ")}
+  ${ks.map((k) => `let xb${k} = 0;`).join(" ")}
+  for (let i = 0, o = 0; i < n; i++, o += ${d}) {
+    const pi = p[i] as number;
+    ${ks.map((k) => `xb${k} = xb${k} + pi * (X[o + ${k}] as number);`).join(" ")}
+  }
+  ${ks.map((k) => `xbar[${k}] = xb${k};`).join(" ")}
+  for (let i = 0, o = 0; i <= n; i++, o += ${d}) {
+    const s = Math.sqrt(scale * (p[i] as number));
+    if (!(s > 0)) continue;
+    ${ks.map((k) => `let r${k}: number;`).join(" ")}
+    if (i < n) {
+      ${ks.map((k) => `r${k} = s * ((X[o + ${k}] as number) - xb${k});`).join(" ")}
+    } else {
+      ${ks.map((k) => `r${k} = s * xb${k};`).join(" ")}
+    }
+    ${rank1}
+  }
+  ${lower.map(([i, j]) => `L[${i * d + j}] = l${i}_${j};`).join(" ")}
+}`;
+}
+
+/**
+ * linalg's forwardSubst row i: (b_i - dot) / L_ii, where linalg's scalar dot over i < 8 terms adds
+ * pairs into two partial sums and combines them as ((s0 + 0) + 0) + ((s1 + 0) + 0), plus the odd last term.
+ */
+function forwardRow(i, b, v) {
+  const t = (m) => `l${i}_${m} * ${v}${m}`;
+  const s0 = ["0"];
+  const s1 = ["0"];
+  let m = 0;
+  for (; m + 1 < i; m += 2) {
+    s0.push(t(m));
+    s1.push(t(m + 1));
+  }
+  let dot = `((${s0.join(" + ")} + 0) + 0) + ((${s1.join(" + ")} + 0) + 0)`;
+  if (m < i) dot = `${dot} + ${t(m)}`;
+  return `${v}${i} = (${b} - (${dot})) / l${i}_${i};`;
+}
+
+/** linalg's backSubstTransposed row i: (y_i - L_{i+1,i} x_{i+1} - ...) / L_ii, subtracting in k order. */
+function backRow(d, i, v) {
+  const terms = range(d - i - 1).map((j) => ` - l${i + 1 + j}_${i} * ${v}${i + 1 + j}`);
+  return `${v}${i} = (${v}${i}${terms.join("")}) / l${i}_${i};`;
+}
+
+function choleskySolveD(d) {
+  const ks = range(d);
+  const lower = ks.flatMap((i) => range(i + 1).map((j) => [i, j]));
+  return `function choleskySolve${d}(L: Float64Array, b: Float64Array, out: Float64Array): void {
+  ${lower.map(([i, j]) => `const l${i}_${j} = L[${i * d + j}] as number;`).join(" ")}
+  ${ks.map((k) => `let v${k} = 0;`).join(" ")}
+  ${ks.map((i) => forwardRow(i, `(b[${i}] as number)`, "v")).join("\n  ")}
+  ${ks.map((j) => backRow(d, d - 1 - j, "v")).join("\n  ")}
+  ${ks.map((k) => `out[${k}] = v${k};`).join(" ")}
+}`;
+}
+
+function choleskyInverseD(d) {
+  const ks = range(d);
+  const lower = ks.flatMap((i) => range(i + 1).map((j) => [i, j]));
+  const cols = ks
+    .map(
+      (j) => `{
+    ${ks.map((k) => `let v${k} = 0;`).join(" ")}
+    ${ks.map((i) => forwardRow(i, i === j ? "1" : "0", "v")).join("\n    ")}
+    ${ks.map((i) => backRow(d, d - 1 - i, "v")).join("\n    ")}
+    ${range(j + 1)
+      .map((i) => `out[${i * d + j}] = v${i};`)
+      .join(" ")}
+  }`,
+    )
+    .join("\n  ");
+  return `function choleskyInverse${d}(L: Float64Array, out: Float64Array): void {
+  ${lower.map(([i, j]) => `const l${i}_${j} = L[${i * d + j}] as number;`).join(" ")}
+  ${cols}
+}`;
+}
+
+function oversizedRow(d) {
+  const ks = range(d);
+  return `function oversizedRow${d}(X: ArrayLike<number>, rows: number, max: number): number {
+  for (let i = 0, o = 0; i < rows; i++, o += ${d}) {
+    ${ks.map((k) => `const x${k} = X[o + ${k}] as number;`).join(" ")}
+    const s = 0 + ${ks.map((k) => `x${k} * x${k}`).join(" + ")};
+    if (!(s <= max)) return i;
+  }
+  return -1;
+}`;
+}
+
+const ds = range(MAX_D).map((i) => i + 1);
+const out = `// Generated by scripts/gen-unrolled.mjs: do not edit by hand.
+
+/** Optimistic utilities with the feature index unrolled (see optimisticUtilities in model.ts). */
+export type UtilitiesKernel = (f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array) => void;
+/** {@link UtilitiesKernel} that first checks each row's squared norm is <= max: returns the first row failing it (util then unfinished), or -1. */
+export type CheckedUtilitiesKernel = (f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number) => number;
+/** The data gradient pass with the feature index unrolled (see dataPass in mle.ts, mode 1). */
+export type GradientPassKernel = (x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array) => void;
+
+/** The MNL Hessian added to a Cholesky factor with the feature index unrolled (see addMnlHessianToCholesky in model.ts). */
+export type HessianCholeskyKernel = (L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array) => void;
+
+/** Largest d with unrolled kernels. */
+export const MAX_UNROLLED_D = ${MAX_D};
+
+${ds.map(utilities).join("\n\n")}
+
+${ds.map(checkedUtilities).join("\n\n")}
+
+${ds.map(gradientPass).join("\n\n")}
+
+${ds.map(probabilitiesGradient).join("\n\n")}
+
+/** The fused probabilities-and-gradient kernel for d, or undefined. */
+export function probabilitiesGradientKernel(d: number): ((X: Float64Array, n: number, w: Float64Array, logV0: number, choice: number, z: Float64Array, p: Float64Array, g: Float64Array) => boolean) | undefined {
+  switch (d) {
+${ds.map((d) => `    case ${d}: return probabilitiesGradient${d};`).join("\n")}
+    default: return undefined;
+  }
+}
+
+/** The utilities kernel fused with the feature-norm check for d, or undefined. */
+export function checkedUtilitiesKernel(d: number): CheckedUtilitiesKernel | undefined {
+  switch (d) {
+${ds.map((d) => `    case ${d}: return checkedUtilities${d};`).join("\n")}
+    default: return undefined;
+  }
+}
+
+${ds.map(hessianCholesky).join("\n\n")}
+
+${ds.map(choleskySolveD).join("\n\n")}
+
+${ds.map(oversizedRow).join("\n\n")}
+
+/** The first row of X (rows x d) whose squared norm is not <= max (NaN included), or -1; unrolled for d, or undefined. */
+export function oversizedRowKernel(d: number): ((X: ArrayLike<number>, rows: number, max: number) => number) | undefined {
+  switch (d) {
+${ds.map((d) => `    case ${d}: return oversizedRow${d};`).join("\n")}
+    default: return undefined;
+  }
+}
+
+${ds.map(choleskyInverseD).join("\n\n")}
+
+/** linalg's choleskySolve (L L^T x = b; out may alias b) unrolled for d, or undefined. */
+export function choleskySolveKernel(d: number): ((L: Float64Array, b: Float64Array, out: Float64Array) => void) | undefined {
+  switch (d) {
+${ds.map((d) => `    case ${d}: return choleskySolve${d};`).join("\n")}
+    default: return undefined;
+  }
+}
+
+/** linalg's choleskyInverseUpper (upper triangle of (L L^T)^-1) unrolled for d, or undefined. */
+export function choleskyInverseKernel(d: number): ((L: Float64Array, out: Float64Array) => void) | undefined {
+  switch (d) {
+${ds.map((d) => `    case ${d}: return choleskyInverse${d};`).join("\n")}
+    default: return undefined;
+  }
+}
+
+/** The utilities kernel for d, or undefined (use the generic loop). */
+export function utilitiesKernel(d: number): UtilitiesKernel | undefined {
+  switch (d) {
+${ds.map((d) => `    case ${d}: return utilities${d};`).join("\n")}
+    default: return undefined;
+  }
+}
+
+/** The Hessian-to-Cholesky kernel for d, or undefined (use the generic loop). */
+export function hessianCholeskyKernel(d: number): HessianCholeskyKernel | undefined {
+  switch (d) {
+${ds.map((d) => `    case ${d}: return hessianCholesky${d};`).join("\n")}
+    default: return undefined;
+  }
+}
+
+/** The gradient-pass kernel for d, or undefined (use the generic loop). */
+export function gradientPassKernel(d: number): GradientPassKernel | undefined {
+  switch (d) {
+${ds.map((d) => `    case ${d}: return gradientPass${d};`).join("\n")}
+    default: return undefined;
+  }
+}
+`;
+const here = dirname(fileURLToPath(import.meta.url));
+writeFileSync(join(here, "..", "src", "unrolled.generated.ts"), out);

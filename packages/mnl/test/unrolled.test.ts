@@ -1,0 +1,215 @@
+import { Rng } from "@routekit/core";
+import { choleskyInverseUpper, choleskySolve } from "@routekit/linalg";
+import { describe, expect, it } from "vitest";
+import { firstOversizedRow, oversizedRowIndex } from "../src/base.js";
+import { ChoiceHistory, dataPass, gradientPass, MleWorkspace } from "../src/mle.js";
+import {
+  addMnlHessianToCholesky,
+  addMnlHessianToCholeskyGeneric,
+  checkedOptimisticUtilities,
+  invertCholeskyUpper,
+  mnlGradient,
+  mnlProbabilities,
+  mnlProbabilitiesAndGradient,
+  mnlUtilities,
+  optimisticUtilities,
+  optimisticUtilitiesGeneric,
+  solveCholesky,
+} from "../src/model.js";
+import { MAX_UNROLLED_D } from "../src/unrolled.generated.js";
+
+/** Features with some exact zeros and negative zeros, so the sign of zero is exercised too. */
+function features(rng: Rng, len: number, scale: number): Float64Array {
+  return Float64Array.from({ length: len }, () => {
+    const u = rng.uniform();
+    return u < 0.05 ? -0 : u < 0.1 ? 0 : rng.normal(0, scale);
+  });
+}
+
+const sameBits = (a: Float64Array, b: Float64Array) => a.every((v, i) => Object.is(v, b[i]));
+
+describe("unrolled kernels give the generic loops' bits", () => {
+  it("optimistic utilities, every unrolled d and one above", () => {
+    const rng = Rng.fromSeed(5);
+    for (let d = 1; d <= MAX_UNROLLED_D + 1; d++) {
+      for (const scale of [0.3, 1e-3, 1e40]) {
+        const n = 37;
+        const f = features(rng, n * d, scale);
+        const w = features(rng, d, 1);
+        const M = Float64Array.from({ length: d * d }, (_, i) =>
+          i % d === Math.floor(i / d) ? 1 + rng.uniform() : rng.normal(0, 0.3),
+        );
+        for (const c of [0, 0.7, 250]) {
+          const a = new Float64Array(n);
+          const b = new Float64Array(n);
+          optimisticUtilities(f, n, d, w, M, c, a);
+          optimisticUtilitiesGeneric(f, n, d, w, M, c, b);
+          expect(sameBits(a, b), `d=${d} scale=${scale} c=${c}`).toBe(true);
+        }
+      }
+    }
+  });
+
+  it("the data gradient pass on ragged rounds with outside choices", () => {
+    const rng = Rng.fromSeed(6);
+    for (let d = 1; d <= MAX_UNROLLED_D + 1; d++) {
+      const K = 6;
+      const h = new ChoiceHistory(d);
+      for (let s = 0; s < 150; s++) {
+        const n = 1 + rng.int(K);
+        h.stage(features(rng, n * d, 0.8), n, rng.int(n + 1) - 1);
+        h.commit();
+      }
+      const ws = new MleWorkspace(d, K);
+      for (const v0 of [1, 0.3]) {
+        const theta = features(rng, d, 2);
+        const a = features(rng, d, 1);
+        const b = a.slice();
+        gradientPass(h, 3, h.rounds, v0, theta, ws, a);
+        dataPass(h, 3, h.rounds, v0, theta, ws, b, new Float64Array(d * d), 1);
+        expect(sameBits(a, b), `d=${d} v0=${v0}`).toBe(true);
+      }
+    }
+  });
+});
+
+describe("unrolled Hessian-to-Cholesky kernel", () => {
+  it("gives the generic rank-1 updates' bits, including zero probabilities and an unchosen outside option", () => {
+    const rng = Rng.fromSeed(7);
+    for (let d = 1; d <= MAX_UNROLLED_D + 1; d++) {
+      for (const scale of [1, 2.5]) {
+        const n = 1 + rng.int(9);
+        const X = features(rng, n * d, 0.7);
+        const p = Float64Array.from({ length: n + 1 }, () => (rng.uniform() < 0.15 ? 0 : rng.uniform()));
+        const L0 = new Float64Array(d * d);
+        for (let i = 0; i < d; i++) {
+          L0[i * d + i] = 1 + rng.uniform();
+          for (let j = 0; j < i; j++) L0[i * d + j] = rng.normal(0, 0.5);
+        }
+        const a = L0.slice();
+        const b = L0.slice();
+        const xa = new Float64Array(d);
+        const xb = new Float64Array(d);
+        addMnlHessianToCholesky(a, X, n, d, p, scale, xa, new Float64Array(d));
+        addMnlHessianToCholeskyGeneric(b, X, n, d, p, scale, xb, new Float64Array(d));
+        expect(sameBits(a, b), `d=${d} scale=${scale}`).toBe(true);
+        expect(sameBits(xa, xb), `xbar d=${d}`).toBe(true);
+      }
+    }
+  });
+});
+
+describe("unrolled Cholesky solve and inverse", () => {
+  it("give linalg's bits for every unrolled d and one above", () => {
+    const rng = Rng.fromSeed(8);
+    for (let d = 1; d <= MAX_UNROLLED_D + 1; d++) {
+      for (let rep = 0; rep < 5; rep++) {
+        const L = new Float64Array(d * d);
+        for (let i = 0; i < d; i++) {
+          L[i * d + i] = 0.5 + 3 * rng.uniform();
+          for (let j = 0; j < i; j++) L[i * d + j] = rng.uniform() < 0.1 ? -0 : rng.normal(0, 2);
+        }
+        const b = features(rng, d, 1);
+        const a1 = new Float64Array(d);
+        const a2 = new Float64Array(d);
+        solveCholesky(L, d, b, a1);
+        choleskySolve(L, d, b, a2);
+        expect(sameBits(a1, a2), `solve d=${d}`).toBe(true);
+        const inPlace = b.slice();
+        solveCholesky(L, d, inPlace, inPlace);
+        expect(sameBits(inPlace, a2), `in-place solve d=${d}`).toBe(true);
+        const i1 = new Float64Array(d * d);
+        const i2 = new Float64Array(d * d);
+        invertCholeskyUpper(L, d, i1, new Float64Array(d));
+        choleskyInverseUpper(L, d, i2, new Float64Array(d));
+        expect(sameBits(i1, i2), `inverse d=${d}`).toBe(true);
+      }
+    }
+  });
+});
+
+describe("unrolled feature-norm check", () => {
+  it("finds the first row above the norm bound (or NaN) as the generic loop does", () => {
+    const rng = Rng.fromSeed(9);
+    for (let d = 1; d <= MAX_UNROLLED_D + 1; d++) {
+      for (const bad of [-1, 0, 7, 19]) {
+        const X = features(rng, 20 * d, 1);
+        if (bad >= 0) X[bad * d + rng.int(d)] = rng.uniform() < 0.5 ? Number.NaN : 2e50;
+        expect(oversizedRowIndex(X, 20, d), `d=${d} bad=${bad}`).toBe(bad);
+        expect(firstOversizedRow(X, 20, d).index).toBe(bad);
+      }
+    }
+  });
+});
+
+describe("MNL utilities through the unrolled kernel", () => {
+  it("match the per-row loop bit for bit", () => {
+    const rng = Rng.fromSeed(10);
+    for (let d = 1; d <= MAX_UNROLLED_D; d++) {
+      const n = 11;
+      const X = features(rng, n * d, 1);
+      const w = features(rng, d, 1);
+      const z = new Float64Array(n + 1);
+      mnlUtilities(X, n, d, w, 0.5, z);
+      const ref = new Float64Array(n + 1);
+      // the same rows at an offset (xo > 0) take the generic loop
+      const padded = new Float64Array(d + n * d);
+      padded.set(X, d);
+      mnlUtilities(padded, n, d, w, 0.5, ref, d);
+      expect(sameBits(z, ref), `d=${d}`).toBe(true);
+    }
+  });
+});
+
+describe("utilities fused with the norm check", () => {
+  it("return the generic loops' bits, or the first bad row as the norm check finds it", () => {
+    const rng = Rng.fromSeed(12);
+    for (let d = 1; d <= MAX_UNROLLED_D + 1; d++) {
+      for (const bad of [-1, 0, 5, 12]) {
+        const n = 13;
+        const f = features(rng, n * d, 0.5);
+        if (bad >= 0) f[bad * d + rng.int(d)] = rng.uniform() < 0.5 ? Number.NaN : -3e50;
+        const w = features(rng, d, 1);
+        const M = Float64Array.from({ length: d * d }, () => rng.normal(0, 0.3));
+        for (let i = 0; i < d; i++) M[i * d + i] = 2;
+        for (const c of [0, 1.5]) {
+          const a = new Float64Array(n);
+          const b = new Float64Array(n);
+          expect(checkedOptimisticUtilities(f, n, d, w, M, c, a, 1e100), `d=${d} bad=${bad}`).toBe(bad);
+          expect(oversizedRowIndex(f, n, d)).toBe(bad);
+          if (bad < 0) {
+            optimisticUtilitiesGeneric(f, n, d, w, M, c, b);
+            expect(sameBits(a, b), `d=${d} c=${c}`).toBe(true);
+          }
+        }
+      }
+    }
+  });
+});
+
+describe("fused MNL probabilities and gradient", () => {
+  it("give mnlProbabilities + mnlGradient's bits, including NaN and infinite utilities", () => {
+    const rng = Rng.fromSeed(13);
+    for (let d = 1; d <= MAX_UNROLLED_D + 1; d++) {
+      for (const edge of ["none", "nan", "inf", "-inf"]) {
+        const n = 1 + rng.int(9);
+        const X = features(rng, n * d, 0.8);
+        const w = features(rng, d, 1);
+        if (edge === "nan") X[rng.int(n * d)] = Number.NaN;
+        if (edge === "inf") w[0] = Number.POSITIVE_INFINITY;
+        if (edge === "-inf") w[0] = Number.NEGATIVE_INFINITY;
+        for (const choice of [-1, 0, n - 1]) {
+          const [z1, p1, g1] = [new Float64Array(n + 1), new Float64Array(n + 1), new Float64Array(d)];
+          const [z2, p2, g2] = [new Float64Array(n + 1), new Float64Array(n + 1), new Float64Array(d)];
+          mnlProbabilitiesAndGradient(X, n, d, w, 0.7, choice, z1, p1, g1);
+          mnlProbabilities(X, n, d, w, 0.7, z2, p2);
+          mnlGradient(X, n, d, p2, choice, g2);
+          const tag = `d=${d} edge=${edge} choice=${choice}`;
+          expect(sameBits(z1, z2), tag).toBe(true);
+          expect(sameBits(p1, p2), tag).toBe(true);
+          expect(sameBits(g1, g2), tag).toBe(true);
+        }
+      }
+    }
+  });
+});
