@@ -508,7 +508,7 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
         int(1, "--passes"),
       )
       .addOption(new Option("--order <order>", "prompt order").choices(["shuffle", "sequential"]).default("shuffle")),
-    { outHint: "routekit-out/replay", seedsHint: "5", horizonHint: "min(20000, 10 x prompts in the file)" },
+    { outHint: "routekit-out/replay", seedsHint: "5", horizonHint: "one pass: the number of prompts in the file" },
   ).action(
     async (
       f: CommonFlags & {

@@ -120,7 +120,9 @@ describe("help, list and wording", () => {
     expect(r.out).toMatch(/--seeds <n>\s+number of seeds \(0\.\.n-1; default 5\)/);
     expect(r.out).toMatch(/--horizon <rounds>\s+rounds per run \(default 2000\)/);
     expect(r.out).toMatch(/default 200\)/);
-    expect((await cli(["replay", "--help"])).out).toMatch(/default min\(20000, 10 x\s+prompts\s+in\s+the\s+file\)/);
+    expect((await cli(["replay", "--help"])).out).toMatch(
+      /default one\s+pass:\s+the\s+number\s+of\s+prompts\s+in\s+the\s+file\)/,
+    );
     expect((await cli(["run", "--help"])).out).toMatch(/default the scenario's/);
   });
 

@@ -1,13 +1,86 @@
 /**
  * Every number a paper-003 scenario's reference or description states about its own set-up must be
  * what the scenario runs: embedding dimension (d = N), horizon (T = N), RBF bandwidth (sigma = X),
- * the seeds RouteKit numbers were measured on ("RouteKit ... N seeds") and the prompt pool size.
+ * the seeds RouteKit numbers were measured on ("RouteKit ... N seeds") and the prompt pool size; and
+ * every number it quotes about the environment exists in the preset: the paper's category means
+ * ("dog 36.37 vs 37.24", "55.91% vs 13.84%", one pair per category, arms in order), the mean matrices of
+ * the calibration panels, noise levels, expert means, generations, task counts, arrival and category rounds.
  */
-import { type PromptPoolPreset, promptPoolConfig } from "@routekit/environments";
+import { type PromptPoolConfig, type PromptPoolPreset, promptPoolConfig } from "@routekit/environments";
 import { describe, expect, it } from "vitest";
 import { kernelucbRegistry, rbfSigma } from "../src/registry/kernel-ucb.js";
 
 const all = (re: RegExp, s: string) => [...s.matchAll(re)].map((m) => Number(m[1]));
+const near = (a: number, b: number, tol = 1e-9) => Math.abs(a - b) <= tol;
+/** "x vs y" pairs of scores in percent or CLIPScore points (x100 of the preset's [0, 1] means). */
+const pairs = (s: string) =>
+  [...s.matchAll(/(\d+\.\d+)%? vs (\d+\.\d+)%?/g)].map((m) => [Number(m[1]) / 100, Number(m[2]) / 100] as const);
+const column = (cfg: PromptPoolConfig, k: number) => cfg.means.map((row) => row[k] as number);
+
+/** Checks every quoted environment number of one scenario against its preset; returns how many it checked. */
+function checkQuotedNumbers(text: string, cfg: PromptPoolConfig): number {
+  let checked = 0;
+  const K = cfg.categories.length;
+  const G = cfg.means.length;
+  // Category pairs: the two arms' means on one category. Derived pairs (the best per-category choice
+  // against the best single model) are the averages over categories of the column maxima / the best row.
+  const perCatBest = Array.from({ length: K }, (_, k) => Math.max(...column(cfg, k)));
+  const oracle = perCatBest.reduce((a, b) => a + b, 0) / K;
+  const bestSingle = Math.max(...cfg.means.map((r) => r.reduce((a, b) => a + b, 0) / K));
+  for (const [x, y] of pairs(text)) {
+    const direct = Array.from({ length: K }, (_, k) => column(cfg, k)).some(
+      (c) => G >= 2 && near(c[0] as number, x, 5e-7) && near(c[1] as number, y, 5e-7),
+    );
+    const derived = near(x, oracle, 5e-4 + 1e-9) && near(y, bestSingle, 5e-4 + 1e-9);
+    expect(
+      direct || derived,
+      `"${x * 100} vs ${y * 100}" is not in the preset's means ${JSON.stringify(cfg.means)}`,
+    ).toBe(true);
+    checked++;
+  }
+  for (const m of text.matchAll(/\[\[([\d., [\]]+)\]\]/g)) {
+    expect(JSON.parse(`[[${(m[1] as string).replace(/(^|[[,\s])\./g, (_, pre: string) => `${pre}0.`)}]]`)).toEqual(
+      cfg.means,
+    );
+    checked++;
+  }
+  for (const sd of all(/noise (0?\.\d+)/g, text)) {
+    expect(cfg.noise).toEqual({ type: "gaussian", sd });
+    checked++;
+  }
+  for (const m of text.matchAll(/expert (0?\.\d+)[^)]*?(?:others|vs) (0?\.\d+)/g)) {
+    const on = cfg.means.map((r, g) => r[g]);
+    const off = cfg.means.flatMap((r, g) => r.filter((_, k) => k !== g));
+    expect(new Set(on)).toEqual(new Set([Number(m[1])]));
+    expect(new Set(off)).toEqual(new Set([Number(m[2])]));
+    checked++;
+  }
+  for (const m of text.matchAll(/\((0?\.\d+) vs (0?\.\d+), noise/g)) {
+    expect(new Set(cfg.means.map((r, g) => r[g]))).toEqual(new Set([Number(m[1])]));
+    expect(cfg.means.flatMap((r, g) => r.filter((_, k) => k !== g))).toContain(Number(m[2]));
+    checked++;
+  }
+  for (const n of all(/(\d+) generations/g, text)) {
+    expect(n, "generations").toBe(cfg.generations);
+    checked++;
+  }
+  for (const m of text.matchAll(/(\d+) x (\d+) tasks/g)) {
+    expect(Number(m[1]) * Number(m[2]), "tasks in the pool").toBe(cfg.poolSize);
+    expect(Number(m[1]), "task families").toBe(K);
+    checked++;
+  }
+  for (const t of all(/joins at t = (\d+)/g, text)) {
+    expect(Object.values(cfg.armArrivals ?? {})).toEqual([t]);
+    checked++;
+  }
+  for (const n of all(/every (\d+) rounds/g, text)) {
+    const starts = cfg.categoryStarts ?? [];
+    expect(starts.filter((s) => s > 0)).toEqual(starts.filter((s) => s > 0).map((_, i) => (i + 1) * n));
+    expect(starts.some((s) => s > 0)).toBe(true);
+    checked++;
+  }
+  return checked;
+}
 
 describe("kernel-ucb scenario references match their configuration", () => {
   for (const sc of kernelucbRegistry.scenarios) {
@@ -20,6 +93,8 @@ describe("kernel-ucb scenario references match their configuration", () => {
         ...(p.sampling === "fresh" || p.sampling === "pool" ? { sampling: p.sampling } : {}),
       });
       for (const d of all(/\bd = (\d+)/g, text)) expect(d, `d in "${text}"`).toBe(cfg.dim);
+      // The calibration targets (an independent implementation's OPR / regret) are results, not settings.
+      checkQuotedNumbers(text.replace(/Targets:.*$/s, ""), cfg);
       for (const T of all(/\bT = (\d+)/g, text)) expect(T, `T in "${text}"`).toBe(sc.horizon);
       for (const n of all(/RouteKit[^.;]*?\b(\d+) seeds/g, text)) expect(n, "RouteKit seeds").toBe(sc.seeds);
       const sigmas = sc.policies

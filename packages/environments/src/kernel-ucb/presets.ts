@@ -35,6 +35,7 @@ export interface PresetOverrides {
   readonly dim?: number;
   /** Within-category spread tau (default 0.75 for synthetic presets, 0.4 for the T2I pairs). */
   readonly tau?: number;
+  /** Category separation rho: centroids normalize(c0 + rho u_k) (default 1, a between-category cosine of about 0.5). */
   readonly rho?: number;
   /** Pool size (default: the preset's, see {@link presetSampling}). */
   readonly poolSize?: number;
