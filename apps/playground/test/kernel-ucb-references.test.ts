@@ -88,11 +88,11 @@ describe("kernel-ucb scenario references match their configuration", () => {
       const text = `${sc.description} ${sc.reference ?? ""}`;
       const p = sc.environment.params ?? {};
       const cfg = promptPoolConfig(p.preset as PromptPoolPreset, {
-        ...(Number(p.contextDim) > 0 ? { dim: Number(p.contextDim) } : {}),
+        ...(Number(p.contextDim) > 0 ? { contextDim: Number(p.contextDim) } : {}),
         ...(Number(p.poolSize) > 0 ? { poolSize: Number(p.poolSize) } : {}),
         ...(p.sampling === "fresh" || p.sampling === "pool" ? { sampling: p.sampling } : {}),
       });
-      for (const d of all(/\bd = (\d+)/g, text)) expect(d, `d in "${text}"`).toBe(cfg.dim);
+      for (const d of all(/\bd = (\d+)/g, text)) expect(d, `d in "${text}"`).toBe(cfg.contextDim);
       // The calibration targets (an independent implementation's OPR / regret) are results, not settings.
       checkQuotedNumbers(text.replace(/Targets:.*$/s, ""), cfg);
       for (const T of all(/\bT = (\d+)/g, text)) expect(T, `T in "${text}"`).toBe(sc.horizon);

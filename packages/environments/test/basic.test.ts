@@ -140,7 +140,7 @@ describe("LinearContextualBandit", () => {
 
   it("adds arms at the given rounds", () => {
     const env = new LinearContextualBandit({
-      dim: 3,
+      contextDim: 3,
       thetas: [
         [1, 0, 0],
         [0, 1, 0],

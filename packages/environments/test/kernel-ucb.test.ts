@@ -12,7 +12,7 @@ describe("prompt-pool environments (the offline benchmark presets)", () => {
   it("every preset builds, resets and plays a round in both sampling modes", () => {
     for (const preset of promptPoolPresets) {
       for (const sampling of ["fresh", "pool"] as const) {
-        const env = promptPool(preset, { dim: 16, poolSize: 100, sampling });
+        const env = promptPool(preset, { contextDim: 16, poolSize: 100, sampling });
         expect(env.sampling).toBe(sampling);
         env.reset(Rng.fromSeed(1));
         const r = env.next(0);
@@ -41,14 +41,16 @@ describe("prompt-pool environments (the offline benchmark presets)", () => {
       expect(presetSampling(p).sampling).toBe("fresh");
       expect(promptPoolConfig(p).generations).toBe(5);
     }
-    const code = promptPool("llm-code", { dim: 8 });
+    const code = promptPool("llm-code", { contextDim: 8 });
     expect(code.poolSize).toBe(328);
     expect(code.generations).toBe(10);
-    expect(promptPool("llm-code", { dim: 8, poolSize: 50, generations: 3, sampling: "fresh" }).sampling).toBe("fresh");
+    expect(promptPool("llm-code", { contextDim: 8, poolSize: 50, generations: 3, sampling: "fresh" }).sampling).toBe(
+      "fresh",
+    );
   });
 
   it("fresh mode: no prompt repeats, each round has its own generations; pull and the realised O2B share a draw", () => {
-    const env = promptPool("swap", { dim: 8, poolSize: 50, sampling: "fresh" });
+    const env = promptPool("swap", { contextDim: 8, poolSize: 50, sampling: "fresh" });
     env.reset(Rng.fromSeed(11));
     const seen = new Set<string>();
     let agree = 0;
@@ -69,7 +71,7 @@ describe("prompt-pool environments (the offline benchmark presets)", () => {
   });
 
   it("pool mode reports repeated prompts; fresh mode never repeats", () => {
-    const env = promptPool("swap", { dim: 8, poolSize: 20, sampling: "pool" });
+    const env = promptPool("swap", { contextDim: 8, poolSize: 20, sampling: "pool" });
     env.reset(Rng.fromSeed(12));
     const seen = new Set<number>();
     let repeats = 0;
@@ -83,7 +85,7 @@ describe("prompt-pool environments (the offline benchmark presets)", () => {
     env.reset(Rng.fromSeed(12));
     env.next(0);
     expect(env.seenBefore()).toBe(false);
-    const fresh = promptPool("swap", { dim: 8, poolSize: 20, sampling: "fresh" });
+    const fresh = promptPool("swap", { contextDim: 8, poolSize: 20, sampling: "fresh" });
     fresh.reset(Rng.fromSeed(12));
     for (let t = 0; t < 50; t++) {
       fresh.next(t);
@@ -96,7 +98,7 @@ describe("prompt-pool environments (the offline benchmark presets)", () => {
   });
 
   it("prompts are unit vectors with the designed cosines: within about 1/(1+tau^2), between about 0.5/(1+tau^2)", () => {
-    const env = promptPool("expert5big", { dim: 256, poolSize: 500 });
+    const env = promptPool("expert5big", { contextDim: 256, poolSize: 500 });
     env.reset(Rng.fromSeed(2));
     const d = 256;
     let w = 0;
@@ -123,8 +125,8 @@ describe("prompt-pool environments (the offline benchmark presets)", () => {
   });
 
   it("same seed, same prompts and scores; contexts do not depend on what is pulled", () => {
-    const a = promptPool("swap", { dim: 8, poolSize: 50, sampling: "pool" });
-    const b = promptPool("swap", { dim: 8, poolSize: 50, sampling: "pool" });
+    const a = promptPool("swap", { contextDim: 8, poolSize: 50, sampling: "pool" });
+    const b = promptPool("swap", { contextDim: 8, poolSize: 50, sampling: "pool" });
     a.reset(Rng.fromSeed(3));
     b.reset(Rng.fromSeed(3));
     expect(a.table).toEqual(b.table);
@@ -138,7 +140,7 @@ describe("prompt-pool environments (the offline benchmark presets)", () => {
   });
 
   it("swap: the expected best arm matches the category; OPR reference is the 5-generation mean", () => {
-    const env = promptPool("swap", { dim: 8, poolSize: 100, sampling: "pool" });
+    const env = promptPool("swap", { contextDim: 8, poolSize: 100, sampling: "pool" });
     env.reset(Rng.fromSeed(4));
     for (let t = 0; t < 50; t++) {
       env.next(t);
@@ -167,14 +169,14 @@ describe("prompt-pool environments (the offline benchmark presets)", () => {
   });
 
   it("nonstationary-arm: the third model arrives at the given round; nonstationary-prompts adds categories", () => {
-    const env = promptPool("nonstationary-arm", { dim: 8, poolSize: 60, arrivalRound: 10 });
+    const env = promptPool("nonstationary-arm", { contextDim: 8, poolSize: 60, arrivalRound: 10 });
     env.reset(Rng.fromSeed(5));
     expect(env.initialArms).toEqual(["sd-v1.5", "pixart-alpha"]);
     for (let t = 0; t < 10; t++) expect(env.next(t).arrivals).toBeUndefined();
     expect(() => env.pull("unidiffuser")).toThrow(/not live/);
     expect(env.next(10).arrivals).toEqual(["unidiffuser"]);
     expect(Number.isFinite(env.pull("unidiffuser").reward)).toBe(true);
-    const np = promptPool("nonstationary-prompts", { dim: 8, poolSize: 60, categoryEvery: 100 });
+    const np = promptPool("nonstationary-prompts", { contextDim: 8, poolSize: 60, categoryEvery: 100 });
     np.reset(Rng.fromSeed(6));
     const seen = new Set<number>();
     for (let t = 0; t < 100; t++) {
@@ -194,7 +196,7 @@ describe("prompt-pool environments (the offline benchmark presets)", () => {
     r.reset(Rng.fromSeed(7));
     for (const s of r.table) expect(Math.abs(s)).toBeLessThanOrEqual(1);
     for (const m of r.means) expect(Math.abs(m)).toBeLessThanOrEqual(1);
-    const c = promptPool("llm-sudoku", { dim: 32, poolSize: 200, sampling: "pool" });
+    const c = promptPool("llm-sudoku", { contextDim: 32, poolSize: 200, sampling: "pool" });
     c.reset(Rng.fromSeed(8));
     for (const s of c.table) expect(s === 0 || s === 1).toBe(true);
     const hard = Array.from(c.category).filter((k) => k === 0).length;

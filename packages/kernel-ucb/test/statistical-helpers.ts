@@ -24,7 +24,7 @@ export function run(
   horizon: number,
   o: PresetOverrides = {},
 ) {
-  const opts: PresetOverrides = { dim: PAPER_DIM, sampling: "fresh", ...o };
+  const opts: PresetOverrides = { contextDim: PAPER_DIM, sampling: "fresh", ...o };
   const env0 = promptPool(preset, opts);
   return runExperiment({
     protocol: "arm",

@@ -56,7 +56,12 @@ describe("coverage of the confidence bound (realizable RKHS instance)", () => {
 
 describe("adaptation to an arm added at run time", () => {
   it("the new arm takes most picks on the category where it is best", () => {
-    const env = promptPool("nonstationary-arm", { dim: DIM, contrast: 20, arrivalRound: 1000, sampling: "fresh" });
+    const env = promptPool("nonstationary-arm", {
+      contextDim: DIM,
+      contrast: 20,
+      arrivalRound: 1000,
+      sampling: "fresh",
+    });
     const streams = seedStreams(3);
     env.reset(streams.env);
     const p = new RffUcb({ arms: env.initialArms, contextDim: DIM, rng: streams.policy("rff") });
@@ -83,7 +88,7 @@ describe("scale sensitivity (the UCB index is not scale-invariant: scaling score
       (scale: number): Maker =>
       (arms, d, rng) =>
         new PakUcb({ arms, contextDim: d, rng, kernel: { type: "poly", gamma: 5 }, scoreTransform: { scale } });
-    const res = run("swap", { unit: poly(1), x100: poly(100) }, [1], 1000, { tau: 0.4, dim: DIM });
+    const res = run("swap", { unit: poly(1), x100: poly(100) }, [1], 1000, { tau: 0.4, contextDim: DIM });
     // Measured: OPR .603 and .998 (an independent NumPy run: .54 and .998).
     expect(mean(res, "unit").opr).toBeLessThan(0.7);
     expect(mean(res, "x100").opr).toBeGreaterThan(0.95);

@@ -91,7 +91,7 @@ describe("Sup-PAK-UCB branch logic", () => {
 describe("Sup-PAK-UCB sanity on swap (G = 2, d = 8, T = 1000, theory eta)", () => {
   it("files each round at most once, never eliminates the best arm, regret <= random + 5%", () => {
     const T = 1000;
-    const env = promptPool("swap", { dim: 8 });
+    const env = promptPool("swap", { contextDim: 8 });
     const streams = seedStreams(1);
     env.reset(streams.env);
     const p = new SupPakUcb({ arms: env.initialArms, contextDim: 8, horizon: T, rng: streams.policy("sup") });
@@ -111,7 +111,7 @@ describe("Sup-PAK-UCB sanity on swap (G = 2, d = 8, T = 1000, theory eta)", () =
     expect(badEliminations).toBe(0);
     const rnd = runExperiment({
       protocol: "arm",
-      environment: () => promptPool("swap", { dim: 8 }),
+      environment: () => promptPool("swap", { contextDim: 8 }),
       policies: [
         { label: "random", create: ({ rng }) => new RandomPolicy({ arms: env.initialArms, contextDim: 8, rng }) },
       ],
@@ -165,7 +165,7 @@ describe("Sup-RFF-UCB (Algorithm 6)", () => {
 
   it("plays like random on swap with the default (capped) schedules: regret <= random + 5%", () => {
     const T = 300;
-    const env = promptPool("swap", { dim: 8, poolSize: 200 });
+    const env = promptPool("swap", { contextDim: 8, poolSize: 200 });
     const streams = seedStreams(2);
     env.reset(streams.env);
     const p = new SupRffUcb({

@@ -255,7 +255,7 @@ function envOverrides(p: Params): PresetOverrides {
   }
   return {
     ...(sampling === "preset" ? {} : { sampling: sampling as PromptSampling }),
-    ...(Number(p.contextDim) > 0 ? { dim: Number(p.contextDim) } : {}),
+    ...(Number(p.contextDim) > 0 ? { contextDim: Number(p.contextDim) } : {}),
     ...pos("tau"),
     ...pos("rho"),
     ...pos("poolSize"),

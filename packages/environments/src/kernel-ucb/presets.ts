@@ -32,7 +32,7 @@ export interface PresetOverrides {
   /** Generations per (model, prompt) (default: the preset's). */
   readonly generations?: number;
   /** Embedding dimension (default 512; 768 for the LLM presets; 16 for realizable). */
-  readonly dim?: number;
+  readonly contextDim?: number;
   /** Within-category spread tau (default 0.75 for synthetic presets, 0.4 for the T2I pairs). */
   readonly tau?: number;
   /** Category separation rho: centroids normalize(c0 + rho u_k) (default 1, a between-category cosine of about 0.5). */
@@ -120,7 +120,7 @@ export function promptPoolConfig(preset: PromptPoolPreset, o: PresetOverrides = 
   const t2i = (arms: string[], categories: string[], means: number[][]): PromptPoolConfig => ({
     ...base,
     name: preset,
-    dim: o.dim ?? 512,
+    contextDim: o.contextDim ?? 512,
     arms,
     categories,
     means,
@@ -133,7 +133,7 @@ export function promptPoolConfig(preset: PromptPoolPreset, o: PresetOverrides = 
       return {
         ...base,
         name: preset,
-        dim: o.dim ?? 512,
+        contextDim: o.contextDim ?? 512,
         arms: ["a", "b"],
         categories: ["A", "B"],
         means: [
@@ -147,7 +147,7 @@ export function promptPoolConfig(preset: PromptPoolPreset, o: PresetOverrides = 
       return {
         ...base,
         name: preset,
-        dim: o.dim ?? 512,
+        contextDim: o.contextDim ?? 512,
         arms: ["a", "b"],
         categories: ["A", "B"],
         means: [
@@ -161,7 +161,7 @@ export function promptPoolConfig(preset: PromptPoolPreset, o: PresetOverrides = 
       return {
         ...base,
         name: preset,
-        dim: o.dim ?? 512,
+        contextDim: o.contextDim ?? 512,
         arms: ["a", "b"],
         categories: ["A", "B"],
         means: [
@@ -176,7 +176,7 @@ export function promptPoolConfig(preset: PromptPoolPreset, o: PresetOverrides = 
       return {
         ...base,
         name: preset,
-        dim: o.dim ?? 512,
+        contextDim: o.contextDim ?? 512,
         arms: ["sd2-dog", "sd2-car", "sd2-carrot", "sd2-cake", "sd2-bowl"],
         categories: ["dog", "car", "carrot", "cake", "bowl"],
         means: experts(5, 0.33, 0.25),
@@ -187,7 +187,7 @@ export function promptPoolConfig(preset: PromptPoolPreset, o: PresetOverrides = 
       return {
         ...base,
         name: preset,
-        dim: o.dim ?? 512,
+        contextDim: o.contextDim ?? 512,
         arms: ["e0", "e1", "e2", "e3", "e4"],
         categories: ["c0", "c1", "c2", "c3", "c4"],
         means: experts(5, 0.7, 0.3),
@@ -229,7 +229,7 @@ export function promptPoolConfig(preset: PromptPoolPreset, o: PresetOverrides = 
       return {
         ...base,
         name: preset,
-        dim: o.dim ?? 768,
+        contextDim: o.contextDim ?? 768,
         arms: ["gemini-2.5-flash", "qwen-plus"],
         categories: ["completion", "translation"],
         means: [
@@ -244,7 +244,7 @@ export function promptPoolConfig(preset: PromptPoolPreset, o: PresetOverrides = 
       return {
         ...base,
         name: preset,
-        dim: o.dim ?? 768,
+        contextDim: o.contextDim ?? 768,
         arms: ["gemini-2.5-flash", "qwen-plus"],
         categories: ["completion", "translation"],
         means: [
@@ -259,7 +259,7 @@ export function promptPoolConfig(preset: PromptPoolPreset, o: PresetOverrides = 
       return {
         ...base,
         name: preset,
-        dim: o.dim ?? 768,
+        contextDim: o.contextDim ?? 768,
         arms: ["o3-mini", "deepseek-chat"],
         categories: ["hard", "easy"],
         means: [
@@ -305,7 +305,7 @@ export function promptPoolConfig(preset: PromptPoolPreset, o: PresetOverrides = 
       return {
         ...base,
         name: preset,
-        dim: o.dim ?? 16,
+        contextDim: o.contextDim ?? 16,
         arms: ["a", "b"],
         categories: ["A", "B"],
         means: [],

@@ -32,7 +32,7 @@ export type PromptSampling = "fresh" | "pool";
 export interface PromptPoolConfig {
   readonly name: string;
   /** Embedding dimension d (512 CLIP-like, 768 RoBERTa-like). */
-  readonly dim: number;
+  readonly contextDim: number;
   /** Every arm that ever appears, in the order of `means` rows. */
   readonly arms: readonly string[];
   /** Category names (K of them). */
@@ -138,7 +138,7 @@ export class PromptPoolEnvironment implements ArmEnvironment {
 
   constructor(config: PromptPoolConfig) {
     const c = config;
-    assertInt(c.dim, "dim", 1);
+    assertInt(c.contextDim, "contextDim", 1);
     this.G = c.arms.length;
     this.K = c.categories.length;
     if (this.G < 1 || this.K < 1)
@@ -166,7 +166,7 @@ export class PromptPoolEnvironment implements ArmEnvironment {
     this.clip = c.clip ?? c.noise.type !== "bounded";
     this.config = c;
     this.name = c.name;
-    this.contextDim = c.dim;
+    this.contextDim = c.contextDim;
     c.arms.forEach((a, g) => {
       if (this.armIndex.has(a)) throw new RouteKitError(ErrorCode.DuplicateArm, `arm "${a}" is listed twice`);
       this.armIndex.set(a, g);
@@ -188,7 +188,7 @@ export class PromptPoolEnvironment implements ArmEnvironment {
     if (!this.catStart.some((s) => s === 0)) {
       throw new RouteKitError(ErrorCode.InvalidArgument, "at least one category must start at round 0");
     }
-    this.context = new Float64Array(c.dim);
+    this.context = new Float64Array(c.contextDim);
     this.live = c.arms.map(() => false);
     this.roundMean = new Float64Array(this.G);
     this.roundSample = new Float64Array(this.G);
@@ -222,7 +222,7 @@ export class PromptPoolEnvironment implements ArmEnvironment {
 
   reset(rng: Rng): void {
     const c = this.config;
-    const d = c.dim;
+    const d = c.contextDim;
     const N = this.N;
     const poolRng = rng.fork("pool");
     const space = new PromptSpace(c.layout, d, this.K, poolRng);
@@ -260,7 +260,7 @@ export class PromptPoolEnvironment implements ArmEnvironment {
     const c = this.config;
     const G = this.G;
     const N = this.N;
-    const d = c.dim;
+    const d = c.contextDim;
     this.armFns = [];
     this.armScale = new Float64Array(G);
     this.catMean = new Float64Array(G * this.K);
