@@ -113,7 +113,7 @@ export abstract class LowRankRouter<S extends LowRankArm> extends RouterBase<S> 
   }
 }
 
-/** The fields of {@link LowRankRouter.lowRankState} from a snapshot's state (SNAPSHOT_CORRUPT otherwise). */
+/** The fields of `LowRankRouter.lowRankState` from a snapshot's state (SNAPSHOT_CORRUPT otherwise). */
 export function readLowRankState(st: Record<string, Json>): LowRankState {
   return {
     stepSize: readNumber(st, "stepSize", (v) => v > 0, "a number > 0"),

@@ -96,7 +96,7 @@ export class MirrorIterate {
     this.refresh();
   }
 
-  /** Sets the factored mirror eigenpairs directly (restore); see {@link LowRankSymmetricEigen.load}. */
+  /** Sets the factored mirror eigenpairs directly (restore); see `LowRankSymmetricEigen.load` in @routekit/linalg. */
   load(
     basis: ArrayLike<number>,
     basisSize: number,
