@@ -8,7 +8,7 @@ import { aggregateSeries, type BandPoint, METRIC_TITLES, type Metric } from "./a
 import type { CommandResult } from "./api.js";
 import { UsageError } from "./errors.js";
 import { extraColumns, pm } from "./format.js";
-import { hasCost, plottedMetrics } from "./output.js";
+import { csv, esc, hasCost, plottedMetrics, SUMMARY_COLUMNS, summaryCells } from "./output.js";
 import { locateFont, renderSvg, svgToPng } from "./plot.js";
 import type { FamilyRegistry, ScenarioEntry } from "./registry/types.js";
 
@@ -208,28 +208,6 @@ export function groupFigureSpec(
   };
 }
 
-const csvCell = (v: unknown) => {
-  const s = typeof v === "number" ? (Number.isFinite(v) ? String(v) : "") : String(v);
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-};
-const csv = (rows: readonly (readonly unknown[])[]) => `${rows.map((r) => r.map(csvCell).join(",")).join("\n")}\n`;
-const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-const FIELDS = [
-  "regret",
-  "o2b",
-  "opr",
-  "costPerRound",
-  "usPerRound",
-  "rewardPerRound",
-  "o2bRealised",
-  "oprRealised",
-  "repeatShare",
-  "firstPassRewardPerRound",
-  "firstPassO2b",
-  "firstPassOpr",
-] as const;
-const nan = { mean: Number.NaN, std: Number.NaN, se: Number.NaN };
-
 function memberSection(m: GroupMember, dir: string): string {
   const { result, files } = m.result;
   const withCost = hasCost(result);
@@ -298,18 +276,9 @@ export async function writeGroupOutputs(
   writeFileSync(
     summaryCsv,
     csv([
-      ["scenario", "panel", "policy", "seeds", ...FIELDS.flatMap((f) => [`${f}_mean`, `${f}_std`, `${f}_se`])],
+      ["scenario", "panel", "policy", "seeds", ...SUMMARY_COLUMNS],
       ...group.members.flatMap((m) =>
-        m.result.result.summary.map((s) => [
-          m.scenario.name,
-          m.panel,
-          s.policy,
-          s.seeds,
-          ...FIELDS.flatMap((f) => {
-            const v = s[f] ?? nan;
-            return [v.mean, v.std, v.se];
-          }),
-        ]),
+        m.result.result.summary.map((s) => [m.scenario.name, m.panel, s.policy, s.seeds, ...summaryCells(s)]),
       ),
     ]),
   );

@@ -47,7 +47,9 @@ const csvCell = (v: unknown) => {
   const s = typeof v === "number" ? (Number.isFinite(v) ? String(v) : "") : String(v);
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
-const csv = (rows: readonly (readonly unknown[])[]) => `${rows.map((r) => r.map(csvCell).join(",")).join("\n")}\n`;
+/** CSV text of rows (non-finite numbers as empty cells, quoting where needed). */
+export const csv = (rows: readonly (readonly unknown[])[]) =>
+  `${rows.map((r) => r.map(csvCell).join(",")).join("\n")}\n`;
 
 const SUMMARY_FIELDS = [
   "regret",
@@ -65,19 +67,19 @@ const SUMMARY_FIELDS = [
 ] as const;
 const nan = { mean: Number.NaN, std: Number.NaN, se: Number.NaN };
 
+/** CSV column names of a policy summary's metrics: mean, std and standard error of each. */
+export const SUMMARY_COLUMNS = SUMMARY_FIELDS.flatMap((f) => [`${f}_mean`, `${f}_std`, `${f}_se`]);
+
+/** A policy summary's metric cells, in {@link SUMMARY_COLUMNS} order (NaN where a metric is absent). */
+export function summaryCells(s: PolicySummary): number[] {
+  return SUMMARY_FIELDS.flatMap((f) => {
+    const v = s[f] ?? nan;
+    return [v.mean, v.std, v.se];
+  });
+}
+
 function summaryRows(summary: readonly PolicySummary[]): unknown[][] {
-  const header = ["policy", "seeds", ...SUMMARY_FIELDS.flatMap((f) => [`${f}_mean`, `${f}_std`, `${f}_se`])];
-  return [
-    header,
-    ...summary.map((s) => [
-      s.policy,
-      s.seeds,
-      ...SUMMARY_FIELDS.flatMap((f) => {
-        const v = s[f] ?? nan;
-        return [v.mean, v.std, v.se];
-      }),
-    ]),
-  ];
+  return [["policy", "seeds", ...SUMMARY_COLUMNS], ...summary.map((s) => [s.policy, s.seeds, ...summaryCells(s)])];
 }
 
 export function hasCost(result: ExperimentResult): boolean {
@@ -91,7 +93,9 @@ export function plottedMetrics(requested: readonly Metric[], result: ExperimentR
   return m;
 }
 
-const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+/** Text escaped for HTML. */
+export const esc = (s: string) =>
+  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 function htmlReport(out: RunOutput, svgs: { name: string; svg: string }[], withCost: boolean): string {
   const s = out.result.summary;
