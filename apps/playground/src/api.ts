@@ -13,6 +13,7 @@ import {
   writeGroupOutputs,
 } from "./group.js";
 import { type RunOutput, type WrittenFiles, writeOutputs } from "./output.js";
+import { checkReferences } from "./reference.js";
 import { registry as defaultRegistry } from "./registry/index.js";
 import { loadReplayTable } from "./registry/replay.js";
 import type { FamilyRegistry, Params, ScenarioEntry } from "./registry/types.js";
@@ -99,6 +100,7 @@ export async function runScenario(name: string, opts: CommonOptions = {}): Promi
       result,
       metrics: [...(s.metrics ?? (["regret", "o2b", "opr"] as Metric[]))],
       ...(s.reference ? { reference: s.reference } : {}),
+      ...(s.referenceValues ? { referenceChecks: checkReferences(s.referenceValues, result.summary) } : {}),
       ...(s.paper ? { notes: { paper: citation(s.paper) } } : {}),
     },
     opts,
