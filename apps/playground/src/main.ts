@@ -504,7 +504,7 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
       .requiredOption("--data <file>", "JSONL or CSV file, one row per (prompt, model)")
       .option(
         "--policies <a,b,c>",
-        "policies to evaluate (default: random, ucb1, linucb-disjoint, rff-ucb when registered)",
+        "policies to evaluate (default: the best single model (one-arm-oracle), random, ucb1, linucb-disjoint, rff-ucb when registered)",
       )
       .option("--param <policy.key=value>", "override a policy parameter (repeatable)", collect, [])
       .option("--models <a,b>", "compare only these models (default: all in the file)")

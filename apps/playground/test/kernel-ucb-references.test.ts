@@ -149,11 +149,11 @@ describe("structured reference numbers", () => {
   it("calibration cells parse as OPR / regret in lineup order, with an optional O2B", () => {
     const labels = ["a", "b"];
     expect(calibrationTargets(".50/801, .995/7.7 (O2B +.397)", labels)).toEqual([
-      { policy: "a", metric: "opr", value: 0.5, seeds: 3 },
-      { policy: "a", metric: "regret", value: 801, seeds: 3 },
-      { policy: "b", metric: "opr", value: 0.995, seeds: 3 },
-      { policy: "b", metric: "regret", value: 7.7, seeds: 3 },
-      { policy: "b", metric: "o2b", value: 0.397, seeds: 3 },
+      { policy: "a", metric: "opr", value: 0.5, seeds: 3, rounding: 0.005 },
+      { policy: "a", metric: "regret", value: 801, seeds: 3, rounding: 0.5 },
+      { policy: "b", metric: "opr", value: 0.995, seeds: 3, rounding: 0.0005 },
+      { policy: "b", metric: "regret", value: 7.7, seeds: 3, rounding: 0.05 },
+      { policy: "b", metric: "o2b", value: 0.397, seeds: 3, rounding: 0.0005 },
     ]);
     expect(() => calibrationTargets(".50/801", labels)).toThrow(/1 target cells for 2 policies/);
     expect(() => calibrationTargets(".50 801, .5/2", labels)).toThrow(/is not OPR\/regret/);

@@ -46,6 +46,11 @@ describe("z score and verdict against a reference mean", () => {
     expect(referenceZ(0.5, 0, 10, 0.5, 3)).toBe(0);
     expect(referenceZ(0.51, 0, 10, 0.5, 3)).toBe(Number.POSITIVE_INFINITY);
     expect(referenceZ(5, 0, 1, 5, 3)).toBeNaN();
+    // with the quoted value's rounding: the distance is to the nearest end of [ref - r, ref + r]
+    // (0.2429 - 0.245) / sqrt(.00233^2/10 + .00233^2/3) = -0.0021 / 0.00153379 = -1.369154
+    expect(referenceZ(0.2429, 0.00233, 10, 0.25, 3, 0.005)).toBeCloseTo(-1.369154, 5);
+    expect(referenceZ(0.2429, 0.00233, 10, 0.25, 3)).toBeCloseTo(-4.629045, 5);
+    expect(referenceZ(126.3, 0.2, 10, 126, 3, 0.5)).toBe(0);
   });
 
   it("checks each cell against its policy and metric; |z| <= 2 is within noise", () => {
@@ -54,25 +59,47 @@ describe("z score and verdict against a reference mean", () => {
       [
         { policy: "a", metric: "regret", value: 8, seeds: 3 },
         { policy: "a", metric: "opr", value: 0.51, seeds: 3 },
+        { policy: "a", metric: "opr", value: 0.53, seeds: 3, rounding: 0.005 },
+        { policy: "a", metric: "opr", value: 0.54, seeds: 3, rounding: 0.005 },
         { policy: "b", metric: "regret", value: 24.8, seeds: 3 },
         { policy: "b", metric: "regret", value: 18.3 - 2 * Math.sqrt(2.2 ** 2 / 10 + 2.2 ** 2 / 3), seeds: 3 },
         { policy: "missing", metric: "regret", value: 1, seeds: 3 },
       ],
       summary,
     );
-    expect(checks.map((c) => c.within)).toEqual([true, true, false, true, false]);
+    expect(checks.map((c) => c.within)).toEqual([true, true, false, false, false, true, false]);
+    // 0.50 against .53 +- .005: (0.5 - 0.525) / sqrt(.01^2/10 + .01^2/3) = -0.025 / 0.0065828 = -3.797773
+    expect(checks[2]?.zRounded).toBeCloseTo(-3.797773, 5);
+    expect(checks[2]?.withinRounding).toBe(false);
+    // 0.50 against .54 +- .005: z -6.08, from .535 z = -5.317, outside either way; .51 +- 0 is within
+    expect(checks.map((c) => c.withinRounding)).toEqual([false, false, false, false, false, false, false]);
     expect(checks[0]).toMatchObject({ mean: 10, std: 2, n: 10, value: 8, seeds: 3 });
     expect(checks[1]?.z).toBeCloseTo(-1.519109, 5); // (0.50 - 0.51) / sqrt(.01^2/10 + .01^2/3)
-    expect(checks[3]?.z).toBeCloseTo(2, 9); // exactly on the limit counts as within
-    expect(checks[4]?.z).toBeNaN();
+    expect(checks[5]?.z).toBeCloseTo(2, 9); // exactly on the limit counts as within
+    expect(checks[6]?.z).toBeNaN();
     const text = formatReferenceChecks(checks);
-    expect(text).toContain("3 of 5 reference cells within noise");
+    expect(text).toContain("3 of 7 reference cells within noise");
     expect(text).toContain(VERDICT_RULE);
-    expect(text).toMatch(/b\s+regret\s+24\.8 \(3\)\s+18\.3 ± 0\.696 \(10\)\s+-4\.49\s+outside/);
+    expect(text).toMatch(/b\s+regret\s+24\.8 \(3\)\s+18\.3 ± 0\.696 \(10\)\s+-4\.49\s+-4\.49\s+outside/);
     expect(text).toMatch(/missing\s+regret.*NaN\s+no estimate/);
     const md = markdownReferenceChecks(checks).split("\n");
-    expect(md[0]).toBe("| policy | metric | reference (seeds) | RouteKit mean ± se (seeds) | z | verdict |");
-    expect(md[2]).toBe("| a | regret | 8 (3) | 10.0 ± 0.632 (10) | 1.52 | within |");
+    expect(md[0]).toBe(
+      "| policy | metric | reference (seeds) | RouteKit mean ± se (seeds) | z | z, rounding | verdict |",
+    );
+    expect(md[2]).toBe("| a | regret | 8 (3) | 10.0 ± 0.632 (10) | 1.52 | 1.52 | within |");
+  });
+
+  it("a cell outside by z but inside the quoted value's rounding is 'within rounding', counted apart", () => {
+    const [c] = checkReferences(
+      [{ policy: "p", metric: "opr", value: 0.25, seeds: 3, rounding: 0.005 }],
+      [row("p", 10, nan, stat(0.2429, 0.00233, 10))],
+    );
+    expect(c).toMatchObject({ within: false, withinRounding: true });
+    expect(c?.z).toBeCloseTo(-4.629045, 5);
+    expect(c?.zRounded).toBeCloseTo(-1.369154, 5);
+    const text = formatReferenceChecks(c ? [c] : []);
+    expect(text).toMatch(/-4\.63\s+-1\.37\s+within rounding/);
+    expect(text).toContain("0 of 1 reference cells within noise (1 more within the reference's rounding)");
   });
 });
 
@@ -117,12 +144,16 @@ describe("groups with reference numbers print the checks (terminal, HTML, CSV, M
     });
     expect(code).toBe(0);
     expect(stdout.text.match(/against the reference:/g)).toHaveLength(2);
-    expect(stdout.text).toMatch(/random\s+regret\s+1000000 \(3\)\s+[\d.]+ ± [\d.]+ \(3\)\s+-[\d.]+\s+outside/);
+    expect(stdout.text).toMatch(
+      /random\s+regret\s+1000000 \(3\)\s+[\d.]+ ± [\d.]+ \(3\)\s+-[\d.]+\s+-[\d.]+\s+outside/,
+    );
     expect(stdout.text).toContain("ref-group: ");
     const csv = readFileSync(join(dir, "references.csv"), "utf8").trim().split("\n");
-    expect(csv[0]).toBe("scenario,panel,policy,metric,reference,reference_seeds,mean,std,se,seeds,z,verdict");
+    expect(csv[0]).toBe(
+      "scenario,panel,policy,metric,reference,reference_seeds,mean,std,se,seeds,z,z_rounding,verdict",
+    );
     expect(csv).toHaveLength(5);
-    expect(csv[1]).toMatch(/^ref-k2,K = 2,random,regret,1000000,3,[\d.]+,[\d.]+,[\d.]+,3,-[\d.e+]+,outside$/);
+    expect(csv[1]).toMatch(/^ref-k2,K = 2,random,regret,1000000,3,[\d.]+,[\d.]+,[\d.]+,3,-[\d.e+]+,-[\d.e+]+,outside$/);
     const md = readFileSync(join(dir, "references.md"), "utf8");
     expect(md).toContain("## K = 3 (ref-k3)");
     expect(md).toMatch(/\*\*ref-group: \d of 4 reference cells within noise\.\*\*/);

@@ -338,7 +338,7 @@ const SEPARATION_NOTE: Record<number, string> = {
 
 /**
  * The reference's cells "OPR/regret" in lineup order (an "(O2B +x)" after a cell adds that policy's O2B), as
- * structured reference values over the reference's 3 seeds.
+ * structured reference values over the reference's 3 seeds, each known to half a unit of its last quoted digit.
  */
 export function calibrationTargets(targets: string, labels: readonly string[]): ReferenceValue[] {
   const cells = targets.split(",").map((c) => c.trim());
@@ -354,6 +354,7 @@ export function calibrationTargets(targets: string, labels: readonly string[]): 
       metric,
       value: Number(v),
       seeds: CAL_SEEDS,
+      rounding: 5 / 10 ** ((v.split(".")[1]?.length ?? 0) + 1),
     });
     return [at("opr", m[1] as string), at("regret", m[2] as string), ...(m[3] ? [at("o2b", m[3])] : [])];
   });
