@@ -90,6 +90,11 @@ const num = (x: number) => (Number.isFinite(x) ? (Math.abs(x) >= 100 ? x.toFixed
 /** "within", "within rounding", "outside" or "no estimate" (under 2 RouteKit seeds or a missing policy). */
 export const verdict = (c: ReferenceCheck): string =>
   Number.isNaN(c.z) ? "no estimate" : c.within ? "within" : c.withinRounding ? "within rounding" : "outside";
+/** The reference value with as many decimals as its rounding implies (0.5 with rounding 0.005 -> "0.50"). */
+const quoted = (c: ReferenceValue) => {
+  const d = c.rounding ? Math.round(-Math.log10(2 * c.rounding)) : -1;
+  return d >= 0 && d <= 12 ? c.value.toFixed(d) : String(c.value);
+};
 const zText = (z: number) => (Number.isFinite(z) ? z.toFixed(2) : String(z));
 
 /** Header and rows of a check table (also what the HTML and Markdown forms show). */
@@ -99,7 +104,7 @@ export function referenceRows(checks: readonly ReferenceCheck[]): { header: stri
     rows: checks.map((c) => [
       c.policy,
       c.metric,
-      `${c.value} (${c.seeds})`,
+      `${quoted(c)} (${c.seeds})`,
       `${num(c.mean)} ± ${num(c.se)} (${c.n})`,
       zText(c.z),
       zText(c.zRounded),

@@ -9,6 +9,7 @@ import {
   checkReferences,
   formatReferenceChecks,
   markdownReferenceChecks,
+  referenceRows,
   referenceZ,
   VERDICT_RULE,
 } from "../src/reference.js";
@@ -82,6 +83,17 @@ describe("z score and verdict against a reference mean", () => {
     expect(text).toContain(VERDICT_RULE);
     expect(text).toMatch(/b\s+regret\s+24\.8 \(3\)\s+18\.3 ± 0\.696 \(10\)\s+-4\.49\s+-4\.49\s+outside/);
     expect(text).toMatch(/missing\s+regret.*NaN\s+no estimate/);
+    // the reference shown with the digits it was quoted with: .50 (rounding .005) -> "0.50", 801 (.5) -> "801"
+    const quotedRows = referenceRows(
+      checkReferences(
+        [
+          { policy: "a", metric: "opr", value: 0.5, seeds: 3, rounding: 0.005 },
+          { policy: "a", metric: "regret", value: 801, seeds: 3, rounding: 0.5 },
+        ],
+        summary,
+      ),
+    ).rows;
+    expect(quotedRows.map((r) => r[2])).toEqual(["0.50 (3)", "801 (3)"]);
     const md = markdownReferenceChecks(checks).split("\n");
     expect(md[0]).toBe(
       "| policy | metric | reference (seeds) | RouteKit mean ± se (seeds) | z | z, rounding | verdict |",
@@ -98,7 +110,7 @@ describe("z score and verdict against a reference mean", () => {
     expect(c?.z).toBeCloseTo(-4.629045, 5);
     expect(c?.zRounded).toBeCloseTo(-1.369154, 5);
     const text = formatReferenceChecks(c ? [c] : []);
-    expect(text).toMatch(/-4\.63\s+-1\.37\s+within rounding/);
+    expect(text).toMatch(/p\s+opr\s+0\.25 \(3\)\s+0\.243 ± 0\.000737 \(10\)\s+-4\.63\s+-1\.37\s+within rounding/);
     expect(text).toContain("0 of 1 reference cells within noise (1 more within the reference's rounding)");
   });
 });
