@@ -252,7 +252,7 @@ function memberSection(m: GroupMember, dir: string): string {
 ${m.result.reference ? `<p class="ref"><b>Reference:</b> ${esc(m.result.reference)}</p>` : ""}
 <table><thead><tr>${cols.map((c) => `<th>${esc(c)}</th>`).join("")}</tr></thead>
 <tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("\n")}</tbody></table>
-${htmlReferenceChecks(m.result.referenceChecks)}`;
+${htmlReferenceChecks(m.result.referenceChecks)}${m.result.referenceSkipped ? `<p class="ref">${esc(m.result.referenceSkipped)}</p>` : ""}`;
 }
 
 /** Every member's reference checks with its scenario and panel, in member order. */

@@ -188,6 +188,7 @@ class Runner {
       if (m.result.referenceChecks?.length) {
         this.io.stdout.write(`against the reference:\n${formatReferenceChecks(m.result.referenceChecks)}\n`);
       }
+      if (!f.quiet && m.result.referenceSkipped) this.io.stdout.write(`(${m.result.referenceSkipped})\n`);
     }
     const checks = res.members.flatMap((m) => m.result.referenceChecks ?? []);
     if (checks.length > 0 && res.members.length > 1) this.io.stdout.write(`\n${res.name}: ${referenceCount(checks)}\n`);
@@ -242,6 +243,7 @@ class Runner {
     if (res.referenceChecks?.length) {
       this.io.stdout.write(`against the reference:\n${formatReferenceChecks(res.referenceChecks)}\n`);
     }
+    if (!f.quiet && res.referenceSkipped) this.io.stdout.write(`(${res.referenceSkipped})\n`);
     if (f.quiet) return;
     this.io.stdout.write(
       `(${plural(spec.seeds.length, "seed")} x ${plural(spec.horizon, "round")}; mean ± s.e. over seeds; regret vs the per-round oracle, O2B vs the best single arm)\n`,

@@ -34,6 +34,8 @@ export interface RunOutput {
   readonly reference?: string;
   /** The scenario's structured reference cells beside RouteKit's means, with z and verdict. */
   readonly referenceChecks?: readonly ReferenceCheck[];
+  /** Why there are no reference checks although the scenario has reference numbers (another horizon). */
+  readonly referenceSkipped?: string;
   /** Extra facts shown in the report (e.g. replay data summary). */
   readonly notes?: Record<string, string | number>;
 }
@@ -168,6 +170,7 @@ ${out.reference ? `<p class="ref"><b>Reference:</b> ${esc(out.reference)}</p>` :
 <table><thead><tr>${cols.map((c) => `<th>${esc(c)}</th>`).join("")}</tr></thead>
 <tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("\n")}</tbody></table>
 ${out.referenceChecks?.length ? `<h2>Against the reference</h2>\n${htmlReferenceChecks(out.referenceChecks)}` : ""}
+${out.referenceSkipped ? `<p class="ref">${esc(out.referenceSkipped)}</p>` : ""}
 ${notes ? `<h2>Data</h2><table>${notes}</table>` : ""}
 <h2>Plots</h2>
 ${svgs.map((x) => `<figure>${x.svg}</figure>`).join("\n")}
@@ -207,6 +210,7 @@ export async function writeOutputs(
         horizon: result.horizon,
         summary: result.summary,
         ...(out.referenceChecks ? { referenceChecks: out.referenceChecks } : {}),
+        ...(out.referenceSkipped ? { referenceSkipped: out.referenceSkipped } : {}),
         pickShareOverRounds: shares,
         runs: result.runs,
       },

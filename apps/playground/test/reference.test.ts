@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -181,5 +181,19 @@ describe("groups with reference numbers print the checks (terminal, HTML, CSV, M
         .split("\n"),
     ).toHaveLength(3);
     expect(readFileSync(join(dir, "ref-k3", "report.html"), "utf8")).toContain("Against the reference");
+  });
+
+  it("makes no checks at another horizon than the scenario's, and says so", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "routekit-ref-"));
+    const stdout = new Capture();
+    const code = await main(["run", "ref-k2", "--horizon", "50", "--out", dir, "--workers", "1", "--no-plots"], {
+      stdout,
+      stderr: new Capture(),
+      registry: reg,
+    });
+    expect(code).toBe(0);
+    expect(stdout.text).not.toContain("against the reference");
+    expect(stdout.text).toContain("(no reference checks: horizon 50, the reference's numbers are at 100)");
+    expect(existsSync(join(dir, "references.csv"))).toBe(false);
   });
 });
