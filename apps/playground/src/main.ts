@@ -19,7 +19,7 @@ import { citation, paramType, plural, summaryTable } from "./format.js";
 import { type GroupResult, scenarioGroups, selectScenarios } from "./group.js";
 import { hasCost } from "./output.js";
 import { createProgress, type ProgressMode, type ProgressSink } from "./progress.js";
-import { formatReferenceChecks, referenceCount } from "./reference.js";
+import { formatReferenceChecks, referenceCount, VERDICT_RULE } from "./reference.js";
 import { registry as defaultRegistry } from "./registry/index.js";
 import type { FamilyRegistry, Params } from "./registry/types.js";
 import { findEnvironment, findPolicy, parseAssignment } from "./spec.js";
@@ -186,12 +186,15 @@ class Runner {
       this.io.stdout.write(`${summaryTable(m.result.result.summary, hasCost(m.result.result))}\n`);
       if (!f.quiet && m.result.reference) this.io.stdout.write(`reference: ${m.result.reference}\n`);
       if (m.result.referenceChecks?.length) {
-        this.io.stdout.write(`against the reference:\n${formatReferenceChecks(m.result.referenceChecks)}\n`);
+        const one = res.members.length === 1;
+        this.io.stdout.write(`against the reference:\n${formatReferenceChecks(m.result.referenceChecks, one)}\n`);
       }
       if (!f.quiet && m.result.referenceSkipped) this.io.stdout.write(`(${m.result.referenceSkipped})\n`);
     }
     const checks = res.members.flatMap((m) => m.result.referenceChecks ?? []);
-    if (checks.length > 0 && res.members.length > 1) this.io.stdout.write(`\n${res.name}: ${referenceCount(checks)}\n`);
+    if (checks.length > 0 && res.members.length > 1) {
+      this.io.stdout.write(`\n${res.name}: ${referenceCount(checks)}\n(${VERDICT_RULE})\n`);
+    }
     if (f.quiet) return;
     this.io.stdout.write("(mean ± s.e. over seeds; regret vs the per-round oracle, O2B vs the best single arm)\n");
     if (res.files) {

@@ -120,10 +120,10 @@ export function referenceCount(checks: readonly ReferenceCheck[]): string {
   return `${checks.filter((c) => c.within).length} of ${checks.length} reference cells within noise${more}`;
 }
 
-/** The terminal form: the table, the count and the rule. */
-export function formatReferenceChecks(checks: readonly ReferenceCheck[]): string {
+/** The terminal form: the table, the count and (unless the caller prints it once for several) the rule. */
+export function formatReferenceChecks(checks: readonly ReferenceCheck[], withRule = true): string {
   const { header, rows } = referenceRows(checks);
-  return `${table(header, rows)}\n${referenceCount(checks)} (${VERDICT_RULE})`;
+  return `${table(header, rows)}\n${referenceCount(checks)}${withRule ? ` (${VERDICT_RULE})` : ""}`;
 }
 
 /** The Markdown form (a table, then the count and the rule). */

@@ -159,7 +159,8 @@ describe("groups with reference numbers print the checks (terminal, HTML, CSV, M
     expect(stdout.text).toMatch(
       /random\s+regret\s+1000000 \(3\)\s+[\d.]+ ± [\d.]+ \(3\)\s+-[\d.]+\s+-[\d.]+\s+outside/,
     );
-    expect(stdout.text).toContain("ref-group: ");
+    expect(stdout.text).toMatch(/\nref-group: \d of 4 reference cells within noise.*\n\(z = \(RouteKit mean/);
+    expect(stdout.text.split(VERDICT_RULE)).toHaveLength(2); // the rule once for the group
     const csv = readFileSync(join(dir, "references.csv"), "utf8").trim().split("\n");
     expect(csv[0]).toBe(
       "scenario,panel,policy,metric,reference,reference_seeds,mean,std,se,seeds,z,z_rounding,verdict",
