@@ -18,7 +18,7 @@
 import { ErrorCode, RouteKitError } from "@routekit/core";
 import { SubsetSearch } from "./branch.js";
 import { SUPPORT_EPS } from "./route-lp.js";
-import { SubsetLp } from "./subset-lp.js";
+import { gather, SubsetLp } from "./subset-lp.js";
 
 export type DeployStatus = "ok" | "budget-relaxed";
 export type DeployMethod = "relaxation" | "enumeration" | "branch-and-bound";
@@ -97,12 +97,7 @@ export class DeploySolver {
     const relaxed = this.relaxation(u, c, alpha, n, b, s);
     if (relaxed !== undefined) return relaxed;
     const { pu, pc, pa } = this;
-    for (let r = 0; r < n; r++) {
-      const i = order[r] as number;
-      pu[r] = u[i] as number;
-      pc[r] = c[i] as number;
-      pa[r] = alpha[i] as number;
-    }
+    gather(u, c, alpha, order, n, pu, pc, pa);
     let status: DeployStatus = "ok";
     let budget = b;
     let best = this.best(pu, pc, pa, n, b, s);

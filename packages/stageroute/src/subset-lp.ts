@@ -34,13 +34,26 @@ export class SubsetLp {
     s: number,
     b: number,
   ): RouteStatus {
-    const { su, sc, sa } = this;
-    for (let q = 0; q < s; q++) {
-      const i = idx[q] as number;
-      su[q] = u[i] as number;
-      sc[q] = c[i] as number;
-      sa[q] = a[i] as number;
-    }
-    return this.route.solve(su, sc, sa, s, b, this.sp);
+    gather(u, c, a, idx, s, this.su, this.sc, this.sa);
+    return this.route.solve(this.su, this.sc, this.sa, s, b, this.sp);
+  }
+}
+
+/** Copies the rewards, costs and caps of the models `idx[0..s)` into `su`, `sc`, `sa` (in idx order). */
+export function gather(
+  u: ArrayLike<number>,
+  c: ArrayLike<number>,
+  a: ArrayLike<number>,
+  idx: ArrayLike<number>,
+  s: number,
+  su: Float64Array,
+  sc: Float64Array,
+  sa: Float64Array,
+): void {
+  for (let q = 0; q < s; q++) {
+    const i = idx[q] as number;
+    su[q] = u[i] as number;
+    sc[q] = c[i] as number;
+    sa[q] = a[i] as number;
   }
 }
