@@ -13,11 +13,11 @@ import {
   UCB1,
 } from "@routekit/classic";
 import type { ArmPolicy, AssortmentPolicy, Snapshot } from "@routekit/core";
-import type { ArmPolicySpec, AssortmentPolicySpec, OptionRange } from "@routekit/core/testing";
+import { type ArmPolicySpec, type AssortmentPolicySpec, HOSTILE_IDS, type OptionRange } from "@routekit/core/testing";
 import { EuclideanPg, Exp3, Hpg, LogLinearPg, ParameterFreeHpg, UniformRouter } from "@routekit/hpg";
 import { KernelUcb, PakUcb, RffUcb, SupPakUcb, SupRffUcb } from "@routekit/kernel-ucb";
 import { OfuMnlPlus, TsMnl, UcbMnl } from "@routekit/mnl";
-import { RatioGreedy, StageRoute } from "@routekit/stageroute";
+import { RatioGreedy, StageOracle, StageRoute } from "@routekit/stageroute";
 
 /** Context length used for contextual arm policies. */
 export const D = 3;
@@ -291,9 +291,36 @@ export const mnlPolicies: AssortmentPolicySpec[] = [
 
 /**
  * StageRoute family (Keeping Up with the Models): costs required and validated; short stages so the fuzzer crosses
- * many stage boundaries. The oracle needs true means for every arm it meets, so it is not fuzzed here.
+ * many stage boundaries.
  */
 const stage = { budget: 1, maxDeployed: 3, stageLength: 4 };
+/**
+ * The oracle needs true means for every arm it may meet (an unknown id is refused): every id the suites add, i.e. the
+ * fuzzer's `arm-<k>` (at most 4 initial arms plus one per step, 20 steps at most), the concurrency check's
+ * `arm-new-<k>`, the fixture generator's `late-<run seed>-<k>` (one per 17 rounds of 40), and the hostile ids when
+ * it starts from them (only then: the 10,000-character id would otherwise sit in every snapshot). Rewards and costs
+ * spread over [0.2, 0.9] and [0.2, 1.8], so the budget of 1 binds.
+ */
+function oracleMeans(arms: readonly string[]): Record<string, { reward: number; cost: number }> {
+  const ids = [
+    ...Array.from({ length: 32 }, (_, k) => `arm-${k}`),
+    ...Array.from({ length: 6 }, (_, k) => `arm-new-${k}`),
+  ];
+  for (const run of ["warmup", "continuation"])
+    for (let k = 0; k < 3; k++) ids.push(`late-stageroute/oracle:${run}-${k}`);
+  if (arms.some((a) => HOSTILE_IDS.includes(a))) ids.push(...HOSTILE_IDS);
+  const means: Record<string, { reward: number; cost: number }> = {};
+  ids.forEach((id, k) => {
+    // defineProperty: "__proto__" must become an own key, not the record's prototype.
+    Object.defineProperty(means, id, {
+      value: { reward: 0.2 + 0.7 * ((k * 0.618034) % 1), cost: 0.2 + 1.6 * ((k * 0.381966) % 1) },
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  });
+  return means;
+}
 /** Documented ranges of the stage options (README "Options"). */
 const stageRanges: OptionRange[] = [
   // >= 1e-100: costs are divided by the unit (budget by default), so a smaller one overflows them.
@@ -338,6 +365,16 @@ export const stageroutePolicies: ArmPolicySpec[] = [
     costs: [0, 2],
     ...raw(RatioGreedy, stage, stageRanges),
   }),
+  arm(
+    "stageroute/oracle",
+    (seed, arms) => new StageOracle({ arms, seed, ...stage, means: oracleMeans(arms) }),
+    StageOracle.fromJSON,
+    {
+      validatesCost: true,
+      costs: [0, 2],
+      ...raw(StageOracle, { ...stage, means: oracleMeans([]) }, stageRanges),
+    },
+  ),
 ];
 
 /** Ranges every HPG-family router documents. */

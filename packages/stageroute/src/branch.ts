@@ -14,7 +14,7 @@
  * that: the same subset the plain enumeration keeps (it keeps the first best, replacing only on a strict
  * improvement above 1e-12), barring values that differ by less than 1e-12 without being equal.
  */
-import { RouteSolver } from "./route-lp.js";
+import { SubsetLp } from "./subset-lp.js";
 
 export interface SubsetResult {
   value: number;
@@ -22,11 +22,7 @@ export interface SubsetResult {
 }
 
 export class SubsetSearch {
-  private readonly route = new RouteSolver(16);
-  private su = new Float64Array(0);
-  private sc = new Float64Array(0);
-  private sa = new Float64Array(0);
-  private sp = new Float64Array(0);
+  private readonly lp = new SubsetLp();
   private perm = new Int32Array(0);
   private idx = new Int32Array(0);
   private bestIdx = new Int32Array(0);
@@ -42,12 +38,9 @@ export class SubsetSearch {
   nodes = 0;
 
   private grow(n: number): void {
-    if (this.su.length >= n) return;
+    this.lp.grow(n);
+    if (this.perm.length >= n) return;
     const m = Math.max(n, 16);
-    this.su = new Float64Array(m);
-    this.sc = new Float64Array(m);
-    this.sa = new Float64Array(m);
-    this.sp = new Float64Array(m);
     this.base = new Float64Array(m);
     this.perm = new Int32Array(m);
     this.idx = new Int32Array(m);
@@ -111,26 +104,20 @@ export class SubsetSearch {
     start: number,
     first: boolean,
   ): boolean {
-    const { su, sc, sa, sp, route, idx, perm } = this;
+    const { lp, idx, perm } = this;
     const last = n - (s - k);
     for (let j = start; j <= last; j++) {
       idx[k] = perm[j] as number;
       if (k + 1 === s) {
-        for (let q = 0; q < s; q++) {
-          const i = idx[q] as number;
-          su[q] = u[i] as number;
-          sc[q] = c[i] as number;
-          sa[q] = a[i] as number;
-        }
-        if (route.solve(su, sc, sa, s, b, sp) !== "ok") continue;
-        const v = route.value;
+        if (lp.solve(u, c, a, idx, s, b) !== "ok") continue;
+        const v = lp.route.value;
         if (first ? v >= this.threshold : v > this.incumbent) {
           if (!first) this.incumbent = v;
           this.found = true;
           this.foundValue = v;
           for (let q = 0; q < s; q++) {
             this.bestIdx[q] = idx[q] as number;
-            this.bestP[q] = sp[q] as number;
+            this.bestP[q] = lp.sp[q] as number;
           }
           if (first) return true;
         }
@@ -161,7 +148,8 @@ export class SubsetSearch {
     cut: number,
   ): number {
     this.nodes++;
-    const { su, sc, sa, sp, route, idx, perm, base } = this;
+    const { idx, perm, base } = this;
+    const { su, sc, sa, sp, route } = this.lp;
     const f = k + 1;
     let m = 0;
     for (let q = 0; q < f; q++) {

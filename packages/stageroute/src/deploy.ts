@@ -17,7 +17,8 @@
  */
 import { ErrorCode, RouteKitError } from "@routekit/core";
 import { SubsetSearch } from "./branch.js";
-import { RouteSolver, SUPPORT_EPS } from "./route-lp.js";
+import { SUPPORT_EPS } from "./route-lp.js";
+import { gather, SubsetLp } from "./subset-lp.js";
 
 export type DeployStatus = "ok" | "budget-relaxed";
 export type DeployMethod = "relaxation" | "enumeration" | "branch-and-bound";
@@ -58,12 +59,10 @@ export function topCapSum(alpha: ArrayLike<number>, n: number, s: number): numbe
 
 /** Exact DeployOPT solver; reusable, buffers grow with the pool. */
 export class DeploySolver {
-  private readonly route = new RouteSolver(16);
+  /** Routing LPs over the whole pool and over subsets. */
+  private readonly lp = new SubsetLp();
+  private readonly route = this.lp.route;
   private readonly search = new SubsetSearch();
-  private su = new Float64Array(16);
-  private sc = new Float64Array(16);
-  private sa = new Float64Array(16);
-  private sp = new Float64Array(16);
   private pu = new Float64Array(16);
   private pc = new Float64Array(16);
   private pa = new Float64Array(16);
@@ -98,18 +97,13 @@ export class DeploySolver {
     const relaxed = this.relaxation(u, c, alpha, n, b, s);
     if (relaxed !== undefined) return relaxed;
     const { pu, pc, pa } = this;
-    for (let r = 0; r < n; r++) {
-      const i = order[r] as number;
-      pu[r] = u[i] as number;
-      pc[r] = c[i] as number;
-      pa[r] = alpha[i] as number;
-    }
+    gather(u, c, alpha, order, n, pu, pc, pa);
     let status: DeployStatus = "ok";
     let budget = b;
     let best = this.best(pu, pc, pa, n, b, s);
     if (best === undefined) {
       // No s-subset meets b: find the smallest reachable cost (maximise -c without a budget row).
-      const neg = this.sp;
+      const neg = this.lp.sp;
       for (let r = 0; r < n; r++) neg[r] = -(pc[r] as number);
       const cheapest = this.best(neg.slice(0, n), pc, pa, n, Number.POSITIVE_INFINITY, s);
       const bMin = -(cheapest?.value ?? 0);
@@ -184,21 +178,15 @@ export class DeploySolver {
   ): { value: number; weights: Float64Array; method: DeployMethod } | undefined {
     const idx = new Int32Array(s);
     for (let i = 0; i < s; i++) idx[i] = i;
-    const { su, sc, sa, sp, route } = this;
+    const { lp, route } = this;
     let bestVal = Number.NEGATIVE_INFINITY;
     let bestIdx: Int32Array | undefined;
     const bestP = new Float64Array(s);
     for (;;) {
-      for (let j = 0; j < s; j++) {
-        const i = idx[j] as number;
-        su[j] = u[i] as number;
-        sc[j] = c[i] as number;
-        sa[j] = a[i] as number;
-      }
-      if (route.solve(su, sc, sa, s, b, sp) === "ok" && route.value > bestVal + 1e-12) {
+      if (lp.solve(u, c, a, idx, s, b) === "ok" && route.value > bestVal + 1e-12) {
         bestVal = route.value;
         bestIdx = idx.slice();
-        for (let j = 0; j < s; j++) bestP[j] = sp[j] as number;
+        for (let j = 0; j < s; j++) bestP[j] = lp.sp[j] as number;
       }
       // Next combination.
       let j = s - 1;
@@ -214,12 +202,9 @@ export class DeploySolver {
   }
 
   private grow(n: number): void {
-    if (this.su.length >= n) return;
-    const m = Math.max(n, this.su.length * 2);
-    this.su = new Float64Array(m);
-    this.sc = new Float64Array(m);
-    this.sa = new Float64Array(m);
-    this.sp = new Float64Array(m);
+    this.lp.grow(n);
+    if (this.pu.length >= n) return;
+    const m = Math.max(n, this.pu.length * 2);
     this.pu = new Float64Array(m);
     this.pc = new Float64Array(m);
     this.pa = new Float64Array(m);
