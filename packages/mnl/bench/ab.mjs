@@ -43,7 +43,11 @@ function makeRounds(T, seed) {
   const wStar = Float64Array.from({ length: d }, () => (2 * u() - 1) * b);
   const rounds = [];
   for (let t = 0; t < T; t++) {
-    const features = Float64Array.from({ length: N * d }, () => (2 * u() - 1) * b);
+    // The paper's features: N(0, 1) clipped coordinate-wise to +-1/sqrt(d) (Box-Muller).
+    const features = Float64Array.from({ length: N * d }, () => {
+      const g = Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
+      return Math.max(-b, Math.min(b, g));
+    });
     rounds.push({ q: { features, numItems: N, maxSize: K }, u: u() });
   }
   return { rounds, wStar };

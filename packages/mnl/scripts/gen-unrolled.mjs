@@ -155,6 +155,56 @@ function gradientPass(d) {
 }`;
 }
 
+/**
+ * dataPass (mle.ts) in mode 2 without the objective: the data gradient and the upper triangle of the data
+ * Hessian of rounds [from, to) added to g and H, every sum in the generic loop's order (g and H entries
+ * are held in locals across rounds, as the generic loop accumulates into the arrays in that order).
+ */
+function hessianPass(d) {
+  const ks = range(d);
+  const upper = ks.flatMap((k) => range(d - k).map((j) => [k, k + j]));
+  return `function hessianPass${d}(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  ${ks.map((k) => `const t${k} = theta[${k}] as number;`).join(" ")}
+  ${ks.map((k) => `let g${k} = g[${k}] as number;`).join(" ")}
+  ${upper.map(([k, l]) => `let h${k}_${l} = H[${k * d + l}] as number;`).join(" ")}
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = logV0;
+    for (let i = 0, o = a * ${d}; i < n; i++, o += ${d}) {
+      const u = 0 + ${ks.map((k) => `(x[o + ${k}] as number) * t${k}`).join(" + ")};
+      z[i] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(logV0 - m);
+    for (let i = 0; i < n; i++) {
+      const e = Math.exp((z[i] as number) - m);
+      z[i] = e;
+      sum += e;
+    }
+    const inv = 1 / sum;
+    ${ks.map((k) => `let xb${k} = 0;`).join(" ")}
+    for (let i = 0, o = a * ${d}; i < n; i++, o += ${d}) {
+      const p = (z[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      ${ks.map((k) => `const x${k} = x[o + ${k}] as number;`).join(" ")}
+      ${ks
+        .map(
+          (k) =>
+            `g${k} = g${k} + coef * x${k}; xb${k} = xb${k} + p * x${k}; const px${k} = p * x${k}; ${range(d - k)
+              .map((j) => `h${k}_${k + j} = h${k}_${k + j} + px${k} * x${k + j};`)
+              .join(" ")}`,
+        )
+        .join("\n      ")}
+    }
+    ${upper.map(([k, l]) => `h${k}_${l} = h${k}_${l} - xb${k} * xb${l};`).join(" ")}
+  }
+  ${ks.map((k) => `g[${k}] = g${k};`).join(" ")}
+  ${upper.map(([k, l]) => `H[${k * d + l}] = h${k}_${l};`).join(" ")}
+}`;
+}
+
 function hessianCholesky(d) {
   const ks = range(d);
   const lower = ks.flatMap((i) => range(i + 1).map((j) => [i, j]));
@@ -274,6 +324,9 @@ export type CheckedUtilitiesKernel = (f: Float64Array, n: number, w: Float64Arra
 /** The data gradient pass with the feature index unrolled (see dataPass in mle.ts, mode 1). */
 export type GradientPassKernel = (x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array) => void;
 
+/** The data gradient and Hessian pass with the feature index unrolled (see dataPass in mle.ts, mode 2, without the objective). */
+export type HessianPassKernel = (x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array) => void;
+
 /** The MNL Hessian added to a Cholesky factor with the feature index unrolled (see addMnlHessianToCholesky in model.ts). */
 export type HessianCholeskyKernel = (L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array) => void;
 
@@ -285,6 +338,8 @@ ${ds.map(utilities).join("\n\n")}
 ${ds.map(checkedUtilities).join("\n\n")}
 
 ${ds.map(gradientPass).join("\n\n")}
+
+${ds.map(hessianPass).join("\n\n")}
 
 ${ds.map(probabilitiesGradient).join("\n\n")}
 
@@ -348,6 +403,14 @@ ${ds.map((d) => `    case ${d}: return utilities${d};`).join("\n")}
 export function hessianCholeskyKernel(d: number): HessianCholeskyKernel | undefined {
   switch (d) {
 ${ds.map((d) => `    case ${d}: return hessianCholesky${d};`).join("\n")}
+    default: return undefined;
+  }
+}
+
+/** The gradient-and-Hessian pass kernel for d, or undefined (use the generic loop). */
+export function hessianPassKernel(d: number): HessianPassKernel | undefined {
+  switch (d) {
+${ds.map((d) => `    case ${d}: return hessianPass${d};`).join("\n")}
     default: return undefined;
   }
 }

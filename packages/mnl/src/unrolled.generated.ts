@@ -7,6 +7,9 @@ export type CheckedUtilitiesKernel = (f: Float64Array, n: number, w: Float64Arra
 /** The data gradient pass with the feature index unrolled (see dataPass in mle.ts, mode 1). */
 export type GradientPassKernel = (x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array) => void;
 
+/** The data gradient and Hessian pass with the feature index unrolled (see dataPass in mle.ts, mode 2, without the objective). */
+export type HessianPassKernel = (x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array) => void;
+
 /** The MNL Hessian added to a Cholesky factor with the feature index unrolled (see addMnlHessianToCholesky in model.ts). */
 export type HessianCholeskyKernel = (L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array) => void;
 
@@ -587,6 +590,306 @@ function gradientPass8(x: Float64Array, start: Int32Array, choice: Int32Array, f
     }
   }
   g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4; g[5] = g5; g[6] = g6; g[7] = g7;
+}
+
+function hessianPass1(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number;
+  let g0 = g[0] as number;
+  let h0_0 = H[0] as number;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = logV0;
+    for (let i = 0, o = a * 1; i < n; i++, o += 1) {
+      const u = 0 + (x[o + 0] as number) * t0;
+      z[i] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(logV0 - m);
+    for (let i = 0; i < n; i++) {
+      const e = Math.exp((z[i] as number) - m);
+      z[i] = e;
+      sum += e;
+    }
+    const inv = 1 / sum;
+    let xb0 = 0;
+    for (let i = 0, o = a * 1; i < n; i++, o += 1) {
+      const p = (z[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0;
+    }
+    h0_0 = h0_0 - xb0 * xb0;
+  }
+  g[0] = g0;
+  H[0] = h0_0;
+}
+
+function hessianPass2(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number;
+  let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h1_1 = H[3] as number;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = logV0;
+    for (let i = 0, o = a * 2; i < n; i++, o += 2) {
+      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1;
+      z[i] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(logV0 - m);
+    for (let i = 0; i < n; i++) {
+      const e = Math.exp((z[i] as number) - m);
+      z[i] = e;
+      sum += e;
+    }
+    const inv = 1 / sum;
+    let xb0 = 0; let xb1 = 0;
+    for (let i = 0, o = a * 2; i < n; i++, o += 2) {
+      const p = (z[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number; const x1 = x[o + 1] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1;
+      g1 = g1 + coef * x1; xb1 = xb1 + p * x1; const px1 = p * x1; h1_1 = h1_1 + px1 * x1;
+    }
+    h0_0 = h0_0 - xb0 * xb0; h0_1 = h0_1 - xb0 * xb1; h1_1 = h1_1 - xb1 * xb1;
+  }
+  g[0] = g0; g[1] = g1;
+  H[0] = h0_0; H[1] = h0_1; H[3] = h1_1;
+}
+
+function hessianPass3(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number;
+  let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h1_1 = H[4] as number; let h1_2 = H[5] as number; let h2_2 = H[8] as number;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = logV0;
+    for (let i = 0, o = a * 3; i < n; i++, o += 3) {
+      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2;
+      z[i] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(logV0 - m);
+    for (let i = 0; i < n; i++) {
+      const e = Math.exp((z[i] as number) - m);
+      z[i] = e;
+      sum += e;
+    }
+    const inv = 1 / sum;
+    let xb0 = 0; let xb1 = 0; let xb2 = 0;
+    for (let i = 0, o = a * 3; i < n; i++, o += 3) {
+      const p = (z[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2;
+      g1 = g1 + coef * x1; xb1 = xb1 + p * x1; const px1 = p * x1; h1_1 = h1_1 + px1 * x1; h1_2 = h1_2 + px1 * x2;
+      g2 = g2 + coef * x2; xb2 = xb2 + p * x2; const px2 = p * x2; h2_2 = h2_2 + px2 * x2;
+    }
+    h0_0 = h0_0 - xb0 * xb0; h0_1 = h0_1 - xb0 * xb1; h0_2 = h0_2 - xb0 * xb2; h1_1 = h1_1 - xb1 * xb1; h1_2 = h1_2 - xb1 * xb2; h2_2 = h2_2 - xb2 * xb2;
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2;
+  H[0] = h0_0; H[1] = h0_1; H[2] = h0_2; H[4] = h1_1; H[5] = h1_2; H[8] = h2_2;
+}
+
+function hessianPass4(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number;
+  let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h0_3 = H[3] as number; let h1_1 = H[5] as number; let h1_2 = H[6] as number; let h1_3 = H[7] as number; let h2_2 = H[10] as number; let h2_3 = H[11] as number; let h3_3 = H[15] as number;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = logV0;
+    for (let i = 0, o = a * 4; i < n; i++, o += 4) {
+      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2 + (x[o + 3] as number) * t3;
+      z[i] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(logV0 - m);
+    for (let i = 0; i < n; i++) {
+      const e = Math.exp((z[i] as number) - m);
+      z[i] = e;
+      sum += e;
+    }
+    const inv = 1 / sum;
+    let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0;
+    for (let i = 0, o = a * 4; i < n; i++, o += 4) {
+      const p = (z[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number; const x3 = x[o + 3] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2; h0_3 = h0_3 + px0 * x3;
+      g1 = g1 + coef * x1; xb1 = xb1 + p * x1; const px1 = p * x1; h1_1 = h1_1 + px1 * x1; h1_2 = h1_2 + px1 * x2; h1_3 = h1_3 + px1 * x3;
+      g2 = g2 + coef * x2; xb2 = xb2 + p * x2; const px2 = p * x2; h2_2 = h2_2 + px2 * x2; h2_3 = h2_3 + px2 * x3;
+      g3 = g3 + coef * x3; xb3 = xb3 + p * x3; const px3 = p * x3; h3_3 = h3_3 + px3 * x3;
+    }
+    h0_0 = h0_0 - xb0 * xb0; h0_1 = h0_1 - xb0 * xb1; h0_2 = h0_2 - xb0 * xb2; h0_3 = h0_3 - xb0 * xb3; h1_1 = h1_1 - xb1 * xb1; h1_2 = h1_2 - xb1 * xb2; h1_3 = h1_3 - xb1 * xb3; h2_2 = h2_2 - xb2 * xb2; h2_3 = h2_3 - xb2 * xb3; h3_3 = h3_3 - xb3 * xb3;
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3;
+  H[0] = h0_0; H[1] = h0_1; H[2] = h0_2; H[3] = h0_3; H[5] = h1_1; H[6] = h1_2; H[7] = h1_3; H[10] = h2_2; H[11] = h2_3; H[15] = h3_3;
+}
+
+function hessianPass5(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number;
+  let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h0_3 = H[3] as number; let h0_4 = H[4] as number; let h1_1 = H[6] as number; let h1_2 = H[7] as number; let h1_3 = H[8] as number; let h1_4 = H[9] as number; let h2_2 = H[12] as number; let h2_3 = H[13] as number; let h2_4 = H[14] as number; let h3_3 = H[18] as number; let h3_4 = H[19] as number; let h4_4 = H[24] as number;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = logV0;
+    for (let i = 0, o = a * 5; i < n; i++, o += 5) {
+      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2 + (x[o + 3] as number) * t3 + (x[o + 4] as number) * t4;
+      z[i] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(logV0 - m);
+    for (let i = 0; i < n; i++) {
+      const e = Math.exp((z[i] as number) - m);
+      z[i] = e;
+      sum += e;
+    }
+    const inv = 1 / sum;
+    let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0;
+    for (let i = 0, o = a * 5; i < n; i++, o += 5) {
+      const p = (z[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number; const x3 = x[o + 3] as number; const x4 = x[o + 4] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2; h0_3 = h0_3 + px0 * x3; h0_4 = h0_4 + px0 * x4;
+      g1 = g1 + coef * x1; xb1 = xb1 + p * x1; const px1 = p * x1; h1_1 = h1_1 + px1 * x1; h1_2 = h1_2 + px1 * x2; h1_3 = h1_3 + px1 * x3; h1_4 = h1_4 + px1 * x4;
+      g2 = g2 + coef * x2; xb2 = xb2 + p * x2; const px2 = p * x2; h2_2 = h2_2 + px2 * x2; h2_3 = h2_3 + px2 * x3; h2_4 = h2_4 + px2 * x4;
+      g3 = g3 + coef * x3; xb3 = xb3 + p * x3; const px3 = p * x3; h3_3 = h3_3 + px3 * x3; h3_4 = h3_4 + px3 * x4;
+      g4 = g4 + coef * x4; xb4 = xb4 + p * x4; const px4 = p * x4; h4_4 = h4_4 + px4 * x4;
+    }
+    h0_0 = h0_0 - xb0 * xb0; h0_1 = h0_1 - xb0 * xb1; h0_2 = h0_2 - xb0 * xb2; h0_3 = h0_3 - xb0 * xb3; h0_4 = h0_4 - xb0 * xb4; h1_1 = h1_1 - xb1 * xb1; h1_2 = h1_2 - xb1 * xb2; h1_3 = h1_3 - xb1 * xb3; h1_4 = h1_4 - xb1 * xb4; h2_2 = h2_2 - xb2 * xb2; h2_3 = h2_3 - xb2 * xb3; h2_4 = h2_4 - xb2 * xb4; h3_3 = h3_3 - xb3 * xb3; h3_4 = h3_4 - xb3 * xb4; h4_4 = h4_4 - xb4 * xb4;
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4;
+  H[0] = h0_0; H[1] = h0_1; H[2] = h0_2; H[3] = h0_3; H[4] = h0_4; H[6] = h1_1; H[7] = h1_2; H[8] = h1_3; H[9] = h1_4; H[12] = h2_2; H[13] = h2_3; H[14] = h2_4; H[18] = h3_3; H[19] = h3_4; H[24] = h4_4;
+}
+
+function hessianPass6(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number; const t5 = theta[5] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number; let g5 = g[5] as number;
+  let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h0_3 = H[3] as number; let h0_4 = H[4] as number; let h0_5 = H[5] as number; let h1_1 = H[7] as number; let h1_2 = H[8] as number; let h1_3 = H[9] as number; let h1_4 = H[10] as number; let h1_5 = H[11] as number; let h2_2 = H[14] as number; let h2_3 = H[15] as number; let h2_4 = H[16] as number; let h2_5 = H[17] as number; let h3_3 = H[21] as number; let h3_4 = H[22] as number; let h3_5 = H[23] as number; let h4_4 = H[28] as number; let h4_5 = H[29] as number; let h5_5 = H[35] as number;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = logV0;
+    for (let i = 0, o = a * 6; i < n; i++, o += 6) {
+      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2 + (x[o + 3] as number) * t3 + (x[o + 4] as number) * t4 + (x[o + 5] as number) * t5;
+      z[i] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(logV0 - m);
+    for (let i = 0; i < n; i++) {
+      const e = Math.exp((z[i] as number) - m);
+      z[i] = e;
+      sum += e;
+    }
+    const inv = 1 / sum;
+    let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0;
+    for (let i = 0, o = a * 6; i < n; i++, o += 6) {
+      const p = (z[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number; const x3 = x[o + 3] as number; const x4 = x[o + 4] as number; const x5 = x[o + 5] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2; h0_3 = h0_3 + px0 * x3; h0_4 = h0_4 + px0 * x4; h0_5 = h0_5 + px0 * x5;
+      g1 = g1 + coef * x1; xb1 = xb1 + p * x1; const px1 = p * x1; h1_1 = h1_1 + px1 * x1; h1_2 = h1_2 + px1 * x2; h1_3 = h1_3 + px1 * x3; h1_4 = h1_4 + px1 * x4; h1_5 = h1_5 + px1 * x5;
+      g2 = g2 + coef * x2; xb2 = xb2 + p * x2; const px2 = p * x2; h2_2 = h2_2 + px2 * x2; h2_3 = h2_3 + px2 * x3; h2_4 = h2_4 + px2 * x4; h2_5 = h2_5 + px2 * x5;
+      g3 = g3 + coef * x3; xb3 = xb3 + p * x3; const px3 = p * x3; h3_3 = h3_3 + px3 * x3; h3_4 = h3_4 + px3 * x4; h3_5 = h3_5 + px3 * x5;
+      g4 = g4 + coef * x4; xb4 = xb4 + p * x4; const px4 = p * x4; h4_4 = h4_4 + px4 * x4; h4_5 = h4_5 + px4 * x5;
+      g5 = g5 + coef * x5; xb5 = xb5 + p * x5; const px5 = p * x5; h5_5 = h5_5 + px5 * x5;
+    }
+    h0_0 = h0_0 - xb0 * xb0; h0_1 = h0_1 - xb0 * xb1; h0_2 = h0_2 - xb0 * xb2; h0_3 = h0_3 - xb0 * xb3; h0_4 = h0_4 - xb0 * xb4; h0_5 = h0_5 - xb0 * xb5; h1_1 = h1_1 - xb1 * xb1; h1_2 = h1_2 - xb1 * xb2; h1_3 = h1_3 - xb1 * xb3; h1_4 = h1_4 - xb1 * xb4; h1_5 = h1_5 - xb1 * xb5; h2_2 = h2_2 - xb2 * xb2; h2_3 = h2_3 - xb2 * xb3; h2_4 = h2_4 - xb2 * xb4; h2_5 = h2_5 - xb2 * xb5; h3_3 = h3_3 - xb3 * xb3; h3_4 = h3_4 - xb3 * xb4; h3_5 = h3_5 - xb3 * xb5; h4_4 = h4_4 - xb4 * xb4; h4_5 = h4_5 - xb4 * xb5; h5_5 = h5_5 - xb5 * xb5;
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4; g[5] = g5;
+  H[0] = h0_0; H[1] = h0_1; H[2] = h0_2; H[3] = h0_3; H[4] = h0_4; H[5] = h0_5; H[7] = h1_1; H[8] = h1_2; H[9] = h1_3; H[10] = h1_4; H[11] = h1_5; H[14] = h2_2; H[15] = h2_3; H[16] = h2_4; H[17] = h2_5; H[21] = h3_3; H[22] = h3_4; H[23] = h3_5; H[28] = h4_4; H[29] = h4_5; H[35] = h5_5;
+}
+
+function hessianPass7(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number; const t5 = theta[5] as number; const t6 = theta[6] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number; let g5 = g[5] as number; let g6 = g[6] as number;
+  let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h0_3 = H[3] as number; let h0_4 = H[4] as number; let h0_5 = H[5] as number; let h0_6 = H[6] as number; let h1_1 = H[8] as number; let h1_2 = H[9] as number; let h1_3 = H[10] as number; let h1_4 = H[11] as number; let h1_5 = H[12] as number; let h1_6 = H[13] as number; let h2_2 = H[16] as number; let h2_3 = H[17] as number; let h2_4 = H[18] as number; let h2_5 = H[19] as number; let h2_6 = H[20] as number; let h3_3 = H[24] as number; let h3_4 = H[25] as number; let h3_5 = H[26] as number; let h3_6 = H[27] as number; let h4_4 = H[32] as number; let h4_5 = H[33] as number; let h4_6 = H[34] as number; let h5_5 = H[40] as number; let h5_6 = H[41] as number; let h6_6 = H[48] as number;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = logV0;
+    for (let i = 0, o = a * 7; i < n; i++, o += 7) {
+      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2 + (x[o + 3] as number) * t3 + (x[o + 4] as number) * t4 + (x[o + 5] as number) * t5 + (x[o + 6] as number) * t6;
+      z[i] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(logV0 - m);
+    for (let i = 0; i < n; i++) {
+      const e = Math.exp((z[i] as number) - m);
+      z[i] = e;
+      sum += e;
+    }
+    const inv = 1 / sum;
+    let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0; let xb6 = 0;
+    for (let i = 0, o = a * 7; i < n; i++, o += 7) {
+      const p = (z[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number; const x3 = x[o + 3] as number; const x4 = x[o + 4] as number; const x5 = x[o + 5] as number; const x6 = x[o + 6] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2; h0_3 = h0_3 + px0 * x3; h0_4 = h0_4 + px0 * x4; h0_5 = h0_5 + px0 * x5; h0_6 = h0_6 + px0 * x6;
+      g1 = g1 + coef * x1; xb1 = xb1 + p * x1; const px1 = p * x1; h1_1 = h1_1 + px1 * x1; h1_2 = h1_2 + px1 * x2; h1_3 = h1_3 + px1 * x3; h1_4 = h1_4 + px1 * x4; h1_5 = h1_5 + px1 * x5; h1_6 = h1_6 + px1 * x6;
+      g2 = g2 + coef * x2; xb2 = xb2 + p * x2; const px2 = p * x2; h2_2 = h2_2 + px2 * x2; h2_3 = h2_3 + px2 * x3; h2_4 = h2_4 + px2 * x4; h2_5 = h2_5 + px2 * x5; h2_6 = h2_6 + px2 * x6;
+      g3 = g3 + coef * x3; xb3 = xb3 + p * x3; const px3 = p * x3; h3_3 = h3_3 + px3 * x3; h3_4 = h3_4 + px3 * x4; h3_5 = h3_5 + px3 * x5; h3_6 = h3_6 + px3 * x6;
+      g4 = g4 + coef * x4; xb4 = xb4 + p * x4; const px4 = p * x4; h4_4 = h4_4 + px4 * x4; h4_5 = h4_5 + px4 * x5; h4_6 = h4_6 + px4 * x6;
+      g5 = g5 + coef * x5; xb5 = xb5 + p * x5; const px5 = p * x5; h5_5 = h5_5 + px5 * x5; h5_6 = h5_6 + px5 * x6;
+      g6 = g6 + coef * x6; xb6 = xb6 + p * x6; const px6 = p * x6; h6_6 = h6_6 + px6 * x6;
+    }
+    h0_0 = h0_0 - xb0 * xb0; h0_1 = h0_1 - xb0 * xb1; h0_2 = h0_2 - xb0 * xb2; h0_3 = h0_3 - xb0 * xb3; h0_4 = h0_4 - xb0 * xb4; h0_5 = h0_5 - xb0 * xb5; h0_6 = h0_6 - xb0 * xb6; h1_1 = h1_1 - xb1 * xb1; h1_2 = h1_2 - xb1 * xb2; h1_3 = h1_3 - xb1 * xb3; h1_4 = h1_4 - xb1 * xb4; h1_5 = h1_5 - xb1 * xb5; h1_6 = h1_6 - xb1 * xb6; h2_2 = h2_2 - xb2 * xb2; h2_3 = h2_3 - xb2 * xb3; h2_4 = h2_4 - xb2 * xb4; h2_5 = h2_5 - xb2 * xb5; h2_6 = h2_6 - xb2 * xb6; h3_3 = h3_3 - xb3 * xb3; h3_4 = h3_4 - xb3 * xb4; h3_5 = h3_5 - xb3 * xb5; h3_6 = h3_6 - xb3 * xb6; h4_4 = h4_4 - xb4 * xb4; h4_5 = h4_5 - xb4 * xb5; h4_6 = h4_6 - xb4 * xb6; h5_5 = h5_5 - xb5 * xb5; h5_6 = h5_6 - xb5 * xb6; h6_6 = h6_6 - xb6 * xb6;
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4; g[5] = g5; g[6] = g6;
+  H[0] = h0_0; H[1] = h0_1; H[2] = h0_2; H[3] = h0_3; H[4] = h0_4; H[5] = h0_5; H[6] = h0_6; H[8] = h1_1; H[9] = h1_2; H[10] = h1_3; H[11] = h1_4; H[12] = h1_5; H[13] = h1_6; H[16] = h2_2; H[17] = h2_3; H[18] = h2_4; H[19] = h2_5; H[20] = h2_6; H[24] = h3_3; H[25] = h3_4; H[26] = h3_5; H[27] = h3_6; H[32] = h4_4; H[33] = h4_5; H[34] = h4_6; H[40] = h5_5; H[41] = h5_6; H[48] = h6_6;
+}
+
+function hessianPass8(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number; const t5 = theta[5] as number; const t6 = theta[6] as number; const t7 = theta[7] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number; let g5 = g[5] as number; let g6 = g[6] as number; let g7 = g[7] as number;
+  let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h0_3 = H[3] as number; let h0_4 = H[4] as number; let h0_5 = H[5] as number; let h0_6 = H[6] as number; let h0_7 = H[7] as number; let h1_1 = H[9] as number; let h1_2 = H[10] as number; let h1_3 = H[11] as number; let h1_4 = H[12] as number; let h1_5 = H[13] as number; let h1_6 = H[14] as number; let h1_7 = H[15] as number; let h2_2 = H[18] as number; let h2_3 = H[19] as number; let h2_4 = H[20] as number; let h2_5 = H[21] as number; let h2_6 = H[22] as number; let h2_7 = H[23] as number; let h3_3 = H[27] as number; let h3_4 = H[28] as number; let h3_5 = H[29] as number; let h3_6 = H[30] as number; let h3_7 = H[31] as number; let h4_4 = H[36] as number; let h4_5 = H[37] as number; let h4_6 = H[38] as number; let h4_7 = H[39] as number; let h5_5 = H[45] as number; let h5_6 = H[46] as number; let h5_7 = H[47] as number; let h6_6 = H[54] as number; let h6_7 = H[55] as number; let h7_7 = H[63] as number;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = logV0;
+    for (let i = 0, o = a * 8; i < n; i++, o += 8) {
+      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2 + (x[o + 3] as number) * t3 + (x[o + 4] as number) * t4 + (x[o + 5] as number) * t5 + (x[o + 6] as number) * t6 + (x[o + 7] as number) * t7;
+      z[i] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(logV0 - m);
+    for (let i = 0; i < n; i++) {
+      const e = Math.exp((z[i] as number) - m);
+      z[i] = e;
+      sum += e;
+    }
+    const inv = 1 / sum;
+    let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0; let xb6 = 0; let xb7 = 0;
+    for (let i = 0, o = a * 8; i < n; i++, o += 8) {
+      const p = (z[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number; const x3 = x[o + 3] as number; const x4 = x[o + 4] as number; const x5 = x[o + 5] as number; const x6 = x[o + 6] as number; const x7 = x[o + 7] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2; h0_3 = h0_3 + px0 * x3; h0_4 = h0_4 + px0 * x4; h0_5 = h0_5 + px0 * x5; h0_6 = h0_6 + px0 * x6; h0_7 = h0_7 + px0 * x7;
+      g1 = g1 + coef * x1; xb1 = xb1 + p * x1; const px1 = p * x1; h1_1 = h1_1 + px1 * x1; h1_2 = h1_2 + px1 * x2; h1_3 = h1_3 + px1 * x3; h1_4 = h1_4 + px1 * x4; h1_5 = h1_5 + px1 * x5; h1_6 = h1_6 + px1 * x6; h1_7 = h1_7 + px1 * x7;
+      g2 = g2 + coef * x2; xb2 = xb2 + p * x2; const px2 = p * x2; h2_2 = h2_2 + px2 * x2; h2_3 = h2_3 + px2 * x3; h2_4 = h2_4 + px2 * x4; h2_5 = h2_5 + px2 * x5; h2_6 = h2_6 + px2 * x6; h2_7 = h2_7 + px2 * x7;
+      g3 = g3 + coef * x3; xb3 = xb3 + p * x3; const px3 = p * x3; h3_3 = h3_3 + px3 * x3; h3_4 = h3_4 + px3 * x4; h3_5 = h3_5 + px3 * x5; h3_6 = h3_6 + px3 * x6; h3_7 = h3_7 + px3 * x7;
+      g4 = g4 + coef * x4; xb4 = xb4 + p * x4; const px4 = p * x4; h4_4 = h4_4 + px4 * x4; h4_5 = h4_5 + px4 * x5; h4_6 = h4_6 + px4 * x6; h4_7 = h4_7 + px4 * x7;
+      g5 = g5 + coef * x5; xb5 = xb5 + p * x5; const px5 = p * x5; h5_5 = h5_5 + px5 * x5; h5_6 = h5_6 + px5 * x6; h5_7 = h5_7 + px5 * x7;
+      g6 = g6 + coef * x6; xb6 = xb6 + p * x6; const px6 = p * x6; h6_6 = h6_6 + px6 * x6; h6_7 = h6_7 + px6 * x7;
+      g7 = g7 + coef * x7; xb7 = xb7 + p * x7; const px7 = p * x7; h7_7 = h7_7 + px7 * x7;
+    }
+    h0_0 = h0_0 - xb0 * xb0; h0_1 = h0_1 - xb0 * xb1; h0_2 = h0_2 - xb0 * xb2; h0_3 = h0_3 - xb0 * xb3; h0_4 = h0_4 - xb0 * xb4; h0_5 = h0_5 - xb0 * xb5; h0_6 = h0_6 - xb0 * xb6; h0_7 = h0_7 - xb0 * xb7; h1_1 = h1_1 - xb1 * xb1; h1_2 = h1_2 - xb1 * xb2; h1_3 = h1_3 - xb1 * xb3; h1_4 = h1_4 - xb1 * xb4; h1_5 = h1_5 - xb1 * xb5; h1_6 = h1_6 - xb1 * xb6; h1_7 = h1_7 - xb1 * xb7; h2_2 = h2_2 - xb2 * xb2; h2_3 = h2_3 - xb2 * xb3; h2_4 = h2_4 - xb2 * xb4; h2_5 = h2_5 - xb2 * xb5; h2_6 = h2_6 - xb2 * xb6; h2_7 = h2_7 - xb2 * xb7; h3_3 = h3_3 - xb3 * xb3; h3_4 = h3_4 - xb3 * xb4; h3_5 = h3_5 - xb3 * xb5; h3_6 = h3_6 - xb3 * xb6; h3_7 = h3_7 - xb3 * xb7; h4_4 = h4_4 - xb4 * xb4; h4_5 = h4_5 - xb4 * xb5; h4_6 = h4_6 - xb4 * xb6; h4_7 = h4_7 - xb4 * xb7; h5_5 = h5_5 - xb5 * xb5; h5_6 = h5_6 - xb5 * xb6; h5_7 = h5_7 - xb5 * xb7; h6_6 = h6_6 - xb6 * xb6; h6_7 = h6_7 - xb6 * xb7; h7_7 = h7_7 - xb7 * xb7;
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4; g[5] = g5; g[6] = g6; g[7] = g7;
+  H[0] = h0_0; H[1] = h0_1; H[2] = h0_2; H[3] = h0_3; H[4] = h0_4; H[5] = h0_5; H[6] = h0_6; H[7] = h0_7; H[9] = h1_1; H[10] = h1_2; H[11] = h1_3; H[12] = h1_4; H[13] = h1_5; H[14] = h1_6; H[15] = h1_7; H[18] = h2_2; H[19] = h2_3; H[20] = h2_4; H[21] = h2_5; H[22] = h2_6; H[23] = h2_7; H[27] = h3_3; H[28] = h3_4; H[29] = h3_5; H[30] = h3_6; H[31] = h3_7; H[36] = h4_4; H[37] = h4_5; H[38] = h4_6; H[39] = h4_7; H[45] = h5_5; H[46] = h5_6; H[47] = h5_7; H[54] = h6_6; H[55] = h6_7; H[63] = h7_7;
 }
 
 function probabilitiesGradient1(X: Float64Array, n: number, w: Float64Array, logV0: number, choice: number, z: Float64Array, p: Float64Array, g: Float64Array): boolean {
@@ -2262,6 +2565,21 @@ export function hessianCholeskyKernel(d: number): HessianCholeskyKernel | undefi
     case 6: return hessianCholesky6;
     case 7: return hessianCholesky7;
     case 8: return hessianCholesky8;
+    default: return undefined;
+  }
+}
+
+/** The gradient-and-Hessian pass kernel for d, or undefined (use the generic loop). */
+export function hessianPassKernel(d: number): HessianPassKernel | undefined {
+  switch (d) {
+    case 1: return hessianPass1;
+    case 2: return hessianPass2;
+    case 3: return hessianPass3;
+    case 4: return hessianPass4;
+    case 5: return hessianPass5;
+    case 6: return hessianPass6;
+    case 7: return hessianPass7;
+    case 8: return hessianPass8;
     default: return undefined;
   }
 }

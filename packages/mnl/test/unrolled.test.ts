@@ -2,7 +2,7 @@ import { Rng } from "@routekit/core";
 import { choleskyInverseUpper, choleskySolve } from "@routekit/linalg";
 import { describe, expect, it } from "vitest";
 import { firstOversizedRow, oversizedRowIndex } from "../src/base.js";
-import { ChoiceHistory, dataPass, gradientPass, MleWorkspace } from "../src/mle.js";
+import { ChoiceHistory, dataPass, gradientPass, hessianPass, MleWorkspace } from "../src/mle.js";
 import {
   addMnlHessianToCholesky,
   addMnlHessianToCholeskyGeneric,
@@ -68,6 +68,32 @@ describe("unrolled kernels give the generic loops' bits", () => {
         gradientPass(h, 3, h.rounds, v0, theta, ws, a);
         dataPass(h, 3, h.rounds, v0, theta, ws, b, new Float64Array(d * d), 1);
         expect(sameBits(a, b), `d=${d} v0=${v0}`).toBe(true);
+      }
+    }
+  });
+
+  it("the data gradient and Hessian pass on ragged rounds with outside choices", () => {
+    const rng = Rng.fromSeed(7);
+    for (let d = 1; d <= MAX_UNROLLED_D + 1; d++) {
+      const K = 6;
+      const h = new ChoiceHistory(d);
+      for (let s = 0; s < 150; s++) {
+        const n = 1 + rng.int(K);
+        h.stage(features(rng, n * d, 0.8), n, rng.int(n + 1) - 1);
+        h.commit();
+      }
+      const ws = new MleWorkspace(d, K);
+      for (const v0 of [1, 0.3]) {
+        const theta = features(rng, d, 2);
+        const ga = features(rng, d, 1);
+        const gb = ga.slice();
+        // Upper triangle nonzero (accumulated onto), lower triangle zero (never written).
+        const Ha = Float64Array.from({ length: d * d }, (_, i) => (i % d >= Math.floor(i / d) ? rng.normal() : 0));
+        const Hb = Ha.slice();
+        hessianPass(h, 3, h.rounds, v0, theta, ws, ga, Ha);
+        dataPass(h, 3, h.rounds, v0, theta, ws, gb, Hb, 2);
+        expect(sameBits(ga, gb), `g d=${d} v0=${v0}`).toBe(true);
+        expect(sameBits(Ha, Hb), `H d=${d} v0=${v0}`).toBe(true);
       }
     }
   });
