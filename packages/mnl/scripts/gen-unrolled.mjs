@@ -222,8 +222,8 @@ function hessianCholesky(d) {
       }`;
     })
     .join("\n      ");
-  return `function hessianCholesky${d}(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
-  ${lower.map(([i, j]) => `let l${i}_${j} = L[${i * d + j}] as number;`).join(" ")}
+  return `function hessianCholesky${d}(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): void {
+  ${lower.map(([i, j]) => `let l${i}_${j} = src[${i * d + j}] as number;`).join(" ")}
   ${ks.map((k) => `let xb${k} = 0;`).join(" ")}
   for (let i = 0, o = 0; i < n; i++, o += ${d}) {
     const pi = p[i] as number;
@@ -327,8 +327,8 @@ export type GradientPassKernel = (x: Float64Array, start: Int32Array, choice: In
 /** The data gradient and Hessian pass with the feature index unrolled (see dataPass in mle.ts, mode 2, without the objective). */
 export type HessianPassKernel = (x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array) => void;
 
-/** The MNL Hessian added to a Cholesky factor with the feature index unrolled (see addMnlHessianToCholesky in model.ts). */
-export type HessianCholeskyKernel = (L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array) => void;
+/** The MNL Hessian added to the Cholesky factor \`src\`, written to L (may be src), with the feature index unrolled (see addMnlHessianToCholesky in model.ts). */
+export type HessianCholeskyKernel = (L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array) => void;
 
 /** Largest d with unrolled kernels. */
 export const MAX_UNROLLED_D = ${MAX_D};

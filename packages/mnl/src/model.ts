@@ -193,7 +193,8 @@ export function addMnlHessianUpper(
  * Makes the Cholesky factor L of a d x d matrix M the factor of M + scale * G, using the exact
  * PSD decomposition of the MNL Hessian as a covariance with x_0 = 0:
  * G = sum_i p_i (x_i - x̄)(x_i - x̄)^T + p_0 x̄ x̄^T, i.e. n + 1 rank-1 updates in O(n d^2),
- * which cannot lose definiteness to round-off. `xbar` and `row` are d-value scratch buffers.
+ * which cannot lose definiteness to round-off. `xbar` and `row` are d-value scratch buffers. With `src`
+ * (a factor other than L), L becomes the factor of src src^T + scale * G and src is left as it is.
  * For d <= 8 a kernel with the feature index unrolled keeps L in registers across the n + 1 updates
  * and does the same operations in the same order (identical bits).
  */
@@ -206,12 +207,14 @@ export function addMnlHessianToCholesky(
   scale: number,
   xbar: Float64Array,
   row: Float64Array,
+  src: Float64Array = L,
 ): void {
   const kernel = hessianCholeskyKernel(d);
   if (kernel !== undefined) {
-    kernel(L, X, n, p, scale, xbar);
+    kernel(L, X, n, p, scale, xbar, src);
     return;
   }
+  if (src !== L) for (let i = 0; i < d * d; i++) L[i] = src[i] as number;
   addMnlHessianToCholeskyGeneric(L, X, n, d, p, scale, xbar, row);
 }
 

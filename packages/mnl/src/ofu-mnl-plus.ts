@@ -172,9 +172,9 @@ export class OfuMnlPlus extends MnlPolicyBase {
   readonly kind = OfuMnlPlus.kind;
   readonly config: OfuMnlPlusConfig;
 
-  private readonly w: Float64Array;
+  private w: Float64Array;
   /** Cholesky factor of H_t (lower, row-major). */
-  private readonly L: Float64Array;
+  private L: Float64Array;
   /** Upper triangle of H_t^-1, refreshed from L after each update (O(d^3), independent of t). */
   private readonly Hinv: Float64Array;
   private updates = 0;
@@ -188,9 +188,9 @@ export class OfuMnlPlus extends MnlPolicyBase {
   private readonly g: Float64Array;
   private readonly xbar: Float64Array;
   private readonly row: Float64Array;
-  private readonly wNew: Float64Array;
+  private wNew: Float64Array;
   private readonly Lt: Float64Array;
-  private readonly Lnew: Float64Array;
+  private Lnew: Float64Array;
   private readonly A: Float64Array;
   private readonly projWs: ProjectionWorkspace;
 
@@ -299,8 +299,7 @@ export class OfuMnlPlus extends MnlPolicyBase {
     const { z, p, g, xbar, row, wNew, Lt, Lnew } = this;
     // Steps 6-8: gradient and H~_t = H_t + eta G_t(w_t) at the current estimate.
     mnlProbabilitiesAndGradient(X, n, d, this.w, this.v0, choice, z, p, g);
-    Lt.set(this.L);
-    addMnlHessianToCholesky(Lt, X, n, d, p, eta, xbar, row);
+    addMnlHessianToCholesky(Lt, X, n, d, p, eta, xbar, row, this.L);
     solveCholesky(Lt, d, g, wNew);
     const step = stepMultiplier * eta;
     for (let k = 0; k < d; k++) wNew[k] = (this.w[k] as number) - step * (wNew[k] as number);
@@ -317,15 +316,17 @@ export class OfuMnlPlus extends MnlPolicyBase {
     }
     // Step 9: H_{t+1} = H_t + G_t(w_{t+1}) on the same round's items.
     mnlProbabilities(X, n, d, wNew, this.v0, z, p);
-    Lnew.set(this.L);
-    addMnlHessianToCholesky(Lnew, X, n, d, p, 1, xbar, row);
+    addMnlHessianToCholesky(Lnew, X, n, d, p, 1, xbar, row, this.L);
     for (let k = 0; k < d; k++) {
       if (!Number.isFinite(wNew[k] as number) || !((Lnew[k * d + k] as number) > 0)) {
         throw new RouteKitError(ErrorCode.Numerical, "OFU-MNL+ update produced a non-finite estimate; state unchanged");
       }
     }
-    this.w.set(wNew);
-    this.L.set(Lnew);
+    // Commit by swapping buffers (no copies): the old estimate and factor become next round's scratch.
+    this.wNew = this.w;
+    this.w = wNew;
+    this.Lnew = this.L;
+    this.L = Lnew;
     this.refreshInverse();
     this.updates++;
   }

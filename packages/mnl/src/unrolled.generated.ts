@@ -10,8 +10,8 @@ export type GradientPassKernel = (x: Float64Array, start: Int32Array, choice: In
 /** The data gradient and Hessian pass with the feature index unrolled (see dataPass in mle.ts, mode 2, without the objective). */
 export type HessianPassKernel = (x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array) => void;
 
-/** The MNL Hessian added to a Cholesky factor with the feature index unrolled (see addMnlHessianToCholesky in model.ts). */
-export type HessianCholeskyKernel = (L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array) => void;
+/** The MNL Hessian added to the Cholesky factor `src`, written to L (may be src), with the feature index unrolled (see addMnlHessianToCholesky in model.ts). */
+export type HessianCholeskyKernel = (L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array) => void;
 
 /** Largest d with unrolled kernels. */
 export const MAX_UNROLLED_D = 8;
@@ -1170,8 +1170,8 @@ export function checkedUtilitiesKernel(d: number): CheckedUtilitiesKernel | unde
   }
 }
 
-function hessianCholesky1(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
-  let l0_0 = L[0] as number;
+function hessianCholesky1(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): void {
+  let l0_0 = src[0] as number;
   let xb0 = 0;
   for (let i = 0, o = 0; i < n; i++, o += 1) {
     const pi = p[i] as number;
@@ -1200,8 +1200,8 @@ function hessianCholesky1(L: Float64Array, X: Float64Array, n: number, p: Float6
   L[0] = l0_0;
 }
 
-function hessianCholesky2(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
-  let l0_0 = L[0] as number; let l1_0 = L[2] as number; let l1_1 = L[3] as number;
+function hessianCholesky2(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): void {
+  let l0_0 = src[0] as number; let l1_0 = src[2] as number; let l1_1 = src[3] as number;
   let xb0 = 0; let xb1 = 0;
   for (let i = 0, o = 0; i < n; i++, o += 2) {
     const pi = p[i] as number;
@@ -1239,8 +1239,8 @@ function hessianCholesky2(L: Float64Array, X: Float64Array, n: number, p: Float6
   L[0] = l0_0; L[2] = l1_0; L[3] = l1_1;
 }
 
-function hessianCholesky3(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
-  let l0_0 = L[0] as number; let l1_0 = L[3] as number; let l1_1 = L[4] as number; let l2_0 = L[6] as number; let l2_1 = L[7] as number; let l2_2 = L[8] as number;
+function hessianCholesky3(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): void {
+  let l0_0 = src[0] as number; let l1_0 = src[3] as number; let l1_1 = src[4] as number; let l2_0 = src[6] as number; let l2_1 = src[7] as number; let l2_2 = src[8] as number;
   let xb0 = 0; let xb1 = 0; let xb2 = 0;
   for (let i = 0, o = 0; i < n; i++, o += 3) {
     const pi = p[i] as number;
@@ -1288,8 +1288,8 @@ function hessianCholesky3(L: Float64Array, X: Float64Array, n: number, p: Float6
   L[0] = l0_0; L[3] = l1_0; L[4] = l1_1; L[6] = l2_0; L[7] = l2_1; L[8] = l2_2;
 }
 
-function hessianCholesky4(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
-  let l0_0 = L[0] as number; let l1_0 = L[4] as number; let l1_1 = L[5] as number; let l2_0 = L[8] as number; let l2_1 = L[9] as number; let l2_2 = L[10] as number; let l3_0 = L[12] as number; let l3_1 = L[13] as number; let l3_2 = L[14] as number; let l3_3 = L[15] as number;
+function hessianCholesky4(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): void {
+  let l0_0 = src[0] as number; let l1_0 = src[4] as number; let l1_1 = src[5] as number; let l2_0 = src[8] as number; let l2_1 = src[9] as number; let l2_2 = src[10] as number; let l3_0 = src[12] as number; let l3_1 = src[13] as number; let l3_2 = src[14] as number; let l3_3 = src[15] as number;
   let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0;
   for (let i = 0, o = 0; i < n; i++, o += 4) {
     const pi = p[i] as number;
@@ -1348,8 +1348,8 @@ function hessianCholesky4(L: Float64Array, X: Float64Array, n: number, p: Float6
   L[0] = l0_0; L[4] = l1_0; L[5] = l1_1; L[8] = l2_0; L[9] = l2_1; L[10] = l2_2; L[12] = l3_0; L[13] = l3_1; L[14] = l3_2; L[15] = l3_3;
 }
 
-function hessianCholesky5(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
-  let l0_0 = L[0] as number; let l1_0 = L[5] as number; let l1_1 = L[6] as number; let l2_0 = L[10] as number; let l2_1 = L[11] as number; let l2_2 = L[12] as number; let l3_0 = L[15] as number; let l3_1 = L[16] as number; let l3_2 = L[17] as number; let l3_3 = L[18] as number; let l4_0 = L[20] as number; let l4_1 = L[21] as number; let l4_2 = L[22] as number; let l4_3 = L[23] as number; let l4_4 = L[24] as number;
+function hessianCholesky5(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): void {
+  let l0_0 = src[0] as number; let l1_0 = src[5] as number; let l1_1 = src[6] as number; let l2_0 = src[10] as number; let l2_1 = src[11] as number; let l2_2 = src[12] as number; let l3_0 = src[15] as number; let l3_1 = src[16] as number; let l3_2 = src[17] as number; let l3_3 = src[18] as number; let l4_0 = src[20] as number; let l4_1 = src[21] as number; let l4_2 = src[22] as number; let l4_3 = src[23] as number; let l4_4 = src[24] as number;
   let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0;
   for (let i = 0, o = 0; i < n; i++, o += 5) {
     const pi = p[i] as number;
@@ -1420,8 +1420,8 @@ function hessianCholesky5(L: Float64Array, X: Float64Array, n: number, p: Float6
   L[0] = l0_0; L[5] = l1_0; L[6] = l1_1; L[10] = l2_0; L[11] = l2_1; L[12] = l2_2; L[15] = l3_0; L[16] = l3_1; L[17] = l3_2; L[18] = l3_3; L[20] = l4_0; L[21] = l4_1; L[22] = l4_2; L[23] = l4_3; L[24] = l4_4;
 }
 
-function hessianCholesky6(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
-  let l0_0 = L[0] as number; let l1_0 = L[6] as number; let l1_1 = L[7] as number; let l2_0 = L[12] as number; let l2_1 = L[13] as number; let l2_2 = L[14] as number; let l3_0 = L[18] as number; let l3_1 = L[19] as number; let l3_2 = L[20] as number; let l3_3 = L[21] as number; let l4_0 = L[24] as number; let l4_1 = L[25] as number; let l4_2 = L[26] as number; let l4_3 = L[27] as number; let l4_4 = L[28] as number; let l5_0 = L[30] as number; let l5_1 = L[31] as number; let l5_2 = L[32] as number; let l5_3 = L[33] as number; let l5_4 = L[34] as number; let l5_5 = L[35] as number;
+function hessianCholesky6(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): void {
+  let l0_0 = src[0] as number; let l1_0 = src[6] as number; let l1_1 = src[7] as number; let l2_0 = src[12] as number; let l2_1 = src[13] as number; let l2_2 = src[14] as number; let l3_0 = src[18] as number; let l3_1 = src[19] as number; let l3_2 = src[20] as number; let l3_3 = src[21] as number; let l4_0 = src[24] as number; let l4_1 = src[25] as number; let l4_2 = src[26] as number; let l4_3 = src[27] as number; let l4_4 = src[28] as number; let l5_0 = src[30] as number; let l5_1 = src[31] as number; let l5_2 = src[32] as number; let l5_3 = src[33] as number; let l5_4 = src[34] as number; let l5_5 = src[35] as number;
   let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0;
   for (let i = 0, o = 0; i < n; i++, o += 6) {
     const pi = p[i] as number;
@@ -1505,8 +1505,8 @@ function hessianCholesky6(L: Float64Array, X: Float64Array, n: number, p: Float6
   L[0] = l0_0; L[6] = l1_0; L[7] = l1_1; L[12] = l2_0; L[13] = l2_1; L[14] = l2_2; L[18] = l3_0; L[19] = l3_1; L[20] = l3_2; L[21] = l3_3; L[24] = l4_0; L[25] = l4_1; L[26] = l4_2; L[27] = l4_3; L[28] = l4_4; L[30] = l5_0; L[31] = l5_1; L[32] = l5_2; L[33] = l5_3; L[34] = l5_4; L[35] = l5_5;
 }
 
-function hessianCholesky7(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
-  let l0_0 = L[0] as number; let l1_0 = L[7] as number; let l1_1 = L[8] as number; let l2_0 = L[14] as number; let l2_1 = L[15] as number; let l2_2 = L[16] as number; let l3_0 = L[21] as number; let l3_1 = L[22] as number; let l3_2 = L[23] as number; let l3_3 = L[24] as number; let l4_0 = L[28] as number; let l4_1 = L[29] as number; let l4_2 = L[30] as number; let l4_3 = L[31] as number; let l4_4 = L[32] as number; let l5_0 = L[35] as number; let l5_1 = L[36] as number; let l5_2 = L[37] as number; let l5_3 = L[38] as number; let l5_4 = L[39] as number; let l5_5 = L[40] as number; let l6_0 = L[42] as number; let l6_1 = L[43] as number; let l6_2 = L[44] as number; let l6_3 = L[45] as number; let l6_4 = L[46] as number; let l6_5 = L[47] as number; let l6_6 = L[48] as number;
+function hessianCholesky7(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): void {
+  let l0_0 = src[0] as number; let l1_0 = src[7] as number; let l1_1 = src[8] as number; let l2_0 = src[14] as number; let l2_1 = src[15] as number; let l2_2 = src[16] as number; let l3_0 = src[21] as number; let l3_1 = src[22] as number; let l3_2 = src[23] as number; let l3_3 = src[24] as number; let l4_0 = src[28] as number; let l4_1 = src[29] as number; let l4_2 = src[30] as number; let l4_3 = src[31] as number; let l4_4 = src[32] as number; let l5_0 = src[35] as number; let l5_1 = src[36] as number; let l5_2 = src[37] as number; let l5_3 = src[38] as number; let l5_4 = src[39] as number; let l5_5 = src[40] as number; let l6_0 = src[42] as number; let l6_1 = src[43] as number; let l6_2 = src[44] as number; let l6_3 = src[45] as number; let l6_4 = src[46] as number; let l6_5 = src[47] as number; let l6_6 = src[48] as number;
   let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0; let xb6 = 0;
   for (let i = 0, o = 0; i < n; i++, o += 7) {
     const pi = p[i] as number;
@@ -1604,8 +1604,8 @@ function hessianCholesky7(L: Float64Array, X: Float64Array, n: number, p: Float6
   L[0] = l0_0; L[7] = l1_0; L[8] = l1_1; L[14] = l2_0; L[15] = l2_1; L[16] = l2_2; L[21] = l3_0; L[22] = l3_1; L[23] = l3_2; L[24] = l3_3; L[28] = l4_0; L[29] = l4_1; L[30] = l4_2; L[31] = l4_3; L[32] = l4_4; L[35] = l5_0; L[36] = l5_1; L[37] = l5_2; L[38] = l5_3; L[39] = l5_4; L[40] = l5_5; L[42] = l6_0; L[43] = l6_1; L[44] = l6_2; L[45] = l6_3; L[46] = l6_4; L[47] = l6_5; L[48] = l6_6;
 }
 
-function hessianCholesky8(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
-  let l0_0 = L[0] as number; let l1_0 = L[8] as number; let l1_1 = L[9] as number; let l2_0 = L[16] as number; let l2_1 = L[17] as number; let l2_2 = L[18] as number; let l3_0 = L[24] as number; let l3_1 = L[25] as number; let l3_2 = L[26] as number; let l3_3 = L[27] as number; let l4_0 = L[32] as number; let l4_1 = L[33] as number; let l4_2 = L[34] as number; let l4_3 = L[35] as number; let l4_4 = L[36] as number; let l5_0 = L[40] as number; let l5_1 = L[41] as number; let l5_2 = L[42] as number; let l5_3 = L[43] as number; let l5_4 = L[44] as number; let l5_5 = L[45] as number; let l6_0 = L[48] as number; let l6_1 = L[49] as number; let l6_2 = L[50] as number; let l6_3 = L[51] as number; let l6_4 = L[52] as number; let l6_5 = L[53] as number; let l6_6 = L[54] as number; let l7_0 = L[56] as number; let l7_1 = L[57] as number; let l7_2 = L[58] as number; let l7_3 = L[59] as number; let l7_4 = L[60] as number; let l7_5 = L[61] as number; let l7_6 = L[62] as number; let l7_7 = L[63] as number;
+function hessianCholesky8(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): void {
+  let l0_0 = src[0] as number; let l1_0 = src[8] as number; let l1_1 = src[9] as number; let l2_0 = src[16] as number; let l2_1 = src[17] as number; let l2_2 = src[18] as number; let l3_0 = src[24] as number; let l3_1 = src[25] as number; let l3_2 = src[26] as number; let l3_3 = src[27] as number; let l4_0 = src[32] as number; let l4_1 = src[33] as number; let l4_2 = src[34] as number; let l4_3 = src[35] as number; let l4_4 = src[36] as number; let l5_0 = src[40] as number; let l5_1 = src[41] as number; let l5_2 = src[42] as number; let l5_3 = src[43] as number; let l5_4 = src[44] as number; let l5_5 = src[45] as number; let l6_0 = src[48] as number; let l6_1 = src[49] as number; let l6_2 = src[50] as number; let l6_3 = src[51] as number; let l6_4 = src[52] as number; let l6_5 = src[53] as number; let l6_6 = src[54] as number; let l7_0 = src[56] as number; let l7_1 = src[57] as number; let l7_2 = src[58] as number; let l7_3 = src[59] as number; let l7_4 = src[60] as number; let l7_5 = src[61] as number; let l7_6 = src[62] as number; let l7_7 = src[63] as number;
   let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0; let xb6 = 0; let xb7 = 0;
   for (let i = 0, o = 0; i < n; i++, o += 8) {
     const pi = p[i] as number;

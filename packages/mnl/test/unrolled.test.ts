@@ -120,6 +120,12 @@ describe("unrolled Hessian-to-Cholesky kernel", () => {
         addMnlHessianToCholeskyGeneric(b, X, n, d, p, scale, xb, new Float64Array(d));
         expect(sameBits(a, b), `d=${d} scale=${scale}`).toBe(true);
         expect(sameBits(xa, xb), `xbar d=${d}`).toBe(true);
+        // From a separate source factor: the same bits in the output, the source untouched.
+        const src = L0.slice();
+        const c = new Float64Array(d * d);
+        addMnlHessianToCholesky(c, X, n, d, p, scale, new Float64Array(d), new Float64Array(d), src);
+        expect(sameBits(c, b), `src d=${d} scale=${scale}`).toBe(true);
+        expect(sameBits(src, L0), `src unchanged d=${d}`).toBe(true);
       }
     }
   });
