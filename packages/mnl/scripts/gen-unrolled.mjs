@@ -205,6 +205,74 @@ function hessianPass(d) {
 }`;
 }
 
+/**
+ * refactorMnlHessianGeneric (model.ts) unrolled: M = src src^T + scale G formed in locals (upper triangle,
+ * G as the PSD sum of p_i (x_i - x̄)(x_i - x̄)^T and p_0 x̄ x̄^T) and factored again; every sum in the
+ * generic loops' order. Writes L only on success (returns false, L untouched, on a non-positive pivot).
+ */
+function hessianRefactor(d) {
+  const ks = range(d);
+  const lower = ks.flatMap((i) => range(i + 1).map((j) => [i, j]));
+  const upper = ks.flatMap((j) => range(d - j).map((t) => [j, j + t]));
+  const mInit = upper
+    .map(
+      ([j, l]) =>
+        `let m${j}_${l} = 0${range(j + 1)
+          .map((m) => ` + s${j}_${m} * s${l}_${m}`)
+          .join("")};`,
+    )
+    .join(" ");
+  const chol = ks
+    .map((j) => {
+      const piv = `const q${j} = m${j}_${j}${range(j)
+        .map((m) => ` - l${j}_${m} * l${j}_${m}`)
+        .join("")};
+  if (!(q${j} > 0)) return false;
+  const l${j}_${j} = Math.sqrt(q${j});`;
+      const offs = range(d - j - 1)
+        .map((t) => {
+          const i = j + 1 + t;
+          return `const l${i}_${j} = (m${j}_${i}${range(j)
+            .map((m) => ` - l${i}_${m} * l${j}_${m}`)
+            .join("")}) / l${j}_${j};`;
+        })
+        .join(" ");
+      return `${piv}\n  ${offs}`;
+    })
+    .join("\n  ");
+  return `function hessianRefactor${d}(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): boolean {
+  ${lower.map(([i, j]) => `const s${i}_${j} = src[${i * d + j}] as number;`).join(" ")}
+  ${ks.map((k) => `let xb${k} = 0;`).join(" ")}
+  for (let i = 0, o = 0; i < n; i++, o += ${d}) {
+    const pi = p[i] as number;
+    ${ks.map((k) => `xb${k} = xb${k} + pi * (X[o + ${k}] as number);`).join(" ")}
+  }
+  ${ks.map((k) => `xbar[${k}] = xb${k};`).join(" ")}
+  ${mInit}
+  for (let i = 0, o = 0; i <= n; i++, o += ${d}) {
+    const w = scale * (p[i] as number);
+    if (!(w > 0)) continue;
+    ${ks.map((k) => `let r${k}: number;`).join(" ")}
+    if (i < n) {
+      ${ks.map((k) => `r${k} = (X[o + ${k}] as number) - xb${k};`).join(" ")}
+    } else {
+      ${ks.map((k) => `r${k} = xb${k};`).join(" ")}
+    }
+    ${ks
+      .map(
+        (j) =>
+          `{ const wr = w * r${j}; ${range(d - j)
+            .map((t) => `m${j}_${j + t} = m${j}_${j + t} + wr * r${j + t};`)
+            .join(" ")} }`,
+      )
+      .join("\n    ")}
+  }
+  ${chol}
+  ${lower.map(([i, j]) => `L[${i * d + j}] = l${i}_${j};`).join(" ")}
+  return true;
+}`;
+}
+
 function hessianCholesky(d) {
   const ks = range(d);
   const lower = ks.flatMap((i) => range(i + 1).map((j) => [i, j]));
@@ -327,6 +395,9 @@ export type GradientPassKernel = (x: Float64Array, start: Int32Array, choice: In
 /** The data gradient and Hessian pass with the feature index unrolled (see dataPass in mle.ts, mode 2, without the objective). */
 export type HessianPassKernel = (x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array) => void;
 
+/** The MNL Hessian added to a factored matrix by forming and factoring it again (see refactorMnlHessian in model.ts); false when a pivot is not positive (L untouched). */
+export type HessianRefactorKernel = (L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array) => boolean;
+
 /** The MNL Hessian added to the Cholesky factor \`src\`, written to L (may be src), with the feature index unrolled (see addMnlHessianToCholesky in model.ts). */
 export type HessianCholeskyKernel = (L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array) => void;
 
@@ -360,6 +431,8 @@ ${ds.map((d) => `    case ${d}: return checkedUtilities${d};`).join("\n")}
 }
 
 ${ds.map(hessianCholesky).join("\n\n")}
+
+${ds.map(hessianRefactor).join("\n\n")}
 
 ${ds.map(choleskySolveD).join("\n\n")}
 
@@ -395,6 +468,14 @@ ${ds.map((d) => `    case ${d}: return choleskyInverse${d};`).join("\n")}
 export function utilitiesKernel(d: number): UtilitiesKernel | undefined {
   switch (d) {
 ${ds.map((d) => `    case ${d}: return utilities${d};`).join("\n")}
+    default: return undefined;
+  }
+}
+
+/** The Hessian refactor kernel for d, or undefined (use the generic loop). */
+export function hessianRefactorKernel(d: number): HessianRefactorKernel | undefined {
+  switch (d) {
+${ds.map((d) => `    case ${d}: return hessianRefactor${d};`).join("\n")}
     default: return undefined;
   }
 }

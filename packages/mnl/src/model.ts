@@ -15,6 +15,7 @@ import {
   choleskyInverseKernel,
   choleskySolveKernel,
   hessianCholeskyKernel,
+  hessianRefactorKernel,
   probabilitiesGradientKernel,
   utilitiesKernel,
 } from "./unrolled.generated.js";
@@ -241,6 +242,85 @@ export function addMnlHessianToCholeskyGeneric(
     for (let k = 0; k < d; k++) row[k] = s0 * (xbar[k] as number);
     choleskyRank1Update(L, d, row);
   }
+}
+
+/**
+ * L becomes the Cholesky factor of src src^T + scale * G (L must not be src), like
+ * {@link addMnlHessianToCholesky}, by forming that matrix and factoring it again: src src^T (upper
+ * triangle), plus G as the same PSD sum sum_i p_i (x_i - x̄)(x_i - x̄)^T + p_0 x̄ x̄^T, then a Cholesky
+ * factorisation. About 400 multiply-adds, d square roots and d(d-1)/2 divisions, against
+ * (n + 1)(d square roots + about d^2 divisions) for the rank-1 updates, and no less accurate (see the
+ * package README): at the size of the MNL Hessian next to H >= ridge * I, forming and factoring rounds
+ * H once per entry, each rank-1 update rounds it again. If a pivot is not positive (a matrix at the edge of
+ * definiteness: only with a tiny ridge), it falls back to the rank-1 updates, which cannot fail.
+ * `xbar` and `row` are d-value scratch buffers and `M` a d x d one (used for d > 8 only).
+ */
+export function refactorMnlHessian(
+  L: Float64Array,
+  X: Float64Array,
+  n: number,
+  d: number,
+  p: Float64Array,
+  scale: number,
+  xbar: Float64Array,
+  row: Float64Array,
+  src: Float64Array,
+  M: Float64Array,
+): void {
+  const kernel = hessianRefactorKernel(d);
+  const ok =
+    kernel !== undefined
+      ? kernel(L, X, n, p, scale, xbar, src)
+      : refactorMnlHessianGeneric(L, X, n, d, p, scale, xbar, row, src, M);
+  if (!ok) addMnlHessianToCholesky(L, X, n, d, p, scale, xbar, row, src);
+}
+
+/**
+ * {@link refactorMnlHessian} without the unrolled kernels and without the fallback (any d; the kernels'
+ * reference): false when a pivot is not positive, with L then partly written.
+ */
+export function refactorMnlHessianGeneric(
+  L: Float64Array,
+  X: Float64Array,
+  n: number,
+  d: number,
+  p: Float64Array,
+  scale: number,
+  xbar: Float64Array,
+  row: Float64Array,
+  src: Float64Array,
+  M: Float64Array,
+): boolean {
+  mnlMeanFeature(X, n, d, p, xbar);
+  for (let j = 0; j < d; j++) {
+    for (let l = j; l < d; l++) {
+      let s = 0;
+      for (let m = 0; m <= j; m++) s = s + (src[j * d + m] as number) * (src[l * d + m] as number);
+      M[j * d + l] = s;
+    }
+  }
+  for (let i = 0; i <= n; i++) {
+    const w = scale * (p[i] as number);
+    if (!(w > 0)) continue;
+    for (let k = 0; k < d; k++) row[k] = i < n ? (X[i * d + k] as number) - (xbar[k] as number) : (xbar[k] as number);
+    for (let j = 0; j < d; j++) {
+      const wr = w * (row[j] as number);
+      for (let l = j; l < d; l++) M[j * d + l] = (M[j * d + l] as number) + wr * (row[l] as number);
+    }
+  }
+  for (let j = 0; j < d; j++) {
+    let q = M[j * d + j] as number;
+    for (let m = 0; m < j; m++) q = q - (L[j * d + m] as number) * (L[j * d + m] as number);
+    if (!(q > 0)) return false;
+    const ljj = Math.sqrt(q);
+    L[j * d + j] = ljj;
+    for (let i = j + 1; i < d; i++) {
+      let t = M[j * d + i] as number;
+      for (let m = 0; m < j; m++) t = t - (L[i * d + m] as number) * (L[j * d + m] as number);
+      L[i * d + j] = t / ljj;
+    }
+  }
+  return true;
 }
 
 /**

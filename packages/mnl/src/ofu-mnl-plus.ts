@@ -33,12 +33,12 @@ import {
 } from "./base.js";
 import { type BetaParams, ofuMnlBeta, ofuMnlHyperparameters } from "./beta.js";
 import {
-  addMnlHessianToCholesky,
   checkedOptimisticUtilities,
   invertCholeskyUpper,
   mnlProbabilities,
   mnlProbabilitiesAndGradient,
   optimisticUtilities,
+  refactorMnlHessian,
   solveCholesky,
 } from "./model.js";
 import { ProjectionWorkspace, projectUnitBall } from "./projection.js";
@@ -299,7 +299,7 @@ export class OfuMnlPlus extends MnlPolicyBase {
     const { z, p, g, xbar, row, wNew, Lt, Lnew } = this;
     // Steps 6-8: gradient and H~_t = H_t + eta G_t(w_t) at the current estimate.
     mnlProbabilitiesAndGradient(X, n, d, this.w, this.v0, choice, z, p, g);
-    addMnlHessianToCholesky(Lt, X, n, d, p, eta, xbar, row, this.L);
+    refactorMnlHessian(Lt, X, n, d, p, eta, xbar, row, this.L, this.A);
     solveCholesky(Lt, d, g, wNew);
     const step = stepMultiplier * eta;
     for (let k = 0; k < d; k++) wNew[k] = (this.w[k] as number) - step * (wNew[k] as number);
@@ -316,7 +316,7 @@ export class OfuMnlPlus extends MnlPolicyBase {
     }
     // Step 9: H_{t+1} = H_t + G_t(w_{t+1}) on the same round's items.
     mnlProbabilities(X, n, d, wNew, this.v0, z, p);
-    addMnlHessianToCholesky(Lnew, X, n, d, p, 1, xbar, row, this.L);
+    refactorMnlHessian(Lnew, X, n, d, p, 1, xbar, row, this.L, this.A);
     for (let k = 0; k < d; k++) {
       if (!Number.isFinite(wNew[k] as number) || !((Lnew[k * d + k] as number) > 0)) {
         throw new RouteKitError(ErrorCode.Numerical, "OFU-MNL+ update produced a non-finite estimate; state unchanged");

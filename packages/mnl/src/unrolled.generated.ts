@@ -10,6 +10,9 @@ export type GradientPassKernel = (x: Float64Array, start: Int32Array, choice: In
 /** The data gradient and Hessian pass with the feature index unrolled (see dataPass in mle.ts, mode 2, without the objective). */
 export type HessianPassKernel = (x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array) => void;
 
+/** The MNL Hessian added to a factored matrix by forming and factoring it again (see refactorMnlHessian in model.ts); false when a pivot is not positive (L untouched). */
+export type HessianRefactorKernel = (L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array) => boolean;
+
 /** The MNL Hessian added to the Cholesky factor `src`, written to L (may be src), with the feature index unrolled (see addMnlHessianToCholesky in model.ts). */
 export type HessianCholeskyKernel = (L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array) => void;
 
@@ -1718,6 +1721,370 @@ function hessianCholesky8(L: Float64Array, X: Float64Array, n: number, p: Float6
   L[0] = l0_0; L[8] = l1_0; L[9] = l1_1; L[16] = l2_0; L[17] = l2_1; L[18] = l2_2; L[24] = l3_0; L[25] = l3_1; L[26] = l3_2; L[27] = l3_3; L[32] = l4_0; L[33] = l4_1; L[34] = l4_2; L[35] = l4_3; L[36] = l4_4; L[40] = l5_0; L[41] = l5_1; L[42] = l5_2; L[43] = l5_3; L[44] = l5_4; L[45] = l5_5; L[48] = l6_0; L[49] = l6_1; L[50] = l6_2; L[51] = l6_3; L[52] = l6_4; L[53] = l6_5; L[54] = l6_6; L[56] = l7_0; L[57] = l7_1; L[58] = l7_2; L[59] = l7_3; L[60] = l7_4; L[61] = l7_5; L[62] = l7_6; L[63] = l7_7;
 }
 
+function hessianRefactor1(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): boolean {
+  const s0_0 = src[0] as number;
+  let xb0 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 1) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number);
+  }
+  xbar[0] = xb0;
+  let m0_0 = 0 + s0_0 * s0_0;
+  for (let i = 0, o = 0; i <= n; i++, o += 1) {
+    const w = scale * (p[i] as number);
+    if (!(w > 0)) continue;
+    let r0: number;
+    if (i < n) {
+      r0 = (X[o + 0] as number) - xb0;
+    } else {
+      r0 = xb0;
+    }
+    { const wr = w * r0; m0_0 = m0_0 + wr * r0; }
+  }
+  const q0 = m0_0;
+  if (!(q0 > 0)) return false;
+  const l0_0 = Math.sqrt(q0);
+  
+  L[0] = l0_0;
+  return true;
+}
+
+function hessianRefactor2(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): boolean {
+  const s0_0 = src[0] as number; const s1_0 = src[2] as number; const s1_1 = src[3] as number;
+  let xb0 = 0; let xb1 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 2) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number); xb1 = xb1 + pi * (X[o + 1] as number);
+  }
+  xbar[0] = xb0; xbar[1] = xb1;
+  let m0_0 = 0 + s0_0 * s0_0; let m0_1 = 0 + s0_0 * s1_0; let m1_1 = 0 + s1_0 * s1_0 + s1_1 * s1_1;
+  for (let i = 0, o = 0; i <= n; i++, o += 2) {
+    const w = scale * (p[i] as number);
+    if (!(w > 0)) continue;
+    let r0: number; let r1: number;
+    if (i < n) {
+      r0 = (X[o + 0] as number) - xb0; r1 = (X[o + 1] as number) - xb1;
+    } else {
+      r0 = xb0; r1 = xb1;
+    }
+    { const wr = w * r0; m0_0 = m0_0 + wr * r0; m0_1 = m0_1 + wr * r1; }
+    { const wr = w * r1; m1_1 = m1_1 + wr * r1; }
+  }
+  const q0 = m0_0;
+  if (!(q0 > 0)) return false;
+  const l0_0 = Math.sqrt(q0);
+  const l1_0 = (m0_1) / l0_0;
+  const q1 = m1_1 - l1_0 * l1_0;
+  if (!(q1 > 0)) return false;
+  const l1_1 = Math.sqrt(q1);
+  
+  L[0] = l0_0; L[2] = l1_0; L[3] = l1_1;
+  return true;
+}
+
+function hessianRefactor3(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): boolean {
+  const s0_0 = src[0] as number; const s1_0 = src[3] as number; const s1_1 = src[4] as number; const s2_0 = src[6] as number; const s2_1 = src[7] as number; const s2_2 = src[8] as number;
+  let xb0 = 0; let xb1 = 0; let xb2 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 3) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number); xb1 = xb1 + pi * (X[o + 1] as number); xb2 = xb2 + pi * (X[o + 2] as number);
+  }
+  xbar[0] = xb0; xbar[1] = xb1; xbar[2] = xb2;
+  let m0_0 = 0 + s0_0 * s0_0; let m0_1 = 0 + s0_0 * s1_0; let m0_2 = 0 + s0_0 * s2_0; let m1_1 = 0 + s1_0 * s1_0 + s1_1 * s1_1; let m1_2 = 0 + s1_0 * s2_0 + s1_1 * s2_1; let m2_2 = 0 + s2_0 * s2_0 + s2_1 * s2_1 + s2_2 * s2_2;
+  for (let i = 0, o = 0; i <= n; i++, o += 3) {
+    const w = scale * (p[i] as number);
+    if (!(w > 0)) continue;
+    let r0: number; let r1: number; let r2: number;
+    if (i < n) {
+      r0 = (X[o + 0] as number) - xb0; r1 = (X[o + 1] as number) - xb1; r2 = (X[o + 2] as number) - xb2;
+    } else {
+      r0 = xb0; r1 = xb1; r2 = xb2;
+    }
+    { const wr = w * r0; m0_0 = m0_0 + wr * r0; m0_1 = m0_1 + wr * r1; m0_2 = m0_2 + wr * r2; }
+    { const wr = w * r1; m1_1 = m1_1 + wr * r1; m1_2 = m1_2 + wr * r2; }
+    { const wr = w * r2; m2_2 = m2_2 + wr * r2; }
+  }
+  const q0 = m0_0;
+  if (!(q0 > 0)) return false;
+  const l0_0 = Math.sqrt(q0);
+  const l1_0 = (m0_1) / l0_0; const l2_0 = (m0_2) / l0_0;
+  const q1 = m1_1 - l1_0 * l1_0;
+  if (!(q1 > 0)) return false;
+  const l1_1 = Math.sqrt(q1);
+  const l2_1 = (m1_2 - l2_0 * l1_0) / l1_1;
+  const q2 = m2_2 - l2_0 * l2_0 - l2_1 * l2_1;
+  if (!(q2 > 0)) return false;
+  const l2_2 = Math.sqrt(q2);
+  
+  L[0] = l0_0; L[3] = l1_0; L[4] = l1_1; L[6] = l2_0; L[7] = l2_1; L[8] = l2_2;
+  return true;
+}
+
+function hessianRefactor4(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): boolean {
+  const s0_0 = src[0] as number; const s1_0 = src[4] as number; const s1_1 = src[5] as number; const s2_0 = src[8] as number; const s2_1 = src[9] as number; const s2_2 = src[10] as number; const s3_0 = src[12] as number; const s3_1 = src[13] as number; const s3_2 = src[14] as number; const s3_3 = src[15] as number;
+  let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 4) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number); xb1 = xb1 + pi * (X[o + 1] as number); xb2 = xb2 + pi * (X[o + 2] as number); xb3 = xb3 + pi * (X[o + 3] as number);
+  }
+  xbar[0] = xb0; xbar[1] = xb1; xbar[2] = xb2; xbar[3] = xb3;
+  let m0_0 = 0 + s0_0 * s0_0; let m0_1 = 0 + s0_0 * s1_0; let m0_2 = 0 + s0_0 * s2_0; let m0_3 = 0 + s0_0 * s3_0; let m1_1 = 0 + s1_0 * s1_0 + s1_1 * s1_1; let m1_2 = 0 + s1_0 * s2_0 + s1_1 * s2_1; let m1_3 = 0 + s1_0 * s3_0 + s1_1 * s3_1; let m2_2 = 0 + s2_0 * s2_0 + s2_1 * s2_1 + s2_2 * s2_2; let m2_3 = 0 + s2_0 * s3_0 + s2_1 * s3_1 + s2_2 * s3_2; let m3_3 = 0 + s3_0 * s3_0 + s3_1 * s3_1 + s3_2 * s3_2 + s3_3 * s3_3;
+  for (let i = 0, o = 0; i <= n; i++, o += 4) {
+    const w = scale * (p[i] as number);
+    if (!(w > 0)) continue;
+    let r0: number; let r1: number; let r2: number; let r3: number;
+    if (i < n) {
+      r0 = (X[o + 0] as number) - xb0; r1 = (X[o + 1] as number) - xb1; r2 = (X[o + 2] as number) - xb2; r3 = (X[o + 3] as number) - xb3;
+    } else {
+      r0 = xb0; r1 = xb1; r2 = xb2; r3 = xb3;
+    }
+    { const wr = w * r0; m0_0 = m0_0 + wr * r0; m0_1 = m0_1 + wr * r1; m0_2 = m0_2 + wr * r2; m0_3 = m0_3 + wr * r3; }
+    { const wr = w * r1; m1_1 = m1_1 + wr * r1; m1_2 = m1_2 + wr * r2; m1_3 = m1_3 + wr * r3; }
+    { const wr = w * r2; m2_2 = m2_2 + wr * r2; m2_3 = m2_3 + wr * r3; }
+    { const wr = w * r3; m3_3 = m3_3 + wr * r3; }
+  }
+  const q0 = m0_0;
+  if (!(q0 > 0)) return false;
+  const l0_0 = Math.sqrt(q0);
+  const l1_0 = (m0_1) / l0_0; const l2_0 = (m0_2) / l0_0; const l3_0 = (m0_3) / l0_0;
+  const q1 = m1_1 - l1_0 * l1_0;
+  if (!(q1 > 0)) return false;
+  const l1_1 = Math.sqrt(q1);
+  const l2_1 = (m1_2 - l2_0 * l1_0) / l1_1; const l3_1 = (m1_3 - l3_0 * l1_0) / l1_1;
+  const q2 = m2_2 - l2_0 * l2_0 - l2_1 * l2_1;
+  if (!(q2 > 0)) return false;
+  const l2_2 = Math.sqrt(q2);
+  const l3_2 = (m2_3 - l3_0 * l2_0 - l3_1 * l2_1) / l2_2;
+  const q3 = m3_3 - l3_0 * l3_0 - l3_1 * l3_1 - l3_2 * l3_2;
+  if (!(q3 > 0)) return false;
+  const l3_3 = Math.sqrt(q3);
+  
+  L[0] = l0_0; L[4] = l1_0; L[5] = l1_1; L[8] = l2_0; L[9] = l2_1; L[10] = l2_2; L[12] = l3_0; L[13] = l3_1; L[14] = l3_2; L[15] = l3_3;
+  return true;
+}
+
+function hessianRefactor5(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): boolean {
+  const s0_0 = src[0] as number; const s1_0 = src[5] as number; const s1_1 = src[6] as number; const s2_0 = src[10] as number; const s2_1 = src[11] as number; const s2_2 = src[12] as number; const s3_0 = src[15] as number; const s3_1 = src[16] as number; const s3_2 = src[17] as number; const s3_3 = src[18] as number; const s4_0 = src[20] as number; const s4_1 = src[21] as number; const s4_2 = src[22] as number; const s4_3 = src[23] as number; const s4_4 = src[24] as number;
+  let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 5) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number); xb1 = xb1 + pi * (X[o + 1] as number); xb2 = xb2 + pi * (X[o + 2] as number); xb3 = xb3 + pi * (X[o + 3] as number); xb4 = xb4 + pi * (X[o + 4] as number);
+  }
+  xbar[0] = xb0; xbar[1] = xb1; xbar[2] = xb2; xbar[3] = xb3; xbar[4] = xb4;
+  let m0_0 = 0 + s0_0 * s0_0; let m0_1 = 0 + s0_0 * s1_0; let m0_2 = 0 + s0_0 * s2_0; let m0_3 = 0 + s0_0 * s3_0; let m0_4 = 0 + s0_0 * s4_0; let m1_1 = 0 + s1_0 * s1_0 + s1_1 * s1_1; let m1_2 = 0 + s1_0 * s2_0 + s1_1 * s2_1; let m1_3 = 0 + s1_0 * s3_0 + s1_1 * s3_1; let m1_4 = 0 + s1_0 * s4_0 + s1_1 * s4_1; let m2_2 = 0 + s2_0 * s2_0 + s2_1 * s2_1 + s2_2 * s2_2; let m2_3 = 0 + s2_0 * s3_0 + s2_1 * s3_1 + s2_2 * s3_2; let m2_4 = 0 + s2_0 * s4_0 + s2_1 * s4_1 + s2_2 * s4_2; let m3_3 = 0 + s3_0 * s3_0 + s3_1 * s3_1 + s3_2 * s3_2 + s3_3 * s3_3; let m3_4 = 0 + s3_0 * s4_0 + s3_1 * s4_1 + s3_2 * s4_2 + s3_3 * s4_3; let m4_4 = 0 + s4_0 * s4_0 + s4_1 * s4_1 + s4_2 * s4_2 + s4_3 * s4_3 + s4_4 * s4_4;
+  for (let i = 0, o = 0; i <= n; i++, o += 5) {
+    const w = scale * (p[i] as number);
+    if (!(w > 0)) continue;
+    let r0: number; let r1: number; let r2: number; let r3: number; let r4: number;
+    if (i < n) {
+      r0 = (X[o + 0] as number) - xb0; r1 = (X[o + 1] as number) - xb1; r2 = (X[o + 2] as number) - xb2; r3 = (X[o + 3] as number) - xb3; r4 = (X[o + 4] as number) - xb4;
+    } else {
+      r0 = xb0; r1 = xb1; r2 = xb2; r3 = xb3; r4 = xb4;
+    }
+    { const wr = w * r0; m0_0 = m0_0 + wr * r0; m0_1 = m0_1 + wr * r1; m0_2 = m0_2 + wr * r2; m0_3 = m0_3 + wr * r3; m0_4 = m0_4 + wr * r4; }
+    { const wr = w * r1; m1_1 = m1_1 + wr * r1; m1_2 = m1_2 + wr * r2; m1_3 = m1_3 + wr * r3; m1_4 = m1_4 + wr * r4; }
+    { const wr = w * r2; m2_2 = m2_2 + wr * r2; m2_3 = m2_3 + wr * r3; m2_4 = m2_4 + wr * r4; }
+    { const wr = w * r3; m3_3 = m3_3 + wr * r3; m3_4 = m3_4 + wr * r4; }
+    { const wr = w * r4; m4_4 = m4_4 + wr * r4; }
+  }
+  const q0 = m0_0;
+  if (!(q0 > 0)) return false;
+  const l0_0 = Math.sqrt(q0);
+  const l1_0 = (m0_1) / l0_0; const l2_0 = (m0_2) / l0_0; const l3_0 = (m0_3) / l0_0; const l4_0 = (m0_4) / l0_0;
+  const q1 = m1_1 - l1_0 * l1_0;
+  if (!(q1 > 0)) return false;
+  const l1_1 = Math.sqrt(q1);
+  const l2_1 = (m1_2 - l2_0 * l1_0) / l1_1; const l3_1 = (m1_3 - l3_0 * l1_0) / l1_1; const l4_1 = (m1_4 - l4_0 * l1_0) / l1_1;
+  const q2 = m2_2 - l2_0 * l2_0 - l2_1 * l2_1;
+  if (!(q2 > 0)) return false;
+  const l2_2 = Math.sqrt(q2);
+  const l3_2 = (m2_3 - l3_0 * l2_0 - l3_1 * l2_1) / l2_2; const l4_2 = (m2_4 - l4_0 * l2_0 - l4_1 * l2_1) / l2_2;
+  const q3 = m3_3 - l3_0 * l3_0 - l3_1 * l3_1 - l3_2 * l3_2;
+  if (!(q3 > 0)) return false;
+  const l3_3 = Math.sqrt(q3);
+  const l4_3 = (m3_4 - l4_0 * l3_0 - l4_1 * l3_1 - l4_2 * l3_2) / l3_3;
+  const q4 = m4_4 - l4_0 * l4_0 - l4_1 * l4_1 - l4_2 * l4_2 - l4_3 * l4_3;
+  if (!(q4 > 0)) return false;
+  const l4_4 = Math.sqrt(q4);
+  
+  L[0] = l0_0; L[5] = l1_0; L[6] = l1_1; L[10] = l2_0; L[11] = l2_1; L[12] = l2_2; L[15] = l3_0; L[16] = l3_1; L[17] = l3_2; L[18] = l3_3; L[20] = l4_0; L[21] = l4_1; L[22] = l4_2; L[23] = l4_3; L[24] = l4_4;
+  return true;
+}
+
+function hessianRefactor6(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): boolean {
+  const s0_0 = src[0] as number; const s1_0 = src[6] as number; const s1_1 = src[7] as number; const s2_0 = src[12] as number; const s2_1 = src[13] as number; const s2_2 = src[14] as number; const s3_0 = src[18] as number; const s3_1 = src[19] as number; const s3_2 = src[20] as number; const s3_3 = src[21] as number; const s4_0 = src[24] as number; const s4_1 = src[25] as number; const s4_2 = src[26] as number; const s4_3 = src[27] as number; const s4_4 = src[28] as number; const s5_0 = src[30] as number; const s5_1 = src[31] as number; const s5_2 = src[32] as number; const s5_3 = src[33] as number; const s5_4 = src[34] as number; const s5_5 = src[35] as number;
+  let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 6) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number); xb1 = xb1 + pi * (X[o + 1] as number); xb2 = xb2 + pi * (X[o + 2] as number); xb3 = xb3 + pi * (X[o + 3] as number); xb4 = xb4 + pi * (X[o + 4] as number); xb5 = xb5 + pi * (X[o + 5] as number);
+  }
+  xbar[0] = xb0; xbar[1] = xb1; xbar[2] = xb2; xbar[3] = xb3; xbar[4] = xb4; xbar[5] = xb5;
+  let m0_0 = 0 + s0_0 * s0_0; let m0_1 = 0 + s0_0 * s1_0; let m0_2 = 0 + s0_0 * s2_0; let m0_3 = 0 + s0_0 * s3_0; let m0_4 = 0 + s0_0 * s4_0; let m0_5 = 0 + s0_0 * s5_0; let m1_1 = 0 + s1_0 * s1_0 + s1_1 * s1_1; let m1_2 = 0 + s1_0 * s2_0 + s1_1 * s2_1; let m1_3 = 0 + s1_0 * s3_0 + s1_1 * s3_1; let m1_4 = 0 + s1_0 * s4_0 + s1_1 * s4_1; let m1_5 = 0 + s1_0 * s5_0 + s1_1 * s5_1; let m2_2 = 0 + s2_0 * s2_0 + s2_1 * s2_1 + s2_2 * s2_2; let m2_3 = 0 + s2_0 * s3_0 + s2_1 * s3_1 + s2_2 * s3_2; let m2_4 = 0 + s2_0 * s4_0 + s2_1 * s4_1 + s2_2 * s4_2; let m2_5 = 0 + s2_0 * s5_0 + s2_1 * s5_1 + s2_2 * s5_2; let m3_3 = 0 + s3_0 * s3_0 + s3_1 * s3_1 + s3_2 * s3_2 + s3_3 * s3_3; let m3_4 = 0 + s3_0 * s4_0 + s3_1 * s4_1 + s3_2 * s4_2 + s3_3 * s4_3; let m3_5 = 0 + s3_0 * s5_0 + s3_1 * s5_1 + s3_2 * s5_2 + s3_3 * s5_3; let m4_4 = 0 + s4_0 * s4_0 + s4_1 * s4_1 + s4_2 * s4_2 + s4_3 * s4_3 + s4_4 * s4_4; let m4_5 = 0 + s4_0 * s5_0 + s4_1 * s5_1 + s4_2 * s5_2 + s4_3 * s5_3 + s4_4 * s5_4; let m5_5 = 0 + s5_0 * s5_0 + s5_1 * s5_1 + s5_2 * s5_2 + s5_3 * s5_3 + s5_4 * s5_4 + s5_5 * s5_5;
+  for (let i = 0, o = 0; i <= n; i++, o += 6) {
+    const w = scale * (p[i] as number);
+    if (!(w > 0)) continue;
+    let r0: number; let r1: number; let r2: number; let r3: number; let r4: number; let r5: number;
+    if (i < n) {
+      r0 = (X[o + 0] as number) - xb0; r1 = (X[o + 1] as number) - xb1; r2 = (X[o + 2] as number) - xb2; r3 = (X[o + 3] as number) - xb3; r4 = (X[o + 4] as number) - xb4; r5 = (X[o + 5] as number) - xb5;
+    } else {
+      r0 = xb0; r1 = xb1; r2 = xb2; r3 = xb3; r4 = xb4; r5 = xb5;
+    }
+    { const wr = w * r0; m0_0 = m0_0 + wr * r0; m0_1 = m0_1 + wr * r1; m0_2 = m0_2 + wr * r2; m0_3 = m0_3 + wr * r3; m0_4 = m0_4 + wr * r4; m0_5 = m0_5 + wr * r5; }
+    { const wr = w * r1; m1_1 = m1_1 + wr * r1; m1_2 = m1_2 + wr * r2; m1_3 = m1_3 + wr * r3; m1_4 = m1_4 + wr * r4; m1_5 = m1_5 + wr * r5; }
+    { const wr = w * r2; m2_2 = m2_2 + wr * r2; m2_3 = m2_3 + wr * r3; m2_4 = m2_4 + wr * r4; m2_5 = m2_5 + wr * r5; }
+    { const wr = w * r3; m3_3 = m3_3 + wr * r3; m3_4 = m3_4 + wr * r4; m3_5 = m3_5 + wr * r5; }
+    { const wr = w * r4; m4_4 = m4_4 + wr * r4; m4_5 = m4_5 + wr * r5; }
+    { const wr = w * r5; m5_5 = m5_5 + wr * r5; }
+  }
+  const q0 = m0_0;
+  if (!(q0 > 0)) return false;
+  const l0_0 = Math.sqrt(q0);
+  const l1_0 = (m0_1) / l0_0; const l2_0 = (m0_2) / l0_0; const l3_0 = (m0_3) / l0_0; const l4_0 = (m0_4) / l0_0; const l5_0 = (m0_5) / l0_0;
+  const q1 = m1_1 - l1_0 * l1_0;
+  if (!(q1 > 0)) return false;
+  const l1_1 = Math.sqrt(q1);
+  const l2_1 = (m1_2 - l2_0 * l1_0) / l1_1; const l3_1 = (m1_3 - l3_0 * l1_0) / l1_1; const l4_1 = (m1_4 - l4_0 * l1_0) / l1_1; const l5_1 = (m1_5 - l5_0 * l1_0) / l1_1;
+  const q2 = m2_2 - l2_0 * l2_0 - l2_1 * l2_1;
+  if (!(q2 > 0)) return false;
+  const l2_2 = Math.sqrt(q2);
+  const l3_2 = (m2_3 - l3_0 * l2_0 - l3_1 * l2_1) / l2_2; const l4_2 = (m2_4 - l4_0 * l2_0 - l4_1 * l2_1) / l2_2; const l5_2 = (m2_5 - l5_0 * l2_0 - l5_1 * l2_1) / l2_2;
+  const q3 = m3_3 - l3_0 * l3_0 - l3_1 * l3_1 - l3_2 * l3_2;
+  if (!(q3 > 0)) return false;
+  const l3_3 = Math.sqrt(q3);
+  const l4_3 = (m3_4 - l4_0 * l3_0 - l4_1 * l3_1 - l4_2 * l3_2) / l3_3; const l5_3 = (m3_5 - l5_0 * l3_0 - l5_1 * l3_1 - l5_2 * l3_2) / l3_3;
+  const q4 = m4_4 - l4_0 * l4_0 - l4_1 * l4_1 - l4_2 * l4_2 - l4_3 * l4_3;
+  if (!(q4 > 0)) return false;
+  const l4_4 = Math.sqrt(q4);
+  const l5_4 = (m4_5 - l5_0 * l4_0 - l5_1 * l4_1 - l5_2 * l4_2 - l5_3 * l4_3) / l4_4;
+  const q5 = m5_5 - l5_0 * l5_0 - l5_1 * l5_1 - l5_2 * l5_2 - l5_3 * l5_3 - l5_4 * l5_4;
+  if (!(q5 > 0)) return false;
+  const l5_5 = Math.sqrt(q5);
+  
+  L[0] = l0_0; L[6] = l1_0; L[7] = l1_1; L[12] = l2_0; L[13] = l2_1; L[14] = l2_2; L[18] = l3_0; L[19] = l3_1; L[20] = l3_2; L[21] = l3_3; L[24] = l4_0; L[25] = l4_1; L[26] = l4_2; L[27] = l4_3; L[28] = l4_4; L[30] = l5_0; L[31] = l5_1; L[32] = l5_2; L[33] = l5_3; L[34] = l5_4; L[35] = l5_5;
+  return true;
+}
+
+function hessianRefactor7(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): boolean {
+  const s0_0 = src[0] as number; const s1_0 = src[7] as number; const s1_1 = src[8] as number; const s2_0 = src[14] as number; const s2_1 = src[15] as number; const s2_2 = src[16] as number; const s3_0 = src[21] as number; const s3_1 = src[22] as number; const s3_2 = src[23] as number; const s3_3 = src[24] as number; const s4_0 = src[28] as number; const s4_1 = src[29] as number; const s4_2 = src[30] as number; const s4_3 = src[31] as number; const s4_4 = src[32] as number; const s5_0 = src[35] as number; const s5_1 = src[36] as number; const s5_2 = src[37] as number; const s5_3 = src[38] as number; const s5_4 = src[39] as number; const s5_5 = src[40] as number; const s6_0 = src[42] as number; const s6_1 = src[43] as number; const s6_2 = src[44] as number; const s6_3 = src[45] as number; const s6_4 = src[46] as number; const s6_5 = src[47] as number; const s6_6 = src[48] as number;
+  let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0; let xb6 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 7) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number); xb1 = xb1 + pi * (X[o + 1] as number); xb2 = xb2 + pi * (X[o + 2] as number); xb3 = xb3 + pi * (X[o + 3] as number); xb4 = xb4 + pi * (X[o + 4] as number); xb5 = xb5 + pi * (X[o + 5] as number); xb6 = xb6 + pi * (X[o + 6] as number);
+  }
+  xbar[0] = xb0; xbar[1] = xb1; xbar[2] = xb2; xbar[3] = xb3; xbar[4] = xb4; xbar[5] = xb5; xbar[6] = xb6;
+  let m0_0 = 0 + s0_0 * s0_0; let m0_1 = 0 + s0_0 * s1_0; let m0_2 = 0 + s0_0 * s2_0; let m0_3 = 0 + s0_0 * s3_0; let m0_4 = 0 + s0_0 * s4_0; let m0_5 = 0 + s0_0 * s5_0; let m0_6 = 0 + s0_0 * s6_0; let m1_1 = 0 + s1_0 * s1_0 + s1_1 * s1_1; let m1_2 = 0 + s1_0 * s2_0 + s1_1 * s2_1; let m1_3 = 0 + s1_0 * s3_0 + s1_1 * s3_1; let m1_4 = 0 + s1_0 * s4_0 + s1_1 * s4_1; let m1_5 = 0 + s1_0 * s5_0 + s1_1 * s5_1; let m1_6 = 0 + s1_0 * s6_0 + s1_1 * s6_1; let m2_2 = 0 + s2_0 * s2_0 + s2_1 * s2_1 + s2_2 * s2_2; let m2_3 = 0 + s2_0 * s3_0 + s2_1 * s3_1 + s2_2 * s3_2; let m2_4 = 0 + s2_0 * s4_0 + s2_1 * s4_1 + s2_2 * s4_2; let m2_5 = 0 + s2_0 * s5_0 + s2_1 * s5_1 + s2_2 * s5_2; let m2_6 = 0 + s2_0 * s6_0 + s2_1 * s6_1 + s2_2 * s6_2; let m3_3 = 0 + s3_0 * s3_0 + s3_1 * s3_1 + s3_2 * s3_2 + s3_3 * s3_3; let m3_4 = 0 + s3_0 * s4_0 + s3_1 * s4_1 + s3_2 * s4_2 + s3_3 * s4_3; let m3_5 = 0 + s3_0 * s5_0 + s3_1 * s5_1 + s3_2 * s5_2 + s3_3 * s5_3; let m3_6 = 0 + s3_0 * s6_0 + s3_1 * s6_1 + s3_2 * s6_2 + s3_3 * s6_3; let m4_4 = 0 + s4_0 * s4_0 + s4_1 * s4_1 + s4_2 * s4_2 + s4_3 * s4_3 + s4_4 * s4_4; let m4_5 = 0 + s4_0 * s5_0 + s4_1 * s5_1 + s4_2 * s5_2 + s4_3 * s5_3 + s4_4 * s5_4; let m4_6 = 0 + s4_0 * s6_0 + s4_1 * s6_1 + s4_2 * s6_2 + s4_3 * s6_3 + s4_4 * s6_4; let m5_5 = 0 + s5_0 * s5_0 + s5_1 * s5_1 + s5_2 * s5_2 + s5_3 * s5_3 + s5_4 * s5_4 + s5_5 * s5_5; let m5_6 = 0 + s5_0 * s6_0 + s5_1 * s6_1 + s5_2 * s6_2 + s5_3 * s6_3 + s5_4 * s6_4 + s5_5 * s6_5; let m6_6 = 0 + s6_0 * s6_0 + s6_1 * s6_1 + s6_2 * s6_2 + s6_3 * s6_3 + s6_4 * s6_4 + s6_5 * s6_5 + s6_6 * s6_6;
+  for (let i = 0, o = 0; i <= n; i++, o += 7) {
+    const w = scale * (p[i] as number);
+    if (!(w > 0)) continue;
+    let r0: number; let r1: number; let r2: number; let r3: number; let r4: number; let r5: number; let r6: number;
+    if (i < n) {
+      r0 = (X[o + 0] as number) - xb0; r1 = (X[o + 1] as number) - xb1; r2 = (X[o + 2] as number) - xb2; r3 = (X[o + 3] as number) - xb3; r4 = (X[o + 4] as number) - xb4; r5 = (X[o + 5] as number) - xb5; r6 = (X[o + 6] as number) - xb6;
+    } else {
+      r0 = xb0; r1 = xb1; r2 = xb2; r3 = xb3; r4 = xb4; r5 = xb5; r6 = xb6;
+    }
+    { const wr = w * r0; m0_0 = m0_0 + wr * r0; m0_1 = m0_1 + wr * r1; m0_2 = m0_2 + wr * r2; m0_3 = m0_3 + wr * r3; m0_4 = m0_4 + wr * r4; m0_5 = m0_5 + wr * r5; m0_6 = m0_6 + wr * r6; }
+    { const wr = w * r1; m1_1 = m1_1 + wr * r1; m1_2 = m1_2 + wr * r2; m1_3 = m1_3 + wr * r3; m1_4 = m1_4 + wr * r4; m1_5 = m1_5 + wr * r5; m1_6 = m1_6 + wr * r6; }
+    { const wr = w * r2; m2_2 = m2_2 + wr * r2; m2_3 = m2_3 + wr * r3; m2_4 = m2_4 + wr * r4; m2_5 = m2_5 + wr * r5; m2_6 = m2_6 + wr * r6; }
+    { const wr = w * r3; m3_3 = m3_3 + wr * r3; m3_4 = m3_4 + wr * r4; m3_5 = m3_5 + wr * r5; m3_6 = m3_6 + wr * r6; }
+    { const wr = w * r4; m4_4 = m4_4 + wr * r4; m4_5 = m4_5 + wr * r5; m4_6 = m4_6 + wr * r6; }
+    { const wr = w * r5; m5_5 = m5_5 + wr * r5; m5_6 = m5_6 + wr * r6; }
+    { const wr = w * r6; m6_6 = m6_6 + wr * r6; }
+  }
+  const q0 = m0_0;
+  if (!(q0 > 0)) return false;
+  const l0_0 = Math.sqrt(q0);
+  const l1_0 = (m0_1) / l0_0; const l2_0 = (m0_2) / l0_0; const l3_0 = (m0_3) / l0_0; const l4_0 = (m0_4) / l0_0; const l5_0 = (m0_5) / l0_0; const l6_0 = (m0_6) / l0_0;
+  const q1 = m1_1 - l1_0 * l1_0;
+  if (!(q1 > 0)) return false;
+  const l1_1 = Math.sqrt(q1);
+  const l2_1 = (m1_2 - l2_0 * l1_0) / l1_1; const l3_1 = (m1_3 - l3_0 * l1_0) / l1_1; const l4_1 = (m1_4 - l4_0 * l1_0) / l1_1; const l5_1 = (m1_5 - l5_0 * l1_0) / l1_1; const l6_1 = (m1_6 - l6_0 * l1_0) / l1_1;
+  const q2 = m2_2 - l2_0 * l2_0 - l2_1 * l2_1;
+  if (!(q2 > 0)) return false;
+  const l2_2 = Math.sqrt(q2);
+  const l3_2 = (m2_3 - l3_0 * l2_0 - l3_1 * l2_1) / l2_2; const l4_2 = (m2_4 - l4_0 * l2_0 - l4_1 * l2_1) / l2_2; const l5_2 = (m2_5 - l5_0 * l2_0 - l5_1 * l2_1) / l2_2; const l6_2 = (m2_6 - l6_0 * l2_0 - l6_1 * l2_1) / l2_2;
+  const q3 = m3_3 - l3_0 * l3_0 - l3_1 * l3_1 - l3_2 * l3_2;
+  if (!(q3 > 0)) return false;
+  const l3_3 = Math.sqrt(q3);
+  const l4_3 = (m3_4 - l4_0 * l3_0 - l4_1 * l3_1 - l4_2 * l3_2) / l3_3; const l5_3 = (m3_5 - l5_0 * l3_0 - l5_1 * l3_1 - l5_2 * l3_2) / l3_3; const l6_3 = (m3_6 - l6_0 * l3_0 - l6_1 * l3_1 - l6_2 * l3_2) / l3_3;
+  const q4 = m4_4 - l4_0 * l4_0 - l4_1 * l4_1 - l4_2 * l4_2 - l4_3 * l4_3;
+  if (!(q4 > 0)) return false;
+  const l4_4 = Math.sqrt(q4);
+  const l5_4 = (m4_5 - l5_0 * l4_0 - l5_1 * l4_1 - l5_2 * l4_2 - l5_3 * l4_3) / l4_4; const l6_4 = (m4_6 - l6_0 * l4_0 - l6_1 * l4_1 - l6_2 * l4_2 - l6_3 * l4_3) / l4_4;
+  const q5 = m5_5 - l5_0 * l5_0 - l5_1 * l5_1 - l5_2 * l5_2 - l5_3 * l5_3 - l5_4 * l5_4;
+  if (!(q5 > 0)) return false;
+  const l5_5 = Math.sqrt(q5);
+  const l6_5 = (m5_6 - l6_0 * l5_0 - l6_1 * l5_1 - l6_2 * l5_2 - l6_3 * l5_3 - l6_4 * l5_4) / l5_5;
+  const q6 = m6_6 - l6_0 * l6_0 - l6_1 * l6_1 - l6_2 * l6_2 - l6_3 * l6_3 - l6_4 * l6_4 - l6_5 * l6_5;
+  if (!(q6 > 0)) return false;
+  const l6_6 = Math.sqrt(q6);
+  
+  L[0] = l0_0; L[7] = l1_0; L[8] = l1_1; L[14] = l2_0; L[15] = l2_1; L[16] = l2_2; L[21] = l3_0; L[22] = l3_1; L[23] = l3_2; L[24] = l3_3; L[28] = l4_0; L[29] = l4_1; L[30] = l4_2; L[31] = l4_3; L[32] = l4_4; L[35] = l5_0; L[36] = l5_1; L[37] = l5_2; L[38] = l5_3; L[39] = l5_4; L[40] = l5_5; L[42] = l6_0; L[43] = l6_1; L[44] = l6_2; L[45] = l6_3; L[46] = l6_4; L[47] = l6_5; L[48] = l6_6;
+  return true;
+}
+
+function hessianRefactor8(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): boolean {
+  const s0_0 = src[0] as number; const s1_0 = src[8] as number; const s1_1 = src[9] as number; const s2_0 = src[16] as number; const s2_1 = src[17] as number; const s2_2 = src[18] as number; const s3_0 = src[24] as number; const s3_1 = src[25] as number; const s3_2 = src[26] as number; const s3_3 = src[27] as number; const s4_0 = src[32] as number; const s4_1 = src[33] as number; const s4_2 = src[34] as number; const s4_3 = src[35] as number; const s4_4 = src[36] as number; const s5_0 = src[40] as number; const s5_1 = src[41] as number; const s5_2 = src[42] as number; const s5_3 = src[43] as number; const s5_4 = src[44] as number; const s5_5 = src[45] as number; const s6_0 = src[48] as number; const s6_1 = src[49] as number; const s6_2 = src[50] as number; const s6_3 = src[51] as number; const s6_4 = src[52] as number; const s6_5 = src[53] as number; const s6_6 = src[54] as number; const s7_0 = src[56] as number; const s7_1 = src[57] as number; const s7_2 = src[58] as number; const s7_3 = src[59] as number; const s7_4 = src[60] as number; const s7_5 = src[61] as number; const s7_6 = src[62] as number; const s7_7 = src[63] as number;
+  let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0; let xb6 = 0; let xb7 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 8) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number); xb1 = xb1 + pi * (X[o + 1] as number); xb2 = xb2 + pi * (X[o + 2] as number); xb3 = xb3 + pi * (X[o + 3] as number); xb4 = xb4 + pi * (X[o + 4] as number); xb5 = xb5 + pi * (X[o + 5] as number); xb6 = xb6 + pi * (X[o + 6] as number); xb7 = xb7 + pi * (X[o + 7] as number);
+  }
+  xbar[0] = xb0; xbar[1] = xb1; xbar[2] = xb2; xbar[3] = xb3; xbar[4] = xb4; xbar[5] = xb5; xbar[6] = xb6; xbar[7] = xb7;
+  let m0_0 = 0 + s0_0 * s0_0; let m0_1 = 0 + s0_0 * s1_0; let m0_2 = 0 + s0_0 * s2_0; let m0_3 = 0 + s0_0 * s3_0; let m0_4 = 0 + s0_0 * s4_0; let m0_5 = 0 + s0_0 * s5_0; let m0_6 = 0 + s0_0 * s6_0; let m0_7 = 0 + s0_0 * s7_0; let m1_1 = 0 + s1_0 * s1_0 + s1_1 * s1_1; let m1_2 = 0 + s1_0 * s2_0 + s1_1 * s2_1; let m1_3 = 0 + s1_0 * s3_0 + s1_1 * s3_1; let m1_4 = 0 + s1_0 * s4_0 + s1_1 * s4_1; let m1_5 = 0 + s1_0 * s5_0 + s1_1 * s5_1; let m1_6 = 0 + s1_0 * s6_0 + s1_1 * s6_1; let m1_7 = 0 + s1_0 * s7_0 + s1_1 * s7_1; let m2_2 = 0 + s2_0 * s2_0 + s2_1 * s2_1 + s2_2 * s2_2; let m2_3 = 0 + s2_0 * s3_0 + s2_1 * s3_1 + s2_2 * s3_2; let m2_4 = 0 + s2_0 * s4_0 + s2_1 * s4_1 + s2_2 * s4_2; let m2_5 = 0 + s2_0 * s5_0 + s2_1 * s5_1 + s2_2 * s5_2; let m2_6 = 0 + s2_0 * s6_0 + s2_1 * s6_1 + s2_2 * s6_2; let m2_7 = 0 + s2_0 * s7_0 + s2_1 * s7_1 + s2_2 * s7_2; let m3_3 = 0 + s3_0 * s3_0 + s3_1 * s3_1 + s3_2 * s3_2 + s3_3 * s3_3; let m3_4 = 0 + s3_0 * s4_0 + s3_1 * s4_1 + s3_2 * s4_2 + s3_3 * s4_3; let m3_5 = 0 + s3_0 * s5_0 + s3_1 * s5_1 + s3_2 * s5_2 + s3_3 * s5_3; let m3_6 = 0 + s3_0 * s6_0 + s3_1 * s6_1 + s3_2 * s6_2 + s3_3 * s6_3; let m3_7 = 0 + s3_0 * s7_0 + s3_1 * s7_1 + s3_2 * s7_2 + s3_3 * s7_3; let m4_4 = 0 + s4_0 * s4_0 + s4_1 * s4_1 + s4_2 * s4_2 + s4_3 * s4_3 + s4_4 * s4_4; let m4_5 = 0 + s4_0 * s5_0 + s4_1 * s5_1 + s4_2 * s5_2 + s4_3 * s5_3 + s4_4 * s5_4; let m4_6 = 0 + s4_0 * s6_0 + s4_1 * s6_1 + s4_2 * s6_2 + s4_3 * s6_3 + s4_4 * s6_4; let m4_7 = 0 + s4_0 * s7_0 + s4_1 * s7_1 + s4_2 * s7_2 + s4_3 * s7_3 + s4_4 * s7_4; let m5_5 = 0 + s5_0 * s5_0 + s5_1 * s5_1 + s5_2 * s5_2 + s5_3 * s5_3 + s5_4 * s5_4 + s5_5 * s5_5; let m5_6 = 0 + s5_0 * s6_0 + s5_1 * s6_1 + s5_2 * s6_2 + s5_3 * s6_3 + s5_4 * s6_4 + s5_5 * s6_5; let m5_7 = 0 + s5_0 * s7_0 + s5_1 * s7_1 + s5_2 * s7_2 + s5_3 * s7_3 + s5_4 * s7_4 + s5_5 * s7_5; let m6_6 = 0 + s6_0 * s6_0 + s6_1 * s6_1 + s6_2 * s6_2 + s6_3 * s6_3 + s6_4 * s6_4 + s6_5 * s6_5 + s6_6 * s6_6; let m6_7 = 0 + s6_0 * s7_0 + s6_1 * s7_1 + s6_2 * s7_2 + s6_3 * s7_3 + s6_4 * s7_4 + s6_5 * s7_5 + s6_6 * s7_6; let m7_7 = 0 + s7_0 * s7_0 + s7_1 * s7_1 + s7_2 * s7_2 + s7_3 * s7_3 + s7_4 * s7_4 + s7_5 * s7_5 + s7_6 * s7_6 + s7_7 * s7_7;
+  for (let i = 0, o = 0; i <= n; i++, o += 8) {
+    const w = scale * (p[i] as number);
+    if (!(w > 0)) continue;
+    let r0: number; let r1: number; let r2: number; let r3: number; let r4: number; let r5: number; let r6: number; let r7: number;
+    if (i < n) {
+      r0 = (X[o + 0] as number) - xb0; r1 = (X[o + 1] as number) - xb1; r2 = (X[o + 2] as number) - xb2; r3 = (X[o + 3] as number) - xb3; r4 = (X[o + 4] as number) - xb4; r5 = (X[o + 5] as number) - xb5; r6 = (X[o + 6] as number) - xb6; r7 = (X[o + 7] as number) - xb7;
+    } else {
+      r0 = xb0; r1 = xb1; r2 = xb2; r3 = xb3; r4 = xb4; r5 = xb5; r6 = xb6; r7 = xb7;
+    }
+    { const wr = w * r0; m0_0 = m0_0 + wr * r0; m0_1 = m0_1 + wr * r1; m0_2 = m0_2 + wr * r2; m0_3 = m0_3 + wr * r3; m0_4 = m0_4 + wr * r4; m0_5 = m0_5 + wr * r5; m0_6 = m0_6 + wr * r6; m0_7 = m0_7 + wr * r7; }
+    { const wr = w * r1; m1_1 = m1_1 + wr * r1; m1_2 = m1_2 + wr * r2; m1_3 = m1_3 + wr * r3; m1_4 = m1_4 + wr * r4; m1_5 = m1_5 + wr * r5; m1_6 = m1_6 + wr * r6; m1_7 = m1_7 + wr * r7; }
+    { const wr = w * r2; m2_2 = m2_2 + wr * r2; m2_3 = m2_3 + wr * r3; m2_4 = m2_4 + wr * r4; m2_5 = m2_5 + wr * r5; m2_6 = m2_6 + wr * r6; m2_7 = m2_7 + wr * r7; }
+    { const wr = w * r3; m3_3 = m3_3 + wr * r3; m3_4 = m3_4 + wr * r4; m3_5 = m3_5 + wr * r5; m3_6 = m3_6 + wr * r6; m3_7 = m3_7 + wr * r7; }
+    { const wr = w * r4; m4_4 = m4_4 + wr * r4; m4_5 = m4_5 + wr * r5; m4_6 = m4_6 + wr * r6; m4_7 = m4_7 + wr * r7; }
+    { const wr = w * r5; m5_5 = m5_5 + wr * r5; m5_6 = m5_6 + wr * r6; m5_7 = m5_7 + wr * r7; }
+    { const wr = w * r6; m6_6 = m6_6 + wr * r6; m6_7 = m6_7 + wr * r7; }
+    { const wr = w * r7; m7_7 = m7_7 + wr * r7; }
+  }
+  const q0 = m0_0;
+  if (!(q0 > 0)) return false;
+  const l0_0 = Math.sqrt(q0);
+  const l1_0 = (m0_1) / l0_0; const l2_0 = (m0_2) / l0_0; const l3_0 = (m0_3) / l0_0; const l4_0 = (m0_4) / l0_0; const l5_0 = (m0_5) / l0_0; const l6_0 = (m0_6) / l0_0; const l7_0 = (m0_7) / l0_0;
+  const q1 = m1_1 - l1_0 * l1_0;
+  if (!(q1 > 0)) return false;
+  const l1_1 = Math.sqrt(q1);
+  const l2_1 = (m1_2 - l2_0 * l1_0) / l1_1; const l3_1 = (m1_3 - l3_0 * l1_0) / l1_1; const l4_1 = (m1_4 - l4_0 * l1_0) / l1_1; const l5_1 = (m1_5 - l5_0 * l1_0) / l1_1; const l6_1 = (m1_6 - l6_0 * l1_0) / l1_1; const l7_1 = (m1_7 - l7_0 * l1_0) / l1_1;
+  const q2 = m2_2 - l2_0 * l2_0 - l2_1 * l2_1;
+  if (!(q2 > 0)) return false;
+  const l2_2 = Math.sqrt(q2);
+  const l3_2 = (m2_3 - l3_0 * l2_0 - l3_1 * l2_1) / l2_2; const l4_2 = (m2_4 - l4_0 * l2_0 - l4_1 * l2_1) / l2_2; const l5_2 = (m2_5 - l5_0 * l2_0 - l5_1 * l2_1) / l2_2; const l6_2 = (m2_6 - l6_0 * l2_0 - l6_1 * l2_1) / l2_2; const l7_2 = (m2_7 - l7_0 * l2_0 - l7_1 * l2_1) / l2_2;
+  const q3 = m3_3 - l3_0 * l3_0 - l3_1 * l3_1 - l3_2 * l3_2;
+  if (!(q3 > 0)) return false;
+  const l3_3 = Math.sqrt(q3);
+  const l4_3 = (m3_4 - l4_0 * l3_0 - l4_1 * l3_1 - l4_2 * l3_2) / l3_3; const l5_3 = (m3_5 - l5_0 * l3_0 - l5_1 * l3_1 - l5_2 * l3_2) / l3_3; const l6_3 = (m3_6 - l6_0 * l3_0 - l6_1 * l3_1 - l6_2 * l3_2) / l3_3; const l7_3 = (m3_7 - l7_0 * l3_0 - l7_1 * l3_1 - l7_2 * l3_2) / l3_3;
+  const q4 = m4_4 - l4_0 * l4_0 - l4_1 * l4_1 - l4_2 * l4_2 - l4_3 * l4_3;
+  if (!(q4 > 0)) return false;
+  const l4_4 = Math.sqrt(q4);
+  const l5_4 = (m4_5 - l5_0 * l4_0 - l5_1 * l4_1 - l5_2 * l4_2 - l5_3 * l4_3) / l4_4; const l6_4 = (m4_6 - l6_0 * l4_0 - l6_1 * l4_1 - l6_2 * l4_2 - l6_3 * l4_3) / l4_4; const l7_4 = (m4_7 - l7_0 * l4_0 - l7_1 * l4_1 - l7_2 * l4_2 - l7_3 * l4_3) / l4_4;
+  const q5 = m5_5 - l5_0 * l5_0 - l5_1 * l5_1 - l5_2 * l5_2 - l5_3 * l5_3 - l5_4 * l5_4;
+  if (!(q5 > 0)) return false;
+  const l5_5 = Math.sqrt(q5);
+  const l6_5 = (m5_6 - l6_0 * l5_0 - l6_1 * l5_1 - l6_2 * l5_2 - l6_3 * l5_3 - l6_4 * l5_4) / l5_5; const l7_5 = (m5_7 - l7_0 * l5_0 - l7_1 * l5_1 - l7_2 * l5_2 - l7_3 * l5_3 - l7_4 * l5_4) / l5_5;
+  const q6 = m6_6 - l6_0 * l6_0 - l6_1 * l6_1 - l6_2 * l6_2 - l6_3 * l6_3 - l6_4 * l6_4 - l6_5 * l6_5;
+  if (!(q6 > 0)) return false;
+  const l6_6 = Math.sqrt(q6);
+  const l7_6 = (m6_7 - l7_0 * l6_0 - l7_1 * l6_1 - l7_2 * l6_2 - l7_3 * l6_3 - l7_4 * l6_4 - l7_5 * l6_5) / l6_6;
+  const q7 = m7_7 - l7_0 * l7_0 - l7_1 * l7_1 - l7_2 * l7_2 - l7_3 * l7_3 - l7_4 * l7_4 - l7_5 * l7_5 - l7_6 * l7_6;
+  if (!(q7 > 0)) return false;
+  const l7_7 = Math.sqrt(q7);
+  
+  L[0] = l0_0; L[8] = l1_0; L[9] = l1_1; L[16] = l2_0; L[17] = l2_1; L[18] = l2_2; L[24] = l3_0; L[25] = l3_1; L[26] = l3_2; L[27] = l3_3; L[32] = l4_0; L[33] = l4_1; L[34] = l4_2; L[35] = l4_3; L[36] = l4_4; L[40] = l5_0; L[41] = l5_1; L[42] = l5_2; L[43] = l5_3; L[44] = l5_4; L[45] = l5_5; L[48] = l6_0; L[49] = l6_1; L[50] = l6_2; L[51] = l6_3; L[52] = l6_4; L[53] = l6_5; L[54] = l6_6; L[56] = l7_0; L[57] = l7_1; L[58] = l7_2; L[59] = l7_3; L[60] = l7_4; L[61] = l7_5; L[62] = l7_6; L[63] = l7_7;
+  return true;
+}
+
 function choleskySolve1(L: Float64Array, b: Float64Array, out: Float64Array): void {
   const l0_0 = L[0] as number;
   let v0 = 0;
@@ -2550,6 +2917,21 @@ export function utilitiesKernel(d: number): UtilitiesKernel | undefined {
     case 6: return utilities6;
     case 7: return utilities7;
     case 8: return utilities8;
+    default: return undefined;
+  }
+}
+
+/** The Hessian refactor kernel for d, or undefined (use the generic loop). */
+export function hessianRefactorKernel(d: number): HessianRefactorKernel | undefined {
+  switch (d) {
+    case 1: return hessianRefactor1;
+    case 2: return hessianRefactor2;
+    case 3: return hessianRefactor3;
+    case 4: return hessianRefactor4;
+    case 5: return hessianRefactor5;
+    case 6: return hessianRefactor6;
+    case 7: return hessianRefactor7;
+    case 8: return hessianRefactor8;
     default: return undefined;
   }
 }

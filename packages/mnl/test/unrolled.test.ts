@@ -14,6 +14,8 @@ import {
   mnlUtilities,
   optimisticUtilities,
   optimisticUtilitiesGeneric,
+  refactorMnlHessian,
+  refactorMnlHessianGeneric,
   solveCholesky,
 } from "../src/model.js";
 import { MAX_UNROLLED_D } from "../src/unrolled.generated.js";
@@ -126,6 +128,53 @@ describe("unrolled Hessian-to-Cholesky kernel", () => {
         addMnlHessianToCholesky(c, X, n, d, p, scale, new Float64Array(d), new Float64Array(d), src);
         expect(sameBits(c, b), `src d=${d} scale=${scale}`).toBe(true);
         expect(sameBits(src, L0), `src unchanged d=${d}`).toBe(true);
+      }
+    }
+  });
+});
+
+describe("unrolled Hessian refactor kernel", () => {
+  it("gives the generic loops' bits, and falls back to the rank-1 updates on a non-positive pivot", () => {
+    const rng = Rng.fromSeed(8);
+    for (let d = 1; d <= MAX_UNROLLED_D + 1; d++) {
+      for (const [scale, diag] of [
+        [1, 1],
+        [2.5, 1e3],
+        [0, 1e-200],
+      ] as const) {
+        const n = 1 + rng.int(9);
+        const X = features(rng, n * d, 0.7);
+        const p = Float64Array.from({ length: n + 1 }, () => (rng.uniform() < 0.15 ? 0 : rng.uniform()));
+        const src = new Float64Array(d * d);
+        for (let i = 0; i < d; i++) {
+          src[i * d + i] = diag * (1 + rng.uniform());
+          for (let j = 0; j < i; j++) src[i * d + j] = diag * rng.normal(0, 0.5);
+        }
+        const a = new Float64Array(d * d);
+        const b = new Float64Array(d * d);
+        const xa = new Float64Array(d);
+        const xb = new Float64Array(d);
+        const ok = refactorMnlHessianGeneric(
+          b,
+          X,
+          n,
+          d,
+          p,
+          scale,
+          xb,
+          new Float64Array(d),
+          src,
+          new Float64Array(d * d),
+        );
+        refactorMnlHessian(a, X, n, d, p, scale, xa, new Float64Array(d), src, new Float64Array(d * d));
+        expect(sameBits(xa, xb), `xbar d=${d}`).toBe(true);
+        // A tiny factor with nothing added (its squares underflow to 0) must take the rank-1 fallback.
+        expect(ok, `ok d=${d} diag=${diag}`).toBe(diag !== 1e-200);
+        if (!ok) {
+          b.set(src);
+          addMnlHessianToCholeskyGeneric(b, X, n, d, p, scale, xb, new Float64Array(d));
+        }
+        expect(sameBits(a, b), `d=${d} scale=${scale} diag=${diag}`).toBe(true);
       }
     }
   });
