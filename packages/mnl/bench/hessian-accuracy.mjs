@@ -124,7 +124,9 @@ function run(ridge, seed) {
 }
 
 const seeds = Number(process.argv[3] ?? 5);
-console.log(`||L L^T - H_T||_F / ||H_T||_F after T = ${T} rounds (N = ${n} offered, d = ${d}), exact H_T, ${seeds} seeds`);
+console.log(
+  `||L L^T - H_T||_F / ||H_T||_F after T = ${T} rounds (N = ${n} offered, d = ${d}), exact H_T, ${seeds} seeds`,
+);
 for (const ridge of [2013.3, 1, 1e-3]) {
   const ratios = [];
   const rows = [];

@@ -370,6 +370,17 @@ function choleskyInverseD(d) {
 }`;
 }
 
+/** Copies the rows `items[0..size)` of f into consecutive rows of X, -0 stored as 0 (x + 0), as select does. */
+function copyRows(d) {
+  const ks = range(d);
+  return `function copyRows${d}(f: Float64Array, items: Int32Array, size: number, X: Float64Array): void {
+  for (let j = 0, o = 0; j < size; j++, o += ${d}) {
+    const s = (items[j] as number) * ${d};
+    ${ks.map((k) => `X[o + ${k}] = (f[s + ${k}] as number) + 0;`).join(" ")}
+  }
+}`;
+}
+
 function oversizedRow(d) {
   const ks = range(d);
   return `function oversizedRow${d}(X: ArrayLike<number>, rows: number, max: number): number {
@@ -437,6 +448,16 @@ ${ds.map(hessianRefactor).join("\n\n")}
 ${ds.map(choleskySolveD).join("\n\n")}
 
 ${ds.map(oversizedRow).join("\n\n")}
+
+${ds.map(copyRows).join("\n\n")}
+
+/** Copies the chosen rows of a query's features into a pending record (x + 0, so -0 becomes 0); unrolled for d, or undefined. */
+export function copyRowsKernel(d: number): ((f: Float64Array, items: Int32Array, size: number, X: Float64Array) => void) | undefined {
+  switch (d) {
+${ds.map((d) => `    case ${d}: return copyRows${d};`).join("\n")}
+    default: return undefined;
+  }
+}
 
 /** The first row of X (rows x d) whose squared norm is not <= max (NaN included), or -1; unrolled for d, or undefined. */
 export function oversizedRowKernel(d: number): ((X: ArrayLike<number>, rows: number, max: number) => number) | undefined {

@@ -34,7 +34,7 @@ import {
   vectorToJson,
 } from "@routekit/core";
 import { DinkelbachWorkspace, dinkelbachAssortment, topK } from "./assortment.js";
-import { oversizedRowKernel } from "./unrolled.generated.js";
+import { copyRowsKernel, oversizedRowKernel } from "./unrolled.generated.js";
 
 /**
  * Largest accepted squared Euclidean norm of one item's feature row: ||x||^2 <= 1e100 (||x|| <= 1e50).
@@ -441,10 +441,14 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
     p.items = items;
     const X = p.X;
     const d = this.contextDim;
-    for (let j = 0; j < size; j++) {
-      const src = (items[j] as number) * d;
-      // -0 is stored as 0 (x + 0), as a decision event writes it, so update and learn agree bitwise.
-      for (let k = 0; k < d; k++) X[j * d + k] = (f[src + k] as number) + 0;
+    // -0 is stored as 0 (x + 0), as a decision event writes it, so update and learn agree bitwise.
+    const copy = copyRowsKernel(d);
+    if (copy !== undefined) copy(f, this.chosen, size, X);
+    else {
+      for (let j = 0; j < size; j++) {
+        const src = (items[j] as number) * d;
+        for (let k = 0; k < d; k++) X[j * d + k] = (f[src + k] as number) + 0;
+      }
     }
     p.hasRevenues = rev !== undefined;
     if (rev !== undefined) for (let j = 0; j < size; j++) p.r[j] = rev[items[j] as number] as number;

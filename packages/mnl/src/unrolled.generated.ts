@@ -2277,6 +2277,77 @@ function oversizedRow8(X: ArrayLike<number>, rows: number, max: number): number 
   return -1;
 }
 
+function copyRows1(f: Float64Array, items: Int32Array, size: number, X: Float64Array): void {
+  for (let j = 0, o = 0; j < size; j++, o += 1) {
+    const s = (items[j] as number) * 1;
+    X[o + 0] = (f[s + 0] as number) + 0;
+  }
+}
+
+function copyRows2(f: Float64Array, items: Int32Array, size: number, X: Float64Array): void {
+  for (let j = 0, o = 0; j < size; j++, o += 2) {
+    const s = (items[j] as number) * 2;
+    X[o + 0] = (f[s + 0] as number) + 0; X[o + 1] = (f[s + 1] as number) + 0;
+  }
+}
+
+function copyRows3(f: Float64Array, items: Int32Array, size: number, X: Float64Array): void {
+  for (let j = 0, o = 0; j < size; j++, o += 3) {
+    const s = (items[j] as number) * 3;
+    X[o + 0] = (f[s + 0] as number) + 0; X[o + 1] = (f[s + 1] as number) + 0; X[o + 2] = (f[s + 2] as number) + 0;
+  }
+}
+
+function copyRows4(f: Float64Array, items: Int32Array, size: number, X: Float64Array): void {
+  for (let j = 0, o = 0; j < size; j++, o += 4) {
+    const s = (items[j] as number) * 4;
+    X[o + 0] = (f[s + 0] as number) + 0; X[o + 1] = (f[s + 1] as number) + 0; X[o + 2] = (f[s + 2] as number) + 0; X[o + 3] = (f[s + 3] as number) + 0;
+  }
+}
+
+function copyRows5(f: Float64Array, items: Int32Array, size: number, X: Float64Array): void {
+  for (let j = 0, o = 0; j < size; j++, o += 5) {
+    const s = (items[j] as number) * 5;
+    X[o + 0] = (f[s + 0] as number) + 0; X[o + 1] = (f[s + 1] as number) + 0; X[o + 2] = (f[s + 2] as number) + 0; X[o + 3] = (f[s + 3] as number) + 0; X[o + 4] = (f[s + 4] as number) + 0;
+  }
+}
+
+function copyRows6(f: Float64Array, items: Int32Array, size: number, X: Float64Array): void {
+  for (let j = 0, o = 0; j < size; j++, o += 6) {
+    const s = (items[j] as number) * 6;
+    X[o + 0] = (f[s + 0] as number) + 0; X[o + 1] = (f[s + 1] as number) + 0; X[o + 2] = (f[s + 2] as number) + 0; X[o + 3] = (f[s + 3] as number) + 0; X[o + 4] = (f[s + 4] as number) + 0; X[o + 5] = (f[s + 5] as number) + 0;
+  }
+}
+
+function copyRows7(f: Float64Array, items: Int32Array, size: number, X: Float64Array): void {
+  for (let j = 0, o = 0; j < size; j++, o += 7) {
+    const s = (items[j] as number) * 7;
+    X[o + 0] = (f[s + 0] as number) + 0; X[o + 1] = (f[s + 1] as number) + 0; X[o + 2] = (f[s + 2] as number) + 0; X[o + 3] = (f[s + 3] as number) + 0; X[o + 4] = (f[s + 4] as number) + 0; X[o + 5] = (f[s + 5] as number) + 0; X[o + 6] = (f[s + 6] as number) + 0;
+  }
+}
+
+function copyRows8(f: Float64Array, items: Int32Array, size: number, X: Float64Array): void {
+  for (let j = 0, o = 0; j < size; j++, o += 8) {
+    const s = (items[j] as number) * 8;
+    X[o + 0] = (f[s + 0] as number) + 0; X[o + 1] = (f[s + 1] as number) + 0; X[o + 2] = (f[s + 2] as number) + 0; X[o + 3] = (f[s + 3] as number) + 0; X[o + 4] = (f[s + 4] as number) + 0; X[o + 5] = (f[s + 5] as number) + 0; X[o + 6] = (f[s + 6] as number) + 0; X[o + 7] = (f[s + 7] as number) + 0;
+  }
+}
+
+/** Copies the chosen rows of a query's features into a pending record (x + 0, so -0 becomes 0); unrolled for d, or undefined. */
+export function copyRowsKernel(d: number): ((f: Float64Array, items: Int32Array, size: number, X: Float64Array) => void) | undefined {
+  switch (d) {
+    case 1: return copyRows1;
+    case 2: return copyRows2;
+    case 3: return copyRows3;
+    case 4: return copyRows4;
+    case 5: return copyRows5;
+    case 6: return copyRows6;
+    case 7: return copyRows7;
+    case 8: return copyRows8;
+    default: return undefined;
+  }
+}
+
 /** The first row of X (rows x d) whose squared norm is not <= max (NaN included), or -1; unrolled for d, or undefined. */
 export function oversizedRowKernel(d: number): ((X: ArrayLike<number>, rows: number, max: number) => number) | undefined {
   switch (d) {

@@ -18,7 +18,7 @@ import {
   refactorMnlHessianGeneric,
   solveCholesky,
 } from "../src/model.js";
-import { MAX_UNROLLED_D } from "../src/unrolled.generated.js";
+import { copyRowsKernel, MAX_UNROLLED_D } from "../src/unrolled.generated.js";
 
 /** Features with some exact zeros and negative zeros, so the sign of zero is exercised too. */
 function features(rng: Rng, len: number, scale: number): Float64Array {
@@ -177,6 +177,26 @@ describe("unrolled Hessian refactor kernel", () => {
         expect(sameBits(a, b), `d=${d} scale=${scale} diag=${diag}`).toBe(true);
       }
     }
+  });
+});
+
+describe("unrolled row copy", () => {
+  it("copies the chosen rows in order with -0 stored as 0, as the generic loop", () => {
+    const rng = Rng.fromSeed(9);
+    for (let d = 1; d <= MAX_UNROLLED_D; d++) {
+      const n = 20;
+      const f = features(rng, n * d, 1);
+      const items = Int32Array.from([7, 0, 19, 3, 3 + rng.int(10)]);
+      const X = new Float64Array(items.length * d).fill(Number.NaN);
+      copyRowsKernel(d)?.(f, items, items.length, X);
+      const expected = Float64Array.from(
+        { length: items.length * d },
+        (_, i) => f[items[Math.floor(i / d)]! * d + (i % d)]! + 0,
+      );
+      expect(sameBits(X, expected), `d=${d}`).toBe(true);
+      expect(X.some((v) => Object.is(v, -0))).toBe(false);
+    }
+    expect(copyRowsKernel(MAX_UNROLLED_D + 1)).toBeUndefined();
   });
 });
 
