@@ -87,9 +87,21 @@ function checkedUtilities(d) {
  * mnlUtilities + linalg's softmax + mnlGradient of one round, fused; returns false (having written
  * only z) when the softmax would take its NaN or infinite-maximum branch, which the caller then runs.
  */
-function probabilitiesGradient(d) {
+function probabilitiesGradient(d, withGradient = true) {
   const ks = range(d);
-  return `function probabilitiesGradient${d}(X: Float64Array, n: number, w: Float64Array, logV0: number, choice: number, z: Float64Array, p: Float64Array, g: Float64Array): boolean {
+  const name = withGradient ? "probabilitiesGradient" : "probabilities";
+  const params = withGradient
+    ? "X: Float64Array, n: number, w: Float64Array, logV0: number, choice: number, z: Float64Array, p: Float64Array, g: Float64Array"
+    : "X: Float64Array, n: number, w: Float64Array, logV0: number, z: Float64Array, p: Float64Array";
+  const gradient = `
+  ${ks.map((k) => `let g${k} = 0;`).join(" ")}
+  for (let i = 0, o = 0; i < n; i++, o += ${d}) {
+    const c = (p[i] as number) - (i === choice ? 1 : 0);
+    if (c === 0) continue;
+    ${ks.map((k) => `g${k} = g${k} + c * (X[o + ${k}] as number);`).join(" ")}
+  }
+  ${ks.map((k) => `g[${k}] = g${k};`).join(" ")}`;
+  return `function ${name}${d}(${params}): boolean {
   ${ks.map((k) => `const w${k} = w[${k}] as number;`).join(" ")}
   let m = Number.NEGATIVE_INFINITY;
   let nan = false;
@@ -109,14 +121,7 @@ function probabilitiesGradient(d) {
     p[i] = e;
     s += e;
   }
-  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
-  ${ks.map((k) => `let g${k} = 0;`).join(" ")}
-  for (let i = 0, o = 0; i < n; i++, o += ${d}) {
-    const c = (p[i] as number) - (i === choice ? 1 : 0);
-    if (c === 0) continue;
-    ${ks.map((k) => `g${k} = g${k} + c * (X[o + ${k}] as number);`).join(" ")}
-  }
-  ${ks.map((k) => `g[${k}] = g${k};`).join(" ")}
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;${withGradient ? gradient : ""}
   return true;
 }`;
 }
@@ -423,7 +428,17 @@ ${ds.map(gradientPass).join("\n\n")}
 
 ${ds.map(hessianPass).join("\n\n")}
 
-${ds.map(probabilitiesGradient).join("\n\n")}
+${ds.map((d) => probabilitiesGradient(d)).join("\n\n")}
+
+${ds.map((d) => probabilitiesGradient(d, false)).join("\n\n")}
+
+/** The MNL probabilities kernel for d (mnlUtilities then softmax, same bits; false for NaN or infinite utilities), or undefined. */
+export function probabilitiesKernel(d: number): ((X: Float64Array, n: number, w: Float64Array, logV0: number, z: Float64Array, p: Float64Array) => boolean) | undefined {
+  switch (d) {
+${ds.map((d) => `    case ${d}: return probabilities${d};`).join("\n")}
+    default: return undefined;
+  }
+}
 
 /** The fused probabilities-and-gradient kernel for d, or undefined. */
 export function probabilitiesGradientKernel(d: number): ((X: Float64Array, n: number, w: Float64Array, logV0: number, choice: number, z: Float64Array, p: Float64Array, g: Float64Array) => boolean) | undefined {

@@ -17,6 +17,7 @@ import {
   hessianCholeskyKernel,
   hessianRefactorKernel,
   probabilitiesGradientKernel,
+  probabilitiesKernel,
   utilitiesKernel,
 } from "./unrolled.generated.js";
 
@@ -82,6 +83,9 @@ export function mnlProbabilities(
   p: Float64Array,
   xo = 0,
 ): Float64Array {
+  // For d <= 8 one unrolled kernel (the same operations, same bits) unless a utility is NaN or infinite.
+  const kernel = xo === 0 ? probabilitiesKernel(d) : undefined;
+  if (kernel?.(X, n, w, Math.log(v0), z, p)) return p;
   mnlUtilities(X, n, d, w, v0, z, xo);
   return softmax(z, p, n + 1);
 }

@@ -1143,6 +1143,213 @@ function probabilitiesGradient8(X: Float64Array, n: number, w: Float64Array, log
   return true;
 }
 
+function probabilities1(X: Float64Array, n: number, w: Float64Array, logV0: number, z: Float64Array, p: Float64Array): boolean {
+  const w0 = w[0] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 1) {
+    const u = 0 + (X[o + 0] as number) * w0;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  return true;
+}
+
+function probabilities2(X: Float64Array, n: number, w: Float64Array, logV0: number, z: Float64Array, p: Float64Array): boolean {
+  const w0 = w[0] as number; const w1 = w[1] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 2) {
+    const u = 0 + (X[o + 0] as number) * w0 + (X[o + 1] as number) * w1;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  return true;
+}
+
+function probabilities3(X: Float64Array, n: number, w: Float64Array, logV0: number, z: Float64Array, p: Float64Array): boolean {
+  const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 3) {
+    const u = 0 + (X[o + 0] as number) * w0 + (X[o + 1] as number) * w1 + (X[o + 2] as number) * w2;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  return true;
+}
+
+function probabilities4(X: Float64Array, n: number, w: Float64Array, logV0: number, z: Float64Array, p: Float64Array): boolean {
+  const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number; const w3 = w[3] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 4) {
+    const u = 0 + (X[o + 0] as number) * w0 + (X[o + 1] as number) * w1 + (X[o + 2] as number) * w2 + (X[o + 3] as number) * w3;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  return true;
+}
+
+function probabilities5(X: Float64Array, n: number, w: Float64Array, logV0: number, z: Float64Array, p: Float64Array): boolean {
+  const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number; const w3 = w[3] as number; const w4 = w[4] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 5) {
+    const u = 0 + (X[o + 0] as number) * w0 + (X[o + 1] as number) * w1 + (X[o + 2] as number) * w2 + (X[o + 3] as number) * w3 + (X[o + 4] as number) * w4;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  return true;
+}
+
+function probabilities6(X: Float64Array, n: number, w: Float64Array, logV0: number, z: Float64Array, p: Float64Array): boolean {
+  const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number; const w3 = w[3] as number; const w4 = w[4] as number; const w5 = w[5] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 6) {
+    const u = 0 + (X[o + 0] as number) * w0 + (X[o + 1] as number) * w1 + (X[o + 2] as number) * w2 + (X[o + 3] as number) * w3 + (X[o + 4] as number) * w4 + (X[o + 5] as number) * w5;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  return true;
+}
+
+function probabilities7(X: Float64Array, n: number, w: Float64Array, logV0: number, z: Float64Array, p: Float64Array): boolean {
+  const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number; const w3 = w[3] as number; const w4 = w[4] as number; const w5 = w[5] as number; const w6 = w[6] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 7) {
+    const u = 0 + (X[o + 0] as number) * w0 + (X[o + 1] as number) * w1 + (X[o + 2] as number) * w2 + (X[o + 3] as number) * w3 + (X[o + 4] as number) * w4 + (X[o + 5] as number) * w5 + (X[o + 6] as number) * w6;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  return true;
+}
+
+function probabilities8(X: Float64Array, n: number, w: Float64Array, logV0: number, z: Float64Array, p: Float64Array): boolean {
+  const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number; const w3 = w[3] as number; const w4 = w[4] as number; const w5 = w[5] as number; const w6 = w[6] as number; const w7 = w[7] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 8) {
+    const u = 0 + (X[o + 0] as number) * w0 + (X[o + 1] as number) * w1 + (X[o + 2] as number) * w2 + (X[o + 3] as number) * w3 + (X[o + 4] as number) * w4 + (X[o + 5] as number) * w5 + (X[o + 6] as number) * w6 + (X[o + 7] as number) * w7;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  return true;
+}
+
+/** The MNL probabilities kernel for d (mnlUtilities then softmax, same bits; false for NaN or infinite utilities), or undefined. */
+export function probabilitiesKernel(d: number): ((X: Float64Array, n: number, w: Float64Array, logV0: number, z: Float64Array, p: Float64Array) => boolean) | undefined {
+  switch (d) {
+    case 1: return probabilities1;
+    case 2: return probabilities2;
+    case 3: return probabilities3;
+    case 4: return probabilities4;
+    case 5: return probabilities5;
+    case 6: return probabilities6;
+    case 7: return probabilities7;
+    case 8: return probabilities8;
+    default: return undefined;
+  }
+}
+
 /** The fused probabilities-and-gradient kernel for d, or undefined. */
 export function probabilitiesGradientKernel(d: number): ((X: Float64Array, n: number, w: Float64Array, logV0: number, choice: number, z: Float64Array, p: Float64Array, g: Float64Array) => boolean) | undefined {
   switch (d) {

@@ -1,5 +1,5 @@
 import { Rng } from "@routekit/core";
-import { choleskyInverseUpper, choleskySolve } from "@routekit/linalg";
+import { choleskyInverseUpper, choleskySolve, softmax } from "@routekit/linalg";
 import { describe, expect, it } from "vitest";
 import { firstOversizedRow, oversizedRowIndex } from "../src/base.js";
 import { ChoiceHistory, dataPass, gradientPass, hessianPass, MleWorkspace } from "../src/mle.js";
@@ -303,12 +303,19 @@ describe("fused MNL probabilities and gradient", () => {
           const [z1, p1, g1] = [new Float64Array(n + 1), new Float64Array(n + 1), new Float64Array(d)];
           const [z2, p2, g2] = [new Float64Array(n + 1), new Float64Array(n + 1), new Float64Array(d)];
           mnlProbabilitiesAndGradient(X, n, d, w, 0.7, choice, z1, p1, g1);
-          mnlProbabilities(X, n, d, w, 0.7, z2, p2);
+          // The reference: utilities (per-row loop, tested above) then linalg's softmax, then the gradient.
+          mnlUtilities(X, n, d, w, 0.7, z2);
+          softmax(z2, p2, n + 1);
           mnlGradient(X, n, d, p2, choice, g2);
           const tag = `d=${d} edge=${edge} choice=${choice}`;
           expect(sameBits(z1, z2), tag).toBe(true);
           expect(sameBits(p1, p2), tag).toBe(true);
           expect(sameBits(g1, g2), tag).toBe(true);
+          // The probabilities alone (their own kernel for d <= 8).
+          const [z3, p3] = [new Float64Array(n + 1), new Float64Array(n + 1)];
+          mnlProbabilities(X, n, d, w, 0.7, z3, p3);
+          expect(sameBits(z3, z2), tag).toBe(true);
+          expect(sameBits(p3, p2), tag).toBe(true);
         }
       }
     }
