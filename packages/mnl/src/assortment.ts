@@ -58,9 +58,7 @@ export function topK(score: ArrayLike<number>, n: number, k: number, out: Int32A
       s1 += v;
       s2 += v * v;
     }
-    const mean = s1 / n;
-    const variance = s2 / n - mean * mean;
-    let T = mean + upperQuantile(n, k) * Math.sqrt(variance > 0 ? variance : 0);
+    let T = topKThreshold(s1, s2, n, k);
     if (!(T >= floor)) T = floor;
     if (candItem.length < n) candItem = new Int32Array(n);
     const cand = candItem;
@@ -69,35 +67,52 @@ export function topK(score: ArrayLike<number>, n: number, k: number, out: Int32A
       cand[c] = i;
       c += +((score[i] as number) > T);
     }
-    if (c >= k && c <= 4 * k) {
-      if (bestScore.length < k) {
-        bestScore = new Float64Array(k);
-        bestItem = new Int32Array(k);
-      }
-      const bs = bestScore;
-      const bi = bestItem;
-      let m = 0;
-      for (let q = 0; q < c; q++) {
-        const i = cand[q] as number;
-        const s = score[i] as number;
-        let j: number;
-        if (m < k) j = m++;
-        else if (s > (bs[k - 1] as number)) j = k - 1;
-        else continue;
-        // Candidates arrive in index order: a newcomer stops behind an equal score (ties to the lower index).
-        while (j > 0 && s > (bs[j - 1] as number)) {
-          bs[j] = bs[j - 1] as number;
-          bi[j] = bi[j - 1] as number;
-          j--;
-        }
-        bs[j] = s;
-        bi[j] = i;
-      }
-      for (let j = 0; j < k; j++) out[j] = bi[j] as number;
-      return k;
-    }
+    if (topKAmong(score, k, out, cand, c) === k) return k;
   }
   return heapTopK(score, n, k, out, floor);
+}
+
+/**
+ * The k best of the candidates cand[0 .. c) (indices into `score`, increasing), best first, ties to the
+ * lower index, written into `out`, when k <= c <= 4k; returns k, or -1 (nothing written) for any other c.
+ * When the candidates are exactly the items whose score is above some threshold T, this is the top-K of
+ * all items: at least k items above T means the k-th best is above T too. {@link topK}'s threshold path;
+ * the MNL policies also collect the candidates while scoring (with the previous round's threshold).
+ */
+export function topKAmong(score: ArrayLike<number>, k: number, out: Int32Array, cand: Int32Array, c: number): number {
+  if (!(k > 0 && c >= k && c <= 4 * k)) return -1;
+  if (bestScore.length < k) {
+    bestScore = new Float64Array(k);
+    bestItem = new Int32Array(k);
+  }
+  const bs = bestScore;
+  const bi = bestItem;
+  let m = 0;
+  for (let q = 0; q < c; q++) {
+    const i = cand[q] as number;
+    const s = score[i] as number;
+    let j: number;
+    if (m < k) j = m++;
+    else if (s > (bs[k - 1] as number)) j = k - 1;
+    else continue;
+    // Candidates arrive in index order: a newcomer stops behind an equal score (ties to the lower index).
+    while (j > 0 && s > (bs[j - 1] as number)) {
+      bs[j] = bs[j - 1] as number;
+      bi[j] = bi[j - 1] as number;
+      j--;
+    }
+    bs[j] = s;
+    bi[j] = i;
+  }
+  for (let j = 0; j < k; j++) out[j] = bi[j] as number;
+  return k;
+}
+
+/** The threshold {@link topK} guesses for n scores with this sum and sum of squares: mean + z sd. */
+export function topKThreshold(sum: number, sumSquares: number, n: number, k: number): number {
+  const mean = sum / n;
+  const variance = sumSquares / n - mean * mean;
+  return mean + upperQuantile(n, k) * Math.sqrt(variance > 0 ? variance : 0);
 }
 
 /**

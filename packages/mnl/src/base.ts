@@ -33,7 +33,7 @@ import {
   snapshotCorrupt,
   vectorToJson,
 } from "@routekit/core";
-import { DinkelbachWorkspace, dinkelbachAssortment, topK } from "./assortment.js";
+import { DinkelbachWorkspace, dinkelbachAssortment, topK, topKAmong, topKThreshold } from "./assortment.js";
 import { copyRowsKernel, oversizedRowKernel } from "./unrolled.generated.js";
 
 /**
@@ -291,6 +291,15 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
   private readonly records: RecordPool;
   /** Per-item scores of the current query (grown on demand). */
   protected util: Float64Array;
+  /**
+   * The top-K's threshold path, prepared while scoring (see checkedOptimisticUtilities): the items whose
+   * score is above `topHint` (the threshold guessed from the previous round's scores) and
+   * [sum, sum of squares, count] of the scores; count -1 when the scoring did not prepare them. Speed
+   * only: the decision is the exact top-K whatever the hint (a bad one falls back to the full top-K).
+   */
+  protected cand: Int32Array;
+  protected readonly scoreStats = new Float64Array(3);
+  protected topHint = Number.NaN;
   private attract: Float64Array;
   /** The query's features when given as a plain array (copied once, then validated). */
   private fcopy: Float64Array;
@@ -305,6 +314,7 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
     this.records = new RecordPool(common.maxSize, common.contextDim);
     this.ledger = new DecisionLedger<PendingAssortment>(this.records, { maxPending: common.maxPending });
     this.util = new Float64Array(128);
+    this.cand = new Int32Array(128);
     this.attract = new Float64Array(128);
     this.fcopy = new Float64Array(0);
     this.chosen = new Int32Array(common.maxSize);
@@ -410,10 +420,13 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
     const K = query.maxSize;
     if (this.util.length < n) {
       this.util = new Float64Array(n);
+      this.cand = new Int32Array(n);
       this.attract = new Float64Array(n);
       this.dws.ensure(n);
     }
     const rev = query.revenues;
+    const stats = this.scoreStats;
+    stats[2] = -1;
     if (this.scoreCheckedItems(f, n, rev) >= 0) this.rejectFeatures(f, n);
     let uniform = true;
     if (rev !== undefined) {
@@ -426,7 +439,10 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
     if (clip) for (let i = 0; i < n; i++) util[i] = Math.min(clip[1], Math.max(clip[0], util[i] as number));
     let size: number;
     if (uniform) {
-      size = topK(util, n, K, this.chosen);
+      const prepared = clip === null && stats[2] >= 0;
+      size = prepared ? topKAmong(util, K, this.chosen, this.cand, stats[2] as number) : -1;
+      if (size < 0) size = topK(util, n, K, this.chosen);
+      if (prepared) this.topHint = topKThreshold(stats[0] as number, stats[1] as number, n, K);
     } else {
       let m = -Infinity;
       for (let i = 0; i < n; i++) if ((util[i] as number) > m) m = util[i] as number;

@@ -382,7 +382,9 @@ export function optimisticUtilities(
 
 /**
  * {@link optimisticUtilities} after checking each row's squared norm is <= `max` (NaN fails), in one
- * pass for d <= 8: returns the first row failing the check (utilities then unfinished) or -1.
+ * pass for d <= 8: returns the first row failing the check (utilities then unfinished) or -1. It also
+ * prepares the top-K's threshold path (`topKAmong` in assortment.ts): the indices of the items whose utility is
+ * above `T` go to `cand` (n slots), and stats = [sum of the utilities, sum of their squares, their count].
  */
 export function checkedOptimisticUtilities(
   f: Float64Array,
@@ -393,9 +395,12 @@ export function checkedOptimisticUtilities(
   c: number,
   util: Float64Array,
   max: number,
+  T: number,
+  cand: Int32Array,
+  stats: Float64Array,
 ): number {
   const kernel = checkedUtilitiesKernel(d);
-  if (kernel !== undefined) return kernel(f, n, w, M, c, util, max);
+  if (kernel !== undefined) return kernel(f, n, w, M, c, util, max, T, cand, stats);
   for (let i = 0; i < n; i++) {
     let s = 0;
     for (let k = 0; k < d; k++) {
@@ -405,6 +410,19 @@ export function checkedOptimisticUtilities(
     if (!(s <= max)) return i;
   }
   optimisticUtilitiesGeneric(f, n, d, w, M, c, util);
+  let s1 = 0;
+  let s2 = 0;
+  let nc = 0;
+  for (let i = 0; i < n; i++) {
+    const u = util[i] as number;
+    s1 += u;
+    s2 += u * u;
+    cand[nc] = i;
+    nc += +(u > T);
+  }
+  stats[0] = s1;
+  stats[1] = s2;
+  stats[2] = nc;
   return -1;
 }
 

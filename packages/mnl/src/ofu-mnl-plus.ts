@@ -288,7 +288,19 @@ export class OfuMnlPlus extends MnlPolicyBase {
 
   protected override scoreCheckedItems(f: Float64Array, n: number, revenues: ArrayLike<number> | undefined): number {
     const d = this.contextDim;
-    const bad = checkedOptimisticUtilities(f, n, d, this.w, this.Hinv, this.beta, this.util, MAX_FEATURE_SQUARED_NORM);
+    const bad = checkedOptimisticUtilities(
+      f,
+      n,
+      d,
+      this.w,
+      this.Hinv,
+      this.beta,
+      this.util,
+      MAX_FEATURE_SQUARED_NORM,
+      this.topHint,
+      this.cand,
+      this.scoreStats,
+    );
     if (bad < 0) this.checkRevenues(revenues, n);
     return bad;
   }

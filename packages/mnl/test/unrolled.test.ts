@@ -276,11 +276,25 @@ describe("utilities fused with the norm check", () => {
         for (const c of [0, 1.5]) {
           const a = new Float64Array(n);
           const b = new Float64Array(n);
-          expect(checkedOptimisticUtilities(f, n, d, w, M, c, a, 1e100), `d=${d} bad=${bad}`).toBe(bad);
+          const T = rng.normal(0, 0.5);
+          const cand = new Int32Array(n);
+          const stats = new Float64Array(3);
+          expect(checkedOptimisticUtilities(f, n, d, w, M, c, a, 1e100, T, cand, stats), `d=${d} bad=${bad}`).toBe(bad);
           expect(oversizedRowIndex(f, n, d)).toBe(bad);
           if (bad < 0) {
             optimisticUtilitiesGeneric(f, n, d, w, M, c, b);
             expect(sameBits(a, b), `d=${d} c=${c}`).toBe(true);
+            // The top-K's threshold path: the items above T in order, and the sums of the utilities.
+            const above = [...b.keys()].filter((i) => b[i]! > T);
+            expect(stats[2]).toBe(above.length);
+            expect(Array.from(cand.subarray(0, above.length))).toEqual(above);
+            let s1 = 0;
+            let s2 = 0;
+            for (const u of b) {
+              s1 += u;
+              s2 += u * u;
+            }
+            expect([stats[0], stats[1]]).toEqual([s1, s2]);
           }
         }
       }
