@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { Progress } from "@routekit/core";
+import type { PolicySummary, Progress } from "@routekit/core";
 import { METRICS, type Metric } from "./aggregate.js";
 import { UsageError } from "./errors.js";
 import { execute } from "./execute.js";
@@ -13,6 +13,7 @@ import {
   writeGroupOutputs,
 } from "./group.js";
 import { type RunOutput, type WrittenFiles, writeOutputs } from "./output.js";
+import { checkReferences } from "./reference.js";
 import { registry as defaultRegistry } from "./registry/index.js";
 import { loadReplayTable } from "./registry/replay.js";
 import type { FamilyRegistry, Params, ScenarioEntry } from "./registry/types.js";
@@ -86,6 +87,18 @@ export function scenarioSpec(s: ScenarioEntry, opts: CommonOptions = {}): RunSpe
   };
 }
 
+/**
+ * The scenario's reference checks, made only at the scenario's own horizon (the reference's numbers are
+ * about it); at another horizon, a note saying why there are none.
+ */
+function referenceFields(s: ScenarioEntry, horizon: number, summary: readonly PolicySummary[]) {
+  if (!s.referenceValues?.length) return {};
+  if (horizon !== s.horizon) {
+    return { referenceSkipped: `no reference checks: horizon ${horizon}, the reference's numbers are at ${s.horizon}` };
+  }
+  return { referenceChecks: checkReferences(s.referenceValues, summary) };
+}
+
 /** `routekit run <scenario>`: a named reproduction of a paper experiment. */
 export async function runScenario(name: string, opts: CommonOptions = {}): Promise<CommandResult> {
   const reg = opts.registry ?? defaultRegistry;
@@ -99,6 +112,7 @@ export async function runScenario(name: string, opts: CommonOptions = {}): Promi
       result,
       metrics: [...(s.metrics ?? (["regret", "o2b", "opr"] as Metric[]))],
       ...(s.reference ? { reference: s.reference } : {}),
+      ...referenceFields(s, spec.horizon, result.summary),
       ...(s.paper ? { notes: { paper: citation(s.paper) } } : {}),
     },
     opts,

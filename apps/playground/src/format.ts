@@ -1,10 +1,14 @@
 import type { PolicySummary } from "@routekit/core";
 
-/** "mean ± se" with a precision suited to the magnitude. */
+/**
+ * "mean ± se" with a precision suited to the magnitude. A standard error below 1e-12 of the mean is
+ * rounding in the sums, not spread over seeds (seeds that replay the same values in another order),
+ * so it is shown as none.
+ */
 export function pm(m: { mean: number; se: number }, digits = 3): string {
   const f = (x: number) =>
     Number.isFinite(x) ? (Math.abs(x) >= 10 ** digits ? x.toFixed(0) : x.toPrecision(digits)) : "-";
-  return m.se > 0 ? `${f(m.mean)} ± ${f(m.se)}` : f(m.mean);
+  return m.se > 1e-12 * Math.abs(m.mean) ? `${f(m.mean)} ± ${f(m.se)}` : f(m.mean);
 }
 
 /** A plain-text table with right-aligned numeric columns. */

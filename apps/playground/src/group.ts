@@ -8,8 +8,18 @@ import { aggregateSeries, type BandPoint, METRIC_TITLES, type Metric } from "./a
 import type { CommandResult } from "./api.js";
 import { UsageError } from "./errors.js";
 import { extraColumns, pm } from "./format.js";
-import { csv, esc, hasCost, plottedMetrics, SUMMARY_COLUMNS, summaryCells } from "./output.js";
+import {
+  csv,
+  esc,
+  hasCost,
+  htmlReferenceChecks,
+  plottedMetrics,
+  referenceCsvRows,
+  SUMMARY_COLUMNS,
+  summaryCells,
+} from "./output.js";
 import { locateFont, renderSvg, svgToPng } from "./plot.js";
+import { markdownReferenceChecks, type ReferenceCheck, referenceCount } from "./reference.js";
 import type { FamilyRegistry, ScenarioEntry } from "./registry/types.js";
 
 /** What `routekit run <name>` runs: one scenario, a registered group, or the scenarios a glob matches. */
@@ -85,6 +95,10 @@ export interface GroupFiles {
   readonly summaryCsv: string;
   /** Per member, policy, metric and checkpoint: mean and s.e. over seeds (what the combined figure shows). */
   readonly seriesCsv: string;
+  /** Every member's reference checks (scenario, panel, policy, metric, reference, mean, z, verdict), when any. */
+  readonly referencesCsv?: string;
+  /** The same checks as Markdown tables, one per member, with the counts and the verdict rule. */
+  readonly referencesMd?: string;
   /** The combined figure: a row per metric, a panel per member. */
   readonly figure?: { svg: string; png: string };
   readonly report?: string;
@@ -237,7 +251,22 @@ function memberSection(m: GroupMember, dir: string): string {
 <p>${esc(m.scenario.description)} · ${m.result.spec.seeds.length} seeds · horizon ${m.result.spec.horizon}${link}</p>
 ${m.result.reference ? `<p class="ref"><b>Reference:</b> ${esc(m.result.reference)}</p>` : ""}
 <table><thead><tr>${cols.map((c) => `<th>${esc(c)}</th>`).join("")}</tr></thead>
-<tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("\n")}</tbody></table>`;
+<tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("\n")}</tbody></table>
+${htmlReferenceChecks(m.result.referenceChecks)}${m.result.referenceSkipped ? `<p class="ref">${esc(m.result.referenceSkipped)}</p>` : ""}`;
+}
+
+/** Every member's reference checks with its scenario and panel, in member order. */
+function groupChecks(members: readonly GroupMember[]): { m: GroupMember; c: ReferenceCheck }[] {
+  return members.flatMap((m) => (m.result.referenceChecks ?? []).map((c) => ({ m, c })));
+}
+
+/** The group's reference checks as Markdown: a table per member, then the group's count. */
+export function groupReferencesMarkdown(group: Omit<GroupResult, "files">): string {
+  const parts = group.members
+    .filter((m) => m.result.referenceChecks?.length)
+    .map((m) => `## ${m.panel} (${m.scenario.name})\n\n${markdownReferenceChecks(m.result.referenceChecks ?? [])}`);
+  const all = groupChecks(group.members).map((x) => x.c);
+  return `# ${group.title}: against the reference\n\n${parts.join("\n")}\n**${group.name}: ${referenceCount(all)}.**\n`;
 }
 
 /** Writes the group's combined JSON, CSVs, figure (SVG + PNG) and HTML report into `dir`. */
@@ -265,6 +294,7 @@ export async function writeGroupOutputs(
           environment: m.result.result.environment,
           spec: m.result.spec,
           summary: m.result.result.summary,
+          ...(m.result.referenceChecks ? { referenceChecks: m.result.referenceChecks } : {}),
           dir: m.result.files?.dir,
         })),
       },
@@ -290,7 +320,24 @@ export async function writeGroupOutputs(
       ...points.map((p) => [p.scenario, p.panel, p.policy, p.metric, p.t, p.mean, p.se]),
     ]),
   );
-  if (options.plots === false) return { dir: abs, json, summaryCsv, seriesCsv };
+  const checks = groupChecks(group.members);
+  const refs: { referencesCsv?: string; referencesMd?: string } = {};
+  if (checks.length > 0) {
+    refs.referencesCsv = join(abs, "references.csv");
+    writeFileSync(
+      refs.referencesCsv,
+      csv(
+        referenceCsvRows(
+          checks.map((x) => x.c),
+          ["scenario", "panel"],
+          (i) => [checks[i]?.m.scenario.name, checks[i]?.m.panel],
+        ),
+      ),
+    );
+    refs.referencesMd = join(abs, "references.md");
+    writeFileSync(refs.referencesMd, groupReferencesMarkdown(group));
+  }
+  if (options.plots === false) return { dir: abs, json, summaryCsv, seriesCsv, ...refs };
   const font = locateFont();
   const fontWarning = font
     ? undefined
@@ -320,10 +367,11 @@ th:first-child,td:first-child{text-align:left}figure{margin:1.5em 0}svg{max-widt
 <h1>${esc(group.title)}</h1>
 <p>${group.members.length} scenarios, one panel each. Metrics are means over seeds ± one standard error; each scenario's own outputs (plots, CSV, exact config) are in its subdirectory.</p>
 <figure>${svg}</figure>
+${checks.length > 0 ? `<p class="ref"><b>${esc(group.name)}: ${esc(referenceCount(checks.map((x) => x.c)))}</b> (tables under each scenario).</p>` : ""}
 ${group.members.map((m) => memberSection(m, abs)).join("\n")}
 <footer><p>Generated by routekit on ${new Date().toISOString()}.</p></footer>
 </body></html>
 `,
   );
-  return { dir: abs, json, summaryCsv, seriesCsv, figure, report, ...(fontWarning ? { fontWarning } : {}) };
+  return { dir: abs, json, summaryCsv, seriesCsv, ...refs, figure, report, ...(fontWarning ? { fontWarning } : {}) };
 }

@@ -49,6 +49,16 @@ export {
   renderSvg,
   svgToPng,
 } from "./plot.js";
+export {
+  checkReferences,
+  REFERENCE_METRICS,
+  type ReferenceCheck,
+  type ReferenceMetric,
+  type ReferenceValue,
+  referenceZ,
+  VERDICT_RULE,
+  Z_LIMIT,
+} from "./reference.js";
 export * from "./registry/index.js";
 export { buildExperimentFrom, type RunSpec, resolveSpec } from "./spec.js";
 export { type TrainIssue, type TrainOptions, type TrainResult, train, writeSnapshot } from "./train.js";

@@ -19,6 +19,7 @@ import { citation, paramType, plural, summaryTable } from "./format.js";
 import { type GroupResult, scenarioGroups, selectScenarios } from "./group.js";
 import { hasCost } from "./output.js";
 import { createProgress, type ProgressMode, type ProgressSink } from "./progress.js";
+import { formatReferenceChecks, referenceCount, VERDICT_RULE } from "./reference.js";
 import { registry as defaultRegistry } from "./registry/index.js";
 import type { FamilyRegistry, Params } from "./registry/types.js";
 import { findEnvironment, findPolicy, parseAssignment } from "./spec.js";
@@ -171,6 +172,7 @@ class Runner {
           spec: m.result.spec,
           summary: m.result.result.summary,
           ...(m.result.reference ? { reference: m.result.reference } : {}),
+          ...(m.result.referenceChecks ? { referenceChecks: m.result.referenceChecks } : {}),
           files: m.result.files ?? null,
         })),
         files: res.files ?? null,
@@ -183,6 +185,15 @@ class Runner {
       this.io.stdout.write(`\n${f.quiet ? m.scenario.name : `${m.panel} (${m.result.title})`}\n`);
       this.io.stdout.write(`${summaryTable(m.result.result.summary, hasCost(m.result.result))}\n`);
       if (!f.quiet && m.result.reference) this.io.stdout.write(`reference: ${m.result.reference}\n`);
+      if (m.result.referenceChecks?.length) {
+        const one = res.members.length === 1;
+        this.io.stdout.write(`against the reference:\n${formatReferenceChecks(m.result.referenceChecks, one)}\n`);
+      }
+      if (!f.quiet && m.result.referenceSkipped) this.io.stdout.write(`(${m.result.referenceSkipped})\n`);
+    }
+    const checks = res.members.flatMap((m) => m.result.referenceChecks ?? []);
+    if (checks.length > 0 && res.members.length > 1) {
+      this.io.stdout.write(`\n${res.name}: ${referenceCount(checks)}\n(${VERDICT_RULE})\n`);
     }
     if (f.quiet) return;
     this.io.stdout.write("(mean ± s.e. over seeds; regret vs the per-round oracle, O2B vs the best single arm)\n");
@@ -223,6 +234,7 @@ class Runner {
         spec,
         summary: result.summary,
         ...(res.reference ? { reference: res.reference } : {}),
+        ...(res.referenceChecks ? { referenceChecks: res.referenceChecks } : {}),
         ...(res.notes ? { notes: res.notes } : {}),
         files: files ?? null,
       };
@@ -231,6 +243,10 @@ class Runner {
     }
     if (!f.quiet) this.io.stdout.write(`\n${res.title}\n`);
     this.io.stdout.write(`${summaryTable(result.summary, hasCost(result))}\n`);
+    if (res.referenceChecks?.length) {
+      this.io.stdout.write(`against the reference:\n${formatReferenceChecks(res.referenceChecks)}\n`);
+    }
+    if (!f.quiet && res.referenceSkipped) this.io.stdout.write(`(${res.referenceSkipped})\n`);
     if (f.quiet) return;
     this.io.stdout.write(
       `(${plural(spec.seeds.length, "seed")} x ${plural(spec.horizon, "round")}; mean ± s.e. over seeds; regret vs the per-round oracle, O2B vs the best single arm)\n`,
@@ -493,7 +509,7 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
       .requiredOption("--data <file>", "JSONL or CSV file, one row per (prompt, model)")
       .option(
         "--policies <a,b,c>",
-        "policies to evaluate (default: random, ucb1, linucb-disjoint, rff-ucb when registered)",
+        "policies to evaluate (default: the best single model (one-arm-oracle), random, ucb1, linucb-disjoint, rff-ucb when registered)",
       )
       .option("--param <policy.key=value>", "override a policy parameter (repeatable)", collect, [])
       .option("--models <a,b>", "compare only these models (default: all in the file)")

@@ -13,6 +13,14 @@ import {
   renderSvg,
   svgToPng,
 } from "./plot.js";
+import {
+  REFERENCE_CSV_COLUMNS,
+  type ReferenceCheck,
+  referenceCount,
+  referenceCsvCells,
+  referenceRows,
+  VERDICT_RULE,
+} from "./reference.js";
 import type { RunSpec } from "./spec.js";
 
 /** What one command produced: everything a script needs to find and read. */
@@ -24,6 +32,10 @@ export interface RunOutput {
   readonly metrics: readonly Metric[];
   /** Reference numbers from the paper or an independent rerun, when the scenario has some. */
   readonly reference?: string;
+  /** The scenario's structured reference cells beside RouteKit's means, with z and verdict. */
+  readonly referenceChecks?: readonly ReferenceCheck[];
+  /** Why there are no reference checks although the scenario has reference numbers (another horizon). */
+  readonly referenceSkipped?: string;
   /** Extra facts shown in the report (e.g. replay data summary). */
   readonly notes?: Record<string, string | number>;
 }
@@ -36,6 +48,8 @@ export interface WrittenFiles {
   readonly seriesCsv: string;
   /** Pick share over rounds: per policy, arm and checkpoint, mean and s.e. over seeds of the windowed share. */
   readonly pickShareCsv: string;
+  /** The reference checks (policy, metric, reference, RouteKit's mean, z, verdict), when the scenario has any. */
+  readonly referencesCsv?: string;
   readonly report?: string;
   /** Plot files by name ("regret", ..., "pick-share", "pick-share-rounds", "panel") -> { svg, png }. */
   readonly plots: Record<string, { svg: string; png: string }>;
@@ -76,6 +90,24 @@ export function summaryCells(s: PolicySummary): number[] {
     const v = s[f] ?? nan;
     return [v.mean, v.std, v.se];
   });
+}
+
+/** CSV rows of reference checks, with optional leading columns per check. */
+export function referenceCsvRows(
+  checks: readonly ReferenceCheck[],
+  prefix: readonly string[] = [],
+  cells: (i: number) => readonly unknown[] = () => [],
+): unknown[][] {
+  return [[...prefix, ...REFERENCE_CSV_COLUMNS], ...checks.map((c, i) => [...cells(i), ...referenceCsvCells(c)])];
+}
+
+/** The reference checks as an HTML table with the count and the verdict rule ("" when there are none). */
+export function htmlReferenceChecks(checks: readonly ReferenceCheck[] | undefined): string {
+  if (!checks || checks.length === 0) return "";
+  const { header, rows } = referenceRows(checks);
+  return `<table class="refcheck"><thead><tr>${header.map((c) => `<th>${esc(c)}</th>`).join("")}</tr></thead>
+<tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("\n")}</tbody></table>
+<p><b>${esc(referenceCount(checks))}</b> (${esc(VERDICT_RULE)}).</p>`;
 }
 
 function summaryRows(summary: readonly PolicySummary[]): unknown[][] {
@@ -137,6 +169,8 @@ ${out.reference ? `<p class="ref"><b>Reference:</b> ${esc(out.reference)}</p>` :
 <h2>Final results</h2>
 <table><thead><tr>${cols.map((c) => `<th>${esc(c)}</th>`).join("")}</tr></thead>
 <tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("\n")}</tbody></table>
+${out.referenceChecks?.length ? `<h2>Against the reference</h2>\n${htmlReferenceChecks(out.referenceChecks)}` : ""}
+${out.referenceSkipped ? `<p class="ref">${esc(out.referenceSkipped)}</p>` : ""}
 ${notes ? `<h2>Data</h2><table>${notes}</table>` : ""}
 <h2>Plots</h2>
 ${svgs.map((x) => `<figure>${x.svg}</figure>`).join("\n")}
@@ -175,6 +209,8 @@ export async function writeOutputs(
         protocol: result.protocol,
         horizon: result.horizon,
         summary: result.summary,
+        ...(out.referenceChecks ? { referenceChecks: out.referenceChecks } : {}),
+        ...(out.referenceSkipped ? { referenceSkipped: out.referenceSkipped } : {}),
         pickShareOverRounds: shares,
         runs: result.runs,
       },
@@ -217,6 +253,11 @@ export async function writeOutputs(
       ...shares.map((p) => [p.policy, p.arm, p.t, p.mean, p.se]),
     ]),
   );
+  let referencesCsv: string | undefined;
+  if (out.referenceChecks?.length) {
+    referencesCsv = join(abs, "references.csv");
+    writeFileSync(referencesCsv, csv(referenceCsvRows(out.referenceChecks)));
+  }
   const plots: Record<string, { svg: string; png: string }> = {};
   let report: string | undefined;
   let fontWarning: string | undefined;
@@ -255,6 +296,7 @@ export async function writeOutputs(
     runsCsv,
     seriesCsv,
     pickShareCsv,
+    ...(referencesCsv ? { referencesCsv } : {}),
     ...(report ? { report } : {}),
     plots,
     ...(fontWarning ? { fontWarning } : {}),

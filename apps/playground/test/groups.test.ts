@@ -73,6 +73,12 @@ describe("scenario groups (one command per paper figure)", () => {
       for (const m of res.members) expect(html).toContain(`href="${m.scenario.name}/report.html"`);
       const summary = readFileSync(files.summaryCsv, "utf8").trim().split("\n");
       expect(summary).toHaveLength(1 + g.scenarios.reduce((n, s) => n + s.policies.length, 0));
+      // reference checks are made at the scenario's own horizon only; here a note says why there are none
+      expect(files.referencesCsv).toBeUndefined();
+      for (const m of res.members) {
+        if (m.scenario.referenceValues?.length)
+          expect(m.result.referenceSkipped).toMatch(/^no reference checks: horizon 20/);
+      }
     });
   }
 

@@ -8,7 +8,8 @@
  */
 import { type PromptPoolConfig, type PromptPoolPreset, promptPoolConfig } from "@routekit/environments";
 import { describe, expect, it } from "vitest";
-import { kernelucbRegistry, rbfSigma } from "../src/registry/kernel-ucb.js";
+import { REFERENCE_METRICS } from "../src/reference.js";
+import { calibrationTargets, kernelucbRegistry, rbfSigma } from "../src/registry/kernel-ucb.js";
 
 const all = (re: RegExp, s: string) => [...s.matchAll(re)].map((m) => Number(m[1]));
 const near = (a: number, b: number, tol = 1e-9) => Math.abs(a - b) <= tol;
@@ -91,7 +92,12 @@ describe("kernel-ucb scenario references match their configuration", () => {
         ...(Number(p.contextDim) > 0 ? { contextDim: Number(p.contextDim) } : {}),
         ...(Number(p.poolSize) > 0 ? { poolSize: Number(p.poolSize) } : {}),
         ...(p.sampling === "fresh" || p.sampling === "pool" ? { sampling: p.sampling } : {}),
+        ...(Number(p.rho) > 0 ? { rho: Number(p.rho) } : {}),
       });
+      // "separation rho = N" in the reference and "rho = N:" in the description name what the scenario runs
+      // (other mentions of rho compare with other groups).
+      const layout = cfg.layout as { rho?: number };
+      for (const r of all(/(?:separation rho = |, rho = )(\d+(?:\.\d+)?)/g, text)) expect(layout.rho, "rho").toBe(r);
       for (const d of all(/\bd = (\d+)/g, text)) expect(d, `d in "${text}"`).toBe(cfg.contextDim);
       // The calibration targets (an independent implementation's OPR / regret) are results, not settings.
       checkQuotedNumbers(text.replace(/Targets:.*$/s, ""), cfg);
@@ -113,6 +119,45 @@ describe("kernel-ucb scenario references match their configuration", () => {
       }
     });
   }
+});
+
+describe("structured reference numbers", () => {
+  it("name a policy of the scenario, a summary metric and the reference's seeds, once per cell, as its text quotes them", () => {
+    let cells = 0;
+    for (const sc of kernelucbRegistry.scenarios) {
+      const refs = sc.referenceValues ?? [];
+      const labels = sc.policies.map((q) => q.label);
+      const keys = refs.map((r) => `${r.policy}/${r.metric}`);
+      expect(new Set(keys).size, sc.name).toBe(keys.length);
+      for (const r of refs) {
+        expect(labels, sc.name).toContain(r.policy);
+        expect(REFERENCE_METRICS).toContain(r.metric);
+        expect(Number.isInteger(r.seeds) && r.seeds >= 1).toBe(true);
+        // the seed count and every value appear in the printed reference text
+        expect(sc.reference ?? "").toContain(`mean of ${r.seeds} runs`);
+        const quoted = String(r.value).replace(/^0\./, ".").replace(/^-0\./, "-.");
+        expect(sc.reference ?? "", `${sc.name} ${r.policy} ${r.metric}`).toMatch(
+          new RegExp(`(^|[^\\d])\\+?${quoted.replace(".", "\\.")}0*($|[^\\d])`),
+        );
+        cells++;
+      }
+    }
+    // 4 calibration panels x 7 policies x (OPR, regret) + swap's PAK-UCB-RBF O2B, at rho = 1 and rho = 3
+    expect(cells).toBe(2 * (4 * 7 * 2 + 1));
+  });
+
+  it("calibration cells parse as OPR / regret in lineup order, with an optional O2B", () => {
+    const labels = ["a", "b"];
+    expect(calibrationTargets(".50/801, .995/7.7 (O2B +.397)", labels)).toEqual([
+      { policy: "a", metric: "opr", value: 0.5, seeds: 3, rounding: 0.005 },
+      { policy: "a", metric: "regret", value: 801, seeds: 3, rounding: 0.5 },
+      { policy: "b", metric: "opr", value: 0.995, seeds: 3, rounding: 0.0005 },
+      { policy: "b", metric: "regret", value: 7.7, seeds: 3, rounding: 0.05 },
+      { policy: "b", metric: "o2b", value: 0.397, seeds: 3, rounding: 0.0005 },
+    ]);
+    expect(() => calibrationTargets(".50/801", labels)).toThrow(/1 target cells for 2 policies/);
+    expect(() => calibrationTargets(".50 801, .5/2", labels)).toThrow(/is not OPR\/regret/);
+  });
 });
 
 describe("named RBF bandwidths", () => {

@@ -13,6 +13,7 @@ import type {
   Protocol,
   Rng,
 } from "@routekit/core";
+import type { ReferenceValue } from "../reference.js";
 
 export type ParamValue = number | string | boolean;
 export type Params = Record<string, ParamValue>;
@@ -74,6 +75,11 @@ export interface ScenarioEntry {
   readonly metrics?: readonly ("regret" | "o2b" | "opr" | "cost" | "reward" | "usPerRound" | "queriesPerRound")[];
   /** Target numbers from the paper or an independent rerun, printed next to the results for comparison. */
   readonly reference?: string;
+  /**
+   * The reference's numbers in structured form (policy label, metric, value, the reference's seed count):
+   * each run prints them beside RouteKit's means with a z score and a "within noise" verdict.
+   */
+  readonly referenceValues?: readonly ReferenceValue[];
   /**
    * Scenarios that form one paper figure share a group name (e.g. "mnl-fig1-uniform" for K = 5, 10, 15):
    * `routekit run <group>` runs every member and draws one combined figure, a panel per member in registry order.
