@@ -48,7 +48,10 @@ function makeRounds(T, seed) {
       const g = Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
       return Math.max(-b, Math.min(b, g));
     });
-    rounds.push({ q: { features, numItems: N, maxSize: K }, u: u() });
+    const q = { features, numItems: N, maxSize: K };
+    // NONUNIFORM=1: revenues r ~ U(0, 1) (the Dinkelbach path of select).
+    if (process.env.NONUNIFORM) q.revenues = Float64Array.from({ length: N }, () => u());
+    rounds.push({ q, u: u() });
   }
   return { rounds, wStar };
 }

@@ -41,16 +41,18 @@ function upperQuantile(n: number, k: number): number {
  * `out`; only entries with score > `floor` are kept (default -Infinity keeps all; NaN never). Returns
  * the count.
  *
- * When n >= 3k it first guesses a threshold T = mean + z sd of the scores, with z the normal quantile
- * that leaves about 1.5 k of n items above it, and collects the items with score > max(T, floor) in one
- * pass without branches. If there are between k and 4k of them, the k best are among them (at least k
- * items lie above T, so the k-th best does too), and inserting them into a sorted list of k gives the
- * answer; otherwise (a skewed or tied distribution, NaN or infinite scores) it falls back to a heap over
+ * When n >= 3k and there is no floor, it first guesses a threshold T = mean + z sd of the scores, with z
+ * the normal quantile that leaves about 1.5 k of n items above it, and collects the items with score > T
+ * in one pass without branches. If there are between k and 4k of them, the k best are among them (at
+ * least k items lie above T, so the k-th best does too), and inserting them into a sorted list of k gives
+ * the answer; otherwise (a skewed or tied distribution, NaN or infinite scores) it falls back to a heap over
  * all items. Either way the result is exact; the threshold pass avoids most of the heap's unpredictable
  * branches (about 1.5x faster at n = 100, k = 15 on OFU-MNL+'s optimistic utilities).
  */
 export function topK(score: ArrayLike<number>, n: number, k: number, out: Int32Array, floor = -Infinity): number {
-  if (k > 0 && n >= 3 * k) {
+  // Not with a floor: Dinkelbach's scores v_i (r_i - lambda) above 0 are too few or too skewed for the
+  // guess, and the wasted passes cost more than the heap saves.
+  if (k > 0 && n >= 3 * k && floor === Number.NEGATIVE_INFINITY) {
     let s1 = 0;
     let s2 = 0;
     for (let i = 0; i < n; i++) {
@@ -58,8 +60,7 @@ export function topK(score: ArrayLike<number>, n: number, k: number, out: Int32A
       s1 += v;
       s2 += v * v;
     }
-    let T = topKThreshold(s1, s2, n, k);
-    if (!(T >= floor)) T = floor;
+    const T = topKThreshold(s1, s2, n, k);
     if (candItem.length < n) candItem = new Int32Array(n);
     const cand = candItem;
     let c = 0;
