@@ -2,8 +2,8 @@
  * OFU-MNL+ (Lee & Oh, NeurIPS 2024, Algorithm 1): one online-mirror-descent step per round on the
  * full MNL log-likelihood, optimistic utilities alpha_i = x_i.w + beta_t ||x_i||_{H_t^-1}, and the
  * revenue-maximising assortment of e^{alpha}. Constant time and memory per round (independent of t):
- * O(N d^2) for the utilities, O(n d^2) for the Hessian rank-1 updates of the Cholesky factors, and
- * O(d^3) only when the exact projection is active.
+ * O(N d^2) for the utilities, O(n d^2 + d^3) to add the MNL Hessian to the Cholesky factor (formed and
+ * factored again), and O(d^3) per iterate only when the exact projection is active.
  */
 import {
   ErrorCode,
@@ -311,6 +311,7 @@ export class OfuMnlPlus extends MnlPolicyBase {
     const { z, p, g, xbar, row, wNew, Lt, Lnew } = this;
     // Steps 6-8: gradient and H~_t = H_t + eta G_t(w_t) at the current estimate.
     mnlProbabilitiesAndGradient(X, n, d, this.w, this.v0, choice, z, p, g);
+    // (this.A is the d x d scratch of the generic path, d > 8; the projection below reuses it afterwards.)
     refactorMnlHessian(Lt, X, n, d, p, eta, xbar, row, this.L, this.A);
     solveCholesky(Lt, d, g, wNew);
     const step = stepMultiplier * eta;
