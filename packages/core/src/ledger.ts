@@ -155,13 +155,17 @@ export class DecisionLedger<P> {
       throw new RouteKitError(ErrorCode.UnknownDecision, `unknown decision id ${JSON.stringify(id)}`);
     }
     // Canonical decimal digits after the prefix (no sign, no leading zero), parsed without a regex:
-    // this runs on every update. 15 digits keep the value a safe integer.
+    // this runs on every update. 15 digits keep the value a safe integer. Every id runs the same
+    // operations (the leading-zero test is not inside the loop): an operation that only the first id
+    // "d0" reaches has no type feedback in a process's first ledger, and reaching it later made V8
+    // discard the optimised update of every policy built after the first.
     const start = this.prefix.length;
     const end = id.length;
-    let seq = end > start && end - start <= 15 ? 0 : -1;
+    const len = end - start;
+    let seq = len > 0 && len <= 15 && (len === 1 || id.charCodeAt(start) !== 48) ? 0 : -1;
     for (let i = start; i < end && seq >= 0; i++) {
       const c = id.charCodeAt(i) - 48;
-      seq = c >= 0 && c <= 9 && !(c === 0 && i === start && end > start + 1) ? seq * 10 + c : -1;
+      seq = c >= 0 && c <= 9 ? seq * 10 + c : -1;
     }
     if (seq < 0 || seq >= this.nextSeq) {
       throw new RouteKitError(

@@ -61,24 +61,37 @@ function checkedUtilities(d) {
           .map((j) => `m${k}_${k + 1 + j} * x${k + 1 + j}`)
           .join(" + ")})`;
   const q = `0 + ${ks.map((k) => `x${k} * (m${k}_${k} * x${k} + 2 * ${off(k)})`).join(" + ")}`;
-  return `function checkedUtilities${d}(f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number): number {
+  // Per item also: the sum and sum of squares of the utilities, and the items above T appended to cand
+  // (without a branch) for the top-K's threshold path; stats = [sum, sum of squares, count above T].
+  const extra = `s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);`;
+  return `function checkedUtilities${d}(f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number, T: number, cand: Int32Array, stats: Float64Array): number {
   ${loadW}
+  let s1 = 0;
+  let s2 = 0;
+  let nc = 0;
   if (c === 0) {
     for (let i = 0, o = 0; i < n; i++, o += ${d}) {
       ${loadX}
       ${norm}
-      util[i] = ${mean};
+      const u = ${mean};
+      util[i] = u;
+      ${extra}
     }
-    return -1;
+  } else {
+    ${loadM}
+    for (let i = 0, o = 0; i < n; i++, o += ${d}) {
+      ${loadX}
+      ${norm}
+      const mean = ${mean};
+      const q = ${q};
+      const u = mean + c * Math.sqrt(q > 0 ? q : 0);
+      util[i] = u;
+      ${extra}
+    }
   }
-  ${loadM}
-  for (let i = 0, o = 0; i < n; i++, o += ${d}) {
-    ${loadX}
-    ${norm}
-    const mean = ${mean};
-    const q = ${q};
-    util[i] = mean + c * Math.sqrt(q > 0 ? q : 0);
-  }
+  stats[0] = s1;
+  stats[1] = s2;
+  stats[2] = nc;
   return -1;
 }`;
 }
@@ -87,9 +100,21 @@ function checkedUtilities(d) {
  * mnlUtilities + linalg's softmax + mnlGradient of one round, fused; returns false (having written
  * only z) when the softmax would take its NaN or infinite-maximum branch, which the caller then runs.
  */
-function probabilitiesGradient(d) {
+function probabilitiesGradient(d, withGradient = true) {
   const ks = range(d);
-  return `function probabilitiesGradient${d}(X: Float64Array, n: number, w: Float64Array, logV0: number, choice: number, z: Float64Array, p: Float64Array, g: Float64Array): boolean {
+  const name = withGradient ? "probabilitiesGradient" : "probabilities";
+  const params = withGradient
+    ? "X: Float64Array, n: number, w: Float64Array, logV0: number, choice: number, z: Float64Array, p: Float64Array, g: Float64Array"
+    : "X: Float64Array, n: number, w: Float64Array, logV0: number, z: Float64Array, p: Float64Array";
+  const gradient = `
+  ${ks.map((k) => `let g${k} = 0;`).join(" ")}
+  for (let i = 0, o = 0; i < n; i++, o += ${d}) {
+    const c = (p[i] as number) - (i === choice ? 1 : 0);
+    if (c === 0) continue;
+    ${ks.map((k) => `g${k} = g${k} + c * (X[o + ${k}] as number);`).join(" ")}
+  }
+  ${ks.map((k) => `g[${k}] = g${k};`).join(" ")}`;
+  return `function ${name}${d}(${params}): boolean {
   ${ks.map((k) => `const w${k} = w[${k}] as number;`).join(" ")}
   let m = Number.NEGATIVE_INFINITY;
   let nan = false;
@@ -109,14 +134,7 @@ function probabilitiesGradient(d) {
     p[i] = e;
     s += e;
   }
-  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
-  ${ks.map((k) => `let g${k} = 0;`).join(" ")}
-  for (let i = 0, o = 0; i < n; i++, o += ${d}) {
-    const c = (p[i] as number) - (i === choice ? 1 : 0);
-    if (c === 0) continue;
-    ${ks.map((k) => `g${k} = g${k} + c * (X[o + ${k}] as number);`).join(" ")}
-  }
-  ${ks.map((k) => `g[${k}] = g${k};`).join(" ")}
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;${withGradient ? gradient : ""}
   return true;
 }`;
 }
@@ -155,6 +173,124 @@ function gradientPass(d) {
 }`;
 }
 
+/**
+ * dataPass (mle.ts) in mode 2 without the objective: the data gradient and the upper triangle of the data
+ * Hessian of rounds [from, to) added to g and H, every sum in the generic loop's order (g and H entries
+ * are held in locals across rounds, as the generic loop accumulates into the arrays in that order).
+ */
+function hessianPass(d) {
+  const ks = range(d);
+  const upper = ks.flatMap((k) => range(d - k).map((j) => [k, k + j]));
+  return `function hessianPass${d}(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  ${ks.map((k) => `const t${k} = theta[${k}] as number;`).join(" ")}
+  ${ks.map((k) => `let g${k} = g[${k}] as number;`).join(" ")}
+  ${upper.map(([k, l]) => `let h${k}_${l} = H[${k * d + l}] as number;`).join(" ")}
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = logV0;
+    for (let i = 0, o = a * ${d}; i < n; i++, o += ${d}) {
+      const u = 0 + ${ks.map((k) => `(x[o + ${k}] as number) * t${k}`).join(" + ")};
+      z[i] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(logV0 - m);
+    for (let i = 0; i < n; i++) {
+      const e = Math.exp((z[i] as number) - m);
+      z[i] = e;
+      sum += e;
+    }
+    const inv = 1 / sum;
+    ${ks.map((k) => `let xb${k} = 0;`).join(" ")}
+    for (let i = 0, o = a * ${d}; i < n; i++, o += ${d}) {
+      const p = (z[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      ${ks.map((k) => `const x${k} = x[o + ${k}] as number;`).join(" ")}
+      ${ks
+        .map(
+          (k) =>
+            `g${k} = g${k} + coef * x${k}; xb${k} = xb${k} + p * x${k}; const px${k} = p * x${k}; ${range(d - k)
+              .map((j) => `h${k}_${k + j} = h${k}_${k + j} + px${k} * x${k + j};`)
+              .join(" ")}`,
+        )
+        .join("\n      ")}
+    }
+    ${upper.map(([k, l]) => `h${k}_${l} = h${k}_${l} - xb${k} * xb${l};`).join(" ")}
+  }
+  ${ks.map((k) => `g[${k}] = g${k};`).join(" ")}
+  ${upper.map(([k, l]) => `H[${k * d + l}] = h${k}_${l};`).join(" ")}
+}`;
+}
+
+/**
+ * refactorMnlHessianGeneric (model.ts) unrolled: M = src src^T + scale G formed in locals (upper triangle,
+ * G as the PSD sum of p_i (x_i - x̄)(x_i - x̄)^T and p_0 x̄ x̄^T) and factored again; every sum in the
+ * generic loops' order. Writes L only on success (returns false, L untouched, on a non-positive pivot).
+ */
+function hessianRefactor(d) {
+  const ks = range(d);
+  const lower = ks.flatMap((i) => range(i + 1).map((j) => [i, j]));
+  const upper = ks.flatMap((j) => range(d - j).map((t) => [j, j + t]));
+  const mInit = upper
+    .map(
+      ([j, l]) =>
+        `let m${j}_${l} = 0${range(j + 1)
+          .map((m) => ` + s${j}_${m} * s${l}_${m}`)
+          .join("")};`,
+    )
+    .join(" ");
+  const chol = ks
+    .map((j) => {
+      const piv = `const q${j} = m${j}_${j}${range(j)
+        .map((m) => ` - l${j}_${m} * l${j}_${m}`)
+        .join("")};
+  if (!(q${j} > 0)) return false;
+  const l${j}_${j} = Math.sqrt(q${j});`;
+      const offs = range(d - j - 1)
+        .map((t) => {
+          const i = j + 1 + t;
+          return `const l${i}_${j} = (m${j}_${i}${range(j)
+            .map((m) => ` - l${i}_${m} * l${j}_${m}`)
+            .join("")}) / l${j}_${j};`;
+        })
+        .join(" ");
+      return `${piv}\n  ${offs}`;
+    })
+    .join("\n  ");
+  return `function hessianRefactor${d}(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): boolean {
+  ${lower.map(([i, j]) => `const s${i}_${j} = src[${i * d + j}] as number;`).join(" ")}
+  ${ks.map((k) => `let xb${k} = 0;`).join(" ")}
+  for (let i = 0, o = 0; i < n; i++, o += ${d}) {
+    const pi = p[i] as number;
+    ${ks.map((k) => `xb${k} = xb${k} + pi * (X[o + ${k}] as number);`).join(" ")}
+  }
+  ${ks.map((k) => `xbar[${k}] = xb${k};`).join(" ")}
+  ${mInit}
+  for (let i = 0, o = 0; i <= n; i++, o += ${d}) {
+    const w = scale * (p[i] as number);
+    if (!(w > 0)) continue;
+    ${ks.map((k) => `let r${k}: number;`).join(" ")}
+    if (i < n) {
+      ${ks.map((k) => `r${k} = (X[o + ${k}] as number) - xb${k};`).join(" ")}
+    } else {
+      ${ks.map((k) => `r${k} = xb${k};`).join(" ")}
+    }
+    ${ks
+      .map(
+        (j) =>
+          `{ const wr = w * r${j}; ${range(d - j)
+            .map((t) => `m${j}_${j + t} = m${j}_${j + t} + wr * r${j + t};`)
+            .join(" ")} }`,
+      )
+      .join("\n    ")}
+  }
+  ${chol}
+  ${lower.map(([i, j]) => `L[${i * d + j}] = l${i}_${j};`).join(" ")}
+  return true;
+}`;
+}
+
 function hessianCholesky(d) {
   const ks = range(d);
   const lower = ks.flatMap((i) => range(i + 1).map((j) => [i, j]));
@@ -172,8 +308,8 @@ function hessianCholesky(d) {
       }`;
     })
     .join("\n      ");
-  return `function hessianCholesky${d}(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
-  ${lower.map(([i, j]) => `let l${i}_${j} = L[${i * d + j}] as number;`).join(" ")}
+  return `function hessianCholesky${d}(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): void {
+  ${lower.map(([i, j]) => `let l${i}_${j} = src[${i * d + j}] as number;`).join(" ")}
   ${ks.map((k) => `let xb${k} = 0;`).join(" ")}
   for (let i = 0, o = 0; i < n; i++, o += ${d}) {
     const pi = p[i] as number;
@@ -252,6 +388,17 @@ function choleskyInverseD(d) {
 }`;
 }
 
+/** Copies the rows `items[0..size)` of f into consecutive rows of X, -0 stored as 0 (x + 0), as select does. */
+function copyRows(d) {
+  const ks = range(d);
+  return `function copyRows${d}(f: Float64Array, items: Int32Array, size: number, X: Float64Array): void {
+  for (let j = 0, o = 0; j < size; j++, o += ${d}) {
+    const s = (items[j] as number) * ${d};
+    ${ks.map((k) => `X[o + ${k}] = (f[s + ${k}] as number) + 0;`).join(" ")}
+  }
+}`;
+}
+
 function oversizedRow(d) {
   const ks = range(d);
   return `function oversizedRow${d}(X: ArrayLike<number>, rows: number, max: number): number {
@@ -269,13 +416,19 @@ const out = `// Generated by scripts/gen-unrolled.mjs: do not edit by hand.
 
 /** Optimistic utilities with the feature index unrolled (see optimisticUtilities in model.ts). */
 export type UtilitiesKernel = (f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array) => void;
-/** {@link UtilitiesKernel} that first checks each row's squared norm is <= max: returns the first row failing it (util then unfinished), or -1. */
-export type CheckedUtilitiesKernel = (f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number) => number;
+/** {@link UtilitiesKernel} that first checks each row's squared norm is <= max: returns the first row failing it (util then unfinished), or -1; also writes stats = [sum of the utilities, sum of their squares, count above T] and the indices of the items above T to cand. */
+export type CheckedUtilitiesKernel = (f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number, T: number, cand: Int32Array, stats: Float64Array) => number;
 /** The data gradient pass with the feature index unrolled (see dataPass in mle.ts, mode 1). */
 export type GradientPassKernel = (x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array) => void;
 
-/** The MNL Hessian added to a Cholesky factor with the feature index unrolled (see addMnlHessianToCholesky in model.ts). */
-export type HessianCholeskyKernel = (L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array) => void;
+/** The data gradient and Hessian pass with the feature index unrolled (see dataPass in mle.ts, mode 2, without the objective). */
+export type HessianPassKernel = (x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array) => void;
+
+/** The MNL Hessian added to a factored matrix by forming and factoring it again (see refactorMnlHessian in model.ts); false when a pivot is not positive (L untouched). */
+export type HessianRefactorKernel = (L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array) => boolean;
+
+/** The MNL Hessian added to the Cholesky factor \`src\`, written to L (may be src), with the feature index unrolled (see addMnlHessianToCholesky in model.ts). */
+export type HessianCholeskyKernel = (L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array) => void;
 
 /** Largest d with unrolled kernels. */
 export const MAX_UNROLLED_D = ${MAX_D};
@@ -286,7 +439,19 @@ ${ds.map(checkedUtilities).join("\n\n")}
 
 ${ds.map(gradientPass).join("\n\n")}
 
-${ds.map(probabilitiesGradient).join("\n\n")}
+${ds.map(hessianPass).join("\n\n")}
+
+${ds.map((d) => probabilitiesGradient(d)).join("\n\n")}
+
+${ds.map((d) => probabilitiesGradient(d, false)).join("\n\n")}
+
+/** The MNL probabilities kernel for d (mnlUtilities then softmax, same bits; false for NaN or infinite utilities), or undefined. */
+export function probabilitiesKernel(d: number): ((X: Float64Array, n: number, w: Float64Array, logV0: number, z: Float64Array, p: Float64Array) => boolean) | undefined {
+  switch (d) {
+${ds.map((d) => `    case ${d}: return probabilities${d};`).join("\n")}
+    default: return undefined;
+  }
+}
 
 /** The fused probabilities-and-gradient kernel for d, or undefined. */
 export function probabilitiesGradientKernel(d: number): ((X: Float64Array, n: number, w: Float64Array, logV0: number, choice: number, z: Float64Array, p: Float64Array, g: Float64Array) => boolean) | undefined {
@@ -306,9 +471,21 @@ ${ds.map((d) => `    case ${d}: return checkedUtilities${d};`).join("\n")}
 
 ${ds.map(hessianCholesky).join("\n\n")}
 
+${ds.map(hessianRefactor).join("\n\n")}
+
 ${ds.map(choleskySolveD).join("\n\n")}
 
 ${ds.map(oversizedRow).join("\n\n")}
+
+${ds.map(copyRows).join("\n\n")}
+
+/** Copies the chosen rows of a query's features into a pending record (x + 0, so -0 becomes 0); unrolled for d, or undefined. */
+export function copyRowsKernel(d: number): ((f: Float64Array, items: Int32Array, size: number, X: Float64Array) => void) | undefined {
+  switch (d) {
+${ds.map((d) => `    case ${d}: return copyRows${d};`).join("\n")}
+    default: return undefined;
+  }
+}
 
 /** The first row of X (rows x d) whose squared norm is not <= max (NaN included), or -1; unrolled for d, or undefined. */
 export function oversizedRowKernel(d: number): ((X: ArrayLike<number>, rows: number, max: number) => number) | undefined {
@@ -344,10 +521,26 @@ ${ds.map((d) => `    case ${d}: return utilities${d};`).join("\n")}
   }
 }
 
+/** The Hessian refactor kernel for d, or undefined (use the generic loop). */
+export function hessianRefactorKernel(d: number): HessianRefactorKernel | undefined {
+  switch (d) {
+${ds.map((d) => `    case ${d}: return hessianRefactor${d};`).join("\n")}
+    default: return undefined;
+  }
+}
+
 /** The Hessian-to-Cholesky kernel for d, or undefined (use the generic loop). */
 export function hessianCholeskyKernel(d: number): HessianCholeskyKernel | undefined {
   switch (d) {
 ${ds.map((d) => `    case ${d}: return hessianCholesky${d};`).join("\n")}
+    default: return undefined;
+  }
+}
+
+/** The gradient-and-Hessian pass kernel for d, or undefined (use the generic loop). */
+export function hessianPassKernel(d: number): HessianPassKernel | undefined {
+  switch (d) {
+${ds.map((d) => `    case ${d}: return hessianPass${d};`).join("\n")}
     default: return undefined;
   }
 }

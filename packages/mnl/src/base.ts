@@ -20,6 +20,7 @@ import {
   encodeF64,
   eventVector,
   type Json,
+  type LedgerCodec,
   maxPendingOption,
   numberOption,
   ObjectPool,
@@ -32,8 +33,8 @@ import {
   snapshotCorrupt,
   vectorToJson,
 } from "@routekit/core";
-import { DinkelbachWorkspace, dinkelbachAssortment, topK } from "./assortment.js";
-import { oversizedRowKernel } from "./unrolled.generated.js";
+import { DinkelbachWorkspace, dinkelbachAssortment, topK, topKAmong, topKThreshold } from "./assortment.js";
+import { copyRowsKernel, oversizedRowKernel } from "./unrolled.generated.js";
 
 /**
  * Largest accepted squared Euclidean norm of one item's feature row: ||x||^2 <= 1e100 (||x|| <= 1e50).
@@ -108,14 +109,82 @@ export function readFields<T extends Record<string, "number" | "string">>(
 /**
  * A pending decision: the offered items (query row indices), their feature rows and, when the query
  * had revenues, their revenues: exactly what its decision event carries, so update and learn agree.
+ * A class rather than an object literal: V8 widens the field types of a literal's second copy, which
+ * invalidated the optimised select of the first policy when a second one was built.
  */
-interface PendingAssortment {
-  items: readonly number[];
+class PendingAssortment {
+  items: readonly number[] = [];
   /** maxSize * contextDim values; the first items.length rows are the offered features (-0 stored as 0). */
   readonly X: Float64Array;
   /** maxSize values; the first items.length are the offered items' revenues when `hasRevenues`. */
   readonly r: Float64Array;
-  hasRevenues: boolean;
+  hasRevenues = false;
+
+  constructor(maxSize: number, contextDim: number) {
+    this.X = new Float64Array(maxSize * contextDim);
+    this.r = new Float64Array(maxSize);
+  }
+}
+
+/**
+ * The pending-decision records of one policy: a free list of records (each with room for maxSize rows)
+ * and the ledger codec. A class, not closures, so that every policy in a process runs the same functions
+ * and V8's optimised select/update stay valid when a second policy is built (a per-policy closure called
+ * in the hot path made them deoptimise, and run unoptimised for hundreds of rounds, for every new policy).
+ */
+class RecordPool implements LedgerCodec<PendingAssortment> {
+  private readonly pool: ObjectPool<PendingAssortment>;
+
+  constructor(
+    private readonly maxSize: number,
+    private readonly contextDim: number,
+  ) {
+    this.pool = new ObjectPool<PendingAssortment>(() => this.make(), 1024);
+    // One record from the start, so a select/update stream never calls `make` (nor grows an empty list).
+    this.pool.release(this.make());
+  }
+
+  private make(): PendingAssortment {
+    return new PendingAssortment(this.maxSize, this.contextDim);
+  }
+
+  acquire(): PendingAssortment {
+    return this.pool.acquire();
+  }
+
+  encode(p: PendingAssortment): Json {
+    const n = p.items.length;
+    const o: Record<string, Json> = { items: [...p.items], x: encodeF64(p.X.subarray(0, n * this.contextDim)) };
+    if (p.hasRevenues) o.r = encodeF64(p.r.subarray(0, n));
+    return o;
+  }
+
+  decode(j: Json): PendingAssortment {
+    const o = readObject(j, "pending decision");
+    const items = o.items;
+    if (
+      !Array.isArray(items) ||
+      items.length > this.maxSize ||
+      !items.every((i) => Number.isSafeInteger(i) && (i as number) >= 0) ||
+      new Set(items).size !== items.length
+    ) {
+      snapshotCorrupt("pending.items", `at most ${this.maxSize} distinct item indices`);
+    }
+    const n = items.length;
+    const x = readF64(o.x, "pending.x", n * this.contextDim);
+    if (firstOversizedRow(x, n, this.contextDim).index >= 0) snapshotCorrupt("pending.x", "rows within the norm bound");
+    const r = o.r === undefined ? undefined : readF64(o.r, "pending.r", n, (v) => v >= 0 && v <= 1);
+    const p = this.pool.acquire();
+    p.items = Object.freeze([...(items as number[])]);
+    p.X.set(x);
+    p.hasRevenues = r !== undefined;
+    if (r) p.r.set(r);
+    return p;
+  }
+
+  dispose(p: PendingAssortment): void {
+    this.pool.release(p);
+  }
 }
 
 /** Options every MNL policy accepts. */
@@ -219,9 +288,18 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
   readonly v0: number;
   protected readonly common: MnlCommonConfig;
   protected readonly ledger: DecisionLedger<PendingAssortment>;
-  private readonly records: ObjectPool<PendingAssortment>;
+  private readonly records: RecordPool;
   /** Per-item scores of the current query (grown on demand). */
   protected util: Float64Array;
+  /**
+   * The top-K's threshold path, prepared while scoring (see checkedOptimisticUtilities): the items whose
+   * score is above `topHint` (the threshold guessed from the previous round's scores) and
+   * [sum, sum of squares, count] of the scores; count -1 when the scoring did not prepare them. Speed
+   * only: the decision is the exact top-K whatever the hint (a bad one falls back to the full top-K).
+   */
+  protected cand: Int32Array;
+  protected readonly scoreStats = new Float64Array(3);
+  protected topHint = Number.NaN;
   private attract: Float64Array;
   /** The query's features when given as a plain array (copied once, then validated). */
   private fcopy: Float64Array;
@@ -233,52 +311,14 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
     this.contextDim = common.contextDim;
     this.maxSize = common.maxSize;
     this.v0 = common.v0;
-    const rowLen = common.maxSize * common.contextDim;
-    this.records = new ObjectPool<PendingAssortment>(
-      () => ({ items: [], X: new Float64Array(rowLen), r: new Float64Array(common.maxSize), hasRevenues: false }),
-      1024,
-    );
-    this.ledger = new DecisionLedger<PendingAssortment>(
-      {
-        encode: (p) => {
-          const n = p.items.length;
-          const o: Record<string, Json> = { items: [...p.items], x: encodeF64(p.X.subarray(0, n * this.contextDim)) };
-          if (p.hasRevenues) o.r = encodeF64(p.r.subarray(0, n));
-          return o;
-        },
-        decode: (j) => this.decodePending(j),
-        dispose: (p) => this.records.release(p),
-      },
-      { maxPending: common.maxPending },
-    );
+    this.records = new RecordPool(common.maxSize, common.contextDim);
+    this.ledger = new DecisionLedger<PendingAssortment>(this.records, { maxPending: common.maxPending });
     this.util = new Float64Array(128);
+    this.cand = new Int32Array(128);
     this.attract = new Float64Array(128);
     this.fcopy = new Float64Array(0);
     this.chosen = new Int32Array(common.maxSize);
     this.dws = new DinkelbachWorkspace(128);
-  }
-
-  private decodePending(j: Json): PendingAssortment {
-    const o = readObject(j, "pending decision");
-    const items = o.items;
-    if (
-      !Array.isArray(items) ||
-      items.length > this.maxSize ||
-      !items.every((i) => Number.isSafeInteger(i) && (i as number) >= 0) ||
-      new Set(items).size !== items.length
-    ) {
-      snapshotCorrupt("pending.items", `at most ${this.maxSize} distinct item indices`);
-    }
-    const n = items.length;
-    const x = readF64(o.x, "pending.x", n * this.contextDim);
-    if (firstOversizedRow(x, n, this.contextDim).index >= 0) snapshotCorrupt("pending.x", "rows within the norm bound");
-    const r = o.r === undefined ? undefined : readF64(o.r, "pending.r", n, (v) => v >= 0 && v <= 1);
-    const p = this.records.acquire();
-    p.items = Object.freeze([...(items as number[])]);
-    p.X.set(x);
-    p.hasRevenues = r !== undefined;
-    if (r) p.r.set(r);
-    return p;
   }
 
   get pendingDecisions(): number {
@@ -380,10 +420,13 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
     const K = query.maxSize;
     if (this.util.length < n) {
       this.util = new Float64Array(n);
+      this.cand = new Int32Array(n);
       this.attract = new Float64Array(n);
       this.dws.ensure(n);
     }
     const rev = query.revenues;
+    const stats = this.scoreStats;
+    stats[2] = -1;
     if (this.scoreCheckedItems(f, n, rev) >= 0) this.rejectFeatures(f, n);
     let uniform = true;
     if (rev !== undefined) {
@@ -396,7 +439,10 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
     if (clip) for (let i = 0; i < n; i++) util[i] = Math.min(clip[1], Math.max(clip[0], util[i] as number));
     let size: number;
     if (uniform) {
-      size = topK(util, n, K, this.chosen);
+      const prepared = clip === null && stats[2] >= 0;
+      size = prepared ? topKAmong(util, K, this.chosen, this.cand, stats[2] as number) : -1;
+      if (size < 0) size = topK(util, n, K, this.chosen);
+      if (prepared) this.topHint = topKThreshold(stats[0] as number, stats[1] as number, n, K);
     } else {
       let m = -Infinity;
       for (let i = 0; i < n; i++) if ((util[i] as number) > m) m = util[i] as number;
@@ -411,10 +457,14 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
     p.items = items;
     const X = p.X;
     const d = this.contextDim;
-    for (let j = 0; j < size; j++) {
-      const src = (items[j] as number) * d;
-      // -0 is stored as 0 (x + 0), as a decision event writes it, so update and learn agree bitwise.
-      for (let k = 0; k < d; k++) X[j * d + k] = (f[src + k] as number) + 0;
+    // -0 is stored as 0 (x + 0), as a decision event writes it, so update and learn agree bitwise.
+    const copy = copyRowsKernel(d);
+    if (copy !== undefined) copy(f, this.chosen, size, X);
+    else {
+      for (let j = 0; j < size; j++) {
+        const src = (items[j] as number) * d;
+        for (let k = 0; k < d; k++) X[j * d + k] = (f[src + k] as number) + 0;
+      }
     }
     p.hasRevenues = rev !== undefined;
     if (rev !== undefined) for (let j = 0; j < size; j++) p.r[j] = rev[items[j] as number] as number;

@@ -337,6 +337,9 @@ export class UcbMnl extends MleMnlPolicy {
       this.alpha,
       this.util,
       MAX_FEATURE_SQUARED_NORM,
+      this.topHint,
+      this.cand,
+      this.scoreStats,
     );
     if (bad < 0) this.checkRevenues(revenues, n);
     return bad;

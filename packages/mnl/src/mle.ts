@@ -9,7 +9,7 @@
  * the squared penalty and a hard-coded v0 = 1; we use the consistent squared ridge and the true v0.)
  */
 import { choleskyFactor, choleskySolve, dot, symmetrizeUpper } from "@routekit/linalg";
-import { gradientPassKernel } from "./unrolled.generated.js";
+import { gradientPassKernel, hessianPassKernel } from "./unrolled.generated.js";
 
 /** Past rounds with variable-size assortments (a mask-free ragged layout). */
 export class ChoiceHistory {
@@ -177,6 +177,27 @@ export function gradientPass(
   const kernel = gradientPassKernel(h.d);
   if (kernel !== undefined) kernel(h.x, h.start, h.choice, from, to, Math.log(v0), theta, ws.z, g);
   else dataPass(h, from, to, v0, theta, ws, g, g, 1);
+}
+
+/**
+ * Adds the data gradient and the upper triangle of the data Hessian of rounds [from, to) at theta to `g`
+ * and `H`: the same values, bit for bit, as {@link dataPass} in mode 2, without the objective. For d <= 8
+ * a kernel with the feature index unrolled does the same operations in the same order; this is the pass
+ * of an exact Hessian refresh of the warm-started refit.
+ */
+export function hessianPass(
+  h: ChoiceHistory,
+  from: number,
+  to: number,
+  v0: number,
+  theta: Float64Array,
+  ws: MleWorkspace,
+  g: Float64Array,
+  H: Float64Array,
+): void {
+  const kernel = hessianPassKernel(h.d);
+  if (kernel !== undefined) kernel(h.x, h.start, h.choice, from, to, Math.log(v0), theta, ws.z, g, H);
+  else dataPass(h, from, to, v0, theta, ws, g, H, 2);
 }
 
 /**

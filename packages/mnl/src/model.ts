@@ -15,7 +15,9 @@ import {
   choleskyInverseKernel,
   choleskySolveKernel,
   hessianCholeskyKernel,
+  hessianRefactorKernel,
   probabilitiesGradientKernel,
+  probabilitiesKernel,
   utilitiesKernel,
 } from "./unrolled.generated.js";
 
@@ -81,6 +83,9 @@ export function mnlProbabilities(
   p: Float64Array,
   xo = 0,
 ): Float64Array {
+  // For d <= 8 one unrolled kernel (the same operations, same bits) unless a utility is NaN or infinite.
+  const kernel = xo === 0 ? probabilitiesKernel(d) : undefined;
+  if (kernel?.(X, n, w, Math.log(v0), z, p)) return p;
   mnlUtilities(X, n, d, w, v0, z, xo);
   return softmax(z, p, n + 1);
 }
@@ -193,7 +198,8 @@ export function addMnlHessianUpper(
  * Makes the Cholesky factor L of a d x d matrix M the factor of M + scale * G, using the exact
  * PSD decomposition of the MNL Hessian as a covariance with x_0 = 0:
  * G = sum_i p_i (x_i - x̄)(x_i - x̄)^T + p_0 x̄ x̄^T, i.e. n + 1 rank-1 updates in O(n d^2),
- * which cannot lose definiteness to round-off. `xbar` and `row` are d-value scratch buffers.
+ * which cannot lose definiteness to round-off. `xbar` and `row` are d-value scratch buffers. With `src`
+ * (a factor other than L), L becomes the factor of src src^T + scale * G and src is left as it is.
  * For d <= 8 a kernel with the feature index unrolled keeps L in registers across the n + 1 updates
  * and does the same operations in the same order (identical bits).
  */
@@ -206,12 +212,14 @@ export function addMnlHessianToCholesky(
   scale: number,
   xbar: Float64Array,
   row: Float64Array,
+  src: Float64Array = L,
 ): void {
   const kernel = hessianCholeskyKernel(d);
   if (kernel !== undefined) {
-    kernel(L, X, n, p, scale, xbar);
+    kernel(L, X, n, p, scale, xbar, src);
     return;
   }
+  if (src !== L) for (let i = 0; i < d * d; i++) L[i] = src[i] as number;
   addMnlHessianToCholeskyGeneric(L, X, n, d, p, scale, xbar, row);
 }
 
@@ -238,6 +246,85 @@ export function addMnlHessianToCholeskyGeneric(
     for (let k = 0; k < d; k++) row[k] = s0 * (xbar[k] as number);
     choleskyRank1Update(L, d, row);
   }
+}
+
+/**
+ * L becomes the Cholesky factor of src src^T + scale * G (L must not be src), like
+ * {@link addMnlHessianToCholesky}, by forming that matrix and factoring it again: src src^T (upper
+ * triangle), plus G as the same PSD sum sum_i p_i (x_i - x̄)(x_i - x̄)^T + p_0 x̄ x̄^T, then a Cholesky
+ * factorisation. About 400 multiply-adds, d square roots and d(d-1)/2 divisions, against
+ * (n + 1)(d square roots + about d^2 divisions) for the rank-1 updates, and no less accurate (see the
+ * package README): at the size of the MNL Hessian next to H >= ridge * I, forming and factoring rounds
+ * H once per entry, each rank-1 update rounds it again. If a pivot is not positive (a matrix at the edge of
+ * definiteness: only with a tiny ridge), it falls back to the rank-1 updates, which cannot fail.
+ * `xbar` and `row` are d-value scratch buffers and `M` a d x d one (used for d > 8 only).
+ */
+export function refactorMnlHessian(
+  L: Float64Array,
+  X: Float64Array,
+  n: number,
+  d: number,
+  p: Float64Array,
+  scale: number,
+  xbar: Float64Array,
+  row: Float64Array,
+  src: Float64Array,
+  M: Float64Array,
+): void {
+  const kernel = hessianRefactorKernel(d);
+  const ok =
+    kernel !== undefined
+      ? kernel(L, X, n, p, scale, xbar, src)
+      : refactorMnlHessianGeneric(L, X, n, d, p, scale, xbar, row, src, M);
+  if (!ok) addMnlHessianToCholesky(L, X, n, d, p, scale, xbar, row, src);
+}
+
+/**
+ * {@link refactorMnlHessian} without the unrolled kernels and without the fallback (any d; the kernels'
+ * reference): false when a pivot is not positive, with L then partly written.
+ */
+export function refactorMnlHessianGeneric(
+  L: Float64Array,
+  X: Float64Array,
+  n: number,
+  d: number,
+  p: Float64Array,
+  scale: number,
+  xbar: Float64Array,
+  row: Float64Array,
+  src: Float64Array,
+  M: Float64Array,
+): boolean {
+  mnlMeanFeature(X, n, d, p, xbar);
+  for (let j = 0; j < d; j++) {
+    for (let l = j; l < d; l++) {
+      let s = 0;
+      for (let m = 0; m <= j; m++) s = s + (src[j * d + m] as number) * (src[l * d + m] as number);
+      M[j * d + l] = s;
+    }
+  }
+  for (let i = 0; i <= n; i++) {
+    const w = scale * (p[i] as number);
+    if (!(w > 0)) continue;
+    for (let k = 0; k < d; k++) row[k] = i < n ? (X[i * d + k] as number) - (xbar[k] as number) : (xbar[k] as number);
+    for (let j = 0; j < d; j++) {
+      const wr = w * (row[j] as number);
+      for (let l = j; l < d; l++) M[j * d + l] = (M[j * d + l] as number) + wr * (row[l] as number);
+    }
+  }
+  for (let j = 0; j < d; j++) {
+    let q = M[j * d + j] as number;
+    for (let m = 0; m < j; m++) q = q - (L[j * d + m] as number) * (L[j * d + m] as number);
+    if (!(q > 0)) return false;
+    const ljj = Math.sqrt(q);
+    L[j * d + j] = ljj;
+    for (let i = j + 1; i < d; i++) {
+      let t = M[j * d + i] as number;
+      for (let m = 0; m < j; m++) t = t - (L[i * d + m] as number) * (L[j * d + m] as number);
+      L[i * d + j] = t / ljj;
+    }
+  }
+  return true;
 }
 
 /**
@@ -295,7 +382,9 @@ export function optimisticUtilities(
 
 /**
  * {@link optimisticUtilities} after checking each row's squared norm is <= `max` (NaN fails), in one
- * pass for d <= 8: returns the first row failing the check (utilities then unfinished) or -1.
+ * pass for d <= 8: returns the first row failing the check (utilities then unfinished) or -1. It also
+ * prepares the top-K's threshold path (`topKAmong` in assortment.ts): the indices of the items whose utility is
+ * above `T` go to `cand` (n slots), and stats = [sum of the utilities, sum of their squares, their count].
  */
 export function checkedOptimisticUtilities(
   f: Float64Array,
@@ -306,9 +395,12 @@ export function checkedOptimisticUtilities(
   c: number,
   util: Float64Array,
   max: number,
+  T: number,
+  cand: Int32Array,
+  stats: Float64Array,
 ): number {
   const kernel = checkedUtilitiesKernel(d);
-  if (kernel !== undefined) return kernel(f, n, w, M, c, util, max);
+  if (kernel !== undefined) return kernel(f, n, w, M, c, util, max, T, cand, stats);
   for (let i = 0; i < n; i++) {
     let s = 0;
     for (let k = 0; k < d; k++) {
@@ -318,6 +410,19 @@ export function checkedOptimisticUtilities(
     if (!(s <= max)) return i;
   }
   optimisticUtilitiesGeneric(f, n, d, w, M, c, util);
+  let s1 = 0;
+  let s2 = 0;
+  let nc = 0;
+  for (let i = 0; i < n; i++) {
+    const u = util[i] as number;
+    s1 += u;
+    s2 += u * u;
+    cand[nc] = i;
+    nc += +(u > T);
+  }
+  stats[0] = s1;
+  stats[1] = s2;
+  stats[2] = nc;
   return -1;
 }
 

@@ -2,8 +2,8 @@
  * OFU-MNL+ (Lee & Oh, NeurIPS 2024, Algorithm 1): one online-mirror-descent step per round on the
  * full MNL log-likelihood, optimistic utilities alpha_i = x_i.w + beta_t ||x_i||_{H_t^-1}, and the
  * revenue-maximising assortment of e^{alpha}. Constant time and memory per round (independent of t):
- * O(N d^2) for the utilities, O(n d^2) for the Hessian rank-1 updates of the Cholesky factors, and
- * O(d^3) only when the exact projection is active.
+ * O(N d^2) for the utilities, O(n d^2 + d^3) to add the MNL Hessian to the Cholesky factor (formed and
+ * factored again), and O(d^3) per iterate only when the exact projection is active.
  */
 import {
   ErrorCode,
@@ -33,12 +33,12 @@ import {
 } from "./base.js";
 import { type BetaParams, ofuMnlBeta, ofuMnlHyperparameters } from "./beta.js";
 import {
-  addMnlHessianToCholesky,
   checkedOptimisticUtilities,
   invertCholeskyUpper,
   mnlProbabilities,
   mnlProbabilitiesAndGradient,
   optimisticUtilities,
+  refactorMnlHessian,
   solveCholesky,
 } from "./model.js";
 import { ProjectionWorkspace, projectUnitBall } from "./projection.js";
@@ -172,9 +172,9 @@ export class OfuMnlPlus extends MnlPolicyBase {
   readonly kind = OfuMnlPlus.kind;
   readonly config: OfuMnlPlusConfig;
 
-  private readonly w: Float64Array;
+  private w: Float64Array;
   /** Cholesky factor of H_t (lower, row-major). */
-  private readonly L: Float64Array;
+  private L: Float64Array;
   /** Upper triangle of H_t^-1, refreshed from L after each update (O(d^3), independent of t). */
   private readonly Hinv: Float64Array;
   private updates = 0;
@@ -188,9 +188,9 @@ export class OfuMnlPlus extends MnlPolicyBase {
   private readonly g: Float64Array;
   private readonly xbar: Float64Array;
   private readonly row: Float64Array;
-  private readonly wNew: Float64Array;
+  private wNew: Float64Array;
   private readonly Lt: Float64Array;
-  private readonly Lnew: Float64Array;
+  private Lnew: Float64Array;
   private readonly A: Float64Array;
   private readonly projWs: ProjectionWorkspace;
 
@@ -288,7 +288,19 @@ export class OfuMnlPlus extends MnlPolicyBase {
 
   protected override scoreCheckedItems(f: Float64Array, n: number, revenues: ArrayLike<number> | undefined): number {
     const d = this.contextDim;
-    const bad = checkedOptimisticUtilities(f, n, d, this.w, this.Hinv, this.beta, this.util, MAX_FEATURE_SQUARED_NORM);
+    const bad = checkedOptimisticUtilities(
+      f,
+      n,
+      d,
+      this.w,
+      this.Hinv,
+      this.beta,
+      this.util,
+      MAX_FEATURE_SQUARED_NORM,
+      this.topHint,
+      this.cand,
+      this.scoreStats,
+    );
     if (bad < 0) this.checkRevenues(revenues, n);
     return bad;
   }
@@ -299,8 +311,8 @@ export class OfuMnlPlus extends MnlPolicyBase {
     const { z, p, g, xbar, row, wNew, Lt, Lnew } = this;
     // Steps 6-8: gradient and H~_t = H_t + eta G_t(w_t) at the current estimate.
     mnlProbabilitiesAndGradient(X, n, d, this.w, this.v0, choice, z, p, g);
-    Lt.set(this.L);
-    addMnlHessianToCholesky(Lt, X, n, d, p, eta, xbar, row);
+    // (this.A is the d x d scratch of the generic path, d > 8; the projection below reuses it afterwards.)
+    refactorMnlHessian(Lt, X, n, d, p, eta, xbar, row, this.L, this.A);
     solveCholesky(Lt, d, g, wNew);
     const step = stepMultiplier * eta;
     for (let k = 0; k < d; k++) wNew[k] = (this.w[k] as number) - step * (wNew[k] as number);
@@ -317,15 +329,17 @@ export class OfuMnlPlus extends MnlPolicyBase {
     }
     // Step 9: H_{t+1} = H_t + G_t(w_{t+1}) on the same round's items.
     mnlProbabilities(X, n, d, wNew, this.v0, z, p);
-    Lnew.set(this.L);
-    addMnlHessianToCholesky(Lnew, X, n, d, p, 1, xbar, row);
+    refactorMnlHessian(Lnew, X, n, d, p, 1, xbar, row, this.L, this.A);
     for (let k = 0; k < d; k++) {
       if (!Number.isFinite(wNew[k] as number) || !((Lnew[k * d + k] as number) > 0)) {
         throw new RouteKitError(ErrorCode.Numerical, "OFU-MNL+ update produced a non-finite estimate; state unchanged");
       }
     }
-    this.w.set(wNew);
-    this.L.set(Lnew);
+    // Commit by swapping buffers (no copies): the old estimate and factor become next round's scratch.
+    this.wNew = this.w;
+    this.w = wNew;
+    this.Lnew = this.L;
+    this.L = Lnew;
     this.refreshInverse();
     this.updates++;
   }

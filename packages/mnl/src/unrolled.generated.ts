@@ -3,12 +3,18 @@
 /** Optimistic utilities with the feature index unrolled (see optimisticUtilities in model.ts). */
 export type UtilitiesKernel = (f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array) => void;
 /** {@link UtilitiesKernel} that first checks each row's squared norm is <= max: returns the first row failing it (util then unfinished), or -1. */
-export type CheckedUtilitiesKernel = (f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number) => number;
+export type CheckedUtilitiesKernel = (f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number, T: number, cand: Int32Array, stats: Float64Array) => number;
 /** The data gradient pass with the feature index unrolled (see dataPass in mle.ts, mode 1). */
 export type GradientPassKernel = (x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array) => void;
 
-/** The MNL Hessian added to a Cholesky factor with the feature index unrolled (see addMnlHessianToCholesky in model.ts). */
-export type HessianCholeskyKernel = (L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array) => void;
+/** The data gradient and Hessian pass with the feature index unrolled (see dataPass in mle.ts, mode 2, without the objective). */
+export type HessianPassKernel = (x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array) => void;
+
+/** The MNL Hessian added to a factored matrix by forming and factoring it again (see refactorMnlHessian in model.ts); false when a pivot is not positive (L untouched). */
+export type HessianRefactorKernel = (L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array) => boolean;
+
+/** The MNL Hessian added to the Cholesky factor `src`, written to L (may be src), with the feature index unrolled (see addMnlHessianToCholesky in model.ts). */
+export type HessianCholeskyKernel = (L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array) => void;
 
 /** Largest d with unrolled kernels. */
 export const MAX_UNROLLED_D = 8;
@@ -157,187 +163,267 @@ function utilities8(f: Float64Array, n: number, w: Float64Array, M: Float64Array
   }
 }
 
-function checkedUtilities1(f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number): number {
+function checkedUtilities1(f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number, T: number, cand: Int32Array, stats: Float64Array): number {
   const w0 = w[0] as number;
+  let s1 = 0;
+  let s2 = 0;
+  let nc = 0;
   if (c === 0) {
     for (let i = 0, o = 0; i < n; i++, o += 1) {
       const x0 = f[o + 0] as number;
       const ss = 0 + x0 * x0;
     if (!(ss <= max)) return i;
-      util[i] = 0 + x0 * w0;
+      const u = 0 + x0 * w0;
+      util[i] = u;
+      s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
     }
-    return -1;
-  }
-  const m0_0 = M[0] as number;
-  for (let i = 0, o = 0; i < n; i++, o += 1) {
-    const x0 = f[o + 0] as number;
-    const ss = 0 + x0 * x0;
+  } else {
+    const m0_0 = M[0] as number;
+    for (let i = 0, o = 0; i < n; i++, o += 1) {
+      const x0 = f[o + 0] as number;
+      const ss = 0 + x0 * x0;
     if (!(ss <= max)) return i;
-    const mean = 0 + x0 * w0;
-    const q = 0 + x0 * (m0_0 * x0 + 2 * 0);
-    util[i] = mean + c * Math.sqrt(q > 0 ? q : 0);
+      const mean = 0 + x0 * w0;
+      const q = 0 + x0 * (m0_0 * x0 + 2 * 0);
+      const u = mean + c * Math.sqrt(q > 0 ? q : 0);
+      util[i] = u;
+      s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
+    }
   }
+  stats[0] = s1;
+  stats[1] = s2;
+  stats[2] = nc;
   return -1;
 }
 
-function checkedUtilities2(f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number): number {
+function checkedUtilities2(f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number, T: number, cand: Int32Array, stats: Float64Array): number {
   const w0 = w[0] as number; const w1 = w[1] as number;
+  let s1 = 0;
+  let s2 = 0;
+  let nc = 0;
   if (c === 0) {
     for (let i = 0, o = 0; i < n; i++, o += 2) {
       const x0 = f[o + 0] as number; const x1 = f[o + 1] as number;
       const ss = 0 + x0 * x0 + x1 * x1;
     if (!(ss <= max)) return i;
-      util[i] = 0 + x0 * w0 + x1 * w1;
+      const u = 0 + x0 * w0 + x1 * w1;
+      util[i] = u;
+      s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
     }
-    return -1;
-  }
-  const m0_0 = M[0] as number; const m0_1 = M[1] as number; const m1_1 = M[3] as number;
-  for (let i = 0, o = 0; i < n; i++, o += 2) {
-    const x0 = f[o + 0] as number; const x1 = f[o + 1] as number;
-    const ss = 0 + x0 * x0 + x1 * x1;
+  } else {
+    const m0_0 = M[0] as number; const m0_1 = M[1] as number; const m1_1 = M[3] as number;
+    for (let i = 0, o = 0; i < n; i++, o += 2) {
+      const x0 = f[o + 0] as number; const x1 = f[o + 1] as number;
+      const ss = 0 + x0 * x0 + x1 * x1;
     if (!(ss <= max)) return i;
-    const mean = 0 + x0 * w0 + x1 * w1;
-    const q = 0 + x0 * (m0_0 * x0 + 2 * (0 + m0_1 * x1)) + x1 * (m1_1 * x1 + 2 * 0);
-    util[i] = mean + c * Math.sqrt(q > 0 ? q : 0);
+      const mean = 0 + x0 * w0 + x1 * w1;
+      const q = 0 + x0 * (m0_0 * x0 + 2 * (0 + m0_1 * x1)) + x1 * (m1_1 * x1 + 2 * 0);
+      const u = mean + c * Math.sqrt(q > 0 ? q : 0);
+      util[i] = u;
+      s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
+    }
   }
+  stats[0] = s1;
+  stats[1] = s2;
+  stats[2] = nc;
   return -1;
 }
 
-function checkedUtilities3(f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number): number {
+function checkedUtilities3(f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number, T: number, cand: Int32Array, stats: Float64Array): number {
   const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number;
+  let s1 = 0;
+  let s2 = 0;
+  let nc = 0;
   if (c === 0) {
     for (let i = 0, o = 0; i < n; i++, o += 3) {
       const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number;
       const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2;
     if (!(ss <= max)) return i;
-      util[i] = 0 + x0 * w0 + x1 * w1 + x2 * w2;
+      const u = 0 + x0 * w0 + x1 * w1 + x2 * w2;
+      util[i] = u;
+      s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
     }
-    return -1;
-  }
-  const m0_0 = M[0] as number; const m0_1 = M[1] as number; const m0_2 = M[2] as number; const m1_1 = M[4] as number; const m1_2 = M[5] as number; const m2_2 = M[8] as number;
-  for (let i = 0, o = 0; i < n; i++, o += 3) {
-    const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number;
-    const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2;
+  } else {
+    const m0_0 = M[0] as number; const m0_1 = M[1] as number; const m0_2 = M[2] as number; const m1_1 = M[4] as number; const m1_2 = M[5] as number; const m2_2 = M[8] as number;
+    for (let i = 0, o = 0; i < n; i++, o += 3) {
+      const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number;
+      const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2;
     if (!(ss <= max)) return i;
-    const mean = 0 + x0 * w0 + x1 * w1 + x2 * w2;
-    const q = 0 + x0 * (m0_0 * x0 + 2 * (0 + m0_1 * x1 + m0_2 * x2)) + x1 * (m1_1 * x1 + 2 * (0 + m1_2 * x2)) + x2 * (m2_2 * x2 + 2 * 0);
-    util[i] = mean + c * Math.sqrt(q > 0 ? q : 0);
+      const mean = 0 + x0 * w0 + x1 * w1 + x2 * w2;
+      const q = 0 + x0 * (m0_0 * x0 + 2 * (0 + m0_1 * x1 + m0_2 * x2)) + x1 * (m1_1 * x1 + 2 * (0 + m1_2 * x2)) + x2 * (m2_2 * x2 + 2 * 0);
+      const u = mean + c * Math.sqrt(q > 0 ? q : 0);
+      util[i] = u;
+      s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
+    }
   }
+  stats[0] = s1;
+  stats[1] = s2;
+  stats[2] = nc;
   return -1;
 }
 
-function checkedUtilities4(f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number): number {
+function checkedUtilities4(f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number, T: number, cand: Int32Array, stats: Float64Array): number {
   const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number; const w3 = w[3] as number;
+  let s1 = 0;
+  let s2 = 0;
+  let nc = 0;
   if (c === 0) {
     for (let i = 0, o = 0; i < n; i++, o += 4) {
       const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number;
       const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3;
     if (!(ss <= max)) return i;
-      util[i] = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3;
+      const u = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3;
+      util[i] = u;
+      s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
     }
-    return -1;
-  }
-  const m0_0 = M[0] as number; const m0_1 = M[1] as number; const m0_2 = M[2] as number; const m0_3 = M[3] as number; const m1_1 = M[5] as number; const m1_2 = M[6] as number; const m1_3 = M[7] as number; const m2_2 = M[10] as number; const m2_3 = M[11] as number; const m3_3 = M[15] as number;
-  for (let i = 0, o = 0; i < n; i++, o += 4) {
-    const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number;
-    const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3;
+  } else {
+    const m0_0 = M[0] as number; const m0_1 = M[1] as number; const m0_2 = M[2] as number; const m0_3 = M[3] as number; const m1_1 = M[5] as number; const m1_2 = M[6] as number; const m1_3 = M[7] as number; const m2_2 = M[10] as number; const m2_3 = M[11] as number; const m3_3 = M[15] as number;
+    for (let i = 0, o = 0; i < n; i++, o += 4) {
+      const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number;
+      const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3;
     if (!(ss <= max)) return i;
-    const mean = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3;
-    const q = 0 + x0 * (m0_0 * x0 + 2 * (0 + m0_1 * x1 + m0_2 * x2 + m0_3 * x3)) + x1 * (m1_1 * x1 + 2 * (0 + m1_2 * x2 + m1_3 * x3)) + x2 * (m2_2 * x2 + 2 * (0 + m2_3 * x3)) + x3 * (m3_3 * x3 + 2 * 0);
-    util[i] = mean + c * Math.sqrt(q > 0 ? q : 0);
+      const mean = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3;
+      const q = 0 + x0 * (m0_0 * x0 + 2 * (0 + m0_1 * x1 + m0_2 * x2 + m0_3 * x3)) + x1 * (m1_1 * x1 + 2 * (0 + m1_2 * x2 + m1_3 * x3)) + x2 * (m2_2 * x2 + 2 * (0 + m2_3 * x3)) + x3 * (m3_3 * x3 + 2 * 0);
+      const u = mean + c * Math.sqrt(q > 0 ? q : 0);
+      util[i] = u;
+      s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
+    }
   }
+  stats[0] = s1;
+  stats[1] = s2;
+  stats[2] = nc;
   return -1;
 }
 
-function checkedUtilities5(f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number): number {
+function checkedUtilities5(f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number, T: number, cand: Int32Array, stats: Float64Array): number {
   const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number; const w3 = w[3] as number; const w4 = w[4] as number;
+  let s1 = 0;
+  let s2 = 0;
+  let nc = 0;
   if (c === 0) {
     for (let i = 0, o = 0; i < n; i++, o += 5) {
       const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number; const x4 = f[o + 4] as number;
       const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4;
     if (!(ss <= max)) return i;
-      util[i] = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4;
+      const u = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4;
+      util[i] = u;
+      s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
     }
-    return -1;
-  }
-  const m0_0 = M[0] as number; const m0_1 = M[1] as number; const m0_2 = M[2] as number; const m0_3 = M[3] as number; const m0_4 = M[4] as number; const m1_1 = M[6] as number; const m1_2 = M[7] as number; const m1_3 = M[8] as number; const m1_4 = M[9] as number; const m2_2 = M[12] as number; const m2_3 = M[13] as number; const m2_4 = M[14] as number; const m3_3 = M[18] as number; const m3_4 = M[19] as number; const m4_4 = M[24] as number;
-  for (let i = 0, o = 0; i < n; i++, o += 5) {
-    const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number; const x4 = f[o + 4] as number;
-    const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4;
+  } else {
+    const m0_0 = M[0] as number; const m0_1 = M[1] as number; const m0_2 = M[2] as number; const m0_3 = M[3] as number; const m0_4 = M[4] as number; const m1_1 = M[6] as number; const m1_2 = M[7] as number; const m1_3 = M[8] as number; const m1_4 = M[9] as number; const m2_2 = M[12] as number; const m2_3 = M[13] as number; const m2_4 = M[14] as number; const m3_3 = M[18] as number; const m3_4 = M[19] as number; const m4_4 = M[24] as number;
+    for (let i = 0, o = 0; i < n; i++, o += 5) {
+      const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number; const x4 = f[o + 4] as number;
+      const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4;
     if (!(ss <= max)) return i;
-    const mean = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4;
-    const q = 0 + x0 * (m0_0 * x0 + 2 * (0 + m0_1 * x1 + m0_2 * x2 + m0_3 * x3 + m0_4 * x4)) + x1 * (m1_1 * x1 + 2 * (0 + m1_2 * x2 + m1_3 * x3 + m1_4 * x4)) + x2 * (m2_2 * x2 + 2 * (0 + m2_3 * x3 + m2_4 * x4)) + x3 * (m3_3 * x3 + 2 * (0 + m3_4 * x4)) + x4 * (m4_4 * x4 + 2 * 0);
-    util[i] = mean + c * Math.sqrt(q > 0 ? q : 0);
+      const mean = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4;
+      const q = 0 + x0 * (m0_0 * x0 + 2 * (0 + m0_1 * x1 + m0_2 * x2 + m0_3 * x3 + m0_4 * x4)) + x1 * (m1_1 * x1 + 2 * (0 + m1_2 * x2 + m1_3 * x3 + m1_4 * x4)) + x2 * (m2_2 * x2 + 2 * (0 + m2_3 * x3 + m2_4 * x4)) + x3 * (m3_3 * x3 + 2 * (0 + m3_4 * x4)) + x4 * (m4_4 * x4 + 2 * 0);
+      const u = mean + c * Math.sqrt(q > 0 ? q : 0);
+      util[i] = u;
+      s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
+    }
   }
+  stats[0] = s1;
+  stats[1] = s2;
+  stats[2] = nc;
   return -1;
 }
 
-function checkedUtilities6(f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number): number {
+function checkedUtilities6(f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number, T: number, cand: Int32Array, stats: Float64Array): number {
   const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number; const w3 = w[3] as number; const w4 = w[4] as number; const w5 = w[5] as number;
+  let s1 = 0;
+  let s2 = 0;
+  let nc = 0;
   if (c === 0) {
     for (let i = 0, o = 0; i < n; i++, o += 6) {
       const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number; const x4 = f[o + 4] as number; const x5 = f[o + 5] as number;
       const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5;
     if (!(ss <= max)) return i;
-      util[i] = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4 + x5 * w5;
+      const u = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4 + x5 * w5;
+      util[i] = u;
+      s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
     }
-    return -1;
-  }
-  const m0_0 = M[0] as number; const m0_1 = M[1] as number; const m0_2 = M[2] as number; const m0_3 = M[3] as number; const m0_4 = M[4] as number; const m0_5 = M[5] as number; const m1_1 = M[7] as number; const m1_2 = M[8] as number; const m1_3 = M[9] as number; const m1_4 = M[10] as number; const m1_5 = M[11] as number; const m2_2 = M[14] as number; const m2_3 = M[15] as number; const m2_4 = M[16] as number; const m2_5 = M[17] as number; const m3_3 = M[21] as number; const m3_4 = M[22] as number; const m3_5 = M[23] as number; const m4_4 = M[28] as number; const m4_5 = M[29] as number; const m5_5 = M[35] as number;
-  for (let i = 0, o = 0; i < n; i++, o += 6) {
-    const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number; const x4 = f[o + 4] as number; const x5 = f[o + 5] as number;
-    const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5;
+  } else {
+    const m0_0 = M[0] as number; const m0_1 = M[1] as number; const m0_2 = M[2] as number; const m0_3 = M[3] as number; const m0_4 = M[4] as number; const m0_5 = M[5] as number; const m1_1 = M[7] as number; const m1_2 = M[8] as number; const m1_3 = M[9] as number; const m1_4 = M[10] as number; const m1_5 = M[11] as number; const m2_2 = M[14] as number; const m2_3 = M[15] as number; const m2_4 = M[16] as number; const m2_5 = M[17] as number; const m3_3 = M[21] as number; const m3_4 = M[22] as number; const m3_5 = M[23] as number; const m4_4 = M[28] as number; const m4_5 = M[29] as number; const m5_5 = M[35] as number;
+    for (let i = 0, o = 0; i < n; i++, o += 6) {
+      const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number; const x4 = f[o + 4] as number; const x5 = f[o + 5] as number;
+      const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5;
     if (!(ss <= max)) return i;
-    const mean = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4 + x5 * w5;
-    const q = 0 + x0 * (m0_0 * x0 + 2 * (0 + m0_1 * x1 + m0_2 * x2 + m0_3 * x3 + m0_4 * x4 + m0_5 * x5)) + x1 * (m1_1 * x1 + 2 * (0 + m1_2 * x2 + m1_3 * x3 + m1_4 * x4 + m1_5 * x5)) + x2 * (m2_2 * x2 + 2 * (0 + m2_3 * x3 + m2_4 * x4 + m2_5 * x5)) + x3 * (m3_3 * x3 + 2 * (0 + m3_4 * x4 + m3_5 * x5)) + x4 * (m4_4 * x4 + 2 * (0 + m4_5 * x5)) + x5 * (m5_5 * x5 + 2 * 0);
-    util[i] = mean + c * Math.sqrt(q > 0 ? q : 0);
+      const mean = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4 + x5 * w5;
+      const q = 0 + x0 * (m0_0 * x0 + 2 * (0 + m0_1 * x1 + m0_2 * x2 + m0_3 * x3 + m0_4 * x4 + m0_5 * x5)) + x1 * (m1_1 * x1 + 2 * (0 + m1_2 * x2 + m1_3 * x3 + m1_4 * x4 + m1_5 * x5)) + x2 * (m2_2 * x2 + 2 * (0 + m2_3 * x3 + m2_4 * x4 + m2_5 * x5)) + x3 * (m3_3 * x3 + 2 * (0 + m3_4 * x4 + m3_5 * x5)) + x4 * (m4_4 * x4 + 2 * (0 + m4_5 * x5)) + x5 * (m5_5 * x5 + 2 * 0);
+      const u = mean + c * Math.sqrt(q > 0 ? q : 0);
+      util[i] = u;
+      s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
+    }
   }
+  stats[0] = s1;
+  stats[1] = s2;
+  stats[2] = nc;
   return -1;
 }
 
-function checkedUtilities7(f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number): number {
+function checkedUtilities7(f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number, T: number, cand: Int32Array, stats: Float64Array): number {
   const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number; const w3 = w[3] as number; const w4 = w[4] as number; const w5 = w[5] as number; const w6 = w[6] as number;
+  let s1 = 0;
+  let s2 = 0;
+  let nc = 0;
   if (c === 0) {
     for (let i = 0, o = 0; i < n; i++, o += 7) {
       const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number; const x4 = f[o + 4] as number; const x5 = f[o + 5] as number; const x6 = f[o + 6] as number;
       const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5 + x6 * x6;
     if (!(ss <= max)) return i;
-      util[i] = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4 + x5 * w5 + x6 * w6;
+      const u = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4 + x5 * w5 + x6 * w6;
+      util[i] = u;
+      s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
     }
-    return -1;
-  }
-  const m0_0 = M[0] as number; const m0_1 = M[1] as number; const m0_2 = M[2] as number; const m0_3 = M[3] as number; const m0_4 = M[4] as number; const m0_5 = M[5] as number; const m0_6 = M[6] as number; const m1_1 = M[8] as number; const m1_2 = M[9] as number; const m1_3 = M[10] as number; const m1_4 = M[11] as number; const m1_5 = M[12] as number; const m1_6 = M[13] as number; const m2_2 = M[16] as number; const m2_3 = M[17] as number; const m2_4 = M[18] as number; const m2_5 = M[19] as number; const m2_6 = M[20] as number; const m3_3 = M[24] as number; const m3_4 = M[25] as number; const m3_5 = M[26] as number; const m3_6 = M[27] as number; const m4_4 = M[32] as number; const m4_5 = M[33] as number; const m4_6 = M[34] as number; const m5_5 = M[40] as number; const m5_6 = M[41] as number; const m6_6 = M[48] as number;
-  for (let i = 0, o = 0; i < n; i++, o += 7) {
-    const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number; const x4 = f[o + 4] as number; const x5 = f[o + 5] as number; const x6 = f[o + 6] as number;
-    const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5 + x6 * x6;
+  } else {
+    const m0_0 = M[0] as number; const m0_1 = M[1] as number; const m0_2 = M[2] as number; const m0_3 = M[3] as number; const m0_4 = M[4] as number; const m0_5 = M[5] as number; const m0_6 = M[6] as number; const m1_1 = M[8] as number; const m1_2 = M[9] as number; const m1_3 = M[10] as number; const m1_4 = M[11] as number; const m1_5 = M[12] as number; const m1_6 = M[13] as number; const m2_2 = M[16] as number; const m2_3 = M[17] as number; const m2_4 = M[18] as number; const m2_5 = M[19] as number; const m2_6 = M[20] as number; const m3_3 = M[24] as number; const m3_4 = M[25] as number; const m3_5 = M[26] as number; const m3_6 = M[27] as number; const m4_4 = M[32] as number; const m4_5 = M[33] as number; const m4_6 = M[34] as number; const m5_5 = M[40] as number; const m5_6 = M[41] as number; const m6_6 = M[48] as number;
+    for (let i = 0, o = 0; i < n; i++, o += 7) {
+      const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number; const x4 = f[o + 4] as number; const x5 = f[o + 5] as number; const x6 = f[o + 6] as number;
+      const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5 + x6 * x6;
     if (!(ss <= max)) return i;
-    const mean = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4 + x5 * w5 + x6 * w6;
-    const q = 0 + x0 * (m0_0 * x0 + 2 * (0 + m0_1 * x1 + m0_2 * x2 + m0_3 * x3 + m0_4 * x4 + m0_5 * x5 + m0_6 * x6)) + x1 * (m1_1 * x1 + 2 * (0 + m1_2 * x2 + m1_3 * x3 + m1_4 * x4 + m1_5 * x5 + m1_6 * x6)) + x2 * (m2_2 * x2 + 2 * (0 + m2_3 * x3 + m2_4 * x4 + m2_5 * x5 + m2_6 * x6)) + x3 * (m3_3 * x3 + 2 * (0 + m3_4 * x4 + m3_5 * x5 + m3_6 * x6)) + x4 * (m4_4 * x4 + 2 * (0 + m4_5 * x5 + m4_6 * x6)) + x5 * (m5_5 * x5 + 2 * (0 + m5_6 * x6)) + x6 * (m6_6 * x6 + 2 * 0);
-    util[i] = mean + c * Math.sqrt(q > 0 ? q : 0);
+      const mean = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4 + x5 * w5 + x6 * w6;
+      const q = 0 + x0 * (m0_0 * x0 + 2 * (0 + m0_1 * x1 + m0_2 * x2 + m0_3 * x3 + m0_4 * x4 + m0_5 * x5 + m0_6 * x6)) + x1 * (m1_1 * x1 + 2 * (0 + m1_2 * x2 + m1_3 * x3 + m1_4 * x4 + m1_5 * x5 + m1_6 * x6)) + x2 * (m2_2 * x2 + 2 * (0 + m2_3 * x3 + m2_4 * x4 + m2_5 * x5 + m2_6 * x6)) + x3 * (m3_3 * x3 + 2 * (0 + m3_4 * x4 + m3_5 * x5 + m3_6 * x6)) + x4 * (m4_4 * x4 + 2 * (0 + m4_5 * x5 + m4_6 * x6)) + x5 * (m5_5 * x5 + 2 * (0 + m5_6 * x6)) + x6 * (m6_6 * x6 + 2 * 0);
+      const u = mean + c * Math.sqrt(q > 0 ? q : 0);
+      util[i] = u;
+      s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
+    }
   }
+  stats[0] = s1;
+  stats[1] = s2;
+  stats[2] = nc;
   return -1;
 }
 
-function checkedUtilities8(f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number): number {
+function checkedUtilities8(f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number, T: number, cand: Int32Array, stats: Float64Array): number {
   const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number; const w3 = w[3] as number; const w4 = w[4] as number; const w5 = w[5] as number; const w6 = w[6] as number; const w7 = w[7] as number;
+  let s1 = 0;
+  let s2 = 0;
+  let nc = 0;
   if (c === 0) {
     for (let i = 0, o = 0; i < n; i++, o += 8) {
       const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number; const x4 = f[o + 4] as number; const x5 = f[o + 5] as number; const x6 = f[o + 6] as number; const x7 = f[o + 7] as number;
       const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5 + x6 * x6 + x7 * x7;
     if (!(ss <= max)) return i;
-      util[i] = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4 + x5 * w5 + x6 * w6 + x7 * w7;
+      const u = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4 + x5 * w5 + x6 * w6 + x7 * w7;
+      util[i] = u;
+      s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
     }
-    return -1;
-  }
-  const m0_0 = M[0] as number; const m0_1 = M[1] as number; const m0_2 = M[2] as number; const m0_3 = M[3] as number; const m0_4 = M[4] as number; const m0_5 = M[5] as number; const m0_6 = M[6] as number; const m0_7 = M[7] as number; const m1_1 = M[9] as number; const m1_2 = M[10] as number; const m1_3 = M[11] as number; const m1_4 = M[12] as number; const m1_5 = M[13] as number; const m1_6 = M[14] as number; const m1_7 = M[15] as number; const m2_2 = M[18] as number; const m2_3 = M[19] as number; const m2_4 = M[20] as number; const m2_5 = M[21] as number; const m2_6 = M[22] as number; const m2_7 = M[23] as number; const m3_3 = M[27] as number; const m3_4 = M[28] as number; const m3_5 = M[29] as number; const m3_6 = M[30] as number; const m3_7 = M[31] as number; const m4_4 = M[36] as number; const m4_5 = M[37] as number; const m4_6 = M[38] as number; const m4_7 = M[39] as number; const m5_5 = M[45] as number; const m5_6 = M[46] as number; const m5_7 = M[47] as number; const m6_6 = M[54] as number; const m6_7 = M[55] as number; const m7_7 = M[63] as number;
-  for (let i = 0, o = 0; i < n; i++, o += 8) {
-    const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number; const x4 = f[o + 4] as number; const x5 = f[o + 5] as number; const x6 = f[o + 6] as number; const x7 = f[o + 7] as number;
-    const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5 + x6 * x6 + x7 * x7;
+  } else {
+    const m0_0 = M[0] as number; const m0_1 = M[1] as number; const m0_2 = M[2] as number; const m0_3 = M[3] as number; const m0_4 = M[4] as number; const m0_5 = M[5] as number; const m0_6 = M[6] as number; const m0_7 = M[7] as number; const m1_1 = M[9] as number; const m1_2 = M[10] as number; const m1_3 = M[11] as number; const m1_4 = M[12] as number; const m1_5 = M[13] as number; const m1_6 = M[14] as number; const m1_7 = M[15] as number; const m2_2 = M[18] as number; const m2_3 = M[19] as number; const m2_4 = M[20] as number; const m2_5 = M[21] as number; const m2_6 = M[22] as number; const m2_7 = M[23] as number; const m3_3 = M[27] as number; const m3_4 = M[28] as number; const m3_5 = M[29] as number; const m3_6 = M[30] as number; const m3_7 = M[31] as number; const m4_4 = M[36] as number; const m4_5 = M[37] as number; const m4_6 = M[38] as number; const m4_7 = M[39] as number; const m5_5 = M[45] as number; const m5_6 = M[46] as number; const m5_7 = M[47] as number; const m6_6 = M[54] as number; const m6_7 = M[55] as number; const m7_7 = M[63] as number;
+    for (let i = 0, o = 0; i < n; i++, o += 8) {
+      const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number; const x4 = f[o + 4] as number; const x5 = f[o + 5] as number; const x6 = f[o + 6] as number; const x7 = f[o + 7] as number;
+      const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5 + x6 * x6 + x7 * x7;
     if (!(ss <= max)) return i;
-    const mean = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4 + x5 * w5 + x6 * w6 + x7 * w7;
-    const q = 0 + x0 * (m0_0 * x0 + 2 * (0 + m0_1 * x1 + m0_2 * x2 + m0_3 * x3 + m0_4 * x4 + m0_5 * x5 + m0_6 * x6 + m0_7 * x7)) + x1 * (m1_1 * x1 + 2 * (0 + m1_2 * x2 + m1_3 * x3 + m1_4 * x4 + m1_5 * x5 + m1_6 * x6 + m1_7 * x7)) + x2 * (m2_2 * x2 + 2 * (0 + m2_3 * x3 + m2_4 * x4 + m2_5 * x5 + m2_6 * x6 + m2_7 * x7)) + x3 * (m3_3 * x3 + 2 * (0 + m3_4 * x4 + m3_5 * x5 + m3_6 * x6 + m3_7 * x7)) + x4 * (m4_4 * x4 + 2 * (0 + m4_5 * x5 + m4_6 * x6 + m4_7 * x7)) + x5 * (m5_5 * x5 + 2 * (0 + m5_6 * x6 + m5_7 * x7)) + x6 * (m6_6 * x6 + 2 * (0 + m6_7 * x7)) + x7 * (m7_7 * x7 + 2 * 0);
-    util[i] = mean + c * Math.sqrt(q > 0 ? q : 0);
+      const mean = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4 + x5 * w5 + x6 * w6 + x7 * w7;
+      const q = 0 + x0 * (m0_0 * x0 + 2 * (0 + m0_1 * x1 + m0_2 * x2 + m0_3 * x3 + m0_4 * x4 + m0_5 * x5 + m0_6 * x6 + m0_7 * x7)) + x1 * (m1_1 * x1 + 2 * (0 + m1_2 * x2 + m1_3 * x3 + m1_4 * x4 + m1_5 * x5 + m1_6 * x6 + m1_7 * x7)) + x2 * (m2_2 * x2 + 2 * (0 + m2_3 * x3 + m2_4 * x4 + m2_5 * x5 + m2_6 * x6 + m2_7 * x7)) + x3 * (m3_3 * x3 + 2 * (0 + m3_4 * x4 + m3_5 * x5 + m3_6 * x6 + m3_7 * x7)) + x4 * (m4_4 * x4 + 2 * (0 + m4_5 * x5 + m4_6 * x6 + m4_7 * x7)) + x5 * (m5_5 * x5 + 2 * (0 + m5_6 * x6 + m5_7 * x7)) + x6 * (m6_6 * x6 + 2 * (0 + m6_7 * x7)) + x7 * (m7_7 * x7 + 2 * 0);
+      const u = mean + c * Math.sqrt(q > 0 ? q : 0);
+      util[i] = u;
+      s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
+    }
   }
+  stats[0] = s1;
+  stats[1] = s2;
+  stats[2] = nc;
   return -1;
 }
 
@@ -589,6 +675,306 @@ function gradientPass8(x: Float64Array, start: Int32Array, choice: Int32Array, f
   g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4; g[5] = g5; g[6] = g6; g[7] = g7;
 }
 
+function hessianPass1(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number;
+  let g0 = g[0] as number;
+  let h0_0 = H[0] as number;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = logV0;
+    for (let i = 0, o = a * 1; i < n; i++, o += 1) {
+      const u = 0 + (x[o + 0] as number) * t0;
+      z[i] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(logV0 - m);
+    for (let i = 0; i < n; i++) {
+      const e = Math.exp((z[i] as number) - m);
+      z[i] = e;
+      sum += e;
+    }
+    const inv = 1 / sum;
+    let xb0 = 0;
+    for (let i = 0, o = a * 1; i < n; i++, o += 1) {
+      const p = (z[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0;
+    }
+    h0_0 = h0_0 - xb0 * xb0;
+  }
+  g[0] = g0;
+  H[0] = h0_0;
+}
+
+function hessianPass2(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number;
+  let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h1_1 = H[3] as number;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = logV0;
+    for (let i = 0, o = a * 2; i < n; i++, o += 2) {
+      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1;
+      z[i] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(logV0 - m);
+    for (let i = 0; i < n; i++) {
+      const e = Math.exp((z[i] as number) - m);
+      z[i] = e;
+      sum += e;
+    }
+    const inv = 1 / sum;
+    let xb0 = 0; let xb1 = 0;
+    for (let i = 0, o = a * 2; i < n; i++, o += 2) {
+      const p = (z[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number; const x1 = x[o + 1] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1;
+      g1 = g1 + coef * x1; xb1 = xb1 + p * x1; const px1 = p * x1; h1_1 = h1_1 + px1 * x1;
+    }
+    h0_0 = h0_0 - xb0 * xb0; h0_1 = h0_1 - xb0 * xb1; h1_1 = h1_1 - xb1 * xb1;
+  }
+  g[0] = g0; g[1] = g1;
+  H[0] = h0_0; H[1] = h0_1; H[3] = h1_1;
+}
+
+function hessianPass3(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number;
+  let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h1_1 = H[4] as number; let h1_2 = H[5] as number; let h2_2 = H[8] as number;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = logV0;
+    for (let i = 0, o = a * 3; i < n; i++, o += 3) {
+      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2;
+      z[i] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(logV0 - m);
+    for (let i = 0; i < n; i++) {
+      const e = Math.exp((z[i] as number) - m);
+      z[i] = e;
+      sum += e;
+    }
+    const inv = 1 / sum;
+    let xb0 = 0; let xb1 = 0; let xb2 = 0;
+    for (let i = 0, o = a * 3; i < n; i++, o += 3) {
+      const p = (z[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2;
+      g1 = g1 + coef * x1; xb1 = xb1 + p * x1; const px1 = p * x1; h1_1 = h1_1 + px1 * x1; h1_2 = h1_2 + px1 * x2;
+      g2 = g2 + coef * x2; xb2 = xb2 + p * x2; const px2 = p * x2; h2_2 = h2_2 + px2 * x2;
+    }
+    h0_0 = h0_0 - xb0 * xb0; h0_1 = h0_1 - xb0 * xb1; h0_2 = h0_2 - xb0 * xb2; h1_1 = h1_1 - xb1 * xb1; h1_2 = h1_2 - xb1 * xb2; h2_2 = h2_2 - xb2 * xb2;
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2;
+  H[0] = h0_0; H[1] = h0_1; H[2] = h0_2; H[4] = h1_1; H[5] = h1_2; H[8] = h2_2;
+}
+
+function hessianPass4(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number;
+  let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h0_3 = H[3] as number; let h1_1 = H[5] as number; let h1_2 = H[6] as number; let h1_3 = H[7] as number; let h2_2 = H[10] as number; let h2_3 = H[11] as number; let h3_3 = H[15] as number;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = logV0;
+    for (let i = 0, o = a * 4; i < n; i++, o += 4) {
+      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2 + (x[o + 3] as number) * t3;
+      z[i] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(logV0 - m);
+    for (let i = 0; i < n; i++) {
+      const e = Math.exp((z[i] as number) - m);
+      z[i] = e;
+      sum += e;
+    }
+    const inv = 1 / sum;
+    let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0;
+    for (let i = 0, o = a * 4; i < n; i++, o += 4) {
+      const p = (z[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number; const x3 = x[o + 3] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2; h0_3 = h0_3 + px0 * x3;
+      g1 = g1 + coef * x1; xb1 = xb1 + p * x1; const px1 = p * x1; h1_1 = h1_1 + px1 * x1; h1_2 = h1_2 + px1 * x2; h1_3 = h1_3 + px1 * x3;
+      g2 = g2 + coef * x2; xb2 = xb2 + p * x2; const px2 = p * x2; h2_2 = h2_2 + px2 * x2; h2_3 = h2_3 + px2 * x3;
+      g3 = g3 + coef * x3; xb3 = xb3 + p * x3; const px3 = p * x3; h3_3 = h3_3 + px3 * x3;
+    }
+    h0_0 = h0_0 - xb0 * xb0; h0_1 = h0_1 - xb0 * xb1; h0_2 = h0_2 - xb0 * xb2; h0_3 = h0_3 - xb0 * xb3; h1_1 = h1_1 - xb1 * xb1; h1_2 = h1_2 - xb1 * xb2; h1_3 = h1_3 - xb1 * xb3; h2_2 = h2_2 - xb2 * xb2; h2_3 = h2_3 - xb2 * xb3; h3_3 = h3_3 - xb3 * xb3;
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3;
+  H[0] = h0_0; H[1] = h0_1; H[2] = h0_2; H[3] = h0_3; H[5] = h1_1; H[6] = h1_2; H[7] = h1_3; H[10] = h2_2; H[11] = h2_3; H[15] = h3_3;
+}
+
+function hessianPass5(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number;
+  let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h0_3 = H[3] as number; let h0_4 = H[4] as number; let h1_1 = H[6] as number; let h1_2 = H[7] as number; let h1_3 = H[8] as number; let h1_4 = H[9] as number; let h2_2 = H[12] as number; let h2_3 = H[13] as number; let h2_4 = H[14] as number; let h3_3 = H[18] as number; let h3_4 = H[19] as number; let h4_4 = H[24] as number;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = logV0;
+    for (let i = 0, o = a * 5; i < n; i++, o += 5) {
+      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2 + (x[o + 3] as number) * t3 + (x[o + 4] as number) * t4;
+      z[i] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(logV0 - m);
+    for (let i = 0; i < n; i++) {
+      const e = Math.exp((z[i] as number) - m);
+      z[i] = e;
+      sum += e;
+    }
+    const inv = 1 / sum;
+    let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0;
+    for (let i = 0, o = a * 5; i < n; i++, o += 5) {
+      const p = (z[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number; const x3 = x[o + 3] as number; const x4 = x[o + 4] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2; h0_3 = h0_3 + px0 * x3; h0_4 = h0_4 + px0 * x4;
+      g1 = g1 + coef * x1; xb1 = xb1 + p * x1; const px1 = p * x1; h1_1 = h1_1 + px1 * x1; h1_2 = h1_2 + px1 * x2; h1_3 = h1_3 + px1 * x3; h1_4 = h1_4 + px1 * x4;
+      g2 = g2 + coef * x2; xb2 = xb2 + p * x2; const px2 = p * x2; h2_2 = h2_2 + px2 * x2; h2_3 = h2_3 + px2 * x3; h2_4 = h2_4 + px2 * x4;
+      g3 = g3 + coef * x3; xb3 = xb3 + p * x3; const px3 = p * x3; h3_3 = h3_3 + px3 * x3; h3_4 = h3_4 + px3 * x4;
+      g4 = g4 + coef * x4; xb4 = xb4 + p * x4; const px4 = p * x4; h4_4 = h4_4 + px4 * x4;
+    }
+    h0_0 = h0_0 - xb0 * xb0; h0_1 = h0_1 - xb0 * xb1; h0_2 = h0_2 - xb0 * xb2; h0_3 = h0_3 - xb0 * xb3; h0_4 = h0_4 - xb0 * xb4; h1_1 = h1_1 - xb1 * xb1; h1_2 = h1_2 - xb1 * xb2; h1_3 = h1_3 - xb1 * xb3; h1_4 = h1_4 - xb1 * xb4; h2_2 = h2_2 - xb2 * xb2; h2_3 = h2_3 - xb2 * xb3; h2_4 = h2_4 - xb2 * xb4; h3_3 = h3_3 - xb3 * xb3; h3_4 = h3_4 - xb3 * xb4; h4_4 = h4_4 - xb4 * xb4;
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4;
+  H[0] = h0_0; H[1] = h0_1; H[2] = h0_2; H[3] = h0_3; H[4] = h0_4; H[6] = h1_1; H[7] = h1_2; H[8] = h1_3; H[9] = h1_4; H[12] = h2_2; H[13] = h2_3; H[14] = h2_4; H[18] = h3_3; H[19] = h3_4; H[24] = h4_4;
+}
+
+function hessianPass6(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number; const t5 = theta[5] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number; let g5 = g[5] as number;
+  let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h0_3 = H[3] as number; let h0_4 = H[4] as number; let h0_5 = H[5] as number; let h1_1 = H[7] as number; let h1_2 = H[8] as number; let h1_3 = H[9] as number; let h1_4 = H[10] as number; let h1_5 = H[11] as number; let h2_2 = H[14] as number; let h2_3 = H[15] as number; let h2_4 = H[16] as number; let h2_5 = H[17] as number; let h3_3 = H[21] as number; let h3_4 = H[22] as number; let h3_5 = H[23] as number; let h4_4 = H[28] as number; let h4_5 = H[29] as number; let h5_5 = H[35] as number;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = logV0;
+    for (let i = 0, o = a * 6; i < n; i++, o += 6) {
+      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2 + (x[o + 3] as number) * t3 + (x[o + 4] as number) * t4 + (x[o + 5] as number) * t5;
+      z[i] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(logV0 - m);
+    for (let i = 0; i < n; i++) {
+      const e = Math.exp((z[i] as number) - m);
+      z[i] = e;
+      sum += e;
+    }
+    const inv = 1 / sum;
+    let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0;
+    for (let i = 0, o = a * 6; i < n; i++, o += 6) {
+      const p = (z[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number; const x3 = x[o + 3] as number; const x4 = x[o + 4] as number; const x5 = x[o + 5] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2; h0_3 = h0_3 + px0 * x3; h0_4 = h0_4 + px0 * x4; h0_5 = h0_5 + px0 * x5;
+      g1 = g1 + coef * x1; xb1 = xb1 + p * x1; const px1 = p * x1; h1_1 = h1_1 + px1 * x1; h1_2 = h1_2 + px1 * x2; h1_3 = h1_3 + px1 * x3; h1_4 = h1_4 + px1 * x4; h1_5 = h1_5 + px1 * x5;
+      g2 = g2 + coef * x2; xb2 = xb2 + p * x2; const px2 = p * x2; h2_2 = h2_2 + px2 * x2; h2_3 = h2_3 + px2 * x3; h2_4 = h2_4 + px2 * x4; h2_5 = h2_5 + px2 * x5;
+      g3 = g3 + coef * x3; xb3 = xb3 + p * x3; const px3 = p * x3; h3_3 = h3_3 + px3 * x3; h3_4 = h3_4 + px3 * x4; h3_5 = h3_5 + px3 * x5;
+      g4 = g4 + coef * x4; xb4 = xb4 + p * x4; const px4 = p * x4; h4_4 = h4_4 + px4 * x4; h4_5 = h4_5 + px4 * x5;
+      g5 = g5 + coef * x5; xb5 = xb5 + p * x5; const px5 = p * x5; h5_5 = h5_5 + px5 * x5;
+    }
+    h0_0 = h0_0 - xb0 * xb0; h0_1 = h0_1 - xb0 * xb1; h0_2 = h0_2 - xb0 * xb2; h0_3 = h0_3 - xb0 * xb3; h0_4 = h0_4 - xb0 * xb4; h0_5 = h0_5 - xb0 * xb5; h1_1 = h1_1 - xb1 * xb1; h1_2 = h1_2 - xb1 * xb2; h1_3 = h1_3 - xb1 * xb3; h1_4 = h1_4 - xb1 * xb4; h1_5 = h1_5 - xb1 * xb5; h2_2 = h2_2 - xb2 * xb2; h2_3 = h2_3 - xb2 * xb3; h2_4 = h2_4 - xb2 * xb4; h2_5 = h2_5 - xb2 * xb5; h3_3 = h3_3 - xb3 * xb3; h3_4 = h3_4 - xb3 * xb4; h3_5 = h3_5 - xb3 * xb5; h4_4 = h4_4 - xb4 * xb4; h4_5 = h4_5 - xb4 * xb5; h5_5 = h5_5 - xb5 * xb5;
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4; g[5] = g5;
+  H[0] = h0_0; H[1] = h0_1; H[2] = h0_2; H[3] = h0_3; H[4] = h0_4; H[5] = h0_5; H[7] = h1_1; H[8] = h1_2; H[9] = h1_3; H[10] = h1_4; H[11] = h1_5; H[14] = h2_2; H[15] = h2_3; H[16] = h2_4; H[17] = h2_5; H[21] = h3_3; H[22] = h3_4; H[23] = h3_5; H[28] = h4_4; H[29] = h4_5; H[35] = h5_5;
+}
+
+function hessianPass7(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number; const t5 = theta[5] as number; const t6 = theta[6] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number; let g5 = g[5] as number; let g6 = g[6] as number;
+  let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h0_3 = H[3] as number; let h0_4 = H[4] as number; let h0_5 = H[5] as number; let h0_6 = H[6] as number; let h1_1 = H[8] as number; let h1_2 = H[9] as number; let h1_3 = H[10] as number; let h1_4 = H[11] as number; let h1_5 = H[12] as number; let h1_6 = H[13] as number; let h2_2 = H[16] as number; let h2_3 = H[17] as number; let h2_4 = H[18] as number; let h2_5 = H[19] as number; let h2_6 = H[20] as number; let h3_3 = H[24] as number; let h3_4 = H[25] as number; let h3_5 = H[26] as number; let h3_6 = H[27] as number; let h4_4 = H[32] as number; let h4_5 = H[33] as number; let h4_6 = H[34] as number; let h5_5 = H[40] as number; let h5_6 = H[41] as number; let h6_6 = H[48] as number;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = logV0;
+    for (let i = 0, o = a * 7; i < n; i++, o += 7) {
+      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2 + (x[o + 3] as number) * t3 + (x[o + 4] as number) * t4 + (x[o + 5] as number) * t5 + (x[o + 6] as number) * t6;
+      z[i] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(logV0 - m);
+    for (let i = 0; i < n; i++) {
+      const e = Math.exp((z[i] as number) - m);
+      z[i] = e;
+      sum += e;
+    }
+    const inv = 1 / sum;
+    let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0; let xb6 = 0;
+    for (let i = 0, o = a * 7; i < n; i++, o += 7) {
+      const p = (z[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number; const x3 = x[o + 3] as number; const x4 = x[o + 4] as number; const x5 = x[o + 5] as number; const x6 = x[o + 6] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2; h0_3 = h0_3 + px0 * x3; h0_4 = h0_4 + px0 * x4; h0_5 = h0_5 + px0 * x5; h0_6 = h0_6 + px0 * x6;
+      g1 = g1 + coef * x1; xb1 = xb1 + p * x1; const px1 = p * x1; h1_1 = h1_1 + px1 * x1; h1_2 = h1_2 + px1 * x2; h1_3 = h1_3 + px1 * x3; h1_4 = h1_4 + px1 * x4; h1_5 = h1_5 + px1 * x5; h1_6 = h1_6 + px1 * x6;
+      g2 = g2 + coef * x2; xb2 = xb2 + p * x2; const px2 = p * x2; h2_2 = h2_2 + px2 * x2; h2_3 = h2_3 + px2 * x3; h2_4 = h2_4 + px2 * x4; h2_5 = h2_5 + px2 * x5; h2_6 = h2_6 + px2 * x6;
+      g3 = g3 + coef * x3; xb3 = xb3 + p * x3; const px3 = p * x3; h3_3 = h3_3 + px3 * x3; h3_4 = h3_4 + px3 * x4; h3_5 = h3_5 + px3 * x5; h3_6 = h3_6 + px3 * x6;
+      g4 = g4 + coef * x4; xb4 = xb4 + p * x4; const px4 = p * x4; h4_4 = h4_4 + px4 * x4; h4_5 = h4_5 + px4 * x5; h4_6 = h4_6 + px4 * x6;
+      g5 = g5 + coef * x5; xb5 = xb5 + p * x5; const px5 = p * x5; h5_5 = h5_5 + px5 * x5; h5_6 = h5_6 + px5 * x6;
+      g6 = g6 + coef * x6; xb6 = xb6 + p * x6; const px6 = p * x6; h6_6 = h6_6 + px6 * x6;
+    }
+    h0_0 = h0_0 - xb0 * xb0; h0_1 = h0_1 - xb0 * xb1; h0_2 = h0_2 - xb0 * xb2; h0_3 = h0_3 - xb0 * xb3; h0_4 = h0_4 - xb0 * xb4; h0_5 = h0_5 - xb0 * xb5; h0_6 = h0_6 - xb0 * xb6; h1_1 = h1_1 - xb1 * xb1; h1_2 = h1_2 - xb1 * xb2; h1_3 = h1_3 - xb1 * xb3; h1_4 = h1_4 - xb1 * xb4; h1_5 = h1_5 - xb1 * xb5; h1_6 = h1_6 - xb1 * xb6; h2_2 = h2_2 - xb2 * xb2; h2_3 = h2_3 - xb2 * xb3; h2_4 = h2_4 - xb2 * xb4; h2_5 = h2_5 - xb2 * xb5; h2_6 = h2_6 - xb2 * xb6; h3_3 = h3_3 - xb3 * xb3; h3_4 = h3_4 - xb3 * xb4; h3_5 = h3_5 - xb3 * xb5; h3_6 = h3_6 - xb3 * xb6; h4_4 = h4_4 - xb4 * xb4; h4_5 = h4_5 - xb4 * xb5; h4_6 = h4_6 - xb4 * xb6; h5_5 = h5_5 - xb5 * xb5; h5_6 = h5_6 - xb5 * xb6; h6_6 = h6_6 - xb6 * xb6;
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4; g[5] = g5; g[6] = g6;
+  H[0] = h0_0; H[1] = h0_1; H[2] = h0_2; H[3] = h0_3; H[4] = h0_4; H[5] = h0_5; H[6] = h0_6; H[8] = h1_1; H[9] = h1_2; H[10] = h1_3; H[11] = h1_4; H[12] = h1_5; H[13] = h1_6; H[16] = h2_2; H[17] = h2_3; H[18] = h2_4; H[19] = h2_5; H[20] = h2_6; H[24] = h3_3; H[25] = h3_4; H[26] = h3_5; H[27] = h3_6; H[32] = h4_4; H[33] = h4_5; H[34] = h4_6; H[40] = h5_5; H[41] = h5_6; H[48] = h6_6;
+}
+
+function hessianPass8(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number; const t5 = theta[5] as number; const t6 = theta[6] as number; const t7 = theta[7] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number; let g5 = g[5] as number; let g6 = g[6] as number; let g7 = g[7] as number;
+  let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h0_3 = H[3] as number; let h0_4 = H[4] as number; let h0_5 = H[5] as number; let h0_6 = H[6] as number; let h0_7 = H[7] as number; let h1_1 = H[9] as number; let h1_2 = H[10] as number; let h1_3 = H[11] as number; let h1_4 = H[12] as number; let h1_5 = H[13] as number; let h1_6 = H[14] as number; let h1_7 = H[15] as number; let h2_2 = H[18] as number; let h2_3 = H[19] as number; let h2_4 = H[20] as number; let h2_5 = H[21] as number; let h2_6 = H[22] as number; let h2_7 = H[23] as number; let h3_3 = H[27] as number; let h3_4 = H[28] as number; let h3_5 = H[29] as number; let h3_6 = H[30] as number; let h3_7 = H[31] as number; let h4_4 = H[36] as number; let h4_5 = H[37] as number; let h4_6 = H[38] as number; let h4_7 = H[39] as number; let h5_5 = H[45] as number; let h5_6 = H[46] as number; let h5_7 = H[47] as number; let h6_6 = H[54] as number; let h6_7 = H[55] as number; let h7_7 = H[63] as number;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = logV0;
+    for (let i = 0, o = a * 8; i < n; i++, o += 8) {
+      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2 + (x[o + 3] as number) * t3 + (x[o + 4] as number) * t4 + (x[o + 5] as number) * t5 + (x[o + 6] as number) * t6 + (x[o + 7] as number) * t7;
+      z[i] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(logV0 - m);
+    for (let i = 0; i < n; i++) {
+      const e = Math.exp((z[i] as number) - m);
+      z[i] = e;
+      sum += e;
+    }
+    const inv = 1 / sum;
+    let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0; let xb6 = 0; let xb7 = 0;
+    for (let i = 0, o = a * 8; i < n; i++, o += 8) {
+      const p = (z[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number; const x3 = x[o + 3] as number; const x4 = x[o + 4] as number; const x5 = x[o + 5] as number; const x6 = x[o + 6] as number; const x7 = x[o + 7] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2; h0_3 = h0_3 + px0 * x3; h0_4 = h0_4 + px0 * x4; h0_5 = h0_5 + px0 * x5; h0_6 = h0_6 + px0 * x6; h0_7 = h0_7 + px0 * x7;
+      g1 = g1 + coef * x1; xb1 = xb1 + p * x1; const px1 = p * x1; h1_1 = h1_1 + px1 * x1; h1_2 = h1_2 + px1 * x2; h1_3 = h1_3 + px1 * x3; h1_4 = h1_4 + px1 * x4; h1_5 = h1_5 + px1 * x5; h1_6 = h1_6 + px1 * x6; h1_7 = h1_7 + px1 * x7;
+      g2 = g2 + coef * x2; xb2 = xb2 + p * x2; const px2 = p * x2; h2_2 = h2_2 + px2 * x2; h2_3 = h2_3 + px2 * x3; h2_4 = h2_4 + px2 * x4; h2_5 = h2_5 + px2 * x5; h2_6 = h2_6 + px2 * x6; h2_7 = h2_7 + px2 * x7;
+      g3 = g3 + coef * x3; xb3 = xb3 + p * x3; const px3 = p * x3; h3_3 = h3_3 + px3 * x3; h3_4 = h3_4 + px3 * x4; h3_5 = h3_5 + px3 * x5; h3_6 = h3_6 + px3 * x6; h3_7 = h3_7 + px3 * x7;
+      g4 = g4 + coef * x4; xb4 = xb4 + p * x4; const px4 = p * x4; h4_4 = h4_4 + px4 * x4; h4_5 = h4_5 + px4 * x5; h4_6 = h4_6 + px4 * x6; h4_7 = h4_7 + px4 * x7;
+      g5 = g5 + coef * x5; xb5 = xb5 + p * x5; const px5 = p * x5; h5_5 = h5_5 + px5 * x5; h5_6 = h5_6 + px5 * x6; h5_7 = h5_7 + px5 * x7;
+      g6 = g6 + coef * x6; xb6 = xb6 + p * x6; const px6 = p * x6; h6_6 = h6_6 + px6 * x6; h6_7 = h6_7 + px6 * x7;
+      g7 = g7 + coef * x7; xb7 = xb7 + p * x7; const px7 = p * x7; h7_7 = h7_7 + px7 * x7;
+    }
+    h0_0 = h0_0 - xb0 * xb0; h0_1 = h0_1 - xb0 * xb1; h0_2 = h0_2 - xb0 * xb2; h0_3 = h0_3 - xb0 * xb3; h0_4 = h0_4 - xb0 * xb4; h0_5 = h0_5 - xb0 * xb5; h0_6 = h0_6 - xb0 * xb6; h0_7 = h0_7 - xb0 * xb7; h1_1 = h1_1 - xb1 * xb1; h1_2 = h1_2 - xb1 * xb2; h1_3 = h1_3 - xb1 * xb3; h1_4 = h1_4 - xb1 * xb4; h1_5 = h1_5 - xb1 * xb5; h1_6 = h1_6 - xb1 * xb6; h1_7 = h1_7 - xb1 * xb7; h2_2 = h2_2 - xb2 * xb2; h2_3 = h2_3 - xb2 * xb3; h2_4 = h2_4 - xb2 * xb4; h2_5 = h2_5 - xb2 * xb5; h2_6 = h2_6 - xb2 * xb6; h2_7 = h2_7 - xb2 * xb7; h3_3 = h3_3 - xb3 * xb3; h3_4 = h3_4 - xb3 * xb4; h3_5 = h3_5 - xb3 * xb5; h3_6 = h3_6 - xb3 * xb6; h3_7 = h3_7 - xb3 * xb7; h4_4 = h4_4 - xb4 * xb4; h4_5 = h4_5 - xb4 * xb5; h4_6 = h4_6 - xb4 * xb6; h4_7 = h4_7 - xb4 * xb7; h5_5 = h5_5 - xb5 * xb5; h5_6 = h5_6 - xb5 * xb6; h5_7 = h5_7 - xb5 * xb7; h6_6 = h6_6 - xb6 * xb6; h6_7 = h6_7 - xb6 * xb7; h7_7 = h7_7 - xb7 * xb7;
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4; g[5] = g5; g[6] = g6; g[7] = g7;
+  H[0] = h0_0; H[1] = h0_1; H[2] = h0_2; H[3] = h0_3; H[4] = h0_4; H[5] = h0_5; H[6] = h0_6; H[7] = h0_7; H[9] = h1_1; H[10] = h1_2; H[11] = h1_3; H[12] = h1_4; H[13] = h1_5; H[14] = h1_6; H[15] = h1_7; H[18] = h2_2; H[19] = h2_3; H[20] = h2_4; H[21] = h2_5; H[22] = h2_6; H[23] = h2_7; H[27] = h3_3; H[28] = h3_4; H[29] = h3_5; H[30] = h3_6; H[31] = h3_7; H[36] = h4_4; H[37] = h4_5; H[38] = h4_6; H[39] = h4_7; H[45] = h5_5; H[46] = h5_6; H[47] = h5_7; H[54] = h6_6; H[55] = h6_7; H[63] = h7_7;
+}
+
 function probabilitiesGradient1(X: Float64Array, n: number, w: Float64Array, logV0: number, choice: number, z: Float64Array, p: Float64Array, g: Float64Array): boolean {
   const w0 = w[0] as number;
   let m = Number.NEGATIVE_INFINITY;
@@ -837,6 +1223,213 @@ function probabilitiesGradient8(X: Float64Array, n: number, w: Float64Array, log
   return true;
 }
 
+function probabilities1(X: Float64Array, n: number, w: Float64Array, logV0: number, z: Float64Array, p: Float64Array): boolean {
+  const w0 = w[0] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 1) {
+    const u = 0 + (X[o + 0] as number) * w0;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  return true;
+}
+
+function probabilities2(X: Float64Array, n: number, w: Float64Array, logV0: number, z: Float64Array, p: Float64Array): boolean {
+  const w0 = w[0] as number; const w1 = w[1] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 2) {
+    const u = 0 + (X[o + 0] as number) * w0 + (X[o + 1] as number) * w1;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  return true;
+}
+
+function probabilities3(X: Float64Array, n: number, w: Float64Array, logV0: number, z: Float64Array, p: Float64Array): boolean {
+  const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 3) {
+    const u = 0 + (X[o + 0] as number) * w0 + (X[o + 1] as number) * w1 + (X[o + 2] as number) * w2;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  return true;
+}
+
+function probabilities4(X: Float64Array, n: number, w: Float64Array, logV0: number, z: Float64Array, p: Float64Array): boolean {
+  const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number; const w3 = w[3] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 4) {
+    const u = 0 + (X[o + 0] as number) * w0 + (X[o + 1] as number) * w1 + (X[o + 2] as number) * w2 + (X[o + 3] as number) * w3;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  return true;
+}
+
+function probabilities5(X: Float64Array, n: number, w: Float64Array, logV0: number, z: Float64Array, p: Float64Array): boolean {
+  const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number; const w3 = w[3] as number; const w4 = w[4] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 5) {
+    const u = 0 + (X[o + 0] as number) * w0 + (X[o + 1] as number) * w1 + (X[o + 2] as number) * w2 + (X[o + 3] as number) * w3 + (X[o + 4] as number) * w4;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  return true;
+}
+
+function probabilities6(X: Float64Array, n: number, w: Float64Array, logV0: number, z: Float64Array, p: Float64Array): boolean {
+  const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number; const w3 = w[3] as number; const w4 = w[4] as number; const w5 = w[5] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 6) {
+    const u = 0 + (X[o + 0] as number) * w0 + (X[o + 1] as number) * w1 + (X[o + 2] as number) * w2 + (X[o + 3] as number) * w3 + (X[o + 4] as number) * w4 + (X[o + 5] as number) * w5;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  return true;
+}
+
+function probabilities7(X: Float64Array, n: number, w: Float64Array, logV0: number, z: Float64Array, p: Float64Array): boolean {
+  const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number; const w3 = w[3] as number; const w4 = w[4] as number; const w5 = w[5] as number; const w6 = w[6] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 7) {
+    const u = 0 + (X[o + 0] as number) * w0 + (X[o + 1] as number) * w1 + (X[o + 2] as number) * w2 + (X[o + 3] as number) * w3 + (X[o + 4] as number) * w4 + (X[o + 5] as number) * w5 + (X[o + 6] as number) * w6;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  return true;
+}
+
+function probabilities8(X: Float64Array, n: number, w: Float64Array, logV0: number, z: Float64Array, p: Float64Array): boolean {
+  const w0 = w[0] as number; const w1 = w[1] as number; const w2 = w[2] as number; const w3 = w[3] as number; const w4 = w[4] as number; const w5 = w[5] as number; const w6 = w[6] as number; const w7 = w[7] as number;
+  let m = Number.NEGATIVE_INFINITY;
+  let nan = false;
+  for (let i = 0, o = 0; i < n; i++, o += 8) {
+    const u = 0 + (X[o + 0] as number) * w0 + (X[o + 1] as number) * w1 + (X[o + 2] as number) * w2 + (X[o + 3] as number) * w3 + (X[o + 4] as number) * w4 + (X[o + 5] as number) * w5 + (X[o + 6] as number) * w6 + (X[o + 7] as number) * w7;
+    z[i] = u;
+    if (u > m) m = u;
+    else if (Number.isNaN(u)) nan = true;
+  }
+  z[n] = logV0;
+  if (logV0 > m) m = logV0;
+  else if (Number.isNaN(logV0)) nan = true;
+  if (nan || m === Number.POSITIVE_INFINITY || m === Number.NEGATIVE_INFINITY) return false;
+  let s = 0;
+  for (let i = 0; i <= n; i++) {
+    const e = Math.exp((z[i] as number) - m);
+    p[i] = e;
+    s += e;
+  }
+  for (let i = 0; i <= n; i++) p[i] = (p[i] as number) / s;
+  return true;
+}
+
+/** The MNL probabilities kernel for d (mnlUtilities then softmax, same bits; false for NaN or infinite utilities), or undefined. */
+export function probabilitiesKernel(d: number): ((X: Float64Array, n: number, w: Float64Array, logV0: number, z: Float64Array, p: Float64Array) => boolean) | undefined {
+  switch (d) {
+    case 1: return probabilities1;
+    case 2: return probabilities2;
+    case 3: return probabilities3;
+    case 4: return probabilities4;
+    case 5: return probabilities5;
+    case 6: return probabilities6;
+    case 7: return probabilities7;
+    case 8: return probabilities8;
+    default: return undefined;
+  }
+}
+
 /** The fused probabilities-and-gradient kernel for d, or undefined. */
 export function probabilitiesGradientKernel(d: number): ((X: Float64Array, n: number, w: Float64Array, logV0: number, choice: number, z: Float64Array, p: Float64Array, g: Float64Array) => boolean) | undefined {
   switch (d) {
@@ -867,8 +1460,8 @@ export function checkedUtilitiesKernel(d: number): CheckedUtilitiesKernel | unde
   }
 }
 
-function hessianCholesky1(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
-  let l0_0 = L[0] as number;
+function hessianCholesky1(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): void {
+  let l0_0 = src[0] as number;
   let xb0 = 0;
   for (let i = 0, o = 0; i < n; i++, o += 1) {
     const pi = p[i] as number;
@@ -897,8 +1490,8 @@ function hessianCholesky1(L: Float64Array, X: Float64Array, n: number, p: Float6
   L[0] = l0_0;
 }
 
-function hessianCholesky2(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
-  let l0_0 = L[0] as number; let l1_0 = L[2] as number; let l1_1 = L[3] as number;
+function hessianCholesky2(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): void {
+  let l0_0 = src[0] as number; let l1_0 = src[2] as number; let l1_1 = src[3] as number;
   let xb0 = 0; let xb1 = 0;
   for (let i = 0, o = 0; i < n; i++, o += 2) {
     const pi = p[i] as number;
@@ -936,8 +1529,8 @@ function hessianCholesky2(L: Float64Array, X: Float64Array, n: number, p: Float6
   L[0] = l0_0; L[2] = l1_0; L[3] = l1_1;
 }
 
-function hessianCholesky3(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
-  let l0_0 = L[0] as number; let l1_0 = L[3] as number; let l1_1 = L[4] as number; let l2_0 = L[6] as number; let l2_1 = L[7] as number; let l2_2 = L[8] as number;
+function hessianCholesky3(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): void {
+  let l0_0 = src[0] as number; let l1_0 = src[3] as number; let l1_1 = src[4] as number; let l2_0 = src[6] as number; let l2_1 = src[7] as number; let l2_2 = src[8] as number;
   let xb0 = 0; let xb1 = 0; let xb2 = 0;
   for (let i = 0, o = 0; i < n; i++, o += 3) {
     const pi = p[i] as number;
@@ -985,8 +1578,8 @@ function hessianCholesky3(L: Float64Array, X: Float64Array, n: number, p: Float6
   L[0] = l0_0; L[3] = l1_0; L[4] = l1_1; L[6] = l2_0; L[7] = l2_1; L[8] = l2_2;
 }
 
-function hessianCholesky4(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
-  let l0_0 = L[0] as number; let l1_0 = L[4] as number; let l1_1 = L[5] as number; let l2_0 = L[8] as number; let l2_1 = L[9] as number; let l2_2 = L[10] as number; let l3_0 = L[12] as number; let l3_1 = L[13] as number; let l3_2 = L[14] as number; let l3_3 = L[15] as number;
+function hessianCholesky4(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): void {
+  let l0_0 = src[0] as number; let l1_0 = src[4] as number; let l1_1 = src[5] as number; let l2_0 = src[8] as number; let l2_1 = src[9] as number; let l2_2 = src[10] as number; let l3_0 = src[12] as number; let l3_1 = src[13] as number; let l3_2 = src[14] as number; let l3_3 = src[15] as number;
   let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0;
   for (let i = 0, o = 0; i < n; i++, o += 4) {
     const pi = p[i] as number;
@@ -1045,8 +1638,8 @@ function hessianCholesky4(L: Float64Array, X: Float64Array, n: number, p: Float6
   L[0] = l0_0; L[4] = l1_0; L[5] = l1_1; L[8] = l2_0; L[9] = l2_1; L[10] = l2_2; L[12] = l3_0; L[13] = l3_1; L[14] = l3_2; L[15] = l3_3;
 }
 
-function hessianCholesky5(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
-  let l0_0 = L[0] as number; let l1_0 = L[5] as number; let l1_1 = L[6] as number; let l2_0 = L[10] as number; let l2_1 = L[11] as number; let l2_2 = L[12] as number; let l3_0 = L[15] as number; let l3_1 = L[16] as number; let l3_2 = L[17] as number; let l3_3 = L[18] as number; let l4_0 = L[20] as number; let l4_1 = L[21] as number; let l4_2 = L[22] as number; let l4_3 = L[23] as number; let l4_4 = L[24] as number;
+function hessianCholesky5(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): void {
+  let l0_0 = src[0] as number; let l1_0 = src[5] as number; let l1_1 = src[6] as number; let l2_0 = src[10] as number; let l2_1 = src[11] as number; let l2_2 = src[12] as number; let l3_0 = src[15] as number; let l3_1 = src[16] as number; let l3_2 = src[17] as number; let l3_3 = src[18] as number; let l4_0 = src[20] as number; let l4_1 = src[21] as number; let l4_2 = src[22] as number; let l4_3 = src[23] as number; let l4_4 = src[24] as number;
   let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0;
   for (let i = 0, o = 0; i < n; i++, o += 5) {
     const pi = p[i] as number;
@@ -1117,8 +1710,8 @@ function hessianCholesky5(L: Float64Array, X: Float64Array, n: number, p: Float6
   L[0] = l0_0; L[5] = l1_0; L[6] = l1_1; L[10] = l2_0; L[11] = l2_1; L[12] = l2_2; L[15] = l3_0; L[16] = l3_1; L[17] = l3_2; L[18] = l3_3; L[20] = l4_0; L[21] = l4_1; L[22] = l4_2; L[23] = l4_3; L[24] = l4_4;
 }
 
-function hessianCholesky6(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
-  let l0_0 = L[0] as number; let l1_0 = L[6] as number; let l1_1 = L[7] as number; let l2_0 = L[12] as number; let l2_1 = L[13] as number; let l2_2 = L[14] as number; let l3_0 = L[18] as number; let l3_1 = L[19] as number; let l3_2 = L[20] as number; let l3_3 = L[21] as number; let l4_0 = L[24] as number; let l4_1 = L[25] as number; let l4_2 = L[26] as number; let l4_3 = L[27] as number; let l4_4 = L[28] as number; let l5_0 = L[30] as number; let l5_1 = L[31] as number; let l5_2 = L[32] as number; let l5_3 = L[33] as number; let l5_4 = L[34] as number; let l5_5 = L[35] as number;
+function hessianCholesky6(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): void {
+  let l0_0 = src[0] as number; let l1_0 = src[6] as number; let l1_1 = src[7] as number; let l2_0 = src[12] as number; let l2_1 = src[13] as number; let l2_2 = src[14] as number; let l3_0 = src[18] as number; let l3_1 = src[19] as number; let l3_2 = src[20] as number; let l3_3 = src[21] as number; let l4_0 = src[24] as number; let l4_1 = src[25] as number; let l4_2 = src[26] as number; let l4_3 = src[27] as number; let l4_4 = src[28] as number; let l5_0 = src[30] as number; let l5_1 = src[31] as number; let l5_2 = src[32] as number; let l5_3 = src[33] as number; let l5_4 = src[34] as number; let l5_5 = src[35] as number;
   let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0;
   for (let i = 0, o = 0; i < n; i++, o += 6) {
     const pi = p[i] as number;
@@ -1202,8 +1795,8 @@ function hessianCholesky6(L: Float64Array, X: Float64Array, n: number, p: Float6
   L[0] = l0_0; L[6] = l1_0; L[7] = l1_1; L[12] = l2_0; L[13] = l2_1; L[14] = l2_2; L[18] = l3_0; L[19] = l3_1; L[20] = l3_2; L[21] = l3_3; L[24] = l4_0; L[25] = l4_1; L[26] = l4_2; L[27] = l4_3; L[28] = l4_4; L[30] = l5_0; L[31] = l5_1; L[32] = l5_2; L[33] = l5_3; L[34] = l5_4; L[35] = l5_5;
 }
 
-function hessianCholesky7(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
-  let l0_0 = L[0] as number; let l1_0 = L[7] as number; let l1_1 = L[8] as number; let l2_0 = L[14] as number; let l2_1 = L[15] as number; let l2_2 = L[16] as number; let l3_0 = L[21] as number; let l3_1 = L[22] as number; let l3_2 = L[23] as number; let l3_3 = L[24] as number; let l4_0 = L[28] as number; let l4_1 = L[29] as number; let l4_2 = L[30] as number; let l4_3 = L[31] as number; let l4_4 = L[32] as number; let l5_0 = L[35] as number; let l5_1 = L[36] as number; let l5_2 = L[37] as number; let l5_3 = L[38] as number; let l5_4 = L[39] as number; let l5_5 = L[40] as number; let l6_0 = L[42] as number; let l6_1 = L[43] as number; let l6_2 = L[44] as number; let l6_3 = L[45] as number; let l6_4 = L[46] as number; let l6_5 = L[47] as number; let l6_6 = L[48] as number;
+function hessianCholesky7(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): void {
+  let l0_0 = src[0] as number; let l1_0 = src[7] as number; let l1_1 = src[8] as number; let l2_0 = src[14] as number; let l2_1 = src[15] as number; let l2_2 = src[16] as number; let l3_0 = src[21] as number; let l3_1 = src[22] as number; let l3_2 = src[23] as number; let l3_3 = src[24] as number; let l4_0 = src[28] as number; let l4_1 = src[29] as number; let l4_2 = src[30] as number; let l4_3 = src[31] as number; let l4_4 = src[32] as number; let l5_0 = src[35] as number; let l5_1 = src[36] as number; let l5_2 = src[37] as number; let l5_3 = src[38] as number; let l5_4 = src[39] as number; let l5_5 = src[40] as number; let l6_0 = src[42] as number; let l6_1 = src[43] as number; let l6_2 = src[44] as number; let l6_3 = src[45] as number; let l6_4 = src[46] as number; let l6_5 = src[47] as number; let l6_6 = src[48] as number;
   let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0; let xb6 = 0;
   for (let i = 0, o = 0; i < n; i++, o += 7) {
     const pi = p[i] as number;
@@ -1301,8 +1894,8 @@ function hessianCholesky7(L: Float64Array, X: Float64Array, n: number, p: Float6
   L[0] = l0_0; L[7] = l1_0; L[8] = l1_1; L[14] = l2_0; L[15] = l2_1; L[16] = l2_2; L[21] = l3_0; L[22] = l3_1; L[23] = l3_2; L[24] = l3_3; L[28] = l4_0; L[29] = l4_1; L[30] = l4_2; L[31] = l4_3; L[32] = l4_4; L[35] = l5_0; L[36] = l5_1; L[37] = l5_2; L[38] = l5_3; L[39] = l5_4; L[40] = l5_5; L[42] = l6_0; L[43] = l6_1; L[44] = l6_2; L[45] = l6_3; L[46] = l6_4; L[47] = l6_5; L[48] = l6_6;
 }
 
-function hessianCholesky8(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array): void {
-  let l0_0 = L[0] as number; let l1_0 = L[8] as number; let l1_1 = L[9] as number; let l2_0 = L[16] as number; let l2_1 = L[17] as number; let l2_2 = L[18] as number; let l3_0 = L[24] as number; let l3_1 = L[25] as number; let l3_2 = L[26] as number; let l3_3 = L[27] as number; let l4_0 = L[32] as number; let l4_1 = L[33] as number; let l4_2 = L[34] as number; let l4_3 = L[35] as number; let l4_4 = L[36] as number; let l5_0 = L[40] as number; let l5_1 = L[41] as number; let l5_2 = L[42] as number; let l5_3 = L[43] as number; let l5_4 = L[44] as number; let l5_5 = L[45] as number; let l6_0 = L[48] as number; let l6_1 = L[49] as number; let l6_2 = L[50] as number; let l6_3 = L[51] as number; let l6_4 = L[52] as number; let l6_5 = L[53] as number; let l6_6 = L[54] as number; let l7_0 = L[56] as number; let l7_1 = L[57] as number; let l7_2 = L[58] as number; let l7_3 = L[59] as number; let l7_4 = L[60] as number; let l7_5 = L[61] as number; let l7_6 = L[62] as number; let l7_7 = L[63] as number;
+function hessianCholesky8(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): void {
+  let l0_0 = src[0] as number; let l1_0 = src[8] as number; let l1_1 = src[9] as number; let l2_0 = src[16] as number; let l2_1 = src[17] as number; let l2_2 = src[18] as number; let l3_0 = src[24] as number; let l3_1 = src[25] as number; let l3_2 = src[26] as number; let l3_3 = src[27] as number; let l4_0 = src[32] as number; let l4_1 = src[33] as number; let l4_2 = src[34] as number; let l4_3 = src[35] as number; let l4_4 = src[36] as number; let l5_0 = src[40] as number; let l5_1 = src[41] as number; let l5_2 = src[42] as number; let l5_3 = src[43] as number; let l5_4 = src[44] as number; let l5_5 = src[45] as number; let l6_0 = src[48] as number; let l6_1 = src[49] as number; let l6_2 = src[50] as number; let l6_3 = src[51] as number; let l6_4 = src[52] as number; let l6_5 = src[53] as number; let l6_6 = src[54] as number; let l7_0 = src[56] as number; let l7_1 = src[57] as number; let l7_2 = src[58] as number; let l7_3 = src[59] as number; let l7_4 = src[60] as number; let l7_5 = src[61] as number; let l7_6 = src[62] as number; let l7_7 = src[63] as number;
   let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0; let xb6 = 0; let xb7 = 0;
   for (let i = 0, o = 0; i < n; i++, o += 8) {
     const pi = p[i] as number;
@@ -1413,6 +2006,370 @@ function hessianCholesky8(L: Float64Array, X: Float64Array, n: number, p: Float6
       }
   }
   L[0] = l0_0; L[8] = l1_0; L[9] = l1_1; L[16] = l2_0; L[17] = l2_1; L[18] = l2_2; L[24] = l3_0; L[25] = l3_1; L[26] = l3_2; L[27] = l3_3; L[32] = l4_0; L[33] = l4_1; L[34] = l4_2; L[35] = l4_3; L[36] = l4_4; L[40] = l5_0; L[41] = l5_1; L[42] = l5_2; L[43] = l5_3; L[44] = l5_4; L[45] = l5_5; L[48] = l6_0; L[49] = l6_1; L[50] = l6_2; L[51] = l6_3; L[52] = l6_4; L[53] = l6_5; L[54] = l6_6; L[56] = l7_0; L[57] = l7_1; L[58] = l7_2; L[59] = l7_3; L[60] = l7_4; L[61] = l7_5; L[62] = l7_6; L[63] = l7_7;
+}
+
+function hessianRefactor1(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): boolean {
+  const s0_0 = src[0] as number;
+  let xb0 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 1) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number);
+  }
+  xbar[0] = xb0;
+  let m0_0 = 0 + s0_0 * s0_0;
+  for (let i = 0, o = 0; i <= n; i++, o += 1) {
+    const w = scale * (p[i] as number);
+    if (!(w > 0)) continue;
+    let r0: number;
+    if (i < n) {
+      r0 = (X[o + 0] as number) - xb0;
+    } else {
+      r0 = xb0;
+    }
+    { const wr = w * r0; m0_0 = m0_0 + wr * r0; }
+  }
+  const q0 = m0_0;
+  if (!(q0 > 0)) return false;
+  const l0_0 = Math.sqrt(q0);
+  
+  L[0] = l0_0;
+  return true;
+}
+
+function hessianRefactor2(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): boolean {
+  const s0_0 = src[0] as number; const s1_0 = src[2] as number; const s1_1 = src[3] as number;
+  let xb0 = 0; let xb1 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 2) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number); xb1 = xb1 + pi * (X[o + 1] as number);
+  }
+  xbar[0] = xb0; xbar[1] = xb1;
+  let m0_0 = 0 + s0_0 * s0_0; let m0_1 = 0 + s0_0 * s1_0; let m1_1 = 0 + s1_0 * s1_0 + s1_1 * s1_1;
+  for (let i = 0, o = 0; i <= n; i++, o += 2) {
+    const w = scale * (p[i] as number);
+    if (!(w > 0)) continue;
+    let r0: number; let r1: number;
+    if (i < n) {
+      r0 = (X[o + 0] as number) - xb0; r1 = (X[o + 1] as number) - xb1;
+    } else {
+      r0 = xb0; r1 = xb1;
+    }
+    { const wr = w * r0; m0_0 = m0_0 + wr * r0; m0_1 = m0_1 + wr * r1; }
+    { const wr = w * r1; m1_1 = m1_1 + wr * r1; }
+  }
+  const q0 = m0_0;
+  if (!(q0 > 0)) return false;
+  const l0_0 = Math.sqrt(q0);
+  const l1_0 = (m0_1) / l0_0;
+  const q1 = m1_1 - l1_0 * l1_0;
+  if (!(q1 > 0)) return false;
+  const l1_1 = Math.sqrt(q1);
+  
+  L[0] = l0_0; L[2] = l1_0; L[3] = l1_1;
+  return true;
+}
+
+function hessianRefactor3(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): boolean {
+  const s0_0 = src[0] as number; const s1_0 = src[3] as number; const s1_1 = src[4] as number; const s2_0 = src[6] as number; const s2_1 = src[7] as number; const s2_2 = src[8] as number;
+  let xb0 = 0; let xb1 = 0; let xb2 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 3) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number); xb1 = xb1 + pi * (X[o + 1] as number); xb2 = xb2 + pi * (X[o + 2] as number);
+  }
+  xbar[0] = xb0; xbar[1] = xb1; xbar[2] = xb2;
+  let m0_0 = 0 + s0_0 * s0_0; let m0_1 = 0 + s0_0 * s1_0; let m0_2 = 0 + s0_0 * s2_0; let m1_1 = 0 + s1_0 * s1_0 + s1_1 * s1_1; let m1_2 = 0 + s1_0 * s2_0 + s1_1 * s2_1; let m2_2 = 0 + s2_0 * s2_0 + s2_1 * s2_1 + s2_2 * s2_2;
+  for (let i = 0, o = 0; i <= n; i++, o += 3) {
+    const w = scale * (p[i] as number);
+    if (!(w > 0)) continue;
+    let r0: number; let r1: number; let r2: number;
+    if (i < n) {
+      r0 = (X[o + 0] as number) - xb0; r1 = (X[o + 1] as number) - xb1; r2 = (X[o + 2] as number) - xb2;
+    } else {
+      r0 = xb0; r1 = xb1; r2 = xb2;
+    }
+    { const wr = w * r0; m0_0 = m0_0 + wr * r0; m0_1 = m0_1 + wr * r1; m0_2 = m0_2 + wr * r2; }
+    { const wr = w * r1; m1_1 = m1_1 + wr * r1; m1_2 = m1_2 + wr * r2; }
+    { const wr = w * r2; m2_2 = m2_2 + wr * r2; }
+  }
+  const q0 = m0_0;
+  if (!(q0 > 0)) return false;
+  const l0_0 = Math.sqrt(q0);
+  const l1_0 = (m0_1) / l0_0; const l2_0 = (m0_2) / l0_0;
+  const q1 = m1_1 - l1_0 * l1_0;
+  if (!(q1 > 0)) return false;
+  const l1_1 = Math.sqrt(q1);
+  const l2_1 = (m1_2 - l2_0 * l1_0) / l1_1;
+  const q2 = m2_2 - l2_0 * l2_0 - l2_1 * l2_1;
+  if (!(q2 > 0)) return false;
+  const l2_2 = Math.sqrt(q2);
+  
+  L[0] = l0_0; L[3] = l1_0; L[4] = l1_1; L[6] = l2_0; L[7] = l2_1; L[8] = l2_2;
+  return true;
+}
+
+function hessianRefactor4(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): boolean {
+  const s0_0 = src[0] as number; const s1_0 = src[4] as number; const s1_1 = src[5] as number; const s2_0 = src[8] as number; const s2_1 = src[9] as number; const s2_2 = src[10] as number; const s3_0 = src[12] as number; const s3_1 = src[13] as number; const s3_2 = src[14] as number; const s3_3 = src[15] as number;
+  let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 4) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number); xb1 = xb1 + pi * (X[o + 1] as number); xb2 = xb2 + pi * (X[o + 2] as number); xb3 = xb3 + pi * (X[o + 3] as number);
+  }
+  xbar[0] = xb0; xbar[1] = xb1; xbar[2] = xb2; xbar[3] = xb3;
+  let m0_0 = 0 + s0_0 * s0_0; let m0_1 = 0 + s0_0 * s1_0; let m0_2 = 0 + s0_0 * s2_0; let m0_3 = 0 + s0_0 * s3_0; let m1_1 = 0 + s1_0 * s1_0 + s1_1 * s1_1; let m1_2 = 0 + s1_0 * s2_0 + s1_1 * s2_1; let m1_3 = 0 + s1_0 * s3_0 + s1_1 * s3_1; let m2_2 = 0 + s2_0 * s2_0 + s2_1 * s2_1 + s2_2 * s2_2; let m2_3 = 0 + s2_0 * s3_0 + s2_1 * s3_1 + s2_2 * s3_2; let m3_3 = 0 + s3_0 * s3_0 + s3_1 * s3_1 + s3_2 * s3_2 + s3_3 * s3_3;
+  for (let i = 0, o = 0; i <= n; i++, o += 4) {
+    const w = scale * (p[i] as number);
+    if (!(w > 0)) continue;
+    let r0: number; let r1: number; let r2: number; let r3: number;
+    if (i < n) {
+      r0 = (X[o + 0] as number) - xb0; r1 = (X[o + 1] as number) - xb1; r2 = (X[o + 2] as number) - xb2; r3 = (X[o + 3] as number) - xb3;
+    } else {
+      r0 = xb0; r1 = xb1; r2 = xb2; r3 = xb3;
+    }
+    { const wr = w * r0; m0_0 = m0_0 + wr * r0; m0_1 = m0_1 + wr * r1; m0_2 = m0_2 + wr * r2; m0_3 = m0_3 + wr * r3; }
+    { const wr = w * r1; m1_1 = m1_1 + wr * r1; m1_2 = m1_2 + wr * r2; m1_3 = m1_3 + wr * r3; }
+    { const wr = w * r2; m2_2 = m2_2 + wr * r2; m2_3 = m2_3 + wr * r3; }
+    { const wr = w * r3; m3_3 = m3_3 + wr * r3; }
+  }
+  const q0 = m0_0;
+  if (!(q0 > 0)) return false;
+  const l0_0 = Math.sqrt(q0);
+  const l1_0 = (m0_1) / l0_0; const l2_0 = (m0_2) / l0_0; const l3_0 = (m0_3) / l0_0;
+  const q1 = m1_1 - l1_0 * l1_0;
+  if (!(q1 > 0)) return false;
+  const l1_1 = Math.sqrt(q1);
+  const l2_1 = (m1_2 - l2_0 * l1_0) / l1_1; const l3_1 = (m1_3 - l3_0 * l1_0) / l1_1;
+  const q2 = m2_2 - l2_0 * l2_0 - l2_1 * l2_1;
+  if (!(q2 > 0)) return false;
+  const l2_2 = Math.sqrt(q2);
+  const l3_2 = (m2_3 - l3_0 * l2_0 - l3_1 * l2_1) / l2_2;
+  const q3 = m3_3 - l3_0 * l3_0 - l3_1 * l3_1 - l3_2 * l3_2;
+  if (!(q3 > 0)) return false;
+  const l3_3 = Math.sqrt(q3);
+  
+  L[0] = l0_0; L[4] = l1_0; L[5] = l1_1; L[8] = l2_0; L[9] = l2_1; L[10] = l2_2; L[12] = l3_0; L[13] = l3_1; L[14] = l3_2; L[15] = l3_3;
+  return true;
+}
+
+function hessianRefactor5(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): boolean {
+  const s0_0 = src[0] as number; const s1_0 = src[5] as number; const s1_1 = src[6] as number; const s2_0 = src[10] as number; const s2_1 = src[11] as number; const s2_2 = src[12] as number; const s3_0 = src[15] as number; const s3_1 = src[16] as number; const s3_2 = src[17] as number; const s3_3 = src[18] as number; const s4_0 = src[20] as number; const s4_1 = src[21] as number; const s4_2 = src[22] as number; const s4_3 = src[23] as number; const s4_4 = src[24] as number;
+  let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 5) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number); xb1 = xb1 + pi * (X[o + 1] as number); xb2 = xb2 + pi * (X[o + 2] as number); xb3 = xb3 + pi * (X[o + 3] as number); xb4 = xb4 + pi * (X[o + 4] as number);
+  }
+  xbar[0] = xb0; xbar[1] = xb1; xbar[2] = xb2; xbar[3] = xb3; xbar[4] = xb4;
+  let m0_0 = 0 + s0_0 * s0_0; let m0_1 = 0 + s0_0 * s1_0; let m0_2 = 0 + s0_0 * s2_0; let m0_3 = 0 + s0_0 * s3_0; let m0_4 = 0 + s0_0 * s4_0; let m1_1 = 0 + s1_0 * s1_0 + s1_1 * s1_1; let m1_2 = 0 + s1_0 * s2_0 + s1_1 * s2_1; let m1_3 = 0 + s1_0 * s3_0 + s1_1 * s3_1; let m1_4 = 0 + s1_0 * s4_0 + s1_1 * s4_1; let m2_2 = 0 + s2_0 * s2_0 + s2_1 * s2_1 + s2_2 * s2_2; let m2_3 = 0 + s2_0 * s3_0 + s2_1 * s3_1 + s2_2 * s3_2; let m2_4 = 0 + s2_0 * s4_0 + s2_1 * s4_1 + s2_2 * s4_2; let m3_3 = 0 + s3_0 * s3_0 + s3_1 * s3_1 + s3_2 * s3_2 + s3_3 * s3_3; let m3_4 = 0 + s3_0 * s4_0 + s3_1 * s4_1 + s3_2 * s4_2 + s3_3 * s4_3; let m4_4 = 0 + s4_0 * s4_0 + s4_1 * s4_1 + s4_2 * s4_2 + s4_3 * s4_3 + s4_4 * s4_4;
+  for (let i = 0, o = 0; i <= n; i++, o += 5) {
+    const w = scale * (p[i] as number);
+    if (!(w > 0)) continue;
+    let r0: number; let r1: number; let r2: number; let r3: number; let r4: number;
+    if (i < n) {
+      r0 = (X[o + 0] as number) - xb0; r1 = (X[o + 1] as number) - xb1; r2 = (X[o + 2] as number) - xb2; r3 = (X[o + 3] as number) - xb3; r4 = (X[o + 4] as number) - xb4;
+    } else {
+      r0 = xb0; r1 = xb1; r2 = xb2; r3 = xb3; r4 = xb4;
+    }
+    { const wr = w * r0; m0_0 = m0_0 + wr * r0; m0_1 = m0_1 + wr * r1; m0_2 = m0_2 + wr * r2; m0_3 = m0_3 + wr * r3; m0_4 = m0_4 + wr * r4; }
+    { const wr = w * r1; m1_1 = m1_1 + wr * r1; m1_2 = m1_2 + wr * r2; m1_3 = m1_3 + wr * r3; m1_4 = m1_4 + wr * r4; }
+    { const wr = w * r2; m2_2 = m2_2 + wr * r2; m2_3 = m2_3 + wr * r3; m2_4 = m2_4 + wr * r4; }
+    { const wr = w * r3; m3_3 = m3_3 + wr * r3; m3_4 = m3_4 + wr * r4; }
+    { const wr = w * r4; m4_4 = m4_4 + wr * r4; }
+  }
+  const q0 = m0_0;
+  if (!(q0 > 0)) return false;
+  const l0_0 = Math.sqrt(q0);
+  const l1_0 = (m0_1) / l0_0; const l2_0 = (m0_2) / l0_0; const l3_0 = (m0_3) / l0_0; const l4_0 = (m0_4) / l0_0;
+  const q1 = m1_1 - l1_0 * l1_0;
+  if (!(q1 > 0)) return false;
+  const l1_1 = Math.sqrt(q1);
+  const l2_1 = (m1_2 - l2_0 * l1_0) / l1_1; const l3_1 = (m1_3 - l3_0 * l1_0) / l1_1; const l4_1 = (m1_4 - l4_0 * l1_0) / l1_1;
+  const q2 = m2_2 - l2_0 * l2_0 - l2_1 * l2_1;
+  if (!(q2 > 0)) return false;
+  const l2_2 = Math.sqrt(q2);
+  const l3_2 = (m2_3 - l3_0 * l2_0 - l3_1 * l2_1) / l2_2; const l4_2 = (m2_4 - l4_0 * l2_0 - l4_1 * l2_1) / l2_2;
+  const q3 = m3_3 - l3_0 * l3_0 - l3_1 * l3_1 - l3_2 * l3_2;
+  if (!(q3 > 0)) return false;
+  const l3_3 = Math.sqrt(q3);
+  const l4_3 = (m3_4 - l4_0 * l3_0 - l4_1 * l3_1 - l4_2 * l3_2) / l3_3;
+  const q4 = m4_4 - l4_0 * l4_0 - l4_1 * l4_1 - l4_2 * l4_2 - l4_3 * l4_3;
+  if (!(q4 > 0)) return false;
+  const l4_4 = Math.sqrt(q4);
+  
+  L[0] = l0_0; L[5] = l1_0; L[6] = l1_1; L[10] = l2_0; L[11] = l2_1; L[12] = l2_2; L[15] = l3_0; L[16] = l3_1; L[17] = l3_2; L[18] = l3_3; L[20] = l4_0; L[21] = l4_1; L[22] = l4_2; L[23] = l4_3; L[24] = l4_4;
+  return true;
+}
+
+function hessianRefactor6(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): boolean {
+  const s0_0 = src[0] as number; const s1_0 = src[6] as number; const s1_1 = src[7] as number; const s2_0 = src[12] as number; const s2_1 = src[13] as number; const s2_2 = src[14] as number; const s3_0 = src[18] as number; const s3_1 = src[19] as number; const s3_2 = src[20] as number; const s3_3 = src[21] as number; const s4_0 = src[24] as number; const s4_1 = src[25] as number; const s4_2 = src[26] as number; const s4_3 = src[27] as number; const s4_4 = src[28] as number; const s5_0 = src[30] as number; const s5_1 = src[31] as number; const s5_2 = src[32] as number; const s5_3 = src[33] as number; const s5_4 = src[34] as number; const s5_5 = src[35] as number;
+  let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 6) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number); xb1 = xb1 + pi * (X[o + 1] as number); xb2 = xb2 + pi * (X[o + 2] as number); xb3 = xb3 + pi * (X[o + 3] as number); xb4 = xb4 + pi * (X[o + 4] as number); xb5 = xb5 + pi * (X[o + 5] as number);
+  }
+  xbar[0] = xb0; xbar[1] = xb1; xbar[2] = xb2; xbar[3] = xb3; xbar[4] = xb4; xbar[5] = xb5;
+  let m0_0 = 0 + s0_0 * s0_0; let m0_1 = 0 + s0_0 * s1_0; let m0_2 = 0 + s0_0 * s2_0; let m0_3 = 0 + s0_0 * s3_0; let m0_4 = 0 + s0_0 * s4_0; let m0_5 = 0 + s0_0 * s5_0; let m1_1 = 0 + s1_0 * s1_0 + s1_1 * s1_1; let m1_2 = 0 + s1_0 * s2_0 + s1_1 * s2_1; let m1_3 = 0 + s1_0 * s3_0 + s1_1 * s3_1; let m1_4 = 0 + s1_0 * s4_0 + s1_1 * s4_1; let m1_5 = 0 + s1_0 * s5_0 + s1_1 * s5_1; let m2_2 = 0 + s2_0 * s2_0 + s2_1 * s2_1 + s2_2 * s2_2; let m2_3 = 0 + s2_0 * s3_0 + s2_1 * s3_1 + s2_2 * s3_2; let m2_4 = 0 + s2_0 * s4_0 + s2_1 * s4_1 + s2_2 * s4_2; let m2_5 = 0 + s2_0 * s5_0 + s2_1 * s5_1 + s2_2 * s5_2; let m3_3 = 0 + s3_0 * s3_0 + s3_1 * s3_1 + s3_2 * s3_2 + s3_3 * s3_3; let m3_4 = 0 + s3_0 * s4_0 + s3_1 * s4_1 + s3_2 * s4_2 + s3_3 * s4_3; let m3_5 = 0 + s3_0 * s5_0 + s3_1 * s5_1 + s3_2 * s5_2 + s3_3 * s5_3; let m4_4 = 0 + s4_0 * s4_0 + s4_1 * s4_1 + s4_2 * s4_2 + s4_3 * s4_3 + s4_4 * s4_4; let m4_5 = 0 + s4_0 * s5_0 + s4_1 * s5_1 + s4_2 * s5_2 + s4_3 * s5_3 + s4_4 * s5_4; let m5_5 = 0 + s5_0 * s5_0 + s5_1 * s5_1 + s5_2 * s5_2 + s5_3 * s5_3 + s5_4 * s5_4 + s5_5 * s5_5;
+  for (let i = 0, o = 0; i <= n; i++, o += 6) {
+    const w = scale * (p[i] as number);
+    if (!(w > 0)) continue;
+    let r0: number; let r1: number; let r2: number; let r3: number; let r4: number; let r5: number;
+    if (i < n) {
+      r0 = (X[o + 0] as number) - xb0; r1 = (X[o + 1] as number) - xb1; r2 = (X[o + 2] as number) - xb2; r3 = (X[o + 3] as number) - xb3; r4 = (X[o + 4] as number) - xb4; r5 = (X[o + 5] as number) - xb5;
+    } else {
+      r0 = xb0; r1 = xb1; r2 = xb2; r3 = xb3; r4 = xb4; r5 = xb5;
+    }
+    { const wr = w * r0; m0_0 = m0_0 + wr * r0; m0_1 = m0_1 + wr * r1; m0_2 = m0_2 + wr * r2; m0_3 = m0_3 + wr * r3; m0_4 = m0_4 + wr * r4; m0_5 = m0_5 + wr * r5; }
+    { const wr = w * r1; m1_1 = m1_1 + wr * r1; m1_2 = m1_2 + wr * r2; m1_3 = m1_3 + wr * r3; m1_4 = m1_4 + wr * r4; m1_5 = m1_5 + wr * r5; }
+    { const wr = w * r2; m2_2 = m2_2 + wr * r2; m2_3 = m2_3 + wr * r3; m2_4 = m2_4 + wr * r4; m2_5 = m2_5 + wr * r5; }
+    { const wr = w * r3; m3_3 = m3_3 + wr * r3; m3_4 = m3_4 + wr * r4; m3_5 = m3_5 + wr * r5; }
+    { const wr = w * r4; m4_4 = m4_4 + wr * r4; m4_5 = m4_5 + wr * r5; }
+    { const wr = w * r5; m5_5 = m5_5 + wr * r5; }
+  }
+  const q0 = m0_0;
+  if (!(q0 > 0)) return false;
+  const l0_0 = Math.sqrt(q0);
+  const l1_0 = (m0_1) / l0_0; const l2_0 = (m0_2) / l0_0; const l3_0 = (m0_3) / l0_0; const l4_0 = (m0_4) / l0_0; const l5_0 = (m0_5) / l0_0;
+  const q1 = m1_1 - l1_0 * l1_0;
+  if (!(q1 > 0)) return false;
+  const l1_1 = Math.sqrt(q1);
+  const l2_1 = (m1_2 - l2_0 * l1_0) / l1_1; const l3_1 = (m1_3 - l3_0 * l1_0) / l1_1; const l4_1 = (m1_4 - l4_0 * l1_0) / l1_1; const l5_1 = (m1_5 - l5_0 * l1_0) / l1_1;
+  const q2 = m2_2 - l2_0 * l2_0 - l2_1 * l2_1;
+  if (!(q2 > 0)) return false;
+  const l2_2 = Math.sqrt(q2);
+  const l3_2 = (m2_3 - l3_0 * l2_0 - l3_1 * l2_1) / l2_2; const l4_2 = (m2_4 - l4_0 * l2_0 - l4_1 * l2_1) / l2_2; const l5_2 = (m2_5 - l5_0 * l2_0 - l5_1 * l2_1) / l2_2;
+  const q3 = m3_3 - l3_0 * l3_0 - l3_1 * l3_1 - l3_2 * l3_2;
+  if (!(q3 > 0)) return false;
+  const l3_3 = Math.sqrt(q3);
+  const l4_3 = (m3_4 - l4_0 * l3_0 - l4_1 * l3_1 - l4_2 * l3_2) / l3_3; const l5_3 = (m3_5 - l5_0 * l3_0 - l5_1 * l3_1 - l5_2 * l3_2) / l3_3;
+  const q4 = m4_4 - l4_0 * l4_0 - l4_1 * l4_1 - l4_2 * l4_2 - l4_3 * l4_3;
+  if (!(q4 > 0)) return false;
+  const l4_4 = Math.sqrt(q4);
+  const l5_4 = (m4_5 - l5_0 * l4_0 - l5_1 * l4_1 - l5_2 * l4_2 - l5_3 * l4_3) / l4_4;
+  const q5 = m5_5 - l5_0 * l5_0 - l5_1 * l5_1 - l5_2 * l5_2 - l5_3 * l5_3 - l5_4 * l5_4;
+  if (!(q5 > 0)) return false;
+  const l5_5 = Math.sqrt(q5);
+  
+  L[0] = l0_0; L[6] = l1_0; L[7] = l1_1; L[12] = l2_0; L[13] = l2_1; L[14] = l2_2; L[18] = l3_0; L[19] = l3_1; L[20] = l3_2; L[21] = l3_3; L[24] = l4_0; L[25] = l4_1; L[26] = l4_2; L[27] = l4_3; L[28] = l4_4; L[30] = l5_0; L[31] = l5_1; L[32] = l5_2; L[33] = l5_3; L[34] = l5_4; L[35] = l5_5;
+  return true;
+}
+
+function hessianRefactor7(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): boolean {
+  const s0_0 = src[0] as number; const s1_0 = src[7] as number; const s1_1 = src[8] as number; const s2_0 = src[14] as number; const s2_1 = src[15] as number; const s2_2 = src[16] as number; const s3_0 = src[21] as number; const s3_1 = src[22] as number; const s3_2 = src[23] as number; const s3_3 = src[24] as number; const s4_0 = src[28] as number; const s4_1 = src[29] as number; const s4_2 = src[30] as number; const s4_3 = src[31] as number; const s4_4 = src[32] as number; const s5_0 = src[35] as number; const s5_1 = src[36] as number; const s5_2 = src[37] as number; const s5_3 = src[38] as number; const s5_4 = src[39] as number; const s5_5 = src[40] as number; const s6_0 = src[42] as number; const s6_1 = src[43] as number; const s6_2 = src[44] as number; const s6_3 = src[45] as number; const s6_4 = src[46] as number; const s6_5 = src[47] as number; const s6_6 = src[48] as number;
+  let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0; let xb6 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 7) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number); xb1 = xb1 + pi * (X[o + 1] as number); xb2 = xb2 + pi * (X[o + 2] as number); xb3 = xb3 + pi * (X[o + 3] as number); xb4 = xb4 + pi * (X[o + 4] as number); xb5 = xb5 + pi * (X[o + 5] as number); xb6 = xb6 + pi * (X[o + 6] as number);
+  }
+  xbar[0] = xb0; xbar[1] = xb1; xbar[2] = xb2; xbar[3] = xb3; xbar[4] = xb4; xbar[5] = xb5; xbar[6] = xb6;
+  let m0_0 = 0 + s0_0 * s0_0; let m0_1 = 0 + s0_0 * s1_0; let m0_2 = 0 + s0_0 * s2_0; let m0_3 = 0 + s0_0 * s3_0; let m0_4 = 0 + s0_0 * s4_0; let m0_5 = 0 + s0_0 * s5_0; let m0_6 = 0 + s0_0 * s6_0; let m1_1 = 0 + s1_0 * s1_0 + s1_1 * s1_1; let m1_2 = 0 + s1_0 * s2_0 + s1_1 * s2_1; let m1_3 = 0 + s1_0 * s3_0 + s1_1 * s3_1; let m1_4 = 0 + s1_0 * s4_0 + s1_1 * s4_1; let m1_5 = 0 + s1_0 * s5_0 + s1_1 * s5_1; let m1_6 = 0 + s1_0 * s6_0 + s1_1 * s6_1; let m2_2 = 0 + s2_0 * s2_0 + s2_1 * s2_1 + s2_2 * s2_2; let m2_3 = 0 + s2_0 * s3_0 + s2_1 * s3_1 + s2_2 * s3_2; let m2_4 = 0 + s2_0 * s4_0 + s2_1 * s4_1 + s2_2 * s4_2; let m2_5 = 0 + s2_0 * s5_0 + s2_1 * s5_1 + s2_2 * s5_2; let m2_6 = 0 + s2_0 * s6_0 + s2_1 * s6_1 + s2_2 * s6_2; let m3_3 = 0 + s3_0 * s3_0 + s3_1 * s3_1 + s3_2 * s3_2 + s3_3 * s3_3; let m3_4 = 0 + s3_0 * s4_0 + s3_1 * s4_1 + s3_2 * s4_2 + s3_3 * s4_3; let m3_5 = 0 + s3_0 * s5_0 + s3_1 * s5_1 + s3_2 * s5_2 + s3_3 * s5_3; let m3_6 = 0 + s3_0 * s6_0 + s3_1 * s6_1 + s3_2 * s6_2 + s3_3 * s6_3; let m4_4 = 0 + s4_0 * s4_0 + s4_1 * s4_1 + s4_2 * s4_2 + s4_3 * s4_3 + s4_4 * s4_4; let m4_5 = 0 + s4_0 * s5_0 + s4_1 * s5_1 + s4_2 * s5_2 + s4_3 * s5_3 + s4_4 * s5_4; let m4_6 = 0 + s4_0 * s6_0 + s4_1 * s6_1 + s4_2 * s6_2 + s4_3 * s6_3 + s4_4 * s6_4; let m5_5 = 0 + s5_0 * s5_0 + s5_1 * s5_1 + s5_2 * s5_2 + s5_3 * s5_3 + s5_4 * s5_4 + s5_5 * s5_5; let m5_6 = 0 + s5_0 * s6_0 + s5_1 * s6_1 + s5_2 * s6_2 + s5_3 * s6_3 + s5_4 * s6_4 + s5_5 * s6_5; let m6_6 = 0 + s6_0 * s6_0 + s6_1 * s6_1 + s6_2 * s6_2 + s6_3 * s6_3 + s6_4 * s6_4 + s6_5 * s6_5 + s6_6 * s6_6;
+  for (let i = 0, o = 0; i <= n; i++, o += 7) {
+    const w = scale * (p[i] as number);
+    if (!(w > 0)) continue;
+    let r0: number; let r1: number; let r2: number; let r3: number; let r4: number; let r5: number; let r6: number;
+    if (i < n) {
+      r0 = (X[o + 0] as number) - xb0; r1 = (X[o + 1] as number) - xb1; r2 = (X[o + 2] as number) - xb2; r3 = (X[o + 3] as number) - xb3; r4 = (X[o + 4] as number) - xb4; r5 = (X[o + 5] as number) - xb5; r6 = (X[o + 6] as number) - xb6;
+    } else {
+      r0 = xb0; r1 = xb1; r2 = xb2; r3 = xb3; r4 = xb4; r5 = xb5; r6 = xb6;
+    }
+    { const wr = w * r0; m0_0 = m0_0 + wr * r0; m0_1 = m0_1 + wr * r1; m0_2 = m0_2 + wr * r2; m0_3 = m0_3 + wr * r3; m0_4 = m0_4 + wr * r4; m0_5 = m0_5 + wr * r5; m0_6 = m0_6 + wr * r6; }
+    { const wr = w * r1; m1_1 = m1_1 + wr * r1; m1_2 = m1_2 + wr * r2; m1_3 = m1_3 + wr * r3; m1_4 = m1_4 + wr * r4; m1_5 = m1_5 + wr * r5; m1_6 = m1_6 + wr * r6; }
+    { const wr = w * r2; m2_2 = m2_2 + wr * r2; m2_3 = m2_3 + wr * r3; m2_4 = m2_4 + wr * r4; m2_5 = m2_5 + wr * r5; m2_6 = m2_6 + wr * r6; }
+    { const wr = w * r3; m3_3 = m3_3 + wr * r3; m3_4 = m3_4 + wr * r4; m3_5 = m3_5 + wr * r5; m3_6 = m3_6 + wr * r6; }
+    { const wr = w * r4; m4_4 = m4_4 + wr * r4; m4_5 = m4_5 + wr * r5; m4_6 = m4_6 + wr * r6; }
+    { const wr = w * r5; m5_5 = m5_5 + wr * r5; m5_6 = m5_6 + wr * r6; }
+    { const wr = w * r6; m6_6 = m6_6 + wr * r6; }
+  }
+  const q0 = m0_0;
+  if (!(q0 > 0)) return false;
+  const l0_0 = Math.sqrt(q0);
+  const l1_0 = (m0_1) / l0_0; const l2_0 = (m0_2) / l0_0; const l3_0 = (m0_3) / l0_0; const l4_0 = (m0_4) / l0_0; const l5_0 = (m0_5) / l0_0; const l6_0 = (m0_6) / l0_0;
+  const q1 = m1_1 - l1_0 * l1_0;
+  if (!(q1 > 0)) return false;
+  const l1_1 = Math.sqrt(q1);
+  const l2_1 = (m1_2 - l2_0 * l1_0) / l1_1; const l3_1 = (m1_3 - l3_0 * l1_0) / l1_1; const l4_1 = (m1_4 - l4_0 * l1_0) / l1_1; const l5_1 = (m1_5 - l5_0 * l1_0) / l1_1; const l6_1 = (m1_6 - l6_0 * l1_0) / l1_1;
+  const q2 = m2_2 - l2_0 * l2_0 - l2_1 * l2_1;
+  if (!(q2 > 0)) return false;
+  const l2_2 = Math.sqrt(q2);
+  const l3_2 = (m2_3 - l3_0 * l2_0 - l3_1 * l2_1) / l2_2; const l4_2 = (m2_4 - l4_0 * l2_0 - l4_1 * l2_1) / l2_2; const l5_2 = (m2_5 - l5_0 * l2_0 - l5_1 * l2_1) / l2_2; const l6_2 = (m2_6 - l6_0 * l2_0 - l6_1 * l2_1) / l2_2;
+  const q3 = m3_3 - l3_0 * l3_0 - l3_1 * l3_1 - l3_2 * l3_2;
+  if (!(q3 > 0)) return false;
+  const l3_3 = Math.sqrt(q3);
+  const l4_3 = (m3_4 - l4_0 * l3_0 - l4_1 * l3_1 - l4_2 * l3_2) / l3_3; const l5_3 = (m3_5 - l5_0 * l3_0 - l5_1 * l3_1 - l5_2 * l3_2) / l3_3; const l6_3 = (m3_6 - l6_0 * l3_0 - l6_1 * l3_1 - l6_2 * l3_2) / l3_3;
+  const q4 = m4_4 - l4_0 * l4_0 - l4_1 * l4_1 - l4_2 * l4_2 - l4_3 * l4_3;
+  if (!(q4 > 0)) return false;
+  const l4_4 = Math.sqrt(q4);
+  const l5_4 = (m4_5 - l5_0 * l4_0 - l5_1 * l4_1 - l5_2 * l4_2 - l5_3 * l4_3) / l4_4; const l6_4 = (m4_6 - l6_0 * l4_0 - l6_1 * l4_1 - l6_2 * l4_2 - l6_3 * l4_3) / l4_4;
+  const q5 = m5_5 - l5_0 * l5_0 - l5_1 * l5_1 - l5_2 * l5_2 - l5_3 * l5_3 - l5_4 * l5_4;
+  if (!(q5 > 0)) return false;
+  const l5_5 = Math.sqrt(q5);
+  const l6_5 = (m5_6 - l6_0 * l5_0 - l6_1 * l5_1 - l6_2 * l5_2 - l6_3 * l5_3 - l6_4 * l5_4) / l5_5;
+  const q6 = m6_6 - l6_0 * l6_0 - l6_1 * l6_1 - l6_2 * l6_2 - l6_3 * l6_3 - l6_4 * l6_4 - l6_5 * l6_5;
+  if (!(q6 > 0)) return false;
+  const l6_6 = Math.sqrt(q6);
+  
+  L[0] = l0_0; L[7] = l1_0; L[8] = l1_1; L[14] = l2_0; L[15] = l2_1; L[16] = l2_2; L[21] = l3_0; L[22] = l3_1; L[23] = l3_2; L[24] = l3_3; L[28] = l4_0; L[29] = l4_1; L[30] = l4_2; L[31] = l4_3; L[32] = l4_4; L[35] = l5_0; L[36] = l5_1; L[37] = l5_2; L[38] = l5_3; L[39] = l5_4; L[40] = l5_5; L[42] = l6_0; L[43] = l6_1; L[44] = l6_2; L[45] = l6_3; L[46] = l6_4; L[47] = l6_5; L[48] = l6_6;
+  return true;
+}
+
+function hessianRefactor8(L: Float64Array, X: Float64Array, n: number, p: Float64Array, scale: number, xbar: Float64Array, src: Float64Array): boolean {
+  const s0_0 = src[0] as number; const s1_0 = src[8] as number; const s1_1 = src[9] as number; const s2_0 = src[16] as number; const s2_1 = src[17] as number; const s2_2 = src[18] as number; const s3_0 = src[24] as number; const s3_1 = src[25] as number; const s3_2 = src[26] as number; const s3_3 = src[27] as number; const s4_0 = src[32] as number; const s4_1 = src[33] as number; const s4_2 = src[34] as number; const s4_3 = src[35] as number; const s4_4 = src[36] as number; const s5_0 = src[40] as number; const s5_1 = src[41] as number; const s5_2 = src[42] as number; const s5_3 = src[43] as number; const s5_4 = src[44] as number; const s5_5 = src[45] as number; const s6_0 = src[48] as number; const s6_1 = src[49] as number; const s6_2 = src[50] as number; const s6_3 = src[51] as number; const s6_4 = src[52] as number; const s6_5 = src[53] as number; const s6_6 = src[54] as number; const s7_0 = src[56] as number; const s7_1 = src[57] as number; const s7_2 = src[58] as number; const s7_3 = src[59] as number; const s7_4 = src[60] as number; const s7_5 = src[61] as number; const s7_6 = src[62] as number; const s7_7 = src[63] as number;
+  let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0; let xb6 = 0; let xb7 = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 8) {
+    const pi = p[i] as number;
+    xb0 = xb0 + pi * (X[o + 0] as number); xb1 = xb1 + pi * (X[o + 1] as number); xb2 = xb2 + pi * (X[o + 2] as number); xb3 = xb3 + pi * (X[o + 3] as number); xb4 = xb4 + pi * (X[o + 4] as number); xb5 = xb5 + pi * (X[o + 5] as number); xb6 = xb6 + pi * (X[o + 6] as number); xb7 = xb7 + pi * (X[o + 7] as number);
+  }
+  xbar[0] = xb0; xbar[1] = xb1; xbar[2] = xb2; xbar[3] = xb3; xbar[4] = xb4; xbar[5] = xb5; xbar[6] = xb6; xbar[7] = xb7;
+  let m0_0 = 0 + s0_0 * s0_0; let m0_1 = 0 + s0_0 * s1_0; let m0_2 = 0 + s0_0 * s2_0; let m0_3 = 0 + s0_0 * s3_0; let m0_4 = 0 + s0_0 * s4_0; let m0_5 = 0 + s0_0 * s5_0; let m0_6 = 0 + s0_0 * s6_0; let m0_7 = 0 + s0_0 * s7_0; let m1_1 = 0 + s1_0 * s1_0 + s1_1 * s1_1; let m1_2 = 0 + s1_0 * s2_0 + s1_1 * s2_1; let m1_3 = 0 + s1_0 * s3_0 + s1_1 * s3_1; let m1_4 = 0 + s1_0 * s4_0 + s1_1 * s4_1; let m1_5 = 0 + s1_0 * s5_0 + s1_1 * s5_1; let m1_6 = 0 + s1_0 * s6_0 + s1_1 * s6_1; let m1_7 = 0 + s1_0 * s7_0 + s1_1 * s7_1; let m2_2 = 0 + s2_0 * s2_0 + s2_1 * s2_1 + s2_2 * s2_2; let m2_3 = 0 + s2_0 * s3_0 + s2_1 * s3_1 + s2_2 * s3_2; let m2_4 = 0 + s2_0 * s4_0 + s2_1 * s4_1 + s2_2 * s4_2; let m2_5 = 0 + s2_0 * s5_0 + s2_1 * s5_1 + s2_2 * s5_2; let m2_6 = 0 + s2_0 * s6_0 + s2_1 * s6_1 + s2_2 * s6_2; let m2_7 = 0 + s2_0 * s7_0 + s2_1 * s7_1 + s2_2 * s7_2; let m3_3 = 0 + s3_0 * s3_0 + s3_1 * s3_1 + s3_2 * s3_2 + s3_3 * s3_3; let m3_4 = 0 + s3_0 * s4_0 + s3_1 * s4_1 + s3_2 * s4_2 + s3_3 * s4_3; let m3_5 = 0 + s3_0 * s5_0 + s3_1 * s5_1 + s3_2 * s5_2 + s3_3 * s5_3; let m3_6 = 0 + s3_0 * s6_0 + s3_1 * s6_1 + s3_2 * s6_2 + s3_3 * s6_3; let m3_7 = 0 + s3_0 * s7_0 + s3_1 * s7_1 + s3_2 * s7_2 + s3_3 * s7_3; let m4_4 = 0 + s4_0 * s4_0 + s4_1 * s4_1 + s4_2 * s4_2 + s4_3 * s4_3 + s4_4 * s4_4; let m4_5 = 0 + s4_0 * s5_0 + s4_1 * s5_1 + s4_2 * s5_2 + s4_3 * s5_3 + s4_4 * s5_4; let m4_6 = 0 + s4_0 * s6_0 + s4_1 * s6_1 + s4_2 * s6_2 + s4_3 * s6_3 + s4_4 * s6_4; let m4_7 = 0 + s4_0 * s7_0 + s4_1 * s7_1 + s4_2 * s7_2 + s4_3 * s7_3 + s4_4 * s7_4; let m5_5 = 0 + s5_0 * s5_0 + s5_1 * s5_1 + s5_2 * s5_2 + s5_3 * s5_3 + s5_4 * s5_4 + s5_5 * s5_5; let m5_6 = 0 + s5_0 * s6_0 + s5_1 * s6_1 + s5_2 * s6_2 + s5_3 * s6_3 + s5_4 * s6_4 + s5_5 * s6_5; let m5_7 = 0 + s5_0 * s7_0 + s5_1 * s7_1 + s5_2 * s7_2 + s5_3 * s7_3 + s5_4 * s7_4 + s5_5 * s7_5; let m6_6 = 0 + s6_0 * s6_0 + s6_1 * s6_1 + s6_2 * s6_2 + s6_3 * s6_3 + s6_4 * s6_4 + s6_5 * s6_5 + s6_6 * s6_6; let m6_7 = 0 + s6_0 * s7_0 + s6_1 * s7_1 + s6_2 * s7_2 + s6_3 * s7_3 + s6_4 * s7_4 + s6_5 * s7_5 + s6_6 * s7_6; let m7_7 = 0 + s7_0 * s7_0 + s7_1 * s7_1 + s7_2 * s7_2 + s7_3 * s7_3 + s7_4 * s7_4 + s7_5 * s7_5 + s7_6 * s7_6 + s7_7 * s7_7;
+  for (let i = 0, o = 0; i <= n; i++, o += 8) {
+    const w = scale * (p[i] as number);
+    if (!(w > 0)) continue;
+    let r0: number; let r1: number; let r2: number; let r3: number; let r4: number; let r5: number; let r6: number; let r7: number;
+    if (i < n) {
+      r0 = (X[o + 0] as number) - xb0; r1 = (X[o + 1] as number) - xb1; r2 = (X[o + 2] as number) - xb2; r3 = (X[o + 3] as number) - xb3; r4 = (X[o + 4] as number) - xb4; r5 = (X[o + 5] as number) - xb5; r6 = (X[o + 6] as number) - xb6; r7 = (X[o + 7] as number) - xb7;
+    } else {
+      r0 = xb0; r1 = xb1; r2 = xb2; r3 = xb3; r4 = xb4; r5 = xb5; r6 = xb6; r7 = xb7;
+    }
+    { const wr = w * r0; m0_0 = m0_0 + wr * r0; m0_1 = m0_1 + wr * r1; m0_2 = m0_2 + wr * r2; m0_3 = m0_3 + wr * r3; m0_4 = m0_4 + wr * r4; m0_5 = m0_5 + wr * r5; m0_6 = m0_6 + wr * r6; m0_7 = m0_7 + wr * r7; }
+    { const wr = w * r1; m1_1 = m1_1 + wr * r1; m1_2 = m1_2 + wr * r2; m1_3 = m1_3 + wr * r3; m1_4 = m1_4 + wr * r4; m1_5 = m1_5 + wr * r5; m1_6 = m1_6 + wr * r6; m1_7 = m1_7 + wr * r7; }
+    { const wr = w * r2; m2_2 = m2_2 + wr * r2; m2_3 = m2_3 + wr * r3; m2_4 = m2_4 + wr * r4; m2_5 = m2_5 + wr * r5; m2_6 = m2_6 + wr * r6; m2_7 = m2_7 + wr * r7; }
+    { const wr = w * r3; m3_3 = m3_3 + wr * r3; m3_4 = m3_4 + wr * r4; m3_5 = m3_5 + wr * r5; m3_6 = m3_6 + wr * r6; m3_7 = m3_7 + wr * r7; }
+    { const wr = w * r4; m4_4 = m4_4 + wr * r4; m4_5 = m4_5 + wr * r5; m4_6 = m4_6 + wr * r6; m4_7 = m4_7 + wr * r7; }
+    { const wr = w * r5; m5_5 = m5_5 + wr * r5; m5_6 = m5_6 + wr * r6; m5_7 = m5_7 + wr * r7; }
+    { const wr = w * r6; m6_6 = m6_6 + wr * r6; m6_7 = m6_7 + wr * r7; }
+    { const wr = w * r7; m7_7 = m7_7 + wr * r7; }
+  }
+  const q0 = m0_0;
+  if (!(q0 > 0)) return false;
+  const l0_0 = Math.sqrt(q0);
+  const l1_0 = (m0_1) / l0_0; const l2_0 = (m0_2) / l0_0; const l3_0 = (m0_3) / l0_0; const l4_0 = (m0_4) / l0_0; const l5_0 = (m0_5) / l0_0; const l6_0 = (m0_6) / l0_0; const l7_0 = (m0_7) / l0_0;
+  const q1 = m1_1 - l1_0 * l1_0;
+  if (!(q1 > 0)) return false;
+  const l1_1 = Math.sqrt(q1);
+  const l2_1 = (m1_2 - l2_0 * l1_0) / l1_1; const l3_1 = (m1_3 - l3_0 * l1_0) / l1_1; const l4_1 = (m1_4 - l4_0 * l1_0) / l1_1; const l5_1 = (m1_5 - l5_0 * l1_0) / l1_1; const l6_1 = (m1_6 - l6_0 * l1_0) / l1_1; const l7_1 = (m1_7 - l7_0 * l1_0) / l1_1;
+  const q2 = m2_2 - l2_0 * l2_0 - l2_1 * l2_1;
+  if (!(q2 > 0)) return false;
+  const l2_2 = Math.sqrt(q2);
+  const l3_2 = (m2_3 - l3_0 * l2_0 - l3_1 * l2_1) / l2_2; const l4_2 = (m2_4 - l4_0 * l2_0 - l4_1 * l2_1) / l2_2; const l5_2 = (m2_5 - l5_0 * l2_0 - l5_1 * l2_1) / l2_2; const l6_2 = (m2_6 - l6_0 * l2_0 - l6_1 * l2_1) / l2_2; const l7_2 = (m2_7 - l7_0 * l2_0 - l7_1 * l2_1) / l2_2;
+  const q3 = m3_3 - l3_0 * l3_0 - l3_1 * l3_1 - l3_2 * l3_2;
+  if (!(q3 > 0)) return false;
+  const l3_3 = Math.sqrt(q3);
+  const l4_3 = (m3_4 - l4_0 * l3_0 - l4_1 * l3_1 - l4_2 * l3_2) / l3_3; const l5_3 = (m3_5 - l5_0 * l3_0 - l5_1 * l3_1 - l5_2 * l3_2) / l3_3; const l6_3 = (m3_6 - l6_0 * l3_0 - l6_1 * l3_1 - l6_2 * l3_2) / l3_3; const l7_3 = (m3_7 - l7_0 * l3_0 - l7_1 * l3_1 - l7_2 * l3_2) / l3_3;
+  const q4 = m4_4 - l4_0 * l4_0 - l4_1 * l4_1 - l4_2 * l4_2 - l4_3 * l4_3;
+  if (!(q4 > 0)) return false;
+  const l4_4 = Math.sqrt(q4);
+  const l5_4 = (m4_5 - l5_0 * l4_0 - l5_1 * l4_1 - l5_2 * l4_2 - l5_3 * l4_3) / l4_4; const l6_4 = (m4_6 - l6_0 * l4_0 - l6_1 * l4_1 - l6_2 * l4_2 - l6_3 * l4_3) / l4_4; const l7_4 = (m4_7 - l7_0 * l4_0 - l7_1 * l4_1 - l7_2 * l4_2 - l7_3 * l4_3) / l4_4;
+  const q5 = m5_5 - l5_0 * l5_0 - l5_1 * l5_1 - l5_2 * l5_2 - l5_3 * l5_3 - l5_4 * l5_4;
+  if (!(q5 > 0)) return false;
+  const l5_5 = Math.sqrt(q5);
+  const l6_5 = (m5_6 - l6_0 * l5_0 - l6_1 * l5_1 - l6_2 * l5_2 - l6_3 * l5_3 - l6_4 * l5_4) / l5_5; const l7_5 = (m5_7 - l7_0 * l5_0 - l7_1 * l5_1 - l7_2 * l5_2 - l7_3 * l5_3 - l7_4 * l5_4) / l5_5;
+  const q6 = m6_6 - l6_0 * l6_0 - l6_1 * l6_1 - l6_2 * l6_2 - l6_3 * l6_3 - l6_4 * l6_4 - l6_5 * l6_5;
+  if (!(q6 > 0)) return false;
+  const l6_6 = Math.sqrt(q6);
+  const l7_6 = (m6_7 - l7_0 * l6_0 - l7_1 * l6_1 - l7_2 * l6_2 - l7_3 * l6_3 - l7_4 * l6_4 - l7_5 * l6_5) / l6_6;
+  const q7 = m7_7 - l7_0 * l7_0 - l7_1 * l7_1 - l7_2 * l7_2 - l7_3 * l7_3 - l7_4 * l7_4 - l7_5 * l7_5 - l7_6 * l7_6;
+  if (!(q7 > 0)) return false;
+  const l7_7 = Math.sqrt(q7);
+  
+  L[0] = l0_0; L[8] = l1_0; L[9] = l1_1; L[16] = l2_0; L[17] = l2_1; L[18] = l2_2; L[24] = l3_0; L[25] = l3_1; L[26] = l3_2; L[27] = l3_3; L[32] = l4_0; L[33] = l4_1; L[34] = l4_2; L[35] = l4_3; L[36] = l4_4; L[40] = l5_0; L[41] = l5_1; L[42] = l5_2; L[43] = l5_3; L[44] = l5_4; L[45] = l5_5; L[48] = l6_0; L[49] = l6_1; L[50] = l6_2; L[51] = l6_3; L[52] = l6_4; L[53] = l6_5; L[54] = l6_6; L[56] = l7_0; L[57] = l7_1; L[58] = l7_2; L[59] = l7_3; L[60] = l7_4; L[61] = l7_5; L[62] = l7_6; L[63] = l7_7;
+  return true;
 }
 
 function choleskySolve1(L: Float64Array, b: Float64Array, out: Float64Array): void {
@@ -1605,6 +2562,77 @@ function oversizedRow8(X: ArrayLike<number>, rows: number, max: number): number 
     if (!(s <= max)) return i;
   }
   return -1;
+}
+
+function copyRows1(f: Float64Array, items: Int32Array, size: number, X: Float64Array): void {
+  for (let j = 0, o = 0; j < size; j++, o += 1) {
+    const s = (items[j] as number) * 1;
+    X[o + 0] = (f[s + 0] as number) + 0;
+  }
+}
+
+function copyRows2(f: Float64Array, items: Int32Array, size: number, X: Float64Array): void {
+  for (let j = 0, o = 0; j < size; j++, o += 2) {
+    const s = (items[j] as number) * 2;
+    X[o + 0] = (f[s + 0] as number) + 0; X[o + 1] = (f[s + 1] as number) + 0;
+  }
+}
+
+function copyRows3(f: Float64Array, items: Int32Array, size: number, X: Float64Array): void {
+  for (let j = 0, o = 0; j < size; j++, o += 3) {
+    const s = (items[j] as number) * 3;
+    X[o + 0] = (f[s + 0] as number) + 0; X[o + 1] = (f[s + 1] as number) + 0; X[o + 2] = (f[s + 2] as number) + 0;
+  }
+}
+
+function copyRows4(f: Float64Array, items: Int32Array, size: number, X: Float64Array): void {
+  for (let j = 0, o = 0; j < size; j++, o += 4) {
+    const s = (items[j] as number) * 4;
+    X[o + 0] = (f[s + 0] as number) + 0; X[o + 1] = (f[s + 1] as number) + 0; X[o + 2] = (f[s + 2] as number) + 0; X[o + 3] = (f[s + 3] as number) + 0;
+  }
+}
+
+function copyRows5(f: Float64Array, items: Int32Array, size: number, X: Float64Array): void {
+  for (let j = 0, o = 0; j < size; j++, o += 5) {
+    const s = (items[j] as number) * 5;
+    X[o + 0] = (f[s + 0] as number) + 0; X[o + 1] = (f[s + 1] as number) + 0; X[o + 2] = (f[s + 2] as number) + 0; X[o + 3] = (f[s + 3] as number) + 0; X[o + 4] = (f[s + 4] as number) + 0;
+  }
+}
+
+function copyRows6(f: Float64Array, items: Int32Array, size: number, X: Float64Array): void {
+  for (let j = 0, o = 0; j < size; j++, o += 6) {
+    const s = (items[j] as number) * 6;
+    X[o + 0] = (f[s + 0] as number) + 0; X[o + 1] = (f[s + 1] as number) + 0; X[o + 2] = (f[s + 2] as number) + 0; X[o + 3] = (f[s + 3] as number) + 0; X[o + 4] = (f[s + 4] as number) + 0; X[o + 5] = (f[s + 5] as number) + 0;
+  }
+}
+
+function copyRows7(f: Float64Array, items: Int32Array, size: number, X: Float64Array): void {
+  for (let j = 0, o = 0; j < size; j++, o += 7) {
+    const s = (items[j] as number) * 7;
+    X[o + 0] = (f[s + 0] as number) + 0; X[o + 1] = (f[s + 1] as number) + 0; X[o + 2] = (f[s + 2] as number) + 0; X[o + 3] = (f[s + 3] as number) + 0; X[o + 4] = (f[s + 4] as number) + 0; X[o + 5] = (f[s + 5] as number) + 0; X[o + 6] = (f[s + 6] as number) + 0;
+  }
+}
+
+function copyRows8(f: Float64Array, items: Int32Array, size: number, X: Float64Array): void {
+  for (let j = 0, o = 0; j < size; j++, o += 8) {
+    const s = (items[j] as number) * 8;
+    X[o + 0] = (f[s + 0] as number) + 0; X[o + 1] = (f[s + 1] as number) + 0; X[o + 2] = (f[s + 2] as number) + 0; X[o + 3] = (f[s + 3] as number) + 0; X[o + 4] = (f[s + 4] as number) + 0; X[o + 5] = (f[s + 5] as number) + 0; X[o + 6] = (f[s + 6] as number) + 0; X[o + 7] = (f[s + 7] as number) + 0;
+  }
+}
+
+/** Copies the chosen rows of a query's features into a pending record (x + 0, so -0 becomes 0); unrolled for d, or undefined. */
+export function copyRowsKernel(d: number): ((f: Float64Array, items: Int32Array, size: number, X: Float64Array) => void) | undefined {
+  switch (d) {
+    case 1: return copyRows1;
+    case 2: return copyRows2;
+    case 3: return copyRows3;
+    case 4: return copyRows4;
+    case 5: return copyRows5;
+    case 6: return copyRows6;
+    case 7: return copyRows7;
+    case 8: return copyRows8;
+    default: return undefined;
+  }
 }
 
 /** The first row of X (rows x d) whose squared norm is not <= max (NaN included), or -1; unrolled for d, or undefined. */
@@ -2251,6 +3279,21 @@ export function utilitiesKernel(d: number): UtilitiesKernel | undefined {
   }
 }
 
+/** The Hessian refactor kernel for d, or undefined (use the generic loop). */
+export function hessianRefactorKernel(d: number): HessianRefactorKernel | undefined {
+  switch (d) {
+    case 1: return hessianRefactor1;
+    case 2: return hessianRefactor2;
+    case 3: return hessianRefactor3;
+    case 4: return hessianRefactor4;
+    case 5: return hessianRefactor5;
+    case 6: return hessianRefactor6;
+    case 7: return hessianRefactor7;
+    case 8: return hessianRefactor8;
+    default: return undefined;
+  }
+}
+
 /** The Hessian-to-Cholesky kernel for d, or undefined (use the generic loop). */
 export function hessianCholeskyKernel(d: number): HessianCholeskyKernel | undefined {
   switch (d) {
@@ -2262,6 +3305,21 @@ export function hessianCholeskyKernel(d: number): HessianCholeskyKernel | undefi
     case 6: return hessianCholesky6;
     case 7: return hessianCholesky7;
     case 8: return hessianCholesky8;
+    default: return undefined;
+  }
+}
+
+/** The gradient-and-Hessian pass kernel for d, or undefined (use the generic loop). */
+export function hessianPassKernel(d: number): HessianPassKernel | undefined {
+  switch (d) {
+    case 1: return hessianPass1;
+    case 2: return hessianPass2;
+    case 3: return hessianPass3;
+    case 4: return hessianPass4;
+    case 5: return hessianPass5;
+    case 6: return hessianPass6;
+    case 7: return hessianPass7;
+    case 8: return hessianPass8;
     default: return undefined;
   }
 }

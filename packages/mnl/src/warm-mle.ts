@@ -17,7 +17,7 @@
  * reaches it.
  */
 import { choleskyFactor, dot, symmetrizeUpper } from "@routekit/linalg";
-import { type ChoiceHistory, dataPass, gradientPass, type MleWorkspace } from "./mle.js";
+import { type ChoiceHistory, dataPass, gradientPass, hessianPass, type MleWorkspace } from "./mle.js";
 import { solveCholesky } from "./model.js";
 
 /** Newton-decrement tolerance of the warm-started refit (see above). */
@@ -43,7 +43,7 @@ function refresh(
 ): void {
   st.g.fill(0);
   st.H.fill(0);
-  dataPass(h, 0, count, v0, theta, ws, st.g, st.H, 2);
+  hessianPass(h, 0, count, v0, theta, ws, st.g, st.H);
   st.refreshedAt = count;
 }
 
@@ -70,7 +70,7 @@ export function warmFitMnlMle(
     refresh(h, count, v0, theta, st, ws);
     passes++;
   } else {
-    dataPass(h, count - 1, count, v0, theta, ws, st.g, st.H, 2);
+    hessianPass(h, count - 1, count, v0, theta, ws, st.g, st.H);
   }
   let exact = st.refreshedAt === count;
   for (let it = 0; it < maxIter; it++) {

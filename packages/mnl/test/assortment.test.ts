@@ -138,4 +138,31 @@ describe("top-K against a sort", () => {
       expect(Array.from(out.subarray(0, m))).toEqual(expected);
     }
   });
+
+  it("is exact on the threshold path too (n >= 3k, finite scores, ties at the k-th score, skewed scores)", () => {
+    const rng = Rng.fromSeed(12);
+    const out = new Int32Array(40);
+    for (let t = 0; t < 3000; t++) {
+      const k = 1 + rng.int(30);
+      const n = 3 * k + rng.int(120);
+      const levels = 2 + rng.int(20);
+      const kind = rng.int(4);
+      const score = Float64Array.from({ length: n }, () =>
+        kind === 0
+          ? rng.normal()
+          : kind === 1
+            ? rng.int(levels)
+            : kind === 2
+              ? Math.exp(3 * rng.normal())
+              : -(rng.uniform() ** 8),
+      );
+      const floor = rng.uniform() < 0.7 ? -Infinity : rng.normal();
+      const expected = [...Array(n).keys()]
+        .filter((i) => score[i]! > floor)
+        .sort((a, b) => score[b]! - score[a]! || a - b)
+        .slice(0, k);
+      const m = topK(score, n, k, out, floor);
+      expect(Array.from(out.subarray(0, m))).toEqual(expected);
+    }
+  });
 });

@@ -8,6 +8,7 @@ import {
   mnlLoss,
   mnlProbabilities,
   mnlRevenue,
+  refactorMnlHessian,
 } from "../src/model.js";
 
 function randomX(rng: Rng, n: number, d: number, scale = 1): Float64Array {
@@ -152,6 +153,17 @@ describe("loss, gradient and Hessian", () => {
       for (let b = 0; b < d; b++) {
         let s = 0;
         for (let k = 0; k < d; k++) s += L[a * d + k]! * L[b * d + k]!;
+        expect(s).toBeCloseTo((a === b ? 2 : 0) + 0.5 * Gf[a * d + b]!, 13);
+      }
+    // Formed and factored again: the same matrix.
+    const R = new Float64Array(d * d);
+    const src = new Float64Array(d * d);
+    for (let i = 0; i < d; i++) src[i * d + i] = Math.SQRT2;
+    refactorMnlHessian(R, X, n, d, p, 0.5, new Float64Array(d), new Float64Array(d), src, new Float64Array(d * d));
+    for (let a = 0; a < d; a++)
+      for (let b = 0; b < d; b++) {
+        let s = 0;
+        for (let k = 0; k < d; k++) s += R[a * d + k]! * R[b * d + k]!;
         expect(s).toBeCloseTo((a === b ? 2 : 0) + 0.5 * Gf[a * d + b]!, 13);
       }
   });

@@ -1,8 +1,8 @@
 import { Rng } from "@routekit/core";
-import { choleskyInverseUpper, choleskySolve } from "@routekit/linalg";
+import { choleskyInverseUpper, choleskySolve, softmax } from "@routekit/linalg";
 import { describe, expect, it } from "vitest";
 import { firstOversizedRow, oversizedRowIndex } from "../src/base.js";
-import { ChoiceHistory, dataPass, gradientPass, MleWorkspace } from "../src/mle.js";
+import { ChoiceHistory, dataPass, gradientPass, hessianPass, MleWorkspace } from "../src/mle.js";
 import {
   addMnlHessianToCholesky,
   addMnlHessianToCholeskyGeneric,
@@ -14,9 +14,11 @@ import {
   mnlUtilities,
   optimisticUtilities,
   optimisticUtilitiesGeneric,
+  refactorMnlHessian,
+  refactorMnlHessianGeneric,
   solveCholesky,
 } from "../src/model.js";
-import { MAX_UNROLLED_D } from "../src/unrolled.generated.js";
+import { copyRowsKernel, MAX_UNROLLED_D } from "../src/unrolled.generated.js";
 
 /** Features with some exact zeros and negative zeros, so the sign of zero is exercised too. */
 function features(rng: Rng, len: number, scale: number): Float64Array {
@@ -71,6 +73,32 @@ describe("unrolled kernels give the generic loops' bits", () => {
       }
     }
   });
+
+  it("the data gradient and Hessian pass on ragged rounds with outside choices", () => {
+    const rng = Rng.fromSeed(7);
+    for (let d = 1; d <= MAX_UNROLLED_D + 1; d++) {
+      const K = 6;
+      const h = new ChoiceHistory(d);
+      for (let s = 0; s < 150; s++) {
+        const n = 1 + rng.int(K);
+        h.stage(features(rng, n * d, 0.8), n, rng.int(n + 1) - 1);
+        h.commit();
+      }
+      const ws = new MleWorkspace(d, K);
+      for (const v0 of [1, 0.3]) {
+        const theta = features(rng, d, 2);
+        const ga = features(rng, d, 1);
+        const gb = ga.slice();
+        // Upper triangle nonzero (accumulated onto), lower triangle zero (never written).
+        const Ha = Float64Array.from({ length: d * d }, (_, i) => (i % d >= Math.floor(i / d) ? rng.normal() : 0));
+        const Hb = Ha.slice();
+        hessianPass(h, 3, h.rounds, v0, theta, ws, ga, Ha);
+        dataPass(h, 3, h.rounds, v0, theta, ws, gb, Hb, 2);
+        expect(sameBits(ga, gb), `g d=${d} v0=${v0}`).toBe(true);
+        expect(sameBits(Ha, Hb), `H d=${d} v0=${v0}`).toBe(true);
+      }
+    }
+  });
 });
 
 describe("unrolled Hessian-to-Cholesky kernel", () => {
@@ -94,8 +122,81 @@ describe("unrolled Hessian-to-Cholesky kernel", () => {
         addMnlHessianToCholeskyGeneric(b, X, n, d, p, scale, xb, new Float64Array(d));
         expect(sameBits(a, b), `d=${d} scale=${scale}`).toBe(true);
         expect(sameBits(xa, xb), `xbar d=${d}`).toBe(true);
+        // From a separate source factor: the same bits in the output, the source untouched.
+        const src = L0.slice();
+        const c = new Float64Array(d * d);
+        addMnlHessianToCholesky(c, X, n, d, p, scale, new Float64Array(d), new Float64Array(d), src);
+        expect(sameBits(c, b), `src d=${d} scale=${scale}`).toBe(true);
+        expect(sameBits(src, L0), `src unchanged d=${d}`).toBe(true);
       }
     }
+  });
+});
+
+describe("unrolled Hessian refactor kernel", () => {
+  it("gives the generic loops' bits, and falls back to the rank-1 updates on a non-positive pivot", () => {
+    const rng = Rng.fromSeed(8);
+    for (let d = 1; d <= MAX_UNROLLED_D + 1; d++) {
+      for (const [scale, diag] of [
+        [1, 1],
+        [2.5, 1e3],
+        [0, 1e-200],
+      ] as const) {
+        const n = 1 + rng.int(9);
+        const X = features(rng, n * d, 0.7);
+        const p = Float64Array.from({ length: n + 1 }, () => (rng.uniform() < 0.15 ? 0 : rng.uniform()));
+        const src = new Float64Array(d * d);
+        for (let i = 0; i < d; i++) {
+          src[i * d + i] = diag * (1 + rng.uniform());
+          for (let j = 0; j < i; j++) src[i * d + j] = diag * rng.normal(0, 0.5);
+        }
+        const a = new Float64Array(d * d);
+        const b = new Float64Array(d * d);
+        const xa = new Float64Array(d);
+        const xb = new Float64Array(d);
+        const ok = refactorMnlHessianGeneric(
+          b,
+          X,
+          n,
+          d,
+          p,
+          scale,
+          xb,
+          new Float64Array(d),
+          src,
+          new Float64Array(d * d),
+        );
+        refactorMnlHessian(a, X, n, d, p, scale, xa, new Float64Array(d), src, new Float64Array(d * d));
+        expect(sameBits(xa, xb), `xbar d=${d}`).toBe(true);
+        // A tiny factor with nothing added (its squares underflow to 0) must take the rank-1 fallback.
+        expect(ok, `ok d=${d} diag=${diag}`).toBe(diag !== 1e-200);
+        if (!ok) {
+          b.set(src);
+          addMnlHessianToCholeskyGeneric(b, X, n, d, p, scale, xb, new Float64Array(d));
+        }
+        expect(sameBits(a, b), `d=${d} scale=${scale} diag=${diag}`).toBe(true);
+      }
+    }
+  });
+});
+
+describe("unrolled row copy", () => {
+  it("copies the chosen rows in order with -0 stored as 0, as the generic loop", () => {
+    const rng = Rng.fromSeed(9);
+    for (let d = 1; d <= MAX_UNROLLED_D; d++) {
+      const n = 20;
+      const f = features(rng, n * d, 1);
+      const items = Int32Array.from([7, 0, 19, 3, 3 + rng.int(10)]);
+      const X = new Float64Array(items.length * d).fill(Number.NaN);
+      copyRowsKernel(d)?.(f, items, items.length, X);
+      const expected = Float64Array.from(
+        { length: items.length * d },
+        (_, i) => f[items[Math.floor(i / d)]! * d + (i % d)]! + 0,
+      );
+      expect(sameBits(X, expected), `d=${d}`).toBe(true);
+      expect(X.some((v) => Object.is(v, -0))).toBe(false);
+    }
+    expect(copyRowsKernel(MAX_UNROLLED_D + 1)).toBeUndefined();
   });
 });
 
@@ -175,11 +276,25 @@ describe("utilities fused with the norm check", () => {
         for (const c of [0, 1.5]) {
           const a = new Float64Array(n);
           const b = new Float64Array(n);
-          expect(checkedOptimisticUtilities(f, n, d, w, M, c, a, 1e100), `d=${d} bad=${bad}`).toBe(bad);
+          const T = rng.normal(0, 0.5);
+          const cand = new Int32Array(n);
+          const stats = new Float64Array(3);
+          expect(checkedOptimisticUtilities(f, n, d, w, M, c, a, 1e100, T, cand, stats), `d=${d} bad=${bad}`).toBe(bad);
           expect(oversizedRowIndex(f, n, d)).toBe(bad);
           if (bad < 0) {
             optimisticUtilitiesGeneric(f, n, d, w, M, c, b);
             expect(sameBits(a, b), `d=${d} c=${c}`).toBe(true);
+            // The top-K's threshold path: the items above T in order, and the sums of the utilities.
+            const above = [...b.keys()].filter((i) => b[i]! > T);
+            expect(stats[2]).toBe(above.length);
+            expect(Array.from(cand.subarray(0, above.length))).toEqual(above);
+            let s1 = 0;
+            let s2 = 0;
+            for (const u of b) {
+              s1 += u;
+              s2 += u * u;
+            }
+            expect([stats[0], stats[1]]).toEqual([s1, s2]);
           }
         }
       }
@@ -202,12 +317,19 @@ describe("fused MNL probabilities and gradient", () => {
           const [z1, p1, g1] = [new Float64Array(n + 1), new Float64Array(n + 1), new Float64Array(d)];
           const [z2, p2, g2] = [new Float64Array(n + 1), new Float64Array(n + 1), new Float64Array(d)];
           mnlProbabilitiesAndGradient(X, n, d, w, 0.7, choice, z1, p1, g1);
-          mnlProbabilities(X, n, d, w, 0.7, z2, p2);
+          // The reference: utilities (per-row loop, tested above) then linalg's softmax, then the gradient.
+          mnlUtilities(X, n, d, w, 0.7, z2);
+          softmax(z2, p2, n + 1);
           mnlGradient(X, n, d, p2, choice, g2);
           const tag = `d=${d} edge=${edge} choice=${choice}`;
           expect(sameBits(z1, z2), tag).toBe(true);
           expect(sameBits(p1, p2), tag).toBe(true);
           expect(sameBits(g1, g2), tag).toBe(true);
+          // The probabilities alone (their own kernel for d <= 8).
+          const [z3, p3] = [new Float64Array(n + 1), new Float64Array(n + 1)];
+          mnlProbabilities(X, n, d, w, 0.7, z3, p3);
+          expect(sameBits(z3, z2), tag).toBe(true);
+          expect(sameBits(p3, p2), tag).toBe(true);
         }
       }
     }
