@@ -18,6 +18,12 @@ export const SUPPORT_EPS = 1e-12;
  */
 export const FULL = 1 + 1e-9;
 
+/**
+ * Most models for which fills pick by selection (n comparisons per model used); beyond it they rank by
+ * insertion into a trimmed prefix, which wins when small caps spread traffic over many models.
+ */
+const SELECT_MAX = 12;
+
 /** Buffers and fill kernels of the routing LP solvers, reusable across calls with up to `capacity` models. */
 export abstract class FillKernels {
   /** Objective `u . p` of the last solve (cheapest fill's value when infeasible-budget, NaN when infeasible-mass). */
@@ -104,43 +110,63 @@ export abstract class FillKernels {
 
   /**
    * The cheapest fill: models by cost, then higher reward, then index (the fill as lambda grows without
-   * bound), ranked into `ord` with the trimmed prefix of `rankAt`; sets `len` and `val`, returns the cost.
+   * bound), picked by selection as in `fillAt` (beyond `SELECT_MAX` models, the prefix of the cost
+   * order); sets `len` and `val`, returns the cost.
    */
-  protected rankCheapest(
+  protected cheapestFill(
     u: ArrayLike<number>,
     c: ArrayLike<number>,
     alpha: ArrayLike<number>,
     n: number,
     ord: Int32Array,
   ): number {
-    let len = 0;
-    let mass = 0;
+    if (n > SELECT_MAX) {
+      this.sortByCost(u, c, n);
+      const cost = this.settle(u, c, alpha, this.idx, n);
+      for (let r = 0; r < this.len; r++) ord[r] = this.idx[r] as number;
+      return cost;
+    }
+    const keys = this.keys;
+    let best = -1;
+    let cb = Number.POSITIVE_INFINITY;
+    let ub = 0;
     for (let i = 0; i < n; i++) {
-      const ci = c[i] as number;
+      const k = c[i] as number;
       const ui = u[i] as number;
-      let j = len;
-      if (mass >= FULL) {
-        const w = ord[j - 1] as number;
-        const cw = c[w] as number;
-        if (!(ci < cw || (ci === cw && ui > (u[w] as number)))) continue;
-      }
-      while (j > 0) {
-        const w = ord[j - 1] as number;
-        const cw = c[w] as number;
-        if (ci < cw || (ci === cw && ui > (u[w] as number))) {
-          ord[j] = w;
-          j--;
-        } else break;
-      }
-      ord[j] = i;
-      len++;
-      mass += alpha[i] as number;
-      while (len > 1 && mass - (alpha[ord[len - 1] as number] as number) >= FULL) {
-        len--;
-        mass -= alpha[ord[len] as number] as number;
+      keys[i] = k;
+      if (k < cb || (k === cb && ui > ub)) {
+        best = i;
+        cb = k;
+        ub = ui;
       }
     }
-    return this.settle(u, c, alpha, ord, len);
+    let rem = 1;
+    let cost = 0;
+    let value = 0;
+    let len = 0;
+    while (best >= 0) {
+      keys[best] = Number.NaN; // picked: NaN never compares less or equal
+      ord[len++] = best;
+      const a = alpha[best] as number;
+      const v = a < rem ? a : rem;
+      rem -= v;
+      cost += v * cb;
+      value += v * ub;
+      if (!(rem > 0)) break;
+      best = -1;
+      cb = Number.POSITIVE_INFINITY;
+      for (let i = 0; i < n; i++) {
+        const k = keys[i] as number;
+        if (k < cb || (k === cb && (u[i] as number) > ub)) {
+          best = i;
+          cb = k;
+          ub = u[i] as number;
+        }
+      }
+    }
+    this.len = len;
+    this.val = value;
+    return cost;
   }
 
   /**
@@ -254,17 +280,16 @@ export abstract class FillKernels {
     const keys = this.keys;
     let len = 0;
     let mass = 0;
+    // Once the prefix carries all traffic, its last model (reduced value kLast, cost cLast) is the bar.
+    let kLast = 0;
+    let cLast = 0;
     for (let r = 0; r < ns; r++) {
       const i = list[r] as number;
       const ci = c[i] as number;
       const ki = (u[i] as number) - lambda * ci;
+      if (mass >= FULL && !(ki > kLast || (ki === kLast && ci < cLast))) continue;
       keys[i] = ki;
       let j = len;
-      if (mass >= FULL) {
-        const w = ord[j - 1] as number;
-        const kw = keys[w] as number;
-        if (!(ki > kw || (ki === kw && ci < (c[w] as number)))) continue;
-      }
       while (j > 0) {
         const w = ord[j - 1] as number;
         const kw = keys[w] as number;
@@ -280,8 +305,91 @@ export abstract class FillKernels {
         len--;
         mass -= alpha[ord[len] as number] as number;
       }
+      const w = ord[len - 1] as number;
+      kLast = keys[w] as number;
+      cLast = c[w] as number;
     }
     return this.settle(u, c, alpha, ord, len);
+  }
+
+  /**
+   * Greedy fill of all `n` models by reduced value u - lambda c (then cheaper, then index): ranks the
+   * models used into `ord`, sets `len` and `val`, returns the fill's cost. Up to `SELECT_MAX` models by
+   * selection (the best remaining model is picked and filled up to its cap until all traffic is placed:
+   * n comparisons per pick, few picks when caps are large, no insertion), beyond it by `rankAt`.
+   */
+  protected fillAt(
+    lambda: number,
+    u: ArrayLike<number>,
+    c: ArrayLike<number>,
+    alpha: ArrayLike<number>,
+    n: number,
+    ord: Int32Array,
+  ): number {
+    if (n > SELECT_MAX) return this.rankAt(lambda, u, c, alpha, this.ident, n, ord);
+    const keys = this.keys;
+    let best = -1;
+    let kb = Number.NEGATIVE_INFINITY;
+    let cb = 0;
+    for (let i = 0; i < n; i++) {
+      const ci = c[i] as number;
+      const k = (u[i] as number) - lambda * ci;
+      keys[i] = k;
+      if (k > kb || (k === kb && ci < cb)) {
+        best = i;
+        kb = k;
+        cb = ci;
+      }
+    }
+    let rem = 1;
+    let cost = 0;
+    let value = 0;
+    let len = 0;
+    while (best >= 0) {
+      keys[best] = Number.NaN; // picked: NaN never compares greater or equal
+      ord[len++] = best;
+      const a = alpha[best] as number;
+      const v = a < rem ? a : rem;
+      rem -= v;
+      cost += v * cb;
+      value += v * (u[best] as number);
+      if (!(rem > 0)) break;
+      best = -1;
+      kb = Number.NEGATIVE_INFINITY;
+      for (let i = 0; i < n; i++) {
+        const k = keys[i] as number;
+        if (k > kb || (k === kb && (c[i] as number) < cb)) {
+          best = i;
+          kb = k;
+          cb = c[i] as number;
+        }
+      }
+    }
+    this.len = len;
+    this.val = value;
+    return cost;
+  }
+
+  /**
+   * An upper bound on max (u - lambda c).p over box-and-simplex, by LP duality: for every tau,
+   * max <= tau + sum_i alpha_i (u_i - lambda c_i - tau)^+ (tau prices the row sum p = 1, the positive
+   * parts the caps). It equals the maximum when tau is the reduced value of the last model an optimal
+   * fill uses; one pass, no ranking.
+   */
+  protected dualBound(
+    lambda: number,
+    tau: number,
+    u: ArrayLike<number>,
+    c: ArrayLike<number>,
+    alpha: ArrayLike<number>,
+    n: number,
+  ): number {
+    let bound = tau;
+    for (let i = 0; i < n; i++) {
+      const d = (u[i] as number) - lambda * (c[i] as number) - tau;
+      if (d > 0) bound += (alpha[i] as number) * d;
+    }
+    return bound;
   }
 
   /** Fills the ranked prefix up to each cap until all traffic is placed; sets `len` (models used) and `val`, returns the cost. */

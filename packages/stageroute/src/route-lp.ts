@@ -45,18 +45,15 @@ export class RouteSolver extends BreakpointSolver {
     this.grow(n);
     if (!this.massOk(alpha, n, out)) return "infeasible-mass";
     const eps = Number.isFinite(b) ? 1e-12 * Math.max(1, Math.abs(b)) : 0;
-    // Fills visit the models in index order: the result does not depend on the visiting order (the
-    // ranking breaks every tie), and a full tie keeps the lower index ahead, as the ranking requires.
-    const all = this.ident;
     // The cheapest fill: when it is over budget, no routing meets the budget.
     let oLo = this.oB;
-    let costLo = this.rankCheapest(u, c, alpha, n, oLo);
+    let costLo = this.cheapestFill(u, c, alpha, n, oLo);
     let lenLo = this.len;
     let valLo = this.val;
     if (costLo > b + eps) return this.pour(u, alpha, n, oLo, lenLo, costLo, out, "infeasible-budget");
     // Budget slack: the fill by reward alone (lambda = 0; ties to the cheaper model) meets the budget.
     let oHi = this.oA;
-    let costHi = this.rankAt(0, u, c, alpha, all, n, oHi);
+    let costHi = this.fillAt(0, u, c, alpha, n, oHi);
     let lenHi = this.len;
     let valHi = this.val;
     if (costHi <= b + eps) return this.pour(u, alpha, n, oHi, lenHi, costHi, out, "ok");
@@ -78,14 +75,23 @@ export class RouteSolver extends BreakpointSolver {
     const steps = n * n + 4;
     for (let step = 0; ; step++) {
       const x = (valHi - valLo) / (costHi - costLo);
-      const cost = this.rankAt(x, u, c, alpha, all, n, tmp);
+      const ax = Math.abs(x);
+      const scale = Math.abs(valHi) + Math.abs(valLo) + ax * (Math.abs(costHi) + Math.abs(costLo));
+      if (step > 0) {
+        // The same test without ranking a fill: an upper bound on the fill's Lagrangian value at x
+        // (by duality, priced at the reduced value of pLo's last model, which is exact when pLo is
+        // optimal at x) that does not exceed either line by more than tol settles it. The first
+        // crossing, of the two extreme fills, rarely settles, so it goes straight to the fill.
+        const m = oLo[lenLo - 1] as number;
+        const tau = (u[m] as number) - x * (c[m] as number);
+        const over = this.dualBound(x, tau, u, c, alpha, n) - Math.min(valHi - x * costHi, valLo - x * costLo);
+        if (over <= NEWTON_TOL * (scale + Math.abs(tau))) break;
+      }
+      const cost = this.fillAt(x, u, c, alpha, n, tmp);
       const val = this.val;
       const overHi = val - valHi - x * (cost - costHi);
       const overLo = val - valLo - x * (cost - costLo);
-      const ax = Math.abs(x);
-      const scale =
-        Math.abs(val) + Math.abs(valHi) + Math.abs(valLo) + ax * (Math.abs(cost) + Math.abs(costHi) + Math.abs(costLo));
-      const tol = NEWTON_TOL * scale;
+      const tol = NEWTON_TOL * (scale + Math.abs(val) + ax * Math.abs(cost));
       if (!(overHi > tol && overLo > tol)) break;
       if (step === steps) {
         this.fallbacks++;
