@@ -72,7 +72,7 @@ export class RouteSolver extends BreakpointSolver {
     // equal to a bracketing one always stops it, and a step cap hands any other stall to the exact
     // breakpoint search.
     let tmp = this.oC;
-    const steps = n * n + 4;
+    const steps = this.stepCap(n);
     for (let step = 0; ; step++) {
       const x = (valHi - valLo) / (costHi - costLo);
       const ax = Math.abs(x);
@@ -113,6 +113,11 @@ export class RouteSolver extends BreakpointSolver {
       }
     }
     return this.mix(u, c, alpha, n, b, eps, oLo, lenLo, costLo, oHi, lenHi, costHi, out);
+  }
+
+  /** Most fills the Newton iteration ranks before it falls back (far above the one to three it takes). */
+  protected stepCap(n: number): number {
+    return n * n + 4;
   }
 }
 

@@ -166,7 +166,7 @@ describe("RouteSolver against vertex enumeration and HiGHS", () => {
     expect(compared).toBeGreaterThan(1000);
   });
 
-  it("warm-started solves of slowly changing bounds equal cold solves bit for bit", () => {
+  it("a solver reused across slowly changing bounds gives bit for bit the result of a fresh one", () => {
     const rng = Rng.fromSeed(17);
     const warm = new RouteSolver(10);
     const p = new Float64Array(10);
@@ -277,6 +277,32 @@ describe("RouteSolver against vertex enumeration and HiGHS", () => {
     console.log(
       `Newton vs breakpoint search: ${compared} solved instances, routings differ (> 1e-9) on ${differ} (by mode ${differByMode.join("/")}), largest relative objective gap ${worst.toExponential(2)}`,
     );
+  });
+
+  it("when the Newton iteration hits its step cap, the solve falls back to the exact breakpoint search", () => {
+    class Capped extends RouteSolver {
+      protected override stepCap(): number {
+        return 0;
+      }
+    }
+    const rng = Rng.fromSeed(31);
+    const capped = new Capped(4);
+    const exact = new BreakpointSolver(4);
+    const p = new Float64Array(12);
+    const q = new Float64Array(12);
+    let fellBack = 0;
+    for (let k = 0; k < 3000; k++) {
+      const { n, u, c, a, b } = instance(rng, k % 2 === 0);
+      const before = capped.fallbacks;
+      const st = capped.solve(u, c, a, n, b, p);
+      expect(st).toBe(exact.solve(u, c, a, n, b, q));
+      if (capped.fallbacks > before) {
+        fellBack++;
+        expect([...p.subarray(0, n)]).toEqual([...q.subarray(0, n)]);
+        expect(capped.value).toBe(exact.value);
+      }
+    }
+    expect(fellBack).toBeGreaterThan(300);
   });
 
   it("sampling never picks a zero entry and follows the distribution", () => {
