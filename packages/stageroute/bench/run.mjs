@@ -28,12 +28,14 @@ function calibrate() {
 const calib = calibrate();
 
 // ---------------------------------------------------------------- RouteOPT per query
-// Independent random instances (256 per n, cycled: the previous solve's multipliers rarely help), bounds
-// drawn like a live deployment: UCB in [0.3, 1], LCB in [0.1, 3] (budget 1 in cost units), caps 0.4 (one 1.0).
+// Independent random instances, bounds drawn like a live deployment: UCB in [0.3, 1], LCB in [0.1, 3]
+// (budget 1 in cost units), caps 0.4 (one 1.0). 65,536 of them per n, cycled: with a few hundred the
+// branch predictor learns the whole sequence and the time comes out too low.
+const ROUTE_INSTANCES = 65_536;
 const rng = Rng.fromSeed("bench");
 const TARGET_ROUTE_US = 2;
 for (const n of [2, 3, 4, 5, 6, 7, 8, 9, 10]) {
-  const inst = Array.from({ length: 256 }, () => ({
+  const inst = Array.from({ length: ROUTE_INSTANCES }, () => ({
     u: Float64Array.from({ length: n }, () => 0.3 + 0.7 * rng.uniform()),
     c: Float64Array.from({ length: n }, () => 0.1 + 2.9 * rng.uniform()),
     a: Float64Array.from({ length: n }, (_, i) => (i === 0 ? 1 : 0.4)),
@@ -41,14 +43,18 @@ for (const n of [2, 3, 4, 5, 6, 7, 8, 9, 10]) {
   const solver = new RouteSolver(n);
   const out = new Float64Array(n);
   const batch = quick ? 2000 : 20000;
-  for (let i = 0; i < batch; i++) solver.solve(inst[i & 255].u, inst[i & 255].c, inst[i & 255].a, n, 1, out);
+  let k = 0;
+  for (let i = 0; i < batch; i++, k++) {
+    const x = inst[k & (ROUTE_INSTANCES - 1)];
+    solver.solve(x.u, x.c, x.a, n, 1, out);
+  }
   const us = [];
   const cpu = [];
   for (let r = 0; r < 21; r++) {
     const c0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
-    for (let i = 0; i < batch; i++) {
-      const x = inst[i & 255];
+    for (let i = 0; i < batch; i++, k++) {
+      const x = inst[k & (ROUTE_INSTANCES - 1)];
       solver.solve(x.u, x.c, x.a, n, 1, out);
     }
     us.push(Number(process.hrtime.bigint() - t0) / 1000 / batch);
@@ -67,8 +73,8 @@ for (const n of [2, 3, 4, 5, 6, 7, 8, 9, 10]) {
   });
 }
 
-// Live routing: one model's bounds move a little per query (as after one feedback), so the previous
-// solve's multiplier bracket usually still holds (warm start).
+// Live routing: one model's bounds move a little per query (as after one feedback); the same instance
+// over and over is kinder to the branch predictor than independent ones.
 for (const n of [6, 10]) {
   const u = Float64Array.from({ length: n }, () => 0.3 + 0.7 * rng.uniform());
   const c = Float64Array.from({ length: n }, () => 0.1 + 2.9 * rng.uniform());

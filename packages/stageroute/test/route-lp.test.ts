@@ -1,6 +1,7 @@
 import { Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { costLcb, fRad, rewardUcb } from "../src/bounds.js";
+import { BreakpointSolver } from "../src/route-breakpoints.js";
 import { RouteSolver, sampleIndex } from "../src/route-lp.js";
 import { bruteRoute, highsRoute } from "./brute.js";
 import { loadHighs } from "./mip.js";
@@ -165,7 +166,7 @@ describe("RouteSolver against vertex enumeration and HiGHS", () => {
     expect(compared).toBeGreaterThan(1000);
   });
 
-  it("warm-started solves of slowly changing bounds equal cold solves bit for bit", () => {
+  it("a solver reused across slowly changing bounds gives bit for bit the result of a fresh one", () => {
     const rng = Rng.fromSeed(17);
     const warm = new RouteSolver(10);
     const p = new Float64Array(10);
@@ -195,6 +196,113 @@ describe("RouteSolver against vertex enumeration and HiGHS", () => {
       }
     }
     expect(checked).toBe(10_000);
+  });
+
+  it("120,000 random instances (ties, collinear triples, DeployOPT-sized pools) match the exact breakpoint search's objective", () => {
+    // The Newton solver and the breakpoint search (its fallback, the solver of 0.x) must agree on the
+    // status and on the optimal value; the routings may differ only where the optimum is not unique.
+    const rng = Rng.fromSeed(29);
+    const fast = new RouteSolver(4);
+    const exact = new BreakpointSolver(4);
+    const p = new Float64Array(40);
+    const q = new Float64Array(40);
+    let compared = 0;
+    let differ = 0;
+    const differByMode = [0, 0, 0, 0, 0, 0];
+    let worst = 0;
+    let infeasible = 0;
+    let statusDiffer = 0;
+    for (let k = 0; k < 120_000; k++) {
+      const mode = k % 6;
+      // 0 plain, 1 rounded to 0.1 (ties everywhere), 2 collinear triples with equal costs and rewards,
+      // 3 rewards on one line in cost (every model tied at one multiplier), 4-5 DeployOPT's 20-40 models
+      // with caps 0.02-0.12 (5 rounded).
+      const big = mode >= 4;
+      const n = big ? 20 + rng.int(21) : 1 + rng.int(12);
+      const r = (x: number) => (mode === 1 || mode === 5 ? Math.round(x * 10) / 10 : x);
+      const u = Array.from({ length: n }, () => r(big ? 0.3 + 0.7 * rng.uniform() : rng.uniform()));
+      const c = Array.from({ length: n }, () => r(big ? 0.1 + 2.9 * rng.uniform() : 0.05 + rng.uniform()));
+      const a = Array.from({ length: n }, () =>
+        big ? 0.02 + 0.1 * rng.uniform() : rng.uniform() < 0.3 ? 1 : Math.max(0.1, r(rng.uniform())),
+      );
+      const b = big ? 0.3 + 1.2 * rng.uniform() : r(0.05 + 0.8 * rng.uniform());
+      if (mode === 2) {
+        for (let j = 0; j + 2 < n; j += 3) {
+          const t = rng.uniform();
+          c[j + 2] = (c[j] as number) + t * ((c[j + 1] as number) - (c[j] as number));
+          u[j + 2] = (u[j] as number) + t * ((u[j + 1] as number) - (u[j] as number));
+        }
+        if (n > 3) {
+          c[n - 1] = c[0] as number;
+          u[n - 2] = u[1] as number;
+        }
+      }
+      if (mode === 3) {
+        const slope = 0.5 + rng.uniform();
+        for (let j = 0; j < n; j++)
+          u[j] = 0.2 + slope * (c[j] as number) + (rng.uniform() < 0.5 ? 0 : 0.1 * rng.uniform());
+      }
+      const st = fast.solve(u, c, a, n, b, p);
+      if (st !== exact.solve(u, c, a, n, b, q)) statusDiffer++;
+      if (st !== "ok") continue;
+      // Feasibility (checked by hand: an expect per entry would dominate the run time).
+      let sum = 0;
+      let cost = 0;
+      let d = 0;
+      for (let i = 0; i < n; i++) {
+        const v = p[i] as number;
+        if (!(v >= 0 && v <= (a[i] as number) + 1e-12)) infeasible++;
+        sum += v;
+        cost += v * (c[i] as number);
+        d = Math.max(d, Math.abs(v - (q[i] as number)));
+      }
+      if (Math.abs(sum - 1) > 1e-12 || cost > b + 1e-12 * Math.max(1, b)) infeasible++;
+      const gap = Math.abs(fast.value - exact.value) / Math.max(1e-300, Math.abs(exact.value));
+      if (gap > worst) worst = gap;
+      if (d > 1e-9) {
+        differ++;
+        differByMode[mode] = (differByMode[mode] as number) + 1;
+      }
+      compared++;
+    }
+    expect(statusDiffer).toBe(0);
+    expect(infeasible).toBe(0);
+    expect(worst).toBeLessThanOrEqual(1e-12);
+    expect(compared).toBeGreaterThan(70_000);
+    // Routings differ only in the tie-heavy modes, never on the plain random ones (unique optimum).
+    expect(differByMode[0]).toBe(0);
+    expect(differByMode[4]).toBe(0);
+    expect(differ).toBeLessThan(compared / 20);
+    expect(fast.fallbacks).toBe(0);
+    console.log(
+      `Newton vs breakpoint search: ${compared} solved instances, routings differ (> 1e-9) on ${differ} (by mode ${differByMode.join("/")}), largest relative objective gap ${worst.toExponential(2)}`,
+    );
+  });
+
+  it("when the Newton iteration hits its step cap, the solve falls back to the exact breakpoint search", () => {
+    class Capped extends RouteSolver {
+      protected override stepCap(): number {
+        return 0;
+      }
+    }
+    const rng = Rng.fromSeed(31);
+    const capped = new Capped(4);
+    const exact = new BreakpointSolver(4);
+    const p = new Float64Array(12);
+    const q = new Float64Array(12);
+    let fellBack = 0;
+    for (let k = 0; k < 3000; k++) {
+      const { n, u, c, a, b } = instance(rng, k % 2 === 0);
+      const before = capped.fallbacks;
+      const st = capped.solve(u, c, a, n, b, p);
+      expect(st).toBe(exact.solve(u, c, a, n, b, q));
+      if (capped.fallbacks > before) {
+        fellBack++;
+        expect([...p.subarray(0, n)]).toEqual([...q.subarray(0, n)]);
+        expect(capped.value).toBe(exact.value);
+      }
+    }
+    expect(fellBack).toBeGreaterThan(300);
   });
 
   it("sampling never picks a zero entry and follows the distribution", () => {
