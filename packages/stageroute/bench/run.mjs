@@ -108,7 +108,10 @@ for (const n of [6, 10]) {
 }
 
 // ---------------------------------------------------------------- DeployOPT per stage boundary
+// Its own stream, so its instances do not depend on how many RouteOPT instances were drawn above.
+const deployRng = Rng.fromSeed("bench-deploy");
 function deployCase(label, N, s, cap, enumLimit) {
+  const rng = deployRng;
   const inst = Array.from({ length: 16 }, () => {
     // A mid-run pool where better models cost more and the budget binds (the hard case for DeployOPT).
     const x = Float64Array.from({ length: N }, () => rng.uniform());
