@@ -2,12 +2,15 @@
  * The harness must catch real bugs: each deliberate bug of the toy policy is detected by the check
  * meant for it, with a message naming the broken rule, while the correct toy passes everything.
  */
+
+import { EpsilonGreedy } from "@routekit/classic";
 import { Rng } from "@routekit/core";
 import {
   type ArmPolicySpec,
   checkBufferReuseArm,
   checkConcurrentArm,
   checkCorruptions,
+  checkOptionRanges,
   corruptSnapshot,
   findNonFinite,
   fuzzArmPolicy,
@@ -104,5 +107,35 @@ describe("harness catches deliberate bugs", () => {
       { path: "a.b[0][1]", value: Number.NaN, encoded: true },
       { path: "c", value: Infinity, encoded: false },
     ]);
+  });
+  describe("choice options", () => {
+    const choiceSpec = (construct: (o: unknown) => EpsilonGreedy) => ({
+      name: "classic/epsilon-greedy",
+      construct,
+      restore: EpsilonGreedy.fromJSON,
+      baseOptions: { arms: ["a", "b"], seed: 1 },
+      optionRanges: [{ name: "decay", values: ["none", "1/t"] }],
+    });
+    it("a correct enum option passes: every value works, 13 wrong ones are refused", () => {
+      expect(checkOptionRanges(choiceSpec((o) => new EpsilonGreedy(o as never)))).toBe(15);
+    });
+    it("an enum option that takes null for its default", () => {
+      const lenient = (o: unknown) => {
+        const r = o as Record<string, unknown>;
+        return new EpsilonGreedy((r.decay === null ? { ...r, decay: undefined } : r) as never);
+      };
+      expect(() => checkOptionRanges(choiceSpec(lenient))).toThrow(/decay: null .*was accepted/);
+    });
+    it("a documented value that breaks the policy", () => {
+      const broken = (o: unknown) => {
+        const p = new EpsilonGreedy(o as never);
+        if ((o as Record<string, unknown>).decay === "1/t")
+          (p as unknown as { select: () => never }).select = () => {
+            throw new TypeError("boom");
+          };
+        return p;
+      };
+      expect(() => checkOptionRanges(choiceSpec(broken))).toThrow(/decay: "1\/t" \(a documented value\) .*TypeError/);
+    });
   });
 });

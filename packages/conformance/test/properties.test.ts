@@ -42,7 +42,10 @@ function rangeChecks(spec: ConstructSpec<PolicyBase>): void {
     expect(spec.optionRanges, "spec.optionRanges").toBeDefined();
   });
   for (const r of spec.optionRanges ?? []) {
-    const title = `option ${r.name}: both ends of its documented range work, just outside is OUT_OF_RANGE, NaN is NON_FINITE`;
+    const title =
+      r.values === undefined
+        ? `option ${r.name}: both ends of its documented range work, just outside is OUT_OF_RANGE, NaN is NON_FINITE`
+        : `option ${r.name}: each of ${r.values.map((v) => JSON.stringify(v)).join(", ")} works, anything else is INVALID_ARGUMENT`;
     check(spec.name, `ranges:${r.name}`, title, () => {
       expect(checkOptionRanges({ ...spec, optionRanges: [r] })).toBeGreaterThan(4);
     });
