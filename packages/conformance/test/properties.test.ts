@@ -19,6 +19,7 @@ import {
   checkReAddWithPending,
 } from "@routekit/core/testing";
 import { describe, expect, it } from "vitest";
+import { cascadePolicies } from "./cascade-policies.js";
 import { armPolicies, mnlPolicies } from "./policies.js";
 
 /** A check; `ranges:<option>` is the range check of one declared option. */
@@ -88,5 +89,14 @@ describe.each(mnlPolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => 
   check(spec.name, "misuse", "constructor misuse from JavaScript throws typed errors", () => {
     expect(spec.construct, "spec.construct (the raw constructor) is required").toBeTypeOf("function");
     expect(checkMisuse(spec)).toBeGreaterThan(5);
+  });
+});
+
+/** Cascade specs with a raw constructor (the other COSMOS configurations share its class and options). */
+const cascadeConstructed = cascadePolicies.filter((s) => s.construct !== undefined);
+describe.each(cascadeConstructed.map((s) => [s.name, s] as const))("%s", (_n, spec) => {
+  rangeChecks(spec as ConstructSpec<PolicyBase>);
+  check(spec.name, "misuse", "constructor misuse from JavaScript throws typed errors", () => {
+    expect(checkMisuse(spec as ConstructSpec<PolicyBase>)).toBeGreaterThan(5);
   });
 });

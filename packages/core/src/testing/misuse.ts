@@ -7,7 +7,7 @@
  * - getter-backed arrays that change between reads (a context, the arms list) cannot inject NaN or break state.
  */
 import { RouteKitError } from "../errors.js";
-import type { ArmPolicy, AssortmentPolicy, PolicyBase } from "../protocols.js";
+import type { ArmPolicy, AssortmentPolicy, CascadePolicy, PolicyBase } from "../protocols.js";
 import { Rng } from "../rng.js";
 import type { Snapshot } from "../snapshot.js";
 import { ContractViolation, checkState, Trace } from "./check.js";
@@ -121,6 +121,23 @@ function smokeContext(rng: Rng, n: number, kind: "unit" | "box"): Float64Array {
   return x;
 }
 
+/** One whole cascade episode: a context in the box, answers' features in [-1, 1], costs in [0.01, 0.51]. */
+function smokeEpisode(p: CascadePolicy, rng: Rng): void {
+  const box = (n: number) => {
+    const v = new Float64Array(n);
+    for (let i = 0; i < n; i++) v[i] = rng.uniformIn(-1, 1);
+    return v;
+  };
+  const e = p.begin(box(p.contextDim));
+  for (let k = 0; k < p.arms.length; k++) {
+    const step = p.next(e);
+    if ("stop" in step) break;
+    p.observe(e, step.query, box(p.outputDim), 0.01 + 0.5 * rng.uniform());
+  }
+  p.choose(e);
+  p.feedback(e, rng.uniform());
+}
+
 /** A short valid run: select and update, then a JSON snapshot round trip; state checked throughout. */
 export function smokeRun(
   policy: PolicyBase,
@@ -150,6 +167,8 @@ export function smokeRun(
       };
       const d = p.select(q);
       p.update(d, { choice: d.items.length > 0 && rng.uniform() < 0.7 ? (d.items[0] as number) : null });
+    } else if (policy.protocol === "cascade") {
+      smokeEpisode(policy as CascadePolicy, rng);
     }
   }
   const before = checkState(policy, {}, trace);
