@@ -53,11 +53,7 @@ const common: OptionRange[] = [
   { name: "maxPending", min: 1, max: 10_000_000, integer: true },
 ];
 /** The learned-reward options of COSMOS and QueryAll / ThresholdCascade. */
-const reward: OptionRange[] = [
-  ridge("ridge"),
-  choice("rewardLink", "identity", "logistic"),
-  flag("rewardIntercept"),
-];
+const reward: OptionRange[] = [ridge("ridge"), choice("rewardLink", "identity", "logistic"), flag("rewardIntercept")];
 /** COSMOS's own options (the radius bounds also take Infinity, so they are not declared as finite ranges). */
 const cosmosRanges: OptionRange[] = [
   ...common,

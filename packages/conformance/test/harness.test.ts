@@ -8,6 +8,7 @@ import { Rng } from "@routekit/core";
 import {
   type ArmPolicySpec,
   checkBufferReuseArm,
+  checkBufferReuseCascade,
   checkConcurrentArm,
   checkCorruptions,
   checkOptionRanges,
@@ -15,6 +16,7 @@ import {
   findNonFinite,
   fuzzArmPolicy,
 } from "@routekit/core/testing";
+import { Cosmos } from "@routekit/pandora";
 import { describe, expect, it } from "vitest";
 import { type ToyBug, ToyPolicy } from "./toy.js";
 
@@ -107,6 +109,39 @@ describe("harness catches deliberate bugs", () => {
       { path: "a.b[0][1]", value: Number.NaN, encoded: true },
       { path: "c", value: Infinity, encoded: false },
     ]);
+  });
+  it("a cascade that reads the caller's context buffer after begin", () => {
+    /** COSMOS behind a wrapper that keeps the last context by reference and lets it nudge the reward it learns. */
+    const aliasing = (seed: number, arms: readonly string[]) => {
+      const inner = new Cosmos({ arms, seed, contextDim: 2, outputDim: 3 });
+      let kept: Float64Array = new Float64Array(2);
+      return new Proxy(inner, {
+        get(target, key) {
+          if (key === "begin")
+            return (x: Float64Array) => {
+              kept = x;
+              return target.begin(x);
+            };
+          if (key === "feedback")
+            return (e: string, r: number) =>
+              target.feedback(e, Math.min(1, Math.max(0, r + 0.01 * (kept[0] as number))));
+          const v = Reflect.get(target, key, target);
+          return typeof v === "function" ? v.bind(target) : v;
+        },
+      });
+    };
+    const spec = {
+      name: "pandora/aliasing",
+      create: ({ seed, arms }: { seed: number; arms: readonly string[] }) => aliasing(seed, arms),
+      restore: Cosmos.fromJSON,
+    };
+    expect(() => checkBufferReuseCascade(spec)).toThrow(/changed the learned state/);
+    const honest = {
+      ...spec,
+      create: ({ seed, arms }: { seed: number; arms: readonly string[] }) =>
+        new Cosmos({ arms, seed, contextDim: 2, outputDim: 3 }),
+    };
+    expect(() => checkBufferReuseCascade(honest)).not.toThrow();
   });
   describe("choice options", () => {
     const choiceSpec = (construct: (o: unknown) => EpsilonGreedy) => ({

@@ -12,10 +12,12 @@ import type {
   AssortmentDecision,
   AssortmentPolicy,
   AssortmentQuery,
+  CascadePolicy,
 } from "../protocols.js";
 import { Rng } from "../rng.js";
 import type { ArmPolicySpec } from "./arm.js";
 import type { AssortmentPolicySpec } from "./assortment.js";
+import type { CascadePolicySpec } from "./cascade.js";
 import { ContractViolation } from "./check.js";
 import { describeError, show } from "./inspect.js";
 
@@ -243,4 +245,74 @@ export function checkBufferReuseAssortment<P extends AssortmentPolicy>(
   }
   if (JSON.stringify(a.toJSON()) !== JSON.stringify(b.toJSON()))
     throw new ContractViolation("overwriting the caller's query buffers after select changed the learned state");
+}
+
+/**
+ * Same as {@link checkBufferReuseArm} for cascades: a caller that overwrites its context buffer after `begin` and its
+ * answer-feature buffer after `observe` (up to three episodes open at once, advanced in random order) must get the
+ * same steps, choices and learned state as a caller that passes fresh copies.
+ */
+export function checkBufferReuseCascade<P extends CascadePolicy>(
+  spec: CascadePolicySpec<P>,
+  seed = 3,
+  episodes = 60,
+): void {
+  const arms = ["arm-0", "arm-1", "arm-2"];
+  const a = spec.create({ seed, arms });
+  const b = spec.create({ seed, arms });
+  const rng = Rng.fromSeed(seed).fork("reuse-cascade");
+  const box = (n: number) => {
+    const v = new Float64Array(n);
+    for (let i = 0; i < n; i++) v[i] = rng.uniformIn(-1, 1);
+    return v;
+  };
+  const ctxBuf = new Float64Array(a.contextDim);
+  const featBuf = new Float64Array(a.outputDim);
+  /** Open episodes: the id (the same in both) and the box asked for and not yet observed. */
+  const open: { id: string; awaiting: string | null }[] = [];
+  let begun = 0;
+  let step = 0;
+  while (begun < episodes || open.length > 0) {
+    step++;
+    if (begun < episodes && (open.length === 0 || (open.length < 3 && rng.uniform() < 0.3))) {
+      const x = box(a.contextDim);
+      ctxBuf.set(x);
+      const ea = a.begin(x);
+      const eb = b.begin(ctxBuf);
+      ctxBuf.fill(0.123); // the caller reuses its buffer while the episode is open
+      if (ea !== eb) throw new ContractViolation(`step ${step}: begin returned ${ea} and ${eb}`);
+      open.push({ id: ea, awaiting: null });
+      begun++;
+      continue;
+    }
+    const k = rng.int(open.length);
+    const e = open[k] as { id: string; awaiting: string | null };
+    if (e.awaiting !== null) {
+      const f = box(a.outputDim);
+      featBuf.set(f);
+      const cost = 0.01 + 0.5 * rng.uniform();
+      a.observe(e.id, e.awaiting, f, cost);
+      b.observe(e.id, e.awaiting, featBuf, cost);
+      featBuf.fill(0.77);
+      e.awaiting = null;
+      continue;
+    }
+    const sa = a.next(e.id);
+    const sb = b.next(e.id);
+    if (show(sa) !== show(sb))
+      throw new ContractViolation(`step ${step}: reused buffers changed next(): ${show(sa)} vs ${show(sb)}`);
+    if ("query" in sa) {
+      e.awaiting = sa.query;
+      continue;
+    }
+    const ca = a.choose(e.id);
+    const cb = b.choose(e.id);
+    if (ca !== cb) throw new ContractViolation(`step ${step}: reused buffers changed choose(): ${ca} vs ${cb}`);
+    const reward = rng.uniform();
+    a.feedback(e.id, reward);
+    b.feedback(e.id, reward);
+    open.splice(k, 1);
+  }
+  if (JSON.stringify(a.toJSON()) !== JSON.stringify(b.toJSON()))
+    throw new ContractViolation("overwriting the caller's context or feature buffers changed the learned state");
 }

@@ -45,6 +45,7 @@ export {
   type ConcurrencyOptions,
   checkBufferReuseArm,
   checkBufferReuseAssortment,
+  checkBufferReuseCascade,
   checkConcurrentArm,
   checkConcurrentAssortment,
 } from "./concurrency.js";
