@@ -1,3 +1,4 @@
 export * from "./environment.js";
 export * from "./featurizer.js";
+export * from "./order.js";
 export * from "./table.js";
