@@ -1,4 +1,4 @@
-import { isRouteKitError, Rng } from "@routekit/core";
+import { type ErrorCode, isRouteKitError, Rng } from "@routekit/core";
 import { indexDiscrete } from "@routekit/pandora";
 import { describe, expect, it } from "vitest";
 import { CascadeReplayEnvironment, parseReplay } from "../src/replay/index.js";
@@ -82,7 +82,7 @@ describe("CascadeReplayEnvironment", () => {
   });
 
   it("refuses tables it cannot replay as a cascade, with the reason", () => {
-    const code = (fn: () => unknown, c: string, msg: RegExp) => {
+    const code = (fn: () => unknown, c: `${ErrorCode}`, msg: RegExp) => {
       try {
         fn();
       } catch (e) {
