@@ -1,5 +1,4 @@
-import { type ErrorCode, isRouteKitError, Rng } from "@routekit/core";
-import { indexDiscrete } from "@routekit/pandora";
+import { type ErrorCode, indexDiscrete, isRouteKitError, Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { CascadeReplayEnvironment, parseReplay } from "../src/replay/index.js";
 

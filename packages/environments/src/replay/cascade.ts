@@ -12,8 +12,7 @@
  * any cascade could do knowing every prompt's outcome distributions (with one row per cell: the best score
  * net of the cost of opening that model alone, max_a (s_a - c_a)).
  */
-import { ErrorCode, type Rng, RouteKitError } from "@routekit/core";
-import { indexDiscrete } from "@routekit/pandora";
+import { ErrorCode, indexDiscrete, type Rng, RouteKitError } from "@routekit/core";
 import { CascadeEnvironmentBase } from "../pandora/base.js";
 import { PromptOrder, type ReplayOrder } from "./order.js";
 import type { ReplayTable } from "./table.js";
