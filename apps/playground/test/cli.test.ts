@@ -53,7 +53,7 @@ describe("argument parsing and exit codes", () => {
       [["compare", "--policies", "ucb1"], /needs --env/],
       [
         ["compare", "--env", "moon", "--policies", "ucb1"],
-        /unknown environment "moon" \(known: k-armed, linear-contextual, replay\)/,
+        /unknown environment "moon" \(known: k-armed, linear-contextual, replay, replay-cascade\)/,
       ],
       [["compare", "--env", "k-armed", "--policies", "ucb1,ucb9"], /unknown policy "ucb9"/],
       [
