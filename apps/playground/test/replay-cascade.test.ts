@@ -1,28 +1,14 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { REPLAY_CASCADE_DEFAULT_POLICIES, replay } from "../src/api.js";
-import { main } from "../src/main.js";
+import { runCli } from "./run-cli.js";
 
 const example = join(__dirname, "..", "examples", "prompts.jsonl");
 
-class Capture extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _enc: string, cb: () => void): void {
-    this.text += chunk.toString();
-    cb();
-  }
-}
-
 /** The CLI with the default registry (the cascade policies are in it). */
-async function cli(argv: string[]) {
-  const stdout = new Capture();
-  const stderr = new Capture();
-  const code = await main(argv, { stdout, stderr, isTTY: false });
-  return { code, out: stdout.text, err: stderr.text };
-}
+const cli = (argv: string[]) => runCli(argv);
 
 describe("replay --protocol cascade", () => {
   it("replays the example as a cascade: COSMOS (s = 0.1) beats one-shot routing and query-all", async () => {
