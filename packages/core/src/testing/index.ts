@@ -48,6 +48,7 @@ export {
   checkBufferReuseCascade,
   checkConcurrentArm,
   checkConcurrentAssortment,
+  checkConcurrentCascade,
 } from "./concurrency.js";
 export {
   decodeAt,
