@@ -2,6 +2,7 @@
 // builds see the same load, and the ratio is what counts). CPU time (process.cpuUsage), not wall time.
 //   node bench/ab.mjs [baseRef=main]        # base: packages/mnl/src at a git ref; new: the working tree
 //   CASE=ofu|ucb|ts ROUNDS=... node bench/ab.mjs
+//   CASE=pass T=3000 node bench/ab.mjs    # the MLE gradient and Hessian passes alone, over UCB-MNL's history at t = T
 // Each build is bundled by esbuild with its own copy of @routekit/core and @routekit/linalg, so the two
 // never share JIT feedback. Both play the same rounds and choices; the final estimates are compared bit
 // for bit (a speed-up that changes the numerics shows up as "estimates differ").
@@ -24,6 +25,8 @@ const bundle = (entry, file) =>
   build({ entryPoints: [entry], bundle: true, format: "esm", platform: "neutral", outfile: file, logLevel: "error" });
 await bundle(join(baseSrc, "src", "index.ts"), join(out, "base.mjs"));
 await bundle(join(pkg, "src", "index.ts"), join(out, "new.mjs"));
+await bundle(join(baseSrc, "src", "mle.ts"), join(out, "base-mle.mjs"));
+await bundle(join(pkg, "src", "mle.ts"), join(out, "new-mle.mjs"));
 const A = await import(join(out, "base.mjs"));
 const B = await import(join(out, "new.mjs"));
 
@@ -95,7 +98,41 @@ const median = (a) => {
 };
 const same = (a, b) => a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
 
-if (kase === "ofu") {
+if (kase === "pass") {
+  // One UCB-MNL run to t = T (new build) gives the history and estimate; then each build's gradient pass
+  // and gradient-and-Hessian pass over all of it, alternating, CPU time per pass.
+  const T = Number(process.env.T ?? 3000);
+  const { rounds, wStar } = makeRounds(T, 11);
+  const p = new B.UcbMnl({ contextDim: d, maxSize: K });
+  for (let t = 0; t < T; t++) round(p, rounds[t], wStar);
+  const h = p.history;
+  const theta = p.weights;
+  const mods = { base: await import(join(out, "base-mle.mjs")), new: await import(join(out, "new-mle.mjs")) };
+  const res = {};
+  for (const which of ["gradient", "hessian"]) {
+    const t = { base: [], new: [] };
+    const outs = {};
+    for (let rep = 0; rep < 120; rep++) {
+      for (const k of rep % 2 ? ["base", "new"] : ["new", "base"]) {
+        const L = mods[k];
+        const ws = new L.MleWorkspace(d, K);
+        const g = new Float64Array(d);
+        const H = new Float64Array(d * d);
+        const s = cpu();
+        if (which === "gradient") L.gradientPass(h, 0, h.rounds, 1, theta, ws, g);
+        else L.hessianPass(h, 0, h.rounds, 1, theta, ws, g, H);
+        if (rep >= 20) t[k].push(cpu() - s);
+        outs[k] = [...g, ...H];
+      }
+    }
+    const mb = median(t.base);
+    const mn = median(t.new);
+    res[which] = { mb, mn, same: same(outs.base, outs.new) };
+    console.log(
+      `${which} pass over ${h.rounds} rounds: base ${mb.toFixed(0)} us  new ${mn.toFixed(0)} us  base/new ${(mb / mn).toFixed(3)}  (${res[which].same ? "identical" : "DIFFERENT"} results)`,
+    );
+  }
+} else if (kase === "ofu") {
   // Warm both builds, then alternate chunks of rounds on two long-lived policies.
   const T = Number(process.env.ROUNDS ?? 40000);
   const chunk = 400;

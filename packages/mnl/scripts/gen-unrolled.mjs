@@ -139,27 +139,90 @@ function probabilitiesGradient(d, withGradient = true) {
 }`;
 }
 
-function gradientPass(d) {
+// V8's Math.exp is fdlibm's e_exp.c; these helpers inline it for the arguments of a stable softmax
+// (v = z - max <= 0), with the same operations, so every bit agrees (a test compares them over the
+// whole double range, the band edges exhaustively). Inlined, it avoids a C call per row, which also
+// spills every live register; unrolled by three, the rows' independent chains overlap.
+// - fdlibm reduces v = k ln2 + r with k = 0 when |v| <= 0.5 ln2 (high word <= 0x3fd62e42), else
+//   k = (int)(v / ln2 - 0.5) (its 1.5 ln2 branch gives the same k = -1, hi and lo), and returns
+//   (1 - ((lo - r c / (2 - c)) - hi)) 2^k; its k = 0 formula 1 - ((r c / (c - 2)) - r) is the same
+//   value since c - 2 = -(2 - c) exactly.
+// - Left to Math.exp itself (rare): 0 < |v| < 2^-28 (fdlibm returns 1 + v there), v < -707 (a
+//   subnormal result is scaled differently), v > 0 and NaN.
+const EXP_HALF_LN2 = "0.3465735912322998"; // the double with high word 0x3fd62e43, low word 0
+const EXP_TINY = "3.725290298461914e-9"; // 2^-28
+/** Rounds of at most this many rows use the module's scratch array (a constant for the JIT). */
+const EXP_SCRATCH_ROWS = 64;
+
+/** Whether v needs Math.exp itself (0 or 1, for branch-free or-ing). */
+const expSlow = (v) => `(+(${v} > -${EXP_TINY}) & +(${v} !== 0)) | +!(${v} >= -707)`;
+
+/** Assigns e^v to e for v in [-707, -2^-28] and v = +-0 (see above). */
+function expFast(v, e) {
+  return `const k${v} = ((1.4426950408889634 * ${v} - 0.5) | 0) & -+(${v} <= -${EXP_HALF_LN2});
+        const hi${v} = ${v} - k${v} * 0.6931471803691238;
+        const lo${v} = k${v} * 1.9082149292705877e-10;
+        const r${v} = hi${v} - lo${v};
+        const t${v} = r${v} * r${v};
+        const c${v} = r${v} - t${v} * (0.16666666666666602 + t${v} * (-0.0027777777777015593 + t${v} * (0.00006613756321437934 + t${v} * (-0.0000016533902205465252 + t${v} * 4.1381367970572385e-8))));
+        ${e} = (1 - ((lo${v} - (r${v} * c${v}) / (2 - c${v})) - hi${v})) * (pow2[k${v} + 1022] as number);`;
+}
+
+/** Replaces zz[0 .. n) by e^(zz[i] - m), three rows at a time; with `sum`, also adds them to sum in row order. */
+function expsInPlace(zz, sum) {
+  const js = [0, 1, 2];
+  const at = (j) => (j === 0 ? "i" : `(i + ${j}) | 0`);
+  const add = (e) => (sum ? ` ${sum} += ${e};` : "");
+  return `{
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      ${js.map((j) => `const v${j} = (${zz}[${at(j)}] as number) - m;`).join(" ")}
+      ${js.map((j) => `let e${j} = 0;`).join(" ")}
+      if (${js.map((j) => expSlow(`v${j}`)).join(" | ")}) {
+        ${js.map((j) => `e${j} = Math.exp(v${j});`).join(" ")}
+      } else {
+        ${js.map((j) => expFast(`v${j}`, `e${j}`)).join("\n        ")}
+      }
+      ${js.map((j) => `${zz}[${at(j)}] = e${j};${add(`e${j}`)}`).join(" ")}
+    }
+    for (; i < n; i++) {
+      const v0 = (${zz}[i] as number) - m;
+      let e0 = 0;
+      if (${expSlow("v0")}) e0 = Math.exp(v0);
+      else {
+        ${expFast("v0", "e0")}
+      }
+      ${zz}[i] = e0;${add("e0")}
+    }
+    }`;
+}
+
+function gradientPass(d, wide) {
   const ks = range(d);
-  return `function gradientPass${d}(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array): void {
+  const zz = "zz";
+  return `function gradientPass${d}${wide ? "Wide" : ""}(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array): void {
   ${ks.map((k) => `const t${k} = theta[${k}] as number;`).join(" ")}
   ${ks.map((k) => `let g${k} = g[${k}] as number;`).join(" ")}
+  const lv = +logV0;
+  const zz = ${wide ? "z" : "EXP_SCRATCH"};
+  const pow2 = EXP_POW2;
   for (let s = from; s < to; s++) {
     const a = start[s] as number;
-    const b = start[s + 1] as number;
+    const n = (start[s + 1] as number) - a;
     const c = choice[s] as number;
-    let m = logV0;
-    for (let r = a, o = a * ${d}; r < b; r++, o += ${d}) {
-      const u = 0 + ${ks.map((k) => `(x[o + ${k}] as number) * t${k}`).join(" + ")};
-      z[r - a] = u;
+    let m = lv;
+    for (let j = 0, o = a * ${d}; j < n; j++, o += ${d}) {
+      const u = 0 + ${ks.map((k) => `(x[${k === 0 ? "o" : `(o + ${k}) | 0`}] as number) * t${k}`).join(" + ")};
+      ${zz}[j] = u;
       if (u > m) m = u;
     }
-    let sum = Math.exp(logV0 - m);
+    ${expsInPlace(zz, null)}
+    let sum = Math.exp(lv - m);
     ${ks.map((k) => `let a${k} = 0;`).join(" ")}
-    for (let r = a, o = a * ${d}; r < b; r++, o += ${d}) {
-      const e = Math.exp((z[r - a] as number) - m);
+    for (let j = 0, o = a * ${d}; j < n; j++, o += ${d}) {
+      const e = ${zz}[j] as number;
       sum += e;
-      ${ks.map((k) => `a${k} += e * (x[o + ${k}] as number);`).join(" ")}
+      ${ks.map((k) => `a${k} += e * (x[${k === 0 ? "o" : `(o + ${k}) | 0`}] as number);`).join(" ")}
     }
     const inv = 1 / sum;
     if (c >= 0) {
@@ -178,33 +241,33 @@ function gradientPass(d) {
  * Hessian of rounds [from, to) added to g and H, every sum in the generic loop's order (g and H entries
  * are held in locals across rounds, as the generic loop accumulates into the arrays in that order).
  */
-function hessianPass(d) {
+function hessianPass(d, wide) {
   const ks = range(d);
+  const zz = "zz";
   const upper = ks.flatMap((k) => range(d - k).map((j) => [k, k + j]));
-  return `function hessianPass${d}(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  return `function hessianPass${d}${wide ? "Wide" : ""}(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
   ${ks.map((k) => `const t${k} = theta[${k}] as number;`).join(" ")}
   ${ks.map((k) => `let g${k} = g[${k}] as number;`).join(" ")}
   ${upper.map(([k, l]) => `let h${k}_${l} = H[${k * d + l}] as number;`).join(" ")}
+  const lv = +logV0;
+  const zz = ${wide ? "z" : "EXP_SCRATCH"};
+  const pow2 = EXP_POW2;
   for (let s = from; s < to; s++) {
     const a = start[s] as number;
     const n = (start[s + 1] as number) - a;
     const c = choice[s] as number;
-    let m = logV0;
-    for (let i = 0, o = a * ${d}; i < n; i++, o += ${d}) {
-      const u = 0 + ${ks.map((k) => `(x[o + ${k}] as number) * t${k}`).join(" + ")};
-      z[i] = u;
+    let m = lv;
+    for (let j = 0, o = a * ${d}; j < n; j++, o += ${d}) {
+      const u = 0 + ${ks.map((k) => `(x[${k === 0 ? "o" : `(o + ${k}) | 0`}] as number) * t${k}`).join(" + ")};
+      ${zz}[j] = u;
       if (u > m) m = u;
     }
-    let sum = Math.exp(logV0 - m);
-    for (let i = 0; i < n; i++) {
-      const e = Math.exp((z[i] as number) - m);
-      z[i] = e;
-      sum += e;
-    }
+    let sum = Math.exp(lv - m);
+    ${expsInPlace(zz, "sum")}
     const inv = 1 / sum;
     ${ks.map((k) => `let xb${k} = 0;`).join(" ")}
     for (let i = 0, o = a * ${d}; i < n; i++, o += ${d}) {
-      const p = (z[i] as number) * inv;
+      const p = (${zz}[i] as number) * inv;
       const coef = p - (i === c ? 1 : 0);
       ${ks.map((k) => `const x${k} = x[o + ${k}] as number;`).join(" ")}
       ${ks
@@ -437,9 +500,34 @@ ${ds.map(utilities).join("\n\n")}
 
 ${ds.map(checkedUtilities).join("\n\n")}
 
-${ds.map(gradientPass).join("\n\n")}
+/** 2^k at index k + 1022 for k in [-1022, 0] (the scaling step of the inlined exp), exact by halving. */
+const EXP_POW2 = new Float64Array(1023);
+EXP_POW2[1022] = 1;
+for (let i = 1021; i >= 0; i--) EXP_POW2[i] = (EXP_POW2[i + 1] as number) / 2;
 
-${ds.map(hessianPass).join("\n\n")}
+/** Per-round scratch of the gradient and Hessian passes (rounds of at most EXP_SCRATCH_ROWS rows). */
+const EXP_SCRATCH = new Float64Array(${EXP_SCRATCH_ROWS});
+
+/**
+ * Replaces z[0 .. n) by e^(z[i] - m), bit for bit Math.exp(z[i] - m), with the inlined exp of the
+ * gradient and Hessian passes (exported for its test; the passes inline the same code).
+ */
+export function shiftedExps(z: Float64Array, n: number, m: number): void {
+  const zz = z;
+  const pow2 = EXP_POW2;
+  ${expsInPlace("zz", null)}
+}
+
+/** Largest round the gradient and Hessian pass kernels take without a scratch array of the caller's. */
+export const PASS_SCRATCH_ROWS = ${EXP_SCRATCH_ROWS};
+
+${ds.map((d) => gradientPass(d, false)).join("\n\n")}
+
+${ds.map((d) => gradientPass(d, true)).join("\n\n")}
+
+${ds.map((d) => hessianPass(d, false)).join("\n\n")}
+
+${ds.map((d) => hessianPass(d, true)).join("\n\n")}
 
 ${ds.map((d) => probabilitiesGradient(d)).join("\n\n")}
 
@@ -537,18 +625,26 @@ ${ds.map((d) => `    case ${d}: return hessianCholesky${d};`).join("\n")}
   }
 }
 
-/** The gradient-and-Hessian pass kernel for d, or undefined (use the generic loop). */
-export function hessianPassKernel(d: number): HessianPassKernel | undefined {
+/**
+ * The gradient-and-Hessian pass kernel for d and rounds of at most \`rows\` rows, or undefined (use the
+ * generic loop). Above PASS_SCRATCH_ROWS rows the kernel works in the caller's z (length >= rows).
+ */
+export function hessianPassKernel(d: number, rows: number): HessianPassKernel | undefined {
+  const wide = rows > PASS_SCRATCH_ROWS;
   switch (d) {
-${ds.map((d) => `    case ${d}: return hessianPass${d};`).join("\n")}
+${ds.map((d) => `    case ${d}: return wide ? hessianPass${d}Wide : hessianPass${d};`).join("\n")}
     default: return undefined;
   }
 }
 
-/** The gradient-pass kernel for d, or undefined (use the generic loop). */
-export function gradientPassKernel(d: number): GradientPassKernel | undefined {
+/**
+ * The gradient-pass kernel for d and rounds of at most \`rows\` rows, or undefined (use the generic
+ * loop). Above PASS_SCRATCH_ROWS rows the kernel works in the caller's z (length >= rows).
+ */
+export function gradientPassKernel(d: number, rows: number): GradientPassKernel | undefined {
+  const wide = rows > PASS_SCRATCH_ROWS;
   switch (d) {
-${ds.map((d) => `    case ${d}: return gradientPass${d};`).join("\n")}
+${ds.map((d) => `    case ${d}: return wide ? gradientPass${d}Wide : gradientPass${d};`).join("\n")}
     default: return undefined;
   }
 }

@@ -174,7 +174,7 @@ export function gradientPass(
   ws: MleWorkspace,
   g: Float64Array,
 ): void {
-  const kernel = gradientPassKernel(h.d);
+  const kernel = gradientPassKernel(h.d, ws.z.length - 1);
   if (kernel !== undefined) kernel(h.x, h.start, h.choice, from, to, Math.log(v0), theta, ws.z, g);
   else dataPass(h, from, to, v0, theta, ws, g, g, 1);
 }
@@ -195,7 +195,7 @@ export function hessianPass(
   g: Float64Array,
   H: Float64Array,
 ): void {
-  const kernel = hessianPassKernel(h.d);
+  const kernel = hessianPassKernel(h.d, ws.z.length - 1);
   if (kernel !== undefined) kernel(h.x, h.start, h.choice, from, to, Math.log(v0), theta, ws.z, g, H);
   else dataPass(h, from, to, v0, theta, ws, g, H, 2);
 }

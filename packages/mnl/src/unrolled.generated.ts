@@ -2,7 +2,7 @@
 
 /** Optimistic utilities with the feature index unrolled (see optimisticUtilities in model.ts). */
 export type UtilitiesKernel = (f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array) => void;
-/** {@link UtilitiesKernel} that first checks each row's squared norm is <= max: returns the first row failing it (util then unfinished), or -1. */
+/** {@link UtilitiesKernel} that first checks each row's squared norm is <= max: returns the first row failing it (util then unfinished), or -1; also writes stats = [sum of the utilities, sum of their squares, count above T] and the indices of the items above T to cand. */
 export type CheckedUtilitiesKernel = (f: Float64Array, n: number, w: Float64Array, M: Float64Array, c: number, util: Float64Array, max: number, T: number, cand: Int32Array, stats: Float64Array) => number;
 /** The data gradient pass with the feature index unrolled (see dataPass in mle.ts, mode 1). */
 export type GradientPassKernel = (x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array) => void;
@@ -427,25 +427,144 @@ function checkedUtilities8(f: Float64Array, n: number, w: Float64Array, M: Float
   return -1;
 }
 
+/** 2^k at index k + 1022 for k in [-1022, 0] (the scaling step of the inlined exp), exact by halving. */
+const EXP_POW2 = new Float64Array(1023);
+EXP_POW2[1022] = 1;
+for (let i = 1021; i >= 0; i--) EXP_POW2[i] = (EXP_POW2[i + 1] as number) / 2;
+
+/** Per-round scratch of the gradient and Hessian passes (rounds of at most EXP_SCRATCH_ROWS rows). */
+const EXP_SCRATCH = new Float64Array(64);
+
+/**
+ * Replaces z[0 .. n) by e^(z[i] - m), bit for bit Math.exp(z[i] - m), with the inlined exp of the
+ * gradient and Hessian passes (exported for its test; the passes inline the same code).
+ */
+export function shiftedExps(z: Float64Array, n: number, m: number): void {
+  const zz = z;
+  const pow2 = EXP_POW2;
+  {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; zz[(i + 1) | 0] = e1; zz[(i + 2) | 0] = e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0;
+    }
+    }
+}
+
+/** Largest round the gradient and Hessian pass kernels take without a scratch array of the caller's. */
+export const PASS_SCRATCH_ROWS = 64;
+
 function gradientPass1(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array): void {
   const t0 = theta[0] as number;
   let g0 = g[0] as number;
+  const lv = +logV0;
+  const zz = EXP_SCRATCH;
+  const pow2 = EXP_POW2;
   for (let s = from; s < to; s++) {
     const a = start[s] as number;
-    const b = start[s + 1] as number;
+    const n = (start[s + 1] as number) - a;
     const c = choice[s] as number;
-    let m = logV0;
-    for (let r = a, o = a * 1; r < b; r++, o += 1) {
-      const u = 0 + (x[o + 0] as number) * t0;
-      z[r - a] = u;
+    let m = lv;
+    for (let j = 0, o = a * 1; j < n; j++, o += 1) {
+      const u = 0 + (x[o] as number) * t0;
+      zz[j] = u;
       if (u > m) m = u;
     }
-    let sum = Math.exp(logV0 - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; zz[(i + 1) | 0] = e1; zz[(i + 2) | 0] = e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0;
+    }
+    }
+    let sum = Math.exp(lv - m);
     let a0 = 0;
-    for (let r = a, o = a * 1; r < b; r++, o += 1) {
-      const e = Math.exp((z[r - a] as number) - m);
+    for (let j = 0, o = a * 1; j < n; j++, o += 1) {
+      const e = zz[j] as number;
       sum += e;
-      a0 += e * (x[o + 0] as number);
+      a0 += e * (x[o] as number);
     }
     const inv = 1 / sum;
     if (c >= 0) {
@@ -461,22 +580,73 @@ function gradientPass1(x: Float64Array, start: Int32Array, choice: Int32Array, f
 function gradientPass2(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array): void {
   const t0 = theta[0] as number; const t1 = theta[1] as number;
   let g0 = g[0] as number; let g1 = g[1] as number;
+  const lv = +logV0;
+  const zz = EXP_SCRATCH;
+  const pow2 = EXP_POW2;
   for (let s = from; s < to; s++) {
     const a = start[s] as number;
-    const b = start[s + 1] as number;
+    const n = (start[s + 1] as number) - a;
     const c = choice[s] as number;
-    let m = logV0;
-    for (let r = a, o = a * 2; r < b; r++, o += 2) {
-      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1;
-      z[r - a] = u;
+    let m = lv;
+    for (let j = 0, o = a * 2; j < n; j++, o += 2) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1;
+      zz[j] = u;
       if (u > m) m = u;
     }
-    let sum = Math.exp(logV0 - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; zz[(i + 1) | 0] = e1; zz[(i + 2) | 0] = e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0;
+    }
+    }
+    let sum = Math.exp(lv - m);
     let a0 = 0; let a1 = 0;
-    for (let r = a, o = a * 2; r < b; r++, o += 2) {
-      const e = Math.exp((z[r - a] as number) - m);
+    for (let j = 0, o = a * 2; j < n; j++, o += 2) {
+      const e = zz[j] as number;
       sum += e;
-      a0 += e * (x[o + 0] as number); a1 += e * (x[o + 1] as number);
+      a0 += e * (x[o] as number); a1 += e * (x[(o + 1) | 0] as number);
     }
     const inv = 1 / sum;
     if (c >= 0) {
@@ -492,22 +662,73 @@ function gradientPass2(x: Float64Array, start: Int32Array, choice: Int32Array, f
 function gradientPass3(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array): void {
   const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number;
   let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number;
+  const lv = +logV0;
+  const zz = EXP_SCRATCH;
+  const pow2 = EXP_POW2;
   for (let s = from; s < to; s++) {
     const a = start[s] as number;
-    const b = start[s + 1] as number;
+    const n = (start[s + 1] as number) - a;
     const c = choice[s] as number;
-    let m = logV0;
-    for (let r = a, o = a * 3; r < b; r++, o += 3) {
-      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2;
-      z[r - a] = u;
+    let m = lv;
+    for (let j = 0, o = a * 3; j < n; j++, o += 3) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2;
+      zz[j] = u;
       if (u > m) m = u;
     }
-    let sum = Math.exp(logV0 - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; zz[(i + 1) | 0] = e1; zz[(i + 2) | 0] = e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0;
+    }
+    }
+    let sum = Math.exp(lv - m);
     let a0 = 0; let a1 = 0; let a2 = 0;
-    for (let r = a, o = a * 3; r < b; r++, o += 3) {
-      const e = Math.exp((z[r - a] as number) - m);
+    for (let j = 0, o = a * 3; j < n; j++, o += 3) {
+      const e = zz[j] as number;
       sum += e;
-      a0 += e * (x[o + 0] as number); a1 += e * (x[o + 1] as number); a2 += e * (x[o + 2] as number);
+      a0 += e * (x[o] as number); a1 += e * (x[(o + 1) | 0] as number); a2 += e * (x[(o + 2) | 0] as number);
     }
     const inv = 1 / sum;
     if (c >= 0) {
@@ -523,22 +744,73 @@ function gradientPass3(x: Float64Array, start: Int32Array, choice: Int32Array, f
 function gradientPass4(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array): void {
   const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number;
   let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number;
+  const lv = +logV0;
+  const zz = EXP_SCRATCH;
+  const pow2 = EXP_POW2;
   for (let s = from; s < to; s++) {
     const a = start[s] as number;
-    const b = start[s + 1] as number;
+    const n = (start[s + 1] as number) - a;
     const c = choice[s] as number;
-    let m = logV0;
-    for (let r = a, o = a * 4; r < b; r++, o += 4) {
-      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2 + (x[o + 3] as number) * t3;
-      z[r - a] = u;
+    let m = lv;
+    for (let j = 0, o = a * 4; j < n; j++, o += 4) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2 + (x[(o + 3) | 0] as number) * t3;
+      zz[j] = u;
       if (u > m) m = u;
     }
-    let sum = Math.exp(logV0 - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; zz[(i + 1) | 0] = e1; zz[(i + 2) | 0] = e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0;
+    }
+    }
+    let sum = Math.exp(lv - m);
     let a0 = 0; let a1 = 0; let a2 = 0; let a3 = 0;
-    for (let r = a, o = a * 4; r < b; r++, o += 4) {
-      const e = Math.exp((z[r - a] as number) - m);
+    for (let j = 0, o = a * 4; j < n; j++, o += 4) {
+      const e = zz[j] as number;
       sum += e;
-      a0 += e * (x[o + 0] as number); a1 += e * (x[o + 1] as number); a2 += e * (x[o + 2] as number); a3 += e * (x[o + 3] as number);
+      a0 += e * (x[o] as number); a1 += e * (x[(o + 1) | 0] as number); a2 += e * (x[(o + 2) | 0] as number); a3 += e * (x[(o + 3) | 0] as number);
     }
     const inv = 1 / sum;
     if (c >= 0) {
@@ -554,22 +826,73 @@ function gradientPass4(x: Float64Array, start: Int32Array, choice: Int32Array, f
 function gradientPass5(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array): void {
   const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number;
   let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number;
+  const lv = +logV0;
+  const zz = EXP_SCRATCH;
+  const pow2 = EXP_POW2;
   for (let s = from; s < to; s++) {
     const a = start[s] as number;
-    const b = start[s + 1] as number;
+    const n = (start[s + 1] as number) - a;
     const c = choice[s] as number;
-    let m = logV0;
-    for (let r = a, o = a * 5; r < b; r++, o += 5) {
-      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2 + (x[o + 3] as number) * t3 + (x[o + 4] as number) * t4;
-      z[r - a] = u;
+    let m = lv;
+    for (let j = 0, o = a * 5; j < n; j++, o += 5) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2 + (x[(o + 3) | 0] as number) * t3 + (x[(o + 4) | 0] as number) * t4;
+      zz[j] = u;
       if (u > m) m = u;
     }
-    let sum = Math.exp(logV0 - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; zz[(i + 1) | 0] = e1; zz[(i + 2) | 0] = e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0;
+    }
+    }
+    let sum = Math.exp(lv - m);
     let a0 = 0; let a1 = 0; let a2 = 0; let a3 = 0; let a4 = 0;
-    for (let r = a, o = a * 5; r < b; r++, o += 5) {
-      const e = Math.exp((z[r - a] as number) - m);
+    for (let j = 0, o = a * 5; j < n; j++, o += 5) {
+      const e = zz[j] as number;
       sum += e;
-      a0 += e * (x[o + 0] as number); a1 += e * (x[o + 1] as number); a2 += e * (x[o + 2] as number); a3 += e * (x[o + 3] as number); a4 += e * (x[o + 4] as number);
+      a0 += e * (x[o] as number); a1 += e * (x[(o + 1) | 0] as number); a2 += e * (x[(o + 2) | 0] as number); a3 += e * (x[(o + 3) | 0] as number); a4 += e * (x[(o + 4) | 0] as number);
     }
     const inv = 1 / sum;
     if (c >= 0) {
@@ -585,22 +908,73 @@ function gradientPass5(x: Float64Array, start: Int32Array, choice: Int32Array, f
 function gradientPass6(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array): void {
   const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number; const t5 = theta[5] as number;
   let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number; let g5 = g[5] as number;
+  const lv = +logV0;
+  const zz = EXP_SCRATCH;
+  const pow2 = EXP_POW2;
   for (let s = from; s < to; s++) {
     const a = start[s] as number;
-    const b = start[s + 1] as number;
+    const n = (start[s + 1] as number) - a;
     const c = choice[s] as number;
-    let m = logV0;
-    for (let r = a, o = a * 6; r < b; r++, o += 6) {
-      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2 + (x[o + 3] as number) * t3 + (x[o + 4] as number) * t4 + (x[o + 5] as number) * t5;
-      z[r - a] = u;
+    let m = lv;
+    for (let j = 0, o = a * 6; j < n; j++, o += 6) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2 + (x[(o + 3) | 0] as number) * t3 + (x[(o + 4) | 0] as number) * t4 + (x[(o + 5) | 0] as number) * t5;
+      zz[j] = u;
       if (u > m) m = u;
     }
-    let sum = Math.exp(logV0 - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; zz[(i + 1) | 0] = e1; zz[(i + 2) | 0] = e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0;
+    }
+    }
+    let sum = Math.exp(lv - m);
     let a0 = 0; let a1 = 0; let a2 = 0; let a3 = 0; let a4 = 0; let a5 = 0;
-    for (let r = a, o = a * 6; r < b; r++, o += 6) {
-      const e = Math.exp((z[r - a] as number) - m);
+    for (let j = 0, o = a * 6; j < n; j++, o += 6) {
+      const e = zz[j] as number;
       sum += e;
-      a0 += e * (x[o + 0] as number); a1 += e * (x[o + 1] as number); a2 += e * (x[o + 2] as number); a3 += e * (x[o + 3] as number); a4 += e * (x[o + 4] as number); a5 += e * (x[o + 5] as number);
+      a0 += e * (x[o] as number); a1 += e * (x[(o + 1) | 0] as number); a2 += e * (x[(o + 2) | 0] as number); a3 += e * (x[(o + 3) | 0] as number); a4 += e * (x[(o + 4) | 0] as number); a5 += e * (x[(o + 5) | 0] as number);
     }
     const inv = 1 / sum;
     if (c >= 0) {
@@ -616,22 +990,73 @@ function gradientPass6(x: Float64Array, start: Int32Array, choice: Int32Array, f
 function gradientPass7(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array): void {
   const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number; const t5 = theta[5] as number; const t6 = theta[6] as number;
   let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number; let g5 = g[5] as number; let g6 = g[6] as number;
+  const lv = +logV0;
+  const zz = EXP_SCRATCH;
+  const pow2 = EXP_POW2;
   for (let s = from; s < to; s++) {
     const a = start[s] as number;
-    const b = start[s + 1] as number;
+    const n = (start[s + 1] as number) - a;
     const c = choice[s] as number;
-    let m = logV0;
-    for (let r = a, o = a * 7; r < b; r++, o += 7) {
-      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2 + (x[o + 3] as number) * t3 + (x[o + 4] as number) * t4 + (x[o + 5] as number) * t5 + (x[o + 6] as number) * t6;
-      z[r - a] = u;
+    let m = lv;
+    for (let j = 0, o = a * 7; j < n; j++, o += 7) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2 + (x[(o + 3) | 0] as number) * t3 + (x[(o + 4) | 0] as number) * t4 + (x[(o + 5) | 0] as number) * t5 + (x[(o + 6) | 0] as number) * t6;
+      zz[j] = u;
       if (u > m) m = u;
     }
-    let sum = Math.exp(logV0 - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; zz[(i + 1) | 0] = e1; zz[(i + 2) | 0] = e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0;
+    }
+    }
+    let sum = Math.exp(lv - m);
     let a0 = 0; let a1 = 0; let a2 = 0; let a3 = 0; let a4 = 0; let a5 = 0; let a6 = 0;
-    for (let r = a, o = a * 7; r < b; r++, o += 7) {
-      const e = Math.exp((z[r - a] as number) - m);
+    for (let j = 0, o = a * 7; j < n; j++, o += 7) {
+      const e = zz[j] as number;
       sum += e;
-      a0 += e * (x[o + 0] as number); a1 += e * (x[o + 1] as number); a2 += e * (x[o + 2] as number); a3 += e * (x[o + 3] as number); a4 += e * (x[o + 4] as number); a5 += e * (x[o + 5] as number); a6 += e * (x[o + 6] as number);
+      a0 += e * (x[o] as number); a1 += e * (x[(o + 1) | 0] as number); a2 += e * (x[(o + 2) | 0] as number); a3 += e * (x[(o + 3) | 0] as number); a4 += e * (x[(o + 4) | 0] as number); a5 += e * (x[(o + 5) | 0] as number); a6 += e * (x[(o + 6) | 0] as number);
     }
     const inv = 1 / sum;
     if (c >= 0) {
@@ -647,22 +1072,729 @@ function gradientPass7(x: Float64Array, start: Int32Array, choice: Int32Array, f
 function gradientPass8(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array): void {
   const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number; const t5 = theta[5] as number; const t6 = theta[6] as number; const t7 = theta[7] as number;
   let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number; let g5 = g[5] as number; let g6 = g[6] as number; let g7 = g[7] as number;
+  const lv = +logV0;
+  const zz = EXP_SCRATCH;
+  const pow2 = EXP_POW2;
   for (let s = from; s < to; s++) {
     const a = start[s] as number;
-    const b = start[s + 1] as number;
+    const n = (start[s + 1] as number) - a;
     const c = choice[s] as number;
-    let m = logV0;
-    for (let r = a, o = a * 8; r < b; r++, o += 8) {
-      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2 + (x[o + 3] as number) * t3 + (x[o + 4] as number) * t4 + (x[o + 5] as number) * t5 + (x[o + 6] as number) * t6 + (x[o + 7] as number) * t7;
-      z[r - a] = u;
+    let m = lv;
+    for (let j = 0, o = a * 8; j < n; j++, o += 8) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2 + (x[(o + 3) | 0] as number) * t3 + (x[(o + 4) | 0] as number) * t4 + (x[(o + 5) | 0] as number) * t5 + (x[(o + 6) | 0] as number) * t6 + (x[(o + 7) | 0] as number) * t7;
+      zz[j] = u;
       if (u > m) m = u;
     }
-    let sum = Math.exp(logV0 - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; zz[(i + 1) | 0] = e1; zz[(i + 2) | 0] = e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0;
+    }
+    }
+    let sum = Math.exp(lv - m);
     let a0 = 0; let a1 = 0; let a2 = 0; let a3 = 0; let a4 = 0; let a5 = 0; let a6 = 0; let a7 = 0;
-    for (let r = a, o = a * 8; r < b; r++, o += 8) {
-      const e = Math.exp((z[r - a] as number) - m);
+    for (let j = 0, o = a * 8; j < n; j++, o += 8) {
+      const e = zz[j] as number;
       sum += e;
-      a0 += e * (x[o + 0] as number); a1 += e * (x[o + 1] as number); a2 += e * (x[o + 2] as number); a3 += e * (x[o + 3] as number); a4 += e * (x[o + 4] as number); a5 += e * (x[o + 5] as number); a6 += e * (x[o + 6] as number); a7 += e * (x[o + 7] as number);
+      a0 += e * (x[o] as number); a1 += e * (x[(o + 1) | 0] as number); a2 += e * (x[(o + 2) | 0] as number); a3 += e * (x[(o + 3) | 0] as number); a4 += e * (x[(o + 4) | 0] as number); a5 += e * (x[(o + 5) | 0] as number); a6 += e * (x[(o + 6) | 0] as number); a7 += e * (x[(o + 7) | 0] as number);
+    }
+    const inv = 1 / sum;
+    if (c >= 0) {
+      const oc = (a + c) * 8;
+      g0 = g0 + a0 * inv - (x[oc + 0] as number); g1 = g1 + a1 * inv - (x[oc + 1] as number); g2 = g2 + a2 * inv - (x[oc + 2] as number); g3 = g3 + a3 * inv - (x[oc + 3] as number); g4 = g4 + a4 * inv - (x[oc + 4] as number); g5 = g5 + a5 * inv - (x[oc + 5] as number); g6 = g6 + a6 * inv - (x[oc + 6] as number); g7 = g7 + a7 * inv - (x[oc + 7] as number);
+    } else {
+      g0 = g0 + a0 * inv; g1 = g1 + a1 * inv; g2 = g2 + a2 * inv; g3 = g3 + a3 * inv; g4 = g4 + a4 * inv; g5 = g5 + a5 * inv; g6 = g6 + a6 * inv; g7 = g7 + a7 * inv;
+    }
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4; g[5] = g5; g[6] = g6; g[7] = g7;
+}
+
+function gradientPass1Wide(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array): void {
+  const t0 = theta[0] as number;
+  let g0 = g[0] as number;
+  const lv = +logV0;
+  const zz = z;
+  const pow2 = EXP_POW2;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = lv;
+    for (let j = 0, o = a * 1; j < n; j++, o += 1) {
+      const u = 0 + (x[o] as number) * t0;
+      zz[j] = u;
+      if (u > m) m = u;
+    }
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; zz[(i + 1) | 0] = e1; zz[(i + 2) | 0] = e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0;
+    }
+    }
+    let sum = Math.exp(lv - m);
+    let a0 = 0;
+    for (let j = 0, o = a * 1; j < n; j++, o += 1) {
+      const e = zz[j] as number;
+      sum += e;
+      a0 += e * (x[o] as number);
+    }
+    const inv = 1 / sum;
+    if (c >= 0) {
+      const oc = (a + c) * 1;
+      g0 = g0 + a0 * inv - (x[oc + 0] as number);
+    } else {
+      g0 = g0 + a0 * inv;
+    }
+  }
+  g[0] = g0;
+}
+
+function gradientPass2Wide(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number;
+  const lv = +logV0;
+  const zz = z;
+  const pow2 = EXP_POW2;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = lv;
+    for (let j = 0, o = a * 2; j < n; j++, o += 2) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1;
+      zz[j] = u;
+      if (u > m) m = u;
+    }
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; zz[(i + 1) | 0] = e1; zz[(i + 2) | 0] = e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0;
+    }
+    }
+    let sum = Math.exp(lv - m);
+    let a0 = 0; let a1 = 0;
+    for (let j = 0, o = a * 2; j < n; j++, o += 2) {
+      const e = zz[j] as number;
+      sum += e;
+      a0 += e * (x[o] as number); a1 += e * (x[(o + 1) | 0] as number);
+    }
+    const inv = 1 / sum;
+    if (c >= 0) {
+      const oc = (a + c) * 2;
+      g0 = g0 + a0 * inv - (x[oc + 0] as number); g1 = g1 + a1 * inv - (x[oc + 1] as number);
+    } else {
+      g0 = g0 + a0 * inv; g1 = g1 + a1 * inv;
+    }
+  }
+  g[0] = g0; g[1] = g1;
+}
+
+function gradientPass3Wide(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number;
+  const lv = +logV0;
+  const zz = z;
+  const pow2 = EXP_POW2;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = lv;
+    for (let j = 0, o = a * 3; j < n; j++, o += 3) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2;
+      zz[j] = u;
+      if (u > m) m = u;
+    }
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; zz[(i + 1) | 0] = e1; zz[(i + 2) | 0] = e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0;
+    }
+    }
+    let sum = Math.exp(lv - m);
+    let a0 = 0; let a1 = 0; let a2 = 0;
+    for (let j = 0, o = a * 3; j < n; j++, o += 3) {
+      const e = zz[j] as number;
+      sum += e;
+      a0 += e * (x[o] as number); a1 += e * (x[(o + 1) | 0] as number); a2 += e * (x[(o + 2) | 0] as number);
+    }
+    const inv = 1 / sum;
+    if (c >= 0) {
+      const oc = (a + c) * 3;
+      g0 = g0 + a0 * inv - (x[oc + 0] as number); g1 = g1 + a1 * inv - (x[oc + 1] as number); g2 = g2 + a2 * inv - (x[oc + 2] as number);
+    } else {
+      g0 = g0 + a0 * inv; g1 = g1 + a1 * inv; g2 = g2 + a2 * inv;
+    }
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2;
+}
+
+function gradientPass4Wide(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number;
+  const lv = +logV0;
+  const zz = z;
+  const pow2 = EXP_POW2;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = lv;
+    for (let j = 0, o = a * 4; j < n; j++, o += 4) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2 + (x[(o + 3) | 0] as number) * t3;
+      zz[j] = u;
+      if (u > m) m = u;
+    }
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; zz[(i + 1) | 0] = e1; zz[(i + 2) | 0] = e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0;
+    }
+    }
+    let sum = Math.exp(lv - m);
+    let a0 = 0; let a1 = 0; let a2 = 0; let a3 = 0;
+    for (let j = 0, o = a * 4; j < n; j++, o += 4) {
+      const e = zz[j] as number;
+      sum += e;
+      a0 += e * (x[o] as number); a1 += e * (x[(o + 1) | 0] as number); a2 += e * (x[(o + 2) | 0] as number); a3 += e * (x[(o + 3) | 0] as number);
+    }
+    const inv = 1 / sum;
+    if (c >= 0) {
+      const oc = (a + c) * 4;
+      g0 = g0 + a0 * inv - (x[oc + 0] as number); g1 = g1 + a1 * inv - (x[oc + 1] as number); g2 = g2 + a2 * inv - (x[oc + 2] as number); g3 = g3 + a3 * inv - (x[oc + 3] as number);
+    } else {
+      g0 = g0 + a0 * inv; g1 = g1 + a1 * inv; g2 = g2 + a2 * inv; g3 = g3 + a3 * inv;
+    }
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3;
+}
+
+function gradientPass5Wide(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number;
+  const lv = +logV0;
+  const zz = z;
+  const pow2 = EXP_POW2;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = lv;
+    for (let j = 0, o = a * 5; j < n; j++, o += 5) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2 + (x[(o + 3) | 0] as number) * t3 + (x[(o + 4) | 0] as number) * t4;
+      zz[j] = u;
+      if (u > m) m = u;
+    }
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; zz[(i + 1) | 0] = e1; zz[(i + 2) | 0] = e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0;
+    }
+    }
+    let sum = Math.exp(lv - m);
+    let a0 = 0; let a1 = 0; let a2 = 0; let a3 = 0; let a4 = 0;
+    for (let j = 0, o = a * 5; j < n; j++, o += 5) {
+      const e = zz[j] as number;
+      sum += e;
+      a0 += e * (x[o] as number); a1 += e * (x[(o + 1) | 0] as number); a2 += e * (x[(o + 2) | 0] as number); a3 += e * (x[(o + 3) | 0] as number); a4 += e * (x[(o + 4) | 0] as number);
+    }
+    const inv = 1 / sum;
+    if (c >= 0) {
+      const oc = (a + c) * 5;
+      g0 = g0 + a0 * inv - (x[oc + 0] as number); g1 = g1 + a1 * inv - (x[oc + 1] as number); g2 = g2 + a2 * inv - (x[oc + 2] as number); g3 = g3 + a3 * inv - (x[oc + 3] as number); g4 = g4 + a4 * inv - (x[oc + 4] as number);
+    } else {
+      g0 = g0 + a0 * inv; g1 = g1 + a1 * inv; g2 = g2 + a2 * inv; g3 = g3 + a3 * inv; g4 = g4 + a4 * inv;
+    }
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4;
+}
+
+function gradientPass6Wide(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number; const t5 = theta[5] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number; let g5 = g[5] as number;
+  const lv = +logV0;
+  const zz = z;
+  const pow2 = EXP_POW2;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = lv;
+    for (let j = 0, o = a * 6; j < n; j++, o += 6) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2 + (x[(o + 3) | 0] as number) * t3 + (x[(o + 4) | 0] as number) * t4 + (x[(o + 5) | 0] as number) * t5;
+      zz[j] = u;
+      if (u > m) m = u;
+    }
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; zz[(i + 1) | 0] = e1; zz[(i + 2) | 0] = e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0;
+    }
+    }
+    let sum = Math.exp(lv - m);
+    let a0 = 0; let a1 = 0; let a2 = 0; let a3 = 0; let a4 = 0; let a5 = 0;
+    for (let j = 0, o = a * 6; j < n; j++, o += 6) {
+      const e = zz[j] as number;
+      sum += e;
+      a0 += e * (x[o] as number); a1 += e * (x[(o + 1) | 0] as number); a2 += e * (x[(o + 2) | 0] as number); a3 += e * (x[(o + 3) | 0] as number); a4 += e * (x[(o + 4) | 0] as number); a5 += e * (x[(o + 5) | 0] as number);
+    }
+    const inv = 1 / sum;
+    if (c >= 0) {
+      const oc = (a + c) * 6;
+      g0 = g0 + a0 * inv - (x[oc + 0] as number); g1 = g1 + a1 * inv - (x[oc + 1] as number); g2 = g2 + a2 * inv - (x[oc + 2] as number); g3 = g3 + a3 * inv - (x[oc + 3] as number); g4 = g4 + a4 * inv - (x[oc + 4] as number); g5 = g5 + a5 * inv - (x[oc + 5] as number);
+    } else {
+      g0 = g0 + a0 * inv; g1 = g1 + a1 * inv; g2 = g2 + a2 * inv; g3 = g3 + a3 * inv; g4 = g4 + a4 * inv; g5 = g5 + a5 * inv;
+    }
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4; g[5] = g5;
+}
+
+function gradientPass7Wide(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number; const t5 = theta[5] as number; const t6 = theta[6] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number; let g5 = g[5] as number; let g6 = g[6] as number;
+  const lv = +logV0;
+  const zz = z;
+  const pow2 = EXP_POW2;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = lv;
+    for (let j = 0, o = a * 7; j < n; j++, o += 7) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2 + (x[(o + 3) | 0] as number) * t3 + (x[(o + 4) | 0] as number) * t4 + (x[(o + 5) | 0] as number) * t5 + (x[(o + 6) | 0] as number) * t6;
+      zz[j] = u;
+      if (u > m) m = u;
+    }
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; zz[(i + 1) | 0] = e1; zz[(i + 2) | 0] = e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0;
+    }
+    }
+    let sum = Math.exp(lv - m);
+    let a0 = 0; let a1 = 0; let a2 = 0; let a3 = 0; let a4 = 0; let a5 = 0; let a6 = 0;
+    for (let j = 0, o = a * 7; j < n; j++, o += 7) {
+      const e = zz[j] as number;
+      sum += e;
+      a0 += e * (x[o] as number); a1 += e * (x[(o + 1) | 0] as number); a2 += e * (x[(o + 2) | 0] as number); a3 += e * (x[(o + 3) | 0] as number); a4 += e * (x[(o + 4) | 0] as number); a5 += e * (x[(o + 5) | 0] as number); a6 += e * (x[(o + 6) | 0] as number);
+    }
+    const inv = 1 / sum;
+    if (c >= 0) {
+      const oc = (a + c) * 7;
+      g0 = g0 + a0 * inv - (x[oc + 0] as number); g1 = g1 + a1 * inv - (x[oc + 1] as number); g2 = g2 + a2 * inv - (x[oc + 2] as number); g3 = g3 + a3 * inv - (x[oc + 3] as number); g4 = g4 + a4 * inv - (x[oc + 4] as number); g5 = g5 + a5 * inv - (x[oc + 5] as number); g6 = g6 + a6 * inv - (x[oc + 6] as number);
+    } else {
+      g0 = g0 + a0 * inv; g1 = g1 + a1 * inv; g2 = g2 + a2 * inv; g3 = g3 + a3 * inv; g4 = g4 + a4 * inv; g5 = g5 + a5 * inv; g6 = g6 + a6 * inv;
+    }
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4; g[5] = g5; g[6] = g6;
+}
+
+function gradientPass8Wide(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number; const t5 = theta[5] as number; const t6 = theta[6] as number; const t7 = theta[7] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number; let g5 = g[5] as number; let g6 = g[6] as number; let g7 = g[7] as number;
+  const lv = +logV0;
+  const zz = z;
+  const pow2 = EXP_POW2;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = lv;
+    for (let j = 0, o = a * 8; j < n; j++, o += 8) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2 + (x[(o + 3) | 0] as number) * t3 + (x[(o + 4) | 0] as number) * t4 + (x[(o + 5) | 0] as number) * t5 + (x[(o + 6) | 0] as number) * t6 + (x[(o + 7) | 0] as number) * t7;
+      zz[j] = u;
+      if (u > m) m = u;
+    }
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; zz[(i + 1) | 0] = e1; zz[(i + 2) | 0] = e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0;
+    }
+    }
+    let sum = Math.exp(lv - m);
+    let a0 = 0; let a1 = 0; let a2 = 0; let a3 = 0; let a4 = 0; let a5 = 0; let a6 = 0; let a7 = 0;
+    for (let j = 0, o = a * 8; j < n; j++, o += 8) {
+      const e = zz[j] as number;
+      sum += e;
+      a0 += e * (x[o] as number); a1 += e * (x[(o + 1) | 0] as number); a2 += e * (x[(o + 2) | 0] as number); a3 += e * (x[(o + 3) | 0] as number); a4 += e * (x[(o + 4) | 0] as number); a5 += e * (x[(o + 5) | 0] as number); a6 += e * (x[(o + 6) | 0] as number); a7 += e * (x[(o + 7) | 0] as number);
     }
     const inv = 1 / sum;
     if (c >= 0) {
@@ -679,26 +1811,72 @@ function hessianPass1(x: Float64Array, start: Int32Array, choice: Int32Array, fr
   const t0 = theta[0] as number;
   let g0 = g[0] as number;
   let h0_0 = H[0] as number;
+  const lv = +logV0;
+  const zz = EXP_SCRATCH;
+  const pow2 = EXP_POW2;
   for (let s = from; s < to; s++) {
     const a = start[s] as number;
     const n = (start[s + 1] as number) - a;
     const c = choice[s] as number;
-    let m = logV0;
-    for (let i = 0, o = a * 1; i < n; i++, o += 1) {
-      const u = 0 + (x[o + 0] as number) * t0;
-      z[i] = u;
+    let m = lv;
+    for (let j = 0, o = a * 1; j < n; j++, o += 1) {
+      const u = 0 + (x[o] as number) * t0;
+      zz[j] = u;
       if (u > m) m = u;
     }
-    let sum = Math.exp(logV0 - m);
-    for (let i = 0; i < n; i++) {
-      const e = Math.exp((z[i] as number) - m);
-      z[i] = e;
-      sum += e;
+    let sum = Math.exp(lv - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0; zz[(i + 1) | 0] = e1; sum += e1; zz[(i + 2) | 0] = e2; sum += e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0;
+    }
     }
     const inv = 1 / sum;
     let xb0 = 0;
     for (let i = 0, o = a * 1; i < n; i++, o += 1) {
-      const p = (z[i] as number) * inv;
+      const p = (zz[i] as number) * inv;
       const coef = p - (i === c ? 1 : 0);
       const x0 = x[o + 0] as number;
       g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0;
@@ -713,26 +1891,72 @@ function hessianPass2(x: Float64Array, start: Int32Array, choice: Int32Array, fr
   const t0 = theta[0] as number; const t1 = theta[1] as number;
   let g0 = g[0] as number; let g1 = g[1] as number;
   let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h1_1 = H[3] as number;
+  const lv = +logV0;
+  const zz = EXP_SCRATCH;
+  const pow2 = EXP_POW2;
   for (let s = from; s < to; s++) {
     const a = start[s] as number;
     const n = (start[s + 1] as number) - a;
     const c = choice[s] as number;
-    let m = logV0;
-    for (let i = 0, o = a * 2; i < n; i++, o += 2) {
-      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1;
-      z[i] = u;
+    let m = lv;
+    for (let j = 0, o = a * 2; j < n; j++, o += 2) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1;
+      zz[j] = u;
       if (u > m) m = u;
     }
-    let sum = Math.exp(logV0 - m);
-    for (let i = 0; i < n; i++) {
-      const e = Math.exp((z[i] as number) - m);
-      z[i] = e;
-      sum += e;
+    let sum = Math.exp(lv - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0; zz[(i + 1) | 0] = e1; sum += e1; zz[(i + 2) | 0] = e2; sum += e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0;
+    }
     }
     const inv = 1 / sum;
     let xb0 = 0; let xb1 = 0;
     for (let i = 0, o = a * 2; i < n; i++, o += 2) {
-      const p = (z[i] as number) * inv;
+      const p = (zz[i] as number) * inv;
       const coef = p - (i === c ? 1 : 0);
       const x0 = x[o + 0] as number; const x1 = x[o + 1] as number;
       g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1;
@@ -748,26 +1972,72 @@ function hessianPass3(x: Float64Array, start: Int32Array, choice: Int32Array, fr
   const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number;
   let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number;
   let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h1_1 = H[4] as number; let h1_2 = H[5] as number; let h2_2 = H[8] as number;
+  const lv = +logV0;
+  const zz = EXP_SCRATCH;
+  const pow2 = EXP_POW2;
   for (let s = from; s < to; s++) {
     const a = start[s] as number;
     const n = (start[s + 1] as number) - a;
     const c = choice[s] as number;
-    let m = logV0;
-    for (let i = 0, o = a * 3; i < n; i++, o += 3) {
-      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2;
-      z[i] = u;
+    let m = lv;
+    for (let j = 0, o = a * 3; j < n; j++, o += 3) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2;
+      zz[j] = u;
       if (u > m) m = u;
     }
-    let sum = Math.exp(logV0 - m);
-    for (let i = 0; i < n; i++) {
-      const e = Math.exp((z[i] as number) - m);
-      z[i] = e;
-      sum += e;
+    let sum = Math.exp(lv - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0; zz[(i + 1) | 0] = e1; sum += e1; zz[(i + 2) | 0] = e2; sum += e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0;
+    }
     }
     const inv = 1 / sum;
     let xb0 = 0; let xb1 = 0; let xb2 = 0;
     for (let i = 0, o = a * 3; i < n; i++, o += 3) {
-      const p = (z[i] as number) * inv;
+      const p = (zz[i] as number) * inv;
       const coef = p - (i === c ? 1 : 0);
       const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number;
       g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2;
@@ -784,26 +2054,72 @@ function hessianPass4(x: Float64Array, start: Int32Array, choice: Int32Array, fr
   const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number;
   let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number;
   let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h0_3 = H[3] as number; let h1_1 = H[5] as number; let h1_2 = H[6] as number; let h1_3 = H[7] as number; let h2_2 = H[10] as number; let h2_3 = H[11] as number; let h3_3 = H[15] as number;
+  const lv = +logV0;
+  const zz = EXP_SCRATCH;
+  const pow2 = EXP_POW2;
   for (let s = from; s < to; s++) {
     const a = start[s] as number;
     const n = (start[s + 1] as number) - a;
     const c = choice[s] as number;
-    let m = logV0;
-    for (let i = 0, o = a * 4; i < n; i++, o += 4) {
-      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2 + (x[o + 3] as number) * t3;
-      z[i] = u;
+    let m = lv;
+    for (let j = 0, o = a * 4; j < n; j++, o += 4) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2 + (x[(o + 3) | 0] as number) * t3;
+      zz[j] = u;
       if (u > m) m = u;
     }
-    let sum = Math.exp(logV0 - m);
-    for (let i = 0; i < n; i++) {
-      const e = Math.exp((z[i] as number) - m);
-      z[i] = e;
-      sum += e;
+    let sum = Math.exp(lv - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0; zz[(i + 1) | 0] = e1; sum += e1; zz[(i + 2) | 0] = e2; sum += e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0;
+    }
     }
     const inv = 1 / sum;
     let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0;
     for (let i = 0, o = a * 4; i < n; i++, o += 4) {
-      const p = (z[i] as number) * inv;
+      const p = (zz[i] as number) * inv;
       const coef = p - (i === c ? 1 : 0);
       const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number; const x3 = x[o + 3] as number;
       g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2; h0_3 = h0_3 + px0 * x3;
@@ -821,26 +2137,72 @@ function hessianPass5(x: Float64Array, start: Int32Array, choice: Int32Array, fr
   const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number;
   let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number;
   let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h0_3 = H[3] as number; let h0_4 = H[4] as number; let h1_1 = H[6] as number; let h1_2 = H[7] as number; let h1_3 = H[8] as number; let h1_4 = H[9] as number; let h2_2 = H[12] as number; let h2_3 = H[13] as number; let h2_4 = H[14] as number; let h3_3 = H[18] as number; let h3_4 = H[19] as number; let h4_4 = H[24] as number;
+  const lv = +logV0;
+  const zz = EXP_SCRATCH;
+  const pow2 = EXP_POW2;
   for (let s = from; s < to; s++) {
     const a = start[s] as number;
     const n = (start[s + 1] as number) - a;
     const c = choice[s] as number;
-    let m = logV0;
-    for (let i = 0, o = a * 5; i < n; i++, o += 5) {
-      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2 + (x[o + 3] as number) * t3 + (x[o + 4] as number) * t4;
-      z[i] = u;
+    let m = lv;
+    for (let j = 0, o = a * 5; j < n; j++, o += 5) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2 + (x[(o + 3) | 0] as number) * t3 + (x[(o + 4) | 0] as number) * t4;
+      zz[j] = u;
       if (u > m) m = u;
     }
-    let sum = Math.exp(logV0 - m);
-    for (let i = 0; i < n; i++) {
-      const e = Math.exp((z[i] as number) - m);
-      z[i] = e;
-      sum += e;
+    let sum = Math.exp(lv - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0; zz[(i + 1) | 0] = e1; sum += e1; zz[(i + 2) | 0] = e2; sum += e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0;
+    }
     }
     const inv = 1 / sum;
     let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0;
     for (let i = 0, o = a * 5; i < n; i++, o += 5) {
-      const p = (z[i] as number) * inv;
+      const p = (zz[i] as number) * inv;
       const coef = p - (i === c ? 1 : 0);
       const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number; const x3 = x[o + 3] as number; const x4 = x[o + 4] as number;
       g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2; h0_3 = h0_3 + px0 * x3; h0_4 = h0_4 + px0 * x4;
@@ -859,26 +2221,72 @@ function hessianPass6(x: Float64Array, start: Int32Array, choice: Int32Array, fr
   const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number; const t5 = theta[5] as number;
   let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number; let g5 = g[5] as number;
   let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h0_3 = H[3] as number; let h0_4 = H[4] as number; let h0_5 = H[5] as number; let h1_1 = H[7] as number; let h1_2 = H[8] as number; let h1_3 = H[9] as number; let h1_4 = H[10] as number; let h1_5 = H[11] as number; let h2_2 = H[14] as number; let h2_3 = H[15] as number; let h2_4 = H[16] as number; let h2_5 = H[17] as number; let h3_3 = H[21] as number; let h3_4 = H[22] as number; let h3_5 = H[23] as number; let h4_4 = H[28] as number; let h4_5 = H[29] as number; let h5_5 = H[35] as number;
+  const lv = +logV0;
+  const zz = EXP_SCRATCH;
+  const pow2 = EXP_POW2;
   for (let s = from; s < to; s++) {
     const a = start[s] as number;
     const n = (start[s + 1] as number) - a;
     const c = choice[s] as number;
-    let m = logV0;
-    for (let i = 0, o = a * 6; i < n; i++, o += 6) {
-      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2 + (x[o + 3] as number) * t3 + (x[o + 4] as number) * t4 + (x[o + 5] as number) * t5;
-      z[i] = u;
+    let m = lv;
+    for (let j = 0, o = a * 6; j < n; j++, o += 6) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2 + (x[(o + 3) | 0] as number) * t3 + (x[(o + 4) | 0] as number) * t4 + (x[(o + 5) | 0] as number) * t5;
+      zz[j] = u;
       if (u > m) m = u;
     }
-    let sum = Math.exp(logV0 - m);
-    for (let i = 0; i < n; i++) {
-      const e = Math.exp((z[i] as number) - m);
-      z[i] = e;
-      sum += e;
+    let sum = Math.exp(lv - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0; zz[(i + 1) | 0] = e1; sum += e1; zz[(i + 2) | 0] = e2; sum += e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0;
+    }
     }
     const inv = 1 / sum;
     let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0;
     for (let i = 0, o = a * 6; i < n; i++, o += 6) {
-      const p = (z[i] as number) * inv;
+      const p = (zz[i] as number) * inv;
       const coef = p - (i === c ? 1 : 0);
       const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number; const x3 = x[o + 3] as number; const x4 = x[o + 4] as number; const x5 = x[o + 5] as number;
       g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2; h0_3 = h0_3 + px0 * x3; h0_4 = h0_4 + px0 * x4; h0_5 = h0_5 + px0 * x5;
@@ -898,26 +2306,72 @@ function hessianPass7(x: Float64Array, start: Int32Array, choice: Int32Array, fr
   const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number; const t5 = theta[5] as number; const t6 = theta[6] as number;
   let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number; let g5 = g[5] as number; let g6 = g[6] as number;
   let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h0_3 = H[3] as number; let h0_4 = H[4] as number; let h0_5 = H[5] as number; let h0_6 = H[6] as number; let h1_1 = H[8] as number; let h1_2 = H[9] as number; let h1_3 = H[10] as number; let h1_4 = H[11] as number; let h1_5 = H[12] as number; let h1_6 = H[13] as number; let h2_2 = H[16] as number; let h2_3 = H[17] as number; let h2_4 = H[18] as number; let h2_5 = H[19] as number; let h2_6 = H[20] as number; let h3_3 = H[24] as number; let h3_4 = H[25] as number; let h3_5 = H[26] as number; let h3_6 = H[27] as number; let h4_4 = H[32] as number; let h4_5 = H[33] as number; let h4_6 = H[34] as number; let h5_5 = H[40] as number; let h5_6 = H[41] as number; let h6_6 = H[48] as number;
+  const lv = +logV0;
+  const zz = EXP_SCRATCH;
+  const pow2 = EXP_POW2;
   for (let s = from; s < to; s++) {
     const a = start[s] as number;
     const n = (start[s + 1] as number) - a;
     const c = choice[s] as number;
-    let m = logV0;
-    for (let i = 0, o = a * 7; i < n; i++, o += 7) {
-      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2 + (x[o + 3] as number) * t3 + (x[o + 4] as number) * t4 + (x[o + 5] as number) * t5 + (x[o + 6] as number) * t6;
-      z[i] = u;
+    let m = lv;
+    for (let j = 0, o = a * 7; j < n; j++, o += 7) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2 + (x[(o + 3) | 0] as number) * t3 + (x[(o + 4) | 0] as number) * t4 + (x[(o + 5) | 0] as number) * t5 + (x[(o + 6) | 0] as number) * t6;
+      zz[j] = u;
       if (u > m) m = u;
     }
-    let sum = Math.exp(logV0 - m);
-    for (let i = 0; i < n; i++) {
-      const e = Math.exp((z[i] as number) - m);
-      z[i] = e;
-      sum += e;
+    let sum = Math.exp(lv - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0; zz[(i + 1) | 0] = e1; sum += e1; zz[(i + 2) | 0] = e2; sum += e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0;
+    }
     }
     const inv = 1 / sum;
     let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0; let xb6 = 0;
     for (let i = 0, o = a * 7; i < n; i++, o += 7) {
-      const p = (z[i] as number) * inv;
+      const p = (zz[i] as number) * inv;
       const coef = p - (i === c ? 1 : 0);
       const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number; const x3 = x[o + 3] as number; const x4 = x[o + 4] as number; const x5 = x[o + 5] as number; const x6 = x[o + 6] as number;
       g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2; h0_3 = h0_3 + px0 * x3; h0_4 = h0_4 + px0 * x4; h0_5 = h0_5 + px0 * x5; h0_6 = h0_6 + px0 * x6;
@@ -938,26 +2392,740 @@ function hessianPass8(x: Float64Array, start: Int32Array, choice: Int32Array, fr
   const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number; const t5 = theta[5] as number; const t6 = theta[6] as number; const t7 = theta[7] as number;
   let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number; let g5 = g[5] as number; let g6 = g[6] as number; let g7 = g[7] as number;
   let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h0_3 = H[3] as number; let h0_4 = H[4] as number; let h0_5 = H[5] as number; let h0_6 = H[6] as number; let h0_7 = H[7] as number; let h1_1 = H[9] as number; let h1_2 = H[10] as number; let h1_3 = H[11] as number; let h1_4 = H[12] as number; let h1_5 = H[13] as number; let h1_6 = H[14] as number; let h1_7 = H[15] as number; let h2_2 = H[18] as number; let h2_3 = H[19] as number; let h2_4 = H[20] as number; let h2_5 = H[21] as number; let h2_6 = H[22] as number; let h2_7 = H[23] as number; let h3_3 = H[27] as number; let h3_4 = H[28] as number; let h3_5 = H[29] as number; let h3_6 = H[30] as number; let h3_7 = H[31] as number; let h4_4 = H[36] as number; let h4_5 = H[37] as number; let h4_6 = H[38] as number; let h4_7 = H[39] as number; let h5_5 = H[45] as number; let h5_6 = H[46] as number; let h5_7 = H[47] as number; let h6_6 = H[54] as number; let h6_7 = H[55] as number; let h7_7 = H[63] as number;
+  const lv = +logV0;
+  const zz = EXP_SCRATCH;
+  const pow2 = EXP_POW2;
   for (let s = from; s < to; s++) {
     const a = start[s] as number;
     const n = (start[s + 1] as number) - a;
     const c = choice[s] as number;
-    let m = logV0;
-    for (let i = 0, o = a * 8; i < n; i++, o += 8) {
-      const u = 0 + (x[o + 0] as number) * t0 + (x[o + 1] as number) * t1 + (x[o + 2] as number) * t2 + (x[o + 3] as number) * t3 + (x[o + 4] as number) * t4 + (x[o + 5] as number) * t5 + (x[o + 6] as number) * t6 + (x[o + 7] as number) * t7;
-      z[i] = u;
+    let m = lv;
+    for (let j = 0, o = a * 8; j < n; j++, o += 8) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2 + (x[(o + 3) | 0] as number) * t3 + (x[(o + 4) | 0] as number) * t4 + (x[(o + 5) | 0] as number) * t5 + (x[(o + 6) | 0] as number) * t6 + (x[(o + 7) | 0] as number) * t7;
+      zz[j] = u;
       if (u > m) m = u;
     }
-    let sum = Math.exp(logV0 - m);
-    for (let i = 0; i < n; i++) {
-      const e = Math.exp((z[i] as number) - m);
-      z[i] = e;
-      sum += e;
+    let sum = Math.exp(lv - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0; zz[(i + 1) | 0] = e1; sum += e1; zz[(i + 2) | 0] = e2; sum += e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0;
+    }
     }
     const inv = 1 / sum;
     let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0; let xb6 = 0; let xb7 = 0;
     for (let i = 0, o = a * 8; i < n; i++, o += 8) {
-      const p = (z[i] as number) * inv;
+      const p = (zz[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number; const x3 = x[o + 3] as number; const x4 = x[o + 4] as number; const x5 = x[o + 5] as number; const x6 = x[o + 6] as number; const x7 = x[o + 7] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2; h0_3 = h0_3 + px0 * x3; h0_4 = h0_4 + px0 * x4; h0_5 = h0_5 + px0 * x5; h0_6 = h0_6 + px0 * x6; h0_7 = h0_7 + px0 * x7;
+      g1 = g1 + coef * x1; xb1 = xb1 + p * x1; const px1 = p * x1; h1_1 = h1_1 + px1 * x1; h1_2 = h1_2 + px1 * x2; h1_3 = h1_3 + px1 * x3; h1_4 = h1_4 + px1 * x4; h1_5 = h1_5 + px1 * x5; h1_6 = h1_6 + px1 * x6; h1_7 = h1_7 + px1 * x7;
+      g2 = g2 + coef * x2; xb2 = xb2 + p * x2; const px2 = p * x2; h2_2 = h2_2 + px2 * x2; h2_3 = h2_3 + px2 * x3; h2_4 = h2_4 + px2 * x4; h2_5 = h2_5 + px2 * x5; h2_6 = h2_6 + px2 * x6; h2_7 = h2_7 + px2 * x7;
+      g3 = g3 + coef * x3; xb3 = xb3 + p * x3; const px3 = p * x3; h3_3 = h3_3 + px3 * x3; h3_4 = h3_4 + px3 * x4; h3_5 = h3_5 + px3 * x5; h3_6 = h3_6 + px3 * x6; h3_7 = h3_7 + px3 * x7;
+      g4 = g4 + coef * x4; xb4 = xb4 + p * x4; const px4 = p * x4; h4_4 = h4_4 + px4 * x4; h4_5 = h4_5 + px4 * x5; h4_6 = h4_6 + px4 * x6; h4_7 = h4_7 + px4 * x7;
+      g5 = g5 + coef * x5; xb5 = xb5 + p * x5; const px5 = p * x5; h5_5 = h5_5 + px5 * x5; h5_6 = h5_6 + px5 * x6; h5_7 = h5_7 + px5 * x7;
+      g6 = g6 + coef * x6; xb6 = xb6 + p * x6; const px6 = p * x6; h6_6 = h6_6 + px6 * x6; h6_7 = h6_7 + px6 * x7;
+      g7 = g7 + coef * x7; xb7 = xb7 + p * x7; const px7 = p * x7; h7_7 = h7_7 + px7 * x7;
+    }
+    h0_0 = h0_0 - xb0 * xb0; h0_1 = h0_1 - xb0 * xb1; h0_2 = h0_2 - xb0 * xb2; h0_3 = h0_3 - xb0 * xb3; h0_4 = h0_4 - xb0 * xb4; h0_5 = h0_5 - xb0 * xb5; h0_6 = h0_6 - xb0 * xb6; h0_7 = h0_7 - xb0 * xb7; h1_1 = h1_1 - xb1 * xb1; h1_2 = h1_2 - xb1 * xb2; h1_3 = h1_3 - xb1 * xb3; h1_4 = h1_4 - xb1 * xb4; h1_5 = h1_5 - xb1 * xb5; h1_6 = h1_6 - xb1 * xb6; h1_7 = h1_7 - xb1 * xb7; h2_2 = h2_2 - xb2 * xb2; h2_3 = h2_3 - xb2 * xb3; h2_4 = h2_4 - xb2 * xb4; h2_5 = h2_5 - xb2 * xb5; h2_6 = h2_6 - xb2 * xb6; h2_7 = h2_7 - xb2 * xb7; h3_3 = h3_3 - xb3 * xb3; h3_4 = h3_4 - xb3 * xb4; h3_5 = h3_5 - xb3 * xb5; h3_6 = h3_6 - xb3 * xb6; h3_7 = h3_7 - xb3 * xb7; h4_4 = h4_4 - xb4 * xb4; h4_5 = h4_5 - xb4 * xb5; h4_6 = h4_6 - xb4 * xb6; h4_7 = h4_7 - xb4 * xb7; h5_5 = h5_5 - xb5 * xb5; h5_6 = h5_6 - xb5 * xb6; h5_7 = h5_7 - xb5 * xb7; h6_6 = h6_6 - xb6 * xb6; h6_7 = h6_7 - xb6 * xb7; h7_7 = h7_7 - xb7 * xb7;
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4; g[5] = g5; g[6] = g6; g[7] = g7;
+  H[0] = h0_0; H[1] = h0_1; H[2] = h0_2; H[3] = h0_3; H[4] = h0_4; H[5] = h0_5; H[6] = h0_6; H[7] = h0_7; H[9] = h1_1; H[10] = h1_2; H[11] = h1_3; H[12] = h1_4; H[13] = h1_5; H[14] = h1_6; H[15] = h1_7; H[18] = h2_2; H[19] = h2_3; H[20] = h2_4; H[21] = h2_5; H[22] = h2_6; H[23] = h2_7; H[27] = h3_3; H[28] = h3_4; H[29] = h3_5; H[30] = h3_6; H[31] = h3_7; H[36] = h4_4; H[37] = h4_5; H[38] = h4_6; H[39] = h4_7; H[45] = h5_5; H[46] = h5_6; H[47] = h5_7; H[54] = h6_6; H[55] = h6_7; H[63] = h7_7;
+}
+
+function hessianPass1Wide(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number;
+  let g0 = g[0] as number;
+  let h0_0 = H[0] as number;
+  const lv = +logV0;
+  const zz = z;
+  const pow2 = EXP_POW2;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = lv;
+    for (let j = 0, o = a * 1; j < n; j++, o += 1) {
+      const u = 0 + (x[o] as number) * t0;
+      zz[j] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(lv - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0; zz[(i + 1) | 0] = e1; sum += e1; zz[(i + 2) | 0] = e2; sum += e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0;
+    }
+    }
+    const inv = 1 / sum;
+    let xb0 = 0;
+    for (let i = 0, o = a * 1; i < n; i++, o += 1) {
+      const p = (zz[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0;
+    }
+    h0_0 = h0_0 - xb0 * xb0;
+  }
+  g[0] = g0;
+  H[0] = h0_0;
+}
+
+function hessianPass2Wide(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number;
+  let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h1_1 = H[3] as number;
+  const lv = +logV0;
+  const zz = z;
+  const pow2 = EXP_POW2;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = lv;
+    for (let j = 0, o = a * 2; j < n; j++, o += 2) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1;
+      zz[j] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(lv - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0; zz[(i + 1) | 0] = e1; sum += e1; zz[(i + 2) | 0] = e2; sum += e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0;
+    }
+    }
+    const inv = 1 / sum;
+    let xb0 = 0; let xb1 = 0;
+    for (let i = 0, o = a * 2; i < n; i++, o += 2) {
+      const p = (zz[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number; const x1 = x[o + 1] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1;
+      g1 = g1 + coef * x1; xb1 = xb1 + p * x1; const px1 = p * x1; h1_1 = h1_1 + px1 * x1;
+    }
+    h0_0 = h0_0 - xb0 * xb0; h0_1 = h0_1 - xb0 * xb1; h1_1 = h1_1 - xb1 * xb1;
+  }
+  g[0] = g0; g[1] = g1;
+  H[0] = h0_0; H[1] = h0_1; H[3] = h1_1;
+}
+
+function hessianPass3Wide(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number;
+  let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h1_1 = H[4] as number; let h1_2 = H[5] as number; let h2_2 = H[8] as number;
+  const lv = +logV0;
+  const zz = z;
+  const pow2 = EXP_POW2;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = lv;
+    for (let j = 0, o = a * 3; j < n; j++, o += 3) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2;
+      zz[j] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(lv - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0; zz[(i + 1) | 0] = e1; sum += e1; zz[(i + 2) | 0] = e2; sum += e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0;
+    }
+    }
+    const inv = 1 / sum;
+    let xb0 = 0; let xb1 = 0; let xb2 = 0;
+    for (let i = 0, o = a * 3; i < n; i++, o += 3) {
+      const p = (zz[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2;
+      g1 = g1 + coef * x1; xb1 = xb1 + p * x1; const px1 = p * x1; h1_1 = h1_1 + px1 * x1; h1_2 = h1_2 + px1 * x2;
+      g2 = g2 + coef * x2; xb2 = xb2 + p * x2; const px2 = p * x2; h2_2 = h2_2 + px2 * x2;
+    }
+    h0_0 = h0_0 - xb0 * xb0; h0_1 = h0_1 - xb0 * xb1; h0_2 = h0_2 - xb0 * xb2; h1_1 = h1_1 - xb1 * xb1; h1_2 = h1_2 - xb1 * xb2; h2_2 = h2_2 - xb2 * xb2;
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2;
+  H[0] = h0_0; H[1] = h0_1; H[2] = h0_2; H[4] = h1_1; H[5] = h1_2; H[8] = h2_2;
+}
+
+function hessianPass4Wide(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number;
+  let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h0_3 = H[3] as number; let h1_1 = H[5] as number; let h1_2 = H[6] as number; let h1_3 = H[7] as number; let h2_2 = H[10] as number; let h2_3 = H[11] as number; let h3_3 = H[15] as number;
+  const lv = +logV0;
+  const zz = z;
+  const pow2 = EXP_POW2;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = lv;
+    for (let j = 0, o = a * 4; j < n; j++, o += 4) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2 + (x[(o + 3) | 0] as number) * t3;
+      zz[j] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(lv - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0; zz[(i + 1) | 0] = e1; sum += e1; zz[(i + 2) | 0] = e2; sum += e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0;
+    }
+    }
+    const inv = 1 / sum;
+    let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0;
+    for (let i = 0, o = a * 4; i < n; i++, o += 4) {
+      const p = (zz[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number; const x3 = x[o + 3] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2; h0_3 = h0_3 + px0 * x3;
+      g1 = g1 + coef * x1; xb1 = xb1 + p * x1; const px1 = p * x1; h1_1 = h1_1 + px1 * x1; h1_2 = h1_2 + px1 * x2; h1_3 = h1_3 + px1 * x3;
+      g2 = g2 + coef * x2; xb2 = xb2 + p * x2; const px2 = p * x2; h2_2 = h2_2 + px2 * x2; h2_3 = h2_3 + px2 * x3;
+      g3 = g3 + coef * x3; xb3 = xb3 + p * x3; const px3 = p * x3; h3_3 = h3_3 + px3 * x3;
+    }
+    h0_0 = h0_0 - xb0 * xb0; h0_1 = h0_1 - xb0 * xb1; h0_2 = h0_2 - xb0 * xb2; h0_3 = h0_3 - xb0 * xb3; h1_1 = h1_1 - xb1 * xb1; h1_2 = h1_2 - xb1 * xb2; h1_3 = h1_3 - xb1 * xb3; h2_2 = h2_2 - xb2 * xb2; h2_3 = h2_3 - xb2 * xb3; h3_3 = h3_3 - xb3 * xb3;
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3;
+  H[0] = h0_0; H[1] = h0_1; H[2] = h0_2; H[3] = h0_3; H[5] = h1_1; H[6] = h1_2; H[7] = h1_3; H[10] = h2_2; H[11] = h2_3; H[15] = h3_3;
+}
+
+function hessianPass5Wide(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number;
+  let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h0_3 = H[3] as number; let h0_4 = H[4] as number; let h1_1 = H[6] as number; let h1_2 = H[7] as number; let h1_3 = H[8] as number; let h1_4 = H[9] as number; let h2_2 = H[12] as number; let h2_3 = H[13] as number; let h2_4 = H[14] as number; let h3_3 = H[18] as number; let h3_4 = H[19] as number; let h4_4 = H[24] as number;
+  const lv = +logV0;
+  const zz = z;
+  const pow2 = EXP_POW2;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = lv;
+    for (let j = 0, o = a * 5; j < n; j++, o += 5) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2 + (x[(o + 3) | 0] as number) * t3 + (x[(o + 4) | 0] as number) * t4;
+      zz[j] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(lv - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0; zz[(i + 1) | 0] = e1; sum += e1; zz[(i + 2) | 0] = e2; sum += e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0;
+    }
+    }
+    const inv = 1 / sum;
+    let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0;
+    for (let i = 0, o = a * 5; i < n; i++, o += 5) {
+      const p = (zz[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number; const x3 = x[o + 3] as number; const x4 = x[o + 4] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2; h0_3 = h0_3 + px0 * x3; h0_4 = h0_4 + px0 * x4;
+      g1 = g1 + coef * x1; xb1 = xb1 + p * x1; const px1 = p * x1; h1_1 = h1_1 + px1 * x1; h1_2 = h1_2 + px1 * x2; h1_3 = h1_3 + px1 * x3; h1_4 = h1_4 + px1 * x4;
+      g2 = g2 + coef * x2; xb2 = xb2 + p * x2; const px2 = p * x2; h2_2 = h2_2 + px2 * x2; h2_3 = h2_3 + px2 * x3; h2_4 = h2_4 + px2 * x4;
+      g3 = g3 + coef * x3; xb3 = xb3 + p * x3; const px3 = p * x3; h3_3 = h3_3 + px3 * x3; h3_4 = h3_4 + px3 * x4;
+      g4 = g4 + coef * x4; xb4 = xb4 + p * x4; const px4 = p * x4; h4_4 = h4_4 + px4 * x4;
+    }
+    h0_0 = h0_0 - xb0 * xb0; h0_1 = h0_1 - xb0 * xb1; h0_2 = h0_2 - xb0 * xb2; h0_3 = h0_3 - xb0 * xb3; h0_4 = h0_4 - xb0 * xb4; h1_1 = h1_1 - xb1 * xb1; h1_2 = h1_2 - xb1 * xb2; h1_3 = h1_3 - xb1 * xb3; h1_4 = h1_4 - xb1 * xb4; h2_2 = h2_2 - xb2 * xb2; h2_3 = h2_3 - xb2 * xb3; h2_4 = h2_4 - xb2 * xb4; h3_3 = h3_3 - xb3 * xb3; h3_4 = h3_4 - xb3 * xb4; h4_4 = h4_4 - xb4 * xb4;
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4;
+  H[0] = h0_0; H[1] = h0_1; H[2] = h0_2; H[3] = h0_3; H[4] = h0_4; H[6] = h1_1; H[7] = h1_2; H[8] = h1_3; H[9] = h1_4; H[12] = h2_2; H[13] = h2_3; H[14] = h2_4; H[18] = h3_3; H[19] = h3_4; H[24] = h4_4;
+}
+
+function hessianPass6Wide(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number; const t5 = theta[5] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number; let g5 = g[5] as number;
+  let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h0_3 = H[3] as number; let h0_4 = H[4] as number; let h0_5 = H[5] as number; let h1_1 = H[7] as number; let h1_2 = H[8] as number; let h1_3 = H[9] as number; let h1_4 = H[10] as number; let h1_5 = H[11] as number; let h2_2 = H[14] as number; let h2_3 = H[15] as number; let h2_4 = H[16] as number; let h2_5 = H[17] as number; let h3_3 = H[21] as number; let h3_4 = H[22] as number; let h3_5 = H[23] as number; let h4_4 = H[28] as number; let h4_5 = H[29] as number; let h5_5 = H[35] as number;
+  const lv = +logV0;
+  const zz = z;
+  const pow2 = EXP_POW2;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = lv;
+    for (let j = 0, o = a * 6; j < n; j++, o += 6) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2 + (x[(o + 3) | 0] as number) * t3 + (x[(o + 4) | 0] as number) * t4 + (x[(o + 5) | 0] as number) * t5;
+      zz[j] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(lv - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0; zz[(i + 1) | 0] = e1; sum += e1; zz[(i + 2) | 0] = e2; sum += e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0;
+    }
+    }
+    const inv = 1 / sum;
+    let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0;
+    for (let i = 0, o = a * 6; i < n; i++, o += 6) {
+      const p = (zz[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number; const x3 = x[o + 3] as number; const x4 = x[o + 4] as number; const x5 = x[o + 5] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2; h0_3 = h0_3 + px0 * x3; h0_4 = h0_4 + px0 * x4; h0_5 = h0_5 + px0 * x5;
+      g1 = g1 + coef * x1; xb1 = xb1 + p * x1; const px1 = p * x1; h1_1 = h1_1 + px1 * x1; h1_2 = h1_2 + px1 * x2; h1_3 = h1_3 + px1 * x3; h1_4 = h1_4 + px1 * x4; h1_5 = h1_5 + px1 * x5;
+      g2 = g2 + coef * x2; xb2 = xb2 + p * x2; const px2 = p * x2; h2_2 = h2_2 + px2 * x2; h2_3 = h2_3 + px2 * x3; h2_4 = h2_4 + px2 * x4; h2_5 = h2_5 + px2 * x5;
+      g3 = g3 + coef * x3; xb3 = xb3 + p * x3; const px3 = p * x3; h3_3 = h3_3 + px3 * x3; h3_4 = h3_4 + px3 * x4; h3_5 = h3_5 + px3 * x5;
+      g4 = g4 + coef * x4; xb4 = xb4 + p * x4; const px4 = p * x4; h4_4 = h4_4 + px4 * x4; h4_5 = h4_5 + px4 * x5;
+      g5 = g5 + coef * x5; xb5 = xb5 + p * x5; const px5 = p * x5; h5_5 = h5_5 + px5 * x5;
+    }
+    h0_0 = h0_0 - xb0 * xb0; h0_1 = h0_1 - xb0 * xb1; h0_2 = h0_2 - xb0 * xb2; h0_3 = h0_3 - xb0 * xb3; h0_4 = h0_4 - xb0 * xb4; h0_5 = h0_5 - xb0 * xb5; h1_1 = h1_1 - xb1 * xb1; h1_2 = h1_2 - xb1 * xb2; h1_3 = h1_3 - xb1 * xb3; h1_4 = h1_4 - xb1 * xb4; h1_5 = h1_5 - xb1 * xb5; h2_2 = h2_2 - xb2 * xb2; h2_3 = h2_3 - xb2 * xb3; h2_4 = h2_4 - xb2 * xb4; h2_5 = h2_5 - xb2 * xb5; h3_3 = h3_3 - xb3 * xb3; h3_4 = h3_4 - xb3 * xb4; h3_5 = h3_5 - xb3 * xb5; h4_4 = h4_4 - xb4 * xb4; h4_5 = h4_5 - xb4 * xb5; h5_5 = h5_5 - xb5 * xb5;
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4; g[5] = g5;
+  H[0] = h0_0; H[1] = h0_1; H[2] = h0_2; H[3] = h0_3; H[4] = h0_4; H[5] = h0_5; H[7] = h1_1; H[8] = h1_2; H[9] = h1_3; H[10] = h1_4; H[11] = h1_5; H[14] = h2_2; H[15] = h2_3; H[16] = h2_4; H[17] = h2_5; H[21] = h3_3; H[22] = h3_4; H[23] = h3_5; H[28] = h4_4; H[29] = h4_5; H[35] = h5_5;
+}
+
+function hessianPass7Wide(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number; const t5 = theta[5] as number; const t6 = theta[6] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number; let g5 = g[5] as number; let g6 = g[6] as number;
+  let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h0_3 = H[3] as number; let h0_4 = H[4] as number; let h0_5 = H[5] as number; let h0_6 = H[6] as number; let h1_1 = H[8] as number; let h1_2 = H[9] as number; let h1_3 = H[10] as number; let h1_4 = H[11] as number; let h1_5 = H[12] as number; let h1_6 = H[13] as number; let h2_2 = H[16] as number; let h2_3 = H[17] as number; let h2_4 = H[18] as number; let h2_5 = H[19] as number; let h2_6 = H[20] as number; let h3_3 = H[24] as number; let h3_4 = H[25] as number; let h3_5 = H[26] as number; let h3_6 = H[27] as number; let h4_4 = H[32] as number; let h4_5 = H[33] as number; let h4_6 = H[34] as number; let h5_5 = H[40] as number; let h5_6 = H[41] as number; let h6_6 = H[48] as number;
+  const lv = +logV0;
+  const zz = z;
+  const pow2 = EXP_POW2;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = lv;
+    for (let j = 0, o = a * 7; j < n; j++, o += 7) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2 + (x[(o + 3) | 0] as number) * t3 + (x[(o + 4) | 0] as number) * t4 + (x[(o + 5) | 0] as number) * t5 + (x[(o + 6) | 0] as number) * t6;
+      zz[j] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(lv - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0; zz[(i + 1) | 0] = e1; sum += e1; zz[(i + 2) | 0] = e2; sum += e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0;
+    }
+    }
+    const inv = 1 / sum;
+    let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0; let xb6 = 0;
+    for (let i = 0, o = a * 7; i < n; i++, o += 7) {
+      const p = (zz[i] as number) * inv;
+      const coef = p - (i === c ? 1 : 0);
+      const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number; const x3 = x[o + 3] as number; const x4 = x[o + 4] as number; const x5 = x[o + 5] as number; const x6 = x[o + 6] as number;
+      g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2; h0_3 = h0_3 + px0 * x3; h0_4 = h0_4 + px0 * x4; h0_5 = h0_5 + px0 * x5; h0_6 = h0_6 + px0 * x6;
+      g1 = g1 + coef * x1; xb1 = xb1 + p * x1; const px1 = p * x1; h1_1 = h1_1 + px1 * x1; h1_2 = h1_2 + px1 * x2; h1_3 = h1_3 + px1 * x3; h1_4 = h1_4 + px1 * x4; h1_5 = h1_5 + px1 * x5; h1_6 = h1_6 + px1 * x6;
+      g2 = g2 + coef * x2; xb2 = xb2 + p * x2; const px2 = p * x2; h2_2 = h2_2 + px2 * x2; h2_3 = h2_3 + px2 * x3; h2_4 = h2_4 + px2 * x4; h2_5 = h2_5 + px2 * x5; h2_6 = h2_6 + px2 * x6;
+      g3 = g3 + coef * x3; xb3 = xb3 + p * x3; const px3 = p * x3; h3_3 = h3_3 + px3 * x3; h3_4 = h3_4 + px3 * x4; h3_5 = h3_5 + px3 * x5; h3_6 = h3_6 + px3 * x6;
+      g4 = g4 + coef * x4; xb4 = xb4 + p * x4; const px4 = p * x4; h4_4 = h4_4 + px4 * x4; h4_5 = h4_5 + px4 * x5; h4_6 = h4_6 + px4 * x6;
+      g5 = g5 + coef * x5; xb5 = xb5 + p * x5; const px5 = p * x5; h5_5 = h5_5 + px5 * x5; h5_6 = h5_6 + px5 * x6;
+      g6 = g6 + coef * x6; xb6 = xb6 + p * x6; const px6 = p * x6; h6_6 = h6_6 + px6 * x6;
+    }
+    h0_0 = h0_0 - xb0 * xb0; h0_1 = h0_1 - xb0 * xb1; h0_2 = h0_2 - xb0 * xb2; h0_3 = h0_3 - xb0 * xb3; h0_4 = h0_4 - xb0 * xb4; h0_5 = h0_5 - xb0 * xb5; h0_6 = h0_6 - xb0 * xb6; h1_1 = h1_1 - xb1 * xb1; h1_2 = h1_2 - xb1 * xb2; h1_3 = h1_3 - xb1 * xb3; h1_4 = h1_4 - xb1 * xb4; h1_5 = h1_5 - xb1 * xb5; h1_6 = h1_6 - xb1 * xb6; h2_2 = h2_2 - xb2 * xb2; h2_3 = h2_3 - xb2 * xb3; h2_4 = h2_4 - xb2 * xb4; h2_5 = h2_5 - xb2 * xb5; h2_6 = h2_6 - xb2 * xb6; h3_3 = h3_3 - xb3 * xb3; h3_4 = h3_4 - xb3 * xb4; h3_5 = h3_5 - xb3 * xb5; h3_6 = h3_6 - xb3 * xb6; h4_4 = h4_4 - xb4 * xb4; h4_5 = h4_5 - xb4 * xb5; h4_6 = h4_6 - xb4 * xb6; h5_5 = h5_5 - xb5 * xb5; h5_6 = h5_6 - xb5 * xb6; h6_6 = h6_6 - xb6 * xb6;
+  }
+  g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4; g[5] = g5; g[6] = g6;
+  H[0] = h0_0; H[1] = h0_1; H[2] = h0_2; H[3] = h0_3; H[4] = h0_4; H[5] = h0_5; H[6] = h0_6; H[8] = h1_1; H[9] = h1_2; H[10] = h1_3; H[11] = h1_4; H[12] = h1_5; H[13] = h1_6; H[16] = h2_2; H[17] = h2_3; H[18] = h2_4; H[19] = h2_5; H[20] = h2_6; H[24] = h3_3; H[25] = h3_4; H[26] = h3_5; H[27] = h3_6; H[32] = h4_4; H[33] = h4_5; H[34] = h4_6; H[40] = h5_5; H[41] = h5_6; H[48] = h6_6;
+}
+
+function hessianPass8Wide(x: Float64Array, start: Int32Array, choice: Int32Array, from: number, to: number, logV0: number, theta: Float64Array, z: Float64Array, g: Float64Array, H: Float64Array): void {
+  const t0 = theta[0] as number; const t1 = theta[1] as number; const t2 = theta[2] as number; const t3 = theta[3] as number; const t4 = theta[4] as number; const t5 = theta[5] as number; const t6 = theta[6] as number; const t7 = theta[7] as number;
+  let g0 = g[0] as number; let g1 = g[1] as number; let g2 = g[2] as number; let g3 = g[3] as number; let g4 = g[4] as number; let g5 = g[5] as number; let g6 = g[6] as number; let g7 = g[7] as number;
+  let h0_0 = H[0] as number; let h0_1 = H[1] as number; let h0_2 = H[2] as number; let h0_3 = H[3] as number; let h0_4 = H[4] as number; let h0_5 = H[5] as number; let h0_6 = H[6] as number; let h0_7 = H[7] as number; let h1_1 = H[9] as number; let h1_2 = H[10] as number; let h1_3 = H[11] as number; let h1_4 = H[12] as number; let h1_5 = H[13] as number; let h1_6 = H[14] as number; let h1_7 = H[15] as number; let h2_2 = H[18] as number; let h2_3 = H[19] as number; let h2_4 = H[20] as number; let h2_5 = H[21] as number; let h2_6 = H[22] as number; let h2_7 = H[23] as number; let h3_3 = H[27] as number; let h3_4 = H[28] as number; let h3_5 = H[29] as number; let h3_6 = H[30] as number; let h3_7 = H[31] as number; let h4_4 = H[36] as number; let h4_5 = H[37] as number; let h4_6 = H[38] as number; let h4_7 = H[39] as number; let h5_5 = H[45] as number; let h5_6 = H[46] as number; let h5_7 = H[47] as number; let h6_6 = H[54] as number; let h6_7 = H[55] as number; let h7_7 = H[63] as number;
+  const lv = +logV0;
+  const zz = z;
+  const pow2 = EXP_POW2;
+  for (let s = from; s < to; s++) {
+    const a = start[s] as number;
+    const n = (start[s + 1] as number) - a;
+    const c = choice[s] as number;
+    let m = lv;
+    for (let j = 0, o = a * 8; j < n; j++, o += 8) {
+      const u = 0 + (x[o] as number) * t0 + (x[(o + 1) | 0] as number) * t1 + (x[(o + 2) | 0] as number) * t2 + (x[(o + 3) | 0] as number) * t3 + (x[(o + 4) | 0] as number) * t4 + (x[(o + 5) | 0] as number) * t5 + (x[(o + 6) | 0] as number) * t6 + (x[(o + 7) | 0] as number) * t7;
+      zz[j] = u;
+      if (u > m) m = u;
+    }
+    let sum = Math.exp(lv - m);
+    {
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v0 = (zz[i] as number) - m; const v1 = (zz[(i + 1) | 0] as number) - m; const v2 = (zz[(i + 2) | 0] as number) - m;
+      let e0 = 0; let e1 = 0; let e2 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707) | (+(v1 > -3.725290298461914e-9) & +(v1 !== 0)) | +!(v1 >= -707) | (+(v2 > -3.725290298461914e-9) & +(v2 !== 0)) | +!(v2 >= -707)) {
+        e0 = Math.exp(v0); e1 = Math.exp(v1); e2 = Math.exp(v2);
+      } else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+        const kv1 = ((1.4426950408889634 * v1 - 0.5) | 0) & -+(v1 <= -0.3465735912322998);
+        const hiv1 = v1 - kv1 * 0.6931471803691238;
+        const lov1 = kv1 * 1.9082149292705877e-10;
+        const rv1 = hiv1 - lov1;
+        const tv1 = rv1 * rv1;
+        const cv1 = rv1 - tv1 * (0.16666666666666602 + tv1 * (-0.0027777777777015593 + tv1 * (0.00006613756321437934 + tv1 * (-0.0000016533902205465252 + tv1 * 4.1381367970572385e-8))));
+        e1 = (1 - ((lov1 - (rv1 * cv1) / (2 - cv1)) - hiv1)) * (pow2[kv1 + 1022] as number);
+        const kv2 = ((1.4426950408889634 * v2 - 0.5) | 0) & -+(v2 <= -0.3465735912322998);
+        const hiv2 = v2 - kv2 * 0.6931471803691238;
+        const lov2 = kv2 * 1.9082149292705877e-10;
+        const rv2 = hiv2 - lov2;
+        const tv2 = rv2 * rv2;
+        const cv2 = rv2 - tv2 * (0.16666666666666602 + tv2 * (-0.0027777777777015593 + tv2 * (0.00006613756321437934 + tv2 * (-0.0000016533902205465252 + tv2 * 4.1381367970572385e-8))));
+        e2 = (1 - ((lov2 - (rv2 * cv2) / (2 - cv2)) - hiv2)) * (pow2[kv2 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0; zz[(i + 1) | 0] = e1; sum += e1; zz[(i + 2) | 0] = e2; sum += e2;
+    }
+    for (; i < n; i++) {
+      const v0 = (zz[i] as number) - m;
+      let e0 = 0;
+      if ((+(v0 > -3.725290298461914e-9) & +(v0 !== 0)) | +!(v0 >= -707)) e0 = Math.exp(v0);
+      else {
+        const kv0 = ((1.4426950408889634 * v0 - 0.5) | 0) & -+(v0 <= -0.3465735912322998);
+        const hiv0 = v0 - kv0 * 0.6931471803691238;
+        const lov0 = kv0 * 1.9082149292705877e-10;
+        const rv0 = hiv0 - lov0;
+        const tv0 = rv0 * rv0;
+        const cv0 = rv0 - tv0 * (0.16666666666666602 + tv0 * (-0.0027777777777015593 + tv0 * (0.00006613756321437934 + tv0 * (-0.0000016533902205465252 + tv0 * 4.1381367970572385e-8))));
+        e0 = (1 - ((lov0 - (rv0 * cv0) / (2 - cv0)) - hiv0)) * (pow2[kv0 + 1022] as number);
+      }
+      zz[i] = e0; sum += e0;
+    }
+    }
+    const inv = 1 / sum;
+    let xb0 = 0; let xb1 = 0; let xb2 = 0; let xb3 = 0; let xb4 = 0; let xb5 = 0; let xb6 = 0; let xb7 = 0;
+    for (let i = 0, o = a * 8; i < n; i++, o += 8) {
+      const p = (zz[i] as number) * inv;
       const coef = p - (i === c ? 1 : 0);
       const x0 = x[o + 0] as number; const x1 = x[o + 1] as number; const x2 = x[o + 2] as number; const x3 = x[o + 3] as number; const x4 = x[o + 4] as number; const x5 = x[o + 5] as number; const x6 = x[o + 6] as number; const x7 = x[o + 7] as number;
       g0 = g0 + coef * x0; xb0 = xb0 + p * x0; const px0 = p * x0; h0_0 = h0_0 + px0 * x0; h0_1 = h0_1 + px0 * x1; h0_2 = h0_2 + px0 * x2; h0_3 = h0_3 + px0 * x3; h0_4 = h0_4 + px0 * x4; h0_5 = h0_5 + px0 * x5; h0_6 = h0_6 + px0 * x6; h0_7 = h0_7 + px0 * x7;
@@ -3309,32 +5477,40 @@ export function hessianCholeskyKernel(d: number): HessianCholeskyKernel | undefi
   }
 }
 
-/** The gradient-and-Hessian pass kernel for d, or undefined (use the generic loop). */
-export function hessianPassKernel(d: number): HessianPassKernel | undefined {
+/**
+ * The gradient-and-Hessian pass kernel for d and rounds of at most `rows` rows, or undefined (use the
+ * generic loop). Above PASS_SCRATCH_ROWS rows the kernel works in the caller's z (length >= rows).
+ */
+export function hessianPassKernel(d: number, rows: number): HessianPassKernel | undefined {
+  const wide = rows > PASS_SCRATCH_ROWS;
   switch (d) {
-    case 1: return hessianPass1;
-    case 2: return hessianPass2;
-    case 3: return hessianPass3;
-    case 4: return hessianPass4;
-    case 5: return hessianPass5;
-    case 6: return hessianPass6;
-    case 7: return hessianPass7;
-    case 8: return hessianPass8;
+    case 1: return wide ? hessianPass1Wide : hessianPass1;
+    case 2: return wide ? hessianPass2Wide : hessianPass2;
+    case 3: return wide ? hessianPass3Wide : hessianPass3;
+    case 4: return wide ? hessianPass4Wide : hessianPass4;
+    case 5: return wide ? hessianPass5Wide : hessianPass5;
+    case 6: return wide ? hessianPass6Wide : hessianPass6;
+    case 7: return wide ? hessianPass7Wide : hessianPass7;
+    case 8: return wide ? hessianPass8Wide : hessianPass8;
     default: return undefined;
   }
 }
 
-/** The gradient-pass kernel for d, or undefined (use the generic loop). */
-export function gradientPassKernel(d: number): GradientPassKernel | undefined {
+/**
+ * The gradient-pass kernel for d and rounds of at most `rows` rows, or undefined (use the generic
+ * loop). Above PASS_SCRATCH_ROWS rows the kernel works in the caller's z (length >= rows).
+ */
+export function gradientPassKernel(d: number, rows: number): GradientPassKernel | undefined {
+  const wide = rows > PASS_SCRATCH_ROWS;
   switch (d) {
-    case 1: return gradientPass1;
-    case 2: return gradientPass2;
-    case 3: return gradientPass3;
-    case 4: return gradientPass4;
-    case 5: return gradientPass5;
-    case 6: return gradientPass6;
-    case 7: return gradientPass7;
-    case 8: return gradientPass8;
+    case 1: return wide ? gradientPass1Wide : gradientPass1;
+    case 2: return wide ? gradientPass2Wide : gradientPass2;
+    case 3: return wide ? gradientPass3Wide : gradientPass3;
+    case 4: return wide ? gradientPass4Wide : gradientPass4;
+    case 5: return wide ? gradientPass5Wide : gradientPass5;
+    case 6: return wide ? gradientPass6Wide : gradientPass6;
+    case 7: return wide ? gradientPass7Wide : gradientPass7;
+    case 8: return wide ? gradientPass8Wide : gradientPass8;
     default: return undefined;
   }
 }

@@ -18,7 +18,7 @@ import {
   refactorMnlHessianGeneric,
   solveCholesky,
 } from "../src/model.js";
-import { copyRowsKernel, MAX_UNROLLED_D } from "../src/unrolled.generated.js";
+import { copyRowsKernel, MAX_UNROLLED_D, PASS_SCRATCH_ROWS, shiftedExps } from "../src/unrolled.generated.js";
 
 /** Features with some exact zeros and negative zeros, so the sign of zero is exercised too. */
 function features(rng: Rng, len: number, scale: number): Float64Array {
@@ -96,6 +96,98 @@ describe("unrolled kernels give the generic loops' bits", () => {
         dataPass(h, 3, h.rounds, v0, theta, ws, gb, Hb, 2);
         expect(sameBits(ga, gb), `g d=${d} v0=${v0}`).toBe(true);
         expect(sameBits(Ha, Hb), `H d=${d} v0=${v0}`).toBe(true);
+      }
+    }
+  });
+});
+
+/** The double `ulps` steps away from x (same sign, |x| larger for ulps > 0), x finite and nonzero. */
+function ulpStep(x: number, ulps: number): number {
+  const b = new BigInt64Array(Float64Array.of(x).buffer);
+  b[0] = (b[0] as bigint) + BigInt(ulps);
+  return new Float64Array(b.buffer)[0] as number;
+}
+
+/**
+ * Arguments where the inlined exp changes branch or scaling: 0 and -0, |v| around 2^-28 (below it
+ * Math.exp returns 1 + v), around 0.5 ln2 and fdlibm's reduction threshold just above it, around
+ * 1.5 ln2, around (j + 1/2) ln2 (where k steps), around -707 (the fast path's end), in the
+ * subnormal range, past underflow, and positive or NaN (left to Math.exp).
+ */
+function expEdgeValues(): number[] {
+  const centres = [
+    -(2 ** -28),
+    -(2 ** -30),
+    -0.3465735902799726,
+    -0.3465735912322998,
+    -1.0397207708399179,
+    -1.0397186279296875,
+    -707,
+    -708.4,
+    -720,
+    -745.1332191019411,
+  ];
+  for (let j = 1; j < 1022; j += 37) centres.push(-(j + 0.5) * Math.LN2);
+  const out = [0, -0, 1e-300, 0.5, 3, 800, Number.NaN, Number.NEGATIVE_INFINITY, -800, -1e300];
+  for (const c of centres) for (let u = -3; u <= 3; u++) out.push(ulpStep(c, u));
+  return out;
+}
+
+describe("the passes' inlined exp", () => {
+  it("gives Math.exp's bits: random arguments, and every edge in each position of an unrolled triple", () => {
+    const rng = Rng.fromSeed(10);
+    const rand = Float64Array.from({ length: 200_000 }, (_, i) =>
+      i % 4 === 0 ? -50 * rng.uniform() : i % 4 === 1 ? -3 * rng.uniform() : -745 * rng.uniform() * rng.uniform(),
+    );
+    const edges = expEdgeValues();
+    const cases: Float64Array[] = [rand];
+    // Each edge at each offset of a run of 1-7 arguments, the others ordinary.
+    for (const e of edges)
+      for (let n = 1; n <= 7; n++)
+        for (let at = 0; at < n; at++) {
+          const z = Float64Array.from({ length: n }, () => -2 * rng.uniform());
+          z[at] = e;
+          cases.push(z);
+        }
+    for (const z of cases) {
+      for (const m of [0, -0.75]) {
+        const a = z.slice();
+        shiftedExps(a, a.length, m);
+        const b = z.map((v) => Math.exp(v - m));
+        expect(sameBits(a, b), `z=${Array.from(z.slice(0, 7))} m=${m}`).toBe(true);
+      }
+    }
+  });
+
+  it("the passes give the generic loop's bits at exp edges and on rounds above the scratch size", () => {
+    for (let d = 1; d <= MAX_UNROLLED_D + 1; d++) {
+      const rng = Rng.fromSeed(11 + d);
+      const edges = expEdgeValues().filter((v) => Number.isFinite(v) && v <= 0);
+      const K = PASS_SCRATCH_ROWS + 9;
+      const h = new ChoiceHistory(d);
+      // Rows (v, 0, ..., 0) with theta = (1, ...): utilities v exactly; rounds of 1 to K rows.
+      for (let s = 0; s < 60; s++) {
+        const n = s % 5 === 4 ? K - rng.int(3) : 1 + rng.int(9);
+        const X = new Float64Array(n * d);
+        for (let i = 0; i < n; i++) X[i * d] = i === 0 ? 0 : (edges[rng.int(edges.length)] as number);
+        h.stage(X, n, rng.int(n + 1) - 1);
+        h.commit();
+      }
+      const theta = Float64Array.from({ length: d }, (_, k) => (k === 0 ? 1 : rng.normal()));
+      for (const maxSize of [K, PASS_SCRATCH_ROWS + 200]) {
+        const ws = new MleWorkspace(d, maxSize);
+        const ga = new Float64Array(d);
+        const gb = new Float64Array(d);
+        gradientPass(h, 0, h.rounds, 1, theta, ws, ga);
+        dataPass(h, 0, h.rounds, 1, theta, ws, gb, new Float64Array(d * d), 1);
+        expect(sameBits(ga, gb), `gradient d=${d}`).toBe(true);
+        const Ha = new Float64Array(d * d);
+        const Hb = new Float64Array(d * d);
+        ga.fill(0);
+        gb.fill(0);
+        hessianPass(h, 0, h.rounds, 1, theta, ws, ga, Ha);
+        dataPass(h, 0, h.rounds, 1, theta, ws, gb, Hb, 2);
+        expect(sameBits(ga, gb) && sameBits(Ha, Hb), `Hessian d=${d}`).toBe(true);
       }
     }
   });
