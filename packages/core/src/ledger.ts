@@ -1,6 +1,17 @@
 import { ErrorCode, RouteKitError } from "./errors.js";
 import type { Json } from "./snapshot.js";
 
+/**
+ * "000" .. "999", built on first use: ids from 1000 on are a cached prefix of the thousands plus one of
+ * these, so issuing an id converts no number to a string. (Each conversion goes through V8's number-string
+ * cache, which then holds thousands of fresh strings that every young-generation collection copies.)
+ */
+let threeDigits: string[] | undefined;
+function lastThreeDigits(): string[] {
+  if (threeDigits === undefined) threeDigits = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, "0"));
+  return threeDigits;
+}
+
 /** How a ledger stores its payloads in a snapshot, and what to do with a payload it drops. */
 export interface LedgerCodec<P> {
   encode(payload: P): Json;
@@ -44,6 +55,9 @@ export class DecisionLedger<P> {
   /** The last id issued and its sequence number: update and settle look the same id up, parsed once. */
   private lastId = "";
   private lastIdSeq = -1;
+  /** The id prefix followed by the thousands of the last id of 1000 or more, and those thousands. */
+  private thousandsId = "";
+  private thousands = -1;
   private readonly maxPending: number;
   private readonly prefix: string;
 
@@ -87,7 +101,16 @@ export class DecisionLedger<P> {
       this.lastEvicted = oldest;
       this.codec.dispose?.(p);
     }
-    const id = this.prefix + seq;
+    let id: string;
+    if (seq < 1000) id = this.prefix + seq;
+    else {
+      const k = (seq - (seq % 1000)) / 1000;
+      if (k !== this.thousands) {
+        this.thousands = k;
+        this.thousandsId = this.prefix + k;
+      }
+      id = this.thousandsId + (lastThreeDigits()[seq - k * 1000] as string);
+    }
     this.lastId = id;
     this.lastIdSeq = seq;
     return id;

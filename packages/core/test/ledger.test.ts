@@ -341,4 +341,19 @@ describe("DecisionLedger", () => {
       }
     }
   });
+
+  it("writes every id in canonical decimal, across the thousands it caches", () => {
+    const starts = [0, 990, 1990, 9990, 99_990, 999_990, 123_456_789, 2 ** 31 - 5, 999_999_999_999_990];
+    for (const start of starts) {
+      const l = new DecisionLedger(numCodec());
+      if (start > 0) l.loadJSON({ nextSeq: start, lastEvicted: start - 1, entries: [] });
+      for (let seq = start; seq < start + 25; seq++) {
+        const id = l.issue(seq);
+        expect(id).toBe(`d${seq}`);
+        expect(l.get(id)).toBe(seq);
+        if (seq % 2 === 0) l.settle({ id });
+      }
+      expect(l.size).toBe(12 + (start % 2 === 0 ? 0 : 1));
+    }
+  });
 });
