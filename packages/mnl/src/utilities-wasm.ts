@@ -79,7 +79,11 @@ export class WasmUtilities {
     private readonly memory: WasmMemory,
     private readonly kernel: Kernel,
     private readonly d: number,
-  ) {}
+  ) {
+    // Laid out up front for 128 items: run's re-layout branch then stays cold for every later policy of a
+    // process (a first call through it deoptimised run, and the policy's select, in their first round).
+    this.layout(128);
+  }
 
   /** The WebAssembly utilities for contextDim d, or null (no WebAssembly SIMD, d > 8, or linalg in scalar mode). */
   static create(d: number): WasmUtilities | null {
@@ -88,7 +92,7 @@ export class WasmUtilities {
     return rt === null ? null : new WasmUtilities(rt.memory, rt.kernels[d] as Kernel, d);
   }
 
-  /** Lays out n items (growing the memory if needed) and refreshes the views when the buffer moved. */
+  /** Lays out room for n items (growing the memory if needed) and makes the views (n long). */
   private layout(n: number): void {
     const d = this.d;
     const utilAt = FEATURES + 8 * n * d;
@@ -123,7 +127,7 @@ export class WasmUtilities {
     stats: Float64Array,
   ): number {
     const d = this.d;
-    if (n !== this.capacity || this.buffer !== this.memory.buffer) this.layout(n);
+    if (n > this.capacity || this.buffer !== this.memory.buffer) this.layout(Math.max(n, this.capacity));
     const mem = this.f64;
     mem.set(f, FEATURES >> 3);
     for (let k = 0; k < d; k++) mem[(W_AT >> 3) + k] = w[k] as number;
