@@ -95,4 +95,30 @@ describe("WebAssembly SIMD utilities", () => {
       }
     }
   });
+
+  it("grow their memory for large queries, and instances sharing the module do not disturb each other", () => {
+    const rng = Rng.fromSeed(43);
+    const a = WasmUtilities.create(8);
+    const b = WasmUtilities.create(3);
+    if (a === null || b === null) return;
+    for (const [wasm, d, n] of [
+      [a, 8, 5000],
+      [b, 3, 7],
+      [a, 8, 9],
+      [b, 3, 20_001],
+      [a, 8, 101],
+    ] as const) {
+      const f = features(rng, n * d, 0.3);
+      const w = features(rng, d, 1);
+      const M = spd(rng, d);
+      const util = new Float64Array(n);
+      const cand = new Int32Array(n);
+      const stats = new Float64Array(3);
+      checkedOptimisticUtilities(f, n, d, w, M, 0.4, util, MAX_FEATURE_SQUARED_NORM, 0.2, cand, stats);
+      expect(wasm.run(f, n, w, M, 0.4, MAX_FEATURE_SQUARED_NORM, 0.2, new Float64Array(3))).toBe(-1);
+      expect(wasm.util.length).toBeGreaterThanOrEqual(n);
+      for (let i = 0; i < n; i++) expect(Object.is(wasm.util[i], util[i])).toBe(true);
+      expect(Array.from(wasm.cand.subarray(0, stats[2]))).toEqual(Array.from(cand.subarray(0, stats[2])));
+    }
+  });
 });
