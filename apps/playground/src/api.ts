@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { PolicySummary, Progress } from "@routekit/core";
+import type { ReplayTable } from "@routekit/environments";
 import { METRICS, type Metric } from "./aggregate.js";
 import { UsageError } from "./errors.js";
 import { execute } from "./execute.js";
@@ -193,6 +194,14 @@ export async function compare(opts: CompareOptions): Promise<CommandResult> {
  * model of the file (the one-arm oracle), the number every router has to beat.
  */
 export const REPLAY_DEFAULT_POLICIES = ["one-arm-oracle", "random", "ucb1", "linucb-disjoint", "rff-ucb"] as const;
+/** Policies a cascade replay (`protocol: "cascade"`) runs when none are named. */
+export const REPLAY_CASCADE_DEFAULT_POLICIES: readonly { policy: string; label?: string; params?: Params }[] = [
+  { policy: "cosmos", label: "COSMOS s=0.5" },
+  { policy: "cosmos", label: "COSMOS s=0.1", params: { exploration: 0.1 } },
+  { policy: "one-shot" },
+  { policy: "query-all" },
+  { policy: "threshold-cascade", label: "threshold 0.7" },
+];
 /** Label of the one-arm oracle in replay tables. */
 export const REPLAY_BEST_SINGLE_LABEL = "best single model";
 
@@ -207,20 +216,78 @@ export interface ReplayOptions extends CommonOptions {
    * pass replay prompts the policies have already been rewarded on. Give this or `horizon`, not both.
    */
   readonly passes?: number;
+  /**
+   * "arm" (default): route each prompt to one model. "cascade": ask models one by one, seeing each answer's
+   * score at the model's cost (times `environmentParams.costWeight`), and deploy the best answer seen; the
+   * file needs a cost column and scores in [0, 1].
+   */
+  readonly protocol?: "arm" | "cascade";
+}
+
+/** What a cascade replay's report says about the file: models' mean score and weighted cost, the oracle. */
+function cascadeReplayNotes(
+  data: string,
+  table: ReplayTable,
+  horizon: number,
+  costWeight: number,
+): Record<string, string | number> {
+  const M = table.models.length;
+  const n = table.numPrompts;
+  const score = new Float64Array(M);
+  const cost = new Float64Array(M);
+  for (let p = 0; p < n; p++) {
+    for (let m = 0; m < M; m++) {
+      score[m] = (score[m] as number) + (table.meanScore[p * M + m] as number) / n;
+      cost[m] = (cost[m] as number) + (costWeight * (table.meanCost[p * M + m] as number)) / n;
+    }
+  }
+  const net = (m: number) => (score[m] as number) - (cost[m] as number);
+  let best = 0;
+  for (let m = 1; m < M; m++) if (net(m) > net(best)) best = m;
+  return {
+    data,
+    prompts: n,
+    rows: table.rows,
+    passes: `${(horizon / n).toFixed(2)} (${horizon} rounds)`,
+    "cost weight": `${costWeight} reward units per unit of logged cost`,
+    models: table.models
+      .map(
+        (m, i) => `${m} (mean score ${(score[i] as number).toFixed(4)}, mean cost ${(cost[i] as number).toFixed(4)})`,
+      )
+      .join(", "),
+    "best single model net of cost": `${table.models[best]} (mean score - cost ${net(best).toFixed(4)}; what one-shot routing can reach without a per-prompt choice)`,
+    regret:
+      "against Weitzman's rule on each prompt's logged rows: the best a cascade can do knowing every prompt's outcomes (with one row per prompt and model: open only the model with the best score - cost)",
+    context:
+      table.contextSource === "text"
+        ? `hashed word/char n-grams, dim ${table.dim} (${JSON.stringify(table.featurizer)})`
+        : `embedding column, dim ${table.dim}`,
+  };
 }
 
 /** `routekit replay`: policies on the user's own logged outcomes, against the best single model and the per-prompt oracle. */
 export async function replay(opts: ReplayOptions): Promise<CommandResult> {
   const reg = opts.registry ?? defaultRegistry;
-  const envEntry = findEnvironment(reg, "replay");
+  const protocol = opts.protocol ?? "arm";
+  if (protocol !== "arm" && protocol !== "cascade") {
+    throw new UsageError(`--protocol must be "arm" or "cascade", got "${String(protocol)}"`);
+  }
+  const cascade = protocol === "cascade";
+  const envEntry = findEnvironment(reg, cascade ? "replay-cascade" : "replay");
   const envParams = { ...(opts.environmentParams ?? {}), data: opts.data };
-  const table = loadReplayTable(mergeParams("environment replay", envEntry.defaults, envParams));
+  const merged = mergeParams(`environment ${envEntry.name}`, envEntry.defaults, envParams);
+  const { costWeight, ...tableParams } = merged;
+  const table = loadReplayTable(tableParams);
   let policies = opts.policies;
   if (!policies || policies.length === 0) {
-    const preferred = REPLAY_DEFAULT_POLICIES.filter((n) =>
-      reg.policies.some((p) => p.name === n && p.protocol === "arm"),
-    ).map((n) => (n === "one-arm-oracle" ? { policy: n, label: REPLAY_BEST_SINGLE_LABEL } : n));
-    policies = preferred.length > 0 ? preferred : reg.policies.filter((p) => p.protocol === "arm").map((p) => p.name);
+    const defaults: readonly { policy: string; label?: string; params?: Params }[] = cascade
+      ? REPLAY_CASCADE_DEFAULT_POLICIES
+      : REPLAY_DEFAULT_POLICIES.map((n) =>
+          n === "one-arm-oracle" ? { policy: n, label: REPLAY_BEST_SINGLE_LABEL } : { policy: n },
+        );
+    const preferred = defaults.filter((d) => reg.policies.some((p) => p.name === d.policy && p.protocol === protocol));
+    policies =
+      preferred.length > 0 ? preferred : reg.policies.filter((p) => p.protocol === protocol).map((p) => p.name);
   }
   if (opts.passes !== undefined && opts.horizon !== undefined) {
     throw new UsageError("give --horizon or --passes, not both");
@@ -237,7 +304,9 @@ export async function replay(opts: ReplayOptions): Promise<CommandResult> {
     policies,
     horizon,
     seeds: opts.seeds ?? 5,
-    metrics: METRICS.filter((m) => m === "regret" || m === "o2b" || m === "opr" || (m === "cost" && table.hasCost)),
+    metrics: cascade
+      ? METRICS.filter((m) => m === "regret" || m === "reward" || m === "cost" || m === "queriesPerRound")
+      : METRICS.filter((m) => m === "regret" || m === "o2b" || m === "opr" || (m === "cost" && table.hasCost)),
   });
   const means = new Float64Array(table.models.length);
   let oracle = 0;
@@ -252,20 +321,22 @@ export async function replay(opts: ReplayOptions): Promise<CommandResult> {
     oracle += best / table.numPrompts;
   }
   const bestSingle = means.reduce((b, m, i) => (m > (means[b] as number) ? i : b), 0);
-  const notes: Record<string, string | number> = {
-    data: opts.data,
-    prompts: table.numPrompts,
-    passes: `${(horizon / table.numPrompts).toFixed(2)} (${horizon} rounds); rounds after the first pass replay prompts already rewarded, so their scores measure recall of seen prompts, not routing of new ones (see the "1st-pass" columns)`,
-    "best single model": `${table.models[bestSingle]} (mean score ${(means[bestSingle] as number).toFixed(4)})`,
-    rows: table.rows,
-    models: table.models.map((m, i) => `${m} (mean score ${(means[i] as number).toFixed(4)})`).join(", "),
-    "per-prompt oracle mean score": Number(oracle.toFixed(6)),
-    context:
-      table.contextSource === "text"
-        ? `hashed word/char n-grams, dim ${table.dim} (${JSON.stringify(table.featurizer)})`
-        : `embedding column, dim ${table.dim}`,
-  };
-  const out: RunOutput = { ...res, title: `replay of ${opts.data}`, notes };
+  const notes: Record<string, string | number> = cascade
+    ? cascadeReplayNotes(opts.data, table, horizon, Number(costWeight))
+    : {
+        data: opts.data,
+        prompts: table.numPrompts,
+        passes: `${(horizon / table.numPrompts).toFixed(2)} (${horizon} rounds); rounds after the first pass replay prompts already rewarded, so their scores measure recall of seen prompts, not routing of new ones (see the "1st-pass" columns)`,
+        "best single model": `${table.models[bestSingle]} (mean score ${(means[bestSingle] as number).toFixed(4)})`,
+        rows: table.rows,
+        models: table.models.map((m, i) => `${m} (mean score ${(means[i] as number).toFixed(4)})`).join(", "),
+        "per-prompt oracle mean score": Number(oracle.toFixed(6)),
+        context:
+          table.contextSource === "text"
+            ? `hashed word/char n-grams, dim ${table.dim} (${JSON.stringify(table.featurizer)})`
+            : `embedding column, dim ${table.dim}`,
+      };
+  const out: RunOutput = { ...res, title: `${cascade ? "cascade replay" : "replay"} of ${opts.data}`, notes };
   if (opts.out === undefined) return out;
   const files = await writeOutputs(out, opts.out, { plots: opts.plots !== false });
   return { ...out, files };

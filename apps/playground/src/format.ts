@@ -48,8 +48,9 @@ export function extraColumns(summary: readonly PolicySummary[]): {
 }
 
 /**
- * The results table: final regret, O2B, OPR, cost per round (when any), reward per round, the optional
- * columns of {@link extraColumns} and time per round, mean ± s.e. over seeds.
+ * The results table: final regret, O2B (not for cascades, where there is no single best model to outscore), OPR,
+ * cost per round (when any), reward per round, the optional columns of {@link extraColumns} and time per round,
+ * mean ± s.e. over seeds.
  */
 export function summaryTable(summary: readonly PolicySummary[], withCost: boolean): string {
   const extra = extraColumns(summary);
@@ -57,7 +58,7 @@ export function summaryTable(summary: readonly PolicySummary[], withCost: boolea
   const header = [
     "policy",
     "regret",
-    "O2B",
+    ...(withQueries ? [] : ["O2B"]),
     "OPR",
     ...(withCost ? ["cost/round"] : []),
     ...(withQueries ? ["queries/round"] : []),
@@ -67,7 +68,7 @@ export function summaryTable(summary: readonly PolicySummary[], withCost: boolea
   const rows = summary.map((s) => [
     s.policy,
     pm(s.regret),
-    pm(s.o2b),
+    ...(withQueries ? [] : [pm(s.o2b)]),
     pm(s.opr),
     ...(withCost ? [pm(s.costPerRound)] : []),
     ...(withQueries ? [s.queriesPerRound ? pm(s.queriesPerRound) : "-"] : []),

@@ -249,7 +249,11 @@ class Runner {
     if (!f.quiet && res.referenceSkipped) this.io.stdout.write(`(${res.referenceSkipped})\n`);
     if (f.quiet) return;
     this.io.stdout.write(
-      `(${plural(spec.seeds.length, "seed")} x ${plural(spec.horizon, "round")}; mean ± s.e. over seeds; regret vs the per-round oracle, O2B vs the best single arm)\n`,
+      `(${plural(spec.seeds.length, "seed")} x ${plural(spec.horizon, "round")}; mean ± s.e. over seeds; ${
+        result.summary.some((p) => p.queriesPerRound !== undefined)
+          ? "regret vs Weitzman's oracle (reward - costs), OPR = share of requests at the oracle's utility"
+          : "regret vs the per-round oracle, O2B vs the best single arm"
+      })\n`,
     );
     if (res.reference) this.io.stdout.write(`reference: ${res.reference}\n`);
     if (files) {
@@ -509,7 +513,19 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
       .requiredOption("--data <file>", "JSONL or CSV file, one row per (prompt, model)")
       .option(
         "--policies <a,b,c>",
-        "policies to evaluate (default: the best single model (one-arm-oracle), random, ucb1, linucb-disjoint, rff-ucb when registered)",
+        "policies to evaluate (default: the best single model (one-arm-oracle), random, ucb1, linucb-disjoint, rff-ucb when registered; with --protocol cascade: cosmos, one-shot, query-all, threshold-cascade)",
+      )
+      .addOption(
+        new Option(
+          "--protocol <protocol>",
+          "arm: route each prompt to one model; cascade: ask models one by one, seeing each answer's score at its cost, and deploy the best answer seen",
+        )
+          .choices(["arm", "cascade"])
+          .default("arm"),
+      )
+      .option(
+        "--cost-weight <w>",
+        "cascade: reward units per unit of logged cost (default 1: costs are already in score units)",
       )
       .option("--param <policy.key=value>", "override a policy parameter (repeatable)", collect, [])
       .option("--models <a,b>", "compare only these models (default: all in the file)")
@@ -537,8 +553,17 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
         dim: number;
         order: string;
         passes?: number;
+        protocol: "arm" | "cascade";
+        costWeight?: string;
       },
     ) => {
+      if (f.costWeight !== undefined && f.protocol !== "cascade") {
+        throw new UsageError("--cost-weight applies to --protocol cascade only");
+      }
+      const costWeight = f.costWeight === undefined ? 1 : Number(f.costWeight);
+      if (!(Number.isFinite(costWeight) && costWeight > 0)) {
+        throw new UsageError(`--cost-weight must be a finite number > 0, got "${f.costWeight}"`);
+      }
       const names = f.policies
         ?.split(",")
         .map((s) => s.trim())
@@ -555,12 +580,14 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
           data: f.data,
           ...(policies ? { policies } : {}),
           ...(f.passes !== undefined ? { passes: f.passes } : {}),
+          protocol: f.protocol,
           environmentParams: {
             context: f.context,
             format: f.format,
             dim: f.dim,
             order: f.order,
             models: f.models ?? "",
+            ...(f.protocol === "cascade" ? { costWeight } : {}),
           },
         }),
       );

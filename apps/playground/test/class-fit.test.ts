@@ -1,25 +1,11 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { runClassFit } from "../src/class-fit.js";
-import { main } from "../src/main.js";
+import { runCli } from "./run-cli.js";
 
-class Capture extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _enc: string, cb: () => void): void {
-    this.text += chunk.toString();
-    cb();
-  }
-}
-
-async function cli(argv: string[]) {
-  const stdout = new Capture();
-  const stderr = new Capture();
-  const code = await main(argv, { stdout, stderr, isTTY: false });
-  return { code, out: stdout.text, err: stderr.text };
-}
+const cli = (argv: string[]) => runCli(argv);
 
 describe("routekit class-fit (Table 2 analogue)", () => {
   it("prints the table with one row per seed and the mean, and writes table.md and class-fit.json", async () => {

@@ -6,20 +6,11 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { StochasticBandit } from "@routekit/environments";
 import { describe, expect, it } from "vitest";
-import { main } from "../src/main.js";
 import type { FamilyRegistry } from "../src/registry/types.js";
 import { fixtureRegistry } from "./fixture.js";
-
-class Capture extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _enc: string, cb: () => void): void {
-    this.text += chunk.toString();
-    cb();
-  }
-}
+import { runCli } from "./run-cli.js";
 
 /** The fixture registry plus an environment that allocates dim x dim floats, as a Gram matrix would. */
 const registry: FamilyRegistry = {
@@ -40,12 +31,7 @@ const registry: FamilyRegistry = {
   ],
 };
 
-async function cli(argv: string[]) {
-  const stdout = new Capture();
-  const stderr = new Capture();
-  const code = await main(argv, { stdout, stderr, isTTY: false, registry });
-  return { code, out: stdout.text, err: stderr.text };
-}
+const cli = (argv: string[]) => runCli(argv, { registry });
 
 const compare = ["compare", "--env", "k-armed", "--policies", "ucb1", "--horizon", "20", "--seeds", "1", "--json"];
 

@@ -1,25 +1,11 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { main } from "../src/main.js";
 import { fixtureRegistry } from "./fixture.js";
+import { runCli } from "./run-cli.js";
 
-class Capture extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _enc: string, cb: () => void): void {
-    this.text += chunk.toString();
-    cb();
-  }
-}
-
-async function cli(argv: string[], isTTY = false) {
-  const stdout = new Capture();
-  const stderr = new Capture();
-  const code = await main(argv, { stdout, stderr, isTTY, registry: fixtureRegistry });
-  return { code, out: stdout.text, err: stderr.text };
-}
+const cli = (argv: string[], isTTY = false) => runCli(argv, { registry: fixtureRegistry, isTTY });
 
 const tmp = () => mkdtempSync(join(tmpdir(), "routekit-test-"));
 const example = join(__dirname, "..", "examples", "prompts.jsonl");
@@ -53,7 +39,7 @@ describe("argument parsing and exit codes", () => {
       [["compare", "--policies", "ucb1"], /needs --env/],
       [
         ["compare", "--env", "moon", "--policies", "ucb1"],
-        /unknown environment "moon" \(known: k-armed, linear-contextual, replay\)/,
+        /unknown environment "moon" \(known: k-armed, linear-contextual, replay, replay-cascade\)/,
       ],
       [["compare", "--env", "k-armed", "--policies", "ucb1,ucb9"], /unknown policy "ucb9"/],
       [

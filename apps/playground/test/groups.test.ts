@@ -1,23 +1,15 @@
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { runGroup } from "../src/api.js";
 import { scenarioGroups, selectScenarios } from "../src/group.js";
 import { main } from "../src/main.js";
 import { registry, scenarios } from "../src/registry/index.js";
+import { Capture } from "./run-cli.js";
 
 const tiny = { horizon: 20, seeds: 1, points: 10, workers: 1 } as const;
 const tmp = () => mkdtempSync(join(tmpdir(), "routekit-group-"));
-
-class Capture extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _enc: string, cb: () => void): void {
-    this.text += chunk.toString();
-    cb();
-  }
-}
 
 describe("scenario groups (one command per paper figure)", () => {
   const groups = scenarioGroups(registry);

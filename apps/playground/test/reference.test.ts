@@ -1,7 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import type { PolicySummary } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { main } from "../src/main.js";
@@ -15,6 +14,7 @@ import {
 } from "../src/reference.js";
 import type { FamilyRegistry, ScenarioEntry } from "../src/registry/types.js";
 import { fixtureRegistry } from "./fixture.js";
+import { Capture } from "./run-cli.js";
 
 const stat = (mean: number, std: number, n: number) => ({ mean, std, se: std / Math.sqrt(n) });
 const nan = { mean: Number.NaN, std: Number.NaN, se: Number.NaN };
@@ -114,14 +114,6 @@ describe("z score and verdict against a reference mean", () => {
     expect(text).toContain("0 of 1 reference cells within noise (1 more within the reference's rounding)");
   });
 });
-
-class Capture extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _enc: string, cb: () => void): void {
-    this.text += chunk.toString();
-    cb();
-  }
-}
 
 describe("groups with reference numbers print the checks (terminal, HTML, CSV, Markdown)", () => {
   const member = (name: string, k: number): ScenarioEntry => ({

@@ -6,20 +6,12 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { LinUCBDisjoint, UCB1 } from "@routekit/classic";
 import { type ArmEvent, Rng, type Snapshot } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { main } from "../src/main.js";
 import { fixtureRegistry } from "./fixture.js";
-
-class Capture extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _enc: string, cb: () => void): void {
-    this.text += chunk.toString();
-    cb();
-  }
-}
+import { Capture } from "./run-cli.js";
 
 async function cli(argv: string[]) {
   const stdout = new Capture();

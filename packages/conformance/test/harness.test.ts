@@ -2,16 +2,21 @@
  * The harness must catch real bugs: each deliberate bug of the toy policy is detected by the check
  * meant for it, with a message naming the broken rule, while the correct toy passes everything.
  */
+
+import { EpsilonGreedy } from "@routekit/classic";
 import { Rng } from "@routekit/core";
 import {
   type ArmPolicySpec,
   checkBufferReuseArm,
+  checkBufferReuseCascade,
   checkConcurrentArm,
   checkCorruptions,
+  checkOptionRanges,
   corruptSnapshot,
   findNonFinite,
   fuzzArmPolicy,
 } from "@routekit/core/testing";
+import { Cosmos } from "@routekit/pandora";
 import { describe, expect, it } from "vitest";
 import { type ToyBug, ToyPolicy } from "./toy.js";
 
@@ -104,5 +109,68 @@ describe("harness catches deliberate bugs", () => {
       { path: "a.b[0][1]", value: Number.NaN, encoded: true },
       { path: "c", value: Infinity, encoded: false },
     ]);
+  });
+  it("a cascade that reads the caller's context buffer after begin", () => {
+    /** COSMOS behind a wrapper that keeps the last context by reference and lets it nudge the reward it learns. */
+    const aliasing = (seed: number, arms: readonly string[]) => {
+      const inner = new Cosmos({ arms, seed, contextDim: 2, outputDim: 3 });
+      let kept: Float64Array = new Float64Array(2);
+      return new Proxy(inner, {
+        get(target, key) {
+          if (key === "begin")
+            return (x: Float64Array) => {
+              kept = x;
+              return target.begin(x);
+            };
+          if (key === "feedback")
+            return (e: string, r: number) =>
+              target.feedback(e, Math.min(1, Math.max(0, r + 0.01 * (kept[0] as number))));
+          const v = Reflect.get(target, key, target);
+          return typeof v === "function" ? v.bind(target) : v;
+        },
+      });
+    };
+    const spec = {
+      name: "pandora/aliasing",
+      create: ({ seed, arms }: { seed: number; arms: readonly string[] }) => aliasing(seed, arms),
+      restore: Cosmos.fromJSON,
+    };
+    expect(() => checkBufferReuseCascade(spec)).toThrow(/changed the learned state/);
+    const honest = {
+      ...spec,
+      create: ({ seed, arms }: { seed: number; arms: readonly string[] }) =>
+        new Cosmos({ arms, seed, contextDim: 2, outputDim: 3 }),
+    };
+    expect(() => checkBufferReuseCascade(honest)).not.toThrow();
+  });
+  describe("choice options", () => {
+    const choiceSpec = (construct: (o: unknown) => EpsilonGreedy) => ({
+      name: "classic/epsilon-greedy",
+      construct,
+      restore: EpsilonGreedy.fromJSON,
+      baseOptions: { arms: ["a", "b"], seed: 1 },
+      optionRanges: [{ name: "decay", values: ["none", "1/t"] }],
+    });
+    it("a correct enum option passes: every value works, 13 wrong ones are refused", () => {
+      expect(checkOptionRanges(choiceSpec((o) => new EpsilonGreedy(o as never)))).toBe(15);
+    });
+    it("an enum option that takes null for its default", () => {
+      const lenient = (o: unknown) => {
+        const r = o as Record<string, unknown>;
+        return new EpsilonGreedy((r.decay === null ? { ...r, decay: undefined } : r) as never);
+      };
+      expect(() => checkOptionRanges(choiceSpec(lenient))).toThrow(/decay: null .*was accepted/);
+    });
+    it("a documented value that breaks the policy", () => {
+      const broken = (o: unknown) => {
+        const p = new EpsilonGreedy(o as never);
+        if ((o as Record<string, unknown>).decay === "1/t")
+          (p as unknown as { select: () => never }).select = () => {
+            throw new TypeError("boom");
+          };
+        return p;
+      };
+      expect(() => checkOptionRanges(choiceSpec(broken))).toThrow(/decay: "1\/t" \(a documented value\) .*TypeError/);
+    });
   });
 });

@@ -59,6 +59,9 @@ const int = (name: string, min: number, max?: number): OptionRange =>
   max === undefined ? { name, min, integer: true } : { name, min, max, integer: true };
 /** A failure probability in (0, 1). */
 const probability = (name: string): OptionRange => ({ name, min: 0, max: 1, openMin: true, openMax: true });
+/** An option taking one of `values` (an enum of strings, or true/false). */
+const choice = (name: string, ...values: (string | boolean)[]): OptionRange => ({ name, values });
+const flag = (name: string): OptionRange => choice(name, true, false);
 /** Pending decisions kept for late feedback: an integer in [1, 10^7] for every policy. */
 const maxPending = int("maxPending", 1, 10_000_000);
 
@@ -74,7 +77,7 @@ export const classicPolicies: ArmPolicySpec[] = [
     EpsilonGreedy.fromJSON,
     {
       validatesCost: true,
-      ...raw(EpsilonGreedy, { epsilon: 0.2 }, [{ name: "epsilon", min: 0, max: 1 }]),
+      ...raw(EpsilonGreedy, { epsilon: 0.2 }, [{ name: "epsilon", min: 0, max: 1 }, choice("decay", "none", "1/t")]),
     },
   ),
   arm(
@@ -89,7 +92,11 @@ export const classicPolicies: ArmPolicySpec[] = [
   }),
   arm("classic/thompson-bernoulli", (seed, arms) => new ThompsonBernoulli({ arms, seed }), ThompsonBernoulli.fromJSON, {
     validatesCost: true,
-    ...raw(ThompsonBernoulli, {}, [positive("priorAlpha"), positive("priorBeta")]),
+    ...raw(ThompsonBernoulli, {}, [
+      positive("priorAlpha"),
+      positive("priorBeta"),
+      choice("fractionalRewards", "bernoulli-trick", "fractional"),
+    ]),
   }),
   arm(
     "classic/thompson-bernoulli-binary",
@@ -139,6 +146,7 @@ const kernelCommon: OptionRange[] = [
   int("horizon", 1),
   int("contextDim", 1),
   maxPending,
+  flag("normalizeContext"),
 ];
 /**
  * The ridge's range is [1e-4, 1e9] for kernels whose values on unit contexts are at most 1 (RBF, linear, RFF); a
@@ -187,6 +195,7 @@ export const kernelPolicies: ArmPolicySpec[] = [
         kernelRidge,
         { name: "sigma", min: 1e-6, max: 1e6 },
         int("frequencies", 1, 1024),
+        choice("rffVariant", "paper", "cosBias", "repo2D"),
       ]),
     },
   ),
@@ -200,7 +209,12 @@ export const kernelPolicies: ArmPolicySpec[] = [
     SupPakUcb.fromJSON,
     {
       validatesCost: true,
-      ...raw(SupPakUcb, { contextDim: D, horizon: 256 }, [...kernelCommon, kernelRidge, int("stages", 1, 64)]),
+      ...raw(SupPakUcb, { contextDim: D, horizon: 256 }, [
+        ...kernelCommon,
+        kernelRidge,
+        int("stages", 1, 64),
+        choice("exploreChoice", "largest-width", "random"),
+      ]),
     },
   ),
   arm(
@@ -215,6 +229,7 @@ export const kernelPolicies: ArmPolicySpec[] = [
         int("stages", 1, 64),
         { name: "sigma", min: 1e-6, max: 1e6 },
         int("maxFrequencies", 1, 1024),
+        choice("exploreChoice", "largest-width", "random"),
       ]),
     },
   ),
@@ -254,6 +269,17 @@ const ofuRanges: OptionRange[] = [
   { name: "confidence", min: 0, max: 1, openMin: true },
   nonNegative("beta"),
   positive("stepMultiplier"),
+  choice("preset", "paper", "authors-uniform", "authors-nonuniform", "practical"),
+  choice("betaMode", "theory", "frozen", "constant"),
+  choice("projection", "exact", "none"),
+];
+/** UCB-MNL's and TS-MNL's own options. */
+const mleRanges: OptionRange[] = [
+  ...mnlCommon,
+  int("maxNewtonIterations", 1, 1000),
+  choice("preset", "authors-uniform", "authors-nonuniform", "theory"),
+  choice("alphaMode", "frozen", "theory"),
+  choice("kappaMode", "code", "theory"),
 ];
 
 /** MNL family (Nearly Minimax Optimal Regret for Multinomial Logistic Bandit). */
@@ -279,13 +305,13 @@ export const mnlPolicies: AssortmentPolicySpec[] = [
     fillsUnderUniformRevenue: true,
     construct: (o: unknown) => new UcbMnl(o as never),
     baseOptions: { contextDim: MNL_D, maxSize: MNL_K },
-    optionRanges: [...mnlCommon, int("maxNewtonIterations", 1, 1000)],
+    optionRanges: mleRanges,
   }),
   assortment("mnl/ts-mnl", (seed) => new TsMnl({ contextDim: MNL_D, maxSize: MNL_K, seed }), TsMnl.fromJSON, {
     fillsUnderUniformRevenue: true,
     construct: (o: unknown) => new TsMnl(o as never),
     baseOptions: { contextDim: MNL_D, maxSize: MNL_K, seed: 1 },
-    optionRanges: [...mnlCommon, int("maxNewtonIterations", 1, 1000), int("samples", 1, 10_000)],
+    optionRanges: [...mleRanges, int("samples", 1, 10_000)],
   }),
 ];
 
@@ -338,6 +364,9 @@ const stageRanges: OptionRange[] = [
   int("enumLimit", 0, 1e8),
   int("horizon", 1),
   maxPending,
+  choice("estimator", "mean", "shrunk"),
+  flag("fillSlots"),
+  choice("tieBreak", "random", "index"),
 ];
 export const stageroutePolicies: ArmPolicySpec[] = [
   arm(
@@ -357,7 +386,10 @@ export const stageroutePolicies: ArmPolicySpec[] = [
     {
       validatesCost: true,
       costs: [0, 2],
-      ...raw(StageRoute, { ...stage, budgetMode: "paced", horizon: 50, initialPulls: 2 }, stageRanges),
+      ...raw(StageRoute, { ...stage, budgetMode: "paced", horizon: 50, initialPulls: 2 }, [
+        ...stageRanges,
+        choice("budgetMode", "average", "paced"),
+      ]),
     },
   ),
   arm("stageroute/ratio-greedy", (seed, arms) => new RatioGreedy({ arms, seed, ...stage }), RatioGreedy.fromJSON, {
@@ -378,7 +410,13 @@ export const stageroutePolicies: ArmPolicySpec[] = [
 ];
 
 /** Ranges every HPG-family router documents. */
-const routerRanges: OptionRange[] = [int("horizon", 1), int("contextDim", 1), maxPending];
+const routerRanges: OptionRange[] = [
+  int("horizon", 1),
+  int("contextDim", 1),
+  maxPending,
+  flag("normalizeContext"),
+  flag("clipRewards"),
+];
 /** The low-rank routers' iterate options. */
 const lowRank: OptionRange[] = [...routerRanges, positive("stepSize"), int("maxRank", 1), int("reorthEvery", 0)];
 

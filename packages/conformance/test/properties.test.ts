@@ -19,6 +19,7 @@ import {
   checkReAddWithPending,
 } from "@routekit/core/testing";
 import { describe, expect, it } from "vitest";
+import { cascadePolicies } from "./cascade-policies.js";
 import { armPolicies, mnlPolicies } from "./policies.js";
 
 /** A check; `ranges:<option>` is the range check of one declared option. */
@@ -42,7 +43,10 @@ function rangeChecks(spec: ConstructSpec<PolicyBase>): void {
     expect(spec.optionRanges, "spec.optionRanges").toBeDefined();
   });
   for (const r of spec.optionRanges ?? []) {
-    const title = `option ${r.name}: both ends of its documented range work, just outside is OUT_OF_RANGE, NaN is NON_FINITE`;
+    const title =
+      r.values === undefined
+        ? `option ${r.name}: both ends of its documented range work, just outside is OUT_OF_RANGE, NaN is NON_FINITE`
+        : `option ${r.name}: each of ${r.values.map((v) => JSON.stringify(v)).join(", ")} works, anything else is INVALID_ARGUMENT`;
     check(spec.name, `ranges:${r.name}`, title, () => {
       expect(checkOptionRanges({ ...spec, optionRanges: [r] })).toBeGreaterThan(4);
     });
@@ -85,5 +89,14 @@ describe.each(mnlPolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => 
   check(spec.name, "misuse", "constructor misuse from JavaScript throws typed errors", () => {
     expect(spec.construct, "spec.construct (the raw constructor) is required").toBeTypeOf("function");
     expect(checkMisuse(spec)).toBeGreaterThan(5);
+  });
+});
+
+/** Cascade specs with a raw constructor (the other COSMOS configurations share its class and options). */
+const cascadeConstructed = cascadePolicies.filter((s) => s.construct !== undefined);
+describe.each(cascadeConstructed.map((s) => [s.name, s] as const))("%s", (_n, spec) => {
+  rangeChecks(spec as ConstructSpec<PolicyBase>);
+  check(spec.name, "misuse", "constructor misuse from JavaScript throws typed errors", () => {
+    expect(checkMisuse(spec as ConstructSpec<PolicyBase>)).toBeGreaterThan(5);
   });
 });

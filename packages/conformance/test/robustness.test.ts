@@ -3,17 +3,20 @@
  * - Corrupted, truncated, re-typed or foreign snapshots throw RouteKitError (SNAPSHOT_* for the
  *   envelope); a mutated snapshot that still loads must give a policy that works without NaN.
  * - Many async request handlers (selects and late feedback interleaved through microtasks, timers
- *   and setImmediate) end in the same state as the same calls applied in order.
+ *   and setImmediate; for cascades whole episodes with awaits between every call) end in the same state as the
+ *   same calls applied in order.
  */
 import { type ArmPolicy, type AssortmentPolicy, Rng } from "@routekit/core";
 import {
   checkConcurrentArm,
   checkConcurrentAssortment,
+  checkConcurrentCascade,
   checkCorruptions,
   corruptSnapshot,
   longHorizon,
 } from "@routekit/core/testing";
 import { describe, expect, it } from "vitest";
+import { cascadePolicies } from "./cascade-policies.js";
 import { armPolicies, MNL_D, mnlPolicies } from "./policies.js";
 
 const CORRUPTIONS = longHorizon(60, 600);
@@ -101,5 +104,12 @@ describe.each(mnlPolicies.map((s, i) => [s.name, s, i] as const))("%s", (_n, spe
   it("concurrent handlers with late feedback = the same calls in order", async () => {
     const r = await checkConcurrentAssortment(spec, { handlers: 150 });
     expect(r.pending).toBeGreaterThan(0);
+  });
+});
+
+describe.each(cascadePolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => {
+  it("concurrent episodes with awaits between every call, boxes added and removed = the same calls in order", async () => {
+    const r = await checkConcurrentCascade(spec, { handlers: 150 });
+    expect(r.pending).toBeGreaterThan(0); // dropped feedback leaves chosen episodes open
   });
 });

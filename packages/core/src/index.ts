@@ -13,3 +13,4 @@ export * from "./rng.js";
 export * from "./runner.js";
 export * from "./snapshot.js";
 export * from "./validate.js";
+export * from "./weitzman.js";

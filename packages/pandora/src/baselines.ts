@@ -34,6 +34,7 @@ import {
 import { shermanMorrisonUpdate } from "@routekit/linalg";
 import { CascadePolicyBase, type CascadeRecord } from "./episodes.js";
 import { type IndexLink, type IndexLinkName, indexLink, type RewardLinkName, rewardLink } from "./links.js";
+import { RIDGE_RANGE } from "./options.js";
 import { INVERSE_REFRESH, RewardModel, refreshInverse } from "./reward.js";
 
 /** Options every baseline shares. */
@@ -94,7 +95,7 @@ function readBase(o: Record<string, unknown>): BaseConfig {
     rewardParameter,
     rewardLink: enumOption(o, "rewardLink", ["identity", "logistic"] as const, "identity"),
     rewardIntercept,
-    ridge: numberOption(o, "ridge", 1, { min: 0, openMin: true }),
+    ridge: numberOption(o, "ridge", 1, RIDGE_RANGE),
     maxPending: maxPendingOption(o),
   };
 }
@@ -405,7 +406,7 @@ function readOneShot(o: Record<string, unknown>) {
     contextDim: requiredNumber(o, "contextDim", { integer: true, min: 0, max: 1 << 16 }),
     outputDim: requiredNumber(o, "outputDim", { integer: true, min: 1, max: 1 << 16 }),
     exploration: numberOption(o, "exploration", 0.5, { min: 0 }),
-    ridge: numberOption(o, "ridge", 1, { min: 0, openMin: true }),
+    ridge: numberOption(o, "ridge", 1, RIDGE_RANGE),
     indexIntercept: booleanOption(o, "indexIntercept", true),
     maxPending: maxPendingOption(o),
   };

@@ -121,6 +121,12 @@ export interface CosmosConfig {
   readonly maxPending: number;
 }
 
+/**
+ * Range of the ridges (reward eta0, index eta1), as for LinUCB: each inverse starts at I / ridge and its first
+ * rank-one update squares that, so a ridge near the smallest double turns the state into Infinity and NaN.
+ */
+export const RIDGE_RANGE = { min: 1e-8, max: 1e8 } as const;
+
 function bad(msg: string): never {
   throw new RouteKitError(ErrorCode.InvalidArgument, msg);
 }
@@ -189,8 +195,8 @@ export function readCosmosOptions(options: CosmosOptions): CosmosConfig {
     rewardIntercept,
     indexBound: bound(o, "indexBound", 3),
     rewardBound,
-    ridge: numberOption(o, "ridge", 1, { min: 0, openMin: true }),
-    indexRidge: numberOption(o, "indexRidge", 1, { min: 0, openMin: true }),
+    ridge: numberOption(o, "ridge", 1, RIDGE_RANGE),
+    indexRidge: numberOption(o, "indexRidge", 1, RIDGE_RANGE),
     radiusMode,
     exploration,
     explorationPlugIn: numberOption(o, "explorationPlugIn", exploration, { min: 0 }),

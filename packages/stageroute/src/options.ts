@@ -91,7 +91,7 @@ export interface StageConfig {
   readonly horizon: number;
 }
 
-const positive = { min: 0, openMin: true } as const;
+const positiveShare = { min: 0, openMin: true, max: 1 } as const;
 /**
  * Floor of `budget` and of a numeric `costUnit`: costs are divided by the unit before they enter the
  * statistics, so a unit near the smallest double would turn every ordinary cost into Infinity. At 1e-100
@@ -102,8 +102,7 @@ const unitRange = { min: MIN_COST_UNIT } as const;
 
 function shareRecord(v: unknown): { def: number; byArm: Record<string, number> } {
   if (v === undefined) return { def: 1, byArm: {} };
-  if (typeof v === "number")
-    return { def: checkNumber(v, "option maxShare", { min: 0, openMin: true, max: 1 }), byArm: {} };
+  if (typeof v === "number") return { def: checkNumber(v, "option maxShare", positiveShare), byArm: {} };
   if (v === null || typeof v !== "object" || Array.isArray(v)) {
     throw new RouteKitError(
       ErrorCode.InvalidArgument,
@@ -112,7 +111,7 @@ function shareRecord(v: unknown): { def: number; byArm: Record<string, number> }
   }
   const byArm: Record<string, number> = Object.create(null);
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-    byArm[k] = checkNumber(x, `option maxShare["${k}"]`, { min: 0, openMin: true, max: 1 });
+    byArm[k] = checkNumber(x, `option maxShare["${k}"]`, positiveShare);
   }
   return { def: 1, byArm };
 }

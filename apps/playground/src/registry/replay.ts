@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { ErrorCode, RouteKitError } from "@routekit/core";
-import { parseReplay, ReplayEnvironment, type ReplayTable } from "@routekit/environments";
+import { CascadeReplayEnvironment, parseReplay, ReplayEnvironment, type ReplayTable } from "@routekit/environments";
 import type { FamilyRegistry, Params } from "./types.js";
 
 const cache = new Map<string, ReplayTable>();
@@ -52,7 +52,15 @@ const replayDefaults: Params = {
   order: "shuffle",
 };
 
-/** The replay environment: the user's logged outcomes (JSONL/CSV) as an arm environment. */
+function readOrder(params: Params): "shuffle" | "sequential" {
+  const order = String(params.order);
+  if (order !== "shuffle" && order !== "sequential") {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `order must be "shuffle" or "sequential", got "${order}"`);
+  }
+  return order;
+}
+
+/** The replay environments: the user's logged outcomes (JSONL/CSV) as an arm or a cascade environment. */
 export const replayRegistry: FamilyRegistry = {
   policies: [],
   environments: [
@@ -64,11 +72,22 @@ export const replayRegistry: FamilyRegistry = {
         "your logged outcomes (JSONL/CSV: prompt or embedding, model, score, cost) replayed as a full-information table",
       defaults: replayDefaults,
       create(params) {
-        const order = String(params.order);
-        if (order !== "shuffle" && order !== "sequential") {
-          throw new RouteKitError(ErrorCode.InvalidArgument, `order must be "shuffle" or "sequential", got "${order}"`);
-        }
-        return new ReplayEnvironment(loadReplayTable(params), { order });
+        return new ReplayEnvironment(loadReplayTable(params), { order: readOrder(params) });
+      },
+    },
+    {
+      name: "replay-cascade",
+      protocol: "cascade",
+      family: "@routekit/environments",
+      description:
+        "your logged outcomes as a cascade: opening a model shows its answer's score (its one feature) at its cost x costWeight",
+      defaults: { ...replayDefaults, costWeight: 1 },
+      create(params) {
+        const { costWeight, ...tableParams } = params;
+        return new CascadeReplayEnvironment(loadReplayTable(tableParams), {
+          order: readOrder(params),
+          costWeight: Number(costWeight),
+        });
       },
     },
   ],

@@ -1,8 +1,9 @@
 /**
  * Every cascade policy against the protocol contract: interleaved open episodes, bad input at every
- * step, mid-episode snapshots, and feedback == learn(decisionRecord + feedback) bit for bit.
+ * step, mid-episode snapshots, feedback == learn(decisionRecord + feedback) bit for bit, and callers that
+ * overwrite their context and feature buffers while episodes are open.
  */
-import { fuzzCascadePolicy } from "@routekit/core/testing";
+import { checkBufferReuseCascade, fuzzCascadePolicy } from "@routekit/core/testing";
 import { describe, it } from "vitest";
 import { cascadePolicies } from "../cascade-policies.js";
 
@@ -12,5 +13,8 @@ describe.each(cascadePolicies.map((s) => [s.name, s] as const))("%s", (_name, sp
   });
   it("extreme fuzz: huge, zero and plain-array inputs work or are rejected, never NaN", () => {
     fuzzCascadePolicy(spec, { numRuns: 150, maxSteps: 30, profile: "extreme" });
+  });
+  it("a caller that reuses its context and feature buffers gets the same steps and learned state", () => {
+    checkBufferReuseCascade(spec);
   });
 });

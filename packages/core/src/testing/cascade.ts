@@ -15,6 +15,7 @@ import { learnedState, type Snapshot, withReplicaParts } from "../snapshot.js";
 import type { FuzzOptions, FuzzProfile } from "./arm.js";
 import { checkState, expectOk, expectRejected, expectTolerated, fuzzScale, type StateHooks, Trace } from "./check.js";
 import { show } from "./inspect.js";
+import type { OptionRange } from "./misuse.js";
 
 export interface CascadePolicySpec<P extends CascadePolicy = CascadePolicy> extends StateHooks<P> {
   readonly name: string;
@@ -23,6 +24,12 @@ export interface CascadePolicySpec<P extends CascadePolicy = CascadePolicy> exte
   restore(snapshot: Snapshot): P;
   /** Whether to add and remove boxes while episodes are open (default true). */
   readonly dynamicArms?: boolean;
+  /** The class's constructor with raw options, for the option-range and misuse checks (misuse.ts). */
+  readonly construct?: (options: unknown) => P;
+  /** Options (arms and seed included) that build a valid policy; the checks vary one field at a time. */
+  readonly baseOptions?: Readonly<Record<string, unknown>>;
+  /** Documented options: numeric ranges (both ends work, just outside is OUT_OF_RANGE) and choices. */
+  readonly optionRanges?: readonly OptionRange[];
 }
 
 type BadCall =

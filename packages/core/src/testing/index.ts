@@ -45,8 +45,10 @@ export {
   type ConcurrencyOptions,
   checkBufferReuseArm,
   checkBufferReuseAssortment,
+  checkBufferReuseCascade,
   checkConcurrentArm,
   checkConcurrentAssortment,
+  checkConcurrentCascade,
 } from "./concurrency.js";
 export {
   decodeAt,
@@ -65,7 +67,9 @@ export {
   checkMisuse,
   checkOptionRanges,
   flakyArray,
+  type NumericOptionRange,
   nextDouble,
+  type OptionChoices,
   type OptionRange,
   type SmokeFeed,
   smokeRun,

@@ -7,14 +7,30 @@
  * - getter-backed arrays that change between reads (a context, the arms list) cannot inject NaN or break state.
  */
 import { RouteKitError } from "../errors.js";
-import type { ArmPolicy, AssortmentPolicy, PolicyBase } from "../protocols.js";
+import type { ArmPolicy, AssortmentPolicy, CascadePolicy, PolicyBase } from "../protocols.js";
 import { Rng } from "../rng.js";
 import type { Snapshot } from "../snapshot.js";
 import { ContractViolation, checkState, Trace } from "./check.js";
 import { describeError, show } from "./inspect.js";
 
-/** A documented numeric option range, declared by a policy's conformance spec. */
-export interface OptionRange {
+/**
+ * A documented option, declared by a policy's conformance spec: a numeric range, or (with `values`) a choice among a
+ * few strings or booleans.
+ */
+export type OptionRange = NumericOptionRange | OptionChoices;
+
+/**
+ * An option that takes one of a few values: an enum of strings or a boolean. Every value must build a working policy
+ * whose snapshot round-trips; a value of the wrong type or outside the list is INVALID_ARGUMENT.
+ */
+export interface OptionChoices {
+  readonly name: string;
+  readonly values: readonly (string | boolean)[];
+}
+
+/** A documented numeric option range. */
+export interface NumericOptionRange {
+  readonly values?: undefined;
   readonly name: string;
   readonly min?: number;
   readonly max?: number;
@@ -35,11 +51,15 @@ export interface ConstructSpec<P extends PolicyBase> {
   readonly optionRanges?: readonly OptionRange[];
   /** Cost range of the feedback, for policies that require a cost (arm specs declare it). */
   readonly costs?: readonly [number, number];
+  /** Valid contexts of an arm policy (as in its arm spec): "unit" (default) or "box". */
+  readonly contexts?: "unit" | "box";
 }
 
 /** What the smoke run feeds a policy: a cost when the policy needs one, queries no larger than its maxSize. */
 export interface SmokeFeed {
   readonly costs?: readonly [number, number] | undefined;
+  /** Arm contexts: unit-norm Gaussian directions ("unit", default) or entries uniform in [-1, 1] ("box"). */
+  readonly contexts?: "unit" | "box" | undefined;
   readonly maxSize?: number | undefined;
 }
 
@@ -86,6 +106,38 @@ function refused<P extends PolicyBase>(
   );
 }
 
+function smokeContext(rng: Rng, n: number, kind: "unit" | "box"): Float64Array {
+  const x = new Float64Array(n);
+  if (kind === "box") {
+    for (let i = 0; i < n; i++) x[i] = 2 * rng.uniform() - 1;
+    return x;
+  }
+  rng.fillNormal(x, 0, 1);
+  let norm = 0;
+  for (let i = 0; i < n; i++) norm += (x[i] as number) ** 2;
+  norm = Math.sqrt(norm);
+  // A zero draw (probability 0 in exact arithmetic) stays the zero context, which every policy accepts.
+  for (let i = 0; i < n && norm > 0; i++) x[i] = (x[i] as number) / norm;
+  return x;
+}
+
+/** One whole cascade episode: a context in the box, answers' features in [-1, 1], costs in [0.01, 0.51]. */
+function smokeEpisode(p: CascadePolicy, rng: Rng): void {
+  const box = (n: number) => {
+    const v = new Float64Array(n);
+    for (let i = 0; i < n; i++) v[i] = rng.uniformIn(-1, 1);
+    return v;
+  };
+  const e = p.begin(box(p.contextDim));
+  for (let k = 0; k < p.arms.length; k++) {
+    const step = p.next(e);
+    if ("stop" in step) break;
+    p.observe(e, step.query, box(p.outputDim), 0.01 + 0.5 * rng.uniform());
+  }
+  p.choose(e);
+  p.feedback(e, rng.uniform());
+}
+
 /** A short valid run: select and update, then a JSON snapshot round trip; state checked throughout. */
 export function smokeRun(
   policy: PolicyBase,
@@ -100,7 +152,7 @@ export function smokeRun(
   for (let t = 0; t < rounds; t++) {
     if (policy.protocol === "arm") {
       const p = policy as ArmPolicy;
-      const x = p.contextDim > 0 ? rng.fillNormal(new Float64Array(p.contextDim), 0, 0.5) : undefined;
+      const x = p.contextDim > 0 ? smokeContext(rng, p.contextDim, feed.contexts ?? "unit") : undefined;
       const d = p.select(x);
       const reward = rng.uniform() < 0.5 ? 0 : 1;
       const c = feed.costs;
@@ -115,6 +167,8 @@ export function smokeRun(
       };
       const d = p.select(q);
       p.update(d, { choice: d.items.length > 0 && rng.uniform() < 0.7 ? (d.items[0] as number) : null });
+    } else if (policy.protocol === "cascade") {
+      smokeEpisode(policy as CascadePolicy, rng);
     }
   }
   const before = checkState(policy, {}, trace);
@@ -131,6 +185,10 @@ export function checkOptionRanges<P extends PolicyBase>(spec: ConstructSpec<P>):
   const base = spec.baseOptions ?? {};
   let checked = 0;
   for (const r of spec.optionRanges) {
+    if (r.values !== undefined) {
+      checked += checkOptionChoices(spec, r);
+      continue;
+    }
     const inside: number[] = [];
     const outside: number[] = [];
     if (r.min !== undefined) {
@@ -143,18 +201,7 @@ export function checkOptionRanges<P extends PolicyBase>(spec: ConstructSpec<P>):
     }
     if (r.integer && r.min !== undefined) outside.push(r.min + 0.5);
     for (const v of inside) {
-      const what = `option ${r.name}: ${v}`;
-      const options: Record<string, unknown> = { ...base, [r.name]: v };
-      const p = constructed(spec, what, options);
-      const maxSize = typeof options.maxSize === "number" ? options.maxSize : undefined;
-      try {
-        smokeRun(p, (s) => spec.restore(s), `${spec.name} ${what}`, 24, { costs: spec.costs, maxSize });
-      } catch (e) {
-        if (e instanceof ContractViolation) throw new ContractViolation(`${spec.name}: ${e.message}`);
-        throw new ContractViolation(
-          `${spec.name}: with ${what} (inside its documented range) a short valid run threw ${describeError(e)}`,
-        );
-      }
+      smokeWithOption(spec, r.name, v, "inside its documented range");
       checked++;
     }
     for (const v of outside) {
@@ -168,6 +215,58 @@ export function checkOptionRanges<P extends PolicyBase>(spec: ConstructSpec<P>):
     }
     refused(spec, `option ${r.name}: "1" (a string)`, { ...base, [r.name]: "1" }, ["INVALID_ARGUMENT"]);
     checked += 4;
+  }
+  return checked;
+}
+
+/** A policy built with `name: value` on top of the spec's base options plays a short valid run and round-trips. */
+function smokeWithOption<P extends PolicyBase>(
+  spec: ConstructSpec<P>,
+  name: string,
+  value: unknown,
+  why: string,
+): void {
+  const what = `option ${name}: ${JSON.stringify(value)}`;
+  const options: Record<string, unknown> = { ...(spec.baseOptions ?? {}), [name]: value };
+  const p = constructed(spec, what, options);
+  const maxSize = typeof options.maxSize === "number" ? options.maxSize : undefined;
+  try {
+    smokeRun(p, (s) => spec.restore(s), `${spec.name} ${what}`, 24, {
+      costs: spec.costs,
+      maxSize,
+      contexts: spec.contexts,
+    });
+  } catch (e) {
+    if (e instanceof ContractViolation) throw new ContractViolation(`${spec.name}: ${e.message}`);
+    throw new ContractViolation(`${spec.name}: with ${what} (${why}) a short valid run threw ${describeError(e)}`);
+  }
+}
+
+/**
+ * Every documented value of a choice option builds a working policy; a value of another type, a near miss (another
+ * case, a padded string) and a value outside the list are INVALID_ARGUMENT.
+ */
+function checkOptionChoices<P extends PolicyBase>(spec: ConstructSpec<P>, r: OptionChoices): number {
+  const base = spec.baseOptions ?? {};
+  if (r.values.length === 0) throw new ContractViolation(`${spec.name}: option ${r.name} declares no values`);
+  let checked = 0;
+  for (const v of r.values) {
+    smokeWithOption(spec, r.name, v, "a documented value");
+    checked++;
+  }
+  const bad: unknown[] = [null, 0, 1, [], {}];
+  for (const v of r.values) {
+    if (typeof v === "boolean") bad.push(String(v));
+    else bad.push(v.toUpperCase() === v ? v.toLowerCase() : v.toUpperCase(), ` ${v}`, [v]);
+  }
+  if (r.values.some((v) => typeof v === "string")) bad.push("no-such-value", true);
+  else bad.push("yes");
+  for (const v of bad) {
+    if (r.values.includes(v as string | boolean)) continue;
+    refused(spec, `option ${r.name}: ${show(v)} (not one of its documented values)`, { ...base, [r.name]: v }, [
+      "INVALID_ARGUMENT",
+    ]);
+    checked++;
   }
   return checked;
 }
@@ -242,7 +341,10 @@ export function checkMisuse<P extends PolicyBase>(spec: ConstructSpec<P>): numbe
       if (!live.every((a) => typeof a === "string" && a.length > 0)) {
         throw new ContractViolation(`${spec.name}: getter-backed arms left non-string arm ids ${show(live)}`);
       }
-      smokeRun(p, (s) => spec.restore(s), `${spec.name} getter-backed arms`, 24, { costs: spec.costs });
+      smokeRun(p, (s) => spec.restore(s), `${spec.name} getter-backed arms`, 24, {
+        costs: spec.costs,
+        contexts: spec.contexts,
+      });
     }
   }
   return cases.length;

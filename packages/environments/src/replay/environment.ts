@@ -1,5 +1,6 @@
 import type { ArmEnvironment, ArmFeedback, ArmRound, Rng } from "@routekit/core";
 import { ErrorCode, RouteKitError } from "@routekit/core";
+import { PromptOrder, type ReplayOrder } from "./order.js";
 import type { ReplayTable } from "./table.js";
 
 export interface ReplayEnvironmentOptions {
@@ -9,7 +10,7 @@ export interface ReplayEnvironmentOptions {
    * Prompt order: "shuffle" (default) plays a fresh seeded permutation of the prompts on every pass over
    * the table, "sequential" plays them in file order (cycling when the horizon exceeds the table).
    */
-  readonly order?: "shuffle" | "sequential";
+  readonly order?: ReplayOrder;
 }
 
 /**
@@ -31,10 +32,9 @@ export class ReplayEnvironment implements ArmEnvironment {
   readonly contextDim: number;
   readonly initialArms: readonly string[];
   private readonly table: ReplayTable;
-  private readonly order: "shuffle" | "sequential";
+  private readonly order: PromptOrder;
   private readonly armIndex = new Map<string, number>();
   private readonly views: Float64Array[];
-  private readonly perm: number[];
   private readonly bestFixed: number;
   private readonly bestFixedMean: number;
   private readonly oracle: Float64Array;
@@ -42,10 +42,8 @@ export class ReplayEnvironment implements ArmEnvironment {
   // Reused across rounds (no allocation per round): read a pull's values before the next pull.
   private readonly feedback = { reward: 0 };
   private readonly feedbackWithCost = { reward: 0, cost: 0 };
-  private orderRng: Rng | undefined;
   private noiseRng: Rng | undefined;
   private prompt = -1;
-  private pass = -1;
 
   constructor(table: ReplayTable, options: ReplayEnvironmentOptions = {}) {
     if (!table || table.numPrompts < 1 || table.models.length < 1) {
@@ -56,17 +54,13 @@ export class ReplayEnvironment implements ArmEnvironment {
     }
     this.table = table;
     this.name = options.name ?? "replay";
-    this.order = options.order ?? "shuffle";
-    if (this.order !== "shuffle" && this.order !== "sequential") {
-      throw new RouteKitError(ErrorCode.InvalidArgument, `order must be "shuffle" or "sequential", got ${this.order}`);
-    }
+    this.order = new PromptOrder(table.numPrompts, options.order ?? "shuffle");
     this.contextDim = table.dim;
     this.initialArms = [...table.models];
     for (let i = 0; i < table.models.length; i++) this.armIndex.set(table.models[i] as string, i);
     const n = table.numPrompts;
     const M = table.models.length;
     this.views = Array.from({ length: n }, (_, p) => table.contexts.subarray(p * table.dim, (p + 1) * table.dim));
-    this.perm = Array.from({ length: n }, (_, p) => p);
     this.oracle = new Float64Array(n);
     const means = new Float64Array(M);
     for (let p = 0; p < n; p++) {
@@ -98,38 +92,25 @@ export class ReplayEnvironment implements ArmEnvironment {
   }
 
   reset(rng: Rng): void {
-    this.orderRng = rng.fork("order");
+    this.order.reset(rng.fork("order"));
     this.noiseRng = rng.fork("noise");
-    for (let p = 0; p < this.perm.length; p++) this.perm[p] = p;
     this.prompt = -1;
-    this.pass = -1;
   }
 
   next(t: number): ArmRound {
-    if (!this.orderRng) throw new RouteKitError(ErrorCode.InvalidState, "call reset(rng) before next()");
-    if (!Number.isInteger(t) || t < 0) {
-      throw new RouteKitError(ErrorCode.InvalidArgument, `round must be an integer >= 0, got ${t}`);
-    }
-    const n = this.perm.length;
-    const pos = t % n;
-    const pass = Math.floor(t / n);
-    if (pass !== this.pass) {
-      if (this.order === "shuffle") this.orderRng.shuffle(this.perm);
-      this.pass = pass;
-    }
-    this.prompt = this.order === "shuffle" ? (this.perm[pos] as number) : pos;
+    this.prompt = this.order.at(t);
     this.round.context = this.views[this.prompt];
     return this.round;
   }
 
   /** Whether this round's prompt was already played in this run: every round after the first pass. */
   seenBefore(): boolean {
-    return this.pass > 0;
+    return this.order.passes > 1;
   }
 
   /** Passes over the table so far, counting the current one (1 during the first pass). */
   get passes(): number {
-    return this.pass + 1;
+    return this.order.passes;
   }
 
   /** Index of the current round's prompt in the table. */

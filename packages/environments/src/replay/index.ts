@@ -1,3 +1,5 @@
+export * from "./cascade.js";
 export * from "./environment.js";
 export * from "./featurizer.js";
+export * from "./order.js";
 export * from "./table.js";

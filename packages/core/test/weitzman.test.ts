@@ -1,4 +1,3 @@
-import { Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import {
   type DiscreteBox,
@@ -13,6 +12,7 @@ import {
   weitzmanValue,
 } from "../src/index.js";
 import { normalCdf, normalPdf } from "../src/normal.js";
+import { Rng } from "../src/rng.js";
 
 describe("reservation index closed forms", () => {
   it("deterministic, Bernoulli, uniform", () => {

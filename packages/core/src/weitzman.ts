@@ -1,0 +1,220 @@
+/**
+ * Weitzman's Pandora's box toolkit (the oracle of the paper, Section 3, Proposition 3.1).
+ *
+ * The reservation index sigma of a box with reward mu (random) and mean cost c solves
+ * E[(mu - sigma)^+] = c. The oracle opens boxes in decreasing index order and stops as soon as the
+ * best opened reward is >= the next index; it deploys the best opened reward. Its value is
+ * E[max_a min(mu_a, sigma_a)] (the paper's eq. 3).
+ */
+import { ErrorCode, RouteKitError } from "./errors.js";
+import { normalCdf, normalPdf } from "./normal.js";
+
+function checkCost(c: number): void {
+  if (typeof c !== "number" || !Number.isFinite(c))
+    throw new RouteKitError(ErrorCode.NonFinite, `cost must be a finite number, got ${String(c)}`);
+  if (!(c > 0)) throw new RouteKitError(ErrorCode.OutOfRange, `cost must be > 0, got ${c}`);
+}
+
+function checkFinite(v: number, what: string): void {
+  if (typeof v !== "number" || !Number.isFinite(v))
+    throw new RouteKitError(ErrorCode.NonFinite, `${what} must be a finite number, got ${String(v)}`);
+}
+
+/** Index of a deterministic reward v with cost c: v - c. */
+export function indexDeterministic(value: number, cost: number): number {
+  checkFinite(value, "value");
+  checkCost(cost);
+  return value - cost;
+}
+
+/** Index of a Bernoulli(p) reward on {0, 1}: 1 - c/p when c <= p, else p - c. */
+export function indexBernoulli(p: number, cost: number): number {
+  checkFinite(p, "p");
+  if (p < 0 || p > 1) throw new RouteKitError(ErrorCode.OutOfRange, `p must be in [0, 1], got ${p}`);
+  checkCost(cost);
+  return cost <= p ? 1 - cost / p : p - cost;
+}
+
+/** Index of a U[lo, hi] reward: hi - sqrt(2 w c) when c <= w/2 (w = hi - lo), else lo + w/2 - c. */
+export function indexUniform(lo: number, hi: number, cost: number): number {
+  checkFinite(lo, "lo");
+  checkFinite(hi, "hi");
+  if (!(hi >= lo)) throw new RouteKitError(ErrorCode.OutOfRange, `need lo <= hi, got [${lo}, ${hi}]`);
+  checkCost(cost);
+  const w = hi - lo;
+  return cost <= w / 2 ? hi - Math.sqrt(2 * w * cost) : lo + w / 2 - cost;
+}
+
+/**
+ * Index of a N(mean, sd^2) reward: s (pdf(k) + k Phi(k)) = c with k = (mean - sigma) / s. The left side
+ * is increasing in k (its derivative is Phi(k)), solved by safeguarded Newton.
+ */
+export function indexNormal(mean: number, sd: number, cost: number): number {
+  checkFinite(mean, "mean");
+  checkFinite(sd, "sd");
+  if (!(sd >= 0)) throw new RouteKitError(ErrorCode.OutOfRange, `sd must be >= 0, got ${sd}`);
+  checkCost(cost);
+  if (sd === 0) return mean - cost;
+  const target = cost / sd;
+  const h = (k: number) => normalPdf(k) + k * normalCdf(k) - target;
+  // h(k) -> -target as k -> -inf, h(k) ~ k - target as k -> +inf.
+  let lo = -1;
+  while (h(lo) > 0) lo *= 2;
+  let hi = Math.max(1, target + 1);
+  while (h(hi) < 0) hi *= 2;
+  let k = 0.5 * (lo + hi);
+  for (let it = 0; it < 200; it++) {
+    const v = h(k);
+    if (v === 0) break;
+    if (v > 0) hi = k;
+    else lo = k;
+    const d = normalCdf(k);
+    let nk = d > 0 ? k - v / d : Number.NaN;
+    if (!(nk > lo && nk < hi)) nk = 0.5 * (lo + hi);
+    if (Math.abs(nk - k) <= 1e-15 * (1 + Math.abs(k)) || hi - lo <= 1e-15 * (1 + Math.abs(k))) {
+      k = nk;
+      break;
+    }
+    k = nk;
+  }
+  return mean - sd * k;
+}
+
+/**
+ * Index of a discrete reward distribution (values with probabilities summing to 1): exact, since
+ * E[(mu - sigma)^+] is piecewise linear in sigma.
+ */
+export function indexDiscrete(values: ArrayLike<number>, probs: ArrayLike<number>, cost: number): number {
+  const n = values.length;
+  if (n === 0 || probs.length !== n)
+    throw new RouteKitError(ErrorCode.DimensionMismatch, "values and probs must be non-empty and of equal length");
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    checkFinite(values[i] as number, `values[${i}]`);
+    checkFinite(probs[i] as number, `probs[${i}]`);
+    if ((probs[i] as number) < 0) throw new RouteKitError(ErrorCode.OutOfRange, `probs[${i}] must be >= 0`);
+    total += probs[i] as number;
+  }
+  if (Math.abs(total - 1) > 1e-9) throw new RouteKitError(ErrorCode.OutOfRange, `probs sum to ${total}, expected 1`);
+  checkCost(cost);
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (values[b] as number) - (values[a] as number));
+  // Walk down the sorted values: on [v_{k+1}, v_k], E(mu - s)^+ = sum_{j<=k} p_j (v_j - s).
+  let pSum = 0;
+  let pvSum = 0;
+  for (let j = 0; j < n; j++) {
+    const i = order[j] as number;
+    pSum += probs[i] as number;
+    pvSum += (probs[i] as number) * (values[i] as number);
+    if (pSum <= 0) continue;
+    const s = (pvSum - cost) / pSum;
+    const next = j + 1 < n ? (values[order[j + 1] as number] as number) : Number.NEGATIVE_INFINITY;
+    if (s >= next) return s;
+  }
+  return (pvSum - cost) / pSum;
+}
+
+/**
+ * Index from any excess function e(sigma) = E[(mu - sigma)^+] (continuous, non-increasing, strictly
+ * decreasing where P(mu > sigma) > 0): the root of e(sigma) = c by bracketing and bisection to `tol`.
+ * The bracket starts at [-1 - 1e-9, 1] (rewards in [0, 1] and costs in (0, 1) put the root there) and
+ * widens when needed.
+ */
+export function reservationIndex(excess: (sigma: number) => number, cost: number, tol = 1e-12): number {
+  checkCost(cost);
+  let lo = -1 - 1e-9;
+  let hi = 1;
+  for (let i = 0; i < 200 && !(excess(lo) >= cost); i++) lo = lo * 2 - 1;
+  for (let i = 0; i < 200 && !(excess(hi) <= cost); i++) hi = hi * 2 + 1;
+  if (!(excess(lo) >= cost) || !(excess(hi) <= cost))
+    throw new RouteKitError(ErrorCode.Numerical, "could not bracket the reservation index");
+  while (hi - lo > tol) {
+    const mid = 0.5 * (lo + hi);
+    if (mid <= lo || mid >= hi) break;
+    if (excess(mid) > cost) lo = mid;
+    else hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+/** Box positions sorted by decreasing index, ties to the lower position (deterministic). */
+export function weitzmanOrder(indices: ArrayLike<number>): number[] {
+  const order = Array.from({ length: indices.length }, (_, i) => i);
+  order.sort((a, b) => (indices[b] as number) - (indices[a] as number) || a - b);
+  return order;
+}
+
+export interface WeitzmanPlay {
+  /** Opened boxes, in opening order. */
+  readonly queried: number[];
+  /** The deployed box (first maximiser of the opened rewards). */
+  readonly chosen: number;
+  /** Deployed reward minus the costs paid. */
+  readonly utility: number;
+}
+
+/**
+ * Plays the index policy on one realisation: rewards[a] and costs[a] are what box a would reveal.
+ * Opens in decreasing index order, stops when the best opened reward is >= the next index (ties stop).
+ */
+export function weitzmanPlay(
+  indices: ArrayLike<number>,
+  rewards: ArrayLike<number>,
+  costs: ArrayLike<number>,
+): WeitzmanPlay {
+  const n = indices.length;
+  if (n === 0) throw new RouteKitError(ErrorCode.InvalidArgument, "no boxes to open");
+  const order = weitzmanOrder(indices);
+  const queried: number[] = [];
+  let best = Number.NEGATIVE_INFINITY;
+  let chosen = -1;
+  let paid = 0;
+  for (let k = 0; k < n; k++) {
+    const a = order[k] as number;
+    queried.push(a);
+    paid += costs[a] as number;
+    if ((rewards[a] as number) > best) {
+      best = rewards[a] as number;
+      chosen = a;
+    }
+    const nextIndex = k + 1 < n ? (indices[order[k + 1] as number] as number) : Number.NEGATIVE_INFINITY;
+    if (best >= nextIndex) break;
+  }
+  return { queried, chosen, utility: best - paid };
+}
+
+/** A box with a finite reward distribution: values, probabilities, and mean cost. */
+export interface DiscreteBox {
+  readonly values: readonly number[];
+  readonly probs: readonly number[];
+  readonly cost: number;
+}
+
+/** The oracle value E[max_a min(mu_a, sigma_a)] (eq. 3) for independent discrete boxes, exactly. */
+export function weitzmanValue(boxes: readonly DiscreteBox[]): number {
+  if (boxes.length === 0) throw new RouteKitError(ErrorCode.InvalidArgument, "no boxes");
+  const sig = boxes.map((b) => indexDiscrete(b.values, b.probs, b.cost));
+  // Y_a = min(mu_a, sigma_a); E[max Y] = sum over the support points of max of P(max Y >= y) steps.
+  const pts = new Set<number>();
+  boxes.forEach((b, a) => {
+    for (const v of b.values) pts.add(Math.min(v, sig[a] as number));
+  });
+  const ys = [...pts].sort((x, y) => x - y);
+  const cdf = (y: number) => {
+    let p = 1;
+    boxes.forEach((b, a) => {
+      let q = 0;
+      for (let i = 0; i < b.values.length; i++)
+        if (Math.min(b.values[i] as number, sig[a] as number) <= y) q += b.probs[i] as number;
+      p *= q;
+    });
+    return p;
+  };
+  let value = 0;
+  let prev = 0;
+  for (const y of ys) {
+    const c = cdf(y);
+    value += y * (c - prev);
+    prev = c;
+  }
+  return value;
+}
