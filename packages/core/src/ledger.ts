@@ -1,6 +1,17 @@
 import { ErrorCode, RouteKitError } from "./errors.js";
 import type { Json } from "./snapshot.js";
 
+/**
+ * "000" .. "999", built on first use: ids from 1000 on are a cached prefix of the thousands plus one of
+ * these, so issuing an id converts no number to a string. (Each conversion goes through V8's number-string
+ * cache, which then holds thousands of fresh strings that every young-generation collection copies.)
+ */
+let threeDigits: string[] | undefined;
+function lastThreeDigits(): string[] {
+  if (threeDigits === undefined) threeDigits = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, "0"));
+  return threeDigits;
+}
+
 /** How a ledger stores its payloads in a snapshot, and what to do with a payload it drops. */
 export interface LedgerCodec<P> {
   encode(payload: P): Json;
@@ -32,7 +43,21 @@ export class DecisionLedger<P> {
   private lastEvicted = -1;
   /** No pending decision has a sequence number below this (eviction scans upward from it). */
   private oldestBound = 0;
+  /** Pending decisions except the newest (see `hotSeq`). */
   private readonly pending = new Map<number, P>();
+  /**
+   * The newest decision while it is pending (-1: none), kept out of the Map: in the usual stream
+   * (select, then its feedback, then the next select) no decision ever enters the Map, which saves the
+   * Map's set, get and delete on every round. It moves into the Map when a newer one is issued.
+   */
+  private hotSeq = -1;
+  private hotPayload: P | undefined = undefined;
+  /** The last id issued and its sequence number: update and settle look the same id up, parsed once. */
+  private lastId = "";
+  private lastIdSeq = -1;
+  /** The id prefix followed by the thousands of the last id of 1000 or more, and those thousands. */
+  private thousandsId = "";
+  private thousands = -1;
   private readonly maxPending: number;
   private readonly prefix: string;
 
@@ -49,7 +74,7 @@ export class DecisionLedger<P> {
 
   /** Number of decisions waiting for feedback. */
   get size(): number {
-    return this.pending.size;
+    return this.pending.size + (this.hotSeq >= 0 ? 1 : 0);
   }
 
   /** Number of decisions ever issued (the next decision's sequence number). */
@@ -60,8 +85,11 @@ export class DecisionLedger<P> {
   /** Records a new decision and returns its id. */
   issue(payload: P): string {
     const seq = this.nextSeq++;
-    this.pending.set(seq, payload);
-    if (this.pending.size > this.maxPending) {
+    if (this.hotSeq >= 0) this.pending.set(this.hotSeq, this.hotPayload as P);
+    this.hotSeq = seq;
+    this.hotPayload = payload;
+    // The newest is never the oldest of more than maxPending >= 1 decisions: the one to drop is in the Map.
+    if (this.pending.size + 1 > this.maxPending) {
       // Sequence numbers only grow, so the oldest pending decision is the first present at or above
       // oldestBound; the scan is amortised O(1) per decision. (A Map's first key is not: V8 walks
       // every deleted entry at the head of its table, 12-47 us per decision once the ledger is full.)
@@ -73,13 +101,25 @@ export class DecisionLedger<P> {
       this.lastEvicted = oldest;
       this.codec.dispose?.(p);
     }
-    return this.prefix + seq;
+    let id: string;
+    if (seq < 1000) id = this.prefix + seq;
+    else {
+      const k = (seq - (seq % 1000)) / 1000;
+      if (k !== this.thousands) {
+        this.thousands = k;
+        this.thousandsId = this.prefix + k;
+      }
+      id = this.thousandsId + (lastThreeDigits()[seq - k * 1000] as string);
+    }
+    this.lastId = id;
+    this.lastIdSeq = seq;
+    return id;
   }
 
   /** The payload of a pending decision; throws a typed error otherwise. Does not remove it. */
   get(ref: DecisionRef): P {
     const seq = this.parse(ref);
-    const p = this.pending.get(seq);
+    const p = seq === this.hotSeq ? this.hotPayload : this.pending.get(seq);
     if (p === undefined) {
       if (seq <= this.lastEvicted) {
         throw new RouteKitError(
@@ -98,6 +138,13 @@ export class DecisionLedger<P> {
   /** Removes a decision after its feedback has been applied. */
   settle(ref: DecisionRef): void {
     const seq = this.parse(ref);
+    if (seq === this.hotSeq) {
+      const p = this.hotPayload as P;
+      this.hotSeq = -1;
+      this.hotPayload = undefined;
+      this.codec.dispose?.(p);
+      return;
+    }
     const p = this.pending.get(seq);
     if (p === undefined) return;
     this.pending.delete(seq);
@@ -105,13 +152,15 @@ export class DecisionLedger<P> {
   }
 
   /** Iterates pending payloads (oldest first). */
-  values(): IterableIterator<P> {
-    return this.pending.values();
+  *values(): IterableIterator<P> {
+    yield* this.pending.values();
+    if (this.hotSeq >= 0) yield this.hotPayload as P;
   }
 
   toJSON(): Json {
     const entries: Json[] = [];
     for (const [seq, p] of this.pending) entries.push([seq, this.codec.encode(p)]);
+    if (this.hotSeq >= 0) entries.push([this.hotSeq, this.codec.encode(this.hotPayload as P)]);
     return { nextSeq: this.nextSeq, lastEvicted: this.lastEvicted, entries };
   }
 
@@ -132,8 +181,12 @@ export class DecisionLedger<P> {
     const parsed = parseLedger(json, (p) => this.codec.decode(p));
     const decoded = parsed.entries;
     let lastEvicted = parsed.lastEvicted;
-    for (const p of this.pending.values()) this.codec.dispose?.(p);
+    for (const p of this.values()) this.codec.dispose?.(p);
     this.pending.clear();
+    this.hotSeq = -1;
+    this.hotPayload = undefined;
+    this.lastId = "";
+    this.lastIdSeq = -1;
     const drop = Math.max(0, decoded.length - this.maxPending);
     for (let i = 0; i < decoded.length; i++) {
       const [seq, p] = decoded[i] as [number, P];
@@ -151,6 +204,7 @@ export class DecisionLedger<P> {
 
   private parse(ref: DecisionRef): number {
     const id = typeof ref === "string" ? ref : ref !== null && typeof ref === "object" ? ref.id : undefined;
+    if (id === this.lastId && this.lastIdSeq >= 0) return this.lastIdSeq;
     if (typeof id !== "string" || !id.startsWith(this.prefix)) {
       throw new RouteKitError(ErrorCode.UnknownDecision, `unknown decision id ${JSON.stringify(id)}`);
     }

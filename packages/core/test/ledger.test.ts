@@ -288,4 +288,72 @@ describe("DecisionLedger", () => {
     small.issue(6);
     expect(small.size).toBe(4);
   });
+
+  it("agrees with a plain map of pending decisions on a random mix of issue, get, settle and snapshots", () => {
+    // The newest pending decision is kept outside the ledger's Map (and its id parsed once): ids, sizes,
+    // errors, iteration order, evictions and snapshots must be as if every decision were in one map.
+    let seed = 12345;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (const maxPending of [1, 2, 3, 7]) {
+      const c = numCodec();
+      let l = new DecisionLedger(c, { maxPending });
+      const model = new Map<number, number>();
+      let lastEvicted = -1;
+      let next = 0;
+      for (let step = 0; step < 600; step++) {
+        const op = rand(10);
+        if (op < 4) {
+          const id = l.issue(1000 + next);
+          expect(id).toBe(`d${next}`);
+          model.set(next, 1000 + next);
+          if (model.size > maxPending) {
+            const oldest = Math.min(...model.keys());
+            model.delete(oldest);
+            lastEvicted = oldest;
+          }
+          next++;
+        } else if (op < 9 && next > 0) {
+          // mostly the newest (the usual stream), sometimes an older or settled one
+          const seq = op < 7 ? next - 1 : rand(next);
+          const id = rand(2) === 0 ? `d${seq}` : { id: `d${seq}` };
+          if (model.has(seq)) {
+            expect(l.get(id)).toBe(model.get(seq));
+            l.settle(id);
+            model.delete(seq);
+          } else {
+            const want = seq <= lastEvicted ? ErrorCode.DecisionExpired : ErrorCode.DecisionAlreadyUsed;
+            expect(codeOf(() => l.get(id))).toBe(want);
+            l.settle(id); // a no-op
+          }
+        } else if (next > 0) {
+          const copy = new DecisionLedger(numCodec(), { maxPending });
+          copy.loadJSON(JSON.parse(JSON.stringify(l.toJSON())) as Json);
+          expect(copy.toJSON()).toEqual(l.toJSON());
+          l = copy;
+        }
+        expect(l.size).toBe(model.size);
+        expect([...l.values()]).toEqual([...model.keys()].sort((a, b) => a - b).map((k) => model.get(k)));
+        expect(codeOf(() => l.get(""))).toBe(ErrorCode.UnknownDecision);
+        expect(codeOf(() => l.get(`d${next}`))).toBe(ErrorCode.UnknownDecision);
+      }
+    }
+  });
+
+  it("writes every id in canonical decimal, across the thousands it caches", () => {
+    const starts = [0, 990, 1990, 9990, 99_990, 999_990, 123_456_789, 2 ** 31 - 5, 999_999_999_999_990];
+    for (const start of starts) {
+      const l = new DecisionLedger(numCodec());
+      if (start > 0) l.loadJSON({ nextSeq: start, lastEvicted: start - 1, entries: [] });
+      for (let seq = start; seq < start + 25; seq++) {
+        const id = l.issue(seq);
+        expect(id).toBe(`d${seq}`);
+        expect(l.get(id)).toBe(seq);
+        if (seq % 2 === 0) l.settle({ id });
+      }
+      expect(l.size).toBe(12 + (start % 2 === 0 ? 0 : 1));
+    }
+  });
 });

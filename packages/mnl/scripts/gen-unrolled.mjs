@@ -51,16 +51,19 @@ function checkedUtilities(d) {
     .flatMap((k) => range(d - k).map((j) => `const m${k}_${k + j} = M[${k * d + k + j}] as number;`))
     .join(" ");
   const loadX = ks.map((k) => `const x${k} = f[o + ${k}] as number;`).join(" ");
-  const norm = `const ss = 0 + ${ks.map((k) => `x${k} * x${k}`).join(" + ")};
+  // The norm, the quadratic form and (when c > 0) the mean drop the generic loop's leading "0 +": it only
+  // turns a -0 sum into +0, and here no sign of zero can reach a result (the norm is compared, the form
+  // clamped at 0, and mean + c sqrt(q) with c sqrt(q) >= +0 is +0 for a mean of either zero), so the
+  // utilities keep their bits with d + 3 fewer additions per item. The c = 0 utilities keep it.
+  const norm = `const ss = ${ks.map((k) => `x${k} * x${k}`).join(" + ")};
     if (!(ss <= max)) return i;`;
-  const mean = `0 + ${ks.map((k) => `x${k} * w${k}`).join(" + ")}`;
+  const mean0 = `0 + ${ks.map((k) => `x${k} * w${k}`).join(" + ")}`;
+  const mean = ks.map((k) => `x${k} * w${k}`).join(" + ");
   const off = (k) =>
-    k === d - 1
-      ? "0"
-      : `(0 + ${range(d - k - 1)
-          .map((j) => `m${k}_${k + 1 + j} * x${k + 1 + j}`)
-          .join(" + ")})`;
-  const q = `0 + ${ks.map((k) => `x${k} * (m${k}_${k} * x${k} + 2 * ${off(k)})`).join(" + ")}`;
+    ` + 2 * (${range(d - k - 1)
+      .map((j) => `m${k}_${k + 1 + j} * x${k + 1 + j}`)
+      .join(" + ")})`;
+  const q = ks.map((k) => `x${k} * (m${k}_${k} * x${k}${k === d - 1 ? "" : off(k)})`).join(" + ");
   // Per item also: the sum and sum of squares of the utilities, and the items above T appended to cand
   // (without a branch) for the top-K's threshold path; stats = [sum, sum of squares, count above T].
   const extra = `s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);`;
@@ -73,7 +76,7 @@ function checkedUtilities(d) {
     for (let i = 0, o = 0; i < n; i++, o += ${d}) {
       ${loadX}
       ${norm}
-      const u = ${mean};
+      const u = ${mean0};
       util[i] = u;
       ${extra}
     }

@@ -42,6 +42,7 @@ import {
   solveCholesky,
 } from "./model.js";
 import { ProjectionWorkspace, projectUnitBall } from "./projection.js";
+import { WasmUtilities } from "./utilities-wasm.js";
 
 /** Smallest `ridge` and `stepSize` accepted (see resolve). */
 const MIN_RIDGE = 1e-100;
@@ -193,6 +194,8 @@ export class OfuMnlPlus extends MnlPolicyBase {
   private Lnew: Float64Array;
   private readonly A: Float64Array;
   private readonly projWs: ProjectionWorkspace;
+  /** The WebAssembly SIMD utilities (identical bits), or null: the TypeScript kernels run. */
+  private readonly wasm: WasmUtilities | null;
 
   constructor(options: OfuMnlPlusOptions) {
     const { common, cfg } = resolve(options);
@@ -230,6 +233,7 @@ export class OfuMnlPlus extends MnlPolicyBase {
     this.Lnew = allocF64(d * d);
     this.A = allocF64(d * d);
     this.projWs = new ProjectionWorkspace(d);
+    this.wasm = WasmUtilities.create(d);
     this.refreshInverse();
   }
 
@@ -288,13 +292,27 @@ export class OfuMnlPlus extends MnlPolicyBase {
 
   protected override scoreCheckedItems(f: Float64Array, n: number, revenues: ArrayLike<number> | undefined): number {
     const d = this.contextDim;
+    const c = this.beta;
+    const wasm = this.wasm;
+    // Two items per instruction; a row above the norm bound goes to the TypeScript kernel below, which
+    // names the first such row. c = 0 (no exploration) also runs there.
+    if (
+      wasm !== null &&
+      c > 0 &&
+      wasm.run(f, n, this.w, this.Hinv, c, MAX_FEATURE_SQUARED_NORM, this.topHint, this.scoreStats) < 0
+    ) {
+      this.util = wasm.util;
+      this.cand = wasm.cand;
+      this.checkRevenues(revenues, n);
+      return -1;
+    }
     const bad = checkedOptimisticUtilities(
       f,
       n,
       d,
       this.w,
       this.Hinv,
-      this.beta,
+      c,
       this.util,
       MAX_FEATURE_SQUARED_NORM,
       this.topHint,

@@ -171,7 +171,7 @@ function checkedUtilities1(f: Float64Array, n: number, w: Float64Array, M: Float
   if (c === 0) {
     for (let i = 0, o = 0; i < n; i++, o += 1) {
       const x0 = f[o + 0] as number;
-      const ss = 0 + x0 * x0;
+      const ss = x0 * x0;
     if (!(ss <= max)) return i;
       const u = 0 + x0 * w0;
       util[i] = u;
@@ -181,10 +181,10 @@ function checkedUtilities1(f: Float64Array, n: number, w: Float64Array, M: Float
     const m0_0 = M[0] as number;
     for (let i = 0, o = 0; i < n; i++, o += 1) {
       const x0 = f[o + 0] as number;
-      const ss = 0 + x0 * x0;
+      const ss = x0 * x0;
     if (!(ss <= max)) return i;
-      const mean = 0 + x0 * w0;
-      const q = 0 + x0 * (m0_0 * x0 + 2 * 0);
+      const mean = x0 * w0;
+      const q = x0 * (m0_0 * x0);
       const u = mean + c * Math.sqrt(q > 0 ? q : 0);
       util[i] = u;
       s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
@@ -204,7 +204,7 @@ function checkedUtilities2(f: Float64Array, n: number, w: Float64Array, M: Float
   if (c === 0) {
     for (let i = 0, o = 0; i < n; i++, o += 2) {
       const x0 = f[o + 0] as number; const x1 = f[o + 1] as number;
-      const ss = 0 + x0 * x0 + x1 * x1;
+      const ss = x0 * x0 + x1 * x1;
     if (!(ss <= max)) return i;
       const u = 0 + x0 * w0 + x1 * w1;
       util[i] = u;
@@ -214,10 +214,10 @@ function checkedUtilities2(f: Float64Array, n: number, w: Float64Array, M: Float
     const m0_0 = M[0] as number; const m0_1 = M[1] as number; const m1_1 = M[3] as number;
     for (let i = 0, o = 0; i < n; i++, o += 2) {
       const x0 = f[o + 0] as number; const x1 = f[o + 1] as number;
-      const ss = 0 + x0 * x0 + x1 * x1;
+      const ss = x0 * x0 + x1 * x1;
     if (!(ss <= max)) return i;
-      const mean = 0 + x0 * w0 + x1 * w1;
-      const q = 0 + x0 * (m0_0 * x0 + 2 * (0 + m0_1 * x1)) + x1 * (m1_1 * x1 + 2 * 0);
+      const mean = x0 * w0 + x1 * w1;
+      const q = x0 * (m0_0 * x0 + 2 * (m0_1 * x1)) + x1 * (m1_1 * x1);
       const u = mean + c * Math.sqrt(q > 0 ? q : 0);
       util[i] = u;
       s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
@@ -237,7 +237,7 @@ function checkedUtilities3(f: Float64Array, n: number, w: Float64Array, M: Float
   if (c === 0) {
     for (let i = 0, o = 0; i < n; i++, o += 3) {
       const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number;
-      const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2;
+      const ss = x0 * x0 + x1 * x1 + x2 * x2;
     if (!(ss <= max)) return i;
       const u = 0 + x0 * w0 + x1 * w1 + x2 * w2;
       util[i] = u;
@@ -247,10 +247,10 @@ function checkedUtilities3(f: Float64Array, n: number, w: Float64Array, M: Float
     const m0_0 = M[0] as number; const m0_1 = M[1] as number; const m0_2 = M[2] as number; const m1_1 = M[4] as number; const m1_2 = M[5] as number; const m2_2 = M[8] as number;
     for (let i = 0, o = 0; i < n; i++, o += 3) {
       const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number;
-      const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2;
+      const ss = x0 * x0 + x1 * x1 + x2 * x2;
     if (!(ss <= max)) return i;
-      const mean = 0 + x0 * w0 + x1 * w1 + x2 * w2;
-      const q = 0 + x0 * (m0_0 * x0 + 2 * (0 + m0_1 * x1 + m0_2 * x2)) + x1 * (m1_1 * x1 + 2 * (0 + m1_2 * x2)) + x2 * (m2_2 * x2 + 2 * 0);
+      const mean = x0 * w0 + x1 * w1 + x2 * w2;
+      const q = x0 * (m0_0 * x0 + 2 * (m0_1 * x1 + m0_2 * x2)) + x1 * (m1_1 * x1 + 2 * (m1_2 * x2)) + x2 * (m2_2 * x2);
       const u = mean + c * Math.sqrt(q > 0 ? q : 0);
       util[i] = u;
       s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
@@ -270,7 +270,7 @@ function checkedUtilities4(f: Float64Array, n: number, w: Float64Array, M: Float
   if (c === 0) {
     for (let i = 0, o = 0; i < n; i++, o += 4) {
       const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number;
-      const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3;
+      const ss = x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3;
     if (!(ss <= max)) return i;
       const u = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3;
       util[i] = u;
@@ -280,10 +280,10 @@ function checkedUtilities4(f: Float64Array, n: number, w: Float64Array, M: Float
     const m0_0 = M[0] as number; const m0_1 = M[1] as number; const m0_2 = M[2] as number; const m0_3 = M[3] as number; const m1_1 = M[5] as number; const m1_2 = M[6] as number; const m1_3 = M[7] as number; const m2_2 = M[10] as number; const m2_3 = M[11] as number; const m3_3 = M[15] as number;
     for (let i = 0, o = 0; i < n; i++, o += 4) {
       const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number;
-      const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3;
+      const ss = x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3;
     if (!(ss <= max)) return i;
-      const mean = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3;
-      const q = 0 + x0 * (m0_0 * x0 + 2 * (0 + m0_1 * x1 + m0_2 * x2 + m0_3 * x3)) + x1 * (m1_1 * x1 + 2 * (0 + m1_2 * x2 + m1_3 * x3)) + x2 * (m2_2 * x2 + 2 * (0 + m2_3 * x3)) + x3 * (m3_3 * x3 + 2 * 0);
+      const mean = x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3;
+      const q = x0 * (m0_0 * x0 + 2 * (m0_1 * x1 + m0_2 * x2 + m0_3 * x3)) + x1 * (m1_1 * x1 + 2 * (m1_2 * x2 + m1_3 * x3)) + x2 * (m2_2 * x2 + 2 * (m2_3 * x3)) + x3 * (m3_3 * x3);
       const u = mean + c * Math.sqrt(q > 0 ? q : 0);
       util[i] = u;
       s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
@@ -303,7 +303,7 @@ function checkedUtilities5(f: Float64Array, n: number, w: Float64Array, M: Float
   if (c === 0) {
     for (let i = 0, o = 0; i < n; i++, o += 5) {
       const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number; const x4 = f[o + 4] as number;
-      const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4;
+      const ss = x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4;
     if (!(ss <= max)) return i;
       const u = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4;
       util[i] = u;
@@ -313,10 +313,10 @@ function checkedUtilities5(f: Float64Array, n: number, w: Float64Array, M: Float
     const m0_0 = M[0] as number; const m0_1 = M[1] as number; const m0_2 = M[2] as number; const m0_3 = M[3] as number; const m0_4 = M[4] as number; const m1_1 = M[6] as number; const m1_2 = M[7] as number; const m1_3 = M[8] as number; const m1_4 = M[9] as number; const m2_2 = M[12] as number; const m2_3 = M[13] as number; const m2_4 = M[14] as number; const m3_3 = M[18] as number; const m3_4 = M[19] as number; const m4_4 = M[24] as number;
     for (let i = 0, o = 0; i < n; i++, o += 5) {
       const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number; const x4 = f[o + 4] as number;
-      const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4;
+      const ss = x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4;
     if (!(ss <= max)) return i;
-      const mean = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4;
-      const q = 0 + x0 * (m0_0 * x0 + 2 * (0 + m0_1 * x1 + m0_2 * x2 + m0_3 * x3 + m0_4 * x4)) + x1 * (m1_1 * x1 + 2 * (0 + m1_2 * x2 + m1_3 * x3 + m1_4 * x4)) + x2 * (m2_2 * x2 + 2 * (0 + m2_3 * x3 + m2_4 * x4)) + x3 * (m3_3 * x3 + 2 * (0 + m3_4 * x4)) + x4 * (m4_4 * x4 + 2 * 0);
+      const mean = x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4;
+      const q = x0 * (m0_0 * x0 + 2 * (m0_1 * x1 + m0_2 * x2 + m0_3 * x3 + m0_4 * x4)) + x1 * (m1_1 * x1 + 2 * (m1_2 * x2 + m1_3 * x3 + m1_4 * x4)) + x2 * (m2_2 * x2 + 2 * (m2_3 * x3 + m2_4 * x4)) + x3 * (m3_3 * x3 + 2 * (m3_4 * x4)) + x4 * (m4_4 * x4);
       const u = mean + c * Math.sqrt(q > 0 ? q : 0);
       util[i] = u;
       s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
@@ -336,7 +336,7 @@ function checkedUtilities6(f: Float64Array, n: number, w: Float64Array, M: Float
   if (c === 0) {
     for (let i = 0, o = 0; i < n; i++, o += 6) {
       const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number; const x4 = f[o + 4] as number; const x5 = f[o + 5] as number;
-      const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5;
+      const ss = x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5;
     if (!(ss <= max)) return i;
       const u = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4 + x5 * w5;
       util[i] = u;
@@ -346,10 +346,10 @@ function checkedUtilities6(f: Float64Array, n: number, w: Float64Array, M: Float
     const m0_0 = M[0] as number; const m0_1 = M[1] as number; const m0_2 = M[2] as number; const m0_3 = M[3] as number; const m0_4 = M[4] as number; const m0_5 = M[5] as number; const m1_1 = M[7] as number; const m1_2 = M[8] as number; const m1_3 = M[9] as number; const m1_4 = M[10] as number; const m1_5 = M[11] as number; const m2_2 = M[14] as number; const m2_3 = M[15] as number; const m2_4 = M[16] as number; const m2_5 = M[17] as number; const m3_3 = M[21] as number; const m3_4 = M[22] as number; const m3_5 = M[23] as number; const m4_4 = M[28] as number; const m4_5 = M[29] as number; const m5_5 = M[35] as number;
     for (let i = 0, o = 0; i < n; i++, o += 6) {
       const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number; const x4 = f[o + 4] as number; const x5 = f[o + 5] as number;
-      const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5;
+      const ss = x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5;
     if (!(ss <= max)) return i;
-      const mean = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4 + x5 * w5;
-      const q = 0 + x0 * (m0_0 * x0 + 2 * (0 + m0_1 * x1 + m0_2 * x2 + m0_3 * x3 + m0_4 * x4 + m0_5 * x5)) + x1 * (m1_1 * x1 + 2 * (0 + m1_2 * x2 + m1_3 * x3 + m1_4 * x4 + m1_5 * x5)) + x2 * (m2_2 * x2 + 2 * (0 + m2_3 * x3 + m2_4 * x4 + m2_5 * x5)) + x3 * (m3_3 * x3 + 2 * (0 + m3_4 * x4 + m3_5 * x5)) + x4 * (m4_4 * x4 + 2 * (0 + m4_5 * x5)) + x5 * (m5_5 * x5 + 2 * 0);
+      const mean = x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4 + x5 * w5;
+      const q = x0 * (m0_0 * x0 + 2 * (m0_1 * x1 + m0_2 * x2 + m0_3 * x3 + m0_4 * x4 + m0_5 * x5)) + x1 * (m1_1 * x1 + 2 * (m1_2 * x2 + m1_3 * x3 + m1_4 * x4 + m1_5 * x5)) + x2 * (m2_2 * x2 + 2 * (m2_3 * x3 + m2_4 * x4 + m2_5 * x5)) + x3 * (m3_3 * x3 + 2 * (m3_4 * x4 + m3_5 * x5)) + x4 * (m4_4 * x4 + 2 * (m4_5 * x5)) + x5 * (m5_5 * x5);
       const u = mean + c * Math.sqrt(q > 0 ? q : 0);
       util[i] = u;
       s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
@@ -369,7 +369,7 @@ function checkedUtilities7(f: Float64Array, n: number, w: Float64Array, M: Float
   if (c === 0) {
     for (let i = 0, o = 0; i < n; i++, o += 7) {
       const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number; const x4 = f[o + 4] as number; const x5 = f[o + 5] as number; const x6 = f[o + 6] as number;
-      const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5 + x6 * x6;
+      const ss = x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5 + x6 * x6;
     if (!(ss <= max)) return i;
       const u = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4 + x5 * w5 + x6 * w6;
       util[i] = u;
@@ -379,10 +379,10 @@ function checkedUtilities7(f: Float64Array, n: number, w: Float64Array, M: Float
     const m0_0 = M[0] as number; const m0_1 = M[1] as number; const m0_2 = M[2] as number; const m0_3 = M[3] as number; const m0_4 = M[4] as number; const m0_5 = M[5] as number; const m0_6 = M[6] as number; const m1_1 = M[8] as number; const m1_2 = M[9] as number; const m1_3 = M[10] as number; const m1_4 = M[11] as number; const m1_5 = M[12] as number; const m1_6 = M[13] as number; const m2_2 = M[16] as number; const m2_3 = M[17] as number; const m2_4 = M[18] as number; const m2_5 = M[19] as number; const m2_6 = M[20] as number; const m3_3 = M[24] as number; const m3_4 = M[25] as number; const m3_5 = M[26] as number; const m3_6 = M[27] as number; const m4_4 = M[32] as number; const m4_5 = M[33] as number; const m4_6 = M[34] as number; const m5_5 = M[40] as number; const m5_6 = M[41] as number; const m6_6 = M[48] as number;
     for (let i = 0, o = 0; i < n; i++, o += 7) {
       const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number; const x4 = f[o + 4] as number; const x5 = f[o + 5] as number; const x6 = f[o + 6] as number;
-      const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5 + x6 * x6;
+      const ss = x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5 + x6 * x6;
     if (!(ss <= max)) return i;
-      const mean = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4 + x5 * w5 + x6 * w6;
-      const q = 0 + x0 * (m0_0 * x0 + 2 * (0 + m0_1 * x1 + m0_2 * x2 + m0_3 * x3 + m0_4 * x4 + m0_5 * x5 + m0_6 * x6)) + x1 * (m1_1 * x1 + 2 * (0 + m1_2 * x2 + m1_3 * x3 + m1_4 * x4 + m1_5 * x5 + m1_6 * x6)) + x2 * (m2_2 * x2 + 2 * (0 + m2_3 * x3 + m2_4 * x4 + m2_5 * x5 + m2_6 * x6)) + x3 * (m3_3 * x3 + 2 * (0 + m3_4 * x4 + m3_5 * x5 + m3_6 * x6)) + x4 * (m4_4 * x4 + 2 * (0 + m4_5 * x5 + m4_6 * x6)) + x5 * (m5_5 * x5 + 2 * (0 + m5_6 * x6)) + x6 * (m6_6 * x6 + 2 * 0);
+      const mean = x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4 + x5 * w5 + x6 * w6;
+      const q = x0 * (m0_0 * x0 + 2 * (m0_1 * x1 + m0_2 * x2 + m0_3 * x3 + m0_4 * x4 + m0_5 * x5 + m0_6 * x6)) + x1 * (m1_1 * x1 + 2 * (m1_2 * x2 + m1_3 * x3 + m1_4 * x4 + m1_5 * x5 + m1_6 * x6)) + x2 * (m2_2 * x2 + 2 * (m2_3 * x3 + m2_4 * x4 + m2_5 * x5 + m2_6 * x6)) + x3 * (m3_3 * x3 + 2 * (m3_4 * x4 + m3_5 * x5 + m3_6 * x6)) + x4 * (m4_4 * x4 + 2 * (m4_5 * x5 + m4_6 * x6)) + x5 * (m5_5 * x5 + 2 * (m5_6 * x6)) + x6 * (m6_6 * x6);
       const u = mean + c * Math.sqrt(q > 0 ? q : 0);
       util[i] = u;
       s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
@@ -402,7 +402,7 @@ function checkedUtilities8(f: Float64Array, n: number, w: Float64Array, M: Float
   if (c === 0) {
     for (let i = 0, o = 0; i < n; i++, o += 8) {
       const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number; const x4 = f[o + 4] as number; const x5 = f[o + 5] as number; const x6 = f[o + 6] as number; const x7 = f[o + 7] as number;
-      const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5 + x6 * x6 + x7 * x7;
+      const ss = x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5 + x6 * x6 + x7 * x7;
     if (!(ss <= max)) return i;
       const u = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4 + x5 * w5 + x6 * w6 + x7 * w7;
       util[i] = u;
@@ -412,10 +412,10 @@ function checkedUtilities8(f: Float64Array, n: number, w: Float64Array, M: Float
     const m0_0 = M[0] as number; const m0_1 = M[1] as number; const m0_2 = M[2] as number; const m0_3 = M[3] as number; const m0_4 = M[4] as number; const m0_5 = M[5] as number; const m0_6 = M[6] as number; const m0_7 = M[7] as number; const m1_1 = M[9] as number; const m1_2 = M[10] as number; const m1_3 = M[11] as number; const m1_4 = M[12] as number; const m1_5 = M[13] as number; const m1_6 = M[14] as number; const m1_7 = M[15] as number; const m2_2 = M[18] as number; const m2_3 = M[19] as number; const m2_4 = M[20] as number; const m2_5 = M[21] as number; const m2_6 = M[22] as number; const m2_7 = M[23] as number; const m3_3 = M[27] as number; const m3_4 = M[28] as number; const m3_5 = M[29] as number; const m3_6 = M[30] as number; const m3_7 = M[31] as number; const m4_4 = M[36] as number; const m4_5 = M[37] as number; const m4_6 = M[38] as number; const m4_7 = M[39] as number; const m5_5 = M[45] as number; const m5_6 = M[46] as number; const m5_7 = M[47] as number; const m6_6 = M[54] as number; const m6_7 = M[55] as number; const m7_7 = M[63] as number;
     for (let i = 0, o = 0; i < n; i++, o += 8) {
       const x0 = f[o + 0] as number; const x1 = f[o + 1] as number; const x2 = f[o + 2] as number; const x3 = f[o + 3] as number; const x4 = f[o + 4] as number; const x5 = f[o + 5] as number; const x6 = f[o + 6] as number; const x7 = f[o + 7] as number;
-      const ss = 0 + x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5 + x6 * x6 + x7 * x7;
+      const ss = x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3 + x4 * x4 + x5 * x5 + x6 * x6 + x7 * x7;
     if (!(ss <= max)) return i;
-      const mean = 0 + x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4 + x5 * w5 + x6 * w6 + x7 * w7;
-      const q = 0 + x0 * (m0_0 * x0 + 2 * (0 + m0_1 * x1 + m0_2 * x2 + m0_3 * x3 + m0_4 * x4 + m0_5 * x5 + m0_6 * x6 + m0_7 * x7)) + x1 * (m1_1 * x1 + 2 * (0 + m1_2 * x2 + m1_3 * x3 + m1_4 * x4 + m1_5 * x5 + m1_6 * x6 + m1_7 * x7)) + x2 * (m2_2 * x2 + 2 * (0 + m2_3 * x3 + m2_4 * x4 + m2_5 * x5 + m2_6 * x6 + m2_7 * x7)) + x3 * (m3_3 * x3 + 2 * (0 + m3_4 * x4 + m3_5 * x5 + m3_6 * x6 + m3_7 * x7)) + x4 * (m4_4 * x4 + 2 * (0 + m4_5 * x5 + m4_6 * x6 + m4_7 * x7)) + x5 * (m5_5 * x5 + 2 * (0 + m5_6 * x6 + m5_7 * x7)) + x6 * (m6_6 * x6 + 2 * (0 + m6_7 * x7)) + x7 * (m7_7 * x7 + 2 * 0);
+      const mean = x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3 + x4 * w4 + x5 * w5 + x6 * w6 + x7 * w7;
+      const q = x0 * (m0_0 * x0 + 2 * (m0_1 * x1 + m0_2 * x2 + m0_3 * x3 + m0_4 * x4 + m0_5 * x5 + m0_6 * x6 + m0_7 * x7)) + x1 * (m1_1 * x1 + 2 * (m1_2 * x2 + m1_3 * x3 + m1_4 * x4 + m1_5 * x5 + m1_6 * x6 + m1_7 * x7)) + x2 * (m2_2 * x2 + 2 * (m2_3 * x3 + m2_4 * x4 + m2_5 * x5 + m2_6 * x6 + m2_7 * x7)) + x3 * (m3_3 * x3 + 2 * (m3_4 * x4 + m3_5 * x5 + m3_6 * x6 + m3_7 * x7)) + x4 * (m4_4 * x4 + 2 * (m4_5 * x5 + m4_6 * x6 + m4_7 * x7)) + x5 * (m5_5 * x5 + 2 * (m5_6 * x6 + m5_7 * x7)) + x6 * (m6_6 * x6 + 2 * (m6_7 * x7)) + x7 * (m7_7 * x7);
       const u = mean + c * Math.sqrt(q > 0 ? q : 0);
       util[i] = u;
       s1 += u; s2 += u * u; cand[nc] = i; nc += +(u > T);
