@@ -14,6 +14,7 @@ import {
   checkLearnEqualsUpdateAssortment,
   checkMaxPendingArm,
   checkMaxPendingAssortment,
+  checkMaxPendingCascade,
   checkMisuse,
   checkOptionRanges,
   checkReAddWithPending,
@@ -95,6 +96,9 @@ describe.each(mnlPolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => 
 /** Cascade specs with a raw constructor (the other COSMOS configurations share its class and options). */
 const cascadeConstructed = cascadePolicies.filter((s) => s.construct !== undefined);
 describe.each(cascadeConstructed.map((s) => [s.name, s] as const))("%s", (_n, spec) => {
+  check(spec.name, "pending", "maxPending 1, 3 and 150,000 survive a snapshot (open episodes)", () => {
+    checkMaxPendingCascade(spec);
+  });
   rangeChecks(spec as ConstructSpec<PolicyBase>);
   check(spec.name, "misuse", "constructor misuse from JavaScript throws typed errors", () => {
     expect(checkMisuse(spec as ConstructSpec<PolicyBase>)).toBeGreaterThan(5);

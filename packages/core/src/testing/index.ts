@@ -80,6 +80,7 @@ export {
   checkLearnEqualsUpdateAssortment,
   checkMaxPendingArm,
   checkMaxPendingAssortment,
+  checkMaxPendingCascade,
   checkMaxPendingRestore,
   checkReAddWithPending,
   HOSTILE_IDS,
