@@ -9,6 +9,9 @@ import type { ArmPolicy, PolicyBase } from "@routekit/core";
 import {
   type ConstructSpec,
   checkGetterContext,
+  checkHostileArm,
+  checkHostileAssortment,
+  checkHostileCascade,
   checkHostileIds,
   checkLearnEqualsUpdateArm,
   checkLearnEqualsUpdateAssortment,
@@ -64,6 +67,14 @@ describe.each(armPolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => 
   check(spec.name, "hostile", "hostile arm ids (__proto__, constructor, toString, 10,000 characters, unicode)", () => {
     checkHostileIds(spec);
   });
+  check(
+    spec.name,
+    "hostile-values",
+    "hostile JS values (no prototype, throwing toString, symbol, bigint) refused typed",
+    () => {
+      expect(checkHostileArm(spec)).toBeGreaterThan(40);
+    },
+  );
   check(spec.name, "pending", "maxPending 1, 3 and 150,000 survive a snapshot", () => {
     expect(spec.construct, "spec.construct (the raw constructor) is required").toBeTypeOf("function");
     checkMaxPendingArm(spec);
@@ -86,6 +97,14 @@ describe.each(mnlPolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => 
     expect(spec.construct, "spec.construct (the raw constructor) is required").toBeTypeOf("function");
     checkMaxPendingAssortment(spec);
   });
+  check(
+    spec.name,
+    "hostile-values",
+    "hostile JS values (no prototype, throwing toString, symbol, bigint) refused typed",
+    () => {
+      expect(checkHostileAssortment(spec)).toBeGreaterThan(40);
+    },
+  );
   rangeChecks(spec as ConstructSpec<PolicyBase>);
   check(spec.name, "misuse", "constructor misuse from JavaScript throws typed errors", () => {
     expect(spec.construct, "spec.construct (the raw constructor) is required").toBeTypeOf("function");
@@ -103,4 +122,15 @@ describe.each(cascadeConstructed.map((s) => [s.name, s] as const))("%s", (_n, sp
   check(spec.name, "misuse", "constructor misuse from JavaScript throws typed errors", () => {
     expect(checkMisuse(spec as ConstructSpec<PolicyBase>)).toBeGreaterThan(5);
   });
+});
+
+describe.each(cascadePolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => {
+  check(
+    spec.name,
+    "hostile-values",
+    "hostile JS values (no prototype, throwing toString, symbol, bigint) refused typed",
+    () => {
+      expect(checkHostileCascade(spec)).toBeGreaterThan(40);
+    },
+  );
 });

@@ -12,7 +12,7 @@ import { armsOption, maxPendingOption, numberOption, readOptions, rngOption } fr
 import type { ArmDecision, ArmFeedback, ArmPolicy } from "./protocols.js";
 import { Rng, type RngState } from "./rng.js";
 import { field, type Json, readId, readInt, readObject, type Snapshot, snapshotCorrupt } from "./snapshot.js";
-import { assertFinite, assertVector, describe } from "./validate.js";
+import { assertFinite, assertVector, copyNumbers, describe } from "./validate.js";
 
 /** Options every arm policy accepts. */
 export interface ArmPolicyOptions {
@@ -252,7 +252,9 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
     if (len !== d) assertVector(src, d, what);
     const dst = this.contextCopy;
     // -0 becomes 0 (x + 0), as in decision events, so update and learn of the same decision agree bitwise.
-    for (let i = 0; i < d; i++) dst[i] = (src[i] as number) + 0;
+    const from = src instanceof Float64Array ? src : dst;
+    if (from === dst) copyNumbers(src, dst, d, what);
+    for (let i = 0; i < d; i++) dst[i] = (from[i] as number) + 0;
     assertVector(dst, d, what);
     return dst;
   }

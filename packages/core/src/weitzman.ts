@@ -8,28 +8,23 @@
  */
 import { ErrorCode, RouteKitError } from "./errors.js";
 import { normalCdf, normalPdf } from "./normal.js";
+import { assertFinite } from "./validate.js";
 
 function checkCost(c: number): void {
-  if (typeof c !== "number" || !Number.isFinite(c))
-    throw new RouteKitError(ErrorCode.NonFinite, `cost must be a finite number, got ${String(c)}`);
+  assertFinite(c, "cost");
   if (!(c > 0)) throw new RouteKitError(ErrorCode.OutOfRange, `cost must be > 0, got ${c}`);
-}
-
-function checkFinite(v: number, what: string): void {
-  if (typeof v !== "number" || !Number.isFinite(v))
-    throw new RouteKitError(ErrorCode.NonFinite, `${what} must be a finite number, got ${String(v)}`);
 }
 
 /** Index of a deterministic reward v with cost c: v - c. */
 export function indexDeterministic(value: number, cost: number): number {
-  checkFinite(value, "value");
+  assertFinite(value, "value");
   checkCost(cost);
   return value - cost;
 }
 
 /** Index of a Bernoulli(p) reward on {0, 1}: 1 - c/p when c <= p, else p - c. */
 export function indexBernoulli(p: number, cost: number): number {
-  checkFinite(p, "p");
+  assertFinite(p, "p");
   if (p < 0 || p > 1) throw new RouteKitError(ErrorCode.OutOfRange, `p must be in [0, 1], got ${p}`);
   checkCost(cost);
   return cost <= p ? 1 - cost / p : p - cost;
@@ -37,8 +32,8 @@ export function indexBernoulli(p: number, cost: number): number {
 
 /** Index of a U[lo, hi] reward: hi - sqrt(2 w c) when c <= w/2 (w = hi - lo), else lo + w/2 - c. */
 export function indexUniform(lo: number, hi: number, cost: number): number {
-  checkFinite(lo, "lo");
-  checkFinite(hi, "hi");
+  assertFinite(lo, "lo");
+  assertFinite(hi, "hi");
   if (!(hi >= lo)) throw new RouteKitError(ErrorCode.OutOfRange, `need lo <= hi, got [${lo}, ${hi}]`);
   checkCost(cost);
   const w = hi - lo;
@@ -50,8 +45,8 @@ export function indexUniform(lo: number, hi: number, cost: number): number {
  * is increasing in k (its derivative is Phi(k)), solved by safeguarded Newton.
  */
 export function indexNormal(mean: number, sd: number, cost: number): number {
-  checkFinite(mean, "mean");
-  checkFinite(sd, "sd");
+  assertFinite(mean, "mean");
+  assertFinite(sd, "sd");
   if (!(sd >= 0)) throw new RouteKitError(ErrorCode.OutOfRange, `sd must be >= 0, got ${sd}`);
   checkCost(cost);
   if (sd === 0) return mean - cost;
@@ -90,8 +85,8 @@ export function indexDiscrete(values: ArrayLike<number>, probs: ArrayLike<number
     throw new RouteKitError(ErrorCode.DimensionMismatch, "values and probs must be non-empty and of equal length");
   let total = 0;
   for (let i = 0; i < n; i++) {
-    checkFinite(values[i] as number, `values[${i}]`);
-    checkFinite(probs[i] as number, `probs[${i}]`);
+    assertFinite(values[i] as number, `values[${i}]`);
+    assertFinite(probs[i] as number, `probs[${i}]`);
     if ((probs[i] as number) < 0) throw new RouteKitError(ErrorCode.OutOfRange, `probs[${i}] must be >= 0`);
     total += probs[i] as number;
   }

@@ -50,6 +50,7 @@ export {
   checkConcurrentAssortment,
   checkConcurrentCascade,
 } from "./concurrency.js";
+export { checkHostileArm, checkHostileAssortment, checkHostileCascade, hostileValues } from "./hostile.js";
 export {
   decodeAt,
   describeError,
