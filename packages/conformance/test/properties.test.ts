@@ -27,7 +27,7 @@ import { cascadePolicies } from "./cascade-policies.js";
 import { armPolicies, mnlPolicies } from "./policies.js";
 
 /** A check; `ranges:<option>` is the range check of one declared option. */
-type Check = "learn" | "re-add" | "hostile" | "pending" | `ranges:${string}` | "misuse" | "getter";
+type Check = "learn" | "re-add" | "hostile" | "hostile-values" | "pending" | `ranges:${string}` | "misuse" | "getter";
 
 /**
  * Defects these checks found in main's code, run as expected failures (`it.fails`) so the suite stays green while
