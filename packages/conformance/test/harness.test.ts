@@ -13,6 +13,7 @@ import {
   checkCorruptions,
   checkHostileArm,
   checkOptionRanges,
+  checkRestoreFromForeignObjects,
   corruptSnapshot,
   findNonFinite,
   fuzzArmPolicy,
@@ -220,5 +221,32 @@ describe("hostile values check catches", () => {
       },
     };
     expect(() => checkHostileArm(lenient)).toThrow(/reward: a bigint \}\) was accepted/);
+  });
+});
+
+describe("foreign-object restore check catches", () => {
+  const make = () => {
+    const p = new EpsilonGreedy({ arms: ["a", "b"], seed: 1 });
+    p.update(p.select(), { reward: 1 });
+    return p;
+  };
+  it("passes a correct restore", () => {
+    expect(checkRestoreFromForeignObjects("eg", make(), (s) => EpsilonGreedy.fromJSON(s))).toBe(4);
+  });
+  it("a restore that writes to the snapshot it was given (a frozen copy makes it throw)", () => {
+    const writes = (s: unknown) => {
+      const o = s as { state: Record<string, unknown> };
+      o.state.touched = undefined;
+      delete o.state.touched;
+      return EpsilonGreedy.fromJSON(s as never);
+    };
+    expect(() => checkRestoreFromForeignObjects("eg", make(), writes)).toThrow(/deeply frozen copy threw TypeError/);
+  });
+  it("a restore that needs Object.prototype on its input (a prototype-less copy makes it throw)", () => {
+    const needsProto = (s: unknown) => {
+      if ((s as { toString(): string }).toString() === "") throw new Error("empty");
+      return EpsilonGreedy.fromJSON(s as never);
+    };
+    expect(() => checkRestoreFromForeignObjects("eg", make(), needsProto)).toThrow(/no prototype threw TypeError/);
   });
 });

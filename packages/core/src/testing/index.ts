@@ -90,6 +90,7 @@ export {
   bitFlipCorruptions,
   type Corruption,
   checkCorruptions,
+  checkRestoreFromForeignObjects,
   corruptSnapshot,
   resealSnapshot,
 } from "./snapshots.js";
