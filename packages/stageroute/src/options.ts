@@ -116,6 +116,19 @@ function shareRecord(v: unknown): { def: number; byArm: Record<string, number> }
   return { def: 1, byArm };
 }
 
+/**
+ * Costs enter the statistics and the LPs divided by the cost unit: a cost bound that overflows there
+ * would turn every bound into Infinity or NaN, so it is out of range (OUT_OF_RANGE).
+ */
+function inUnits(v: number, name: string, unit: number): void {
+  if (!Number.isFinite(v / unit)) {
+    throw new RouteKitError(
+      ErrorCode.OutOfRange,
+      `option ${name} (${v}) divided by the cost unit (${unit}) is not a finite number: costs are measured in cost units`,
+    );
+  }
+}
+
 /** Reads and validates the stage options (throws INVALID_ARGUMENT, NON_FINITE or OUT_OF_RANGE). */
 export function readStageOptions(o: Record<string, unknown>): StageConfig {
   const budget = requiredNumber(o, "budget", unitRange);
@@ -143,6 +156,8 @@ export function readStageOptions(o: Record<string, unknown>): StageConfig {
   }
   const priorReward = numberOption(o, "priorReward", 1, { min: 0, max: 1 });
   const priorCost = numberOption(o, "priorCost", minCost, { min: 0 });
+  inUnits(minCost, "minCost", costUnit);
+  inUnits(priorCost, "priorCost", costUnit);
   const initialPulls = numberOption(o, "initialPulls", 1, { integer: true, min: 1, max: 1_000_000 });
   const estimator = enumOption(o, "estimator", ["mean", "shrunk"] as const, "mean");
   const fillSlots = booleanOption(o, "fillSlots", true);
