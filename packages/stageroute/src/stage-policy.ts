@@ -556,6 +556,19 @@ export function readStageSnapshot(st: Record<string, Json>, maxDeployed: number)
     seen.add(u as number);
     deployed.push(u as number);
   }
+  // Routing needs a deployed set whose caps carry all traffic; deployment leaves it empty only while
+  // the pool cannot.
+  const caps = base.arms.map((a) => a.data.maxShare);
+  const capOf = new Map(base.arms.map((a) => [a.uid, a.data.maxShare]));
+  let mass = 0;
+  for (const u of deployed) mass += capOf.get(u) as number;
+  const canCarry = caps.length > 0 && topCapSum(caps, caps.length, Math.min(maxDeployed, caps.length)) >= 1 - 1e-12;
+  if (canCarry ? mass < 1 - 1e-12 : deployed.length > 0) {
+    snapshotCorrupt(
+      '"deployed"',
+      canCarry ? "models whose caps (maxShare) sum to 1" : "empty while no models can carry all traffic",
+    );
+  }
   const learned = readInt(st, "learned");
   const deployedAt = readInt(st, "deployedAt", 0, learned);
   const deployRng = Rng.fromJSON(readObject(st.deployRng, '"deployRng"') as unknown as RngState);

@@ -1,4 +1,5 @@
-import { isRouteKitError } from "@routekit/core";
+import { isRouteKitError, type Snapshot } from "@routekit/core";
+import { resealSnapshot } from "@routekit/core/testing";
 import { describe, expect, it } from "vitest";
 import { RatioGreedy, StageOracle, StageRoute, type StageRouteOptions } from "../src/index.js";
 
@@ -12,7 +13,7 @@ function code(fn: () => unknown): string | undefined {
 }
 
 const base: StageRouteOptions = { arms: ["a", "b"], budget: 1, maxDeployed: 2, stageLength: 3 };
-const means = { a: { reward: 0.5, cost: 0.5 }, b: { reward: 0.2, cost: 0.1 } };
+const means = { a: { reward: 0.5, cost: 0.5 }, b: { reward: 0.2, cost: 0.1 }, c: { reward: 0.9, cost: 2 } };
 const makers = [
   (o: StageRouteOptions) => new StageRoute(o),
   (o: StageRouteOptions) => new RatioGreedy(o),
@@ -32,6 +33,44 @@ describe("options whose cost-unit value overflows", () => {
       expect(["a", "b"]).toContain(d.arm);
       p.update(d, { reward: 1, cost: 1e200 });
       expect(Object.values(p.routing()).reduce((x, y) => x + y, 0)).toBeCloseTo(1, 12);
+    }
+  });
+});
+
+type Policy = StageRoute | RatioGreedy | StageOracle;
+const restorers = [StageRoute.fromJSON, RatioGreedy.fromJSON, StageOracle.fromJSON] as ((s: unknown) => Policy)[];
+
+/** A policy after a few rounds (caps 0.5: two models must be deployed), its snapshot as JSON. */
+function played(i: number): { p: Policy; json: Snapshot & { state: Record<string, unknown> } } {
+  const p = (makers[i] as (o: StageRouteOptions) => Policy)({ ...base, arms: ["a", "b", "c"], maxShare: 0.5 });
+  for (let t = 0; t < 7; t++) p.update(p.select(), { reward: t % 2, cost: 0.1 * t });
+  return { p, json: JSON.parse(JSON.stringify(p.toJSON())) };
+}
+
+describe("tampered snapshots (checksum recomputed) are SNAPSHOT_CORRUPT, never a later TypeError", () => {
+  it("a deployed set whose caps cannot carry all traffic, or none while the pool can", () => {
+    for (let i = 0; i < 3; i++) {
+      const restore = restorers[i] as (s: unknown) => Policy;
+      const { json } = played(i);
+      const deployed = json.state.deployed as number[];
+      expect(deployed.length).toBe(2);
+      for (const bad of [[deployed[0]], []]) {
+        const s = resealSnapshot({ ...json, state: { ...json.state, deployed: bad } });
+        expect(code(() => restore(s))).toBe("SNAPSHOT_CORRUPT");
+      }
+      // The untouched snapshot restores and keeps routing.
+      const q = restore(json);
+      expect(code(() => q.update(q.select(), { reward: 1, cost: 0.1 }))).toBeUndefined();
+    }
+  });
+
+  it("an oracle snapshot without the true means of a live model", () => {
+    const { json } = played(2);
+    for (const id of ["a", "b", "c"]) {
+      const means = { ...(json.state.means as Record<string, unknown>) };
+      delete means[id];
+      const s = resealSnapshot({ ...json, state: { ...json.state, means } });
+      expect(code(() => StageOracle.fromJSON(s))).toBe("SNAPSHOT_CORRUPT");
     }
   });
 });
