@@ -1,6 +1,9 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { routerBenchSurrogate } from "@routekit/environments";
 import { describe, expect, it } from "vitest";
+import { StageRoute, type StageRouteOptions, stageValue } from "../src/index.js";
+import { arenaRuns, mean, run } from "./helpers.js";
 
 /** The README's first ts block, importing the package from source, with a seeded Math.random. */
 function example(): string {
@@ -34,5 +37,86 @@ describe("README example", () => {
     } finally {
       rmSync(file, { force: true });
     }
+  });
+});
+
+/** The README with every run of whitespace made one space (sentences wrap across lines). */
+const text = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8").replace(/\s+/g, " ");
+/** The numbers of the first "a / b / c ..." list after `prefix`. */
+function quoted(prefix: string): number[] {
+  const at = text.indexOf(prefix);
+  if (at < 0) throw new Error(`README has no "${prefix}"`);
+  const m = /(\d+(?:\.\d+)?(?: \/ \d+(?:\.\d+)?)+)/.exec(text.slice(at + prefix.length));
+  if (!m) throw new Error(`no number list after "${prefix}"`);
+  return (m[1] as string).split(" / ").map(Number);
+}
+
+describe("README numbers (seeded: every quoted number is what the runs give, rounded as printed)", () => {
+  const SEEDS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+  const CONF = [
+    [250, 6],
+    [500, 6],
+    [1000, 6],
+    [500, 3],
+    [500, 10],
+  ] as const;
+  const meanOf = (xs: readonly { regret: number }[]) => mean(xs.map((r) => r.regret));
+
+  it("arena2025-paper: StageRoute, greedy, the literal support, the library's cost unit; OPT*; average cost", () => {
+    const sr: number[] = [];
+    const greedy: number[] = [];
+    const literal: number[] = [];
+    const library: number[] = [];
+    const cost: number[] = [];
+    const opt: number[] = [];
+    for (const [L, M] of CONF) {
+      const r = arenaRuns(L, M, SEEDS);
+      sr.push(meanOf(r.sr));
+      greedy.push(meanOf(r.greedy));
+      cost.push(mean(r.sr.map((x) => x.avgCost)));
+      // Pseudo-regret + the chosen models' means = OPT* (the same for every seed: the arrivals are fixed).
+      opt.push((r.sr[0]?.regret ?? 0) + (r.sr[0]?.reward ?? 0));
+      literal.push(meanOf(arenaRuns(L, M, SEEDS, { fillSlots: false }).sr));
+      library.push(meanOf(arenaRuns(L, M, SEEDS, { costUnit: "budget" }).sr));
+    }
+    const round = (xs: number[]) => xs.map((x) => Math.round(x));
+    expect(round(sr)).toEqual(
+      quoted(
+        "Seeded tests (`test/statistical*.test.ts`, seeds 0-9, T = 10^4, `arena2025-paper`): StageRoute pseudo-regret",
+      ),
+    );
+    expect(round(sr)).toEqual(quoted("worse than greedy at L = 1000; padded,"));
+    expect(round(greedy.slice(0, 4))).toEqual(quoted(" and greedy"));
+    expect(round(literal)).toEqual(quoted("with the literal support, the simulation's regret is"));
+    expect(round(library)).toEqual(quoted("the library default gives other numbers there (regret"));
+    const [opt6, opt3] = [opt[0] as number, opt[3] as number];
+    for (const i of [1, 2, 4]) expect(opt[i]).toBeCloseTo(opt6, 6);
+    expect(text).toContain(`against OPT* = ${opt6.toFixed(1)} (${opt3.toFixed(1)} for M_max = 3)`);
+    expect(text).toContain(`average cost ${Math.min(...cost).toFixed(2)}-${Math.max(...cost).toFixed(2)} (b = 2)`);
+  });
+
+  it("RouterBench surrogate: average and paced spend, paced within 0.2% of b T, raw units overspend", () => {
+    const T = 36_497;
+    const env = routerBenchSurrogate({ oracle: stageValue, maxDeployed: 6, stageLength: 500 });
+    const options: StageRouteOptions = {
+      arms: env.initialArms,
+      budget: 0.0002,
+      maxDeployed: 6,
+      stageLength: 500,
+      maxShare: env.maxShares,
+      minCost: 1e-5,
+      maxCost: 0.05,
+    };
+    const spend = (extra: Partial<StageRouteOptions>, n: number) =>
+      SEEDS.slice(0, n).map(
+        (s) => run(env, (rng) => new StageRoute({ ...options, ...extra, rng }), T, s).avgCost / 0.0002,
+      );
+    const avg = mean(spend({}, 10));
+    const paced = spend({ budgetMode: "paced", horizon: T }, 10);
+    const raw = mean(spend({ costUnit: 1 }, 3));
+    expect(text).toContain(`${avg.toFixed(2)} b average mode, ${Math.max(...paced).toFixed(4)} b paced`);
+    for (const p of paced) expect(Math.abs(p - 1)).toBeLessThanOrEqual(0.002);
+    expect(text).toContain("ends within 0.2% of b T");
+    expect(text).toContain(`the router spends far above b (${raw.toFixed(1)} b in RouteKit's seeded test`);
   });
 });
