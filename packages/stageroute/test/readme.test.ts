@@ -5,35 +5,56 @@ import { describe, expect, it } from "vitest";
 import { StageRoute, type StageRouteOptions, stageValue } from "../src/index.js";
 import { arenaRuns, mean, run } from "./helpers.js";
 
-/** The README's first ts block, importing the package from source, with a seeded Math.random. */
-function example(): string {
+/**
+ * The README's first ts block as written (it imports "@routekit/stageroute", the public entry point),
+ * wrapped in a function of a seed for its `Math.random` coin flips; `extra` lines are added to the options.
+ */
+function example(name: string, extra = ""): string {
   const md = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
   const m = /```ts\n([\s\S]*?)```/.exec(md);
   if (!m) throw new Error("README has no ts example");
-  const code = (m[1] as string).replace('from "@routekit/stageroute"', 'from "../src/index.js"');
+  const [, , body] = /^((?:import[^\n]*\n)+)([\s\S]*)$/.exec(m[1] as string) as RegExpExecArray;
+  if (extra !== "" && !(body as string).includes("  seed: 1,\n")) throw new Error("README example has no seed option");
   const seeded = [
-    "let s = 12345;",
+    `export function ${name}(seed: number) {`,
+    "let s = seed;",
     "const Math = Object.assign(Object.create(globalThis.Math), {",
     "  random: () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648),",
     "});",
     "const logged: unknown[][] = [];",
     "const console = { log: (...a: unknown[]) => logged.push(a) };",
   ].join("\n");
-  return `${code.replace(/^(import[^\n]*\n)/, `$1${seeded}\n`)}\nexport { router, logged };\n`;
+  return `${seeded}\n${(body as string).replace("  seed: 1,\n", `  seed: 1,\n${extra}`)}\nreturn { router, logged };\n}\n`;
 }
 
+type Example = (seed: number) => { router: import("../src/index.js").StageRoute; logged: unknown[][] };
+
 describe("README example", () => {
-  it("runs as written: the new model is deployed after it arrives and spending stays near the budget", async () => {
+  it("runs as written; its output and the frequencies quoted below it are what 200 seeded runs give", async () => {
+    const md = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
+    const imports = (/```ts\n((?:import[^\n]*\n)+)/.exec(md) as RegExpExecArray)[1] as string;
+    expect(imports).toBe('import { StageRoute } from "@routekit/stageroute";\n');
     const file = fileURLToPath(new URL("./readme-example.generated.ts", import.meta.url));
-    writeFileSync(file, example());
+    writeFileSync(file, `${imports}${example("asWritten")}${example("fivePulls", "  initialPulls: 5,\n")}`);
     try {
-      const mod = (await import(file)) as { router: import("../src/index.js").StageRoute; logged: unknown[][] };
-      const [deployed, avgCost] = mod.logged[0] as [string[], number];
-      expect(deployed).toContain("new-model");
-      expect(deployed.length).toBeLessThanOrEqual(2);
-      expect(avgCost).toBeLessThanOrEqual(1.05 * 0.002);
-      expect(avgCost).toBeGreaterThan(0.8 * 0.002);
-      expect(mod.router.stats("large").maxShare).toBe(0.5);
+      const mod = (await import(file)) as { asWritten: Example; fivePulls: Example };
+      const promised = (f: Example) => {
+        let n = 0;
+        for (let k = 1; k <= 200; k++) {
+          const { router, logged } = f(k * 7919);
+          const [deployed, avgCost] = logged[0] as [string[], number];
+          expect(router.stats("large").maxShare).toBe(0.5);
+          expect(deployed.length).toBeLessThanOrEqual(2);
+          expect(avgCost).toBeLessThanOrEqual(1.05 * 0.002);
+          if (deployed.join() === "large,new-model" && avgCost >= 0.95 * 0.002) n++;
+        }
+        return n;
+      };
+      const text = md.replace(/\s+/g, " ");
+      const runs = /Of 200 runs \(with seeded coin flips, in `test\/readme.test.ts`\), (\d+) printed/.exec(text);
+      expect(promised(mod.asWritten)).toBe(Number(runs?.[1]));
+      expect(text).toContain("With `initialPulls: 5` added to the options, all 200 runs printed");
+      expect(promised(mod.fivePulls)).toBe(200);
     } finally {
       rmSync(file, { force: true });
     }
