@@ -1,8 +1,16 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { type ArmDecision, Rng } from "@routekit/core";
 import { routerBenchSurrogate } from "@routekit/environments";
 import { describe, expect, it } from "vitest";
-import { StageRoute, type StageRouteOptions, stageValue } from "../src/index.js";
+import {
+  DeploySolver,
+  RouteSolver,
+  StageOracle,
+  StageRoute,
+  type StageRouteOptions,
+  stageValue,
+} from "../src/index.js";
 import { arenaRuns, mean, run } from "./helpers.js";
 
 /**
@@ -139,5 +147,186 @@ describe("README numbers (seeded: every quoted number is what the runs give, rou
     for (const p of paced) expect(Math.abs(p - 1)).toBeLessThanOrEqual(0.002);
     expect(text).toContain("ends within 0.2% of b T");
     expect(text).toContain(`the router spends far above b (${raw.toFixed(1)} b in RouteKit's seeded test`);
+  });
+});
+
+function errCode(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (e) {
+    return (e as { code?: string }).code ?? `untyped: ${String(e)}`;
+  }
+  return undefined;
+}
+
+describe("README promises (options table, errors, how it works)", () => {
+  const req = { arms: ["a", "b"], budget: 1, maxDeployed: 2, stageLength: 10 };
+  const snap = (p: StageRoute) => JSON.stringify(p.toJSON());
+
+  it("defaults as in the options table; arms may be empty; the range ends are accepted", () => {
+    const c = new StageRoute(req).config;
+    expect(c).toMatchObject({
+      maxShareDefault: 1,
+      exploration: 0.2,
+      minCost: 0,
+      maxCost: Number.POSITIVE_INFINITY,
+      costUnit: 1,
+      costUnitMode: "budget",
+      priorReward: 1,
+      priorCost: 0,
+      initialPulls: 1,
+      estimator: "mean",
+      fillSlots: true,
+      tieBreak: "random",
+      enumLimit: 50_000,
+      budgetMode: "average",
+      horizon: 0,
+    });
+    expect(new StageRoute({ ...req, budget: 0.25 }).config.costUnit).toBe(0.25);
+    expect(new StageRoute({ ...req, minCost: 0.3 }).config.priorCost).toBe(0.3);
+    expect((new StageRoute(req).toJSON().state as { maxPending: number }).maxPending).toBe(100_000);
+    expect(new StageRoute({ ...req, arms: [] }).arms).toEqual([]);
+    for (const o of [
+      { budget: 1e-100 },
+      { costUnit: 1e-100 },
+      { maxShare: 1 },
+      { maxShare: 0.5 },
+      { exploration: 0 },
+      { maxDeployed: 1 },
+      { stageLength: 1 },
+      { budgetMode: "paced" as const, horizon: 1 },
+    ]) {
+      const p = new StageRoute({ ...req, ...o });
+      expect(errCode(() => p.update(p.select(), { reward: 1, cost: 1e-100 }))).toBeUndefined();
+    }
+  });
+
+  it("maxShare: a record leaves unnamed models at 1; addArm(id, { maxShare }) sets a model's own cap", () => {
+    const p = new StageRoute({ ...req, maxShare: { a: 0.5 } });
+    expect([p.stats("a").maxShare, p.stats("b").maxShare]).toEqual([0.5, 1]);
+    p.addArm("c", { maxShare: 0.25 });
+    expect(p.stats("c").maxShare).toBe(0.25);
+  });
+
+  it("seed defaults to 0 and rng wins over seed", () => {
+    const arms = (p: StageRoute) => Array.from({ length: 50 }, () => p.select().arm).join();
+    expect(arms(new StageRoute(req))).toBe(arms(new StageRoute({ ...req, seed: 0 })));
+    expect(arms(new StageRoute({ ...req, seed: 5, rng: Rng.fromSeed(9) }))).toBe(
+      arms(new StageRoute({ ...req, seed: 9 })),
+    );
+  });
+
+  it("maxPending: the oldest pending decision is dropped beyond it", () => {
+    const p = new StageRoute({ ...req, maxPending: 2 });
+    const [d1, d2, d3] = [p.select(), p.select(), p.select()];
+    expect(errCode(() => p.update(d1, { reward: 1, cost: 0.5 }))).toBe("DECISION_EXPIRED");
+    p.update(d2, { reward: 1, cost: 0.5 });
+    p.update(d3, { reward: 1, cost: 0.5 });
+  });
+
+  it("removeArm that leaves caps unable to carry all traffic: INFEASIBLE_BUDGET, nothing changes", () => {
+    const p = new StageRoute({ ...req, arms: ["a", "b", "c"], maxShare: 0.5 });
+    p.update(p.select(), { reward: 1, cost: 0.5 });
+    p.removeArm("c");
+    const before = snap(p);
+    expect(errCode(() => p.removeArm("a"))).toBe("INFEASIBLE_BUDGET");
+    expect(snap(p)).toBe(before);
+  });
+
+  it("feedback for a removed model is accepted and ignored (update and learn)", () => {
+    const p = new StageRoute({ ...req, arms: ["c", "a", "b"], maxDeployed: 3, stageLength: 2, maxShare: { c: 0.5 } });
+    const ds = Array.from({ length: 30 }, () => p.select());
+    const gone = ds.find((d) => d.arm === "c") as ArmDecision;
+    const record = p.decisionRecord(gone);
+    p.removeArm("c");
+    const before = p.toJSON().state as Record<string, unknown>;
+    p.update(gone, { reward: 1, cost: 0.5 });
+    p.learn({ ...record, feedback: { reward: 1, cost: 0.5 } });
+    const after = p.toJSON().state as Record<string, unknown>;
+    // Only the ledger (the settled decision) changed: no statistics, no stage clock.
+    expect(JSON.stringify({ ...after, ledger: null })).toBe(JSON.stringify({ ...before, ledger: null }));
+    expect(p.rounds).toBe(0);
+  });
+
+  it("a model added before any feedback of the stage that just began joins it at once; later ones wait", () => {
+    const p = new StageRoute({ ...req, maxDeployed: 3, stageLength: 4 });
+    for (let t = 0; t < 4; t++) p.update(p.select(), { reward: 0.5, cost: 0.5 });
+    p.addArm("c");
+    expect(p.deployedArms).toContain("c");
+    p.update(p.select(), { reward: 0.5, cost: 0.5 });
+    p.addArm("d");
+    expect(p.deployedArms).not.toContain("d");
+  });
+
+  it("initialPulls: a model keeps its prior bounds for that many plays", () => {
+    const p = new StageRoute({ ...req, initialPulls: 3, minCost: 0.1 });
+    const learnA = () =>
+      p.learn({
+        v: 1,
+        kind: "log",
+        protocol: "arm",
+        id: "x",
+        decision: { arm: "a", context: null },
+        feedback: { reward: 0, cost: 0.9 },
+      });
+    learnA();
+    learnA();
+    expect([p.stats("a").ucb, p.stats("a").lcb]).toEqual([1, 0.1]);
+    learnA();
+    expect(p.stats("a").ucb).toBeLessThan(1);
+    expect(p.stats("a").lcb).toBeGreaterThan(0.1);
+    expect(p.stats("a")).toMatchObject({ plays: 3, meanReward: 0, maxShare: 1 });
+    expect(p.stats("a").meanCost).toBeCloseTo(0.9, 12);
+  });
+
+  it("RouteOPT ties: by cost, then reward, then arrival order", () => {
+    const s = new RouteSolver(4);
+    const out = new Float64Array(4);
+    s.solve([0.5, 0.5], [0.2, 0.1], [1, 1], 2, 1, out);
+    expect([...out.slice(0, 2)]).toEqual([0, 1]);
+    s.solve([0.5, 0.5, 0.5], [0.1, 0.1, 0.1], [1, 1, 1], 3, 1, out);
+    expect([...out.slice(0, 3)]).toEqual([1, 0, 0]);
+  });
+
+  it("DeployOPT takes the relaxation whenever maxDeployed >= floor(1 / min cap) + 2 (500 random pools)", () => {
+    const rng = Rng.fromSeed(4);
+    const solver = new DeploySolver(0);
+    for (let t = 0; t < 500; t++) {
+      const n = 4 + rng.int(12);
+      const u = Array.from({ length: n }, () => Math.round(rng.uniform() * 10) / 10);
+      const c = Array.from({ length: n }, () => 0.05 + Math.round(rng.uniform() * 10) / 10);
+      const a = Array.from({ length: n }, () => [0.25, 0.34, 0.5, 1][rng.int(4)] as number);
+      const s = Math.floor(1 / Math.min(...a)) + 2;
+      if (s > n) continue;
+      const order = Int32Array.from({ length: n }, (_, i) => i);
+      expect(solver.solve(u, c, a, n, 0.2 + rng.uniform() * 0.6, s, order).method).toBe("relaxation");
+    }
+  });
+
+  it("a budget below every model's cost: DeployOPT relaxes it, routing falls back to the cheapest fill and counts it", () => {
+    const p = new StageRoute({ ...req, budget: 0.1, minCost: 0.2, costUnit: 1 });
+    expect(p.deployment?.status).toBe("budget-relaxed");
+    const before = p.fallbackRounds;
+    p.update(p.select(), { reward: 1, cost: 0.3 });
+    expect(p.fallbackRounds).toBe(before + 1);
+    const o = new StageOracle({
+      ...req,
+      budget: 0.1,
+      means: { a: { reward: 1, cost: 0.5 }, b: { reward: 0, cost: 0.2 } },
+    });
+    expect(o.deployment?.status).toBe("budget-relaxed");
+    expect(o.routing()).toEqual({ b: 1 });
+  });
+
+  it("routing() changes nothing", () => {
+    const p = new StageRoute({ ...req, budget: 0.1, minCost: 0.2, costUnit: 1 });
+    const before = [snap(p), p.fallbackRounds, p.routeStatus];
+    p.routing();
+    expect([snap(p), p.fallbackRounds, p.routeStatus]).toEqual(before);
+  });
+
+  it("no LP or MIP library at run time: the package depends on RouteKit packages only", () => {
+    const pkg = JSON.parse(readFileSync(fileURLToPath(new URL("../package.json", import.meta.url)), "utf8"));
+    expect(Object.keys(pkg.dependencies).every((d: string) => d.startsWith("@routekit/"))).toBe(true);
   });
 });
