@@ -74,3 +74,75 @@ describe("tampered snapshots (checksum recomputed) are SNAPSHOT_CORRUPT, never a
     }
   });
 });
+
+describe("restoring mid-run and continuing equals never stopping", () => {
+  /**
+   * Late feedback in random order (update, learn of the JSON decision record, discard), arms added mid-stage and
+   * at a boundary, deployed arms removed, ids such as "__proto__" and a 10,000-character one, stages of 1 and 4.
+   * `restoreAt` rounds swap the policy for its restored snapshot (through JSON and structuredClone).
+   */
+  function play(i: number, extra: Partial<StageRouteOptions>, restoreAt: readonly number[]): string {
+    const arms = ["a", "b", "__proto__", "constructor", "🙂", "x".repeat(10_000)];
+    const all: Record<string, { reward: number; cost: number }> = Object.create(null);
+    [...arms, "new", "n2"].forEach((id, k) => {
+      all[id] = { reward: (0.37 * k) % 1, cost: 0.2 * (k % 4) + 0.01 };
+    });
+    const options = { arms, budget: 0.35, maxDeployed: 3, stageLength: 4, maxShare: 0.5, seed: 3, ...extra };
+    let p: Policy =
+      i === 2
+        ? new StageOracle({ ...options, means: all })
+        : i === 1
+          ? new RatioGreedy(options)
+          : new StageRoute(options);
+    const restore = restorers[i] as (s: unknown) => Policy;
+    let s = 7;
+    const rnd = () => {
+      s = (s * 1664525 + 1013904223) >>> 0;
+      return s / 2 ** 32;
+    };
+    const pending: ReturnType<Policy["select"]>[] = [];
+    const trace: unknown[] = [];
+    for (let t = 0; t < 200; t++) {
+      if (restoreAt.includes(t)) {
+        const json = JSON.stringify(p.toJSON());
+        const viaClone = restore(structuredClone(p.toJSON()));
+        p = restore(JSON.parse(json));
+        expect(JSON.stringify(p.toJSON())).toBe(json);
+        expect(JSON.stringify(viaClone.toJSON())).toBe(json);
+      }
+      if (t === 37) p.addArm("new", { maxShare: 0.7 });
+      if (t === 40) p.addArm("n2");
+      if (t === 55) p.removeArm(p.deployedArms[0] as string);
+      if (t === 90 && p.arms.includes("new")) p.removeArm("new");
+      const d = p.select();
+      trace.push(d.arm, d.propensity);
+      pending.push(d);
+      while (pending.length > 0 && rnd() < 0.6) {
+        const e = pending.splice(Math.floor(rnd() * pending.length), 1)[0] as ReturnType<Policy["select"]>;
+        const fb = { reward: rnd() < 0.5 ? 1 : 0, cost: rnd() };
+        const how = rnd();
+        if (how < 0.1) p.discard(e);
+        else if (how < 0.35) {
+          const ev = JSON.parse(JSON.stringify({ ...p.decisionRecord(e), feedback: fb }));
+          p.discard(e);
+          p.learn(ev);
+        } else p.update(e, fb);
+      }
+    }
+    return JSON.stringify([trace, p.toJSON()]);
+  }
+
+  it("all three policies, four option sets, 12 restore points (stage boundaries, arrivals, removals)", () => {
+    const at = [1, 4, 8, 37, 38, 40, 41, 55, 56, 99, 100, 150];
+    for (let i = 0; i < 3; i++) {
+      for (const extra of [
+        {},
+        { budgetMode: "paced" as const, horizon: 150 },
+        { tieBreak: "index" as const, estimator: "shrunk" as const, initialPulls: 3, fillSlots: false },
+        { stageLength: 1 },
+      ]) {
+        expect(play(i, extra, at)).toBe(play(i, extra, []));
+      }
+    }
+  });
+});
