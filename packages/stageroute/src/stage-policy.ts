@@ -104,7 +104,7 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
   protected readonly routeSolver: RouteSolver;
   /** Feedbacks learned so far (the stage clock). */
   protected learned = 0;
-  /** `learned` when the current deployment was made (an arm added while they are equal joins at once). */
+  /** `learned` when the current deployment was made (see atStageStart). */
   protected deployedAt = 0;
   /** Deployed models (live states), at most maxDeployed. */
   protected deployed: StageArm[] = [];
@@ -169,7 +169,15 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
     } finally {
       this.pendingShare = undefined;
     }
-    if (!this.initialising && (this.deployed.length === 0 || this.learned === this.deployedAt)) this.deploy();
+    if (!this.initialising && (this.deployed.length === 0 || this.atStageStart())) this.deploy();
+  }
+
+  /**
+   * Whether no feedback has arrived since the current stage began (its deployment was made at the boundary
+   * itself, not re-chosen mid-stage after a removal): a model added now joins the stage at once.
+   */
+  private atStageStart(): boolean {
+    return this.learned === this.deployedAt && this.learned % this.config.stageLength === 0;
   }
 
   private pendingShare: number | undefined;

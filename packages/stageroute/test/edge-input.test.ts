@@ -146,3 +146,23 @@ describe("restoring mid-run and continuing equals never stopping", () => {
     }
   });
 });
+
+describe("stage clock edge cases", () => {
+  it("a model added mid-stage waits for the next boundary, also right after a removal re-chose the set", () => {
+    const p = new StageRoute({ arms: ["a", "b", "c"], budget: 1, maxDeployed: 2, stageLength: 100, maxShare: 0.5 });
+    for (let t = 0; t < 30; t++) p.update(p.select(), { reward: 0.3, cost: 0.5 });
+    const [first] = p.deployedArms;
+    // The rest cannot carry all traffic alone (cap 0.5): the set is re-chosen mid-stage.
+    p.removeArm(first as string);
+    expect(p.deployedArms).toHaveLength(2);
+    p.addArm("d");
+    expect(p.deployedArms).not.toContain("d");
+    for (let t = 30; t < 100; t++) {
+      const d = p.select();
+      expect(d.arm).not.toBe("d");
+      p.update(d, { reward: 0.3, cost: 0.5 });
+    }
+    // The boundary: "d" (unplayed, maximally optimistic) is deployed.
+    expect(p.deployedArms).toContain("d");
+  });
+});
