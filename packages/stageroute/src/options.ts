@@ -228,6 +228,8 @@ export function configFromJson(json: Json | undefined): Omit<StagePolicyOptions,
     byArm[k] = v as number;
   }
   const def = readNumber(o, "maxShareDefault");
+  // The options give either one cap for every model or a record (unnamed models then get 1).
+  if (Object.keys(byArm).length > 0 && def !== 1) snapshotCorrupt('"config.maxShareDefault"', "1 next to a cap record");
   const maxCost = o.maxCost === null ? undefined : readNumber(o, "maxCost");
   const costUnit = o.costUnit === "budget" ? "budget" : readNumber(o, "costUnit");
   const horizon = o.horizon === null ? undefined : readNumber(o, "horizon");

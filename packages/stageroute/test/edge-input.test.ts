@@ -64,6 +64,14 @@ describe("tampered snapshots (checksum recomputed) are SNAPSHOT_CORRUPT, never a
     }
   });
 
+  it("a per-model cap record next to a default cap other than 1 (the options give one or the other)", () => {
+    const p = new StageRoute({ ...base, maxShare: { a: 0.5 } });
+    const json = JSON.parse(JSON.stringify(p.toJSON())) as Snapshot & { state: { config: Record<string, unknown> } };
+    const config = { ...json.state.config, maxShareDefault: 0.75 };
+    const s = resealSnapshot({ ...json, state: { ...json.state, config } });
+    expect(code(() => StageRoute.fromJSON(s))).toBe("SNAPSHOT_CORRUPT");
+  });
+
   it("an oracle snapshot without the true means of a live model", () => {
     const { json } = played(2);
     for (const id of ["a", "b", "c"]) {
