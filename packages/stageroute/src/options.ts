@@ -43,7 +43,7 @@ export interface StagePolicyOptions extends ArmPolicyOptions {
   readonly maxCost?: number;
   /**
    * Unit costs are divided by before statistics and LPs: "budget" (default) measures costs in budgets
-   * (costUnit = b), or a number > 0 (1 = raw units as reported, c2 = the theory's [0, 1] scale).
+   * (costUnit = b), or a number in [1e-100, budget * 1e100] (1 = raw units as reported, c2 = the theory's [0, 1] scale).
    */
   readonly costUnit?: number | "budget";
   /** Reward mean assumed for a model with fewer than `initialPulls` plays (default 1: maximal optimism). */
@@ -153,6 +153,14 @@ export function readStageOptions(o: Record<string, unknown>): StageConfig {
     }
     costUnit = checkNumber(cu, "option costUnit", unitRange);
     costUnitMode = "number";
+    // The budget in cost units gets the same floor as the budget itself: below it (1e-100 / 1e250 is 0)
+    // the routing LPs would see a budget of 0 and costs rounded to 0.
+    if (!(budget / costUnit >= MIN_COST_UNIT)) {
+      throw new RouteKitError(
+        ErrorCode.OutOfRange,
+        `option costUnit must be at most budget * 1e100 (= ${budget * 1e100}), got ${costUnit}: the budget in cost units must stay >= 1e-100`,
+      );
+    }
   }
   const priorReward = numberOption(o, "priorReward", 1, { min: 0, max: 1 });
   const priorCost = numberOption(o, "priorCost", minCost, { min: 0 });

@@ -21,12 +21,16 @@ const makers = [
 ];
 
 describe("options whose cost-unit value overflows", () => {
-  it("minCost or priorCost that overflow when divided by the cost unit are OUT_OF_RANGE at construction", () => {
+  it("minCost or priorCost that overflow, or a budget that underflows, in cost units are OUT_OF_RANGE at construction", () => {
     for (const make of makers) {
       // Costs are divided by the unit (default: the budget): 1e300 / 1e-100 is not a finite number.
       expect(code(() => make({ ...base, budget: 1e-100, minCost: 1e300 }))).toBe("OUT_OF_RANGE");
       expect(code(() => make({ ...base, budget: 1e-100, priorCost: 1e300 }))).toBe("OUT_OF_RANGE");
       expect(code(() => make({ ...base, costUnit: 1e-100, priorCost: 1e300 }))).toBe("OUT_OF_RANGE");
+      // A unit so large that the budget underflows in cost units (1e-100 / 1e250 = 0) would make the budget 0.
+      expect(code(() => make({ ...base, budget: 1e-100, costUnit: 1e250 }))).toBe("OUT_OF_RANGE");
+      expect(code(() => make({ ...base, budget: 1e-100, costUnit: 1 }))).toBeUndefined();
+      expect(code(() => make({ ...base, budget: 1, costUnit: 1e100 }))).toBeUndefined();
       // The largest values that stay finite are accepted and route.
       const p = make({ ...base, budget: 1e-100, minCost: 1e200, maxCost: 1e250 });
       const d = p.select();
