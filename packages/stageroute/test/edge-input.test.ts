@@ -1,4 +1,4 @@
-import { isRouteKitError, type Snapshot } from "@routekit/core";
+import { isRouteKitError } from "@routekit/core";
 import { resealSnapshot } from "@routekit/core/testing";
 import { describe, expect, it } from "vitest";
 import { RatioGreedy, StageOracle, StageRoute, type StageRouteOptions } from "../src/index.js";
@@ -45,7 +45,10 @@ type Policy = StageRoute | RatioGreedy | StageOracle;
 const restorers = [StageRoute.fromJSON, RatioGreedy.fromJSON, StageOracle.fromJSON] as ((s: unknown) => Policy)[];
 
 /** A policy after a few rounds (caps 0.5: two models must be deployed), its snapshot as JSON. */
-function played(i: number): { p: Policy; json: Snapshot & { state: Record<string, unknown> } } {
+/** A snapshot as plain JSON, to tamper with. */
+type SnapJson = { kind: string; kindVersion: number; state: Record<string, unknown> };
+
+function played(i: number): { p: Policy; json: SnapJson } {
   const p = (makers[i] as (o: StageRouteOptions) => Policy)({ ...base, arms: ["a", "b", "c"], maxShare: 0.5 });
   for (let t = 0; t < 7; t++) p.update(p.select(), { reward: t % 2, cost: 0.1 * t });
   return { p, json: JSON.parse(JSON.stringify(p.toJSON())) };
@@ -70,8 +73,8 @@ describe("tampered snapshots (checksum recomputed) are SNAPSHOT_CORRUPT, never a
 
   it("a per-model cap record next to a default cap other than 1 (the options give one or the other)", () => {
     const p = new StageRoute({ ...base, maxShare: { a: 0.5 } });
-    const json = JSON.parse(JSON.stringify(p.toJSON())) as Snapshot & { state: { config: Record<string, unknown> } };
-    const config = { ...json.state.config, maxShareDefault: 0.75 };
+    const json = JSON.parse(JSON.stringify(p.toJSON())) as SnapJson;
+    const config = { ...(json.state.config as Record<string, unknown>), maxShareDefault: 0.75 };
     const s = resealSnapshot({ ...json, state: { ...json.state, config } });
     expect(code(() => StageRoute.fromJSON(s))).toBe("SNAPSHOT_CORRUPT");
   });
