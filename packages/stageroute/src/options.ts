@@ -179,7 +179,8 @@ export function readStageOptions(o: Record<string, unknown>): StageConfig {
       'budgetMode "paced" needs option horizon (the planned number of rounds)',
     );
   }
-  return {
+  Object.freeze(shares.byArm);
+  return Object.freeze({
     budget,
     maxDeployed,
     stageLength,
@@ -199,7 +200,7 @@ export function readStageOptions(o: Record<string, unknown>): StageConfig {
     enumLimit,
     budgetMode,
     horizon,
-  };
+  });
 }
 
 /** The configuration as options again (what a snapshot stores and fromJSON passes back). */

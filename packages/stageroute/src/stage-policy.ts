@@ -271,13 +271,14 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
     this.deployed = next.deployed;
     this.deployedAt = this.learned;
     this.deployments++;
-    this.lastDeployment = {
+    // Frozen: `deployment` hands this object out, and it is part of the snapshot.
+    this.lastDeployment = Object.freeze({
       stage: Math.floor(this.learned / this.config.stageLength),
-      deployed: next.deployed.map((s) => s.id),
+      deployed: Object.freeze(next.deployed.map((s) => s.id)),
       status: next.status,
       method: next.method,
       ...(next.value === undefined ? {} : { value: next.value }),
-    };
+    });
     const k = this.deployed.length;
     if (this.depP.length < k) {
       const m = Math.max(k, this.depP.length * 2);
@@ -590,13 +591,13 @@ export function readStageSnapshot(st: Record<string, Json>, maxDeployed: number)
     if (!arms.every((a) => typeof a === "string" && a.length > 0))
       snapshotCorrupt("lastDeployment.deployed", "arm ids");
     const value = o.value === undefined ? undefined : readNumber(o, "value");
-    lastDeployment = {
+    lastDeployment = Object.freeze({
       stage: readInt(o, "stage"),
-      deployed: arms as string[],
+      deployed: Object.freeze([...(arms as string[])]),
       status: field(o, "status", "string"),
       method: field(o, "method", "string"),
       ...(value === undefined ? {} : { value }),
-    };
+    });
   }
   if (deployed.length > 0 && lastDeployment === undefined)
     snapshotCorrupt('"lastDeployment"', "present when models are deployed");

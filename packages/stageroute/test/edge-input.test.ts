@@ -181,3 +181,28 @@ describe("stage clock edge cases", () => {
     expect(p.deployedArms).toContain("d");
   });
 });
+
+describe("inspection cannot change the policy", () => {
+  it("config and deployment are frozen: writing to them throws and the snapshot stays the same", () => {
+    for (let i = 0; i < 3; i++) {
+      const { p } = played(i);
+      const before = JSON.stringify(p.toJSON());
+      const info = p.deployment as NonNullable<Policy["deployment"]>;
+      expect(() => (info.deployed as string[]).push("zzz")).toThrow(TypeError);
+      expect(() => {
+        (info as { stage: number }).stage = 99;
+      }).toThrow(TypeError);
+      expect(() => {
+        (p.config as { budget: number }).budget = 5;
+      }).toThrow(TypeError);
+      expect(() => {
+        (p.config.maxShareByArm as Record<string, number>).a = 0.1;
+      }).toThrow(TypeError);
+      expect(JSON.stringify(p.toJSON())).toBe(before);
+      // Also after a restore.
+      const q = (restorers[i] as (s: unknown) => Policy)(p.toJSON());
+      expect(Object.isFrozen(q.deployment?.deployed)).toBe(true);
+      expect(Object.isFrozen(q.config)).toBe(true);
+    }
+  });
+});
