@@ -13,7 +13,12 @@ function code(fn: () => unknown): string | undefined {
 }
 
 const base: StageRouteOptions = { arms: ["a", "b"], budget: 1, maxDeployed: 2, stageLength: 3 };
-const means = { a: { reward: 0.5, cost: 0.5 }, b: { reward: 0.2, cost: 0.1 }, c: { reward: 0.9, cost: 2 } };
+const means = {
+  a: { reward: 0.5, cost: 0.5 },
+  b: { reward: 0.2, cost: 0.1 },
+  c: { reward: 0.9, cost: 2 },
+  d: { reward: 0.4, cost: 0.2 },
+};
 const makers = [
   (o: StageRouteOptions) => new StageRoute(o),
   (o: StageRouteOptions) => new RatioGreedy(o),
@@ -183,7 +188,7 @@ describe("stage clock edge cases", () => {
 });
 
 describe("inspection cannot change the policy", () => {
-  it("config and deployment are frozen: writing to them throws and the snapshot stays the same", () => {
+  it("config, deployment and arms are frozen: writing to them throws and the snapshot stays the same", () => {
     for (let i = 0; i < 3; i++) {
       const { p } = played(i);
       const before = JSON.stringify(p.toJSON());
@@ -198,11 +203,19 @@ describe("inspection cannot change the policy", () => {
       expect(() => {
         (p.config.maxShareByArm as Record<string, number>).a = 0.1;
       }).toThrow(TypeError);
+      // The arm list is a frozen copy, not the policy's own table.
+      expect(() => (p.arms as string[]).push("zzz")).toThrow(TypeError);
+      expect(p.arms).toEqual(["a", "b", "c"]);
       expect(JSON.stringify(p.toJSON())).toBe(before);
       // Also after a restore.
       const q = (restorers[i] as (s: unknown) => Policy)(p.toJSON());
       expect(Object.isFrozen(q.deployment?.deployed)).toBe(true);
       expect(Object.isFrozen(q.config)).toBe(true);
+      expect(Object.isFrozen(q.arms)).toBe(true);
+      q.addArm("d", { maxShare: 1 });
+      expect(q.arms).toEqual(["a", "b", "c", "d"]);
+      q.removeArm("a");
+      expect(q.arms).toEqual(["b", "c", "d"]);
     }
   });
 });
