@@ -46,6 +46,8 @@ describe("README example", () => {
     writeFileSync(file, `${imports}${example("asWritten")}${example("fivePulls", "  initialPulls: 5,\n")}`);
     try {
       const mod = (await import(file)) as { asWritten: Example; fivePulls: Example };
+      /** Runs printing the comment's output; the others must have "large" or "new-model" missing, spend below b. */
+      let withoutNew = 0;
       const promised = (f: Example) => {
         let n = 0;
         for (let k = 1; k <= 200; k++) {
@@ -55,12 +57,19 @@ describe("README example", () => {
           expect(deployed.length).toBeLessThanOrEqual(2);
           expect(avgCost).toBeLessThanOrEqual(1.05 * 0.002);
           if (deployed.join() === "large,new-model" && avgCost >= 0.95 * 0.002) n++;
+          else {
+            expect(deployed.join()).not.toBe("large,new-model");
+            expect(avgCost).toBeLessThan(0.002);
+            if (!deployed.includes("new-model")) withoutNew++;
+          }
         }
         return n;
       };
       const text = md.replace(/\s+/g, " ");
       const runs = /Of 200 runs \(with seeded coin flips, in `test\/readme.test.ts`\), (\d+) printed/.exec(text);
       expect(promised(mod.asWritten)).toBe(Number(runs?.[1]));
+      expect(text).toContain('"medium" or "small" took the place of "large" (once of "new-model")');
+      expect(withoutNew).toBe(1);
       expect(text).toContain("With `initialPulls: 5` added to the options, all 200 runs printed");
       expect(promised(mod.fivePulls)).toBe(200);
     } finally {
