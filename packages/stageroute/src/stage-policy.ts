@@ -79,6 +79,22 @@ const codec: LedgerCodec<StagePayload> = {
   },
 };
 
+/**
+ * A feedback object read once into the plain `into` (anything else is returned as is, for the
+ * base class to reject): a getter-backed object cannot then pass validation with one value and be
+ * learned with another.
+ */
+function readOnce(
+  feedback: unknown,
+  into: { reward?: unknown; cost?: unknown },
+): { reward?: unknown; cost?: unknown } | null | undefined {
+  if (feedback === null || typeof feedback !== "object") return feedback as null | undefined;
+  const f = feedback as { reward?: unknown; cost?: unknown };
+  into.reward = f.reward;
+  into.cost = f.cost;
+  return into;
+}
+
 /** Validates a snapshot's ledger payload and returns its uid. */
 export function payloadUid(json: Json): number {
   return codec.decode(json).uid;
@@ -364,18 +380,26 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
 
   override update(decision: DecisionRef, feedback: ArmFeedback): void {
     this.ledger.get(decision);
-    if (feedback !== null && typeof feedback === "object" && feedback.cost === undefined) {
+    const fb = readOnce(feedback, this.feedbackCopy);
+    if (fb !== null && typeof fb === "object" && fb.cost === undefined) {
       throw new RouteKitError(ErrorCode.InvalidArgument, "feedback.cost is required: this policy learns costs");
     }
-    super.update(decision, feedback);
+    super.update(decision, fb as unknown as ArmFeedback);
   }
 
+  /** Scratch copy of the feedback being applied by `update` (reused: no allocation per round). */
+  private readonly feedbackCopy: { reward?: unknown; cost?: unknown } = { reward: 0, cost: 0 };
+
   override learn(event: ArmEvent): void {
-    const f = (event as { feedback?: { cost?: unknown } } | null)?.feedback;
-    if (f !== null && typeof f === "object" && f.cost === undefined) {
-      throw new RouteKitError(ErrorCode.InvalidEvent, "event feedback.cost is required: this policy learns costs");
+    let ev = event;
+    if (event !== null && typeof event === "object") {
+      const fb = readOnce(event.feedback, {});
+      if (fb !== null && typeof fb === "object" && fb.cost === undefined) {
+        throw new RouteKitError(ErrorCode.InvalidEvent, "event feedback.cost is required: this policy learns costs");
+      }
+      ev = { ...event, feedback: fb as unknown as ArmFeedback };
     }
-    super.learn(event);
+    super.learn(ev);
   }
 
   protected override checkReward(reward: number): void {

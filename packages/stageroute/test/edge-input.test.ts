@@ -219,3 +219,47 @@ describe("inspection cannot change the policy", () => {
     }
   });
 });
+
+describe("feedback read once", () => {
+  it("a getter-backed feedback that changes after it was validated cannot corrupt the statistics", () => {
+    /** Returns `good` for the first `reads` reads, then `bad`. */
+    const flip = (good: number, bad: number, reads: number) => {
+      let k = 0;
+      return () => (k++ < reads ? good : bad);
+    };
+    for (let reads = 1; reads <= 5; reads++) {
+      for (const field of ["reward", "cost"] as const) {
+        for (const via of ["update", "learn"] as const) {
+          const p = new StageRoute(base);
+          const d = p.select();
+          const g = field === "reward" ? flip(1, 7, reads) : flip(0.5, -3, reads);
+          const fb =
+            field === "reward"
+              ? {
+                  get reward() {
+                    return g();
+                  },
+                  cost: 0.5,
+                }
+              : {
+                  reward: 1,
+                  get cost() {
+                    return g();
+                  },
+                };
+          const before = JSON.stringify(p.toJSON());
+          const err = code(() =>
+            via === "update" ? p.update(d, fb) : p.learn({ ...p.decisionRecord(d), feedback: fb }),
+          );
+          if (err !== undefined) {
+            expect(JSON.stringify(p.toJSON())).toBe(before);
+            continue;
+          }
+          // Accepted: what was learned is the validated value, and the snapshot restores.
+          expect(p.stats(d.arm)).toMatchObject({ plays: 1, meanReward: 1, meanCost: 0.5 });
+          expect(code(() => StageRoute.fromJSON(JSON.parse(JSON.stringify(p.toJSON()))))).toBeUndefined();
+        }
+      }
+    }
+  });
+});
