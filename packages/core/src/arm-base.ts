@@ -144,9 +144,13 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
     for (const a of armsOption(options as unknown as Record<string, unknown>)) this.addArm(a);
   }
 
+  /** The arm ids, in arrival order: a frozen copy (the table's own array must not be reachable), cached until the arms change. */
   get arms(): readonly string[] {
-    return this.table.ids;
+    if (this.armsView === undefined) this.armsView = Object.freeze([...this.table.ids]);
+    return this.armsView;
   }
+
+  private armsView: readonly string[] | undefined;
 
   get pendingDecisions(): number {
     return this.ledger.size;
@@ -158,6 +162,7 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
     const state = this.createArm(this.nextUid);
     this.nextUid++;
     this.table.add(id, state);
+    this.armsView = undefined;
     this.byUid.set(state.uid, state);
     this.idOfUid.set(state.uid, id);
     if (this.scores.length < this.table.size) {
@@ -171,6 +176,7 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
     this.table.checkRemove(id);
     this.checkRemovable(id);
     const state = this.table.remove(id);
+    this.armsView = undefined;
     this.byUid.delete(state.uid);
     this.idOfUid.delete(state.uid);
     this.retired.set(state.uid, id);
@@ -343,6 +349,7 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
       this.byUid.set(a.uid, state);
       this.idOfUid.set(a.uid, a.id);
     }
+    this.armsView = undefined;
     this.retired = new Map(snap.retired);
     this.nextUid = snap.nextUid;
     if (this.scores.length < this.table.size) this.scores = new Float64Array(this.table.size * 2);
