@@ -1,0 +1,70 @@
+import type { CascadePolicy } from "@routekit/core";
+import { describe, expect, it } from "vitest";
+import { Cosmos, QueryAll, ThresholdCascade, WeitzmanOracle } from "../src/index.js";
+
+const code = (c: string) => expect.objectContaining({ name: "RouteKitError", code: c });
+const arms = ["mini", "standard", "frontier"];
+
+/** One full episode: every asked box answers `features` at `cost`; deploys and rewards 1. */
+function episode(p: CascadePolicy, context: number[], features: number[], cost = 0.1): void {
+  const e = p.begin(Float64Array.from(context));
+  for (let s = p.next(e); "query" in s; s = p.next(e)) p.observe(e, s.query, Float64Array.from(features), cost);
+  p.choose(e);
+  p.feedback(e, 1);
+}
+
+describe("parameters given as options are bounded like the inputs, so no product overflows", () => {
+  it("rewardParameter with a squared norm above 1e100 is OUT_OF_RANGE (it made the reward NaN and the snapshot unreadable)", () => {
+    const huge = [1e308, 1e308];
+    const common = { arms, contextDim: 2, outputDim: 2 };
+    expect(() => new Cosmos({ ...common, rewardParameter: huge })).toThrow(code("OUT_OF_RANGE"));
+    expect(() => new QueryAll({ ...common, rewardParameter: huge })).toThrow(code("OUT_OF_RANGE"));
+    expect(() => new ThresholdCascade({ ...common, rewardParameter: huge })).toThrow(code("OUT_OF_RANGE"));
+    const rho = { mini: [0, 0, 0], standard: [0, 0, 0], frontier: [0, 0, 0] };
+    expect(() => new WeitzmanOracle({ ...common, rewardParameter: huge, indexParameters: rho })).toThrow(
+      code("OUT_OF_RANGE"),
+    );
+    // The largest accepted parameter keeps every snapshot readable.
+    const p = new Cosmos({ ...common, rewardParameter: [1e50 / Math.SQRT2, 1e50 / Math.SQRT2] });
+    episode(p, [0.1, 0.2], [1e50 / Math.SQRT2, -1e50 / Math.SQRT2]);
+    episode(p, [0.1, 0.2], [1e50 / Math.SQRT2, 1e50 / Math.SQRT2]);
+    const s = JSON.stringify(p.toJSON());
+    expect(JSON.stringify(Cosmos.fromJSON(JSON.parse(s)).toJSON())).toBe(s);
+  });
+
+  it("WeitzmanOracle: indexParameters rows with a squared norm above 1e100 are OUT_OF_RANGE (sigma was NaN)", () => {
+    const o = { arms: ["b", "c"], contextDim: 2, outputDim: 1, rewardParameter: [1] };
+    expect(() => new WeitzmanOracle({ ...o, indexParameters: { b: [0, 1e308, 1e308], c: [0, 0, 0] } })).toThrow(
+      code("OUT_OF_RANGE"),
+    );
+  });
+
+  it("WeitzmanOracle: an id named like an Object.prototype member has no index parameter unless given one", () => {
+    const p = new WeitzmanOracle({
+      arms: ["b"],
+      contextDim: 1,
+      outputDim: 1,
+      rewardParameter: [1],
+      indexParameters: { b: [0.1, 0] },
+    });
+    for (const id of ["toString", "constructor", "valueOf", "hasOwnProperty"]) {
+      const before = JSON.stringify(p.toJSON());
+      expect(() => p.addArm(id)).toThrow(code("INVALID_ARGUMENT"));
+      expect(JSON.stringify(p.toJSON())).toBe(before);
+    }
+    const q = new WeitzmanOracle({
+      arms: ["__proto__", "constructor"],
+      contextDim: 1,
+      outputDim: 1,
+      rewardParameter: [1],
+      indexParameters: JSON.parse('{"__proto__": [0.5, 0], "constructor": [0.2, 0]}'),
+    });
+    expect(q.arms).toEqual(["__proto__", "constructor"]);
+    episode(q, [0.3], [0.9]);
+    const s = JSON.stringify(q.toJSON());
+    expect(JSON.stringify(WeitzmanOracle.fromJSON(JSON.parse(s)).toJSON())).toBe(s);
+    expect(JSON.stringify(WeitzmanOracle.fromJSON(structuredClone(q.toJSON())).toJSON())).toBe(s);
+    const e = q.begin(Float64Array.of(0.3));
+    expect(q.next(e)).toEqual({ query: "__proto__" }); // index tanh(0.5) > tanh(0.2)
+  });
+});
