@@ -68,3 +68,36 @@ describe("parameters given as options are bounded like the inputs, so no product
     expect(q.next(e)).toEqual({ query: "__proto__" }); // index tanh(0.5) > tanh(0.2)
   });
 });
+
+describe("models removed while an episode is open", () => {
+  it("the outstanding model is asked for until observed even when removed; planned models removed are skipped", () => {
+    const p = new Cosmos({ arms, contextDim: 2, outputDim: 2, rewardParameter: [1, 0] });
+    const e = p.begin(Float64Array.of(0.1, 0.2));
+    expect(p.next(e)).toEqual({ query: "mini" });
+    p.removeArm("mini");
+    p.removeArm("standard");
+    expect(p.next(e)).toEqual({ query: "mini" });
+    p.observe(e, "mini", Float64Array.of(0.1, 0), 0.1);
+    expect(p.next(e)).toEqual({ query: "frontier" }); // "standard" was removed before it was asked
+    p.observe(e, "frontier", Float64Array.of(0.05, 0), 0.1);
+    expect(p.next(e)).toEqual({ stop: true });
+    expect(p.choose(e)).toBe("mini"); // the answer in hand is deployed; its feedback teaches the live boxes only
+    p.feedback(e, 1);
+    expect(p.arms).toEqual(["frontier"]);
+    const s = JSON.stringify(p.toJSON());
+    expect(JSON.stringify(Cosmos.fromJSON(JSON.parse(s)).toJSON())).toBe(s);
+  });
+
+  it("an episode whose every planned model was removed before any was asked says to discard it (state unchanged)", () => {
+    const p = new Cosmos({ arms: ["a", "b"], contextDim: 1, outputDim: 1, rewardParameter: [1] });
+    const f = p.begin(Float64Array.of(0));
+    p.addArm("c");
+    p.removeArm("a");
+    p.removeArm("b");
+    const before = JSON.stringify(p.toJSON());
+    expect(() => p.next(f)).toThrow(code("INVALID_STATE"));
+    expect(JSON.stringify(p.toJSON())).toBe(before);
+    p.discard(f);
+    expect(p.pendingDecisions).toBe(0);
+  });
+});
