@@ -1,6 +1,6 @@
 import type { CascadePolicy } from "@routekit/core";
 import { describe, expect, it } from "vitest";
-import { Cosmos, QueryAll, ThresholdCascade, WeitzmanOracle } from "../src/index.js";
+import { Cosmos, type CosmosOptions, QueryAll, ThresholdCascade, WeitzmanOracle } from "../src/index.js";
 
 const code = (c: string) => expect.objectContaining({ name: "RouteKitError", code: c });
 const arms = ["mini", "standard", "frontier"];
@@ -99,5 +99,47 @@ describe("models removed while an episode is open", () => {
     expect(JSON.stringify(p.toJSON())).toBe(before);
     p.discard(f);
     expect(p.pendingDecisions).toBe(0);
+  });
+});
+
+describe("radii at the ends of their options' ranges", () => {
+  /** Plays n episodes; after each observation the snapshot must read back and the indices be numbers. */
+  function check(o: Partial<CosmosOptions>, features: number[], n = 4): void {
+    const p = new Cosmos({ arms, contextDim: 2, outputDim: 2, ...o });
+    for (let t = 0; t < n; t++) {
+      const e = p.begin(Float64Array.of(0.3, -0.1));
+      for (let s = p.next(e); "query" in s; s = p.next(e)) {
+        p.observe(e, s.query, Float64Array.from(features), 0.1);
+        const json = JSON.stringify(p.toJSON());
+        expect(JSON.stringify(Cosmos.fromJSON(JSON.parse(json)).toJSON()), JSON.stringify(o)).toBe(json);
+      }
+      p.choose(e);
+      p.feedback(e, 0.5);
+    }
+    const { sigma, beta } = p.optimisticIndices(Float64Array.of(0.3, -0.1));
+    expect(sigma.every((v) => !Number.isNaN(v)) && !Number.isNaN(beta), JSON.stringify(o)).toBe(true);
+  }
+
+  it("an infinite radius (confidence 5e-324, exploration 1e308) gives sigma~ = 1, not NaN, and snapshots read back", () => {
+    for (const features of [
+      [0, 0],
+      [0.5, 0.5],
+    ]) {
+      check({ confidence: 5e-324 }, features);
+      check({ explorationReward: 1e308 }, features);
+      check({ exploration: 1e308 }, features);
+      check({ exploration: 0, confidence: 5e-324 }, features); // greedy: 0 times an infinite log is no radius
+      check({ exploration: 0, confidence: 5e-324, rewardParameter: [1, 0] }, features);
+      check(
+        {
+          radiusMode: "theory",
+          theory: { kappa: 0.5, psiBound: 1e308, phiBound: 1e308, rewardMax: 1e308 },
+          rewardBound: 1e308,
+        },
+        features,
+      );
+    }
+    const greedy = new Cosmos({ arms, contextDim: 2, outputDim: 2, exploration: 0, confidence: 5e-324 });
+    expect(greedy.rewardRadius()).toBe(0);
   });
 });
