@@ -44,14 +44,20 @@ const cosmosDefaults: Params = {
   useHorizon: true,
 };
 
-function cosmosOptions(p: Params, info: EnvInfo, name: string) {
-  const env = cascadeEnv(info, name);
+/** The `reward` parameter: true for "known", false for "learned", INVALID_ARGUMENT otherwise. */
+function knownReward(p: Params, name: string): boolean {
   const known = String(p.reward) === "known";
   if (!known && String(p.reward) !== "learned")
     throw new RouteKitError(
       ErrorCode.InvalidArgument,
       `${name}: reward must be "known" or "learned", got "${p.reward}"`,
     );
+  return known;
+}
+
+function cosmosOptions(p: Params, info: EnvInfo, name: string) {
+  const env = cascadeEnv(info, name);
+  const known = knownReward(p, name);
   const scale = (v: unknown) => (Number(v) >= 0 ? Number(v) : undefined);
   const theory = String(p.radiusMode) === "theory";
   return {
@@ -130,7 +136,7 @@ const oracle: PolicyEntry = {
 
 function rewardOptions(p: Params, info: EnvInfo, name: string) {
   const env = cascadeEnv(info, name);
-  const known = String(p.reward) === "known";
+  const known = knownReward(p, name);
   return {
     arms: info.arms,
     contextDim: info.dim,
