@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type CascadePolicy, learnedState, Rng, type Snapshot } from "@routekit/core";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import {
   Cosmos,
@@ -14,11 +15,43 @@ import {
 
 const readme = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
 
+const block = /```ts\n([\s\S]*?)```/.exec(readme)?.[1] as string;
+
 describe("README example", () => {
+  it("type-checks as TypeScript (strict, the repository's settings) against the package's public types", () => {
+    const file = fileURLToPath(new URL("./readme-example.ts", import.meta.url));
+    const source = `${block.replace('"@routekit/pandora"', '"../src/index.js"')}\nexport {};\n`;
+    const options: ts.CompilerOptions = {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      lib: ["lib.es2022.d.ts"],
+      types: ["node"],
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+    };
+    const host = ts.createCompilerHost(options);
+    const read = host.getSourceFile.bind(host);
+    host.getSourceFile = (name, lang, ...rest) =>
+      name === file ? ts.createSourceFile(name, source, lang) : read(name, lang, ...rest);
+    const fileExists = host.fileExists.bind(host);
+    host.fileExists = (name) => name === file || fileExists(name);
+    const program = ts.createProgram([file], options, host);
+    const errors = ts
+      .getPreEmitDiagnostics(program)
+      .filter((d) => d.file?.fileName === file)
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+    expect(errors).toEqual([]);
+  }, 60_000);
+
   it("runs as written (extracted from README.md) and cascades mostly over the cheap models", () => {
-    const block = /```ts\n([\s\S]*?)```/.exec(readme)?.[1] as string;
     expect(block).toContain('from "@routekit/pandora"');
-    const code = block.replace(/^import .*$/m, "");
+    // The block is TypeScript: strip the types, then run it with the package bound to its import.
+    const js = ts.transpileModule(block.replace(/^import .*$/m, ""), {
+      compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext },
+    }).outputText;
+    const code = js.replace(/^export \{\};$/m, "");
     const logs: string[] = [];
     const fakeConsole = { log: (s: string) => logs.push(s) };
     const run = new Function("Cosmos", "console", `${code}\nreturn { router, saved };`);
