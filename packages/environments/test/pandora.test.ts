@@ -73,6 +73,12 @@ describe("Env-A (uniform quality, linear index)", () => {
     expect(() => new UniformCascadeEnvironment({ boxes: [] })).toThrow(
       expect.objectContaining({ code: "INVALID_ARGUMENT" }),
     );
+    // A box that is not an object, or has no floor array, is a typed error (it was a TypeError).
+    for (const boxes of [[null], [{}], [{ floor: [0, 0], width: 0.5, meanCost: 0.1 }, 7]]) {
+      expect(() => new UniformCascadeEnvironment({ boxes } as never)).toThrow(
+        expect.objectContaining({ name: "RouteKitError" }),
+      );
+    }
     expect(() => envA().next(0)).toThrow(expect.objectContaining({ code: "INVALID_STATE" }));
     const env = envA();
     env.reset(Rng.fromSeed(1));

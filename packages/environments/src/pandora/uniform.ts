@@ -74,6 +74,9 @@ export class UniformCascadeEnvironment extends CascadeEnvironmentBase {
     const boxes = options?.boxes;
     if (!Array.isArray(boxes) || boxes.length === 0)
       throw new RouteKitError(ErrorCode.InvalidArgument, "boxes must be a non-empty array");
+    for (const [i, b] of boxes.entries())
+      if (b === null || typeof b !== "object" || !Array.isArray((b as UniformBox).floor))
+        throw new RouteKitError(ErrorCode.InvalidArgument, `boxes[${i}] must be an object { floor, width, meanCost }`);
     const dx = options.contextDim ?? (boxes[0] as UniformBox).floor.length - 1;
     assertInt(dx, "contextDim", 1, 1024);
     const nuisance = options.nuisance ?? 2;
