@@ -184,6 +184,8 @@ export function readCosmosOptions(options: CosmosOptions): CosmosConfig {
   const m = contextDim + (indexIntercept ? 1 : 0);
   const rewardBound = bound(o, "rewardBound", Number.POSITIVE_INFINITY);
   let theory: CosmosConfig["theory"] = null;
+  if (radiusMode !== "theory" && o.theory !== undefined && o.theory !== null)
+    bad('option theory is used only with radiusMode: "theory" (the scaled radii ignore it)');
   if (radiusMode === "theory") {
     if (o.theory === null || o.theory === undefined)
       bad('radiusMode "theory" needs option theory: { kappa, ... } (the local-mass constant of the environment)');

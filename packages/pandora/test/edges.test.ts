@@ -143,3 +143,13 @@ describe("radii at the ends of their options' ranges", () => {
     expect(greedy.rewardRadius()).toBe(0);
   });
 });
+
+describe("options that would be silently ignored", () => {
+  it('theory constants without radiusMode "theory" are INVALID_ARGUMENT (they were dropped, and scaled radii used)', () => {
+    const o = { arms, contextDim: 2, outputDim: 2, rewardParameter: [1, 0] };
+    expect(() => new Cosmos({ ...o, theory: { kappa: 0.1 } })).toThrow(code("INVALID_ARGUMENT"));
+    expect(() => new Cosmos({ ...o, radiusMode: "scaled", theory: "x" as never })).toThrow(code("INVALID_ARGUMENT"));
+    expect(new Cosmos({ ...o, theory: null }).config.theory).toBeNull();
+    expect(new Cosmos({ ...o, radiusMode: "theory", theory: { kappa: 0.1 } }).config.theory?.kappa).toBe(0.1);
+  });
+});
