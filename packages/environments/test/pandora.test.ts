@@ -79,6 +79,9 @@ describe("Env-A (uniform quality, linear index)", () => {
         expect.objectContaining({ name: "RouteKitError" }),
       );
     }
+    // Options that are not an object are INVALID_ARGUMENT (they were TypeErrors).
+    for (const make of [() => envA(null as never), () => envB(null as never), () => llmCascadePreset(7 as never)])
+      expect(make).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT" }));
     expect(() => envA().next(0)).toThrow(expect.objectContaining({ code: "INVALID_STATE" }));
     const env = envA();
     env.reset(Rng.fromSeed(1));

@@ -125,6 +125,7 @@ describe("CascadeReplayEnvironment", () => {
     for (const w of [0, -1, Number.NaN, Infinity]) {
       code(() => new CascadeReplayEnvironment(table(singleRows), { costWeight: w }), "OUT_OF_RANGE", /costWeight/);
     }
+    code(() => new CascadeReplayEnvironment(table(singleRows), null as never), "INVALID_ARGUMENT", /options/);
     const env = new CascadeReplayEnvironment(table(singleRows));
     code(() => env.indexParameters(), "INVALID_ARGUMENT", /no parametric reservation index/);
     code(() => env.next(0), "INVALID_STATE", /reset/);

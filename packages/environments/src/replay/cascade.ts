@@ -12,7 +12,7 @@
  * any cascade could do knowing every prompt's outcome distributions (with one row per cell: the best score
  * net of the cost of opening that model alone, max_a (s_a - c_a)).
  */
-import { ErrorCode, indexDiscrete, type Rng, RouteKitError } from "@routekit/core";
+import { ErrorCode, indexDiscrete, type Rng, RouteKitError, readOptions } from "@routekit/core";
 import { CascadeEnvironmentBase } from "../pandora/base.js";
 import { PromptOrder, type ReplayOrder } from "./order.js";
 import type { ReplayTable } from "./table.js";
@@ -53,7 +53,7 @@ export class CascadeReplayEnvironment extends CascadeEnvironmentBase {
         "a cascade replay needs a cost column: the price of asking each model is what a cascade trades against quality",
       );
     }
-    const w = options.costWeight ?? 1;
+    const w = readOptions(options, "CascadeReplayEnvironment").costWeight ?? 1;
     if (typeof w !== "number" || !Number.isFinite(w) || !(w > 0)) {
       throw new RouteKitError(ErrorCode.OutOfRange, `costWeight must be a finite number > 0, got ${String(w)}`);
     }
