@@ -142,4 +142,12 @@ describe("LLM cascade preset", () => {
     expect(r.oracle - r.oneShot).toBeGreaterThan(0.03);
     expect(r.oracle - r.all).toBeGreaterThan(0.03);
   });
+
+  it("reproduces the pandora README's values: oracle 0.693 (1.99 calls), best single model 0.655, call-all 0.648", () => {
+    const r = averages(llmCascadePreset(), 100_000);
+    expect(Math.abs(r.oracle - 0.693)).toBeLessThan(0.003);
+    expect(Math.abs(r.queries - 1.99)).toBeLessThan(0.02);
+    expect(Math.abs(r.oneShot - 0.655)).toBeLessThan(0.003);
+    expect(Math.abs(r.all - 0.648)).toBeLessThan(0.003);
+  });
 });
