@@ -24,3 +24,19 @@ describe("pandora registry parameters", () => {
     }
   });
 });
+
+describe("pandora registry numeric parameters", () => {
+  it("cosmos: exploration scales and rewardBound are passed on (bad values refused), -1 / 0 mean the default", () => {
+    for (const name of ["exploration", "explorationPlugIn", "explorationReward"]) {
+      expect(() => make("cosmos", { [name]: -0.5 }), name).toThrow(code("OUT_OF_RANGE"));
+      expect(() => make("cosmos", { [name]: "abc" }), name).toThrow(code("NON_FINITE"));
+      expect(() => make("cosmos", { [name]: -1 }), name).not.toThrow();
+    }
+    const p = make("cosmos", { exploration: 0.3 }) as unknown as { config: { exploration: number } };
+    expect(p.config.exploration).toBe(0.3);
+    expect(() => make("cosmos", { rewardBound: -2 })).toThrow(code("OUT_OF_RANGE"));
+    expect(() => make("cosmos", { rewardBound: "abc" })).toThrow(code("NON_FINITE"));
+    const q = make("cosmos", { rewardBound: 0 }) as unknown as { config: { rewardBound: number } };
+    expect(q.config.rewardBound).toBe(Number.POSITIVE_INFINITY);
+  });
+});

@@ -21,10 +21,9 @@ function link<T extends string>(v: unknown, fromEnv: T): T {
   return (s === "env" ? fromEnv : s) as T;
 }
 
-/** 0 = no value (option omitted). */
+/** 0 (the default) = no value (option omitted); anything else is passed on for COSMOS to validate. */
 function positive(v: unknown): number | undefined {
-  const x = Number(v);
-  return x > 0 ? x : undefined;
+  return v === undefined || Number(v) === 0 ? undefined : Number(v);
 }
 
 const cosmosDefaults: Params = {
@@ -58,7 +57,8 @@ function knownReward(p: Params, name: string): boolean {
 function cosmosOptions(p: Params, info: EnvInfo, name: string) {
   const env = cascadeEnv(info, name);
   const known = knownReward(p, name);
-  const scale = (v: unknown) => (Number(v) >= 0 ? Number(v) : undefined);
+  // -1 (the default) = the option's own default; any other value is passed on for COSMOS to validate.
+  const scale = (v: unknown) => (v === undefined || Number(v) === -1 ? undefined : Number(v));
   const theory = String(p.radiusMode) === "theory";
   return {
     arms: info.arms,
