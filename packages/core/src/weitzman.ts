@@ -37,7 +37,10 @@ export function indexUniform(lo: number, hi: number, cost: number): number {
   if (!(hi >= lo)) throw new RouteKitError(ErrorCode.OutOfRange, `need lo <= hi, got [${lo}, ${hi}]`);
   checkCost(cost);
   const w = hi - lo;
-  return cost <= w / 2 ? hi - Math.sqrt(2 * w * cost) : lo + w / 2 - cost;
+  if (Number.isFinite(w)) return cost <= w / 2 ? hi - Math.sqrt(2 * w * cost) : lo + w / 2 - cost;
+  // The width overflows (bounds near +-1.8e308): the same formulas in half-widths, sqrt(2 w c) = 2 sqrt(h c).
+  const half = hi / 2 - lo / 2;
+  return cost <= half ? hi - 2 * Math.sqrt(half) * Math.sqrt(cost) : lo + half - cost;
 }
 
 /**
@@ -51,6 +54,9 @@ export function indexNormal(mean: number, sd: number, cost: number): number {
   checkCost(cost);
   if (sd === 0) return mean - cost;
   const target = cost / sd;
+  // For k >= 40, pdf(k) + k Phi(k) = k to double precision, so the root is k = c / s and sigma = mean - c
+  // (computed directly: c / s may overflow).
+  if (!(target < 40)) return mean - cost;
   const h = (k: number) => normalPdf(k) + k * normalCdf(k) - target;
   // h(k) -> -target as k -> -inf, h(k) ~ k - target as k -> +inf.
   let lo = -1;
@@ -116,6 +122,8 @@ export function indexDiscrete(values: ArrayLike<number>, probs: ArrayLike<number
  */
 export function reservationIndex(excess: (sigma: number) => number, cost: number, tol = 1e-12): number {
   checkCost(cost);
+  checkFinite(tol, "tol");
+  if (!(tol >= 0)) throw new RouteKitError(ErrorCode.OutOfRange, `tol must be >= 0, got ${tol}`);
   let lo = -1 - 1e-9;
   let hi = 1;
   for (let i = 0; i < 200 && !(excess(lo) >= cost); i++) lo = lo * 2 - 1;
@@ -131,8 +139,14 @@ export function reservationIndex(excess: (sigma: number) => number, cost: number
   return 0.5 * (lo + hi);
 }
 
-/** Box positions sorted by decreasing index, ties to the lower position (deterministic). */
+/** Box positions sorted by decreasing index, ties to the lower position (deterministic). Indices may be +-Infinity. */
 export function weitzmanOrder(indices: ArrayLike<number>): number[] {
+  for (let i = 0; i < indices.length; i++)
+    if (typeof indices[i] !== "number" || Number.isNaN(indices[i]))
+      throw new RouteKitError(
+        ErrorCode.NonFinite,
+        `indices[${i}] must be a number (+-Infinity allowed), got ${String(indices[i])}`,
+      );
   const order = Array.from({ length: indices.length }, (_, i) => i);
   order.sort((a, b) => (indices[b] as number) - (indices[a] as number) || a - b);
   return order;
@@ -158,6 +172,15 @@ export function weitzmanPlay(
 ): WeitzmanPlay {
   const n = indices.length;
   if (n === 0) throw new RouteKitError(ErrorCode.InvalidArgument, "no boxes to open");
+  if (rewards.length !== n || costs.length !== n)
+    throw new RouteKitError(
+      ErrorCode.DimensionMismatch,
+      `indices, rewards and costs must have one entry per box (${n}), got ${rewards.length} rewards and ${costs.length} costs`,
+    );
+  for (let a = 0; a < n; a++) {
+    checkFinite(rewards[a] as number, `rewards[${a}]`);
+    checkFinite(costs[a] as number, `costs[${a}]`);
+  }
   const order = weitzmanOrder(indices);
   const queried: number[] = [];
   let best = Number.NEGATIVE_INFINITY;
@@ -186,7 +209,11 @@ export interface DiscreteBox {
 
 /** The oracle value E[max_a min(mu_a, sigma_a)] (eq. 3) for independent discrete boxes, exactly. */
 export function weitzmanValue(boxes: readonly DiscreteBox[]): number {
-  if (boxes.length === 0) throw new RouteKitError(ErrorCode.InvalidArgument, "no boxes");
+  if (!Array.isArray(boxes) || boxes.length === 0) throw new RouteKitError(ErrorCode.InvalidArgument, "no boxes");
+  boxes.forEach((b, a) => {
+    if (b === null || typeof b !== "object")
+      throw new RouteKitError(ErrorCode.InvalidArgument, `boxes[${a}] must be an object { values, probs, cost }`);
+  });
   const sig = boxes.map((b) => indexDiscrete(b.values, b.probs, b.cost));
   // Y_a = min(mu_a, sigma_a); E[max Y] = sum over the support points of max of P(max Y >= y) steps.
   const pts = new Set<number>();

@@ -165,3 +165,50 @@ describe("oracle vs brute-force dynamic program", () => {
     expect(maxDiff).toBeLessThan(1e-9);
   });
 });
+
+describe("Weitzman helpers at the edges of double range and on malformed input", () => {
+  const code = (c: string) => expect.objectContaining({ name: "RouteKitError", code: c });
+
+  it("a normal box whose cost dwarfs its sd has index mean - cost, not -Infinity", () => {
+    expect(indexNormal(0.5, 1e-310, 0.1)).toBe(0.4); // cost / sd overflows
+    expect(indexNormal(0, 1, 1e308)).toBe(-1e308);
+    expect(indexNormal(0.5, 1, 100)).toBe(0.5 - 100);
+    // Unchanged where cost / sd is moderate: the solver agrees with the closed form to 1e-12.
+    expect(indexNormal(0.5, 0.2, 0.01)).toBeCloseTo(
+      reservationIndex(
+        (s) => 0.2 * (normalPdf((0.5 - s) / 0.2) + ((0.5 - s) / 0.2) * normalCdf((0.5 - s) / 0.2)),
+        0.01,
+      ),
+      11,
+    );
+  });
+
+  it("a uniform box as wide as the double range keeps a finite index", () => {
+    const wide = indexUniform(-1e308, 1e308, 0.1);
+    expect(Number.isFinite(wide)).toBe(true);
+    expect(wide).toBe(1e308 - 2 * Math.sqrt(1e308) * Math.sqrt(0.1)); // hi - sqrt(2 w c) with w = 2e308
+    expect(indexUniform(-1e308, 1e308, 1.5e308)).toBe(-1.5e308);
+  });
+
+  it("weitzmanPlay and weitzmanOrder refuse arrays of other lengths and NaN / non-finite entries", () => {
+    expect(() => weitzmanPlay([0.5, 0.7], [0.3], [0.1, 0.1])).toThrow(code("DIMENSION_MISMATCH"));
+    expect(() => weitzmanPlay([0.5, 0.7], [0.3, 0.2], [0.1])).toThrow(code("DIMENSION_MISMATCH"));
+    expect(() => weitzmanPlay([0.5, 0.7], [Number.NaN, 0.2], [0.1, 0.1])).toThrow(code("NON_FINITE"));
+    expect(() => weitzmanPlay([0.5, 0.7], [0.3, 0.2], [0.1, Number.POSITIVE_INFINITY])).toThrow(code("NON_FINITE"));
+    expect(() => weitzmanPlay([0.5, Number.NaN], [0.3, 0.2], [0.1, 0.1])).toThrow(code("NON_FINITE"));
+    expect(() => weitzmanOrder([0.5, Number.NaN, 0.7])).toThrow(code("NON_FINITE"));
+    // Infinite indices are allowed (a box that must be opened first, or never).
+    expect(weitzmanOrder([Number.POSITIVE_INFINITY, 0.5, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY])).toEqual([
+      0, 2, 1, 3,
+    ]);
+    expect(weitzmanPlay([Number.POSITIVE_INFINITY, 0.5], [0.3, 0.9], [0.1, 0.1]).queried).toEqual([0, 1]);
+  });
+
+  it("reservationIndex refuses a NaN or negative tolerance; weitzmanValue a box that is not an object", () => {
+    const excess = (s: number) => 0.5 * Math.max(0, 1 - s) + 0.5 * Math.max(0, -s);
+    expect(() => reservationIndex(excess, 0.1, Number.NaN)).toThrow(code("NON_FINITE"));
+    expect(() => reservationIndex(excess, 0.1, -1)).toThrow(code("OUT_OF_RANGE"));
+    expect(reservationIndex(excess, 0.1, 0)).toBeCloseTo(0.8, 12);
+    expect(() => weitzmanValue([null as unknown as DiscreteBox])).toThrow(code("INVALID_ARGUMENT"));
+  });
+});

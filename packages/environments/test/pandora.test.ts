@@ -73,6 +73,15 @@ describe("Env-A (uniform quality, linear index)", () => {
     expect(() => new UniformCascadeEnvironment({ boxes: [] })).toThrow(
       expect.objectContaining({ code: "INVALID_ARGUMENT" }),
     );
+    // A box that is not an object, or has no floor array, is a typed error (it was a TypeError).
+    for (const boxes of [[null], [{}], [{ floor: [0, 0], width: 0.5, meanCost: 0.1 }, 7]]) {
+      expect(() => new UniformCascadeEnvironment({ boxes } as never)).toThrow(
+        expect.objectContaining({ name: "RouteKitError" }),
+      );
+    }
+    // Options that are not an object are INVALID_ARGUMENT (they were TypeErrors).
+    for (const make of [() => envA(null as never), () => envB(null as never), () => llmCascadePreset(7 as never)])
+      expect(make).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT" }));
     expect(() => envA().next(0)).toThrow(expect.objectContaining({ code: "INVALID_STATE" }));
     const env = envA();
     env.reset(Rng.fromSeed(1));
@@ -132,5 +141,13 @@ describe("LLM cascade preset", () => {
     const r = averages(env, 50_000);
     expect(r.oracle - r.oneShot).toBeGreaterThan(0.03);
     expect(r.oracle - r.all).toBeGreaterThan(0.03);
+  });
+
+  it("reproduces the pandora README's values: oracle 0.693 (1.99 calls), best single model 0.655, call-all 0.648", () => {
+    const r = averages(llmCascadePreset(), 100_000);
+    expect(Math.abs(r.oracle - 0.693)).toBeLessThan(0.003);
+    expect(Math.abs(r.queries - 1.99)).toBeLessThan(0.02);
+    expect(Math.abs(r.oneShot - 0.655)).toBeLessThan(0.003);
+    expect(Math.abs(r.all - 0.648)).toBeLessThan(0.003);
   });
 });

@@ -101,9 +101,31 @@ describe("CascadeReplayEnvironment", () => {
     );
     const free = singleRows.map((r, i) => (i === 0 ? { ...r, cost: 0 } : r));
     code(() => new CascadeReplayEnvironment(table(free)), "INVALID_ARGUMENT", /cost 0 is not > 0/);
+    // A weighted cost beyond 1e6 reward units (or one that overflows) is refused here, with its row, instead of
+    // failing the cascade policies mid-run (they accept costs up to 1e6).
+    const dear = singleRows.map((r, i) => (i === 1 ? { ...r, cost: 2e6 } : r));
+    code(() => new CascadeReplayEnvironment(table(dear)), "INVALID_ARGUMENT", /prompt 1, model "math": cost 2000000/);
+    code(
+      () => new CascadeReplayEnvironment(table(singleRows), { costWeight: 1e308 }),
+      "INVALID_ARGUMENT",
+      /cost 0.05 .*is above 1000000/,
+    );
+    expect(() => new CascadeReplayEnvironment(table(singleRows.map((r) => ({ ...r, cost: 1e6 }))))).not.toThrow();
+    // Embeddings of squared norm above 1e100 are refused too (the policies reject such contexts).
+    const huge = singleRows.map(({ prompt: _p, ...r }, i) => ({
+      ...r,
+      id: `p${Math.floor(i / 3)}`,
+      embedding: [1e51, 0],
+    }));
+    code(
+      () => new CascadeReplayEnvironment(parseReplay(jsonl(huge), {})),
+      "INVALID_ARGUMENT",
+      /prompt 1: the context has squared norm 1e\+102/,
+    );
     for (const w of [0, -1, Number.NaN, Infinity]) {
       code(() => new CascadeReplayEnvironment(table(singleRows), { costWeight: w }), "OUT_OF_RANGE", /costWeight/);
     }
+    code(() => new CascadeReplayEnvironment(table(singleRows), null as never), "INVALID_ARGUMENT", /options/);
     const env = new CascadeReplayEnvironment(table(singleRows));
     code(() => env.indexParameters(), "INVALID_ARGUMENT", /no parametric reservation index/);
     code(() => env.next(0), "INVALID_STATE", /reset/);

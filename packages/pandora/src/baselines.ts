@@ -11,7 +11,6 @@
 import {
   armsOption,
   booleanOption,
-  checkNumber,
   ErrorCode,
   encodeF64,
   enumOption,
@@ -34,7 +33,7 @@ import {
 import { shermanMorrisonUpdate } from "@routekit/linalg";
 import { CascadePolicyBase, type CascadeRecord } from "./episodes.js";
 import { type IndexLink, type IndexLinkName, indexLink, type RewardLinkName, rewardLink } from "./links.js";
-import { RIDGE_RANGE } from "./options.js";
+import { parameterVector, RIDGE_RANGE } from "./options.js";
 import { INVERSE_REFRESH, RewardModel, refreshInverse } from "./reward.js";
 
 /** Options every baseline shares. */
@@ -79,14 +78,7 @@ function readBase(o: Record<string, unknown>): BaseConfig {
   let rewardParameter: number[] | null = null;
   const rp = o.rewardParameter;
   if (rp !== undefined && rp !== null) {
-    if (!Array.isArray(rp))
-      throw new RouteKitError(ErrorCode.InvalidArgument, "option rewardParameter must be an array");
-    if (rp.length !== d)
-      throw new RouteKitError(
-        ErrorCode.DimensionMismatch,
-        `option rewardParameter has length ${rp.length}, expected ${d}`,
-      );
-    rewardParameter = rp.map((v, i) => checkNumber(v, `option rewardParameter[${i}]`));
+    rewardParameter = parameterVector(rp, d, "rewardParameter");
   }
   return {
     arms,
@@ -306,19 +298,11 @@ function readOracle(o: Record<string, unknown>) {
   const indexIntercept = booleanOption(o, "indexIntercept", true);
   const m = base.contextDim + (indexIntercept ? 1 : 0);
   const ip = readOptions(o.indexParameters, "indexParameters");
-  const indexParameters: Record<string, number[]> = {};
-  for (const [arm, v] of Object.entries(ip)) {
-    if (!Array.isArray(v))
-      throw new RouteKitError(ErrorCode.InvalidArgument, `option indexParameters.${arm} must be an array`);
-    if (v.length !== m)
-      throw new RouteKitError(
-        ErrorCode.DimensionMismatch,
-        `option indexParameters.${arm} has length ${v.length}, expected ${m}`,
-      );
-    indexParameters[arm] = v.map((x, i) => checkNumber(x, `option indexParameters.${arm}[${i}]`));
-  }
+  // No prototype, so ids like "toString" or "__proto__" are plain own keys.
+  const indexParameters: Record<string, number[]> = Object.create(null);
+  for (const [arm, v] of Object.entries(ip)) indexParameters[arm] = parameterVector(v, m, `indexParameters.${arm}`);
   for (const a of base.arms)
-    if (!indexParameters[a])
+    if (!Object.hasOwn(indexParameters, a))
       throw new RouteKitError(ErrorCode.InvalidArgument, `option indexParameters has no entry for "${a}"`);
   return {
     ...base,
@@ -348,7 +332,7 @@ export class WeitzmanOracle extends RewardBaseline {
   }
 
   protected override addBox(id: string): void {
-    if (!this.cfg.indexParameters[id])
+    if (!Object.hasOwn(this.cfg.indexParameters, id))
       throw new RouteKitError(ErrorCode.InvalidArgument, `box "${id}" has no index parameter (option indexParameters)`);
   }
 

@@ -69,7 +69,7 @@ export interface Episode {
   readonly order: readonly string[];
   /** sigma~ per planned position (+Infinity: a box with no data yet, always opened). */
   readonly sigma: Float64Array;
-  /** Reward radius frozen for the episode. */
+  /** Reward radius frozen for the episode (+Infinity when it overflows). */
   readonly beta: number;
   readonly queried: string[];
   readonly features: Float64Array[];
@@ -389,7 +389,8 @@ export abstract class CascadePolicyBase implements CascadePolicy {
     const sigma = decodeF64(o.sigma, "episode.sigma", order.length);
     if (sigma.some((v) => Number.isNaN(v))) snapshotCorrupt("episode.sigma", "numbers (+-Infinity allowed)");
     const beta = decodeF64(o.beta, "episode.beta", 1)[0] as number;
-    if (!(beta >= 0) || !Number.isFinite(beta)) snapshotCorrupt("episode.beta", "a finite number >= 0");
+    // +Infinity when the radius overflows (a confidence near 0): every optimistic reward is then 1.
+    if (!(beta >= 0)) snapshotCorrupt("episode.beta", "a number >= 0 (+Infinity allowed)");
     const queried = strings(o.queried, "episode.queried");
     const n = queried.length;
     if (!queried.every((q) => order.includes(q)) || new Set(queried).size !== n)

@@ -15,6 +15,7 @@ import {
   readOptions,
   requiredNumber,
 } from "@routekit/core";
+import { MAX_SQUARED_NORM } from "./episodes.js";
 import type { IndexLinkName, RewardLinkName } from "./links.js";
 
 export interface TheoryOptions {
@@ -127,6 +128,29 @@ export interface CosmosConfig {
  */
 export const RIDGE_RANGE = { min: 1e-8, max: 1e8 } as const;
 
+/**
+ * A parameter vector given as an option (theta*, a true rho): an array of `length` finite numbers whose
+ * squared norm is at most {@link MAX_SQUARED_NORM}, like the contexts and features it multiplies, so
+ * their dot product cannot overflow.
+ */
+export function parameterVector(v: unknown, length: number, what: string, lengthHint = ""): number[] {
+  if (!Array.isArray(v)) bad(`option ${what} must be an array of numbers`);
+  if (v.length !== length)
+    throw new RouteKitError(
+      ErrorCode.DimensionMismatch,
+      `option ${what} has length ${v.length}, expected ${length}${lengthHint}`,
+    );
+  const out = Array.from(v, (x, i) => checkNumber(x, `option ${what}[${i}]`));
+  let s = 0;
+  for (const x of out) s += x * x;
+  if (!(s <= MAX_SQUARED_NORM))
+    throw new RouteKitError(
+      ErrorCode.OutOfRange,
+      `option ${what} has squared norm ${s}, expected <= ${MAX_SQUARED_NORM} (rescale it)`,
+    );
+  return out;
+}
+
 function bad(msg: string): never {
   throw new RouteKitError(ErrorCode.InvalidArgument, msg);
 }
@@ -152,13 +176,7 @@ export function readCosmosOptions(options: CosmosOptions): CosmosConfig {
   let rewardParameter: number[] | null = null;
   const rp = o.rewardParameter;
   if (rp !== undefined && rp !== null) {
-    if (!Array.isArray(rp)) bad("option rewardParameter must be an array of numbers");
-    if (rp.length !== d)
-      throw new RouteKitError(
-        ErrorCode.DimensionMismatch,
-        `option rewardParameter has length ${rp.length}, expected ${d} (outputDim${rewardIntercept ? " + 1" : ""})`,
-      );
-    rewardParameter = rp.map((v, i) => checkNumber(v, `option rewardParameter[${i}]`));
+    rewardParameter = parameterVector(rp, d, "rewardParameter", ` (outputDim${rewardIntercept ? " + 1" : ""})`);
   }
   const known = rewardParameter !== null;
   const exploration = numberOption(o, "exploration", known ? 0.5 : 0.25, { min: 0 });
@@ -166,6 +184,8 @@ export function readCosmosOptions(options: CosmosOptions): CosmosConfig {
   const m = contextDim + (indexIntercept ? 1 : 0);
   const rewardBound = bound(o, "rewardBound", Number.POSITIVE_INFINITY);
   let theory: CosmosConfig["theory"] = null;
+  if (radiusMode !== "theory" && o.theory !== undefined && o.theory !== null)
+    bad('option theory is used only with radiusMode: "theory" (the scaled radii ignore it)');
   if (radiusMode === "theory") {
     if (o.theory === null || o.theory === undefined)
       bad('radiusMode "theory" needs option theory: { kappa, ... } (the local-mass constant of the environment)');

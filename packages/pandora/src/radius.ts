@@ -102,12 +102,20 @@ export function scaledIndexRadius(
   known: boolean,
   S: number,
 ): number {
-  const lead = scale * Math.sqrt(Math.max(r.m * Math.log(r.T) + Math.log((r.A * r.T) / r.delta), 0));
-  if (known) return lead;
-  return lead + scalePlugIn * Math.sqrt(Math.max((r.d * Math.log(r.t) + Math.log(1 / r.delta)) * S, 0));
+  const lead = times(scale, Math.sqrt(Math.max(r.m * Math.log(r.T) + Math.log((r.A * r.T) / r.delta), 0)));
+  if (known || !(S > 0)) return lead;
+  return lead + times(scalePlugIn, Math.sqrt(Math.max((r.d * Math.log(r.t) + Math.log(1 / r.delta)) * S, 0)));
+}
+
+/**
+ * s x, with a zero scale giving 0 even when x is +Infinity (a confidence near the smallest double makes
+ * the logarithms infinite; scale 0 means no radius at all).
+ */
+function times(s: number, x: number): number {
+  return s === 0 ? 0 : s * x;
 }
 
 /** Scaled reward radius: sMu sqrt(d log(1 + t / eta0) + 2 log(2 / delta)). */
 export function scaledRewardRadius(r: RadiusInputs, scale: number): number {
-  return scale * Math.sqrt(r.d * Math.log(1 + r.t / r.eta0) + 2 * Math.log(2 / r.delta));
+  return times(scale, Math.sqrt(r.d * Math.log(1 + r.t / r.eta0) + 2 * Math.log(2 / r.delta)));
 }

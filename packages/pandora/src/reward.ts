@@ -145,7 +145,9 @@ export class RewardModel {
     if (this.known) return this.mean(phi);
     let z = 0;
     for (let k = 0; k < this.d; k++) z += (this.theta[k] as number) * (phi[k] as number);
-    return clip01(this.link.value(z + beta * this.width(phi)));
+    // An infinite radius (confidence near 0) times a zero width is no bonus, not NaN.
+    const w = beta === 0 ? 0 : this.width(phi);
+    return clip01(this.link.value(w === 0 ? z : z + beta * w));
   }
 
   /** Frobenius product <Phi^-1, P> for a symmetric P stored in its upper triangle. */

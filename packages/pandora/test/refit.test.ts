@@ -72,3 +72,38 @@ describe("refit schedules", () => {
     expect(Math.abs(mean(g) - mean(e))).toBeLessThan(sd);
   });
 });
+
+describe("the README's counted bench columns (fits per request, Newton iterations per fit)", () => {
+  it("reproduce on the bench's run (Env-A, seed 1, T = 4000): 0.029 / 2.8, 2.37 / 2.1, 3.00 / 2.1, 0.044 / 2.9", () => {
+    const T4 = 4000;
+    const b = { ...base, horizon: T4 };
+    const k = { ...b, rewardParameter: [1, 0, 0, 0], exploration: 0.5 };
+    const l = { ...b, exploration: 0.25 };
+    const rows: [CosmosOptions, number, number][] = [
+      [k, 0.029, 2.8],
+      [{ ...k, refit: "exact" }, 2.37, 2.1],
+      [{ ...l, refit: "exact" }, 3.0, 2.1],
+      [{ ...l, refit: "geometric" }, 0.044, 2.9],
+    ];
+    for (const [options, fitsPerRequest, itsPerFit] of rows) {
+      const p = new Cosmos(options);
+      const env = envA();
+      env.reset(Rng.fromSeed(1).fork("environment"));
+      for (let t = 0; t < T4; t++) {
+        const ep = p.begin(env.next(t).context);
+        for (let s = p.next(ep); "query" in s; s = p.next(ep)) {
+          const o = env.query(s.query);
+          p.observe(ep, s.query, o.features, o.cost);
+        }
+        p.feedback(ep, env.reward(p.choose(ep)));
+      }
+      const { fits, newtonIterations } = p.fitStats;
+      // The README prints the bench's values to the digits shown.
+      const label = `${options.refit ?? "geometric"}, ${options.rewardParameter ? "known" : "learned"}`;
+      expect((fits / T4).toFixed(fitsPerRequest < 1 ? 3 : 2), label).toBe(
+        fitsPerRequest.toFixed(fitsPerRequest < 1 ? 3 : 2),
+      );
+      expect((newtonIterations / fits).toFixed(1), label).toBe(itsPerFit.toFixed(1));
+    }
+  }, 120_000);
+});

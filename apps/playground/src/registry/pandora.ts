@@ -21,10 +21,9 @@ function link<T extends string>(v: unknown, fromEnv: T): T {
   return (s === "env" ? fromEnv : s) as T;
 }
 
-/** 0 = no value (option omitted). */
+/** 0 (the default) = no value (option omitted); anything else is passed on for COSMOS to validate. */
 function positive(v: unknown): number | undefined {
-  const x = Number(v);
-  return x > 0 ? x : undefined;
+  return v === undefined || Number(v) === 0 ? undefined : Number(v);
 }
 
 const cosmosDefaults: Params = {
@@ -44,15 +43,22 @@ const cosmosDefaults: Params = {
   useHorizon: true,
 };
 
-function cosmosOptions(p: Params, info: EnvInfo, name: string) {
-  const env = cascadeEnv(info, name);
+/** The `reward` parameter: true for "known", false for "learned", INVALID_ARGUMENT otherwise. */
+function knownReward(p: Params, name: string): boolean {
   const known = String(p.reward) === "known";
   if (!known && String(p.reward) !== "learned")
     throw new RouteKitError(
       ErrorCode.InvalidArgument,
       `${name}: reward must be "known" or "learned", got "${p.reward}"`,
     );
-  const scale = (v: unknown) => (Number(v) >= 0 ? Number(v) : undefined);
+  return known;
+}
+
+function cosmosOptions(p: Params, info: EnvInfo, name: string) {
+  const env = cascadeEnv(info, name);
+  const known = knownReward(p, name);
+  // -1 (the default) = the option's own default; any other value is passed on for COSMOS to validate.
+  const scale = (v: unknown) => (v === undefined || Number(v) === -1 ? undefined : Number(v));
   const theory = String(p.radiusMode) === "theory";
   return {
     arms: info.arms,
@@ -130,7 +136,7 @@ const oracle: PolicyEntry = {
 
 function rewardOptions(p: Params, info: EnvInfo, name: string) {
   const env = cascadeEnv(info, name);
-  const known = String(p.reward) === "known";
+  const known = knownReward(p, name);
   return {
     arms: info.arms,
     contextDim: info.dim,

@@ -12,7 +12,7 @@
  * then defined as k_a(x) = E[(sigmoid(Z) - tanh(rho_a . psi))^+], so sigma*_a(x) = tanh(rho_a . psi(x))
  * exactly. Realised cost k_a(x) (0.5 + len) with len ~ U[0, 1] hidden.
  */
-import type { Rng } from "@routekit/core";
+import { type Rng, readOptions } from "@routekit/core";
 import { CascadeEnvironmentBase, checkArms } from "./base.js";
 
 const THETA = [1.5, -1, 0.5] as const;
@@ -153,7 +153,7 @@ export class GlmCascadeEnvironment extends CascadeEnvironmentBase {
   private readonly M: number[][][];
 
   constructor(options: { arms?: readonly string[]; name?: string } = {}) {
-    super(checkArms(options.arms, ["box1", "box2", "box3"]), 2, 3);
+    super(checkArms(readOptions(options, "envB", true).arms as string[] | undefined, ["box1", "box2", "box3"]), 2, 3);
     this.name = options.name ?? "pandora-env-b";
     this.rho = envBIndexParameters();
     this.M = V.map((v, i) => {

@@ -10,7 +10,7 @@
  * linear in psi(x), rho_a = L_a + (w_a - sqrt(2 w_a cbar_a)) e_1. Where a quality range passes 1 the clip
  * lowers the true index slightly; the oracle uses the exact index of the clipped reward.
  */
-import { assertInt, ErrorCode, type Rng, RouteKitError } from "@routekit/core";
+import { assertInt, ErrorCode, type Rng, RouteKitError, readOptions } from "@routekit/core";
 import { CascadeEnvironmentBase, checkArms } from "./base.js";
 
 export interface UniformBox {
@@ -71,9 +71,12 @@ export class UniformCascadeEnvironment extends CascadeEnvironmentBase {
   readonly nuisance: number;
 
   constructor(options: UniformCascadeOptions) {
-    const boxes = options?.boxes;
+    const boxes = readOptions(options, "UniformCascadeEnvironment").boxes as UniformBox[];
     if (!Array.isArray(boxes) || boxes.length === 0)
       throw new RouteKitError(ErrorCode.InvalidArgument, "boxes must be a non-empty array");
+    for (const [i, b] of boxes.entries())
+      if (b === null || typeof b !== "object" || !Array.isArray((b as UniformBox).floor))
+        throw new RouteKitError(ErrorCode.InvalidArgument, `boxes[${i}] must be an object { floor, width, meanCost }`);
     const dx = options.contextDim ?? (boxes[0] as UniformBox).floor.length - 1;
     assertInt(dx, "contextDim", 1, 1024);
     const nuisance = options.nuisance ?? 2;
@@ -143,6 +146,7 @@ export class UniformCascadeEnvironment extends CascadeEnvironmentBase {
  * L = (0.55, 0.05, -0.05), w = 0.40, cbar = 0.12.
  */
 export function envA(options: { arms?: readonly string[]; name?: string } = {}): UniformCascadeEnvironment {
+  readOptions(options, "envA", true);
   return new UniformCascadeEnvironment({
     boxes: [
       { floor: [0.1, 0.1, 0], width: 0.8, meanCost: 0.01 },
@@ -161,6 +165,7 @@ export function envA(options: { arms?: readonly string[]; name?: string } = {}):
  * Costs are in reward units (price per call times a conversion weight).
  */
 export function llmCascadePreset(options: { name?: string } = {}): UniformCascadeEnvironment {
+  readOptions(options, "llmCascadePreset", true);
   return new UniformCascadeEnvironment({
     boxes: [
       { floor: [0.2, -0.1, 0.05, 0], width: 0.65, meanCost: 0.005 },

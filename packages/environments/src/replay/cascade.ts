@@ -12,7 +12,7 @@
  * any cascade could do knowing every prompt's outcome distributions (with one row per cell: the best score
  * net of the cost of opening that model alone, max_a (s_a - c_a)).
  */
-import { ErrorCode, indexDiscrete, type Rng, RouteKitError } from "@routekit/core";
+import { ErrorCode, indexDiscrete, type Rng, RouteKitError, readOptions } from "@routekit/core";
 import { CascadeEnvironmentBase } from "../pandora/base.js";
 import { PromptOrder, type ReplayOrder } from "./order.js";
 import type { ReplayTable } from "./table.js";
@@ -24,7 +24,8 @@ export interface CascadeReplayOptions {
   readonly order?: ReplayOrder;
   /**
    * Reward units per unit of the logged cost (default 1: costs are already in reward units). Every weighted
-   * cost must be > 0 (a free model's reservation index is unbounded); keep them below 1, the scale of a score.
+   * cost must be > 0 (a free model's reservation index is unbounded) and at most 1e6 (what the cascade
+   * policies accept); keep them below 1, the scale of a score.
    */
   readonly costWeight?: number;
 }
@@ -52,7 +53,7 @@ export class CascadeReplayEnvironment extends CascadeEnvironmentBase {
         "a cascade replay needs a cost column: the price of asking each model is what a cascade trades against quality",
       );
     }
-    const w = options.costWeight ?? 1;
+    const w = readOptions(options, "CascadeReplayEnvironment").costWeight ?? 1;
     if (typeof w !== "number" || !Number.isFinite(w) || !(w > 0)) {
       throw new RouteKitError(ErrorCode.OutOfRange, `costWeight must be a finite number > 0, got ${String(w)}`);
     }
@@ -125,11 +126,27 @@ export class CascadeReplayEnvironment extends CascadeEnvironmentBase {
   }
 }
 
+/**
+ * What the cascade policies (`@routekit/pandora`) accept: a cost of at most 1e6 reward units and a context of
+ * squared norm at most 1e100. A table outside these is refused up front, with its rows, rather than failing
+ * the policies mid-run.
+ */
+const MAX_COST = 1e6;
+const MAX_SQUARED_NORM = 1e100;
+
 /** Weitzman's reservation index of each cell's empirical (score) distribution at its mean weighted cost. */
 function cellIndices(t: ReplayTable, w: number): Float64Array {
   const cells = t.numPrompts * t.models.length;
   const out = new Float64Array(cells);
   const problems: string[] = [];
+  for (let p = 0; p < t.numPrompts && problems.length < 5; p++) {
+    let s = 0;
+    for (let i = p * t.dim; i < (p + 1) * t.dim; i++) s += (t.contexts[i] as number) ** 2;
+    if (!(s <= MAX_SQUARED_NORM))
+      problems.push(
+        `prompt ${p + 1}: the context has squared norm ${s}, above ${MAX_SQUARED_NORM} (rescale the embeddings)`,
+      );
+  }
   for (let c = 0; c < cells && problems.length < 5; c++) {
     const start = t.sampleStart[c] as number;
     const end = t.sampleStart[c + 1] as number;
@@ -137,7 +154,10 @@ function cellIndices(t: ReplayTable, w: number): Float64Array {
     for (let k = start; k < end; k++) {
       const s = t.sampleScore[k] as number;
       if (!(s >= 0 && s <= 1)) problems.push(`${where()}: score ${s} is outside [0, 1]`);
-      if (!(w * (t.sampleCost[k] as number) > 0)) problems.push(`${where()}: cost ${t.sampleCost[k]} is not > 0`);
+      const cost = w * (t.sampleCost[k] as number);
+      if (!(cost > 0)) problems.push(`${where()}: cost ${t.sampleCost[k]} is not > 0`);
+      else if (!(cost <= MAX_COST))
+        problems.push(`${where()}: cost ${t.sampleCost[k]} (x costWeight ${w} = ${cost}) is above ${MAX_COST}`);
     }
     if (problems.length > 0) continue;
     const n = end - start;
@@ -150,7 +170,7 @@ function cellIndices(t: ReplayTable, w: number): Float64Array {
   if (problems.length > 0) {
     throw new RouteKitError(
       ErrorCode.InvalidArgument,
-      `a cascade replay needs scores in [0, 1] (the reward of a deployed answer) and costs > 0 (after costWeight): ${problems.join("; ")}`,
+      `a cascade replay needs scores in [0, 1] (the reward of a deployed answer), costs in (0, ${MAX_COST}] (after costWeight) and contexts of squared norm <= ${MAX_SQUARED_NORM}: ${problems.join("; ")}`,
     );
   }
   return out;

@@ -1,0 +1,155 @@
+import type { CascadePolicy } from "@routekit/core";
+import { describe, expect, it } from "vitest";
+import { Cosmos, type CosmosOptions, QueryAll, ThresholdCascade, WeitzmanOracle } from "../src/index.js";
+
+const code = (c: string) => expect.objectContaining({ name: "RouteKitError", code: c });
+const arms = ["mini", "standard", "frontier"];
+
+/** One full episode: every asked box answers `features` at `cost`; deploys and rewards 1. */
+function episode(p: CascadePolicy, context: number[], features: number[], cost = 0.1): void {
+  const e = p.begin(Float64Array.from(context));
+  for (let s = p.next(e); "query" in s; s = p.next(e)) p.observe(e, s.query, Float64Array.from(features), cost);
+  p.choose(e);
+  p.feedback(e, 1);
+}
+
+describe("parameters given as options are bounded like the inputs, so no product overflows", () => {
+  it("rewardParameter with a squared norm above 1e100 is OUT_OF_RANGE (it made the reward NaN and the snapshot unreadable)", () => {
+    const huge = [1e308, 1e308];
+    const common = { arms, contextDim: 2, outputDim: 2 };
+    expect(() => new Cosmos({ ...common, rewardParameter: huge })).toThrow(code("OUT_OF_RANGE"));
+    expect(() => new QueryAll({ ...common, rewardParameter: huge })).toThrow(code("OUT_OF_RANGE"));
+    expect(() => new ThresholdCascade({ ...common, rewardParameter: huge })).toThrow(code("OUT_OF_RANGE"));
+    const rho = { mini: [0, 0, 0], standard: [0, 0, 0], frontier: [0, 0, 0] };
+    expect(() => new WeitzmanOracle({ ...common, rewardParameter: huge, indexParameters: rho })).toThrow(
+      code("OUT_OF_RANGE"),
+    );
+    // The largest accepted parameter keeps every snapshot readable.
+    const p = new Cosmos({ ...common, rewardParameter: [1e50 / Math.SQRT2, 1e50 / Math.SQRT2] });
+    episode(p, [0.1, 0.2], [1e50 / Math.SQRT2, -1e50 / Math.SQRT2]);
+    episode(p, [0.1, 0.2], [1e50 / Math.SQRT2, 1e50 / Math.SQRT2]);
+    const s = JSON.stringify(p.toJSON());
+    expect(JSON.stringify(Cosmos.fromJSON(JSON.parse(s)).toJSON())).toBe(s);
+  });
+
+  it("WeitzmanOracle: indexParameters rows with a squared norm above 1e100 are OUT_OF_RANGE (sigma was NaN)", () => {
+    const o = { arms: ["b", "c"], contextDim: 2, outputDim: 1, rewardParameter: [1] };
+    expect(() => new WeitzmanOracle({ ...o, indexParameters: { b: [0, 1e308, 1e308], c: [0, 0, 0] } })).toThrow(
+      code("OUT_OF_RANGE"),
+    );
+  });
+
+  it("WeitzmanOracle: an id named like an Object.prototype member has no index parameter unless given one", () => {
+    const p = new WeitzmanOracle({
+      arms: ["b"],
+      contextDim: 1,
+      outputDim: 1,
+      rewardParameter: [1],
+      indexParameters: { b: [0.1, 0] },
+    });
+    for (const id of ["toString", "constructor", "valueOf", "hasOwnProperty"]) {
+      const before = JSON.stringify(p.toJSON());
+      expect(() => p.addArm(id)).toThrow(code("INVALID_ARGUMENT"));
+      expect(JSON.stringify(p.toJSON())).toBe(before);
+    }
+    const q = new WeitzmanOracle({
+      arms: ["__proto__", "constructor"],
+      contextDim: 1,
+      outputDim: 1,
+      rewardParameter: [1],
+      indexParameters: JSON.parse('{"__proto__": [0.5, 0], "constructor": [0.2, 0]}'),
+    });
+    expect(q.arms).toEqual(["__proto__", "constructor"]);
+    episode(q, [0.3], [0.9]);
+    const s = JSON.stringify(q.toJSON());
+    expect(JSON.stringify(WeitzmanOracle.fromJSON(JSON.parse(s)).toJSON())).toBe(s);
+    expect(JSON.stringify(WeitzmanOracle.fromJSON(structuredClone(q.toJSON())).toJSON())).toBe(s);
+    const e = q.begin(Float64Array.of(0.3));
+    expect(q.next(e)).toEqual({ query: "__proto__" }); // index tanh(0.5) > tanh(0.2)
+  });
+});
+
+describe("models removed while an episode is open", () => {
+  it("the outstanding model is asked for until observed even when removed; planned models removed are skipped", () => {
+    const p = new Cosmos({ arms, contextDim: 2, outputDim: 2, rewardParameter: [1, 0] });
+    const e = p.begin(Float64Array.of(0.1, 0.2));
+    expect(p.next(e)).toEqual({ query: "mini" });
+    p.removeArm("mini");
+    p.removeArm("standard");
+    expect(p.next(e)).toEqual({ query: "mini" });
+    p.observe(e, "mini", Float64Array.of(0.1, 0), 0.1);
+    expect(p.next(e)).toEqual({ query: "frontier" }); // "standard" was removed before it was asked
+    p.observe(e, "frontier", Float64Array.of(0.05, 0), 0.1);
+    expect(p.next(e)).toEqual({ stop: true });
+    expect(p.choose(e)).toBe("mini"); // the answer in hand is deployed; its feedback teaches the live boxes only
+    p.feedback(e, 1);
+    expect(p.arms).toEqual(["frontier"]);
+    const s = JSON.stringify(p.toJSON());
+    expect(JSON.stringify(Cosmos.fromJSON(JSON.parse(s)).toJSON())).toBe(s);
+  });
+
+  it("an episode whose every planned model was removed before any was asked says to discard it (state unchanged)", () => {
+    const p = new Cosmos({ arms: ["a", "b"], contextDim: 1, outputDim: 1, rewardParameter: [1] });
+    const f = p.begin(Float64Array.of(0));
+    p.addArm("c");
+    p.removeArm("a");
+    p.removeArm("b");
+    const before = JSON.stringify(p.toJSON());
+    expect(() => p.next(f)).toThrow(code("INVALID_STATE"));
+    expect(JSON.stringify(p.toJSON())).toBe(before);
+    p.discard(f);
+    expect(p.pendingDecisions).toBe(0);
+  });
+});
+
+describe("radii at the ends of their options' ranges", () => {
+  /** Plays n episodes; after each observation the snapshot must read back and the indices be numbers. */
+  function check(o: Partial<CosmosOptions>, features: number[], n = 4): void {
+    const p = new Cosmos({ arms, contextDim: 2, outputDim: 2, ...o });
+    for (let t = 0; t < n; t++) {
+      const e = p.begin(Float64Array.of(0.3, -0.1));
+      for (let s = p.next(e); "query" in s; s = p.next(e)) {
+        p.observe(e, s.query, Float64Array.from(features), 0.1);
+        const json = JSON.stringify(p.toJSON());
+        expect(JSON.stringify(Cosmos.fromJSON(JSON.parse(json)).toJSON()), JSON.stringify(o)).toBe(json);
+      }
+      p.choose(e);
+      p.feedback(e, 0.5);
+    }
+    const { sigma, beta } = p.optimisticIndices(Float64Array.of(0.3, -0.1));
+    expect(sigma.every((v) => !Number.isNaN(v)) && !Number.isNaN(beta), JSON.stringify(o)).toBe(true);
+  }
+
+  it("an infinite radius (confidence 5e-324, exploration 1e308) gives sigma~ = 1, not NaN, and snapshots read back", () => {
+    for (const features of [
+      [0, 0],
+      [0.5, 0.5],
+    ]) {
+      check({ confidence: 5e-324 }, features);
+      check({ explorationReward: 1e308 }, features);
+      check({ exploration: 1e308 }, features);
+      check({ exploration: 0, confidence: 5e-324 }, features); // greedy: 0 times an infinite log is no radius
+      check({ exploration: 0, confidence: 5e-324, rewardParameter: [1, 0] }, features);
+      check(
+        {
+          radiusMode: "theory",
+          theory: { kappa: 0.5, psiBound: 1e308, phiBound: 1e308, rewardMax: 1e308 },
+          rewardBound: 1e308,
+        },
+        features,
+      );
+    }
+    const greedy = new Cosmos({ arms, contextDim: 2, outputDim: 2, exploration: 0, confidence: 5e-324 });
+    expect(greedy.rewardRadius()).toBe(0);
+  });
+});
+
+describe("options that would be silently ignored", () => {
+  it('theory constants without radiusMode "theory" are INVALID_ARGUMENT (they were dropped, and scaled radii used)', () => {
+    const o = { arms, contextDim: 2, outputDim: 2, rewardParameter: [1, 0] };
+    expect(() => new Cosmos({ ...o, theory: { kappa: 0.1 } })).toThrow(code("INVALID_ARGUMENT"));
+    expect(() => new Cosmos({ ...o, radiusMode: "scaled", theory: "x" as never })).toThrow(code("INVALID_ARGUMENT"));
+    expect(new Cosmos({ ...o, theory: null }).config.theory).toBeNull();
+    expect(new Cosmos({ ...o, radiusMode: "theory", theory: { kappa: 0.1 } }).config.theory?.kappa).toBe(0.1);
+  });
+});
