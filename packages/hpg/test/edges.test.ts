@@ -55,3 +55,37 @@ describe.each([
     }
   });
 });
+
+describe("the nuclear ball holds at the far end of the option ranges", () => {
+  const cases: [string, () => Hpg | EuclideanPg][] = [
+    ["Hpg beta 1e308", () => new Hpg({ arms: ARMS, contextDim: 4, seed: 1, beta: 1e308 })],
+    [
+      "Hpg beta 1e300, radius 1e-300",
+      () => new Hpg({ arms: ARMS, contextDim: 4, seed: 1, beta: 1e300, radius: 1e-300 }),
+    ],
+    ["Hpg stepSize 1e308", () => new Hpg({ arms: ARMS, contextDim: 4, seed: 1, stepSize: 1e308 })],
+    ["EuclideanPg stepSize 1e308", () => new EuclideanPg({ arms: ARMS, contextDim: 4, seed: 1, stepSize: 1e308 })],
+    ["EuclideanPg stepSize 1e20", () => new EuclideanPg({ arms: ARMS, contextDim: 4, seed: 1, stepSize: 1e20 })],
+  ];
+  it.each(cases)(
+    "%s: |W|_* <= radius after every step, so |q^T W q| <= radius, and the snapshot restores",
+    (_n, mk) => {
+      const p = mk();
+      const rng = Rng.fromSeed(2);
+      for (let t = 0; t < 200; t++) {
+        const q = unitVector(rng, 4);
+        const dec = p.select(q);
+        p.update(dec, { reward: 2 * rng.uniform() - 1 });
+        if (p instanceof Hpg)
+          for (const s of p.spectra()) expect(s.nuclearNorm).toBeLessThanOrEqual(p.radius * (1 + 1e-9));
+        // The README's promise: routing is never sharper than a factor e^(2 radius) between two models.
+        const pi = Array.from(p.probabilities(q));
+        for (const v of pi) expect(Number.isFinite(v) && v > 0).toBe(true);
+        expect(Math.max(...pi) / Math.min(...pi)).toBeLessThanOrEqual(Math.exp(2 * p.radius) * (1 + 1e-9));
+      }
+      const text = JSON.stringify(p.toJSON());
+      const C = p instanceof Hpg ? Hpg : EuclideanPg;
+      expect(JSON.stringify(C.fromJSON(JSON.parse(text)).toJSON())).toBe(text);
+    },
+  );
+});
