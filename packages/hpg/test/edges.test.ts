@@ -89,3 +89,21 @@ describe("the nuclear ball holds at the far end of the option ranges", () => {
     },
   );
 });
+
+describe.each(routers)("%s: normalizeContext on queries whose squared norm leaves the double range", (_n, make) => {
+  it("scales 1e-200 and 1e200 queries to the unit vector they point along", () => {
+    const mk = make as (o: Record<string, unknown>) => AnyRouter;
+    const p = mk({ arms: ARMS, contextDim: 4, seed: 1, normalizeContext: true });
+    run(p, 50, 4);
+    const before = JSON.stringify(p.toJSON());
+    const unit = Array.from(p.probabilities(Float64Array.of(0.6, -0.8, 0, 0)));
+    for (const s of [1e-200, 1e200, 1e-300, 1e308]) {
+      const q = Float64Array.of(0.6 * s, -0.8 * s, 0, 0);
+      const pi = Array.from(p.probabilities(q));
+      for (let i = 0; i < pi.length; i++) expect(pi[i]).toBeCloseTo(unit[i] as number, 12);
+    }
+    expect(JSON.stringify(p.toJSON())).toBe(before);
+    expect(codeOf(() => p.select(new Float64Array(4)))).toBe(ErrorCode.OutOfRange);
+    expect(JSON.stringify(p.toJSON())).toBe(before);
+  });
+});
