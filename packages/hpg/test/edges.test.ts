@@ -107,3 +107,17 @@ describe.each(routers)("%s: normalizeContext on queries whose squared norm leave
     expect(JSON.stringify(p.toJSON())).toBe(before);
   });
 });
+
+describe.each(routers)("%s: the unit-ball boundary", (_n, make) => {
+  it("accepts norm exactly 1 (and 1 + 1e-9 of rounding), rejects 1 + 1e-8 with OUT_OF_RANGE and changes nothing", () => {
+    const p = make({ arms: ARMS, contextDim: 4, seed: 1 });
+    run(p, 30, 4);
+    p.discard(p.select(Float64Array.of(0, 0, -1, 0)));
+    p.discard(p.select(Float64Array.of(0.6, 0.8, 0, 0)));
+    p.discard(p.select(Float64Array.of(1 + 1e-9, 0, 0, 0)));
+    const before = JSON.stringify(p.toJSON());
+    expect(codeOf(() => p.select(Float64Array.of(0, 1 + 1e-8, 0, 0)))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => p.probabilities(Float64Array.of(0, 1 + 1e-8, 0, 0)))).toBe(ErrorCode.OutOfRange);
+    expect(JSON.stringify(p.toJSON())).toBe(before);
+  });
+});
