@@ -168,9 +168,17 @@ export class Replica<P extends ReplicaPolicy> {
   static async start<P extends ReplicaPolicy>(options: ReplicaOptions<P>): Promise<Replica<P>> {
     checkOptions(options);
     const r = new Replica(options, options.create());
-    await r.writer.connect();
-    await r.reader.connect();
-    await r.loadNewestSnapshot();
+    try {
+      await r.writer.connect();
+      await r.reader.connect();
+      await r.loadNewestSnapshot();
+    } catch (e) {
+      // Without this the clients keep reconnecting forever and the process never exits.
+      r.closed = true;
+      r.writer.disconnect();
+      r.reader.disconnect();
+      throw e;
+    }
     r.readLoop = r.read();
     return r;
   }
