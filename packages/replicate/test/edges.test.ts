@@ -45,6 +45,18 @@ async function codeOf(fn: () => unknown): Promise<string | undefined> {
 }
 
 describe("options", () => {
+  it("follow the error-code rule: wrong type INVALID_ARGUMENT, NaN NON_FINITE, out of range OUT_OF_RANGE", async () => {
+    const start = (extra: Record<string, unknown>) => () => Replica.start(opts("edges:opts", "gw", extra));
+    expect(await codeOf(start({ snapshotEvery: "5" }))).toBe(ErrorCode.InvalidArgument);
+    expect(await codeOf(start({ blockMs: Number.NaN }))).toBe(ErrorCode.NonFinite);
+    expect(await codeOf(start({ maxBuffered: Number.POSITIVE_INFINITY }))).toBe(ErrorCode.NonFinite);
+    expect(await codeOf(start({ joinCapacity: 0 }))).toBe(ErrorCode.OutOfRange);
+    expect(await codeOf(start({ snapshotEvery: 1.5 }))).toBe(ErrorCode.OutOfRange);
+    expect(await codeOf(start({ redis: 6379 }))).toBe(ErrorCode.InvalidArgument);
+    expect(await codeOf(start({ replicaId: "gw 1" }))).toBe(ErrorCode.InvalidArgument);
+    expect(await codeOf(start({ stream: "a~b" }))).toBe(ErrorCode.InvalidArgument);
+  });
+
   // Runs the built package (dist), as the cluster test's replica processes do.
   it("a start against an unreachable Redis rejects and leaves no connection keeping the process alive", () => {
     const script = `
@@ -62,4 +74,45 @@ describe("options", () => {
     expect(r.signal).toBeNull(); // exited by itself, not killed by the timeout
     expect(r.status).toBe(0);
   }, 30_000);
+});
+
+describe("calls on a running replica", () => {
+  it("feedback, addArm and removeArm check their input at the call; nothing is written when they throw", async () => {
+    const a = await Replica.start(opts("edges:odd:🦄{x}*?[]", "gw-a"));
+    try {
+      const d = a.select(Float64Array.of(0.1, 0.2, 0.3));
+      await a.flush();
+      await a.catchUp();
+      const before = a.learnedState();
+      const written = a.stats().counts.entries;
+      expect(await codeOf(() => a.feedback(d.id, { reward: Number.NaN }))).toBe(ErrorCode.NonFinite);
+      expect(await codeOf(() => a.feedback(d.id, { reward: 1, extra: [0, Number.POSITIVE_INFINITY] }))).toBe(
+        ErrorCode.NonFinite,
+      );
+      expect(await codeOf(() => a.feedback(d.id, { reward: 1n } as never))).toBe(ErrorCode.InvalidArgument);
+      expect(await codeOf(() => a.feedback(5 as never, { reward: 1 }))).toBe(ErrorCode.InvalidArgument);
+      expect(await codeOf(() => a.feedback("d1", { reward: 1 }))).toBe(ErrorCode.UnknownDecision);
+      expect(await codeOf(() => a.addArm(""))).toBe(ErrorCode.InvalidArgument);
+      expect(await codeOf(() => a.addArm(5 as never))).toBe(ErrorCode.InvalidArgument);
+      expect(await codeOf(() => a.removeArm(undefined as never))).toBe(ErrorCode.InvalidArgument);
+      expect(a.stats().buffered).toBe(0);
+      a.feedback(d.id, { reward: 0.5 }); // a stream key with odd characters works end to end
+      await a.flush();
+      await a.catchUp();
+      expect(a.stats().counts.entries).toBe(written + 1);
+      expect(a.stats().counts.learned).toBe(1);
+      expect(a.learnedState()).not.toBe(before);
+    } finally {
+      await a.close();
+    }
+  });
+
+  it("select on a closed replica throws INVALID_STATE and leaves the policy as it was", async () => {
+    const a = await Replica.start(opts("edges:closed", "gw-a"));
+    a.select(Float64Array.of(0.1, 0.2, 0.3));
+    await a.close();
+    const before = JSON.stringify(a.policy.toJSON());
+    expect(await codeOf(() => a.select(Float64Array.of(0.1, 0.2, 0.3)))).toBe(ErrorCode.InvalidState);
+    expect(JSON.stringify(a.policy.toJSON())).toBe(before);
+  });
 });
