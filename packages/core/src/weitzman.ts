@@ -8,7 +8,7 @@
  */
 import { ErrorCode, RouteKitError } from "./errors.js";
 import { normalCdf, normalPdf } from "./normal.js";
-import { assertFinite } from "./validate.js";
+import { assertFinite, describe } from "./validate.js";
 
 function checkCost(c: number): void {
   assertFinite(c, "cost");
@@ -122,7 +122,7 @@ export function indexDiscrete(values: ArrayLike<number>, probs: ArrayLike<number
  */
 export function reservationIndex(excess: (sigma: number) => number, cost: number, tol = 1e-12): number {
   checkCost(cost);
-  checkFinite(tol, "tol");
+  assertFinite(tol, "tol");
   if (!(tol >= 0)) throw new RouteKitError(ErrorCode.OutOfRange, `tol must be >= 0, got ${tol}`);
   let lo = -1 - 1e-9;
   let hi = 1;
@@ -141,12 +141,14 @@ export function reservationIndex(excess: (sigma: number) => number, cost: number
 
 /** Box positions sorted by decreasing index, ties to the lower position (deterministic). Indices may be +-Infinity. */
 export function weitzmanOrder(indices: ArrayLike<number>): number[] {
-  for (let i = 0; i < indices.length; i++)
-    if (typeof indices[i] !== "number" || Number.isNaN(indices[i]))
+  for (let i = 0; i < indices.length; i++) {
+    const v: unknown = indices[i];
+    if (typeof v !== "number" || Number.isNaN(v))
       throw new RouteKitError(
-        ErrorCode.NonFinite,
-        `indices[${i}] must be a number (+-Infinity allowed), got ${String(indices[i])}`,
+        typeof v === "number" ? ErrorCode.NonFinite : ErrorCode.InvalidArgument,
+        `indices[${i}] must be a number (+-Infinity allowed), got ${describe(v)}`,
       );
+  }
   const order = Array.from({ length: indices.length }, (_, i) => i);
   order.sort((a, b) => (indices[b] as number) - (indices[a] as number) || a - b);
   return order;
@@ -178,8 +180,8 @@ export function weitzmanPlay(
       `indices, rewards and costs must have one entry per box (${n}), got ${rewards.length} rewards and ${costs.length} costs`,
     );
   for (let a = 0; a < n; a++) {
-    checkFinite(rewards[a] as number, `rewards[${a}]`);
-    checkFinite(costs[a] as number, `costs[${a}]`);
+    assertFinite(rewards[a] as number, `rewards[${a}]`);
+    assertFinite(costs[a] as number, `costs[${a}]`);
   }
   const order = weitzmanOrder(indices);
   const queried: number[] = [];
