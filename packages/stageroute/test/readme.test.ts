@@ -210,6 +210,25 @@ describe("README promises (options table, errors, how it works)", () => {
     }
   });
 
+  it("integer options: both ends of the documented ranges are accepted, one step outside is OUT_OF_RANGE", () => {
+    for (const [name, lo, hi] of [
+      ["maxDeployed", 1, 65_536],
+      ["stageLength", 1, 2 ** 53 - 1],
+      ["initialPulls", 1, 1e6],
+      ["enumLimit", 0, 1e8],
+    ] as const) {
+      expect(text).toContain(`| \`${name}\``);
+      for (const v of [lo, hi]) expect(errCode(() => new StageRoute({ ...req, [name]: v }))).toBeUndefined();
+      for (const v of [lo - 1, hi + 1, lo + 0.5]) {
+        expect(errCode(() => new StageRoute({ ...req, [name]: v }))).toBe("OUT_OF_RANGE");
+      }
+    }
+    expect(text).toContain("M_max, an integer in [1, 65536]");
+    expect(text).toContain("L, an integer in [1, 2^53 - 1]");
+    expect(text).toContain("an integer in [1, 10^6] (1 = the paper)");
+    expect(text).toContain("integer in [0, 10^8]: DeployOPT enumerates");
+  });
+
   it("maxShare: a record leaves unnamed models at 1; addArm(id, { maxShare }) sets a model's own cap", () => {
     const p = new StageRoute({ ...req, maxShare: { a: 0.5 } });
     expect([p.stats("a").maxShare, p.stats("b").maxShare]).toEqual([0.5, 1]);
