@@ -185,3 +185,27 @@ describe("plain-array contexts are never coerced", () => {
     expect(p.arms).toEqual(["a", "b"]);
   });
 });
+
+describe("feedback fields are read once", () => {
+  it("a reward getter cannot pass validation with one value and be learned with another (update and learn)", () => {
+    const flaky = () => {
+      let reads = 0;
+      return {
+        get reward() {
+          reads++;
+          return reads === 1 ? 0.5 : Number.NaN;
+        },
+      };
+    };
+    const p = new LinUCBDisjoint({ arms: ["a"], contextDim: 1 });
+    const q = new LinUCBDisjoint({ arms: ["a"], contextDim: 1 });
+    const d = p.select([0.5]);
+    const record = p.decisionRecord(d);
+    p.update(d, flaky());
+    q.learn({ ...record, feedback: flaky() });
+    const r = new LinUCBDisjoint({ arms: ["a"], contextDim: 1 });
+    r.update(r.select([0.5]), { reward: 0.5 });
+    expect(Array.from(p.theta("a"))).toEqual(Array.from(r.theta("a")));
+    expect(Array.from(q.theta("a"))).toEqual(Array.from(r.theta("a")));
+  });
+});

@@ -60,6 +60,18 @@ export function argmaxRandomTie(scores: ArrayLike<number>, n: number, rng: Rng):
   return best;
 }
 
+/**
+ * Copies an arm feedback's `reward` and `cost` into `into`, reading each once; anything that is not an object is
+ * returned as it is (for checkArmFeedback to refuse).
+ */
+export function readFeedbackOnce(feedback: unknown, into: { reward: number; cost?: number }): ArmFeedback {
+  if (feedback === null || typeof feedback !== "object") return feedback as ArmFeedback;
+  const f = feedback as { reward?: unknown; cost?: unknown };
+  into.reward = f.reward as number;
+  into.cost = f.cost as number | undefined;
+  return into;
+}
+
 /** Throws unless `fb` is `{ reward: finite, cost?: finite >= 0 }`. */
 export function checkArmFeedback(fb: ArmFeedback): void {
   if (fb === null || typeof fb !== "object") {
@@ -192,12 +204,25 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
 
   update(decision: DecisionRef, feedback: ArmFeedback): void {
     const payload = this.ledger.get(decision);
-    checkArmFeedback(feedback);
-    this.checkReward(feedback.reward);
+    const fb = readFeedbackOnce(feedback, this.feedbackCopy);
+    checkArmFeedback(fb);
+    if (this.costRequired && fb.cost === undefined) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, "feedback.cost is required: this policy learns costs");
+    }
+    this.checkReward(fb.reward);
     const state = this.byUid.get(this.uidOf(payload));
-    if (state !== undefined) this.applyFeedback(state, payload, feedback);
+    if (state !== undefined) this.applyFeedback(state, payload, fb);
     this.ledger.settle(decision);
   }
+
+  /**
+   * The feedback being applied, its fields read once: a getter cannot pass validation with one value and be
+   * learned with another. Reused by every update (applyFeedback must not keep it).
+   */
+  private readonly feedbackCopy: { reward: number; cost?: number } = { reward: 0, cost: undefined };
+  private readonly eventFeedbackCopy: { reward: number; cost?: number } = { reward: 0, cost: undefined };
+  /** Whether feedback must carry a cost (policies that learn costs): without one, update and learn refuse it. */
+  protected readonly costRequired: boolean = false;
 
   decisionRecord(decision: DecisionRef): ArmEvent {
     const payload = this.ledger.get(decision);
@@ -216,7 +241,12 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
   }
 
   learn(event: ArmEvent): void {
-    const ev = checkEvent(event, "arm");
+    // The feedback's fields are read once, before validation, so the values checked are the values learned.
+    const once =
+      event !== null && typeof event === "object"
+        ? { ...event, feedback: readFeedbackOnce(event.feedback, this.eventFeedbackCopy) }
+        : event;
+    const ev = checkEvent(once, "arm");
     const ctx = ev.decision.context;
     let context: Float64Array | undefined;
     if (this.contextDim > 0) {
@@ -225,13 +255,17 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
       }
       context = eventVector(ctx, "decision.context", this.contextDim);
     }
-    this.checkReward(ev.feedback.reward);
+    const fb = ev.feedback;
+    if (this.costRequired && fb.cost === undefined) {
+      throw new RouteKitError(ErrorCode.InvalidEvent, "event feedback.cost is required: this policy learns costs");
+    }
+    this.checkReward(fb.reward);
     if (ev.decision.retired === true) return;
     const state = this.table.find(ev.decision.arm);
     if (state === undefined) return;
     const payload = this.payloadFromEvent(ev, state, context);
     try {
-      this.applyFeedback(state, payload, ev.feedback);
+      this.applyFeedback(state, payload, fb);
     } finally {
       this.releaseEventPayload(payload);
     }

@@ -21,7 +21,6 @@ import {
   ArmPolicyBase,
   type ArmState,
   checkNumber,
-  type DecisionRef,
   ErrorCode,
   field,
   type Json,
@@ -78,22 +77,6 @@ const codec: LedgerCodec<StagePayload> = {
     return { uid: json[0] as number, propensity: json[1] as number };
   },
 };
-
-/**
- * A feedback object read once into the plain `into` (anything else is returned as is, for the
- * base class to reject): a getter-backed object cannot then pass validation with one value and be
- * learned with another.
- */
-function readOnce(
-  feedback: unknown,
-  into: { reward?: unknown; cost?: unknown },
-): { reward?: unknown; cost?: unknown } | null | undefined {
-  if (feedback === null || typeof feedback !== "object") return feedback as null | undefined;
-  const f = feedback as { reward?: unknown; cost?: unknown };
-  into.reward = f.reward;
-  into.cost = f.cost;
-  return into;
-}
 
 /** Validates a snapshot's ledger payload and returns its uid. */
 export function payloadUid(json: Json): number {
@@ -378,29 +361,7 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
 
   // ------------------------------------------------------------ feedback
 
-  override update(decision: DecisionRef, feedback: ArmFeedback): void {
-    this.ledger.get(decision);
-    const fb = readOnce(feedback, this.feedbackCopy);
-    if (fb !== null && typeof fb === "object" && fb.cost === undefined) {
-      throw new RouteKitError(ErrorCode.InvalidArgument, "feedback.cost is required: this policy learns costs");
-    }
-    super.update(decision, fb as unknown as ArmFeedback);
-  }
-
-  /** Scratch copy of the feedback being applied by `update` (reused: no allocation per round). */
-  private readonly feedbackCopy: { reward?: unknown; cost?: unknown } = { reward: 0, cost: 0 };
-
-  override learn(event: ArmEvent): void {
-    let ev = event;
-    if (event !== null && typeof event === "object") {
-      const fb = readOnce(event.feedback, {});
-      if (fb !== null && typeof fb === "object" && fb.cost === undefined) {
-        throw new RouteKitError(ErrorCode.InvalidEvent, "event feedback.cost is required: this policy learns costs");
-      }
-      ev = { ...event, feedback: fb as unknown as ArmFeedback };
-    }
-    super.learn(ev);
-  }
+  protected override readonly costRequired = true;
 
   protected override checkReward(reward: number): void {
     if (!(reward >= 0 && reward <= 1)) {
