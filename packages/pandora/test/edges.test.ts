@@ -153,3 +153,22 @@ describe("options that would be silently ignored", () => {
     expect(new Cosmos({ ...o, radiusMode: "theory", theory: { kappa: 0.1 } }).config.theory?.kappa).toBe(0.1);
   });
 });
+
+describe("inspection methods validate their input like begin()", () => {
+  it("optimisticIndices / estimatedIndex refuse contexts of the wrong length, non-finite or too large; indexRadius a bad position", () => {
+    for (const o of [{ rewardParameter: [1, 0] }, {}]) {
+      const p = new Cosmos({ arms, contextDim: 2, outputDim: 2, ...o });
+      const before = JSON.stringify(p.toJSON());
+      expect(() => p.optimisticIndices(Float64Array.of(1))).toThrow(code("DIMENSION_MISMATCH"));
+      expect(() => p.optimisticIndices(Float64Array.of(Number.NaN, 0))).toThrow(code("NON_FINITE"));
+      expect(() => p.optimisticIndices(Float64Array.of(1e200, 0))).toThrow(code("OUT_OF_RANGE"));
+      expect(() => p.optimisticIndices(null as never)).toThrow(code("INVALID_ARGUMENT"));
+      expect(() => p.estimatedIndex("mini", Float64Array.of(0))).toThrow(code("DIMENSION_MISMATCH"));
+      expect(() => p.estimatedIndex("mini", Float64Array.of(0, Number.POSITIVE_INFINITY))).toThrow(code("NON_FINITE"));
+      for (const i of [-1, 3, 0.5]) expect(() => p.indexRadius(i)).toThrow(code("OUT_OF_RANGE"));
+      expect(() => p.indexRadius(Number.NaN)).toThrow(code("NON_FINITE"));
+      expect(JSON.stringify(p.toJSON())).toBe(before);
+      expect(p.indexRadius(2)).toBeGreaterThanOrEqual(0);
+    }
+  });
+});
