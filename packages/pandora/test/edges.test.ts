@@ -1,6 +1,15 @@
 import type { CascadePolicy } from "@routekit/core";
 import { describe, expect, it } from "vitest";
-import { Cosmos, type CosmosOptions, QueryAll, ThresholdCascade, WeitzmanOracle } from "../src/index.js";
+import {
+  Cosmos,
+  type CosmosOptions,
+  indexLink,
+  linearTailsLink,
+  QueryAll,
+  rewardLink,
+  ThresholdCascade,
+  WeitzmanOracle,
+} from "../src/index.js";
 
 const code = (c: string) => expect.objectContaining({ name: "RouteKitError", code: c });
 const arms = ["mini", "standard", "frontier"];
@@ -170,5 +179,17 @@ describe("inspection methods validate their input like begin()", () => {
       expect(JSON.stringify(p.toJSON())).toBe(before);
       expect(p.indexRadius(2)).toBeGreaterThanOrEqual(0);
     }
+  });
+});
+
+describe("the link building blocks", () => {
+  it("indexLink / rewardLink refuse unknown names and knees outside (0, 1) with typed errors", () => {
+    expect(() => indexLink("nope" as never)).toThrow(code("INVALID_ARGUMENT"));
+    expect(() => rewardLink("nope" as never)).toThrow(code("INVALID_ARGUMENT"));
+    expect(() => indexLink("linear", 1)).toThrow(code("OUT_OF_RANGE"));
+    expect(() => linearTailsLink(0)).toThrow(code("OUT_OF_RANGE"));
+    expect(() => indexLink("linear", Number.NaN)).toThrow(code("NON_FINITE"));
+    expect(indexLink("linear", 0.5).value(0.25)).toBe(0.25);
+    expect(rewardLink("logistic").value(0)).toBe(0.5);
   });
 });
