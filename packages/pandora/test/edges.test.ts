@@ -3,9 +3,11 @@ import { describe, expect, it } from "vitest";
 import {
   Cosmos,
   type CosmosOptions,
+  IndexSolver,
   indexLink,
   linearTailsLink,
   QueryAll,
+  RewardModel,
   rewardLink,
   ThresholdCascade,
   WeitzmanOracle,
@@ -191,5 +193,25 @@ describe("the link building blocks", () => {
     expect(() => indexLink("linear", Number.NaN)).toThrow(code("NON_FINITE"));
     expect(indexLink("linear", 0.5).value(0.25)).toBe(0.25);
     expect(rewardLink("logistic").value(0)).toBe(0.5);
+  });
+});
+
+describe("the solver building blocks", () => {
+  it("IndexSolver and RewardModel refuse bad dimensions, ridges, bounds and parameters with typed errors", () => {
+    expect(() => new IndexSolver(-1)).toThrow(code("OUT_OF_RANGE"));
+    expect(() => new IndexSolver(0)).toThrow(code("OUT_OF_RANGE"));
+    expect(() => new IndexSolver(1.5)).toThrow(code("OUT_OF_RANGE"));
+    const G = rewardLink("identity");
+    expect(() => new RewardModel(2, G, 0, Number.POSITIVE_INFINITY, null)).toThrow(code("OUT_OF_RANGE"));
+    expect(() => new RewardModel(0, G, 1, Number.POSITIVE_INFINITY, null)).toThrow(code("OUT_OF_RANGE"));
+    expect(() => new RewardModel(2, G, 1, -1, null)).toThrow(code("OUT_OF_RANGE"));
+    expect(() => new RewardModel(2, G, 1, Number.POSITIVE_INFINITY, [1])).toThrow(code("DIMENSION_MISMATCH"));
+    expect(() => new RewardModel(2, G, 1, Number.POSITIVE_INFINITY, [1, Number.NaN])).toThrow(code("NON_FINITE"));
+    expect(() => new RewardModel(2, null as never, 1, Number.POSITIVE_INFINITY, null)).toThrow(
+      code("INVALID_ARGUMENT"),
+    );
+    expect(
+      new RewardModel(2, G, 1, Number.POSITIVE_INFINITY, Float64Array.of(1, 0)).mean(Float64Array.of(0.4, 9)),
+    ).toBe(0.4);
   });
 });
