@@ -163,3 +163,25 @@ describe("options follow core's error-code rule", () => {
     for (const [fn, code] of cases) expect(codeOf(fn), String(fn)).toBe(code);
   });
 });
+
+describe("plain-array contexts are never coerced", () => {
+  it('a string entry was read as "3" + 0 = 30; now every non-number entry is INVALID_ARGUMENT and nothing changes', () => {
+    const p = new LinUCBDisjoint({ arms: ["a", "b"], contextDim: 2 });
+    const before = JSON.stringify(p.toJSON());
+    for (const bad of ["3", null, true, [0.5], Object.create(null), Symbol("s"), 10n]) {
+      expect(codeOf(() => p.select([bad, 0] as never))).toBe(ErrorCode.InvalidArgument);
+      expect(JSON.stringify(p.toJSON())).toBe(before);
+    }
+    const d = p.select([0.6, -0]);
+    expect(p.decisionRecord(d).decision.context).toEqual([0.6, 0]);
+  });
+
+  it("an arm id that is not a string is INVALID_ARGUMENT in addArm and removeArm (a prototype-less object threw a TypeError)", () => {
+    const p = new LinUCBDisjoint({ arms: ["a", "b"], contextDim: 2 });
+    for (const bad of [Object.create(null), Symbol("s"), 7, { toString: () => "a" }]) {
+      expect(codeOf(() => p.addArm(bad as never))).toBe(ErrorCode.InvalidArgument);
+      expect(codeOf(() => p.removeArm(bad as never))).toBe(ErrorCode.InvalidArgument);
+    }
+    expect(p.arms).toEqual(["a", "b"]);
+  });
+});

@@ -4,14 +4,16 @@
  */
 
 import { EpsilonGreedy } from "@routekit/classic";
-import { Rng } from "@routekit/core";
+import { ErrorCode, Rng, RouteKitError } from "@routekit/core";
 import {
   type ArmPolicySpec,
   checkBufferReuseArm,
   checkBufferReuseCascade,
   checkConcurrentArm,
   checkCorruptions,
+  checkHostileArm,
   checkOptionRanges,
+  checkRestoreFromForeignObjects,
   corruptSnapshot,
   findNonFinite,
   fuzzArmPolicy,
@@ -151,8 +153,17 @@ describe("harness catches deliberate bugs", () => {
       baseOptions: { arms: ["a", "b"], seed: 1 },
       optionRanges: [{ name: "decay", values: ["none", "1/t"] }],
     });
-    it("a correct enum option passes: every value works, 13 wrong ones are refused", () => {
-      expect(checkOptionRanges(choiceSpec((o) => new EpsilonGreedy(o as never)))).toBe(15);
+    it("a correct enum option passes: every value works, 18 wrong ones are refused (5 of them hostile values)", () => {
+      expect(checkOptionRanges(choiceSpec((o) => new EpsilonGreedy(o as never)))).toBe(20);
+    });
+    it("an option whose error message formats the value with String() (a prototype-less object makes it a TypeError)", () => {
+      const formats = (o: unknown) => {
+        const r = o as Record<string, unknown>;
+        if (r.decay !== undefined && typeof r.decay !== "string")
+          throw new RouteKitError(ErrorCode.InvalidArgument, `decay must be a string, got ${String(r.decay)}`);
+        return new EpsilonGreedy(o as never);
+      };
+      expect(() => checkOptionRanges(choiceSpec(formats))).toThrow(/threw a non-typed error: TypeError/);
     });
     it("an enum option that takes null for its default", () => {
       const lenient = (o: unknown) => {
@@ -172,5 +183,70 @@ describe("harness catches deliberate bugs", () => {
       };
       expect(() => checkOptionRanges(choiceSpec(broken))).toThrow(/decay: "1\/t" \(a documented value\) .*TypeError/);
     });
+  });
+});
+
+describe("hostile values check catches", () => {
+  const spec: ArmPolicySpec = {
+    name: "epsilon-greedy",
+    create: ({ seed, arms }) => new EpsilonGreedy({ arms, seed }),
+    restore: (s) => EpsilonGreedy.fromJSON(s),
+  };
+  it("passes a correct policy", () => {
+    expect(checkHostileArm(spec)).toBeGreaterThan(40);
+  });
+  it("an error message that formats an arm id with a template string (a TypeError for a prototype-less object)", () => {
+    const leaky: ArmPolicySpec = {
+      ...spec,
+      create: (c) => {
+        const p = spec.create(c);
+        const remove = p.removeArm.bind(p);
+        p.removeArm = (id: string) => {
+          if (typeof id !== "string") throw new RouteKitError(ErrorCode.InvalidArgument, `bad arm id ${id}`);
+          remove(id);
+        };
+        return p;
+      },
+    };
+    expect(() => checkHostileArm(leaky)).toThrow(/removeArm\(an object without a prototype\) threw a non-typed error/);
+  });
+  it("a reward that is coerced instead of refused", () => {
+    const lenient: ArmPolicySpec = {
+      ...spec,
+      create: (c) => {
+        const p = spec.create(c);
+        const update = p.update.bind(p);
+        p.update = (d, fb) => update(d, { reward: typeof fb?.reward === "bigint" ? Number(fb.reward) : fb?.reward });
+        return p;
+      },
+    };
+    expect(() => checkHostileArm(lenient)).toThrow(/reward: a bigint \}\) was accepted/);
+  });
+});
+
+describe("foreign-object restore check catches", () => {
+  const make = () => {
+    const p = new EpsilonGreedy({ arms: ["a", "b"], seed: 1 });
+    p.update(p.select(), { reward: 1 });
+    return p;
+  };
+  it("passes a correct restore", () => {
+    expect(checkRestoreFromForeignObjects("eg", make(), (s) => EpsilonGreedy.fromJSON(s))).toBe(4);
+  });
+  it("a restore that writes to the snapshot it was given (a frozen copy makes it throw)", () => {
+    const writes = (s: unknown) => {
+      const o = s as { state: Record<string, unknown> };
+      o.state.touched = undefined;
+      delete o.state.touched;
+      return EpsilonGreedy.fromJSON(s as never);
+    };
+    expect(() => checkRestoreFromForeignObjects("eg", make(), writes)).toThrow(/deeply frozen copy threw TypeError/);
+  });
+  it("a restore that needs Object.prototype on its input (a prototype-less copy makes it throw)", () => {
+    const needsProto = (s: unknown) => {
+      if ((s as { toString(): string }).toString() === "") throw new Error("empty");
+      return EpsilonGreedy.fromJSON(s as never);
+    };
+    expect(() => checkRestoreFromForeignObjects("eg", make(), needsProto)).toThrow(/no prototype threw TypeError/);
   });
 });

@@ -354,7 +354,8 @@ const stageRanges: OptionRange[] = [
   int("maxDeployed", 1, 1 << 16),
   int("stageLength", 1),
   // (0, 1]; the low end is not checked alone: three arms capped below 1/3 each are INFEASIBLE_BUDGET together.
-  { name: "maxShare", max: 1 },
+  // It also takes a per-arm map { [arm]: share }, so an empty object is valid.
+  { name: "maxShare", max: 1, alsoObject: true },
   nonNegative("exploration"),
   nonNegative("minCost"),
   { name: "costUnit", min: 1e-100 },

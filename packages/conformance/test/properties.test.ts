@@ -9,11 +9,15 @@ import type { ArmPolicy, PolicyBase } from "@routekit/core";
 import {
   type ConstructSpec,
   checkGetterContext,
+  checkHostileArm,
+  checkHostileAssortment,
+  checkHostileCascade,
   checkHostileIds,
   checkLearnEqualsUpdateArm,
   checkLearnEqualsUpdateAssortment,
   checkMaxPendingArm,
   checkMaxPendingAssortment,
+  checkMaxPendingCascade,
   checkMisuse,
   checkOptionRanges,
   checkReAddWithPending,
@@ -23,7 +27,7 @@ import { cascadePolicies } from "./cascade-policies.js";
 import { armPolicies, mnlPolicies } from "./policies.js";
 
 /** A check; `ranges:<option>` is the range check of one declared option. */
-type Check = "learn" | "re-add" | "hostile" | "pending" | `ranges:${string}` | "misuse" | "getter";
+type Check = "learn" | "re-add" | "hostile" | "hostile-values" | "pending" | `ranges:${string}` | "misuse" | "getter";
 
 /**
  * Defects these checks found in main's code, run as expected failures (`it.fails`) so the suite stays green while
@@ -63,6 +67,14 @@ describe.each(armPolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => 
   check(spec.name, "hostile", "hostile arm ids (__proto__, constructor, toString, 10,000 characters, unicode)", () => {
     checkHostileIds(spec);
   });
+  check(
+    spec.name,
+    "hostile-values",
+    "hostile JS values (no prototype, throwing toString, symbol, bigint) refused typed",
+    () => {
+      expect(checkHostileArm(spec)).toBeGreaterThan(40);
+    },
+  );
   check(spec.name, "pending", "maxPending 1, 3 and 150,000 survive a snapshot", () => {
     expect(spec.construct, "spec.construct (the raw constructor) is required").toBeTypeOf("function");
     checkMaxPendingArm(spec);
@@ -85,6 +97,14 @@ describe.each(mnlPolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => 
     expect(spec.construct, "spec.construct (the raw constructor) is required").toBeTypeOf("function");
     checkMaxPendingAssortment(spec);
   });
+  check(
+    spec.name,
+    "hostile-values",
+    "hostile JS values (no prototype, throwing toString, symbol, bigint) refused typed",
+    () => {
+      expect(checkHostileAssortment(spec)).toBeGreaterThan(40);
+    },
+  );
   rangeChecks(spec as ConstructSpec<PolicyBase>);
   check(spec.name, "misuse", "constructor misuse from JavaScript throws typed errors", () => {
     expect(spec.construct, "spec.construct (the raw constructor) is required").toBeTypeOf("function");
@@ -95,8 +115,22 @@ describe.each(mnlPolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => 
 /** Cascade specs with a raw constructor (the other COSMOS configurations share its class and options). */
 const cascadeConstructed = cascadePolicies.filter((s) => s.construct !== undefined);
 describe.each(cascadeConstructed.map((s) => [s.name, s] as const))("%s", (_n, spec) => {
+  check(spec.name, "pending", "maxPending 1, 3 and 150,000 survive a snapshot (open episodes)", () => {
+    checkMaxPendingCascade(spec);
+  });
   rangeChecks(spec as ConstructSpec<PolicyBase>);
   check(spec.name, "misuse", "constructor misuse from JavaScript throws typed errors", () => {
     expect(checkMisuse(spec as ConstructSpec<PolicyBase>)).toBeGreaterThan(5);
   });
+});
+
+describe.each(cascadePolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => {
+  check(
+    spec.name,
+    "hostile-values",
+    "hostile JS values (no prototype, throwing toString, symbol, bigint) refused typed",
+    () => {
+      expect(checkHostileCascade(spec)).toBeGreaterThan(40);
+    },
+  );
 });

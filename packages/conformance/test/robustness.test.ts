@@ -12,6 +12,7 @@ import {
   checkConcurrentAssortment,
   checkConcurrentCascade,
   checkCorruptions,
+  checkRestoreFromForeignObjects,
   corruptSnapshot,
   longHorizon,
 } from "@routekit/core/testing";
@@ -73,6 +74,12 @@ describe.each(armPolicies.map((s, i) => [s.name, s, i] as const))("%s", (_n, spe
     );
     expect(tally.rejected).toBeGreaterThanOrEqual(11);
   });
+  it("restores from structuredClone, prototype-less and frozen copies, and never writes to its input", () => {
+    armCost = spec.costs;
+    const p = spec.create({ seed: 7, arms: ["arm-0", "arm-1", "arm-2"] });
+    armHistory(p, 7);
+    expect(checkRestoreFromForeignObjects(spec.name, p, (s) => spec.restore(s))).toBe(4);
+  });
   it("concurrent handlers with late feedback = the same calls in order", async () => {
     const r = await checkConcurrentArm(spec, { handlers: 150 });
     expect(r.pending).toBeGreaterThan(0);
@@ -101,6 +108,14 @@ describe.each(mnlPolicies.map((s, i) => [s.name, s, i] as const))("%s", (_n, spe
     );
     expect(tally.rejected).toBeGreaterThanOrEqual(11);
   });
+  it("restores from structuredClone, prototype-less and frozen copies, and never writes to its input", () => {
+    const p = spec.create({ seed: 7 });
+    const rng = Rng.fromSeed("mnl-history");
+    const pend = [];
+    for (let t = 0; t < 10; t++) pend.push(p.select(query(rng)));
+    for (let t = 0; t < 7; t++) p.update(pend[t]!, { choice: pend[t]!.items[0] ?? null });
+    expect(checkRestoreFromForeignObjects(spec.name, p, (s) => spec.restore(s))).toBe(4);
+  });
   it("concurrent handlers with late feedback = the same calls in order", async () => {
     const r = await checkConcurrentAssortment(spec, { handlers: 150 });
     expect(r.pending).toBeGreaterThan(0);
@@ -108,6 +123,24 @@ describe.each(mnlPolicies.map((s, i) => [s.name, s, i] as const))("%s", (_n, spe
 });
 
 describe.each(cascadePolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => {
+  it("restores from structuredClone, prototype-less and frozen copies (episodes open), never writes to its input", () => {
+    const p = spec.create({ seed: 7, arms: ["a", "b", "c"] });
+    const rng = Rng.fromSeed("cascade-history");
+    const box = (n: number) => Float64Array.from({ length: n }, () => rng.uniformIn(-1, 1));
+    for (let t = 0; t < 6; t++) {
+      const e = p.begin(box(p.contextDim));
+      for (let k = 0; k < 3; k++) {
+        const step = p.next(e);
+        if (!("query" in step)) break;
+        p.observe(e, step.query, box(p.outputDim), 0.05 + 0.1 * rng.uniform());
+      }
+      if (t < 4) {
+        p.choose(e);
+        p.feedback(e, rng.uniform());
+      }
+    }
+    expect(checkRestoreFromForeignObjects(spec.name, p, (s) => spec.restore(s))).toBe(4);
+  });
   it("concurrent episodes with awaits between every call, boxes added and removed = the same calls in order", async () => {
     const r = await checkConcurrentCascade(spec, { handlers: 150 });
     expect(r.pending).toBeGreaterThan(0); // dropped feedback leaves chosen episodes open

@@ -12,7 +12,7 @@ import { armsOption, maxPendingOption, numberOption, readOptions, rngOption } fr
 import type { ArmDecision, ArmFeedback, ArmPolicy } from "./protocols.js";
 import { Rng, type RngState } from "./rng.js";
 import { field, type Json, readId, readInt, readObject, type Snapshot, snapshotCorrupt } from "./snapshot.js";
-import { assertFinite, assertVector, describe } from "./validate.js";
+import { assertFinite, assertVector, copyNumbers, describe } from "./validate.js";
 
 /** Options every arm policy accepts. */
 export interface ArmPolicyOptions {
@@ -144,9 +144,13 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
     for (const a of armsOption(options as unknown as Record<string, unknown>)) this.addArm(a);
   }
 
+  /** The arm ids, in arrival order: a frozen copy (the table's own array must not be reachable), cached until the arms change. */
   get arms(): readonly string[] {
-    return this.table.ids;
+    if (this.armsView === undefined) this.armsView = Object.freeze([...this.table.ids]);
+    return this.armsView;
   }
+
+  private armsView: readonly string[] | undefined;
 
   get pendingDecisions(): number {
     return this.ledger.size;
@@ -158,6 +162,7 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
     const state = this.createArm(this.nextUid);
     this.nextUid++;
     this.table.add(id, state);
+    this.armsView = undefined;
     this.byUid.set(state.uid, state);
     this.idOfUid.set(state.uid, id);
     if (this.scores.length < this.table.size) {
@@ -171,6 +176,7 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
     this.table.checkRemove(id);
     this.checkRemovable(id);
     const state = this.table.remove(id);
+    this.armsView = undefined;
     this.byUid.delete(state.uid);
     this.idOfUid.delete(state.uid);
     this.retired.set(state.uid, id);
@@ -252,7 +258,9 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
     if (len !== d) assertVector(src, d, what);
     const dst = this.contextCopy;
     // -0 becomes 0 (x + 0), as in decision events, so update and learn of the same decision agree bitwise.
-    for (let i = 0; i < d; i++) dst[i] = (src[i] as number) + 0;
+    const from = src instanceof Float64Array ? src : dst;
+    if (from === dst) copyNumbers(src, dst, d, what);
+    for (let i = 0; i < d; i++) dst[i] = (from[i] as number) + 0;
     assertVector(dst, d, what);
     return dst;
   }
@@ -341,6 +349,7 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
       this.byUid.set(a.uid, state);
       this.idOfUid.set(a.uid, a.id);
     }
+    this.armsView = undefined;
     this.retired = new Map(snap.retired);
     this.nextUid = snap.nextUid;
     if (this.scores.length < this.table.size) this.scores = new Float64Array(this.table.size * 2);

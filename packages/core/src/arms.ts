@@ -1,5 +1,5 @@
 import { ErrorCode, RouteKitError } from "./errors.js";
-import { assertId } from "./validate.js";
+import { assertId, describe } from "./validate.js";
 
 /**
  * Named arms with per-arm state, in insertion order. Arms come and go at run time (models arrive
@@ -24,7 +24,10 @@ export class ArmTable<S> {
   indexOf(id: string): number {
     const i = this.index.get(id);
     if (i === undefined)
-      throw new RouteKitError(ErrorCode.UnknownArm, `unknown arm "${id}" (arms: ${this.ids.join(", ") || "none"})`);
+      throw new RouteKitError(
+        ErrorCode.UnknownArm,
+        `unknown arm ${describe(id)} (arms: ${this.ids.join(", ") || "none"})`,
+      );
     return i;
   }
 
@@ -51,6 +54,7 @@ export class ArmTable<S> {
   }
 
   checkRemove(id: string): void {
+    assertId(id, "arm id");
     this.indexOf(id);
     if (this.ids.length === 1) throw new RouteKitError(ErrorCode.LastArm, `cannot remove "${id}": it is the last arm`);
   }

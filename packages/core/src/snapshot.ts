@@ -1,4 +1,5 @@
 import { ErrorCode, RouteKitError } from "./errors.js";
+import { describe } from "./validate.js";
 
 /** Format tag carried by every snapshot; bumped only when the envelope itself changes. */
 export const SNAPSHOT_FORMAT = "routekit/snapshot";
@@ -69,16 +70,16 @@ export function readSnapshot(snapshot: unknown, kind: string, kindVersion: numbe
   if (s.version !== SNAPSHOT_FORMAT_VERSION) {
     throw new RouteKitError(
       ErrorCode.SnapshotVersion,
-      `snapshot envelope version ${String(s.version)} is not supported (expected ${SNAPSHOT_FORMAT_VERSION})`,
+      `snapshot envelope version ${describe(s.version)} is not supported (expected ${SNAPSHOT_FORMAT_VERSION})`,
     );
   }
   if (s.kind !== kind) {
-    throw new RouteKitError(ErrorCode.SnapshotKind, `snapshot is of kind "${String(s.kind)}", expected "${kind}"`);
+    throw new RouteKitError(ErrorCode.SnapshotKind, `snapshot is of kind ${describe(s.kind)}, expected "${kind}"`);
   }
   if (s.kindVersion !== kindVersion) {
     throw new RouteKitError(
       ErrorCode.SnapshotVersion,
-      `snapshot of "${kind}" has state version ${String(s.kindVersion)}, this build reads version ${kindVersion}`,
+      `snapshot of "${kind}" has state version ${describe(s.kindVersion)}, this build reads version ${kindVersion}`,
     );
   }
   if (s.state === null || typeof s.state !== "object" || Array.isArray(s.state)) {

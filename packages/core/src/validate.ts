@@ -1,10 +1,32 @@
 import { ErrorCode, RouteKitError } from "./errors.js";
 
-/** A short, safe description of a value for an error message (never calls user code). */
+/**
+ * A short, safe description of a value for an error message. It never calls user code: no toString, valueOf or
+ * Symbol.toPrimitive of the value (an object without a prototype, or one whose toString throws, would otherwise
+ * turn a typed error into a TypeError while its message is being built).
+ */
 export function describe(x: unknown): string {
-  if (typeof x === "string") return JSON.stringify(x.length > 40 ? `${x.slice(0, 40)}...` : x);
-  if (x === null || typeof x !== "object") return String(x);
-  return Array.isArray(x) ? "an array" : "an object";
+  switch (typeof x) {
+    case "string":
+      return JSON.stringify(x.length > 40 ? `${x.slice(0, 40)}...` : x);
+    case "number":
+    case "boolean":
+    case "undefined":
+      return String(x);
+    case "bigint":
+      return `${x.toString()}n (a bigint)`;
+    case "symbol":
+      return "a symbol";
+    case "function":
+      return "a function";
+  }
+  if (x === null) return "null";
+  if (ArrayBuffer.isView(x)) return "a typed array";
+  try {
+    return Array.isArray(x) ? "an array" : "an object";
+  } catch {
+    return "an object"; // a revoked proxy
+  }
 }
 
 /** Throws INVALID_ARGUMENT unless `x` is a number, then NON_FINITE unless it is finite. */
@@ -17,7 +39,11 @@ export function assertFinite(x: number, what: string): void {
   }
 }
 
-/** Throws unless `x` is a Float64Array (or number array) of length `dim` with finite entries. */
+/**
+ * Throws unless `x` is a Float64Array (or number array) of length `dim` with finite entries: INVALID_ARGUMENT for
+ * another type or an entry that is not a number, DIMENSION_MISMATCH for another length, NON_FINITE for NaN or
+ * +-Infinity.
+ */
 export function assertVector(x: unknown, dim: number, what: string): asserts x is ArrayLike<number> {
   if (!(x instanceof Float64Array) && !Array.isArray(x)) {
     throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be a Float64Array of length ${dim}`);
@@ -30,10 +56,33 @@ export function assertVector(x: unknown, dim: number, what: string): asserts x i
     });
   }
   for (let i = 0; i < dim; i++) {
-    const e = v[i] as number;
-    if (typeof e !== "number" || !Number.isFinite(e)) {
+    const e: unknown = v[i];
+    if (typeof e !== "number") {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `${what}[${i}] must be a number, got ${describe(e)}`, {
+        index: i,
+      });
+    }
+    if (!Number.isFinite(e)) {
       throw new RouteKitError(ErrorCode.NonFinite, `${what}[${i}] must be finite, got ${String(e)}`, { index: i });
     }
+  }
+}
+
+/**
+ * Copies `n` entries of an array-like into `dst`, reading each entry once (a getter cannot change it between the
+ * check and the copy). Every entry must be a number, else INVALID_ARGUMENT: plain JavaScript would store "3" as 3
+ * (or, through `"3" + 0`, as 30), null as 0 and true as 1 without a word. Finiteness is left to the caller, who
+ * checks the copy.
+ */
+export function copyNumbers(src: ArrayLike<unknown>, dst: Float64Array, n: number, what: string): void {
+  for (let i = 0; i < n; i++) {
+    const v = src[i];
+    if (typeof v !== "number") {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `${what}[${i}] must be a number, got ${describe(v)}`, {
+        index: i,
+      });
+    }
+    dst[i] = v;
   }
 }
 
@@ -81,6 +130,6 @@ export function assertPositive(x: number, what: string): void {
 /** Throws INVALID_ARGUMENT unless `id` is a non-empty string. */
 export function assertId(id: unknown, what: string): asserts id is string {
   if (typeof id !== "string" || id.length === 0) {
-    throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be a non-empty string, got ${String(id)}`);
+    throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be a non-empty string, got ${describe(id)}`);
   }
 }

@@ -8,28 +8,23 @@
  */
 import { ErrorCode, RouteKitError } from "./errors.js";
 import { normalCdf, normalPdf } from "./normal.js";
+import { assertFinite, describe } from "./validate.js";
 
 function checkCost(c: number): void {
-  if (typeof c !== "number" || !Number.isFinite(c))
-    throw new RouteKitError(ErrorCode.NonFinite, `cost must be a finite number, got ${String(c)}`);
+  assertFinite(c, "cost");
   if (!(c > 0)) throw new RouteKitError(ErrorCode.OutOfRange, `cost must be > 0, got ${c}`);
-}
-
-function checkFinite(v: number, what: string): void {
-  if (typeof v !== "number" || !Number.isFinite(v))
-    throw new RouteKitError(ErrorCode.NonFinite, `${what} must be a finite number, got ${String(v)}`);
 }
 
 /** Index of a deterministic reward v with cost c: v - c. */
 export function indexDeterministic(value: number, cost: number): number {
-  checkFinite(value, "value");
+  assertFinite(value, "value");
   checkCost(cost);
   return value - cost;
 }
 
 /** Index of a Bernoulli(p) reward on {0, 1}: 1 - c/p when c <= p, else p - c. */
 export function indexBernoulli(p: number, cost: number): number {
-  checkFinite(p, "p");
+  assertFinite(p, "p");
   if (p < 0 || p > 1) throw new RouteKitError(ErrorCode.OutOfRange, `p must be in [0, 1], got ${p}`);
   checkCost(cost);
   return cost <= p ? 1 - cost / p : p - cost;
@@ -37,8 +32,8 @@ export function indexBernoulli(p: number, cost: number): number {
 
 /** Index of a U[lo, hi] reward: hi - sqrt(2 w c) when c <= w/2 (w = hi - lo), else lo + w/2 - c. */
 export function indexUniform(lo: number, hi: number, cost: number): number {
-  checkFinite(lo, "lo");
-  checkFinite(hi, "hi");
+  assertFinite(lo, "lo");
+  assertFinite(hi, "hi");
   if (!(hi >= lo)) throw new RouteKitError(ErrorCode.OutOfRange, `need lo <= hi, got [${lo}, ${hi}]`);
   checkCost(cost);
   const w = hi - lo;
@@ -53,8 +48,8 @@ export function indexUniform(lo: number, hi: number, cost: number): number {
  * is increasing in k (its derivative is Phi(k)), solved by safeguarded Newton.
  */
 export function indexNormal(mean: number, sd: number, cost: number): number {
-  checkFinite(mean, "mean");
-  checkFinite(sd, "sd");
+  assertFinite(mean, "mean");
+  assertFinite(sd, "sd");
   if (!(sd >= 0)) throw new RouteKitError(ErrorCode.OutOfRange, `sd must be >= 0, got ${sd}`);
   checkCost(cost);
   if (sd === 0) return mean - cost;
@@ -96,8 +91,8 @@ export function indexDiscrete(values: ArrayLike<number>, probs: ArrayLike<number
     throw new RouteKitError(ErrorCode.DimensionMismatch, "values and probs must be non-empty and of equal length");
   let total = 0;
   for (let i = 0; i < n; i++) {
-    checkFinite(values[i] as number, `values[${i}]`);
-    checkFinite(probs[i] as number, `probs[${i}]`);
+    assertFinite(values[i] as number, `values[${i}]`);
+    assertFinite(probs[i] as number, `probs[${i}]`);
     if ((probs[i] as number) < 0) throw new RouteKitError(ErrorCode.OutOfRange, `probs[${i}] must be >= 0`);
     total += probs[i] as number;
   }
@@ -127,7 +122,7 @@ export function indexDiscrete(values: ArrayLike<number>, probs: ArrayLike<number
  */
 export function reservationIndex(excess: (sigma: number) => number, cost: number, tol = 1e-12): number {
   checkCost(cost);
-  checkFinite(tol, "tol");
+  assertFinite(tol, "tol");
   if (!(tol >= 0)) throw new RouteKitError(ErrorCode.OutOfRange, `tol must be >= 0, got ${tol}`);
   let lo = -1 - 1e-9;
   let hi = 1;
@@ -146,12 +141,14 @@ export function reservationIndex(excess: (sigma: number) => number, cost: number
 
 /** Box positions sorted by decreasing index, ties to the lower position (deterministic). Indices may be +-Infinity. */
 export function weitzmanOrder(indices: ArrayLike<number>): number[] {
-  for (let i = 0; i < indices.length; i++)
-    if (typeof indices[i] !== "number" || Number.isNaN(indices[i]))
+  for (let i = 0; i < indices.length; i++) {
+    const v: unknown = indices[i];
+    if (typeof v !== "number" || Number.isNaN(v))
       throw new RouteKitError(
-        ErrorCode.NonFinite,
-        `indices[${i}] must be a number (+-Infinity allowed), got ${String(indices[i])}`,
+        typeof v === "number" ? ErrorCode.NonFinite : ErrorCode.InvalidArgument,
+        `indices[${i}] must be a number (+-Infinity allowed), got ${describe(v)}`,
       );
+  }
   const order = Array.from({ length: indices.length }, (_, i) => i);
   order.sort((a, b) => (indices[b] as number) - (indices[a] as number) || a - b);
   return order;
@@ -183,8 +180,8 @@ export function weitzmanPlay(
       `indices, rewards and costs must have one entry per box (${n}), got ${rewards.length} rewards and ${costs.length} costs`,
     );
   for (let a = 0; a < n; a++) {
-    checkFinite(rewards[a] as number, `rewards[${a}]`);
-    checkFinite(costs[a] as number, `costs[${a}]`);
+    assertFinite(rewards[a] as number, `rewards[${a}]`);
+    assertFinite(costs[a] as number, `costs[${a}]`);
   }
   const order = weitzmanOrder(indices);
   const queried: number[] = [];

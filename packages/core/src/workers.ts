@@ -3,6 +3,7 @@ import { ErrorCode, RouteKitError } from "./errors.js";
 import type { RunResult } from "./metrics.js";
 import { type Experiment, type ExperimentResult, type Progress, runExperiment, summarize } from "./runner.js";
 import type { Json } from "./snapshot.js";
+import { describe } from "./validate.js";
 
 /**
  * What a worker needs to rebuild an experiment: functions cannot cross thread boundaries, so the
@@ -176,7 +177,7 @@ export async function runExperimentInWorkers(
   const node = await nodeApi();
   const requested = options.workers ?? node.os.availableParallelism();
   if (!Number.isInteger(requested) && requested !== Number.POSITIVE_INFINITY) {
-    throw new RouteKitError(ErrorCode.InvalidArgument, `workers must be an integer, got ${String(requested)}`);
+    throw new RouteKitError(ErrorCode.InvalidArgument, `workers must be an integer, got ${describe(requested)}`);
   }
   if (options.signal?.aborted) throw abortError();
   const exp = await loadExperiment({ module: url, spec: plan.spec });

@@ -7,7 +7,9 @@ import {
   assertInt,
   assertPositive,
   assertVector,
+  copyNumbers,
   DecisionLedger,
+  describe as describeValue,
   ErrorCode,
   isRouteKitError,
   Rng,
@@ -154,7 +156,51 @@ describe("validation helpers", () => {
     const nf = thrown(() => assertVector(new Float64Array([0, Number.NaN]), 2, "x"));
     expect(nf.code).toBe(ErrorCode.NonFinite);
     expect(nf.details).toEqual({ index: 1 });
-    expect(thrown(() => assertVector([1, "2"], 2, "x")).code).toBe(ErrorCode.NonFinite);
+    // A string where a number is needed is the wrong type (the error rule), not a non-finite number.
+    expect(thrown(() => assertVector([1, "2"], 2, "x")).code).toBe(ErrorCode.InvalidArgument);
+    expect(thrown(() => assertVector([1, Object.create(null)], 2, "x")).message).toBe(
+      "x[1] must be a number, got an object",
+    );
+  });
+
+  it("copyNumbers reads each entry once and refuses anything but numbers (no silent coercion)", () => {
+    const dst = new Float64Array(3);
+    copyNumbers([1, -0, 2.5], dst, 3, "x");
+    expect(Array.from(dst)).toEqual([1, -0, 2.5]);
+    for (const bad of ["3", null, true, [0.5], undefined, 10n, Symbol("s"), Object.create(null)]) {
+      const before = Float64Array.of(7, 7, 7);
+      const e = thrown(() => copyNumbers([0, bad], before, 2, "context"));
+      expect(e.code).toBe(ErrorCode.InvalidArgument);
+      expect(e.details).toEqual({ index: 1 });
+    }
+    let reads = 0;
+    const src = new Proxy([1, 2], {
+      get: (t, k) => {
+        if (k !== "0") return Reflect.get(t, k);
+        reads++;
+        return reads === 1 ? 1 : "x";
+      },
+    });
+    copyNumbers(src, dst, 2, "x");
+    expect(reads).toBe(1);
+  });
+
+  it("describe never runs the value's own code", () => {
+    const thrower = {
+      toString() {
+        throw new Error("ran");
+      },
+    };
+    expect(describeValue(thrower)).toBe("an object");
+    expect(describeValue(Object.create(null))).toBe("an object");
+    expect(describeValue(Symbol("s"))).toBe("a symbol");
+    expect(describeValue(10n)).toBe("10n (a bigint)");
+    expect(describeValue(() => 1)).toBe("a function");
+    expect(describeValue(new Float32Array(2))).toBe("a typed array");
+    expect(describeValue("x".repeat(50))).toBe(JSON.stringify(`${"x".repeat(40)}...`));
+    const revoked = Proxy.revocable([], {});
+    revoked.revoke();
+    expect(describeValue(revoked.proxy)).toBe("an object");
   });
 
   it("assertInt: INVALID_ARGUMENT for non-numbers, NON_FINITE for NaN/Infinity, OUT_OF_RANGE for fractions and outside [min, max]", () => {

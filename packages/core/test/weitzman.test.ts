@@ -197,6 +197,8 @@ describe("Weitzman helpers at the edges of double range and on malformed input",
     expect(() => weitzmanPlay([0.5, 0.7], [0.3, 0.2], [0.1, Number.POSITIVE_INFINITY])).toThrow(code("NON_FINITE"));
     expect(() => weitzmanPlay([0.5, Number.NaN], [0.3, 0.2], [0.1, 0.1])).toThrow(code("NON_FINITE"));
     expect(() => weitzmanOrder([0.5, Number.NaN, 0.7])).toThrow(code("NON_FINITE"));
+    expect(() => weitzmanOrder([0.5, "0.6" as unknown as number])).toThrow(code("INVALID_ARGUMENT"));
+    expect(() => weitzmanOrder([0.5, Object.create(null) as number])).toThrow(code("INVALID_ARGUMENT"));
     // Infinite indices are allowed (a box that must be opened first, or never).
     expect(weitzmanOrder([Number.POSITIVE_INFINITY, 0.5, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY])).toEqual([
       0, 2, 1, 3,

@@ -145,7 +145,7 @@ describe("LLM cascade preset", () => {
 
   it("reproduces the pandora README's values: oracle 0.693 (1.99 calls), best single model 0.655, call-all 0.648", () => {
     const r = averages(llmCascadePreset(), 100_000);
-    expect(Math.abs(r.oracle - 0.693)).toBeLessThan(0.003);
+    expect(Math.abs(1000 * r.oracle - 693)).toBeLessThan(3); // 0.693 +- 0.003
     expect(Math.abs(r.queries - 1.99)).toBeLessThan(0.02);
     expect(Math.abs(r.oneShot - 0.655)).toBeLessThan(0.003);
     expect(Math.abs(r.all - 0.648)).toBeLessThan(0.003);

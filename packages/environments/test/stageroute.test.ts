@@ -133,6 +133,24 @@ describe("ArenaSim 2025", () => {
     expect(code(() => fresh.pull("b"))).toBe("UNKNOWN_ARM");
   });
 
+  it("maxShares keeps every model's cap, whatever its id (own keys: __proto__, constructor)", () => {
+    const { oracle } = recordingOracle();
+    const models = ["__proto__", "constructor", "toString"].map((id, i) => ({
+      id,
+      reward: 0.5,
+      cost: 1,
+      maxShare: 0.25 * (i + 1),
+    }));
+    const caps = new StagedCostBandit({ budget: 1, stageLength: 10, maxDeployed: 3, oracle, models }).maxShares;
+    expect(Object.keys(caps)).toEqual(["__proto__", "constructor", "toString"]);
+    expect(Object.entries(caps)).toEqual([
+      ["__proto__", 0.25],
+      ["constructor", 0.5],
+      ["toString", 0.75],
+    ]);
+    expect(JSON.parse(JSON.stringify(caps))).toEqual(caps);
+  });
+
   it("rejects bad options with typed errors", () => {
     const { oracle } = recordingOracle();
     const base = { budget: 1, stageLength: 10, maxDeployed: 1, oracle };

@@ -53,7 +53,11 @@ export class UniformRouter extends RouterBase<ArmState> {
 
   constructor(options: BaselineOptions) {
     super(options, 0, UniformRouter.kind);
-    this.horizon = numberOption(readOptions(options, UniformRouter.kind), "horizon", 10_000, { integer: true, min: 1 });
+    this.horizon = numberOption(readOptions(options, UniformRouter.kind), "horizon", 10_000, {
+      integer: true,
+      min: 1,
+      max: Number.MAX_SAFE_INTEGER,
+    });
     this.addInitialArms(options);
   }
   protected createArm(uid: number): ArmState {
@@ -117,7 +121,7 @@ export class Exp3 extends RouterBase<Exp3Arm> {
   constructor(options: Exp3Options) {
     super(options, 0, Exp3.kind);
     const o = readOptions(options, Exp3.kind);
-    this.horizon = numberOption(o, "horizon", 10_000, { integer: true, min: 1 });
+    this.horizon = numberOption(o, "horizon", 10_000, { integer: true, min: 1, max: Number.MAX_SAFE_INTEGER });
     const m = initialModelCount(o);
     const g = Math.min(1, Math.sqrt((m * Math.log(m)) / ((Math.E - 1) * this.horizon)));
     this.gamma = numberOption(o, "gamma", g, { min: 0, max: 1, openMin: true });
@@ -194,7 +198,7 @@ export class LogLinearPg extends RouterBase<LinArm> {
   constructor(options: LogLinearPgOptions) {
     super(options, 0, LogLinearPg.kind);
     const o = readOptions(options, LogLinearPg.kind);
-    this.horizon = numberOption(o, "horizon", 10_000, { integer: true, min: 1 });
+    this.horizon = numberOption(o, "horizon", 10_000, { integer: true, min: 1, max: Number.MAX_SAFE_INTEGER });
     this.stepSize = numberOption(o, "stepSize", Math.sqrt(initialModelCount(o) / this.horizon), {
       min: 0,
       openMin: true,

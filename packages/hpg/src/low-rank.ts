@@ -53,9 +53,11 @@ export abstract class LowRankRouter<S extends LowRankArm> extends RouterBase<S> 
   protected constructor(options: LowRankRouterOptions, auxPerArm: number, kind: string) {
     super(options, auxPerArm, kind);
     const o = readOptions(options, kind);
-    this.horizon = numberOption(o, "horizon", 10_000, { integer: true, min: 1 });
-    this.maxRank = numberOption(o, "maxRank", Math.min(this.contextDim, 32), { integer: true, min: 1 });
-    this.reorthEvery = numberOption(o, "reorthEvery", 1000, { integer: true, min: 0 });
+    // Integers above 2^53 - 1 are not exact doubles, and a snapshot could not hold them.
+    const max = Number.MAX_SAFE_INTEGER;
+    this.horizon = numberOption(o, "horizon", 10_000, { integer: true, min: 1, max });
+    this.maxRank = numberOption(o, "maxRank", Math.min(this.contextDim, 32), { integer: true, min: 1, max });
+    this.reorthEvery = numberOption(o, "reorthEvery", 1000, { integer: true, min: 0, max });
   }
 
   /** Reads the step size option with the subclass's default. */

@@ -84,6 +84,7 @@ export class MirrorIterate {
         : l1Threshold(eig.values, eig.rank, this.radius, this.scratch);
     this.lastThreshold = nu;
     softThreshold(eig.values, eig.rank, nu);
+    this.fitBall();
     for (let i = eig.rank - 1; i >= 0; i--) if (eig.values[i] === 0) eig.remove(i);
     while (eig.rank > this.maxRank) {
       let j = 0;
@@ -94,6 +95,38 @@ export class MirrorIterate {
     this.steps++;
     if (this.reorthEvery > 0 && this.steps % this.reorthEvery === 0) eig.reorthonormalize();
     this.refresh();
+  }
+
+  /**
+   * Rounding guard of the projection. |gamma_i| - nu is exact to one ulp of gamma_i, which is far more
+   * than the whole ball when beta / radius or the step is huge (beta = 1e308 leaves a nuclear norm of
+   * 1e291 for radius 2). When the thresholded spectrum is outside the ball by more than rounding, its
+   * primal eigenvalues are scaled onto the sphere and mapped back. Never active at ordinary settings.
+   */
+  private fitBall(): void {
+    const g = this.eig.values;
+    const k = this.eig.rank;
+    const hyp = this.geometry === "hypentropy";
+    let mx = 0;
+    for (let i = 0; i < k; i++) {
+      const a = Math.abs(g[i] as number);
+      mx = Math.max(mx, hyp ? this.beta * Math.sinh(a) : a);
+    }
+    if (!(mx > 0) || !Number.isFinite(mx)) return;
+    let s = 0;
+    for (let i = 0; i < k; i++) {
+      const a = Math.abs(g[i] as number);
+      s += (hyp ? this.beta * Math.sinh(a) : a) / mx;
+    }
+    if (!(s * mx > this.radius * (1 + 1e-9))) return;
+    const f = this.radius / s;
+    for (let i = 0; i < k; i++) {
+      const v = g[i] as number;
+      const a = Math.abs(v);
+      const w = ((hyp ? this.beta * Math.sinh(a) : a) / mx) * f;
+      const z = hyp ? Math.asinh(w / this.beta) : w;
+      g[i] = v > 0 ? z : -z;
+    }
   }
 
   /** Sets the factored mirror eigenpairs directly (restore); see `LowRankSymmetricEigen.load` in @routekit/linalg. */

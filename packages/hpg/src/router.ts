@@ -323,11 +323,21 @@ export abstract class RouterBase<S extends ArmState> extends ArmPolicyBase<S, Ro
     for (let i = 0; i < d; i++) nn += (x[i] as number) * (x[i] as number);
     const code = fromEvent ? ErrorCode.InvalidEvent : ErrorCode.OutOfRange;
     if (this.normalizeContext) {
-      if (!(nn > 0) || !Number.isFinite(nn)) {
+      if (nn > 1e-280 && nn < Number.POSITIVE_INFINITY) {
+        const inv = 1 / Math.sqrt(nn);
+        for (let i = 0; i < d; i++) this.q[i] = (x[i] as number) * inv;
+        return;
+      }
+      // The squared norm under- or overflowed (entries near 1e-150 or 1e155): divide by the largest entry first.
+      let mx = 0;
+      for (let i = 0; i < d; i++) mx = Math.max(mx, Math.abs(x[i] as number));
+      if (!(mx > 0) || !Number.isFinite(mx)) {
         throw new RouteKitError(code, "the query embedding must be non-zero with a finite norm to be normalised");
       }
-      const inv = 1 / Math.sqrt(nn);
-      for (let i = 0; i < d; i++) this.q[i] = (x[i] as number) * inv;
+      let ss = 0;
+      for (let i = 0; i < d; i++) ss += ((x[i] as number) / mx) ** 2;
+      const norm = Math.sqrt(ss);
+      for (let i = 0; i < d; i++) this.q[i] = (x[i] as number) / mx / norm;
       return;
     }
     if (!(nn <= (1 + NORM_TOL) ** 2)) {

@@ -36,3 +36,42 @@ describe("README example", () => {
     }
   });
 });
+
+describe("README options table: the documented defaults", () => {
+  it("Hpg: latentRank 1, radius 2 latentRank, beta radius / d, horizon 10,000, stepSize sqrt(M ln max(d, 3) / T), maxRank min(d, 32), reorthEvery 1,000", async () => {
+    const { Hpg } = await import("../src/index.js");
+    const p = new Hpg({ arms: ["a", "b", "c"], contextDim: 40 });
+    expect([p.latentRank, p.radius, p.beta, p.horizon, p.maxRank, p.reorthEvery]).toEqual([
+      1,
+      2,
+      2 / 40,
+      10_000,
+      32,
+      1000,
+    ]);
+    expect(p.stepSize).toBe(Math.sqrt((3 * Math.log(40)) / 10_000));
+    expect([p.normalizeContext, p.clipRewards]).toEqual([false, true]);
+    const q = new Hpg({ arms: ["a"], contextDim: 2, latentRank: 2, horizon: 100 });
+    expect([q.radius, q.beta, q.maxRank]).toEqual([4, 2, 2]);
+    expect(q.stepSize).toBe(Math.sqrt((2 * Math.log(3)) / 100)); // M at least 2, ln max(d, 3)
+    const tiny = new Hpg({ arms: ["a", "b"], contextDim: 4, radius: 5e-324 });
+    expect(tiny.beta).toBe(Number.MIN_VALUE); // at least the smallest positive double
+  });
+
+  it("ParameterFreeHpg, EuclideanPg, LogLinearPg, Exp3: step sizes, gamma, initial wealth", async () => {
+    const { EuclideanPg, Exp3, LogLinearPg, ParameterFreeHpg } = await import("../src/index.js");
+    const arms = ["a", "b", "c", "d"];
+    const pf = new ParameterFreeHpg({ arms, contextDim: 8, horizon: 400 });
+    expect([pf.initialWealth, pf.maxRank, pf.reorthEvery]).toEqual([1, 8, 1000]);
+    expect(pf.stepSize).toBe(Math.sqrt((4 * Math.log(8)) / 400));
+    const eu = new EuclideanPg({ arms, contextDim: 8, latentRank: 3, horizon: 400 });
+    expect(eu.radius).toBe(6);
+    expect(eu.stepSize).toBe(6 * Math.sqrt(4 / (2 * 400)));
+    expect(new EuclideanPg({ arms, contextDim: 8, radius: 5e-324 }).stepSize).toBe(Number.MIN_VALUE);
+    expect(new LogLinearPg({ arms, contextDim: 8, horizon: 400 }).stepSize).toBe(Math.sqrt(4 / 400));
+    expect(new Exp3({ arms, contextDim: 8, horizon: 400 }).gamma).toBe(
+      Math.min(1, Math.sqrt((4 * Math.log(4)) / ((Math.E - 1) * 400))),
+    );
+    expect(new Exp3({ arms, contextDim: 8, horizon: 1 }).gamma).toBe(1);
+  });
+});

@@ -1,4 +1,4 @@
-import { checkNumber, ErrorCode, type Rng, RouteKitError } from "@routekit/core";
+import { checkNumber, describe, ErrorCode, type Rng, RouteKitError } from "@routekit/core";
 import { RandomFourierFeatures } from "@routekit/linalg";
 
 /**
@@ -42,7 +42,7 @@ export function checkFeatures(c: FeatureConfig): void {
   if (!RFF_VARIANTS.includes(c.variant)) {
     throw new RouteKitError(
       ErrorCode.InvalidArgument,
-      `option rffVariant must be "paper", "cosBias" or "repo2D", got ${String(c.variant)}`,
+      `option rffVariant must be "paper", "cosBias" or "repo2D", got ${describe(c.variant)}`,
     );
   }
 }

@@ -101,7 +101,7 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
     this.featureStream = stream.toJSON() as unknown as Json;
     this.feats = drawFeatures(fc, stream);
     this.ridgeUsed = effectiveParameters(fc).ridge;
-    const F = this.features.numFeatures;
+    const F = this.feats.numFeatures;
     this.numFeatures = F;
     // (features.numFeatures depends only on the configuration, so a redraw keeps F.)
     this.phi = allocF64(F);
@@ -110,9 +110,12 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
     this.addInitialArms(options);
   }
 
-  /** The random feature map (frequencies drawn once, shared by all arms). */
+  /**
+   * A copy of the random feature map (frequencies drawn once, shared by all arms): writing to it cannot change
+   * the policy, whose snapshot records only the seed of its frequencies and their checksum.
+   */
   get features(): RandomFourierFeatures {
-    return this.feats;
+    return this.feats.copy();
   }
 
   protected createArm(uid: number): RffArm {
@@ -130,7 +133,7 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
   /** Writes phi(y) of a validated context (after the optional normalisation) into `out`. */
   private featurizeInto(x: ArrayLike<number>, out: Float64Array): Float64Array {
     this.normalized(x);
-    this.features.map(this.y, out);
+    this.feats.map(this.y, out);
     if (this.counter) this.counter.ops += this.frequencies * this.contextDim;
     return out;
   }
@@ -198,7 +201,7 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
   }
 
   private checksum(): number {
-    return featureChecksum(this.features.W) + featureChecksum(this.features.phase);
+    return featureChecksum(this.feats.W) + featureChecksum(this.feats.phase);
   }
 
   toJSON(): Snapshot {

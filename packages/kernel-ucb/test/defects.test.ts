@@ -245,3 +245,20 @@ describe("RFF-UCB snapshots at the largest feature count", () => {
     expect(back.predict(x)).toEqual(p.predict(x));
   });
 });
+
+describe("RFF-UCB's features are a copy", () => {
+  it("writing to policy.features changes neither the decisions nor the snapshot (the snapshot stays restorable)", () => {
+    const p = new RffUcb({ arms: ["a", "b"], contextDim: 2, frequencies: 8, seed: 3 });
+    const before = JSON.stringify(p.toJSON());
+    const f = p.features;
+    f.W.fill(99);
+    f.phase.fill(1);
+    expect(p.features.W).not.toEqual(f.W);
+    expect(JSON.stringify(p.toJSON())).toBe(before);
+    const x = Float64Array.of(0.3, -0.2);
+    const q = RffUcb.fromJSON(JSON.parse(before));
+    expect(p.predict(x)).toEqual(q.predict(x));
+    const out = new Float64Array(16);
+    expect(Array.from(f.map(x, out))).not.toEqual(Array.from(p.featurize(x, new Float64Array(16))));
+  });
+});

@@ -42,6 +42,21 @@ export class RandomFourierFeatures {
     this.proj = allocF64(frequencies);
   }
 
+  /** An independent copy: the same frequencies and phases in buffers of its own. */
+  copy(): RandomFourierFeatures {
+    const c = new RandomFourierFeatures(
+      this.inputDim,
+      this.frequencies,
+      this.sigma,
+      () => 0,
+      this.form,
+      () => 0,
+    );
+    c.W.set(this.W);
+    c.phase.set(this.phase);
+    return c;
+  }
+
   /** Writes phi(y) into out (numFeatures values). No allocation. */
   map(y: Float64Array, out: Float64Array): Float64Array {
     const D = this.frequencies;

@@ -138,3 +138,21 @@ describe("random Fourier features", () => {
     }
   });
 });
+
+describe("RandomFourierFeatures.copy", () => {
+  test("has the same map in buffers of its own, for both forms", () => {
+    let k = 0;
+    const normal = () => Math.sin(++k * 1.7);
+    for (const form of ["paired", "phase"] as const) {
+      const a = new RandomFourierFeatures(3, 5, 0.7, normal, form);
+      const b = a.copy();
+      const y = Float64Array.of(0.2, -0.5, 0.1);
+      expect(Array.from(b.map(y, new Float64Array(a.numFeatures)))).toEqual(
+        Array.from(a.map(y, new Float64Array(a.numFeatures))),
+      );
+      b.W.fill(0);
+      b.phase.fill(0);
+      expect(a.W.some((w) => w !== 0)).toBe(true);
+    }
+  });
+});

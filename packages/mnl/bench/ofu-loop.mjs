@@ -1,60 +1,20 @@
-// Steady-state per-round time (select + update) of OFU-MNL+ on one fixed stream, split by the state of
-// the CPU core. On a virtual machine the same loop runs at two speeds, about 1.7x apart, switching every
-// few milliseconds to seconds: the virtual CPU shares a physical core with another hardware thread that
-// the host gives to someone else (see bench/core-probe.mjs). Between windows of 500 rounds a ~0.2 ms
-// probe records the core's state; a window counts as unshared (shared) when the probes on both sides of
-// it say so. The report gives the per-round median over all rounds of the second half, over its
-// unshared windows and over its shared ones, and the share of rounds in unshared windows.
+// Steady-state per-round time of OFU-MNL+, split by the state of the CPU core (see ofu-steady.mjs).
 //   T=20000 node --expose-gc bench/ofu-loop.mjs      (after `npx tsup`; PRESET=paper|practical|...)
-import { Rng } from "@routekit/core";
-import { OfuMnlPlus } from "../dist/index.js";
-import { coreShareRatio, UNSHARED_BELOW } from "./core-probe.mjs";
+import { ofuSteadyState } from "./ofu-steady.mjs";
 
-const N = 100,
-  d = 5,
-  K = 15,
-  T = Number(process.env.T ?? 20000),
-  W = 500;
-const rng = Rng.fromSeed(1);
-const b = 1 / Math.sqrt(d);
-const pool = Array.from({ length: 64 }, () =>
-  Float64Array.from({ length: N * d }, () => Math.max(-b, Math.min(b, rng.normal()))),
-);
 const preset = process.env.PRESET ?? "authors-uniform";
-const p = new OfuMnlPlus({ contextDim: d, maxSize: K, preset });
-for (let i = 0; i < 20; i++) coreShareRatio(); // warm the probe up
-const us = new Float64Array(T);
-const probe = [coreShareRatio() < UNSHARED_BELOW];
-globalThis.gc?.();
-const h0 = process.memoryUsage().heapUsed;
-for (let t = 0; t < T; t++) {
-  const q = { features: pool[t & 63], numItems: N, maxSize: K };
-  const s = performance.now();
-  const dec = p.select(q);
-  p.update(dec, { choice: t % 3 === 0 ? null : dec.items[t % dec.items.length] });
-  us[t] = 1000 * (performance.now() - s);
-  if (t % W === W - 1) probe.push(coreShareRatio() < UNSHARED_BELOW);
-}
-const h1 = process.memoryUsage().heapUsed;
-const median = (a) => (a.length === 0 ? Number.NaN : a.sort((x, y) => x - y)[a.length >> 1]);
-const fast = [];
-const slow = [];
-for (let t = T / 2; t < T; t++) {
-  const w = Math.floor(t / W);
-  if (probe[w] && probe[w + 1]) fast.push(us[t]);
-  else if (probe[w] === false && probe[w + 1] === false) slow.push(us[t]);
-}
+const r = ofuSteadyState({ preset, T: Number(process.env.T ?? 20000) });
 const f = (x) => x.toFixed(2);
 console.log(
   preset,
   "median us",
-  f(median(Array.from(us.subarray(T / 2)))),
+  f(r.all),
   "unshared-core us",
-  f(median(fast)),
+  f(r.unshared),
   "shared-core us",
-  f(median(slow)),
+  f(r.shared),
   "unshared share",
-  (fast.length / (T / 2)).toFixed(2),
+  r.unsharedShare.toFixed(2),
   "heap B/round",
-  ((h1 - h0) / T).toFixed(0),
+  r.heapPerRound.toFixed(0),
 );

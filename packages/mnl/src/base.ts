@@ -13,8 +13,10 @@ import {
   assertVector,
   checkEvent,
   checkNumber,
+  copyNumbers,
   DecisionLedger,
   type DecisionRef,
+  describe,
   ErrorCode,
   EVENT_VERSION,
   encodeF64,
@@ -388,7 +390,7 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
       if (src.length !== n * d) assertVector(src, n * d, `query.features (numItems x contextDim = ${n} x ${d})`);
       if (this.fcopy.length < n * d) this.fcopy = new Float64Array(n * d);
       const c = this.fcopy;
-      for (let i = 0; i < n * d; i++) c[i] = src[i] as number;
+      copyNumbers(src, c, n * d, "query.features");
       f = c.length === n * d ? c : c.subarray(0, n * d);
     } else if (f.length !== n * d) {
       assertVector(f, n * d, `query.features (numItems x contextDim = ${n} x ${d})`);
@@ -504,7 +506,7 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
     if (pos < 0) {
       throw new RouteKitError(
         ErrorCode.InvalidChoice,
-        `choice ${String(c)} is not one of the offered items [${Array.from(items.subarray(0, n)).join(", ")}] (use null for no choice)`,
+        `choice ${describe(c)} is not one of the offered items [${Array.from(items.subarray(0, n)).join(", ")}] (use null for no choice)`,
       );
     }
     return pos;

@@ -175,6 +175,19 @@ describe("OFU-MNL+ state handling", () => {
       [() => p.select({ ...q, numItems: 0, features: new Float64Array(0) }), "EMPTY_ASSORTMENT"],
       [() => p.update(dec, { choice: 99 }), "INVALID_CHOICE"],
       [() => p.update(dec, { choice: undefined as unknown as null }), "INVALID_CHOICE"],
+      [() => p.update(dec, { choice: "0" as unknown as null }), "INVALID_CHOICE"],
+      [() => p.update(dec, { choice: Object.create(null) as null }), "INVALID_CHOICE"],
+      [
+        () =>
+          p.update(dec, {
+            choice: {
+              toString: () => {
+                throw new Error("user code");
+              },
+            } as unknown as null,
+          }),
+        "INVALID_CHOICE",
+      ],
       [() => p.update("d42", { choice: null }), "UNKNOWN_DECISION"],
       [() => p.update("x", { choice: null }), "UNKNOWN_DECISION"],
     ];
@@ -191,6 +204,26 @@ describe("OFU-MNL+ state handling", () => {
     expect(() => new OfuMnlPlus({ contextDim: 2, maxSize: 2, preset: "nope" as "paper" })).toThrow(
       expect.objectContaining({ code: "INVALID_ARGUMENT" }),
     );
+  });
+
+  it("plain-array features must hold numbers: a string, null or a prototype-less object is INVALID_ARGUMENT", () => {
+    const p = new OfuMnlPlus({ contextDim: 2, maxSize: 2 });
+    const before = JSON.stringify(p.toJSON());
+    for (const bad of ["0.1", null, true, Object.create(null)]) {
+      const features = [bad, 0.1, 0.2, 0.1, 0, 0.3] as unknown as number[];
+      expect(() => p.select({ features, numItems: 3, maxSize: 2 })).toThrow(
+        expect.objectContaining({ code: "INVALID_ARGUMENT", details: { index: 0 } }),
+      );
+      expect(JSON.stringify(p.toJSON())).toBe(before);
+    }
+  });
+
+  it("names the rejected choice without calling user code: a string is quoted, an object described by its type", () => {
+    const p = new OfuMnlPlus({ contextDim: 2, maxSize: 2 });
+    const dec = p.select(randomQuery(Rng.fromSeed(3), 4, 2, 2));
+    expect(() => p.update(dec, { choice: "0" as unknown as null })).toThrow(/choice "0" is not one of the offered/);
+    expect(() => p.update(dec, { choice: [0] as unknown as null })).toThrow(/choice an array is not/);
+    expect(() => p.update(dec, { choice: 7 })).toThrow(/choice 7 is not one of the offered items \[/);
   });
 
   it("offers exactly min(K, N) items under uniform revenues, fewer allowed otherwise; plain arrays accepted", () => {

@@ -22,6 +22,7 @@ import {
   DecisionLedger,
   type DecisionRef,
   decodeF64,
+  describe,
   ErrorCode,
   EVENT_VERSION,
   encodeF64,
@@ -254,12 +255,12 @@ export abstract class CascadePolicyBase implements CascadePolicy {
     if (e.awaiting === null)
       throw new RouteKitError(
         ErrorCode.InvalidState,
-        `observe("${String(arm)}") but no box was asked for: call next() and open the box it names`,
+        `observe(${describe(arm)}) but no box was asked for: call next() and open the box it names`,
       );
     if (arm !== e.awaiting)
       throw new RouteKitError(
         ErrorCode.InvalidArgument,
-        `observe("${String(arm)}") but next() asked for "${e.awaiting}"`,
+        `observe(${describe(arm)}) but next() asked for "${e.awaiting}"`,
       );
     assertVector(outputFeatures, this.outputDim, "outputFeatures");
     checkNorm(outputFeatures, "outputFeatures", ErrorCode.OutOfRange);

@@ -12,6 +12,7 @@ import {
   isRouteKitError,
   type Json,
   learnedState,
+  numberOption,
   Rng,
   RouteKitError,
   type Snapshot,
@@ -168,9 +169,17 @@ export class Replica<P extends ReplicaPolicy> {
   static async start<P extends ReplicaPolicy>(options: ReplicaOptions<P>): Promise<Replica<P>> {
     checkOptions(options);
     const r = new Replica(options, options.create());
-    await r.writer.connect();
-    await r.reader.connect();
-    await r.loadNewestSnapshot();
+    try {
+      await r.writer.connect();
+      await r.reader.connect();
+      await r.loadNewestSnapshot();
+    } catch (e) {
+      // Without this the clients keep reconnecting forever and the process never exits.
+      r.closed = true;
+      r.writer.disconnect();
+      r.reader.disconnect();
+      throw e;
+    }
     r.readLoop = r.read();
     return r;
   }
@@ -190,6 +199,7 @@ export class Replica<P extends ReplicaPolicy> {
    * decision's `id` is global: pass it to `feedback` on any replica.
    */
   select(input?: Parameters<P["select"]>[0]): ReturnType<P["select"]> {
+    this.checkOpen();
     const d = this.current.select(input);
     const record = this.current.decisionRecord(d.id);
     const gid = this.prefix + d.id;
@@ -214,22 +224,29 @@ export class Replica<P extends ReplicaPolicy> {
    * policy's `learn` (a refused event is skipped by every replica alike).
    */
   feedback(globalId: string, feedback: Json): void {
-    if (typeof globalId !== "string" || !globalId.includes("~")) {
+    if (typeof globalId !== "string") {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `a decision id must be a string, got ${typeof globalId}`);
+    }
+    if (!globalId.includes("~")) {
       throw new RouteKitError(ErrorCode.UnknownDecision, `not a replicated decision id: ${JSON.stringify(globalId)}`);
     }
     if (feedback === null || typeof feedback !== "object" || Array.isArray(feedback)) {
       throw new RouteKitError(ErrorCode.InvalidArgument, "feedback must be an object, e.g. { reward: 0.8 }");
     }
+    // The stream carries JSON: NaN would arrive as null and be refused by every replica, long after the call.
+    checkJson(feedback, "feedback");
     this.publish({ type: "f", id: globalId, feedback: JSON.stringify(feedback), writer: this.prefix, ts: Date.now() });
   }
 
   /** Adds an arm on every replica (applied when read from the stream, here too). */
   addArm(id: string): void {
+    checkArmId(id);
     this.publish({ type: "a", arm: id, writer: this.prefix, ts: Date.now() });
   }
 
   /** Removes an arm on every replica (applied when read from the stream, here too). */
   removeArm(id: string): void {
+    checkArmId(id);
     this.publish({ type: "r", arm: id, writer: this.prefix, ts: Date.now() });
   }
 
@@ -287,8 +304,12 @@ export class Replica<P extends ReplicaPolicy> {
 
   // ------------------------------------------------------------ writing
 
-  private publish(e: StreamEntry): void {
+  private checkOpen(): void {
     if (this.closed) throw new RouteKitError(ErrorCode.InvalidState, "the replica is closed");
+  }
+
+  private publish(e: StreamEntry): void {
+    this.checkOpen();
     const max = this.options.maxBuffered ?? 100_000;
     if (this.buffer.length - this.bufferHead >= max) {
       this.bufferHead++;
@@ -500,12 +521,41 @@ function checkOptions<P extends ReplicaPolicy>(o: ReplicaOptions<P>): void {
   if (typeof o.create !== "function" || typeof o.restore !== "function") {
     throw new RouteKitError(ErrorCode.InvalidArgument, "options create and restore must be functions");
   }
-  for (const k of ["snapshotEvery", "maxBuffered", "joinCapacity", "blockMs"] as const) {
-    const v = o[k];
-    if (v !== undefined && !(Number.isInteger(v) && v >= 1)) {
-      throw new RouteKitError(ErrorCode.OutOfRange, `option ${k} must be an integer >= 1, got ${String(v)}`);
-    }
+  if (typeof o.redis !== "string" && (o.redis === null || typeof o.redis !== "object")) {
+    throw new RouteKitError(ErrorCode.InvalidArgument, "option redis must be a URL string or ioredis options");
   }
+  // Wrong type INVALID_ARGUMENT, NaN/Infinity NON_FINITE, below 1 or fractional OUT_OF_RANGE.
+  for (const k of ["snapshotEvery", "maxBuffered", "joinCapacity", "blockMs"] as const) {
+    numberOption(o as unknown as Record<string, unknown>, k, 1, { integer: true, min: 1 });
+  }
+}
+
+function checkArmId(id: unknown): void {
+  if (typeof id !== "string" || id.length === 0) {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `an arm id must be a non-empty string, got ${JSON.stringify(id)}`,
+    );
+  }
+}
+
+/** Throws unless `v` survives JSON exactly: finite numbers (NON_FINITE), strings, booleans, null, arrays, objects. */
+function checkJson(v: unknown, path: string): void {
+  if (v === null || typeof v === "string" || typeof v === "boolean") return;
+  if (typeof v === "number") {
+    if (!Number.isFinite(v)) throw new RouteKitError(ErrorCode.NonFinite, `${path} must be finite, got ${v}`);
+    return;
+  }
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) checkJson(v[i], `${path}[${i}]`);
+    return;
+  }
+  if (typeof v === "object") {
+    for (const [k, x] of Object.entries(v as Record<string, unknown>))
+      if (x !== undefined) checkJson(x, `${path}.${k}`);
+    return;
+  }
+  throw new RouteKitError(ErrorCode.InvalidArgument, `${path} must be plain JSON data, got a ${typeof v}`);
 }
 
 function sleep(ms: number): Promise<void> {

@@ -108,7 +108,7 @@ export class DeploySolver {
       const cheapest = this.best(neg.slice(0, n), pc, pa, n, Number.POSITIVE_INFINITY, s);
       const bMin = -(cheapest?.value ?? 0);
       // A hair above the minimum, so the cheapest set's own rounding cannot make it infeasible.
-      budget = Math.max(b, bMin + 1e-12 * Math.max(1, Math.abs(bMin)));
+      budget = Math.max(b, bMin + 1e-12 * Math.abs(bMin));
       status = "budget-relaxed";
       best = this.best(pu, pc, pa, n, budget, s);
       if (best === undefined) {

@@ -43,7 +43,7 @@ export interface StagePolicyOptions extends ArmPolicyOptions {
   readonly maxCost?: number;
   /**
    * Unit costs are divided by before statistics and LPs: "budget" (default) measures costs in budgets
-   * (costUnit = b), or a number > 0 (1 = raw units as reported, c2 = the theory's [0, 1] scale).
+   * (costUnit = b), or a number in [1e-100, budget * 1e100] (1 = raw units as reported, c2 = the theory's [0, 1] scale).
    */
   readonly costUnit?: number | "budget";
   /** Reward mean assumed for a model with fewer than `initialPulls` plays (default 1: maximal optimism). */
@@ -116,6 +116,19 @@ function shareRecord(v: unknown): { def: number; byArm: Record<string, number> }
   return { def: 1, byArm };
 }
 
+/**
+ * Costs enter the statistics and the LPs divided by the cost unit: a cost bound that overflows there
+ * would turn every bound into Infinity or NaN, so it is out of range (OUT_OF_RANGE).
+ */
+function inUnits(v: number, name: string, unit: number): void {
+  if (!Number.isFinite(v / unit)) {
+    throw new RouteKitError(
+      ErrorCode.OutOfRange,
+      `option ${name} (${v}) divided by the cost unit (${unit}) is not a finite number: costs are measured in cost units`,
+    );
+  }
+}
+
 /** Reads and validates the stage options (throws INVALID_ARGUMENT, NON_FINITE or OUT_OF_RANGE). */
 export function readStageOptions(o: Record<string, unknown>): StageConfig {
   const budget = requiredNumber(o, "budget", unitRange);
@@ -140,9 +153,19 @@ export function readStageOptions(o: Record<string, unknown>): StageConfig {
     }
     costUnit = checkNumber(cu, "option costUnit", unitRange);
     costUnitMode = "number";
+    // The budget in cost units gets the same floor as the budget itself: below it (1e-100 / 1e250 is 0)
+    // the routing LPs would see a budget of 0 and costs rounded to 0.
+    if (!(budget / costUnit >= MIN_COST_UNIT)) {
+      throw new RouteKitError(
+        ErrorCode.OutOfRange,
+        `option costUnit must be at most budget * 1e100 (= ${budget * 1e100}), got ${costUnit}: the budget in cost units must stay >= 1e-100`,
+      );
+    }
   }
   const priorReward = numberOption(o, "priorReward", 1, { min: 0, max: 1 });
   const priorCost = numberOption(o, "priorCost", minCost, { min: 0 });
+  inUnits(minCost, "minCost", costUnit);
+  inUnits(priorCost, "priorCost", costUnit);
   const initialPulls = numberOption(o, "initialPulls", 1, { integer: true, min: 1, max: 1_000_000 });
   const estimator = enumOption(o, "estimator", ["mean", "shrunk"] as const, "mean");
   const fillSlots = booleanOption(o, "fillSlots", true);
@@ -156,7 +179,8 @@ export function readStageOptions(o: Record<string, unknown>): StageConfig {
       'budgetMode "paced" needs option horizon (the planned number of rounds)',
     );
   }
-  return {
+  Object.freeze(shares.byArm);
+  return Object.freeze({
     budget,
     maxDeployed,
     stageLength,
@@ -176,7 +200,7 @@ export function readStageOptions(o: Record<string, unknown>): StageConfig {
     enumLimit,
     budgetMode,
     horizon,
-  };
+  });
 }
 
 /** The configuration as options again (what a snapshot stores and fromJSON passes back). */
@@ -213,6 +237,8 @@ export function configFromJson(json: Json | undefined): Omit<StagePolicyOptions,
     byArm[k] = v as number;
   }
   const def = readNumber(o, "maxShareDefault");
+  // The options give either one cap for every model or a record (unnamed models then get 1).
+  if (Object.keys(byArm).length > 0 && def !== 1) snapshotCorrupt('"config.maxShareDefault"', "1 next to a cap record");
   const maxCost = o.maxCost === null ? undefined : readNumber(o, "maxCost");
   const costUnit = o.costUnit === "budget" ? "budget" : readNumber(o, "costUnit");
   const horizon = o.horizon === null ? undefined : readNumber(o, "horizon");

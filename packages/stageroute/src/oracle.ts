@@ -16,6 +16,7 @@ import {
   readSnapshot,
   restoring,
   type Snapshot,
+  snapshotCorrupt,
 } from "@routekit/core";
 import { configFromJson, type StagePolicyOptions } from "./options.js";
 import { readStageSnapshot, type StageArm, StagePolicyBase } from "./stage-policy.js";
@@ -122,6 +123,9 @@ export class StageOracle extends StagePolicyBase {
         means[id] = { reward: readNumber(o, "reward"), cost: readNumber(o, "cost") };
       }
       const snap = readStageSnapshot(st, options.maxDeployed);
+      for (const a of snap.base.arms) {
+        if (!Object.hasOwn(means, a.id)) snapshotCorrupt(`means["${a.id}"]`, "the true means of every live model");
+      }
       const p = new StageOracle({ arms: [], ...options, means, maxPending: snap.base.maxPending });
       p.restoreStage(snap);
       return p;

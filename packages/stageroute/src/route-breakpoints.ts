@@ -38,7 +38,7 @@ export class BreakpointSolver extends FillKernels {
     b: number,
     out: Float64Array,
   ): RouteStatus {
-    const eps = Number.isFinite(b) ? 1e-12 * Math.max(1, Math.abs(b)) : 0;
+    const eps = Number.isFinite(b) ? 1e-12 * Math.abs(b) : 0;
     this.sortByCost(u, c, n);
     const idx = this.idx;
     let oLo = this.oB;

@@ -44,7 +44,7 @@ export class RouteSolver extends BreakpointSolver {
   ): RouteStatus {
     this.grow(n);
     if (!this.massOk(alpha, n, out)) return "infeasible-mass";
-    const eps = Number.isFinite(b) ? 1e-12 * Math.max(1, Math.abs(b)) : 0;
+    const eps = Number.isFinite(b) ? 1e-12 * Math.abs(b) : 0;
     // The cheapest fill: when it is over budget, no routing meets the budget.
     let oLo = this.oB;
     let costLo = this.cheapestFill(u, c, alpha, n, oLo);

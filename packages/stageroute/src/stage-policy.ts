@@ -79,6 +79,22 @@ const codec: LedgerCodec<StagePayload> = {
   },
 };
 
+/**
+ * A feedback object read once into the plain `into` (anything else is returned as is, for the
+ * base class to reject): a getter-backed object cannot then pass validation with one value and be
+ * learned with another.
+ */
+function readOnce(
+  feedback: unknown,
+  into: { reward?: unknown; cost?: unknown },
+): { reward?: unknown; cost?: unknown } | null | undefined {
+  if (feedback === null || typeof feedback !== "object") return feedback as null | undefined;
+  const f = feedback as { reward?: unknown; cost?: unknown };
+  into.reward = f.reward;
+  into.cost = f.cost;
+  return into;
+}
+
 /** Validates a snapshot's ledger payload and returns its uid. */
 export function payloadUid(json: Json): number {
   return codec.decode(json).uid;
@@ -104,7 +120,7 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
   protected readonly routeSolver: RouteSolver;
   /** Feedbacks learned so far (the stage clock). */
   protected learned = 0;
-  /** `learned` when the current deployment was made (an arm added while they are equal joins at once). */
+  /** `learned` when the current deployment was made (see atStageStart). */
   protected deployedAt = 0;
   /** Deployed models (live states), at most maxDeployed. */
   protected deployed: StageArm[] = [];
@@ -169,7 +185,15 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
     } finally {
       this.pendingShare = undefined;
     }
-    if (!this.initialising && (this.deployed.length === 0 || this.learned === this.deployedAt)) this.deploy();
+    if (!this.initialising && (this.deployed.length === 0 || this.atStageStart())) this.deploy();
+  }
+
+  /**
+   * Whether no feedback has arrived since the current stage began (its deployment was made at the boundary
+   * itself, not re-chosen mid-stage after a removal): a model added now joins the stage at once.
+   */
+  private atStageStart(): boolean {
+    return this.learned === this.deployedAt && this.learned % this.config.stageLength === 0;
   }
 
   private pendingShare: number | undefined;
@@ -263,13 +287,14 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
     this.deployed = next.deployed;
     this.deployedAt = this.learned;
     this.deployments++;
-    this.lastDeployment = {
+    // Frozen: `deployment` hands this object out, and it is part of the snapshot.
+    this.lastDeployment = Object.freeze({
       stage: Math.floor(this.learned / this.config.stageLength),
-      deployed: next.deployed.map((s) => s.id),
+      deployed: Object.freeze(next.deployed.map((s) => s.id)),
       status: next.status,
       method: next.method,
       ...(next.value === undefined ? {} : { value: next.value }),
-    };
+    });
     const k = this.deployed.length;
     if (this.depP.length < k) {
       const m = Math.max(k, this.depP.length * 2);
@@ -355,18 +380,26 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
 
   override update(decision: DecisionRef, feedback: ArmFeedback): void {
     this.ledger.get(decision);
-    if (feedback !== null && typeof feedback === "object" && feedback.cost === undefined) {
+    const fb = readOnce(feedback, this.feedbackCopy);
+    if (fb !== null && typeof fb === "object" && fb.cost === undefined) {
       throw new RouteKitError(ErrorCode.InvalidArgument, "feedback.cost is required: this policy learns costs");
     }
-    super.update(decision, feedback);
+    super.update(decision, fb as unknown as ArmFeedback);
   }
 
+  /** Scratch copy of the feedback being applied by `update` (reused: no allocation per round). */
+  private readonly feedbackCopy: { reward?: unknown; cost?: unknown } = { reward: 0, cost: 0 };
+
   override learn(event: ArmEvent): void {
-    const f = (event as { feedback?: { cost?: unknown } } | null)?.feedback;
-    if (f !== null && typeof f === "object" && f.cost === undefined) {
-      throw new RouteKitError(ErrorCode.InvalidEvent, "event feedback.cost is required: this policy learns costs");
+    let ev = event;
+    if (event !== null && typeof event === "object") {
+      const fb = readOnce(event.feedback, {});
+      if (fb !== null && typeof fb === "object" && fb.cost === undefined) {
+        throw new RouteKitError(ErrorCode.InvalidEvent, "event feedback.cost is required: this policy learns costs");
+      }
+      ev = { ...event, feedback: fb as unknown as ArmFeedback };
     }
-    super.learn(event);
+    super.learn(ev);
   }
 
   protected override checkReward(reward: number): void {
@@ -556,6 +589,19 @@ export function readStageSnapshot(st: Record<string, Json>, maxDeployed: number)
     seen.add(u as number);
     deployed.push(u as number);
   }
+  // Routing needs a deployed set whose caps carry all traffic; deployment leaves it empty only while
+  // the pool cannot.
+  const caps = base.arms.map((a) => a.data.maxShare);
+  const capOf = new Map(base.arms.map((a) => [a.uid, a.data.maxShare]));
+  let mass = 0;
+  for (const u of deployed) mass += capOf.get(u) as number;
+  const canCarry = caps.length > 0 && topCapSum(caps, caps.length, Math.min(maxDeployed, caps.length)) >= 1 - 1e-12;
+  if (canCarry ? mass < 1 - 1e-12 : deployed.length > 0) {
+    snapshotCorrupt(
+      '"deployed"',
+      canCarry ? "models whose caps (maxShare) sum to 1" : "empty while no models can carry all traffic",
+    );
+  }
   const learned = readInt(st, "learned");
   const deployedAt = readInt(st, "deployedAt", 0, learned);
   const deployRng = Rng.fromJSON(readObject(st.deployRng, '"deployRng"') as unknown as RngState);
@@ -569,13 +615,13 @@ export function readStageSnapshot(st: Record<string, Json>, maxDeployed: number)
     if (!arms.every((a) => typeof a === "string" && a.length > 0))
       snapshotCorrupt("lastDeployment.deployed", "arm ids");
     const value = o.value === undefined ? undefined : readNumber(o, "value");
-    lastDeployment = {
+    lastDeployment = Object.freeze({
       stage: readInt(o, "stage"),
-      deployed: arms as string[],
+      deployed: Object.freeze([...(arms as string[])]),
       status: field(o, "status", "string"),
       method: field(o, "method", "string"),
       ...(value === undefined ? {} : { value }),
-    };
+    });
   }
   if (deployed.length > 0 && lastDeployment === undefined)
     snapshotCorrupt('"lastDeployment"', "present when models are deployed");

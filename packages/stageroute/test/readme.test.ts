@@ -1,38 +1,341 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { type ArmDecision, Rng } from "@routekit/core";
+import { routerBenchSurrogate } from "@routekit/environments";
 import { describe, expect, it } from "vitest";
+import {
+  DeploySolver,
+  RouteSolver,
+  StageOracle,
+  StageRoute,
+  type StageRouteOptions,
+  stageValue,
+} from "../src/index.js";
+import { arenaRuns, mean, run } from "./helpers.js";
 
-/** The README's first ts block, importing the package from source, with a seeded Math.random. */
-function example(): string {
+/**
+ * The README's first ts block as written (it imports "@routekit/stageroute", the public entry point),
+ * wrapped in a function of a seed for its `Math.random` coin flips; `extra` lines are added to the options.
+ */
+function example(name: string, extra = ""): string {
   const md = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
   const m = /```ts\n([\s\S]*?)```/.exec(md);
   if (!m) throw new Error("README has no ts example");
-  const code = (m[1] as string).replace('from "@routekit/stageroute"', 'from "../src/index.js"');
+  const [, , body] = /^((?:import[^\n]*\n)+)([\s\S]*)$/.exec(m[1] as string) as RegExpExecArray;
+  if (extra !== "" && !(body as string).includes("  seed: 1,\n")) throw new Error("README example has no seed option");
   const seeded = [
-    "let s = 12345;",
+    `export function ${name}(seed: number) {`,
+    "let s = seed;",
     "const Math = Object.assign(Object.create(globalThis.Math), {",
     "  random: () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648),",
     "});",
     "const logged: unknown[][] = [];",
     "const console = { log: (...a: unknown[]) => logged.push(a) };",
   ].join("\n");
-  return `${code.replace(/^(import[^\n]*\n)/, `$1${seeded}\n`)}\nexport { router, logged };\n`;
+  return `${seeded}\n${(body as string).replace("  seed: 1,\n", `  seed: 1,\n${extra}`)}\nreturn { router, logged };\n}\n`;
 }
 
+type Example = (seed: number) => { router: import("../src/index.js").StageRoute; logged: unknown[][] };
+
 describe("README example", () => {
-  it("runs as written: the new model is deployed after it arrives and spending stays near the budget", async () => {
+  it("runs as written; its output and the frequencies quoted below it are what 200 seeded runs give", async () => {
+    const md = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
+    const imports = (/```ts\n((?:import[^\n]*\n)+)/.exec(md) as RegExpExecArray)[1] as string;
+    expect(imports).toBe('import { StageRoute } from "@routekit/stageroute";\n');
     const file = fileURLToPath(new URL("./readme-example.generated.ts", import.meta.url));
-    writeFileSync(file, example());
+    writeFileSync(file, `${imports}${example("asWritten")}${example("fivePulls", "  initialPulls: 5,\n")}`);
     try {
-      const mod = (await import(file)) as { router: import("../src/index.js").StageRoute; logged: unknown[][] };
-      const [deployed, avgCost] = mod.logged[0] as [string[], number];
-      expect(deployed).toContain("new-model");
-      expect(deployed.length).toBeLessThanOrEqual(2);
-      expect(avgCost).toBeLessThanOrEqual(1.05 * 0.002);
-      expect(avgCost).toBeGreaterThan(0.8 * 0.002);
-      expect(mod.router.stats("large").maxShare).toBe(0.5);
+      const mod = (await import(file)) as { asWritten: Example; fivePulls: Example };
+      /** Runs printing the comment's output; the others must have "large" or "new-model" missing, spend below b. */
+      let withoutNew = 0;
+      const promised = (f: Example) => {
+        let n = 0;
+        for (let k = 1; k <= 200; k++) {
+          const { router, logged } = f(k * 7919);
+          const [deployed, avgCost] = logged[0] as [string[], number];
+          expect(router.stats("large").maxShare).toBe(0.5);
+          expect(deployed.length).toBeLessThanOrEqual(2);
+          expect(avgCost).toBeLessThanOrEqual(1.05 * 0.002);
+          if (deployed.join() === "large,new-model" && avgCost >= 0.95 * 0.002) n++;
+          else {
+            expect(deployed.join()).not.toBe("large,new-model");
+            expect(avgCost).toBeLessThan(0.002);
+            if (!deployed.includes("new-model")) withoutNew++;
+          }
+        }
+        return n;
+      };
+      const text = md.replace(/\s+/g, " ");
+      const runs = /Of 200 runs \(with seeded coin flips, in `test\/readme.test.ts`\), (\d+) printed/.exec(text);
+      expect(promised(mod.asWritten)).toBe(Number(runs?.[1]));
+      expect(text).toContain('"medium" or "small" took the place of "large" (once of "new-model")');
+      expect(withoutNew).toBe(1);
+      expect(text).toContain("With `initialPulls: 5` added to the options, all 200 runs printed");
+      expect(promised(mod.fivePulls)).toBe(200);
     } finally {
       rmSync(file, { force: true });
     }
+  });
+});
+
+/** The README with every run of whitespace made one space (sentences wrap across lines). */
+const text = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8").replace(/\s+/g, " ");
+/** The numbers of the first "a / b / c ..." list after `prefix`. */
+function quoted(prefix: string): number[] {
+  const at = text.indexOf(prefix);
+  if (at < 0) throw new Error(`README has no "${prefix}"`);
+  const m = /(\d+(?:\.\d+)?(?: \/ \d+(?:\.\d+)?)+)/.exec(text.slice(at + prefix.length));
+  if (!m) throw new Error(`no number list after "${prefix}"`);
+  return (m[1] as string).split(" / ").map(Number);
+}
+
+describe("README numbers (seeded: every quoted number is what the runs give, rounded as printed)", () => {
+  const SEEDS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+  const CONF = [
+    [250, 6],
+    [500, 6],
+    [1000, 6],
+    [500, 3],
+    [500, 10],
+  ] as const;
+  const meanOf = (xs: readonly { regret: number }[]) => mean(xs.map((r) => r.regret));
+
+  it("arena2025-paper: StageRoute, greedy, the literal support, the library's cost unit; OPT*; average cost", () => {
+    const sr: number[] = [];
+    const greedy: number[] = [];
+    const literal: number[] = [];
+    const library: number[] = [];
+    const cost: number[] = [];
+    const opt: number[] = [];
+    for (const [L, M] of CONF) {
+      const r = arenaRuns(L, M, SEEDS);
+      sr.push(meanOf(r.sr));
+      greedy.push(meanOf(r.greedy));
+      cost.push(mean(r.sr.map((x) => x.avgCost)));
+      // Pseudo-regret + the chosen models' means = OPT* (the same for every seed: the arrivals are fixed).
+      opt.push((r.sr[0]?.regret ?? 0) + (r.sr[0]?.reward ?? 0));
+      literal.push(meanOf(arenaRuns(L, M, SEEDS, { fillSlots: false }).sr));
+      library.push(meanOf(arenaRuns(L, M, SEEDS, { costUnit: "budget" }).sr));
+    }
+    const round = (xs: number[]) => xs.map((x) => Math.round(x));
+    expect(round(sr)).toEqual(
+      quoted(
+        "Seeded tests (`test/statistical*.test.ts`, seeds 0-9, T = 10^4, `arena2025-paper`): StageRoute pseudo-regret",
+      ),
+    );
+    expect(round(sr)).toEqual(quoted("worse than greedy at L = 1000; padded,"));
+    expect(round(greedy.slice(0, 4))).toEqual(quoted(" and greedy"));
+    expect(round(literal)).toEqual(quoted("with the literal support, the simulation's regret is"));
+    expect(round(library)).toEqual(quoted("the library default gives other numbers there (regret"));
+    const [opt6, opt3] = [opt[0] as number, opt[3] as number];
+    for (const i of [1, 2, 4]) expect(opt[i]).toBeCloseTo(opt6, 6);
+    expect(text).toContain(`against OPT* = ${opt6.toFixed(1)} (${opt3.toFixed(1)} for M_max = 3)`);
+    expect(text).toContain(`average cost ${Math.min(...cost).toFixed(2)}-${Math.max(...cost).toFixed(2)} (b = 2)`);
+  });
+
+  it("RouterBench surrogate: average and paced spend, paced within 0.2% of b T, raw units overspend", () => {
+    const T = 36_497;
+    const env = routerBenchSurrogate({ oracle: stageValue, maxDeployed: 6, stageLength: 500 });
+    const options: StageRouteOptions = {
+      arms: env.initialArms,
+      budget: 0.0002,
+      maxDeployed: 6,
+      stageLength: 500,
+      maxShare: env.maxShares,
+      minCost: 1e-5,
+      maxCost: 0.05,
+    };
+    const spend = (extra: Partial<StageRouteOptions>, n: number) =>
+      SEEDS.slice(0, n).map(
+        (s) => run(env, (rng) => new StageRoute({ ...options, ...extra, rng }), T, s).avgCost / 0.0002,
+      );
+    const avg = mean(spend({}, 10));
+    const paced = spend({ budgetMode: "paced", horizon: T }, 10);
+    const raw = mean(spend({ costUnit: 1 }, 3));
+    expect(text).toContain(`${avg.toFixed(2)} b average mode, ${Math.max(...paced).toFixed(4)} b paced`);
+    for (const p of paced) expect(Math.abs(p - 1)).toBeLessThanOrEqual(0.002);
+    expect(text).toContain("ends within 0.2% of b T");
+    expect(text).toContain(`the router spends far above b (${raw.toFixed(1)} b in RouteKit's seeded test`);
+  });
+});
+
+function errCode(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (e) {
+    return (e as { code?: string }).code ?? `untyped: ${String(e)}`;
+  }
+  return undefined;
+}
+
+describe("README promises (options table, errors, how it works)", () => {
+  const req = { arms: ["a", "b"], budget: 1, maxDeployed: 2, stageLength: 10 };
+  const snap = (p: StageRoute) => JSON.stringify(p.toJSON());
+
+  it("defaults as in the options table; arms may be empty; the range ends are accepted", () => {
+    const c = new StageRoute(req).config;
+    expect(c).toMatchObject({
+      maxShareDefault: 1,
+      exploration: 0.2,
+      minCost: 0,
+      maxCost: Number.POSITIVE_INFINITY,
+      costUnit: 1,
+      costUnitMode: "budget",
+      priorReward: 1,
+      priorCost: 0,
+      initialPulls: 1,
+      estimator: "mean",
+      fillSlots: true,
+      tieBreak: "random",
+      enumLimit: 50_000,
+      budgetMode: "average",
+      horizon: 0,
+    });
+    expect(new StageRoute({ ...req, budget: 0.25 }).config.costUnit).toBe(0.25);
+    expect(new StageRoute({ ...req, minCost: 0.3 }).config.priorCost).toBe(0.3);
+    expect((new StageRoute(req).toJSON().state as { maxPending: number }).maxPending).toBe(100_000);
+    expect(new StageRoute({ ...req, arms: [] }).arms).toEqual([]);
+    for (const o of [
+      { budget: 1e-100 },
+      { costUnit: 1e-100 },
+      { maxShare: 1 },
+      { maxShare: 0.5 },
+      { exploration: 0 },
+      { maxDeployed: 1 },
+      { stageLength: 1 },
+      { budgetMode: "paced" as const, horizon: 1 },
+    ]) {
+      const p = new StageRoute({ ...req, ...o });
+      expect(errCode(() => p.update(p.select(), { reward: 1, cost: 1e-100 }))).toBeUndefined();
+    }
+  });
+
+  it("maxShare: a record leaves unnamed models at 1; addArm(id, { maxShare }) sets a model's own cap", () => {
+    const p = new StageRoute({ ...req, maxShare: { a: 0.5 } });
+    expect([p.stats("a").maxShare, p.stats("b").maxShare]).toEqual([0.5, 1]);
+    p.addArm("c", { maxShare: 0.25 });
+    expect(p.stats("c").maxShare).toBe(0.25);
+  });
+
+  it("seed defaults to 0 and rng wins over seed", () => {
+    const arms = (p: StageRoute) => Array.from({ length: 50 }, () => p.select().arm).join();
+    expect(arms(new StageRoute(req))).toBe(arms(new StageRoute({ ...req, seed: 0 })));
+    expect(arms(new StageRoute({ ...req, seed: 5, rng: Rng.fromSeed(9) }))).toBe(
+      arms(new StageRoute({ ...req, seed: 9 })),
+    );
+  });
+
+  it("maxPending: the oldest pending decision is dropped beyond it", () => {
+    const p = new StageRoute({ ...req, maxPending: 2 });
+    const [d1, d2, d3] = [p.select(), p.select(), p.select()];
+    expect(errCode(() => p.update(d1, { reward: 1, cost: 0.5 }))).toBe("DECISION_EXPIRED");
+    p.update(d2, { reward: 1, cost: 0.5 });
+    p.update(d3, { reward: 1, cost: 0.5 });
+  });
+
+  it("removeArm that leaves caps unable to carry all traffic: INFEASIBLE_BUDGET, nothing changes", () => {
+    const p = new StageRoute({ ...req, arms: ["a", "b", "c"], maxShare: 0.5 });
+    p.update(p.select(), { reward: 1, cost: 0.5 });
+    p.removeArm("c");
+    const before = snap(p);
+    expect(errCode(() => p.removeArm("a"))).toBe("INFEASIBLE_BUDGET");
+    expect(snap(p)).toBe(before);
+  });
+
+  it("feedback for a removed model is accepted and ignored (update and learn)", () => {
+    const p = new StageRoute({ ...req, arms: ["c", "a", "b"], maxDeployed: 3, stageLength: 2, maxShare: { c: 0.5 } });
+    const ds = Array.from({ length: 30 }, () => p.select());
+    const gone = ds.find((d) => d.arm === "c") as ArmDecision;
+    const record = p.decisionRecord(gone);
+    p.removeArm("c");
+    const before = p.toJSON().state as Record<string, unknown>;
+    p.update(gone, { reward: 1, cost: 0.5 });
+    p.learn({ ...record, feedback: { reward: 1, cost: 0.5 } });
+    const after = p.toJSON().state as Record<string, unknown>;
+    // Only the ledger (the settled decision) changed: no statistics, no stage clock.
+    expect(JSON.stringify({ ...after, ledger: null })).toBe(JSON.stringify({ ...before, ledger: null }));
+    expect(p.rounds).toBe(0);
+  });
+
+  it("a model added before any feedback of the stage that just began joins it at once; later ones wait", () => {
+    const p = new StageRoute({ ...req, maxDeployed: 3, stageLength: 4 });
+    for (let t = 0; t < 4; t++) p.update(p.select(), { reward: 0.5, cost: 0.5 });
+    p.addArm("c");
+    expect(p.deployedArms).toContain("c");
+    p.update(p.select(), { reward: 0.5, cost: 0.5 });
+    p.addArm("d");
+    expect(p.deployedArms).not.toContain("d");
+  });
+
+  it("initialPulls: a model keeps its prior bounds for that many plays", () => {
+    const p = new StageRoute({ ...req, initialPulls: 3, minCost: 0.1 });
+    const learnA = () =>
+      p.learn({
+        v: 1,
+        kind: "log",
+        protocol: "arm",
+        id: "x",
+        decision: { arm: "a", context: null },
+        feedback: { reward: 0, cost: 0.9 },
+      });
+    learnA();
+    learnA();
+    expect([p.stats("a").ucb, p.stats("a").lcb]).toEqual([1, 0.1]);
+    learnA();
+    expect(p.stats("a").ucb).toBeLessThan(1);
+    expect(p.stats("a").lcb).toBeGreaterThan(0.1);
+    expect(p.stats("a")).toMatchObject({ plays: 3, meanReward: 0, maxShare: 1 });
+    expect(p.stats("a").meanCost).toBeCloseTo(0.9, 12);
+  });
+
+  it("RouteOPT ties: by cost, then reward, then arrival order", () => {
+    const s = new RouteSolver(4);
+    const out = new Float64Array(4);
+    s.solve([0.5, 0.5], [0.2, 0.1], [1, 1], 2, 1, out);
+    expect([...out.slice(0, 2)]).toEqual([0, 1]);
+    s.solve([0.5, 0.5, 0.5], [0.1, 0.1, 0.1], [1, 1, 1], 3, 1, out);
+    expect([...out.slice(0, 3)]).toEqual([1, 0, 0]);
+  });
+
+  it("DeployOPT takes the relaxation whenever maxDeployed >= floor(1 / min cap) + 2 (500 random pools)", () => {
+    const rng = Rng.fromSeed(4);
+    const solver = new DeploySolver(0);
+    for (let t = 0; t < 500; t++) {
+      const n = 4 + rng.int(12);
+      const u = Array.from({ length: n }, () => Math.round(rng.uniform() * 10) / 10);
+      const c = Array.from({ length: n }, () => 0.05 + Math.round(rng.uniform() * 10) / 10);
+      const a = Array.from({ length: n }, () => [0.25, 0.34, 0.5, 1][rng.int(4)] as number);
+      const s = Math.floor(1 / Math.min(...a)) + 2;
+      if (s > n) continue;
+      const order = Int32Array.from({ length: n }, (_, i) => i);
+      expect(solver.solve(u, c, a, n, 0.2 + rng.uniform() * 0.6, s, order).method).toBe("relaxation");
+    }
+  });
+
+  it("a budget below every model's cost: DeployOPT relaxes it, routing falls back to the cheapest fill and counts it", () => {
+    const p = new StageRoute({ ...req, budget: 0.1, minCost: 0.2, costUnit: 1 });
+    expect(p.deployment?.status).toBe("budget-relaxed");
+    const before = p.fallbackRounds;
+    p.update(p.select(), { reward: 1, cost: 0.3 });
+    expect(p.fallbackRounds).toBe(before + 1);
+    const o = new StageOracle({
+      ...req,
+      budget: 0.1,
+      means: { a: { reward: 1, cost: 0.5 }, b: { reward: 0, cost: 0.2 } },
+    });
+    expect(o.deployment?.status).toBe("budget-relaxed");
+    expect(o.routing()).toEqual({ b: 1 });
+  });
+
+  it("routing() changes nothing", () => {
+    const p = new StageRoute({ ...req, budget: 0.1, minCost: 0.2, costUnit: 1 });
+    const before = [snap(p), p.fallbackRounds, p.routeStatus];
+    p.routing();
+    expect([snap(p), p.fallbackRounds, p.routeStatus]).toEqual(before);
+  });
+
+  it("no LP or MIP library at run time: the package depends on RouteKit packages only", () => {
+    const pkg = JSON.parse(readFileSync(fileURLToPath(new URL("../package.json", import.meta.url)), "utf8"));
+    expect(Object.keys(pkg.dependencies).every((d: string) => d.startsWith("@routekit/"))).toBe(true);
   });
 });

@@ -50,6 +50,7 @@ export {
   checkConcurrentAssortment,
   checkConcurrentCascade,
 } from "./concurrency.js";
+export { checkHostileArm, checkHostileAssortment, checkHostileCascade, hostileValues } from "./hostile.js";
 export {
   decodeAt,
   describeError,
@@ -80,6 +81,7 @@ export {
   checkLearnEqualsUpdateAssortment,
   checkMaxPendingArm,
   checkMaxPendingAssortment,
+  checkMaxPendingCascade,
   checkMaxPendingRestore,
   checkReAddWithPending,
   HOSTILE_IDS,
@@ -88,6 +90,7 @@ export {
   bitFlipCorruptions,
   type Corruption,
   checkCorruptions,
+  checkRestoreFromForeignObjects,
   corruptSnapshot,
   resealSnapshot,
 } from "./snapshots.js";

@@ -11,6 +11,7 @@ import type { ArmPolicy, AssortmentPolicy, CascadePolicy, PolicyBase } from "../
 import { Rng } from "../rng.js";
 import type { Snapshot } from "../snapshot.js";
 import { ContractViolation, checkState, Trace } from "./check.js";
+import { hostileValues } from "./hostile.js";
 import { describeError, show } from "./inspect.js";
 
 /**
@@ -38,6 +39,11 @@ export interface NumericOptionRange {
   readonly openMin?: boolean;
   readonly openMax?: boolean;
   readonly integer?: boolean;
+  /**
+   * The option also takes a plain object (a per-arm map such as stageroute's `maxShare`): an empty object without
+   * a prototype is then a valid, empty map and is not expected to be refused.
+   */
+  readonly alsoObject?: boolean;
 }
 
 /** What the construction checks need from a spec (both protocols). */
@@ -215,6 +221,11 @@ export function checkOptionRanges<P extends PolicyBase>(spec: ConstructSpec<P>):
     }
     refused(spec, `option ${r.name}: "1" (a string)`, { ...base, [r.name]: "1" }, ["INVALID_ARGUMENT"]);
     checked += 4;
+    for (const [what, v] of hostileValues()) {
+      if (r.alsoObject && typeof v === "object" && v !== null && Object.getPrototypeOf(v) === null) continue;
+      refused(spec, `option ${r.name}: ${what}`, { ...base, [r.name]: v }, ["INVALID_ARGUMENT"]);
+      checked++;
+    }
   }
   return checked;
 }
@@ -261,6 +272,7 @@ function checkOptionChoices<P extends PolicyBase>(spec: ConstructSpec<P>, r: Opt
   }
   if (r.values.some((v) => typeof v === "string")) bad.push("no-such-value", true);
   else bad.push("yes");
+  for (const [, v] of hostileValues()) bad.push(v);
   for (const v of bad) {
     if (r.values.includes(v as string | boolean)) continue;
     refused(spec, `option ${r.name}: ${show(v)} (not one of its documented values)`, { ...base, [r.name]: v }, [
@@ -314,6 +326,10 @@ export function checkMisuse<P extends PolicyBase>(spec: ConstructSpec<P>): numbe
       ['arms: ["", "b"]', { ...base, arms: ["", "b"] }, ["INVALID_ARGUMENT"]],
       ['arms: ["a", "a"]', { ...base, arms: ["a", "a"] }, ["DUPLICATE_ARM", "INVALID_ARGUMENT"]],
     );
+    for (const [what, v] of hostileValues()) {
+      cases.push([`arms: [${what}]`, { ...base, arms: [v, "b"] }, ["INVALID_ARGUMENT"]]);
+      cases.push([`arms: ${what}`, { ...base, arms: v }, ["INVALID_ARGUMENT"]]);
+    }
   }
   if (typeof base.contextDim === "number") {
     cases.push(
@@ -322,6 +338,13 @@ export function checkMisuse<P extends PolicyBase>(spec: ConstructSpec<P>): numbe
       ["contextDim: -1", { ...base, contextDim: -1 }, ["OUT_OF_RANGE"]],
       ["contextDim: 1e9", { ...base, contextDim: 1e9 }, ["OUT_OF_RANGE"]],
     );
+    for (const [what, v] of hostileValues())
+      cases.push([`contextDim: ${what}`, { ...base, contextDim: v }, ["INVALID_ARGUMENT"]]);
+  }
+  for (const [what, v] of hostileValues()) {
+    cases.push([`maxPending: ${what}`, { ...base, maxPending: v }, ["INVALID_ARGUMENT"]]);
+    cases.push([`seed: ${what}`, { ...base, seed: v }, ["INVALID_ARGUMENT"]]);
+    cases.push([`options = ${what}`, v, ["INVALID_ARGUMENT"]]);
   }
   for (const [what, options, codes] of cases) refused(spec, what, options, codes);
   // Getter-backed arms that read differently the second time: the policy reads once, or refuses.

@@ -4,16 +4,25 @@
  *   bit for bit, with late and out-of-order feedback, arm removal and re-adding of the same id;
  * - late feedback for a removed arm is accepted and ignored even after an arm of the same id is re-added;
  * - hostile arm ids (`__proto__`, `constructor`, `toString`, very long, unicode) are ordinary ids;
- * - maxPending, small or large, survives a snapshot: the restored policy expires exactly what the original does.
+ * - maxPending, small or large, survives a snapshot: the restored policy expires exactly what the original does
+ *   (for cascades the pending items are open episodes: begun, not yet given feedback).
  */
 
 import { RouteKitError } from "../errors.js";
 import type { ArmEvent } from "../events.js";
-import type { ArmDecision, ArmPolicy, AssortmentDecision, AssortmentPolicy, PolicyBase } from "../protocols.js";
+import type {
+  ArmDecision,
+  ArmPolicy,
+  AssortmentDecision,
+  AssortmentPolicy,
+  CascadePolicy,
+  PolicyBase,
+} from "../protocols.js";
 import { Rng } from "../rng.js";
 import type { Snapshot } from "../snapshot.js";
 import type { ArmPolicySpec } from "./arm.js";
 import type { AssortmentPolicySpec } from "./assortment.js";
+import type { CascadePolicySpec } from "./cascade.js";
 import { checkState, Trace } from "./check.js";
 import { describeError, show } from "./inspect.js";
 
@@ -349,6 +358,39 @@ export function checkMaxPendingAssortment(
       update: (d) => {
         const dd = d as AssortmentDecision;
         p.update(dd, { choice: dd.items[0] ?? null });
+      },
+    }),
+  );
+}
+
+/**
+ * checkMaxPendingRestore for a cascade spec with a raw constructor: "select" begins an episode, "update" plays
+ * it to the end (next and observe until stop, choose, feedback), so an episode dropped for maxPending fails at
+ * its first next() with DECISION_EXPIRED in the original and the restored policy alike.
+ */
+export function checkMaxPendingCascade(spec: CascadePolicySpec): void {
+  if (!spec.construct) return;
+  const build = spec.construct;
+  const box = (rng: Rng, n: number) => {
+    const v = new Float64Array(n);
+    for (let i = 0; i < n; i++) v[i] = rng.uniformIn(-1, 1);
+    return v;
+  };
+  checkMaxPendingRestore(
+    spec.name,
+    (maxPending) => build({ ...spec.baseOptions, maxPending }),
+    (s) => spec.restore(s),
+    (p: CascadePolicy, rng) => ({
+      select: () => p.begin(box(rng, p.contextDim)),
+      update: (d) => {
+        const e = d as string;
+        for (let k = 0; k < p.arms.length; k++) {
+          const step = p.next(e);
+          if ("stop" in step) break;
+          p.observe(e, step.query, box(rng, p.outputDim), 0.01 + 0.5 * rng.uniform());
+        }
+        p.choose(e);
+        p.feedback(e, rng.uniform());
       },
     }),
   );

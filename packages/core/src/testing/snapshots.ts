@@ -232,3 +232,52 @@ export function checkCorruptions<P extends PolicyBase>(
   }
   return tally;
 }
+
+/** A deep copy of JSON data whose objects have no prototype (as some JSON parsers and revivers produce). */
+function nullPrototypeCopy(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(nullPrototypeCopy);
+  if (v === null || typeof v !== "object") return v;
+  const out = Object.create(null) as Record<string, unknown>;
+  for (const [k, x] of Object.entries(v)) out[k] = nullPrototypeCopy(x);
+  return out;
+}
+
+/** A deep copy of JSON data with every object and array frozen (fromJSON must not write to its input). */
+function frozenCopy(v: unknown): unknown {
+  if (v === null || typeof v !== "object") return v;
+  const out: unknown = Array.isArray(v)
+    ? v.map(frozenCopy)
+    : Object.fromEntries(Object.entries(v).map(([k, x]) => [k, frozenCopy(x)]));
+  return Object.freeze(out);
+}
+
+/**
+ * A snapshot restores to the same state (bit for bit) from the forms it takes on its way back from storage: a
+ * JSON round trip, a structuredClone, a deep copy whose objects have no prototype, and a deeply frozen copy; and
+ * restoring does not write to the object it was given.
+ */
+export function checkRestoreFromForeignObjects<P extends PolicyBase>(
+  name: string,
+  policy: P,
+  restore: (s: Snapshot) => P,
+): number {
+  const text = JSON.stringify(policy.toJSON());
+  const forms: [string, () => unknown][] = [
+    ["a JSON round trip", () => JSON.parse(text)],
+    ["a structuredClone", () => structuredClone(policy.toJSON())],
+    ["a deep copy whose objects have no prototype", () => nullPrototypeCopy(JSON.parse(text))],
+    ["a deeply frozen copy", () => frozenCopy(JSON.parse(text))],
+  ];
+  for (const [what, make] of forms) {
+    const input = make();
+    let restored: P;
+    try {
+      restored = restore(input as Snapshot);
+    } catch (e) {
+      throw new ContractViolation(`${name}: fromJSON of ${what} threw ${describeError(e)}`);
+    }
+    if (JSON.stringify(restored.toJSON()) !== text) throw new ContractViolation(`${name}: fromJSON of ${what} differs`);
+    if (JSON.stringify(input) !== text) throw new ContractViolation(`${name}: fromJSON wrote to ${what}`);
+  }
+  return forms.length;
+}

@@ -1,9 +1,9 @@
-import { ErrorCode, RouteKitError } from "@routekit/core";
+import { describe, ErrorCode, RouteKitError } from "@routekit/core";
 
 /** Throws INVALID_ARGUMENT unless `v` is a finite number satisfying `ok`. */
 export function checkNumber(v: unknown, what: string, ok: (v: number) => boolean, expected: string): number {
   if (typeof v !== "number" || !Number.isFinite(v) || !ok(v)) {
-    throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be ${expected}, got ${String(v)}`);
+    throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be ${expected}, got ${describe(v)}`);
   }
   return v;
 }
@@ -17,7 +17,7 @@ export function armIds(given: readonly string[] | undefined, k: number, what: st
   const seen = new Set<string>();
   for (const id of given) {
     if (typeof id !== "string" || id.length === 0) {
-      throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must hold non-empty strings, got ${String(id)}`);
+      throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must hold non-empty strings, got ${describe(id)}`);
     }
     if (seen.has(id)) throw new RouteKitError(ErrorCode.DuplicateArm, `${what} lists arm "${id}" twice`);
     seen.add(id);

@@ -2,6 +2,7 @@ import {
   type ArmEnvironment,
   type ArmFeedback,
   type ArmRound,
+  describe,
   ErrorCode,
   type Rng,
   RouteKitError,
@@ -54,7 +55,7 @@ export class StochasticBandit implements ArmEnvironment {
     if (this.rewards !== "bernoulli" && this.rewards !== "gaussian") {
       throw new RouteKitError(
         ErrorCode.InvalidArgument,
-        `option rewards must be "bernoulli" or "gaussian", got ${String(this.rewards)}`,
+        `option rewards must be "bernoulli" or "gaussian", got ${describe(this.rewards)}`,
       );
     }
     this.noiseSd = checkNumber(options.noiseSd ?? 0.5, "option noiseSd", (v) => v >= 0, "a finite number >= 0");

@@ -1,4 +1,4 @@
-import { assertInRange, assertInt, assertPositive, ErrorCode, type Rng, RouteKitError } from "@routekit/core";
+import { assertInRange, assertInt, assertPositive, describe, ErrorCode, type Rng, RouteKitError } from "@routekit/core";
 import { orthonormalRows, queryNearSubspace, RoutingEnvironment, type RoutingEnvironmentOptions } from "./common.js";
 
 export interface PlantedQuadraticOptions extends RoutingEnvironmentOptions {
@@ -54,7 +54,7 @@ export class PlantedQuadraticEnvironment extends RoutingEnvironment {
     if (this.planted !== "ambient" && this.planted !== "query") {
       throw new RouteKitError(
         ErrorCode.InvalidArgument,
-        `option planted must be "ambient" or "query", got ${String(this.planted)}`,
+        `option planted must be "ambient" or "query", got ${describe(this.planted)}`,
       );
     }
     if (this.planted === "query" && this.querySubspace < 2 * this.latentRank) {

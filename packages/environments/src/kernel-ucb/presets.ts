@@ -1,4 +1,4 @@
-import { ErrorCode, RouteKitError } from "@routekit/core";
+import { describe, ErrorCode, RouteKitError } from "@routekit/core";
 import { type PromptPoolConfig, PromptPoolEnvironment, type PromptSampling } from "./prompt-pool.js";
 
 /**
@@ -316,7 +316,7 @@ export function promptPoolConfig(preset: PromptPoolPreset, o: PresetOverrides = 
     default:
       throw new RouteKitError(
         ErrorCode.InvalidArgument,
-        `unknown prompt-pool preset "${String(preset)}" (known: ${promptPoolPresets.join(", ")})`,
+        `unknown prompt-pool preset ${describe(preset)} (known: ${promptPoolPresets.join(", ")})`,
       );
   }
 }

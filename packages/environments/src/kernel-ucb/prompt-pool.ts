@@ -4,6 +4,7 @@ import {
   type ArmRound,
   assertFinite,
   assertInt,
+  describe,
   ErrorCode,
   type Rng,
   RouteKitError,
@@ -153,7 +154,7 @@ export class PromptPoolEnvironment implements ArmEnvironment {
     if (sampling !== "fresh" && sampling !== "pool") {
       throw new RouteKitError(
         ErrorCode.InvalidArgument,
-        `sampling must be "fresh" or "pool", got "${String(sampling)}"`,
+        `sampling must be "fresh" or "pool", got ${describe(sampling)}`,
       );
     }
     this.sampling = sampling;

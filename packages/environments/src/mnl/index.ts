@@ -8,6 +8,7 @@ import {
   type AssortmentQuery,
   assertInt,
   assertPositive,
+  describe,
   ErrorCode,
   type Rng,
   RouteKitError,
@@ -175,7 +176,7 @@ export class ContextualMnlEnvironment implements AssortmentEnvironment {
     for (let j = 0; j < items.length; j++) {
       const i = items[j] as number;
       if (!Number.isInteger(i) || i < 0 || i >= this.numItems)
-        throw new RouteKitError(ErrorCode.OutOfRange, `item ${String(i)} is not in [0, ${this.numItems})`);
+        throw new RouteKitError(ErrorCode.OutOfRange, `item ${describe(i)} is not in [0, ${this.numItems})`);
       for (let k = 0; k < j; k++)
         if (items[k] === i) throw new RouteKitError(ErrorCode.InvalidArgument, `item ${i} is offered twice`);
     }

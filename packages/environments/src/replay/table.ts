@@ -1,4 +1,4 @@
-import { ErrorCode, RouteKitError } from "@routekit/core";
+import { describe, ErrorCode, RouteKitError } from "@routekit/core";
 import { type FeaturizerConfig, type FeaturizerOptions, HashingFeaturizer } from "./featurizer.js";
 
 /** One problem found in the input, by 1-based line number of the file. */
@@ -345,14 +345,14 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
   if (format !== "jsonl" && format !== "csv") {
     throw new RouteKitError(
       ErrorCode.InvalidArgument,
-      `format must be "auto", "jsonl" or "csv", got "${String(format)}"`,
+      `format must be "auto", "jsonl" or "csv", got ${describe(format)}`,
     );
   }
   const ctxOpt = options.context ?? "auto";
   if (ctxOpt !== "auto" && ctxOpt !== "text" && ctxOpt !== "embedding") {
     throw new RouteKitError(
       ErrorCode.InvalidArgument,
-      `context must be "auto", "text" or "embedding", got "${String(ctxOpt)}"`,
+      `context must be "auto", "text" or "embedding", got ${describe(ctxOpt)}`,
     );
   }
   const records =

@@ -207,11 +207,8 @@ export class StagedCostBandit implements ArmEnvironment {
 
   /** Capacity caps by model id (for a policy's `maxShare` option). */
   get maxShares(): Record<string, number> {
-    const out: Record<string, number> = {};
-    this.ids.forEach((id, i) => {
-      out[id] = this.caps[i] as number;
-    });
-    return out;
+    // fromEntries defines own properties: an id such as "__proto__" is a key like any other.
+    return Object.fromEntries(this.ids.map((id, i) => [id, this.caps[i] as number]));
   }
 
   reset(rng: Rng): void {

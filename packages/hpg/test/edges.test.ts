@@ -1,0 +1,123 @@
+/**
+ * Edge inputs found by an adversarial audit: integer options beyond 2^53, option values at the far end
+ * of their documented ranges, and queries whose squared norm under- or overflows.
+ */
+import { ErrorCode, isRouteKitError, Rng } from "@routekit/core";
+import { describe, expect, it } from "vitest";
+import { EuclideanPg, Hpg, ParameterFreeHpg } from "../src/index.js";
+import { unitVector } from "./helpers.js";
+import { type AnyRouter, routers } from "./policies.js";
+
+const ARMS = ["a", "b", "c"];
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (e) {
+    expect(isRouteKitError(e), String(e)).toBe(true);
+    return (e as { code: string }).code;
+  }
+  return undefined;
+}
+
+function run(p: AnyRouter, rounds: number, d: number, seed = 2): void {
+  const rng = Rng.fromSeed(seed);
+  for (let t = 0; t < rounds; t++) {
+    const dec = p.select(unitVector(rng, d));
+    p.update(dec, { reward: 2 * rng.uniform() - 1 });
+  }
+}
+
+describe.each(routers)("%s: integer options", (_name, make, restore) => {
+  it("a horizon above 2^53 - 1 is OUT_OF_RANGE; the largest safe one snapshots and restores", () => {
+    const mk = make as (o: Record<string, unknown>) => AnyRouter;
+    expect(codeOf(() => mk({ arms: ARMS, contextDim: 4, horizon: 2 ** 53 }))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => mk({ arms: ARMS, contextDim: 4, horizon: 1e308 }))).toBe(ErrorCode.OutOfRange);
+    const p = mk({ arms: ARMS, contextDim: 4, horizon: Number.MAX_SAFE_INTEGER, seed: 1 });
+    run(p, 20, 4);
+    const text = JSON.stringify(p.toJSON());
+    expect(JSON.stringify(restore(JSON.parse(text)).toJSON())).toBe(text);
+  });
+});
+
+describe.each([
+  ["hpg", Hpg],
+  ["parameter-free", ParameterFreeHpg],
+  ["euclidean-pg", EuclideanPg],
+] as const)("%s: maxRank and reorthEvery", (_name, C) => {
+  it("above 2^53 - 1 are OUT_OF_RANGE; the largest safe values snapshot and restore", () => {
+    for (const k of ["maxRank", "reorthEvery"]) {
+      expect(codeOf(() => new C({ arms: ARMS, contextDim: 4, [k]: 2 ** 53 }))).toBe(ErrorCode.OutOfRange);
+      const p = new C({ arms: ARMS, contextDim: 4, [k]: Number.MAX_SAFE_INTEGER, seed: 1 });
+      run(p as unknown as AnyRouter, 20, 4);
+      const text = JSON.stringify(p.toJSON());
+      expect(JSON.stringify((C.fromJSON(JSON.parse(text)) as { toJSON(): unknown }).toJSON())).toBe(text);
+    }
+  });
+});
+
+describe("the nuclear ball holds at the far end of the option ranges", () => {
+  const cases: [string, () => Hpg | EuclideanPg][] = [
+    ["Hpg beta 1e308", () => new Hpg({ arms: ARMS, contextDim: 4, seed: 1, beta: 1e308 })],
+    [
+      "Hpg beta 1e300, radius 1e-300",
+      () => new Hpg({ arms: ARMS, contextDim: 4, seed: 1, beta: 1e300, radius: 1e-300 }),
+    ],
+    ["Hpg stepSize 1e308", () => new Hpg({ arms: ARMS, contextDim: 4, seed: 1, stepSize: 1e308 })],
+    ["EuclideanPg stepSize 1e308", () => new EuclideanPg({ arms: ARMS, contextDim: 4, seed: 1, stepSize: 1e308 })],
+    ["EuclideanPg stepSize 1e20", () => new EuclideanPg({ arms: ARMS, contextDim: 4, seed: 1, stepSize: 1e20 })],
+  ];
+  it.each(cases)(
+    "%s: |W|_* <= radius after every step, so |q^T W q| <= radius, and the snapshot restores",
+    (_n, mk) => {
+      const p = mk();
+      const rng = Rng.fromSeed(2);
+      for (let t = 0; t < 200; t++) {
+        const q = unitVector(rng, 4);
+        const dec = p.select(q);
+        p.update(dec, { reward: 2 * rng.uniform() - 1 });
+        if (p instanceof Hpg)
+          for (const s of p.spectra()) expect(s.nuclearNorm).toBeLessThanOrEqual(p.radius * (1 + 1e-9));
+        // The README's promise: routing is never sharper than a factor e^(2 radius) between two models.
+        const pi = Array.from(p.probabilities(q));
+        for (const v of pi) expect(Number.isFinite(v) && v > 0).toBe(true);
+        expect(Math.max(...pi) / Math.min(...pi)).toBeLessThanOrEqual(Math.exp(2 * p.radius) * (1 + 1e-9));
+      }
+      const text = JSON.stringify(p.toJSON());
+      const C = p instanceof Hpg ? Hpg : EuclideanPg;
+      expect(JSON.stringify(C.fromJSON(JSON.parse(text)).toJSON())).toBe(text);
+    },
+  );
+});
+
+describe.each(routers)("%s: normalizeContext on queries whose squared norm leaves the double range", (_n, make) => {
+  it("scales 1e-200 and 1e200 queries to the unit vector they point along", () => {
+    const mk = make as (o: Record<string, unknown>) => AnyRouter;
+    const p = mk({ arms: ARMS, contextDim: 4, seed: 1, normalizeContext: true });
+    run(p, 50, 4);
+    const before = JSON.stringify(p.toJSON());
+    const unit = Array.from(p.probabilities(Float64Array.of(0.6, -0.8, 0, 0)));
+    for (const s of [1e-200, 1e200, 1e-300, 1e308]) {
+      const q = Float64Array.of(0.6 * s, -0.8 * s, 0, 0);
+      const pi = Array.from(p.probabilities(q));
+      for (let i = 0; i < pi.length; i++) expect(pi[i]).toBeCloseTo(unit[i] as number, 12);
+    }
+    expect(JSON.stringify(p.toJSON())).toBe(before);
+    expect(codeOf(() => p.select(new Float64Array(4)))).toBe(ErrorCode.OutOfRange);
+    expect(JSON.stringify(p.toJSON())).toBe(before);
+  });
+});
+
+describe.each(routers)("%s: the unit-ball boundary", (_n, make) => {
+  it("accepts norm exactly 1 (and 1 + 1e-9 of rounding), rejects 1 + 1e-8 with OUT_OF_RANGE and changes nothing", () => {
+    const p = make({ arms: ARMS, contextDim: 4, seed: 1 });
+    run(p, 30, 4);
+    p.discard(p.select(Float64Array.of(0, 0, -1, 0)));
+    p.discard(p.select(Float64Array.of(0.6, 0.8, 0, 0)));
+    p.discard(p.select(Float64Array.of(1 + 1e-9, 0, 0, 0)));
+    const before = JSON.stringify(p.toJSON());
+    expect(codeOf(() => p.select(Float64Array.of(0, 1 + 1e-8, 0, 0)))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => p.probabilities(Float64Array.of(0, 1 + 1e-8, 0, 0)))).toBe(ErrorCode.OutOfRange);
+    expect(JSON.stringify(p.toJSON())).toBe(before);
+  });
+});

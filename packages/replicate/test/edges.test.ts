@@ -1,0 +1,118 @@
+/**
+ * Bad input found by an adversarial audit, against a real redis-server: typed errors at the call, and
+ * nothing written or changed when a call throws.
+ */
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { LinUCBDisjoint } from "@routekit/classic";
+import { ErrorCode, isRouteKitError, type Snapshot } from "@routekit/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Replica, type ReplicaOptions } from "../src/index.js";
+import { type RedisServer, startRedisServer } from "../src/server.js";
+
+const ARMS = ["small", "medium", "large"];
+const create = () => new LinUCBDisjoint({ arms: ARMS, contextDim: 3, seed: 1 });
+const restore = (s: Snapshot) => LinUCBDisjoint.fromJSON(s);
+
+let server: RedisServer;
+beforeAll(async () => {
+  server = await startRedisServer();
+}, 600_000);
+afterAll(async () => {
+  await server?.stop({ removeData: true });
+});
+
+function opts(stream: string, replicaId: string, extra: Record<string, unknown> = {}) {
+  return {
+    redis: server.url,
+    stream,
+    replicaId,
+    create,
+    restore,
+    blockMs: 50,
+    ...extra,
+  } as ReplicaOptions<LinUCBDisjoint>;
+}
+
+async function codeOf(fn: () => unknown): Promise<string | undefined> {
+  try {
+    await fn();
+  } catch (e) {
+    expect(isRouteKitError(e), String(e)).toBe(true);
+    return (e as { code: string }).code;
+  }
+  return undefined;
+}
+
+describe("options", () => {
+  it("follow the error-code rule: wrong type INVALID_ARGUMENT, NaN NON_FINITE, out of range OUT_OF_RANGE", async () => {
+    const start = (extra: Record<string, unknown>) => () => Replica.start(opts("edges:opts", "gw", extra));
+    expect(await codeOf(start({ snapshotEvery: "5" }))).toBe(ErrorCode.InvalidArgument);
+    expect(await codeOf(start({ blockMs: Number.NaN }))).toBe(ErrorCode.NonFinite);
+    expect(await codeOf(start({ maxBuffered: Number.POSITIVE_INFINITY }))).toBe(ErrorCode.NonFinite);
+    expect(await codeOf(start({ joinCapacity: 0 }))).toBe(ErrorCode.OutOfRange);
+    expect(await codeOf(start({ snapshotEvery: 1.5 }))).toBe(ErrorCode.OutOfRange);
+    expect(await codeOf(start({ redis: 6379 }))).toBe(ErrorCode.InvalidArgument);
+    expect(await codeOf(start({ replicaId: "gw 1" }))).toBe(ErrorCode.InvalidArgument);
+    expect(await codeOf(start({ stream: "a~b" }))).toBe(ErrorCode.InvalidArgument);
+  });
+
+  // Runs the built package (dist), as the cluster test's replica processes do.
+  it("a start against an unreachable Redis rejects and leaves no connection keeping the process alive", () => {
+    const script = `
+      import { LinUCBDisjoint } from "@routekit/classic";
+      import { Replica } from "${new URL("../dist/index.js", import.meta.url).href}";
+      const create = () => new LinUCBDisjoint({ arms: ["a", "b"], contextDim: 3, seed: 1 });
+      Replica.start({ redis: "redis://127.0.0.1:1", stream: "s", replicaId: "x", create, restore: create })
+        .then(() => console.log("started"), () => console.log("rejected"));`;
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+      encoding: "utf8",
+      timeout: 10_000,
+    });
+    expect(r.stdout.trim()).toBe("rejected");
+    expect(r.signal).toBeNull(); // exited by itself, not killed by the timeout
+    expect(r.status).toBe(0);
+  }, 30_000);
+});
+
+describe("calls on a running replica", () => {
+  it("feedback, addArm and removeArm check their input at the call; nothing is written when they throw", async () => {
+    const a = await Replica.start(opts("edges:odd:🦄{x}*?[]", "gw-a"));
+    try {
+      const d = a.select(Float64Array.of(0.1, 0.2, 0.3));
+      await a.flush();
+      await a.catchUp();
+      const before = a.learnedState();
+      const written = a.stats().counts.entries;
+      expect(await codeOf(() => a.feedback(d.id, { reward: Number.NaN }))).toBe(ErrorCode.NonFinite);
+      expect(await codeOf(() => a.feedback(d.id, { reward: 1, extra: [0, Number.POSITIVE_INFINITY] }))).toBe(
+        ErrorCode.NonFinite,
+      );
+      expect(await codeOf(() => a.feedback(d.id, { reward: 1n } as never))).toBe(ErrorCode.InvalidArgument);
+      expect(await codeOf(() => a.feedback(5 as never, { reward: 1 }))).toBe(ErrorCode.InvalidArgument);
+      expect(await codeOf(() => a.feedback("d1", { reward: 1 }))).toBe(ErrorCode.UnknownDecision);
+      expect(await codeOf(() => a.addArm(""))).toBe(ErrorCode.InvalidArgument);
+      expect(await codeOf(() => a.addArm(5 as never))).toBe(ErrorCode.InvalidArgument);
+      expect(await codeOf(() => a.removeArm(undefined as never))).toBe(ErrorCode.InvalidArgument);
+      expect(a.stats().buffered).toBe(0);
+      a.feedback(d.id, { reward: 0.5 }); // a stream key with odd characters works end to end
+      await a.flush();
+      await a.catchUp();
+      expect(a.stats().counts.entries).toBe(written + 1);
+      expect(a.stats().counts.learned).toBe(1);
+      expect(a.learnedState()).not.toBe(before);
+    } finally {
+      await a.close();
+    }
+  });
+
+  it("select on a closed replica throws INVALID_STATE and leaves the policy as it was", async () => {
+    const a = await Replica.start(opts("edges:closed", "gw-a"));
+    a.select(Float64Array.of(0.1, 0.2, 0.3));
+    await a.close();
+    const before = JSON.stringify(a.policy.toJSON());
+    expect(await codeOf(() => a.select(Float64Array.of(0.1, 0.2, 0.3)))).toBe(ErrorCode.InvalidState);
+    expect(JSON.stringify(a.policy.toJSON())).toBe(before);
+  });
+});
