@@ -98,7 +98,7 @@ export class Cosmos extends CascadePolicyBase {
 
   private theoryConstants(): TheoryConstants | null {
     const t = this.config.theory;
-    if (t === null) return null;
+    if (t === null || this.config.radiusMode !== "theory") return null;
     const R = this.config.indexBound;
     const iota = R * t.psiBound;
     const G = this.reward.link;

@@ -155,13 +155,20 @@ describe("radii at the ends of their options' ranges", () => {
   });
 });
 
-describe("options that would be silently ignored", () => {
-  it('theory constants without radiusMode "theory" are INVALID_ARGUMENT (they were dropped, and scaled radii used)', () => {
+describe("theory constants", () => {
+  it('are validated and kept in snapshots whenever given, and used only with radiusMode "theory"', () => {
     const o = { arms, contextDim: 2, outputDim: 2, rewardParameter: [1, 0] };
-    expect(() => new Cosmos({ ...o, theory: { kappa: 0.1 } })).toThrow(code("INVALID_ARGUMENT"));
-    expect(() => new Cosmos({ ...o, radiusMode: "scaled", theory: "x" as never })).toThrow(code("INVALID_ARGUMENT"));
-    expect(new Cosmos({ ...o, theory: null }).config.theory).toBeNull();
-    expect(new Cosmos({ ...o, radiusMode: "theory", theory: { kappa: 0.1 } }).config.theory?.kappa).toBe(0.1);
+    expect(() => new Cosmos({ ...o, theory: "x" as never })).toThrow(code("INVALID_ARGUMENT")); // was ignored
+    expect(() => new Cosmos({ ...o, theory: { kappa: -1 } })).toThrow(code("OUT_OF_RANGE")); // was ignored
+    const kept = new Cosmos({ ...o, theory: { kappa: 0.1 } });
+    expect(kept.config.theory?.kappa).toBe(0.1);
+    expect(Cosmos.fromJSON(JSON.parse(JSON.stringify(kept.toJSON()))).config.theory?.kappa).toBe(0.1);
+    const plain = new Cosmos(o);
+    for (const p of [kept, plain]) episode(p, [0.1, 0.2], [0.5, 0]);
+    expect(kept.indexRadius(0)).toBe(plain.indexRadius(0)); // scaled radii: the constants are not used
+    const theory = new Cosmos({ ...o, radiusMode: "theory", theory: { kappa: 0.1 } });
+    episode(theory, [0.1, 0.2], [0.5, 0]);
+    expect(theory.indexRadius(0)).toBeGreaterThan(100 * plain.indexRadius(0));
   });
 });
 
