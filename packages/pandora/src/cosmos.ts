@@ -11,6 +11,7 @@
  *   initialisation period) and a box added later is opened at its first episode.
  */
 import {
+  checkNumber,
   ErrorCode,
   type Json,
   makeSnapshot,
@@ -22,7 +23,7 @@ import {
   type Snapshot,
 } from "@routekit/core";
 import { BoxState } from "./box.js";
-import { CascadePolicyBase, type CascadeRecord } from "./episodes.js";
+import { CascadePolicyBase, type CascadeRecord, checkContext } from "./episodes.js";
 import { type IndexLink, indexLink, rewardLink } from "./links.js";
 import { IndexSolver } from "./loss.js";
 import {
@@ -97,7 +98,7 @@ export class Cosmos extends CascadePolicyBase {
 
   private theoryConstants(): TheoryConstants | null {
     const t = this.config.theory;
-    if (t === null) return null;
+    if (t === null || this.config.radiusMode !== "theory") return null;
     const R = this.config.indexBound;
     const iota = R * t.psiBound;
     const G = this.reward.link;
@@ -167,6 +168,7 @@ export class Cosmos extends CascadePolicyBase {
 
   /** The index radius of box i this period. */
   indexRadius(i: number): number {
+    checkNumber(i, "box position", { integer: true, min: 0, max: this.boxes.length - 1 });
     const box = this.boxes[i] as BoxState;
     const r = this.radiusInputs();
     const S = this.knownReward ? 0 : this.reward.frobenius(box.P);
@@ -199,6 +201,7 @@ export class Cosmos extends CascadePolicyBase {
 
   /** The optimistic indices sigma~ every live box would get for this context now (table order), and beta. */
   optimisticIndices(context: Float64Array): { sigma: Float64Array; beta: number } {
+    checkContext(context, this.config.contextDim);
     const sigma = new Float64Array(this.boxes.length);
     const beta = this.plan(Float64Array.from(context), sigma);
     return { sigma, beta };
@@ -207,6 +210,7 @@ export class Cosmos extends CascadePolicyBase {
   /** Point estimate of rho_a . psi(x) and the index sigma-hat_a(x) without optimism (for inspection). */
   estimatedIndex(arm: string, context: Float64Array): number {
     const box = this.boxes[this.table.indexOf(arm)] as BoxState;
+    checkContext(context, this.config.contextDim);
     const psi = this.toPsi(Float64Array.from(context));
     let z = 0;
     for (let k = 0; k < this.m; k++) z += (box.rho[k] as number) * (psi[k] as number);

@@ -57,6 +57,12 @@ function checkNorm(v: ArrayLike<number>, what: string, code: ErrorCode): void {
     throw new RouteKitError(code, `${what} has squared norm ${s}, expected <= ${MAX_SQUARED_NORM} (rescale it)`);
 }
 
+/** A request context as `begin` takes it: `dim` finite numbers of squared norm <= MAX_SQUARED_NORM. */
+export function checkContext(context: ArrayLike<number>, dim: number): void {
+  assertVector(context, dim, "context");
+  checkNorm(context, "context", ErrorCode.OutOfRange);
+}
+
 function checkMagnitude(v: number, what: string, min: number, code: ErrorCode): void {
   if (!(v >= min && v <= MAX_MAGNITUDE))
     throw new RouteKitError(code, `${what} must be in [${min}, ${MAX_MAGNITUDE}], got ${v}`);
@@ -180,8 +186,7 @@ export abstract class CascadePolicyBase implements CascadePolicy {
   }
 
   begin(context: Float64Array): string {
-    assertVector(context, this.contextDim, "context");
-    checkNorm(context, "context", ErrorCode.OutOfRange);
+    checkContext(context, this.contextDim);
     this.table.checkNotEmpty();
     const A = this.table.size;
     if (this.sigmaBuf.length < A) this.sigmaBuf = new Float64Array(2 * A);

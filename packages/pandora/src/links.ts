@@ -6,6 +6,7 @@
  * - the reward link G: R -> [0, 1], mu*(x, omega) = G(theta* . phi(x, omega)), with its derivative and
  *   antiderivative (the GLM log-likelihood is written with the antiderivative).
  */
+import { checkNumber, ErrorCode, RouteKitError } from "@routekit/core";
 
 /** Index link names: `tanh`; `logistic` = 2 sigmoid(s) - 1 = tanh(s / 2); `linear` = identity with tanh tails. */
 export type IndexLinkName = "tanh" | "logistic" | "linear";
@@ -70,7 +71,7 @@ const LOGISTIC: IndexLink = {
  * linear index of the paper's remark with a smooth flattening to +-1.
  */
 export function linearTailsLink(knee = 0.9): IndexLink {
-  if (!(knee > 0 && knee < 1)) throw new RangeError(`knee must be in (0, 1), got ${knee}`);
+  checkNumber(knee, "knee", { min: 0, max: 1, openMin: true, openMax: true });
   const b = knee;
   const w = 1 - b;
   return {
@@ -107,7 +108,11 @@ export function linearTailsLink(knee = 0.9): IndexLink {
 export function indexLink(name: IndexLinkName, knee = 0.9): IndexLink {
   if (name === "tanh") return TANH;
   if (name === "logistic") return LOGISTIC;
-  return linearTailsLink(knee);
+  if (name === "linear") return linearTailsLink(knee);
+  throw new RouteKitError(
+    ErrorCode.InvalidArgument,
+    `index link must be "tanh", "logistic" or "linear", got ${JSON.stringify(String(name))}`,
+  );
 }
 
 export interface RewardLink {
@@ -152,7 +157,12 @@ const LOGISTIC_G: RewardLink = {
 };
 
 export function rewardLink(name: RewardLinkName): RewardLink {
-  return name === "identity" ? IDENTITY_G : LOGISTIC_G;
+  if (name === "identity") return IDENTITY_G;
+  if (name === "logistic") return LOGISTIC_G;
+  throw new RouteKitError(
+    ErrorCode.InvalidArgument,
+    `reward link must be "identity" or "logistic", got ${JSON.stringify(String(name))}`,
+  );
 }
 
 /** Clip to [0, 1] (a plug-in reward from an identity link can leave the range of mu*). */

@@ -183,20 +183,21 @@ export function readCosmosOptions(options: CosmosOptions): CosmosConfig {
   const radiusMode = enumOption(o, "radiusMode", ["scaled", "theory"] as const, "scaled");
   const m = contextDim + (indexIntercept ? 1 : 0);
   const rewardBound = bound(o, "rewardBound", Number.POSITIVE_INFINITY);
+  // The theory constants are read (and kept in snapshots) whenever given; only radiusMode "theory" uses them.
   let theory: CosmosConfig["theory"] = null;
-  if (radiusMode !== "theory" && o.theory !== undefined && o.theory !== null)
-    bad('option theory is used only with radiusMode: "theory" (the scaled radii ignore it)');
-  if (radiusMode === "theory") {
-    if (o.theory === null || o.theory === undefined)
-      bad('radiusMode "theory" needs option theory: { kappa, ... } (the local-mass constant of the environment)');
+  if (o.theory !== null && o.theory !== undefined) {
     const t = readOptions(o.theory, "theory");
     const kappa = requiredNumber(t, "kappa", { min: 0, max: 1, openMin: true });
     const psiBound = numberOption(t, "psiBound", Math.sqrt(m), { min: 0, openMin: true });
     const phiBound = numberOption(t, "phiBound", Math.sqrt(d), { min: 0, openMin: true });
     const rewardMax = numberOption(t, "rewardMax", 1, { min: 0, openMin: true });
+    theory = { kappa, psiBound, phiBound, rewardMax };
+  }
+  if (radiusMode === "theory") {
+    if (theory === null)
+      bad('radiusMode "theory" needs option theory: { kappa, ... } (the local-mass constant of the environment)');
     if (!known && rewardBound === Number.POSITIVE_INFINITY)
       bad('radiusMode "theory" with a learned reward needs a finite rewardBound (alpha in the reward radius)');
-    theory = { kappa, psiBound, phiBound, rewardMax };
   }
   const horizon = o.horizon === null ? undefined : numberOption(o, "horizon", undefined, { integer: true, min: 2 });
   const confidence =

@@ -6,7 +6,16 @@
  * With a known parameter (paper Section 4) nothing is learned and the optimistic reward is mu* itself.
  */
 
-import { encodeF64, type Json, readF64, readInt, snapshotCorrupt } from "@routekit/core";
+import {
+  checkNumber,
+  ErrorCode,
+  encodeF64,
+  type Json,
+  RouteKitError,
+  readF64,
+  readInt,
+  snapshotCorrupt,
+} from "@routekit/core";
 import {
   choleskyFactor,
   choleskyFactorUpper,
@@ -18,6 +27,7 @@ import {
 } from "@routekit/linalg";
 import { clip01, type RewardLink } from "./links.js";
 import { project } from "./loss.js";
+import { parameterVector, RIDGE_RANGE } from "./options.js";
 
 /**
  * Samples between exact recomputations of a Sherman-Morrison inverse from its matrix (O(m^3) each, so
@@ -100,6 +110,12 @@ export class RewardModel {
   private readonly trial: Float64Array;
 
   constructor(d: number, link: RewardLink, ridge: number, bound: number, knownTheta: ArrayLike<number> | null) {
+    checkNumber(d, "reward dimension d", { integer: true, min: 1, max: (1 << 16) + 1 });
+    checkNumber(ridge, "ridge", RIDGE_RANGE);
+    if (bound !== Number.POSITIVE_INFINITY) checkNumber(bound, "reward bound", { min: 0, openMin: true });
+    if (link === null || typeof link !== "object" || typeof link.value !== "function")
+      throw new RouteKitError(ErrorCode.InvalidArgument, "link must be a reward link (see rewardLink)");
+    if (knownTheta !== null) parameterVector(Array.from(knownTheta), d, "rewardParameter");
     this.d = d;
     this.link = link;
     this.ridge = ridge;

@@ -1,6 +1,17 @@
 import type { CascadePolicy } from "@routekit/core";
 import { describe, expect, it } from "vitest";
-import { Cosmos, type CosmosOptions, QueryAll, ThresholdCascade, WeitzmanOracle } from "../src/index.js";
+import {
+  Cosmos,
+  type CosmosOptions,
+  IndexSolver,
+  indexLink,
+  linearTailsLink,
+  QueryAll,
+  RewardModel,
+  rewardLink,
+  ThresholdCascade,
+  WeitzmanOracle,
+} from "../src/index.js";
 
 const code = (c: string) => expect.objectContaining({ name: "RouteKitError", code: c });
 const arms = ["mini", "standard", "frontier"];
@@ -144,12 +155,70 @@ describe("radii at the ends of their options' ranges", () => {
   });
 });
 
-describe("options that would be silently ignored", () => {
-  it('theory constants without radiusMode "theory" are INVALID_ARGUMENT (they were dropped, and scaled radii used)', () => {
+describe("theory constants", () => {
+  it('are validated and kept in snapshots whenever given, and used only with radiusMode "theory"', () => {
     const o = { arms, contextDim: 2, outputDim: 2, rewardParameter: [1, 0] };
-    expect(() => new Cosmos({ ...o, theory: { kappa: 0.1 } })).toThrow(code("INVALID_ARGUMENT"));
-    expect(() => new Cosmos({ ...o, radiusMode: "scaled", theory: "x" as never })).toThrow(code("INVALID_ARGUMENT"));
-    expect(new Cosmos({ ...o, theory: null }).config.theory).toBeNull();
-    expect(new Cosmos({ ...o, radiusMode: "theory", theory: { kappa: 0.1 } }).config.theory?.kappa).toBe(0.1);
+    expect(() => new Cosmos({ ...o, theory: "x" as never })).toThrow(code("INVALID_ARGUMENT")); // was ignored
+    expect(() => new Cosmos({ ...o, theory: { kappa: -1 } })).toThrow(code("OUT_OF_RANGE")); // was ignored
+    const kept = new Cosmos({ ...o, theory: { kappa: 0.1 } });
+    expect(kept.config.theory?.kappa).toBe(0.1);
+    expect(Cosmos.fromJSON(JSON.parse(JSON.stringify(kept.toJSON()))).config.theory?.kappa).toBe(0.1);
+    const plain = new Cosmos(o);
+    for (const p of [kept, plain]) episode(p, [0.1, 0.2], [0.5, 0]);
+    expect(kept.indexRadius(0)).toBe(plain.indexRadius(0)); // scaled radii: the constants are not used
+    const theory = new Cosmos({ ...o, radiusMode: "theory", theory: { kappa: 0.1 } });
+    episode(theory, [0.1, 0.2], [0.5, 0]);
+    expect(theory.indexRadius(0)).toBeGreaterThan(100 * plain.indexRadius(0));
+  });
+});
+
+describe("inspection methods validate their input like begin()", () => {
+  it("optimisticIndices / estimatedIndex refuse contexts of the wrong length, non-finite or too large; indexRadius a bad position", () => {
+    for (const o of [{ rewardParameter: [1, 0] }, {}]) {
+      const p = new Cosmos({ arms, contextDim: 2, outputDim: 2, ...o });
+      const before = JSON.stringify(p.toJSON());
+      expect(() => p.optimisticIndices(Float64Array.of(1))).toThrow(code("DIMENSION_MISMATCH"));
+      expect(() => p.optimisticIndices(Float64Array.of(Number.NaN, 0))).toThrow(code("NON_FINITE"));
+      expect(() => p.optimisticIndices(Float64Array.of(1e200, 0))).toThrow(code("OUT_OF_RANGE"));
+      expect(() => p.optimisticIndices(null as never)).toThrow(code("INVALID_ARGUMENT"));
+      expect(() => p.estimatedIndex("mini", Float64Array.of(0))).toThrow(code("DIMENSION_MISMATCH"));
+      expect(() => p.estimatedIndex("mini", Float64Array.of(0, Number.POSITIVE_INFINITY))).toThrow(code("NON_FINITE"));
+      for (const i of [-1, 3, 0.5]) expect(() => p.indexRadius(i)).toThrow(code("OUT_OF_RANGE"));
+      expect(() => p.indexRadius(Number.NaN)).toThrow(code("NON_FINITE"));
+      expect(JSON.stringify(p.toJSON())).toBe(before);
+      expect(p.indexRadius(2)).toBeGreaterThanOrEqual(0);
+    }
+  });
+});
+
+describe("the link building blocks", () => {
+  it("indexLink / rewardLink refuse unknown names and knees outside (0, 1) with typed errors", () => {
+    expect(() => indexLink("nope" as never)).toThrow(code("INVALID_ARGUMENT"));
+    expect(() => rewardLink("nope" as never)).toThrow(code("INVALID_ARGUMENT"));
+    expect(() => indexLink("linear", 1)).toThrow(code("OUT_OF_RANGE"));
+    expect(() => linearTailsLink(0)).toThrow(code("OUT_OF_RANGE"));
+    expect(() => indexLink("linear", Number.NaN)).toThrow(code("NON_FINITE"));
+    expect(indexLink("linear", 0.5).value(0.25)).toBe(0.25);
+    expect(rewardLink("logistic").value(0)).toBe(0.5);
+  });
+});
+
+describe("the solver building blocks", () => {
+  it("IndexSolver and RewardModel refuse bad dimensions, ridges, bounds and parameters with typed errors", () => {
+    expect(() => new IndexSolver(-1)).toThrow(code("OUT_OF_RANGE"));
+    expect(() => new IndexSolver(0)).toThrow(code("OUT_OF_RANGE"));
+    expect(() => new IndexSolver(1.5)).toThrow(code("OUT_OF_RANGE"));
+    const G = rewardLink("identity");
+    expect(() => new RewardModel(2, G, 0, Number.POSITIVE_INFINITY, null)).toThrow(code("OUT_OF_RANGE"));
+    expect(() => new RewardModel(0, G, 1, Number.POSITIVE_INFINITY, null)).toThrow(code("OUT_OF_RANGE"));
+    expect(() => new RewardModel(2, G, 1, -1, null)).toThrow(code("OUT_OF_RANGE"));
+    expect(() => new RewardModel(2, G, 1, Number.POSITIVE_INFINITY, [1])).toThrow(code("DIMENSION_MISMATCH"));
+    expect(() => new RewardModel(2, G, 1, Number.POSITIVE_INFINITY, [1, Number.NaN])).toThrow(code("NON_FINITE"));
+    expect(() => new RewardModel(2, null as never, 1, Number.POSITIVE_INFINITY, null)).toThrow(
+      code("INVALID_ARGUMENT"),
+    );
+    expect(
+      new RewardModel(2, G, 1, Number.POSITIVE_INFINITY, Float64Array.of(1, 0)).mean(Float64Array.of(0.4, 9)),
+    ).toBe(0.4);
   });
 });

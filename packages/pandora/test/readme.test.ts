@@ -5,8 +5,11 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import {
   Cosmos,
+  indexBernoulli,
+  indexDiscrete,
   OneShot,
   QueryAll,
+  reservationIndex,
   scaledIndexRadius,
   scaledRewardRadius,
   ThresholdCascade,
@@ -244,6 +247,16 @@ describe("README promises", () => {
       expect(finish(viaJson), name).toBe(never);
       expect(finish(viaClone), name).toBe(never);
     }
+  });
+
+  it("Weitzman index helpers: cost 0 is OUT_OF_RANGE; reservationIndex throws NUMERICAL beyond +-1.6e60", () => {
+    expect(() => indexDiscrete([0, 1], [0.5, 0.5], 0)).toThrow(code("OUT_OF_RANGE"));
+    expect(() => indexBernoulli(0.5, 0)).toThrow(code("OUT_OF_RANGE"));
+    // Pareto(1.01) rewards: E[(mu - s)^+] = s^-0.01 / 0.01 for s >= 1, so cost 1e-6 puts the index at 1e800.
+    const pareto = (s: number) => (s <= 1 ? 101 - s : s ** -0.01 / 0.01);
+    expect(() => reservationIndex(pareto, 1e-6)).toThrow(code("NUMERICAL"));
+    // Pareto(1.5) at cost 0.01: s^-0.5 / 0.5 = 0.01 at s = 40000, well inside the bracket.
+    expect(reservationIndex((s) => (s <= 1 ? 3 - s : s ** -0.5 / 0.5), 0.01)).toBeCloseTo(40_000, 6);
   });
 
   it("choose deploys the first queried answer of highest optimistic reward; the rng option wins over seed", () => {
