@@ -82,7 +82,7 @@ export const cascadePolicies: CascadePolicySpec[] = [
     "pandora/cosmos-learned",
     (arms, seed) => new Cosmos({ arms, seed, ...dims, rewardIntercept: true }),
     Cosmos.fromJSON,
-    raw(Cosmos, { rewardIntercept: true }, [...cosmosRanges, choice("radiusMode", "scaled")]),
+    raw(Cosmos, { rewardIntercept: true }, cosmosRanges),
   ),
   cascade(
     "pandora/cosmos-learned-logistic-geometric",
@@ -94,9 +94,8 @@ export const cascadePolicies: CascadePolicySpec[] = [
     (arms, seed) =>
       new Cosmos({ arms, seed, ...dims, rewardBound: 3, radiusMode: "theory", theory: { kappa: 0.05 }, horizon: 1000 }),
     Cosmos.fromJSON,
-    // "scaled" is checked on cosmos-learned: with `theory` constants in the base options it is INVALID_ARGUMENT.
     raw(Cosmos, { rewardBound: 3, radiusMode: "theory", theory: { kappa: 0.05 }, horizon: 1000 }, [
-      choice("radiusMode", "theory"),
+      choice("radiusMode", "scaled", "theory"),
     ]),
   ),
   cascade(
