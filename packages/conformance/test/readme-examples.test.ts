@@ -18,6 +18,7 @@ const root = fileURLToPath(new URL("../../../", import.meta.url));
 interface Block {
   readonly file: string;
   readonly line: number;
+  readonly lang: string;
   readonly code: string;
   readonly fragment: string | null;
 }
@@ -37,10 +38,24 @@ export function codeBlocks(file: string, text: string): Block[] {
     out.push({
       file,
       line: i + 1,
+      lang: open[1] as string,
       code: lines.slice(i + 1, j).join("\n"),
       fragment: marker ? marker[1] || "fragment" : null,
     });
     i = j;
+  }
+  return out;
+}
+
+/** The lines after a block's "// prints:" comment (each "// " line, prefix removed), or null without one. */
+export function printedLines(code: string): string[] | null {
+  const lines = code.split("\n");
+  const at = lines.findIndex((l) => l.trim() === "// prints:");
+  if (at < 0) return null;
+  const out: string[] = [];
+  for (const l of lines.slice(at + 1)) {
+    if (!l.startsWith("// ")) break;
+    out.push(l.slice(3));
   }
   return out;
 }
@@ -60,8 +75,8 @@ describe("README code blocks", () => {
   it("finds the blocks (the extractor works)", () => {
     expect(runnable.length).toBeGreaterThanOrEqual(6);
     expect(codeBlocks("x.md", "a\n<!-- fragment: uses x -->\n```ts\nx;\n```\n```js\nok();\n```\n")).toEqual([
-      { file: "x.md", line: 3, code: "x;", fragment: "uses x" },
-      { file: "x.md", line: 6, code: "ok();", fragment: null },
+      { file: "x.md", line: 3, lang: "ts", code: "x;", fragment: "uses x" },
+      { file: "x.md", line: 6, lang: "js", code: "ok();", fragment: null },
     ]);
   });
 
@@ -79,8 +94,9 @@ describe("README code blocks", () => {
       logLevel: "silent",
     });
     writeFileSync(join(dir, "package.json"), "{}");
+    let stdout: string;
     try {
-      execFileSync(process.execPath, [out], {
+      stdout = execFileSync(process.execPath, [out], {
         cwd: join(root, "apps", "playground"),
         stdio: ["ignore", "pipe", "pipe"],
         timeout: 60_000,
@@ -92,5 +108,55 @@ describe("README code blocks", () => {
         `${b.file}:${b.line} failed: ${(err.stderr ?? err.message).trim().split("\n").slice(0, 6).join("\n")}`,
       );
     }
+    // A block that shows its output (a "// prints:" comment, then one "// " line per printed line) must print it.
+    const shown = printedLines(b.code);
+    if (shown !== null) expect(stdout.trimEnd().split("\n"), `${b.file}:${b.line} output`).toEqual(shown);
   });
+});
+
+describe("README TypeScript blocks type-check", () => {
+  // A user pastes a `ts` block into a strict TypeScript project: it must compile against the packages' published
+  // types (their dist .d.ts, resolved from the playground, which depends on every library package).
+  const typed = runnable.filter((b) => /^(ts|typescript)$/.test(b.lang));
+  it("every ts block compiles under strict settings", async () => {
+    const ts = (await import("typescript")).default;
+    const files = new Map(
+      typed.map((b, i) => [
+        join(root, "apps", "playground", `__readme_block_${i}.ts`),
+        { b, source: `${b.code}\nexport {};\n` },
+      ]),
+    );
+    const options = {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      lib: ["lib.es2022.d.ts", "lib.dom.d.ts"],
+      types: ["node"],
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+    };
+    const host = ts.createCompilerHost(options);
+    const read = host.getSourceFile.bind(host);
+    host.getSourceFile = (name, lang, ...rest) => {
+      const f = files.get(name);
+      return f ? ts.createSourceFile(name, f.source, lang) : read(name, lang, ...rest);
+    };
+    const exists = host.fileExists.bind(host);
+    host.fileExists = (name) => files.has(name) || exists(name);
+    const program = ts.createProgram([...files.keys()], options, host);
+    const errors = ts
+      .getPreEmitDiagnostics(program)
+      .filter((d) => d.file !== undefined && files.has(d.file.fileName))
+      .map((d) => {
+        const f = files.get((d.file as { fileName: string }).fileName) as { b: Block };
+        const line =
+          d.start === undefined
+            ? 0
+            : (d.file as import("typescript").SourceFile).getLineAndCharacterOfPosition(d.start).line;
+        return `${f.b.file}:${f.b.line + 1 + line}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`;
+      });
+    expect(typed.length).toBeGreaterThanOrEqual(6);
+    expect(errors).toEqual([]);
+  }, 120_000);
 });
