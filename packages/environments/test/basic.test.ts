@@ -63,8 +63,8 @@ describe("StochasticBandit", () => {
   });
 
   it("rejects bad options and unknown arms with typed errors", () => {
-    expect(code(() => new StochasticBandit({ means: [0.5, 1.5] }))).toBe(ErrorCode.InvalidArgument);
-    expect(code(() => new StochasticBandit({ k: 0 }))).toBe(ErrorCode.InvalidArgument);
+    expect(code(() => new StochasticBandit({ means: [0.5, 1.5] }))).toBe(ErrorCode.OutOfRange);
+    expect(code(() => new StochasticBandit({ k: 0 }))).toBe(ErrorCode.OutOfRange);
     expect(code(() => new StochasticBandit({ k: 2, costs: [1] }))).toBe(ErrorCode.DimensionMismatch);
     expect(code(() => new StochasticBandit({ arms: ["a", "a"] }))).toBe(ErrorCode.DuplicateArm);
     expect(code(() => new StochasticBandit({ rewards: "poisson" as never }))).toBe(ErrorCode.InvalidArgument);
@@ -167,13 +167,13 @@ describe("LinearContextualBandit", () => {
   });
 
   it("rejects bad options with typed errors", () => {
-    expect(code(() => new LinearContextualBandit({ contextDim: 0 }))).toBe(ErrorCode.InvalidArgument);
+    expect(code(() => new LinearContextualBandit({ contextDim: 0 }))).toBe(ErrorCode.OutOfRange);
     expect(code(() => new LinearContextualBandit({ contextDim: 2, thetas: [[1, 2, 3]] }))).toBe(
       ErrorCode.DimensionMismatch,
     );
-    expect(code(() => new LinearContextualBandit({ spread: 0 }))).toBe(ErrorCode.InvalidArgument);
+    expect(code(() => new LinearContextualBandit({ spread: 0 }))).toBe(ErrorCode.OutOfRange);
     expect(code(() => new LinearContextualBandit({ arrivals: [{ round: 0, arm: "x" }] }))).toBe(
-      ErrorCode.InvalidArgument,
+      ErrorCode.OutOfRange,
     );
     expect(code(() => new LinearContextualBandit({ k: 2, arrivals: [{ round: 3, arm: "arm1" }] }))).toBe(
       ErrorCode.DuplicateArm,

@@ -157,10 +157,10 @@ describe("ArenaSim 2025", () => {
     expect(code(() => new StagedCostBandit({ ...base, models: [] }))).toBe("INVALID_ARGUMENT");
     expect(
       code(() => new StagedCostBandit({ ...base, models: [{ id: "a", reward: 1.5, cost: 1, maxShare: 1 }] })),
-    ).toBe("INVALID_ARGUMENT");
+    ).toBe("OUT_OF_RANGE");
     expect(
       code(() => new StagedCostBandit({ ...base, models: [{ id: "a", reward: 0.5, cost: 1, maxShare: 0 }] })),
-    ).toBe("INVALID_ARGUMENT");
+    ).toBe("OUT_OF_RANGE");
     expect(
       code(
         () => new StagedCostBandit({ ...base, models: [{ id: "a", reward: 0.5, cost: 1, maxShare: 1, arrival: 5 }] }),
@@ -171,7 +171,7 @@ describe("ArenaSim 2025", () => {
         () =>
           new StagedCostBandit({ ...base, stageLength: 0, models: [{ id: "a", reward: 0.5, cost: 1, maxShare: 1 }] }),
       ),
-    ).toBe("INVALID_ARGUMENT");
+    ).toBe("OUT_OF_RANGE");
     const env = arenaSim2025({ oracle });
     expect(code(() => env.pull("gpt-4o"))).toBe("INVALID_STATE");
   });

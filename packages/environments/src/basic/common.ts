@@ -1,11 +1,14 @@
 import { describe, ErrorCode, RouteKitError } from "@routekit/core";
 
-/** Throws INVALID_ARGUMENT unless `v` is a finite number satisfying `ok`. */
+/**
+ * Returns `v` if it is a finite number satisfying `ok`; else throws by core's error rule: INVALID_ARGUMENT for
+ * another type, NON_FINITE for NaN or +-Infinity, OUT_OF_RANGE for a number `ok` refuses.
+ */
 export function checkNumber(v: unknown, what: string, ok: (v: number) => boolean, expected: string): number {
-  if (typeof v !== "number" || !Number.isFinite(v) || !ok(v)) {
-    throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be ${expected}, got ${describe(v)}`);
-  }
-  return v;
+  if (typeof v === "number" && Number.isFinite(v) && ok(v)) return v;
+  const code =
+    typeof v !== "number" ? ErrorCode.InvalidArgument : Number.isFinite(v) ? ErrorCode.OutOfRange : ErrorCode.NonFinite;
+  throw new RouteKitError(code, `${what} must be ${expected}, got ${describe(v)}`);
 }
 
 /** Arm ids: the given ones (validated, unique) or "arm0".."arm{k-1}". */
@@ -31,5 +34,8 @@ export function needReset(ready: boolean, name: string): void {
 }
 
 export function unknownArm(arm: string, live: readonly string[]): RouteKitError {
-  return new RouteKitError(ErrorCode.UnknownArm, `unknown or not yet live arm "${arm}" (live: ${live.join(", ")})`);
+  return new RouteKitError(
+    ErrorCode.UnknownArm,
+    `unknown or not yet live arm ${describe(arm)} (live: ${live.join(", ")})`,
+  );
 }
