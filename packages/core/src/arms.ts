@@ -24,10 +24,7 @@ export class ArmTable<S> {
   indexOf(id: string): number {
     const i = this.index.get(id);
     if (i === undefined)
-      throw new RouteKitError(
-        ErrorCode.UnknownArm,
-        `unknown arm ${describe(id)} (arms: ${this.ids.join(", ") || "none"})`,
-      );
+      throw new RouteKitError(ErrorCode.UnknownArm, `unknown arm ${describe(id)} (arms: ${listIds(this.ids)})`);
     return i;
   }
 
@@ -75,4 +72,11 @@ export class ArmTable<S> {
     if (this.ids.length === 0)
       throw new RouteKitError(ErrorCode.NoArms, "the policy has no arms: add one with addArm()");
   }
+}
+
+/** The live ids for an error message: at most 8, each cut to 40 characters (an id may be 10,000 long). */
+function listIds(ids: readonly string[]): string {
+  if (ids.length === 0) return "none";
+  const shown = ids.slice(0, 8).map((id) => (id.length > 40 ? `${id.slice(0, 40)}...` : id));
+  return ids.length > 8 ? `${shown.join(", ")} and ${ids.length - 8} more` : shown.join(", ");
 }

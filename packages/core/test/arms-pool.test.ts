@@ -64,6 +64,16 @@ describe("ArmTable", () => {
     t.add("x", 0);
     t.add("y", 0);
     expect(() => t.get("z")).toThrow('unknown arm "z" (arms: x, y)');
+    const many = new ArmTable<number>();
+    for (let i = 0; i < 10; i++) many.add(i === 0 ? "L".repeat(10_000) : `m${i}`, i);
+    const message = (() => {
+      try {
+        many.get("zz");
+      } catch (e) {
+        return (e as Error).message;
+      }
+    })();
+    expect(message).toBe(`unknown arm "zz" (arms: ${"L".repeat(40)}..., m1, m2, m3, m4, m5, m6, m7 and 2 more)`);
   });
 });
 
