@@ -172,7 +172,7 @@ describe("plain-array contexts are never coerced", () => {
       expect(codeOf(() => p.select([bad, 0] as never))).toBe(ErrorCode.InvalidArgument);
       expect(JSON.stringify(p.toJSON())).toBe(before);
     }
-    const d = p.select([0.6, -0]);
+    const d = p.select([0.6, -0] as unknown as Float64Array);
     expect(p.decisionRecord(d).decision.context).toEqual([0.6, 0]);
   });
 
@@ -199,12 +199,12 @@ describe("feedback fields are read once", () => {
     };
     const p = new LinUCBDisjoint({ arms: ["a"], contextDim: 1 });
     const q = new LinUCBDisjoint({ arms: ["a"], contextDim: 1 });
-    const d = p.select([0.5]);
+    const d = p.select(Float64Array.of(0.5));
     const record = p.decisionRecord(d);
     p.update(d, flaky());
     q.learn({ ...record, feedback: flaky() });
     const r = new LinUCBDisjoint({ arms: ["a"], contextDim: 1 });
-    r.update(r.select([0.5]), { reward: 0.5 });
+    r.update(r.select(Float64Array.of(0.5)), { reward: 0.5 });
     expect(Array.from(p.theta("a"))).toEqual(Array.from(r.theta("a")));
     expect(Array.from(q.theta("a"))).toEqual(Array.from(r.theta("a")));
   });

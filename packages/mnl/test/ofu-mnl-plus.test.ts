@@ -211,7 +211,7 @@ describe("OFU-MNL+ state handling", () => {
     const before = JSON.stringify(p.toJSON());
     for (const bad of ["0.1", null, true, Object.create(null)]) {
       const features = [bad, 0.1, 0.2, 0.1, 0, 0.3] as unknown as number[];
-      expect(() => p.select({ features, numItems: 3, maxSize: 2 })).toThrow(
+      expect(() => p.select({ features: features as unknown as Float64Array, numItems: 3, maxSize: 2 })).toThrow(
         expect.objectContaining({ code: "INVALID_ARGUMENT", details: { index: 0 } }),
       );
       expect(JSON.stringify(p.toJSON())).toBe(before);
