@@ -172,9 +172,7 @@ describe("LinearContextualBandit", () => {
       ErrorCode.DimensionMismatch,
     );
     expect(code(() => new LinearContextualBandit({ spread: 0 }))).toBe(ErrorCode.OutOfRange);
-    expect(code(() => new LinearContextualBandit({ arrivals: [{ round: 0, arm: "x" }] }))).toBe(
-      ErrorCode.OutOfRange,
-    );
+    expect(code(() => new LinearContextualBandit({ arrivals: [{ round: 0, arm: "x" }] }))).toBe(ErrorCode.OutOfRange);
     expect(code(() => new LinearContextualBandit({ k: 2, arrivals: [{ round: 3, arm: "arm1" }] }))).toBe(
       ErrorCode.DuplicateArm,
     );
