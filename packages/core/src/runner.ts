@@ -12,6 +12,7 @@ import type {
   Protocol,
 } from "./protocols.js";
 import { Rng } from "./rng.js";
+import { describe } from "./validate.js";
 
 type EnvOf<P extends Protocol> = P extends "arm"
   ? ArmEnvironment
@@ -34,6 +35,48 @@ export interface Progress {
   /** Runs finished so far (policy x seed). */
   readonly runsDone: number;
   readonly runsTotal: number;
+}
+
+/**
+ * The checks runExperiment and the worker pool make before any round: a known protocol, an environment factory,
+ * at least one policy (distinct non-empty labels, each with a create function), at least one seed (finite numbers,
+ * none twice: its runs would be identical and count twice in the means), an integer horizon >= 1 and an integer
+ * `points` >= 1. Every fault is INVALID_ARGUMENT.
+ */
+export function checkExperiment(exp: Experiment<Protocol>): void {
+  const bad = (what: string): never => {
+    throw new RouteKitError(ErrorCode.InvalidArgument, what);
+  };
+  if (exp === null || typeof exp !== "object") bad(`an experiment must be an object, got ${describe(exp)}`);
+  if (exp.protocol !== "arm" && exp.protocol !== "assortment" && exp.protocol !== "cascade")
+    bad(`protocol must be "arm", "assortment" or "cascade", got ${describe(exp.protocol)}`);
+  if (typeof exp.environment !== "function")
+    bad(`environment must be a function that builds one, got ${describe(exp.environment)}`);
+  if (typeof exp.horizon !== "number" || !(exp.horizon >= 1) || !Number.isSafeInteger(exp.horizon))
+    bad(`horizon must be an integer >= 1, got ${describe(exp.horizon)}`);
+  if (!Array.isArray(exp.seeds)) bad(`seeds must be an array of numbers, got ${describe(exp.seeds)}`);
+  if (exp.seeds.length === 0) bad("an experiment needs at least one seed");
+  const seen = new Set<number>();
+  for (const seed of exp.seeds) {
+    if (typeof seed !== "number" || !Number.isFinite(seed)) bad(`seed must be finite, got ${describe(seed)}`);
+    if (seen.has(seed)) bad(`seed ${seed} is listed twice (its runs would be identical and count twice in the means)`);
+    seen.add(seed);
+  }
+  if (!Array.isArray(exp.policies) || exp.policies.length === 0) bad("an experiment needs at least one policy");
+  const labels = new Set<string>();
+  for (const p of exp.policies) {
+    if (p === null || typeof p !== "object" || typeof p.create !== "function")
+      bad(`each policy must be { label, create(ctx) }, got ${describe(p)}`);
+    if (typeof p.label !== "string" || p.label === "")
+      bad(`a policy label must be a non-empty string, got ${describe(p.label)}`);
+    if (labels.has(p.label)) bad(`policy label "${p.label}" is used twice (their results would be merged)`);
+    labels.add(p.label);
+  }
+  if (
+    exp.points !== undefined &&
+    (typeof exp.points !== "number" || !(exp.points >= 1) || !Number.isSafeInteger(exp.points))
+  )
+    bad(`points must be an integer >= 1, got ${describe(exp.points)}`);
 }
 
 /** What to run: policies x seeds x horizon rounds on one environment. */
@@ -107,6 +150,12 @@ export function runOne<P extends Protocol>(
   const env = exp.environment();
   env.reset(streams.env);
   const policy = spec.create({ rng: streams.policy(spec.label), seed, env });
+  if (policy === null || typeof policy !== "object" || (policy as { protocol?: unknown }).protocol !== exp.protocol) {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `policy "${spec.label}" was created as ${describe(policy)}${policy !== null && typeof policy === "object" ? ` of protocol ${describe((policy as { protocol?: unknown }).protocol)}` : ""}, expected a policy of protocol "${exp.protocol}"`,
+    );
+  }
   const rec = new MetricsRecorder(exp.horizon, exp.points ?? 200);
   const chunk = Math.max(1, Math.floor(exp.horizon / 100));
   const t0 = performance.now();
@@ -289,11 +338,7 @@ export function summarize(runs: readonly RunResult[]): PolicySummary[] {
  * the same experiment gives the same series (but for wall times) whatever the order.
  */
 export function runExperiment<P extends Protocol>(exp: Experiment<P>, options: RunOptions = {}): ExperimentResult {
-  if (!(exp.horizon >= 1) || !Number.isInteger(exp.horizon)) {
-    throw new RouteKitError(ErrorCode.InvalidArgument, `horizon must be an integer >= 1, got ${exp.horizon}`);
-  }
-  if (exp.seeds.length === 0)
-    throw new RouteKitError(ErrorCode.InvalidArgument, "an experiment needs at least one seed");
+  checkExperiment(exp);
   const runsTotal = exp.policies.length * exp.seeds.length;
   const total = runsTotal * exp.horizon;
   const runs: RunResult[] = [];

@@ -1,7 +1,14 @@
 import type { Worker } from "node:worker_threads";
 import { ErrorCode, RouteKitError } from "./errors.js";
 import type { RunResult } from "./metrics.js";
-import { type Experiment, type ExperimentResult, type Progress, runExperiment, summarize } from "./runner.js";
+import {
+  checkExperiment,
+  type Experiment,
+  type ExperimentResult,
+  type Progress,
+  runExperiment,
+  summarize,
+} from "./runner.js";
 import type { Json } from "./snapshot.js";
 import { describe } from "./validate.js";
 
@@ -181,6 +188,7 @@ export async function runExperimentInWorkers(
   }
   if (options.signal?.aborted) throw abortError();
   const exp = await loadExperiment({ module: url, spec: plan.spec });
+  checkExperiment(exp); // the same checks as runExperiment, before any thread starts
   if (options.signal?.aborted) throw abortError();
 
   const tasks: { policy: number; seed: number; label: string }[] = [];
@@ -190,10 +198,6 @@ export async function runExperimentInWorkers(
   const poolSize = Math.min(requested, tasks.length);
   if (poolSize <= 1) {
     return runExperiment(exp, { onProgress: options.onProgress, signal: options.signal });
-  }
-  // Same argument checks as runExperiment, before any thread starts.
-  if (!(exp.horizon >= 1) || !Number.isInteger(exp.horizon)) {
-    throw new RouteKitError(ErrorCode.InvalidArgument, `horizon must be an integer >= 1, got ${exp.horizon}`);
   }
   const environment = exp.environmentName ?? exp.environment().name;
   const entry = options.workerEntry ?? (await defaultWorkerEntry());

@@ -359,6 +359,28 @@ describe("runExperiment (arm protocol)", () => {
     expect(codeOf(() => runExperiment({ ...armExperiment(), horizon: 0 }))).toBe(ErrorCode.InvalidArgument);
     expect(codeOf(() => runExperiment({ ...armExperiment(), horizon: 2.5 }))).toBe(ErrorCode.InvalidArgument);
     expect(codeOf(() => runExperiment({ ...armExperiment(), seeds: [] }))).toBe(ErrorCode.InvalidArgument);
+    // Mistakes that used to run quietly (merged or double-counted results) or fail with a TypeError.
+    const base = armExperiment();
+    const mistakes: [string, unknown][] = [
+      ["a seed twice", { ...base, seeds: [1, 1] }],
+      ["a non-finite seed", { ...base, seeds: [Number.NaN] }],
+      ["seeds not an array", { ...base, seeds: Object.create(null) }],
+      ["no policy", { ...base, policies: [] }],
+      ["a label twice", { ...base, policies: [base.policies[0], base.policies[0]] }],
+      ["an empty label", { ...base, policies: [{ ...base.policies[0], label: "" }] }],
+      ["a policy without create", { ...base, policies: [{ label: "x" }] }],
+      ["points 0", { ...base, points: 0 }],
+      ["points NaN", { ...base, points: Number.NaN }],
+      ["an unknown protocol", { ...base, protocol: "arms" }],
+      ["horizon as a string", { ...base, horizon: "10" }],
+      ["a factory returning null", { ...base, policies: [{ label: "n", create: () => null }] }],
+    ];
+    for (const [what, exp] of mistakes) {
+      expect(
+        codeOf(() => runExperiment(exp as Experiment<"arm">)),
+        what,
+      ).toBe(ErrorCode.InvalidArgument);
+    }
     expect(codeOf(() => runOne(armExperiment(), 5, 1))).toBe(ErrorCode.InvalidArgument);
     const failing: Experiment<"arm"> = {
       ...armExperiment(),
