@@ -37,6 +37,14 @@ describe("bad input ends with one clear line and the documented exit code", () =
     }
   });
 
+  it("a Monte-Carlo sample count that would run for hours is bad usage", async () => {
+    await expectOneLine(
+      ["compare", "--env", "linear-contextual", "--policies", "ucb1", "--env-param", "mcSamples=1e12", ...small],
+      2,
+      /mcSamples must be at most 10000000/,
+    );
+  });
+
   it("an --out that is a file, or under a file, fails before the run (it was an 'unexpected error' after it)", async () => {
     for (const out of [file, join(file, "sub")]) {
       await expectOneLine(

@@ -199,7 +199,7 @@ export const classicRegistry: FamilyRegistry = {
           k: armCount(p.k),
           spread: Number(p.spread),
           noiseSd: Number(p.noiseSd),
-          mcSamples: Number(p.mcSamples),
+          mcSamples: mcSampleCount(p.mcSamples),
           arrivals: arrivals(p.arrivals),
         }),
     },
@@ -240,6 +240,15 @@ function armCount(k: unknown): number {
       ErrorCode.OutOfRange,
       `option k must be at most ${MAX_INITIAL_ARMS} (the most arms a policy takes), got ${n}`,
     );
+  }
+  return n;
+}
+
+/** Monte-Carlo samples of the linear environment, capped as the HPG environments cap theirs (1e12 ran for hours). */
+function mcSampleCount(m: unknown): number {
+  const n = Number(m);
+  if (n > 10_000_000) {
+    throw new RouteKitError(ErrorCode.OutOfRange, `option mcSamples must be at most 10000000, got ${n}`);
   }
   return n;
 }
