@@ -46,7 +46,9 @@ describe("environments README", () => {
   it("bad options throw the listed codes; unknown arms UNKNOWN_ARM; use before reset INVALID_STATE", () => {
     expect(codeOf(() => new StochasticBandit({ k: 0 }))).toBe(ErrorCode.InvalidArgument);
     expect(codeOf(() => new StochasticBandit({ arms: ["a", "a"] }))).toBe(ErrorCode.DuplicateArm);
-    expect(codeOf(() => new StochasticBandit({ arms: ["a", "b"], means: [0.5, 0.5, 0.5] }))).toBe(ErrorCode.DimensionMismatch);
+    expect(codeOf(() => new StochasticBandit({ arms: ["a", "b"], means: [0.5, 0.5, 0.5] }))).toBe(
+      ErrorCode.DimensionMismatch,
+    );
     expect(
       codeOf(
         () =>
