@@ -5,10 +5,11 @@
  * each class's gap to the per-query oracle on the held-out half. The paper's claim to reproduce:
  * Gap_const >= Gap_lin >> Gap_quad.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Rng } from "@routekit/core";
 import { fitPolicyClasses, TwoTowerEnvironment } from "@routekit/environments";
+import { ensureOutDir } from "./out-dir.js";
 
 export interface ClassFitOptions {
   /** Seeds 0..seeds-1 (default 3): one environment and one query table each. */
@@ -55,6 +56,17 @@ const ITEMS = 256;
 export const CLASS_FIT_REFERENCE =
   "paper (Amazon ESCI, M = 8 encoders, 'all' row): Gap_const 0.078, Gap_lin 0.065, Gap_quad 0.021 " +
   "(const -> lin 16.4%, lin -> quad 68.0%)";
+
+/** Builds the environment once for the options, so a value it refuses fails before any fitting starts. */
+export function checkClassFitOptions(opts: ClassFitOptions): void {
+  new TwoTowerEnvironment({
+    contextDim: opts.contextDim ?? 16,
+    models: opts.models ?? 4,
+    latentRank: opts.latentRank ?? 2,
+    items: ITEMS,
+    mcSamples: 10,
+  });
+}
 
 export function runClassFit(opts: ClassFitOptions = {}): ClassFitReport {
   const seeds = opts.seeds ?? 3;
@@ -105,7 +117,7 @@ export function formatClassFit(r: ClassFitReport): string {
 
 /** Writes table.md and class-fit.json into `dir`; returns the paths. */
 export function writeClassFit(r: ClassFitReport, dir: string): string[] {
-  mkdirSync(dir, { recursive: true });
+  ensureOutDir(dir);
   const md = join(dir, "table.md");
   const json = join(dir, "class-fit.json");
   writeFileSync(md, `${formatClassFit(r)}\n`);

@@ -2,12 +2,13 @@
  * Scenario groups: the members of one paper figure (e.g. Fig. 1 at K = 5, 10, 15) run with one command and get a
  * combined figure (one panel per member) and a combined report next to each member's own outputs.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { aggregateSeries, type BandPoint, METRIC_TITLES, type Metric } from "./aggregate.js";
 import type { CommandResult } from "./api.js";
 import { UsageError } from "./errors.js";
 import { extraColumns, pm } from "./format.js";
+import { ensureOutDir } from "./out-dir.js";
 import {
   csv,
   esc,
@@ -275,8 +276,7 @@ export async function writeGroupOutputs(
   dir: string,
   options: { plots?: boolean } = {},
 ): Promise<GroupFiles> {
-  const abs = resolve(dir);
-  mkdirSync(abs, { recursive: true });
+  const abs = ensureOutDir(dir);
   const metrics = groupMetrics(group.members);
   const points = groupPoints(group.members, metrics);
   const json = join(abs, "group.json");

@@ -12,17 +12,18 @@ import {
   runScenario,
 } from "./api.js";
 import { checkAssortmentLP, formatAssortmentCheck } from "./check.js";
-import { formatClassFit, runClassFit, writeClassFit } from "./class-fit.js";
+import { checkClassFitOptions, formatClassFit, runClassFit, writeClassFit } from "./class-fit.js";
 import { configToSpec, readCompareConfig } from "./config.js";
 import { CliFailure, oneLine, UsageError } from "./errors.js";
 import { citation, paramType, plural, summaryTable } from "./format.js";
 import { type GroupResult, scenarioGroups, selectScenarios } from "./group.js";
+import { checkOutDir } from "./out-dir.js";
 import { hasCost } from "./output.js";
 import { createProgress, type ProgressMode, type ProgressSink } from "./progress.js";
 import { formatReferenceChecks, referenceCount, VERDICT_RULE } from "./reference.js";
 import { registry as defaultRegistry } from "./registry/index.js";
 import type { FamilyRegistry, Params } from "./registry/types.js";
-import { findEnvironment, findPolicy, parseAssignment } from "./spec.js";
+import { findEnvironment, findPolicy, fromUserParams, parseAssignment } from "./spec.js";
 import { parseArms, train, writeSnapshot } from "./train.js";
 
 export const VERSION = "0.1.0";
@@ -130,6 +131,7 @@ class Runner {
   }
 
   private options(f: CommonFlags, outDefault: string): CommonOptions {
+    checkOutDir(f.out ?? outDefault); // before any run: a bad --out fails at once, not after the experiment
     return {
       ...(f.seeds !== undefined ? { seeds: f.seeds } : {}),
       ...(f.horizon !== undefined ? { horizon: f.horizon } : {}),
@@ -679,14 +681,18 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
         out: string;
         json?: boolean;
       }) => {
-        const res = runClassFit({
+        const o = {
           seeds: f.seeds,
           contextDim: f.dim,
           models: f.models,
           latentRank: f.rank,
           queries: f.queries,
           iterations: f.iterations,
-        });
+        };
+        // A value the environment refuses (--rank above --dim, a huge --dim) is bad usage, found before fitting.
+        fromUserParams("class-fit", { dim: f.dim, models: f.models, rank: f.rank }, () => checkClassFitOptions(o));
+        checkOutDir(f.out);
+        const res = runClassFit(o);
         const files = writeClassFit(res, f.out);
         if (f.json) {
           io.stdout.write(`${JSON.stringify(res, null, 2)}\n`);

@@ -1,8 +1,9 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { ExperimentResult, PolicySummary } from "@routekit/core";
 import { aggregateSeries, METRIC_TITLES, type Metric, meanPickShare, pickShareSeries } from "./aggregate.js";
 import { extraColumns, pm } from "./format.js";
+import { ensureOutDir } from "./out-dir.js";
 import {
   locateFont,
   metricSpec,
@@ -188,8 +189,7 @@ export async function writeOutputs(
   dir: string,
   options: { plots?: boolean } = {},
 ): Promise<WrittenFiles> {
-  const abs = resolve(dir);
-  mkdirSync(abs, { recursive: true });
+  const abs = ensureOutDir(dir);
   const { result, spec } = out;
   const withCost = hasCost(result);
   const metrics = plottedMetrics(out.metrics, result);

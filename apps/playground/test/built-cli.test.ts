@@ -62,3 +62,48 @@ describe.runIf(existsSync(cli))("the built routekit bin", () => {
     expect(data.err).toMatch(/^routekit: replay data has \d+ problems?: line 1:/);
   });
 });
+
+describe.runIf(existsSync(cli))("the built routekit bin on Ctrl-C", () => {
+  // A run in-process (--workers 1) keeps the event loop busy, so no handler could print a line: Ctrl-C ends
+  // the process by the signal itself (a shell reports exit code 130), at once and without a stack trace.
+  it("ends a run at once, by the signal (shell exit code 130), without a stack trace, workers included", async () => {
+    const { spawn } = await import("node:child_process");
+    const dir = mkdtempSync(join(tmpdir(), "routekit-int-"));
+    for (const workers of ["1", "2"]) {
+      const child = spawn(
+        process.execPath,
+        [
+          cli,
+          "compare",
+          "--env",
+          "k-armed",
+          "--policies",
+          "ucb1",
+          "--seeds",
+          "4",
+          "--horizon",
+          "50000000",
+          "--workers",
+          workers,
+        ],
+        { cwd: dir, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let err = "";
+      const done = new Promise<string>((r) => child.on("exit", (code, signal) => r(`${code} ${signal}`)));
+      await new Promise<void>((r) =>
+        child.stderr.on("data", (b: Buffer) => {
+          err += b.toString();
+          if (err.includes("rounds")) r();
+        }),
+      );
+      child.kill("SIGINT");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+      const t0 = Date.now();
+      const how = await done;
+      clearTimeout(timer);
+      expect(how).toBe("null SIGINT");
+      expect(Date.now() - t0).toBeLessThan(5000);
+      expect(err).not.toMatch(/\n\s+at |Error/);
+    }
+  }, 60_000);
+});

@@ -75,3 +75,36 @@ describe("README options table: the documented defaults", () => {
     expect(new Exp3({ arms, contextDim: 8, horizon: 1 }).gamma).toBe(1);
   });
 });
+
+describe("README: learn takes the distribution from the event", () => {
+  it("any router of the package learns another's event; parameter-free HPG only its own (INVALID_EVENT, state unchanged)", async () => {
+    const { EuclideanPg, Exp3, Hpg, LogLinearPg, ParameterFreeHpg, UniformRouter } = await import("../src/index.js");
+    const { ErrorCode, isRouteKitError } = await import("@routekit/core");
+    const q = Float64Array.of(0.5, -0.5, 0, 0);
+    const mk = [Hpg, EuclideanPg, LogLinearPg, Exp3, UniformRouter, ParameterFreeHpg].map(
+      (C) => () => new C({ arms: ["a", "b", "c"], contextDim: 4, seed: 2 }),
+    );
+    for (const from of mk) {
+      const src = from();
+      const record = { ...src.decisionRecord(src.select(q)), feedback: { reward: 1 } };
+      for (const to of mk) {
+        const dst = to();
+        const before = JSON.stringify(dst.toJSON());
+        const event = JSON.parse(JSON.stringify(record));
+        if (dst instanceof ParameterFreeHpg && !(src instanceof ParameterFreeHpg)) {
+          let err: unknown;
+          try {
+            dst.learn(event);
+          } catch (e) {
+            err = e;
+          }
+          expect(isRouteKitError(err) && err.code).toBe(ErrorCode.InvalidEvent);
+          expect(JSON.stringify(dst.toJSON())).toBe(before);
+        } else {
+          dst.learn(event);
+          if (!(dst instanceof UniformRouter)) expect(JSON.stringify(dst.toJSON())).not.toBe(before);
+        }
+      }
+    }
+  });
+});

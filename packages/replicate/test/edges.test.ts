@@ -112,7 +112,12 @@ describe("calls on a running replica", () => {
     a.select(Float64Array.of(0.1, 0.2, 0.3));
     await a.close();
     const before = JSON.stringify(a.policy.toJSON());
+    const buffered = a.stats().buffered;
     expect(await codeOf(() => a.select(Float64Array.of(0.1, 0.2, 0.3)))).toBe(ErrorCode.InvalidState);
+    expect(await codeOf(() => a.feedback(`${a.decisionPrefix}d0`, { reward: 1 }))).toBe(ErrorCode.InvalidState);
+    expect(await codeOf(() => a.addArm("x"))).toBe(ErrorCode.InvalidState);
+    expect(await codeOf(() => a.removeArm("small"))).toBe(ErrorCode.InvalidState);
     expect(JSON.stringify(a.policy.toJSON())).toBe(before);
+    expect(a.stats().buffered).toBe(buffered);
   });
 });

@@ -8,7 +8,7 @@ import {
   ThompsonGaussian,
   UCB1,
 } from "@routekit/classic";
-import { type ArmEnvironment, ErrorCode, RouteKitError } from "@routekit/core";
+import { type ArmEnvironment, ErrorCode, MAX_INITIAL_ARMS, RouteKitError } from "@routekit/core";
 import { type LinearArrival, LinearContextualBandit, StochasticBandit } from "@routekit/environments";
 import type { EnvInfo, FamilyRegistry, Params, PolicyEntry } from "./types.js";
 
@@ -179,7 +179,7 @@ export const classicRegistry: FamilyRegistry = {
         const means = numbers(p.means, "means");
         const costs = numbers(p.costs, "costs");
         return new StochasticBandit({
-          k: Number(p.k),
+          k: armCount(p.k),
           rewards: String(p.rewards) as "bernoulli" | "gaussian",
           noiseSd: Number(p.noiseSd),
           ...(means ? { means } : {}),
@@ -196,10 +196,10 @@ export const classicRegistry: FamilyRegistry = {
       create: (p) =>
         new LinearContextualBandit({
           contextDim: Number(p.contextDim),
-          k: Number(p.k),
+          k: armCount(p.k),
           spread: Number(p.spread),
           noiseSd: Number(p.noiseSd),
-          mcSamples: Number(p.mcSamples),
+          mcSamples: mcSampleCount(p.mcSamples),
           arrivals: arrivals(p.arrivals),
         }),
     },
@@ -228,3 +228,27 @@ export const classicRegistry: FamilyRegistry = {
     },
   ],
 };
+
+/**
+ * The environment's arm count, at most what a policy accepts: checked before the environment allocates its
+ * arms (k = 1e9 ran out of memory instead of failing as bad usage).
+ */
+function armCount(k: unknown): number {
+  const n = Number(k);
+  if (n > MAX_INITIAL_ARMS) {
+    throw new RouteKitError(
+      ErrorCode.OutOfRange,
+      `option k must be at most ${MAX_INITIAL_ARMS} (the most arms a policy takes), got ${n}`,
+    );
+  }
+  return n;
+}
+
+/** Monte-Carlo samples of the linear environment, capped as the HPG environments cap theirs (1e12 ran for hours). */
+function mcSampleCount(m: unknown): number {
+  const n = Number(m);
+  if (n > 10_000_000) {
+    throw new RouteKitError(ErrorCode.OutOfRange, `option mcSamples must be at most 10000000, got ${n}`);
+  }
+  return n;
+}

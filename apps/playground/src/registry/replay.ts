@@ -14,10 +14,16 @@ export function loadReplayTable(params: Params): ReplayTable {
   }
   const path = resolve(data);
   let mtime: number;
+  let isFile: boolean;
   try {
-    mtime = statSync(path).mtimeMs;
+    const st = statSync(path);
+    mtime = st.mtimeMs;
+    isFile = st.isFile();
   } catch {
     throw new RouteKitError(ErrorCode.InvalidArgument, `cannot read replay data file ${data}: no such file`);
+  }
+  if (!isFile) {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `cannot read replay data file ${data}: not a regular file`);
   }
   const key = JSON.stringify({ ...params, data: path, mtime });
   const hit = cache.get(key);
@@ -26,7 +32,14 @@ export function loadReplayTable(params: Params): ReplayTable {
     .split(",")
     .map((s) => s.trim())
     .filter((s) => s !== "");
-  const table = parseReplay(readFileSync(path, "utf8"), {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code ?? String(e);
+    throw new RouteKitError(ErrorCode.InvalidArgument, `cannot read replay data file ${data}: ${why}`);
+  }
+  const table = parseReplay(text, {
     format: params.format as "auto" | "jsonl" | "csv",
     context: params.context as "auto" | "text" | "embedding",
     ...(models.length > 0 ? { models } : {}),

@@ -1,0 +1,42 @@
+/** The output directory: checked before a run starts, so a bad `--out` fails at once with a one-line message. */
+import { accessSync, constants, mkdirSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { CliFailure } from "./errors.js";
+
+/** Throws a CliFailure unless `dir` is, or can be created as, a writable directory (creates nothing). */
+export function checkOutDir(dir: string): void {
+  let p = resolve(dir);
+  for (;;) {
+    let isDir: boolean;
+    try {
+      isDir = statSync(p).isDirectory();
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      const up = dirname(p);
+      if ((code === "ENOENT" || code === "ENOTDIR") && up !== p) {
+        p = up;
+        continue;
+      }
+      throw new CliFailure(`cannot write outputs to ${dir}: ${p}: ${code ?? String(e)}`);
+    }
+    if (!isDir) throw new CliFailure(`cannot write outputs to ${dir}: ${p} is a file, not a directory`);
+    try {
+      accessSync(p, constants.W_OK);
+    } catch {
+      throw new CliFailure(`cannot write outputs to ${dir}: ${p} is not writable`);
+    }
+    return;
+  }
+}
+
+/** Creates `dir` (and its parents) after {@link checkOutDir}; returns its absolute path. */
+export function ensureOutDir(dir: string): string {
+  checkOutDir(dir);
+  const abs = resolve(dir);
+  try {
+    mkdirSync(abs, { recursive: true });
+  } catch (e) {
+    throw new CliFailure(`cannot write outputs to ${dir}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  return abs;
+}

@@ -1,0 +1,71 @@
+/**
+ * Bad input found by an adversarial audit: each ends with one line on stderr and the documented exit code
+ * (1 failure, 2 bad usage), before any experiment runs.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCli } from "./run-cli.js";
+
+const dir = mkdtempSync(join(tmpdir(), "routekit-bad-input-"));
+const file = join(dir, "a-file");
+writeFileSync(file, "not a directory\n");
+mkdirSync(join(dir, "a-dir"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const small = ["--seeds", "1", "--horizon", "10", "--workers", "1", "--no-plots"];
+
+async function expectOneLine(argv: string[], code: number, re: RegExp): Promise<void> {
+  const t0 = Date.now();
+  const r = await runCli(argv);
+  expect(r.code, `${argv.join(" ")}: ${r.err}`).toBe(code);
+  expect(r.err).toMatch(re);
+  expect(r.err.trim().split("\n"), r.err).toHaveLength(1);
+  expect(r.err).not.toMatch(/\n\s+at |unexpected error/);
+  expect(Date.now() - t0).toBeLessThan(20_000);
+}
+
+describe("bad input ends with one clear line and the documented exit code", () => {
+  it("an environment arm count no policy takes is bad usage (k = 1e9 used to run out of memory)", async () => {
+    for (const env of ["k-armed", "linear-contextual"]) {
+      await expectOneLine(
+        ["compare", "--env", env, "--policies", "ucb1", "--env-param", "k=1e9", ...small],
+        2,
+        /k must be at most 65536/,
+      );
+    }
+  });
+
+  it("a Monte-Carlo sample count that would run for hours is bad usage", async () => {
+    await expectOneLine(
+      ["compare", "--env", "linear-contextual", "--policies", "ucb1", "--env-param", "mcSamples=1e12", ...small],
+      2,
+      /mcSamples must be at most 10000000/,
+    );
+  });
+
+  it("an --out that is a file, or under a file, fails before the run (it was an 'unexpected error' after it)", async () => {
+    for (const out of [file, join(file, "sub")]) {
+      await expectOneLine(
+        ["compare", "--env", "k-armed", "--policies", "ucb1", ...small, "--out", out],
+        1,
+        /cannot write outputs to .*a-file is a file, not a directory/,
+      );
+    }
+    await expectOneLine(["class-fit", "--seeds", "1", "--out", file], 1, /is a file, not a directory/);
+  });
+
+  it("replay --data naming a directory says so", async () => {
+    await expectOneLine(
+      ["replay", "--data", join(dir, "a-dir"), ...small],
+      1,
+      /cannot read replay data file .*not a regular file/,
+    );
+  });
+
+  it("class-fit values the environment refuses are bad usage (exit 2), found before fitting", async () => {
+    await expectOneLine(["class-fit", "--rank", "100"], 2, /class-fit .*"rank":100.*latentRank/);
+    await expectOneLine(["class-fit", "--dim", "100000"], 2, /class-fit .*"dim":100000.*contextDim/);
+  });
+});
