@@ -44,7 +44,9 @@ describe("environments README", () => {
   }, 60_000);
 
   it("bad options throw the listed codes; unknown arms UNKNOWN_ARM; use before reset INVALID_STATE", () => {
-    expect(codeOf(() => new StochasticBandit({ k: 0 }))).toBe(ErrorCode.InvalidArgument);
+    expect(codeOf(() => new StochasticBandit({ k: 0 }))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => new StochasticBandit({ means: [0.5, Number.NaN] }))).toBe(ErrorCode.NonFinite);
+    expect(codeOf(() => new StochasticBandit({ k: "3" as never }))).toBe(ErrorCode.InvalidArgument);
     expect(codeOf(() => new StochasticBandit({ arms: ["a", "a"] }))).toBe(ErrorCode.DuplicateArm);
     expect(codeOf(() => new StochasticBandit({ arms: ["a", "b"], means: [0.5, 0.5, 0.5] }))).toBe(
       ErrorCode.DimensionMismatch,
