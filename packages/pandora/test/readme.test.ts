@@ -21,33 +21,8 @@ const readme = readFileSync(fileURLToPath(new URL("../README.md", import.meta.ur
 const block = /```ts\n([\s\S]*?)```/.exec(readme)?.[1] as string;
 
 describe("README example", () => {
-  it("type-checks as TypeScript (strict, the repository's settings) against the package's public types", () => {
-    const file = fileURLToPath(new URL("./readme-example.ts", import.meta.url));
-    const source = `${block.replace('"@routekit/pandora"', '"../src/index.js"')}\nexport {};\n`;
-    const options: ts.CompilerOptions = {
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.ESNext,
-      moduleResolution: ts.ModuleResolutionKind.Bundler,
-      lib: ["lib.es2022.d.ts"],
-      types: ["node"],
-      strict: true,
-      noEmit: true,
-      skipLibCheck: true,
-    };
-    const host = ts.createCompilerHost(options);
-    const read = host.getSourceFile.bind(host);
-    host.getSourceFile = (name, lang, ...rest) =>
-      name === file ? ts.createSourceFile(name, source, lang) : read(name, lang, ...rest);
-    const fileExists = host.fileExists.bind(host);
-    host.fileExists = (name) => name === file || fileExists(name);
-    const program = ts.createProgram([file], options, host);
-    const errors = ts
-      .getPreEmitDiagnostics(program)
-      .filter((d) => d.file?.fileName === file)
-      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
-    expect(errors).toEqual([]);
-  }, 60_000);
-
+  // Type-checking the block (strict, against the published types) is done for every README by
+  // packages/conformance/test/readme-examples.test.ts.
   it("runs as written (extracted from README.md) and cascades mostly over the cheap models", () => {
     expect(block).toContain('from "@routekit/pandora"');
     // The block is TypeScript: strip the types, then run it with the package bound to its import.

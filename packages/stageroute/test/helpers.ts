@@ -1,5 +1,5 @@
 import { type ArmPolicy, Rng } from "@routekit/core";
-import { arenaSim2025, type StagedCostBandit } from "@routekit/environments";
+import { arenaSim2025, routerBenchSurrogate, type StagedCostBandit } from "@routekit/environments";
 import { RatioGreedy, STAGE_PRESETS, StageRoute, type StageRouteOptions, stageValue } from "../src/index.js";
 
 export interface RunStats {
@@ -76,4 +76,19 @@ export function arenaRuns(L: number, M: number, seeds: readonly number[], extra:
   const sr = seeds.map((s) => run(env, (rng) => new StageRoute({ ...options, rng }), 10_000, s));
   const greedy = seeds.map((s) => run(env, (rng) => new RatioGreedy({ ...options, rng }), 10_000, s));
   return { sr, greedy };
+}
+
+/** The RouterBench surrogate of the paper's budget experiment (M_max = 6, L = 500, b = 0.0002) and its options. */
+export function routerBenchSetup(): { env: StagedCostBandit; options: StageRouteOptions; T: number } {
+  const env = routerBenchSurrogate({ oracle: stageValue, maxDeployed: 6, stageLength: 500 });
+  const options: StageRouteOptions = {
+    arms: env.initialArms,
+    budget: 0.0002,
+    maxDeployed: 6,
+    stageLength: 500,
+    maxShare: env.maxShares,
+    minCost: 1e-5,
+    maxCost: 0.05,
+  };
+  return { env, options, T: 36_497 };
 }

@@ -1,17 +1,9 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type ArmDecision, Rng } from "@routekit/core";
-import { routerBenchSurrogate } from "@routekit/environments";
 import { describe, expect, it } from "vitest";
-import {
-  DeploySolver,
-  RouteSolver,
-  StageOracle,
-  StageRoute,
-  type StageRouteOptions,
-  stageValue,
-} from "../src/index.js";
-import { arenaRuns, mean, run } from "./helpers.js";
+import { DeploySolver, RouteSolver, StageOracle, StageRoute, type StageRouteOptions } from "../src/index.js";
+import { arenaRuns, mean, routerBenchSetup, run } from "./helpers.js";
 
 /**
  * The README's first ts block as written (it imports "@routekit/stageroute", the public entry point),
@@ -134,17 +126,7 @@ describe("README numbers (seeded: every quoted number is what the runs give, rou
   });
 
   it("RouterBench surrogate: average and paced spend, paced within 0.2% of b T, raw units overspend", () => {
-    const T = 36_497;
-    const env = routerBenchSurrogate({ oracle: stageValue, maxDeployed: 6, stageLength: 500 });
-    const options: StageRouteOptions = {
-      arms: env.initialArms,
-      budget: 0.0002,
-      maxDeployed: 6,
-      stageLength: 500,
-      maxShare: env.maxShares,
-      minCost: 1e-5,
-      maxCost: 0.05,
-    };
+    const { env, options, T } = routerBenchSetup();
     const spend = (extra: Partial<StageRouteOptions>, n: number) =>
       SEEDS.slice(0, n).map(
         (s) => run(env, (rng) => new StageRoute({ ...options, ...extra, rng }), T, s).avgCost / 0.0002,

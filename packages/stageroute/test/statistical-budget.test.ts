@@ -5,23 +5,13 @@
 import { batchSwitch, routerBenchSurrogate, StagedCostBandit, stationaryInstance } from "@routekit/environments";
 import { describe, expect, it } from "vitest";
 import { StageRoute, type StageRouteOptions, stageValue } from "../src/index.js";
-import { mean, median, run } from "./helpers.js";
+import { mean, median, routerBenchSetup, run } from "./helpers.js";
 
 const seeds = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 describe("budget", () => {
   it("RouterBench surrogate (costUnit = b, M_max = 6): average cost <= 1.10 b; paced: <= 1.002 b at T", () => {
-    const T = 36_497;
-    const env = routerBenchSurrogate({ oracle: stageValue, maxDeployed: 6, stageLength: 500 });
-    const options: StageRouteOptions = {
-      arms: env.initialArms,
-      budget: 0.0002,
-      maxDeployed: 6,
-      stageLength: 500,
-      maxShare: env.maxShares,
-      minCost: 1e-5,
-      maxCost: 0.05,
-    };
+    const { env, options, T } = routerBenchSetup();
     const avg = seeds(10).map((s) => run(env, (rng) => new StageRoute({ ...options, rng }), T, s));
     const paced = seeds(10).map((s) =>
       run(env, (rng) => new StageRoute({ ...options, rng, budgetMode: "paced", horizon: T }), T, s),
