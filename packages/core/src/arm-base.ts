@@ -12,7 +12,7 @@ import { armsOption, maxPendingOption, numberOption, readOptions, rngOption } fr
 import type { ArmDecision, ArmFeedback, ArmPolicy } from "./protocols.js";
 import { Rng, type RngState } from "./rng.js";
 import { field, type Json, readId, readInt, readObject, type Snapshot, snapshotCorrupt } from "./snapshot.js";
-import { assertFinite, assertVector, copyNumbers, describe } from "./validate.js";
+import { assertFinite, assertVector, copyNumbers, describe, errorText } from "./validate.js";
 
 /** Options every arm policy accepts. */
 export interface ArmPolicyOptions {
@@ -67,8 +67,12 @@ export function argmaxRandomTie(scores: ArrayLike<number>, n: number, rng: Rng):
 export function readFeedbackOnce(feedback: unknown, into: { reward: number; cost?: number }): ArmFeedback {
   if (feedback === null || typeof feedback !== "object") return feedback as ArmFeedback;
   const f = feedback as { reward?: unknown; cost?: unknown };
-  into.reward = f.reward as number;
-  into.cost = f.cost as number | undefined;
+  try {
+    into.reward = f.reward as number;
+    into.cost = f.cost as number | undefined;
+  } catch (e) {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `reading the feedback threw: ${errorText(e)}`);
+  }
   return into;
 }
 
@@ -242,10 +246,14 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
 
   learn(event: ArmEvent): void {
     // The feedback's fields are read once, before validation, so the values checked are the values learned.
-    const once =
-      event !== null && typeof event === "object"
-        ? { ...event, feedback: readFeedbackOnce(event.feedback, this.eventFeedbackCopy) }
-        : event;
+    let once: ArmEvent = event;
+    if (event !== null && typeof event === "object") {
+      try {
+        once = { ...event, feedback: readFeedbackOnce(event.feedback, this.eventFeedbackCopy) };
+      } catch (e) {
+        throw new RouteKitError(ErrorCode.InvalidEvent, `reading the event threw: ${errorText(e)}`);
+      }
+    }
     const ev = checkEvent(once, "arm");
     const ctx = ev.decision.context;
     let context: Float64Array | undefined;

@@ -11,7 +11,7 @@
 import { ErrorCode, RouteKitError } from "./errors.js";
 import type { ArmFeedback, AssortmentFeedback, Protocol } from "./protocols.js";
 import type { Json } from "./snapshot.js";
-import { describe } from "./validate.js";
+import { describe, errorText } from "./validate.js";
 
 /** Version of the event schema (the `v` field). */
 export const EVENT_VERSION = 1;
@@ -143,6 +143,16 @@ function checkFinite(v: unknown, what: string): number {
  * configuration (context length, live arms) themselves.
  */
 export function checkEvent<P extends Protocol>(event: unknown, protocol: P): LearnableEvent<P> {
+  try {
+    return checkEventFields(event, protocol);
+  } catch (e) {
+    if (e instanceof RouteKitError) throw e;
+    // A getter or proxy of the caller's event threw while it was read: the event is unreadable, not a crash.
+    throw new RouteKitError(ErrorCode.InvalidEvent, `reading the event threw: ${errorText(e)}`);
+  }
+}
+
+function checkEventFields<P extends Protocol>(event: unknown, protocol: P): LearnableEvent<P> {
   if (!isObject(event)) bad("", "an object { v, kind, protocol, id, decision, feedback }", event);
   if (event.v !== EVENT_VERSION) bad("v", `${EVENT_VERSION} (this build reads event schema version 1)`, event.v);
   checkId(event.kind, "kind");

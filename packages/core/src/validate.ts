@@ -55,8 +55,9 @@ export function assertVector(x: unknown, dim: number, what: string): asserts x i
       actual: v.length,
     });
   }
+  const typed = x instanceof Float64Array; // its element reads cannot throw
   for (let i = 0; i < dim; i++) {
-    const e: unknown = v[i];
+    const e: unknown = typed ? v[i] : readEntry(v, i, what);
     if (typeof e !== "number") {
       throw new RouteKitError(ErrorCode.InvalidArgument, `${what}[${i}] must be a number, got ${describe(e)}`, {
         index: i,
@@ -68,6 +69,24 @@ export function assertVector(x: unknown, dim: number, what: string): asserts x i
   }
 }
 
+/** `src[i]`; a getter or proxy that throws becomes INVALID_ARGUMENT (the caller's input is unreadable). */
+function readEntry(src: ArrayLike<unknown>, i: number, what: string): unknown {
+  try {
+    return src[i];
+  } catch (e) {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `reading ${what}[${i}] threw: ${errorText(e)}`, { index: i });
+  }
+}
+
+/** A thrown value's message for another error's message (never runs the value's own code). */
+export function errorText(e: unknown): string {
+  if (e instanceof Error) {
+    const m: unknown = e.message;
+    return typeof m === "string" ? m : describe(m);
+  }
+  return describe(e);
+}
+
 /**
  * Copies `n` entries of an array-like into `dst`, reading each entry once (a getter cannot change it between the
  * check and the copy). Every entry must be a number, else INVALID_ARGUMENT: plain JavaScript would store "3" as 3
@@ -76,7 +95,7 @@ export function assertVector(x: unknown, dim: number, what: string): asserts x i
  */
 export function copyNumbers(src: ArrayLike<unknown>, dst: Float64Array, n: number, what: string): void {
   for (let i = 0; i < n; i++) {
-    const v = src[i];
+    const v = readEntry(src, i, what);
     if (typeof v !== "number") {
       throw new RouteKitError(ErrorCode.InvalidArgument, `${what}[${i}] must be a number, got ${describe(v)}`, {
         index: i,

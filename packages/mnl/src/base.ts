@@ -20,6 +20,7 @@ import {
   ErrorCode,
   EVENT_VERSION,
   encodeF64,
+  errorText,
   eventVector,
   type Json,
   type LedgerCodec,
@@ -315,6 +316,11 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
   private attract: Float64Array;
   /** The query's features when given as a plain array (copied once, then validated). */
   private fcopy: Float64Array;
+  /** The current query's fields, read once by readQuery. */
+  private queryItems = 0;
+  private querySize = 0;
+  private queryRevenues: ArrayLike<number> | undefined = undefined;
+  private rcopy = new Float64Array(0);
   private readonly chosen: Int32Array;
   private readonly dws: DinkelbachWorkspace;
 
@@ -369,10 +375,21 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
   private readQuery(query: AssortmentQuery): Float64Array {
     if (query === null || typeof query !== "object")
       throw new RouteKitError(ErrorCode.InvalidArgument, "query must be an AssortmentQuery object");
-    const n = query.numItems;
+    // Each field is read once, here: a getter cannot pass validation with one value and be used with another.
+    let n: number;
+    let K: number;
+    let f: unknown;
+    let rev: unknown;
+    try {
+      n = query.numItems;
+      K = query.maxSize;
+      f = query.features;
+      rev = query.revenues;
+    } catch (e) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `reading the query threw: ${errorText(e)}`);
+    }
     if (n === 0) throw new RouteKitError(ErrorCode.EmptyAssortment, "query has no items (numItems = 0)");
     checkNumber(n, "query.numItems", COUNT);
-    const K = query.maxSize;
     if (typeof K === "number" && K < 1 && K > -Infinity)
       throw new RouteKitError(ErrorCode.EmptyAssortment, `query.maxSize must be >= 1, got ${K}`);
     checkNumber(K, "query.maxSize", SIZE);
@@ -383,7 +400,9 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
       );
     }
     const d = this.contextDim;
-    let f = query.features as unknown;
+    this.queryItems = n;
+    this.querySize = K;
+    this.queryRevenues = this.readRevenues(rev, n);
     if (!(f instanceof Float64Array)) {
       if (!Array.isArray(f)) assertVector(f, n * d, `query.features (numItems x contextDim = ${n} x ${d})`);
       const src = f as ArrayLike<number>;
@@ -396,6 +415,15 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
       assertVector(f, n * d, `query.features (numItems x contextDim = ${n} x ${d})`);
     }
     return f as Float64Array;
+  }
+
+  /** The query's revenues (checked later): a Float64Array as given, a plain array copied once, else as given. */
+  private readRevenues(rev: unknown, n: number): ArrayLike<number> | undefined {
+    if (rev === undefined || rev instanceof Float64Array || !Array.isArray(rev)) return rev as undefined;
+    if (rev.length !== n) return rev;
+    if (this.rcopy.length < n) this.rcopy = new Float64Array(n);
+    copyNumbers(rev, this.rcopy, n, "query.revenues");
+    return this.rcopy.length === n ? this.rcopy : this.rcopy.subarray(0, n);
   }
 
   /** Throws for features with a row above the norm bound: NON_FINITE for NaN/Infinity, else OUT_OF_RANGE. */
@@ -428,15 +456,15 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
 
   select(query: AssortmentQuery): AssortmentDecision {
     const f = this.readQuery(query);
-    const n = query.numItems;
-    const K = query.maxSize;
+    const n = this.queryItems;
+    const K = this.querySize;
     if (this.util.length < n) {
       this.util = new Float64Array(n);
       this.cand = new Int32Array(n);
       this.attract = new Float64Array(n);
       this.dws.ensure(n);
     }
-    const rev = query.revenues;
+    const rev = this.queryRevenues;
     const stats = this.scoreStats;
     stats[2] = -1;
     if (this.scoreCheckedItems(f, n, rev) >= 0) this.rejectFeatures(f, n);
@@ -499,7 +527,12 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
   private choicePosition(items: Int32Array, n: number, feedback: AssortmentFeedback): number {
     if (feedback === null || typeof feedback !== "object")
       throw new RouteKitError(ErrorCode.InvalidArgument, "feedback must be an object { choice }");
-    const c = feedback.choice;
+    let c: unknown;
+    try {
+      c = feedback.choice;
+    } catch (e) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `reading feedback.choice threw: ${errorText(e)}`);
+    }
     if (c === null) return -1;
     let pos = -1;
     if (typeof c === "number") for (let j = 0; j < n && pos < 0; j++) if (items[j] === c) pos = j;

@@ -218,6 +218,30 @@ describe("OFU-MNL+ state handling", () => {
     }
   });
 
+  it("reads each query field once: a getter cannot pass validation with one value and be used with another", () => {
+    const p = new OfuMnlPlus({ contextDim: 2, maxSize: 2 });
+    let reads = 0;
+    const query = {
+      features: new Float64Array(6).fill(0.1),
+      maxSize: 2,
+      get numItems() {
+        reads++;
+        return reads === 1 ? 3 : 300;
+      },
+    };
+    const d = p.select(query);
+    expect(reads).toBe(1);
+    expect(d.items.every((i) => i < 3)).toBe(true);
+    const throwing = Object.defineProperty({ features: new Float64Array(6), numItems: 3 }, "maxSize", {
+      get() {
+        throw new Error("user getter");
+      },
+    });
+    const before = JSON.stringify(p.toJSON());
+    expect(() => p.select(throwing as never)).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT" }));
+    expect(JSON.stringify(p.toJSON())).toBe(before);
+  });
+
   it("names the rejected choice without calling user code: a string is quoted, an object described by its type", () => {
     const p = new OfuMnlPlus({ contextDim: 2, maxSize: 2 });
     const dec = p.select(randomQuery(Rng.fromSeed(3), 4, 2, 2));

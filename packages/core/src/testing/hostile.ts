@@ -56,6 +56,28 @@ function unitVector(rng: Rng, n: number): number[] {
   return x.map((v) => v / norm);
 }
 
+/** An object whose `key` getter throws, other fields copied from `base`. */
+function throwingField(base: Record<string, unknown>, key: string): Record<string, unknown> {
+  const o: Record<string, unknown> = { ...base };
+  Object.defineProperty(o, key, {
+    enumerable: true,
+    get(): never {
+      throw new Error(`hostile getter ${key}`);
+    },
+  });
+  return o;
+}
+
+/** An array (a proxy) whose element reads throw. */
+function throwingArray(valid: readonly number[]): number[] {
+  return new Proxy([...valid], {
+    get(target, key, recv) {
+      if (typeof key === "string" && /^\d+$/.test(key)) throw new Error("hostile element getter");
+      return Reflect.get(target, key, recv);
+    },
+  });
+}
+
 /** With one hostile value in slot 0 of an otherwise valid vector. */
 const poisoned = (valid: readonly number[], v: unknown): unknown[] => [v, ...valid.slice(1)];
 
@@ -71,9 +93,9 @@ export function checkHostileArm(spec: ArmPolicySpec): number {
     spec.costs
       ? { reward: 0.5, cost: (spec.costs[0] + spec.costs[1]) / 2 }
       : { reward: spec.rewards === "binary" ? 1 : 0.5 };
+  const P = p as unknown as Record<string, (...a: unknown[]) => unknown>;
   let n = 0;
   for (const [name, v] of hostileValues()) {
-    const P = p as unknown as Record<string, (...a: unknown[]) => unknown>;
     n += attempt(trace, p, `addArm(${name})`, () => P.addArm?.call(p, v), true);
     n += attempt(trace, p, `removeArm(${name})`, () => P.removeArm?.call(p, v), true);
     if (p.contextDim > 0) {
@@ -111,6 +133,40 @@ export function checkHostileArm(spec: ArmPolicySpec): number {
       true,
     );
   }
+  // Getters that throw: an unreadable input is a typed error too, with the state unchanged.
+  const d4 = p.select(ctx());
+  n += attempt(
+    trace,
+    p,
+    "update(decision, feedback whose reward getter throws)",
+    () => P.update?.call(p, d4, throwingField({}, "reward")),
+    true,
+  );
+  if (p.contextDim > 0) {
+    const x = unitVector(rng, p.contextDim);
+    n += attempt(
+      trace,
+      p,
+      "select(context whose element getters throw)",
+      () => P.select?.call(p, throwingArray(x)),
+      true,
+    );
+  }
+  const rec = p.decisionRecord(p.select(ctx())) as unknown as Record<string, unknown>;
+  n += attempt(
+    trace,
+    p,
+    "learn(event whose feedback getter throws)",
+    () => P.learn?.call(p, throwingField(rec, "feedback")),
+    true,
+  );
+  n += attempt(
+    trace,
+    p,
+    "learn(event whose decision getter throws)",
+    () => P.learn?.call(p, throwingField({ ...rec, feedback: fb() }, "decision")),
+    true,
+  );
   return n;
 }
 
@@ -159,6 +215,37 @@ export function checkHostileAssortment(spec: AssortmentPolicySpec): number {
       true,
     );
   }
+  const d3 = p.select(query());
+  n += attempt(
+    trace,
+    p,
+    "update(decision, feedback whose choice getter throws)",
+    () => P.update?.call(p, d3, throwingField({}, "choice")),
+    true,
+  );
+  for (const key of ["features", "numItems", "maxSize", "revenues"]) {
+    n += attempt(
+      trace,
+      p,
+      `select(query whose ${key} getter throws)`,
+      () => P.select?.call(p, throwingField(query(), key)),
+      true,
+    );
+  }
+  n += attempt(
+    trace,
+    p,
+    "select(features whose element getters throw)",
+    () => P.select?.call(p, { ...query(), features: throwingArray(features()) }),
+    true,
+  );
+  n += attempt(
+    trace,
+    p,
+    "select(revenues whose element getters throw)",
+    () => P.select?.call(p, { ...query(), revenues: throwingArray([0.5, 0.5, 0.5]) }),
+    true,
+  );
   return n;
 }
 
@@ -220,5 +307,20 @@ export function checkHostileCascade(spec: CascadePolicySpec): number {
     );
     p.feedback(o.e, 0.5);
   }
+  const o2 = open();
+  n += attempt(
+    trace,
+    p,
+    "begin(context whose element getters throw)",
+    () => P.begin?.call(p, throwingArray(box(p.contextDim))),
+    true,
+  );
+  n += attempt(
+    trace,
+    p,
+    "observe(features whose element getters throw)",
+    () => P.observe?.call(p, o2.e, o2.arm, throwingArray(box(p.outputDim)), 0.1),
+    true,
+  );
   return n;
 }
