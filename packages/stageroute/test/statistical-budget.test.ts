@@ -2,7 +2,7 @@
  * Seeded checks of the budget modes, sublinear regret on stationary instances, the discovery
  * bottleneck and the lower-bound instance (paper Thm. 1 and 2, App. C).
  */
-import { batchSwitch, routerBenchSurrogate, StagedCostBandit, stationaryInstance } from "@routekit/environments";
+import { batchSwitch, StagedCostBandit, stationaryInstance } from "@routekit/environments";
 import { describe, expect, it } from "vitest";
 import { StageRoute, type StageRouteOptions, stageValue } from "../src/index.js";
 import { mean, median, routerBenchSetup, run } from "./helpers.js";
@@ -29,19 +29,8 @@ describe("budget", () => {
 
 describe("cost units", () => {
   it("RouterBench dollars in raw units (costUnit 1) keep cost bounds at c1 and overspend far above b", () => {
-    const T = 36_497;
-    const env = routerBenchSurrogate({ oracle: stageValue, maxDeployed: 6, stageLength: 500 });
-    const options: StageRouteOptions = {
-      arms: env.initialArms,
-      budget: 0.0002,
-      maxDeployed: 6,
-      stageLength: 500,
-      maxShare: env.maxShares,
-      minCost: 1e-5,
-      maxCost: 0.05,
-      costUnit: 1,
-    };
-    const raw = seeds(3).map((s) => run(env, (rng) => new StageRoute({ ...options, rng }), T, s));
+    const { env, options, T } = routerBenchSetup();
+    const raw = seeds(3).map((s) => run(env, (rng) => new StageRoute({ ...options, costUnit: 1, rng }), T, s));
     const spend = mean(raw.map((r) => r.avgCost)) / 0.0002;
     console.log(`RouterBench raw units: ${spend.toFixed(2)} b`);
     expect(spend).toBeGreaterThan(2);
