@@ -3,8 +3,8 @@
  * meant for it, with a message naming the broken rule, while the correct toy passes everything.
  */
 
-import { EpsilonGreedy } from "@routekit/classic";
-import { ErrorCode, Rng, RouteKitError } from "@routekit/core";
+import { EpsilonGreedy, ThompsonBernoulli } from "@routekit/classic";
+import { type ArmEvent, ErrorCode, Rng, RouteKitError } from "@routekit/core";
 import {
   type ArmPolicySpec,
   checkBufferReuseArm,
@@ -12,6 +12,7 @@ import {
   checkConcurrentArm,
   checkCorruptions,
   checkHostileArm,
+  checkLearnRefusesLikeUpdateArm,
   checkOptionRanges,
   checkRestoreFromForeignObjects,
   corruptSnapshot,
@@ -221,6 +222,43 @@ describe("hostile values check catches", () => {
       },
     };
     expect(() => checkHostileArm(lenient)).toThrow(/reward: a bigint \}\) was accepted/);
+  });
+});
+
+describe("learn-refusal check catches", () => {
+  const spec: ArmPolicySpec = {
+    name: "thompson-bernoulli",
+    create: ({ seed, arms }) => new ThompsonBernoulli({ arms, seed }),
+    restore: (s) => ThompsonBernoulli.fromJSON(s),
+  };
+  const wrapLearn = (f: (learn: (e: ArmEvent) => void, e: ArmEvent) => void): ArmPolicySpec => ({
+    ...spec,
+    create: (c) => {
+      const p = spec.create(c);
+      const learn = p.learn.bind(p);
+      p.learn = (e: ArmEvent) => f(learn, e);
+      return p;
+    },
+  });
+  it("passes a correct policy (Bernoulli Thompson refuses rewards outside [0, 1] in both)", () => {
+    expect(checkLearnRefusesLikeUpdateArm(spec)).toBeGreaterThan(10);
+  });
+  it("learn refusing with the code update uses (OUT_OF_RANGE) instead of INVALID_EVENT", () => {
+    const mixed = wrapLearn((learn, e) => {
+      const r = (e.feedback as { reward: number }).reward;
+      if (r > 1) throw new RouteKitError(ErrorCode.OutOfRange, "reward above 1");
+      learn(e);
+    });
+    expect(() => checkLearnRefusesLikeUpdateArm(mixed)).toThrow(/learn refused \{"reward":2\} with OUT_OF_RANGE/);
+  });
+  it("learn accepting what update refuses (a clamped reward)", () => {
+    const clamping = wrapLearn((learn, e) => {
+      const r = (e.feedback as { reward: number }).reward;
+      learn({ ...e, feedback: { reward: Number.isFinite(r) ? Math.min(1, Math.max(0, r)) : r } } as ArmEvent);
+    });
+    expect(() => checkLearnRefusesLikeUpdateArm(clamping)).toThrow(
+      /update refused \{"reward":2\} \(OUT_OF_RANGE\) but learn accepted it/,
+    );
   });
 });
 

@@ -15,6 +15,7 @@ import {
   checkHostileIds,
   checkLearnEqualsUpdateArm,
   checkLearnEqualsUpdateAssortment,
+  checkLearnRefusesLikeUpdateArm,
   checkMaxPendingArm,
   checkMaxPendingAssortment,
   checkMaxPendingCascade,
@@ -27,7 +28,16 @@ import { cascadePolicies } from "./cascade-policies.js";
 import { armPolicies, mnlPolicies } from "./policies.js";
 
 /** A check; `ranges:<option>` is the range check of one declared option. */
-type Check = "learn" | "re-add" | "hostile" | "hostile-values" | "pending" | `ranges:${string}` | "misuse" | "getter";
+type Check =
+  | "learn"
+  | "learn-refusals"
+  | "re-add"
+  | "hostile"
+  | "hostile-values"
+  | "pending"
+  | `ranges:${string}`
+  | "misuse"
+  | "getter";
 
 /**
  * Defects these checks found in main's code, run as expected failures (`it.fails`) so the suite stays green while
@@ -60,6 +70,9 @@ function rangeChecks(spec: ConstructSpec<PolicyBase>): void {
 describe.each(armPolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => {
   check(spec.name, "learn", "update equals learn of the JSON decision event, bit for bit", () => {
     checkLearnEqualsUpdateArm(spec);
+  });
+  check(spec.name, "learn-refusals", "learn refuses exactly the feedback update refuses, as INVALID_EVENT", () => {
+    expect(checkLearnRefusesLikeUpdateArm(spec)).toBeGreaterThan(10);
   });
   check(spec.name, "re-add", "late feedback for a removed arm is ignored after the same id is re-added", () => {
     checkReAddWithPending(spec);

@@ -267,7 +267,13 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
     if (this.costRequired && fb.cost === undefined) {
       throw new RouteKitError(ErrorCode.InvalidEvent, "event feedback.cost is required: this policy learns costs");
     }
-    this.checkReward(fb.reward);
+    try {
+      this.checkReward(fb.reward);
+    } catch (e) {
+      // One code for every refused event, as update's NaN, a negative cost and a missing field already are here.
+      if (e instanceof RouteKitError) throw new RouteKitError(ErrorCode.InvalidEvent, `event ${e.message}`);
+      throw e;
+    }
     if (ev.decision.retired === true) return;
     const state = this.table.find(ev.decision.arm);
     if (state === undefined) return;
