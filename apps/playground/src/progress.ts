@@ -11,10 +11,13 @@ export type ProgressMode = "bar" | "lines" | "none";
 /** A live bar (TTY), periodic plain lines (pipes, CI logs), or nothing (--quiet, --json). */
 export function createProgress(mode: ProgressMode, stream: NodeJS.WritableStream, label: string): ProgressSink {
   if (mode === "none") return { update() {}, stop() {} };
-  const start = performance.now();
-  const rate = (done: number) => {
-    const s = (performance.now() - start) / 1000;
-    return s > 0 ? done / s : 0;
+  // Rates are measured from the first report, not from the start: starting the workers and compiling takes a
+  // second or so, and counting it made the first ETA of a 10 s demo read "ETA 3506s".
+  let first: { t: number; done: number } | null = null;
+  const rate = (done: number, now = performance.now()) => {
+    if (first === null) first = { t: now, done };
+    const s = (now - first.t) / 1000;
+    return s > 0 ? (done - first.done) / s : 0;
   };
   if (mode === "bar") {
     const bar = new cliProgress.SingleBar(
@@ -50,11 +53,12 @@ export function createProgress(mode: ProgressMode, stream: NodeJS.WritableStream
   return {
     update(p) {
       const now = performance.now();
+      const r = rate(p.done, now);
       const pct = Math.floor((100 * p.done) / p.total);
-      if (p.done < p.total && (now - start < 1000 || (now - last < 2000 && pct - lastPct < 25))) return;
+      const since = now - (first as { t: number }).t;
+      if (p.done < p.total && (since < 1000 || (now - last < 2000 && pct - lastPct < 25))) return;
       last = now;
       lastPct = pct;
-      const r = rate(p.done);
       const eta = r > 0 ? (p.total - p.done) / r : 0;
       stream.write(`${label}: ${pct}% (${p.done}/${p.total} rounds, ${fmtRate(r)} rounds/s, ETA ${eta.toFixed(0)}s)\n`);
     },
