@@ -62,8 +62,29 @@ export function pairedT(a: readonly number[], b: readonly number[]): number {
   return m / (sd / Math.sqrt(d.length));
 }
 
-/** The paper's simulation: StageRoute and greedy with the arena2025-paper options. */
-export function arenaRuns(L: number, M: number, seeds: readonly number[], extra: Partial<StageRouteOptions> = {}) {
+type ArenaRuns = { sr: ReturnType<typeof run>[]; greedy: ReturnType<typeof run>[] };
+const arenaMemo = new Map<string, ArenaRuns>();
+
+/**
+ * The paper's simulation: StageRoute and greedy with the arena2025-paper options. Seeded and deterministic, so
+ * each configuration runs once per worker: the statistical and README tests read the same runs (treat as read-only).
+ */
+export function arenaRuns(
+  L: number,
+  M: number,
+  seeds: readonly number[],
+  extra: Partial<StageRouteOptions> = {},
+): ArenaRuns {
+  const key = JSON.stringify([L, M, seeds, extra]);
+  let r = arenaMemo.get(key);
+  if (!r) {
+    r = arenaRunsUncached(L, M, seeds, extra);
+    arenaMemo.set(key, r);
+  }
+  return r;
+}
+
+function arenaRunsUncached(L: number, M: number, seeds: readonly number[], extra: Partial<StageRouteOptions>) {
   const env = arenaSim2025({ oracle: stageValue, stageLength: L, maxDeployed: M });
   const options: StageRouteOptions = {
     ...STAGE_PRESETS["arena2025-paper"],
