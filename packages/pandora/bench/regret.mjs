@@ -152,7 +152,7 @@ for (const row of rows) {
       policy = row.make(row.T);
       return policy;
     };
-    const spec = {
+    const experiment = {
       protocol: "cascade",
       environment: () => row.env(),
       policies: [{ label: "p", create }],
@@ -160,7 +160,7 @@ for (const row of rows) {
       horizon: row.T,
       points: row.T / 500,
     };
-    const r = runOne(spec, 0, seed);
+    const r = runOne(experiment, 0, seed);
     perSeed.push(marks.map((m) => r.series.regret[r.series.t.indexOf(m)]));
     calls += r.final.queriesPerRound / row.n;
     if (policy instanceof Cosmos) fits += policy.fitStats.fits;
