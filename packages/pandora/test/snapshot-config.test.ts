@@ -58,7 +58,7 @@ describe("snapshot config fields are validated, not defaulted", () => {
     const s = new Cosmos({ ...dims, indexBound: Number.POSITIVE_INFINITY }).toJSON();
     expect(JSON.stringify(Cosmos.fromJSON(JSON.parse(JSON.stringify(s))).toJSON())).toBe(JSON.stringify(s));
     const bad = tampered(s, (c) => {
-      c.rewardBound = 1e400; // parses to Infinity: readable by the options reader, not what toJSON writes
+      c.rewardBound = Number.POSITIVE_INFINITY; // readable by the options reader, not what toJSON writes ("Infinity")
     });
     expect(codeOf(() => Cosmos.fromJSON(bad))).toBe(ErrorCode.SnapshotCorrupt);
   });
