@@ -2,11 +2,11 @@
 # Instructions and branch mispredicts per RouteOPT query, Newton solver against the 0.x breakpoint search,
 # counted by valgrind (cachegrind with branch simulation): (run with S solves - run with 0 solves) / S, so
 # Node's start-up and the warm-up cancel. Needs valgrind (apt-get install valgrind); slow (minutes).
-# Usage: bash bench/instructions.sh [sizes, default "2 6 10"] [S, default 100000]
+# Usage: bash bench/instructions.sh [sizes, default "2 6 10"] [S, default 1000000]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 sizes=${1:-"2 6 10"}
-S=${2:-100000}
+S=${2:-1000000}
 tmp=$(mktemp -d)
 "$here/../../../node_modules/.bin/esbuild" "$here/instructions-entry.ts" --bundle --platform=node --format=esm \
   --outfile="$tmp/solve.mjs" --log-level=warning
