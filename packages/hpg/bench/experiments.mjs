@@ -1,18 +1,22 @@
 // Online experiments of the paper-style checks, printed for the README and reports (not asserted here):
 // linearized regret of HPG at T = 1k / 4k / 16k / 64k (separate runs, d = 16, M = 4, s = 1), dimension
 // robustness (d = 16 / 64 / 256 at T = 4k), parameter-free vs tuned HPG, and the rank cap (maxRank 2 tau vs
-// exact at d = 64). Usage: node bench/experiments.mjs [--quick] [--part=a,b,c,d]. Imports the built dist.
+// exact at d = 64), and the README's two T = 20,000 comparisons of every router: planted eigenvectors anywhere
+// in R^d (e, 6 seeds) and inside the query subspace (f, 4 seeds). Usage:
+// node bench/experiments.mjs [--quick] [--part=a,b,c,d,e,f] [--mc=N]. Imports the built dist.
 import { PlantedQuadraticEnvironment, runRoutingExperiment } from "@routekit/environments";
-import { Hpg, ParameterFreeHpg } from "../dist/index.js";
+import { EuclideanPg, Exp3, Hpg, LogLinearPg, ParameterFreeHpg, UniformRouter } from "../dist/index.js";
 
 const quick = process.argv.includes("--quick");
 const partArg = process.argv.find((a) => a.startsWith("--part="));
-const parts = new Set((partArg ? partArg.slice(7) : "a,b,c,d").split(","));
+const parts = new Set((partArg ? partArg.slice(7) : "a,b,c,d,e,f").split(","));
+const mcArg = process.argv.find((a) => a.startsWith("--mc="));
+const mc = mcArg ? Number(mcArg.slice(5)) : 500;
 const seeds = quick ? [0] : [0, 1];
 const mean = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
-function run(d, M, s, T, make, seed) {
-  const env = new PlantedQuadraticEnvironment({ contextDim: d, models: M, latentRank: s, mcSamples: 500 });
+function run(d, M, s, T, make, seed, planted = "ambient") {
+  const env = new PlantedQuadraticEnvironment({ contextDim: d, models: M, latentRank: s, mcSamples: mc, planted });
   return runRoutingExperiment(env, (rng) => make([...env.initialArms], rng, T), { horizon: T, seed });
 }
 const hpg =
@@ -67,3 +71,39 @@ if (parts.has("d")) {
     `d) d = 64, T = ${T}: exact reward ${f(exact, "expectedReward").toFixed(0)} LinReg ${f(exact, "linearizedRegret").toFixed(0)}; maxRank 4 (= 2 tau) reward ${f(capped, "expectedReward").toFixed(0)} LinReg ${f(capped, "linearizedRegret").toFixed(0)}`,
   );
 }
+
+/** Every router of the package on one planted variant, T = 20,000, d = 16, M = 4, s = 1, theory defaults. */
+function lineup(label, planted, seedCount) {
+  const T = quick ? 4000 : 20000;
+  const seedList = Array.from({ length: quick ? 1 : seedCount }, (_, i) => i);
+  const mk = (C) => (arms, rng, TT) => new C({ arms, contextDim: 16, horizon: TT, rng });
+  const routers = {
+    HPG: Hpg,
+    "parameter-free HPG": ParameterFreeHpg,
+    "Euclidean PG": EuclideanPg,
+    "log-linear PG": LogLinearPg,
+    EXP3: Exp3,
+    uniform: UniformRouter,
+  };
+  const res = {};
+  for (const [name, C] of Object.entries(routers))
+    res[name] = seedList.map((seed) => run(16, 4, 1, T, mk(C), seed, planted));
+  console.log(
+    `${label}) planted: "${planted}", T = ${T}, seeds 0-${seedList.length - 1} (per seed: expected reward / oracle gap / linearized regret)`,
+  );
+  for (const [name, rs] of Object.entries(res)) {
+    const per = rs.map(
+      (r) => `${r.expectedReward.toFixed(0)}/${r.oracleGap.toFixed(0)}/${r.linearizedRegret.toFixed(0)}`,
+    );
+    const m = (k) => mean(rs.map((r) => r[k])).toFixed(0);
+    console.log(
+      `   ${name}: mean ${m("expectedReward")} / ${m("oracleGap")} / ${m("linearizedRegret")}; seeds ${per.join(", ")}`,
+    );
+  }
+  for (const name of Object.keys(routers).filter((n) => n !== "HPG")) {
+    const diff = res.HPG.map((r, i) => r.expectedReward - res[name][i].expectedReward);
+    console.log(`   HPG reward minus ${name}: ${Math.min(...diff).toFixed(0)} to ${Math.max(...diff).toFixed(0)}`);
+  }
+}
+if (parts.has("e")) lineup("e", "ambient", 6);
+if (parts.has("f")) lineup("f", "query", 4);

@@ -33,7 +33,7 @@ import {
 import { shermanMorrisonUpdate } from "@routekit/linalg";
 import { CascadePolicyBase, type CascadeRecord } from "./episodes.js";
 import { type IndexLink, type IndexLinkName, indexLink, type RewardLinkName, rewardLink } from "./links.js";
-import { parameterVector, RIDGE_RANGE } from "./options.js";
+import { parameterVector, RIDGE_RANGE, requireStoredForm } from "./options.js";
 import { INVERSE_REFRESH, RewardModel, refreshInverse } from "./reward.js";
 
 /** Options every baseline shares. */
@@ -100,11 +100,14 @@ function withoutArms(c: { arms: string[] }): Json {
 
 function configFromSnapshot<C>(s: Record<string, Json>, read: (o: Record<string, unknown>) => C): C {
   const c = readObject(s.config, '"config"');
+  let config: C;
   try {
-    return read({ ...c, arms: snapshotArms(s) });
+    config = read({ ...c, arms: snapshotArms(s) });
   } catch (e) {
     throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot options are invalid: ${(e as Error).message}`);
   }
+  requireStoredForm(withoutArms(config as unknown as { arms: string[] }), c);
+  return config;
 }
 
 function snapshotArms(s: Record<string, Json>): string[] {

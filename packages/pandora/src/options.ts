@@ -251,9 +251,41 @@ export function cosmosConfigFromJSON(j: Json | undefined, arms: readonly string[
     throw new RouteKitError(ErrorCode.SnapshotCorrupt, 'snapshot field "config" must be an object');
   const o: Record<string, unknown> = { ...(j as Record<string, unknown>), arms };
   for (const k of ["indexBound", "rewardBound"]) if (o[k] === "Infinity") o[k] = Number.POSITIVE_INFINITY;
+  let config: CosmosConfig;
   try {
-    return readCosmosOptions(o as unknown as CosmosOptions);
+    config = readCosmosOptions(o as unknown as CosmosOptions);
   } catch (e) {
     throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot options are invalid: ${(e as Error).message}`);
   }
+  requireStoredForm(cosmosConfigToJSON(config), j);
+  return config;
+}
+
+/**
+ * A snapshot's config must be exactly what `toJSON` writes: the options reader fills a missing or null
+ * field with its default, which would restore a damaged snapshot as a different policy, so the config
+ * read back is serialised again and compared field by field with what was given.
+ */
+export function requireStoredForm(expected: Json, given: Json): void {
+  const where = firstDifference(expected, given, "config");
+  if (where !== null)
+    throw new RouteKitError(
+      ErrorCode.SnapshotCorrupt,
+      `snapshot field "${where}" is missing or not in the form toJSON writes`,
+    );
+}
+
+function firstDifference(a: unknown, b: unknown, path: string): string | null {
+  if (Object.is(a, b)) return null;
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return path;
+  if (Array.isArray(a) !== Array.isArray(b)) return path;
+  const ka = Object.keys(a as object);
+  const kb = Object.keys(b as object);
+  for (const k of kb) if (!Object.hasOwn(a as object, k)) return `${path}.${k}`;
+  if (ka.length !== kb.length) return `${path}.${ka.find((k) => !Object.hasOwn(b as object, k))}`;
+  for (const k of ka) {
+    const d = firstDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`);
+    if (d !== null) return d;
+  }
+  return null;
 }

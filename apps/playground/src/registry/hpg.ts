@@ -191,18 +191,21 @@ function lineup(s: number, maxRank: number): ScenarioEntry["policies"] {
 }
 
 const REF_PLANTED =
-  "Not in the paper (it has no online experiment). An independent re-implementation (d = 16, M = 4, s = 1, theory defaults) " +
-  "measured HPG's linearized regret 92 / 293 / 723 / 1528 at T = 1k / 4k / 16k / 64k (separate runs), far below the " +
-  "12 s sqrt(M T ln d) bound, and Euclidean PG on the same ball lower (351-369 vs 723 at 16k). 'regret' here is the gap to " +
-  "the per-query oracle, which grows almost linearly for HPG (about 0.13 per round late): radius 2s caps how sharp the routing can be.";
+  "Not in the paper (it has no online experiment). RouteKit (d = 16, M = 4, s = 1, theory defaults, 2 seeds; " +
+  "node packages/hpg/bench/experiments.mjs --part=a): HPG's linearized regret 58 / 216 / 620 / 1426 at T = 1k / 4k / 16k / 64k " +
+  "(separate runs), far below the 12 s sqrt(M T ln d) bound; an independent NumPy implementation written from the paper " +
+  "(not part of RouteKit) reported 92 / 293 / 723 / 1528, and Euclidean PG on the same ball lower (351-369 vs 723 at 16k). " +
+  "'regret' here is the gap to the per-query oracle, which keeps growing for HPG (3249 at T = 20k, 6 seeds, --part=e): " +
+  "radius 2s caps how sharp the routing can be.";
 
 const REF_TWO_TOWER =
   "Not in the paper. The two-tower environment follows the paper's generative model (Prop. 1: R_m(q) is nearly quadratic in q); " +
   "expect HPG and Euclidean PG ahead of log-linear PG, EXP3 and uniform in reward, with small absolute gaps (rewards are a^T Psi* q).";
 
 const REF_EVEN =
-  "Not in the paper. Measured with RouteKit (d = 16, T = 20,000, 4 seeds): HPG's expected reward is above log-linear PG's by " +
-  "933-1,386 and above EXP3's and uniform's by 1,195-1,742 on every seed: neither a constant nor a linear score can express a " +
+  "Not in the paper. Measured with RouteKit (d = 16, T = 20,000, 4 seeds; node packages/hpg/bench/experiments.mjs --part=f): " +
+  "HPG's expected reward is above log-linear PG's by 933-1,386 and above EXP3's and uniform's by 1,195-1,741 on every seed: " +
+  "neither a constant nor a linear score can express a " +
   "preference that is even in q. On the ambient variant (hpg-planted) models differ on average and EXP3 / log-linear PG keep up.";
 
 const grid: { d: number; M: number; s: number }[] = [

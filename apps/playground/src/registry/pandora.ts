@@ -243,8 +243,8 @@ const scenarios: ScenarioEntry[] = [
       "independent rebuild 27.1/42.9/62.3/84.4 (10 seeds, sd ~2, 2.39 queries); s=1.0 28/57/107/173; greedy is bimodal " +
       "(mean 15.7/27.9/49.5/91.3, ~30% of seeds near-oracle). Oracle 0.688/period (1.86 queries), one-shot 0.645, query-all 0.627 " +
       "(so one-shot and query-all grow ~0.043 T and ~0.061 T). RouteKit (clipped box-3 quality): oracle 0.687, one-shot 0.644, query-all 0.626; " +
-      "RouteKit 10 seeds: s=0.5 27.6/44.6/64.9/88.3 (2.39 queries), s=1.0 31.1/60.8/109.6/174.7, greedy 12.8/21.8/38.1/69.4 (bimodal), " +
-      "threshold 0.7 7.1/14.1/27.4/53.6 (linear, ~0.013 per request).",
+      "RouteKit 10 seeds (node packages/pandora/bench/regret.mjs): s=0.5 27.6/44.6/64.9/88.3 (2.39 queries), s=1.0 31.1/60.8/109.6/174.7, " +
+      "greedy (20 seeds) 13.8/24.9/43.0/78.0 (bimodal), threshold 0.7 7.1/14.1/27.4/53.6 (linear, ~0.013 per request).",
     group: "pandora-env-a",
     panel: "known reward",
   },
