@@ -1,0 +1,25 @@
+/**
+ * Outside audit (session 7): inputs the earlier tests did not try. Each test failed before its fix.
+ */
+import { describe, expect, it } from "vitest";
+import { PakUcb, RffUcb } from "../src/index.js";
+
+describe("visits() keeps every arm, whatever its id", () => {
+  for (const make of [
+    (arms: string[]) => new PakUcb({ arms, contextDim: 2, seed: 1 }),
+    (arms: string[]) => new RffUcb({ arms, contextDim: 2, seed: 1, frequencies: 4 }),
+  ]) {
+    it(`${make([]).kind}: arms "__proto__" and "constructor" are counted like any other`, () => {
+      const p = make(["__proto__", "constructor", "a"]);
+      for (let t = 0; t < 6; t++) {
+        const d = p.select(Float64Array.of(Math.sin(t), Math.cos(t)));
+        p.update(d, { reward: 0.5 });
+      }
+      const v = p.visits();
+      expect(Object.keys(v)).toEqual(["__proto__", "constructor", "a"]);
+      expect(Object.getPrototypeOf(v)).toBe(Object.prototype);
+      expect(v.__proto__ + v.constructor + v.a).toBe(6);
+      expect(JSON.parse(JSON.stringify(v))).toEqual(v);
+    });
+  }
+});
