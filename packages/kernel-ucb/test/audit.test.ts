@@ -20,7 +20,7 @@ describe("visits() keeps every arm, whatever its id", () => {
       const v = p.visits();
       expect(Object.keys(v)).toEqual(["__proto__", "constructor", "a"]);
       expect(Object.getPrototypeOf(v)).toBe(Object.prototype);
-      expect(v.__proto__ + v.constructor + v.a).toBe(6);
+      expect(Object.values(v).reduce((s, n) => s + n, 0)).toBe(6);
       expect(JSON.parse(JSON.stringify(v))).toEqual(v);
     });
   }
