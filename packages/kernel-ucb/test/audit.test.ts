@@ -106,3 +106,26 @@ describe("README options that had no test", () => {
     }
   });
 });
+
+describe("scoreTransform.scale: every accepted scale keeps predictions finite", () => {
+  it("a scale below 1e-12 is OUT_OF_RANGE (at 5e-324 a visited arm's predicted sigma and ucb were Infinity)", () => {
+    for (const scale of [5e-324, 1e-300, 9.99e-13]) {
+      expect(codeOf(() => new PakUcb({ arms: ["a"], contextDim: 2, scoreTransform: { scale } }))).toBe(
+        ErrorCode.OutOfRange,
+      );
+    }
+    for (const make of [
+      () => new PakUcb({ arms: ["a", "b"], contextDim: 2, seed: 1, scoreTransform: { scale: 1e-12 } }),
+      () => new RffUcb({ arms: ["a", "b"], contextDim: 2, seed: 1, frequencies: 8, scoreTransform: { scale: 1e-12 } }),
+    ]) {
+      const p = make();
+      for (let t = 0; t < 20; t++) p.update(p.select(Float64Array.of(Math.sin(t), Math.cos(t))), { reward: 1e11 });
+      for (const q of p.predict(Float64Array.of(1, 0))) {
+        expect(q.n).toBeGreaterThan(0);
+        expect(Number.isFinite(q.mean) && Number.isFinite(q.sigma) && Number.isFinite(q.ucb)).toBe(true);
+      }
+      const snap = JSON.stringify(p.toJSON());
+      expect(JSON.stringify((p.constructor as typeof PakUcb).fromJSON(JSON.parse(snap)).toJSON())).toBe(snap);
+    }
+  });
+});
