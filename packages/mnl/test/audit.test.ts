@@ -66,3 +66,21 @@ describe("queries and decision references read once", () => {
     });
   }
 });
+
+describe("option ranges as the README states them", () => {
+  it("maxSize is an integer in [1, 2^20]", () => {
+    expect(new OfuMnlPlus({ contextDim: 2, maxSize: 2 ** 20 }).maxSize).toBe(2 ** 20);
+    expect(codeOf(() => new OfuMnlPlus({ contextDim: 2, maxSize: 2 ** 20 + 1 }))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => new UcbMnl({ contextDim: 2, maxSize: 2 ** 31 }))).toBe(ErrorCode.OutOfRange);
+  });
+
+  it("values within their ranges whose radius would not be finite are OUT_OF_RANGE", () => {
+    expect(codeOf(() => new OfuMnlPlus({ contextDim: 2, maxSize: 2, stepSize: 1e200 }))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => new UcbMnl({ contextDim: 2, maxSize: 2, v0: 1e300 }))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => new UcbMnl({ contextDim: 2, maxSize: 2, exploration: 1e308 }))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => new TsMnl({ contextDim: 2, maxSize: 2, v0: 1e300 }))).toBe(ErrorCode.OutOfRange);
+    // Each alone at a more usual size is fine.
+    expect(codeOf(() => new OfuMnlPlus({ contextDim: 2, maxSize: 2, stepSize: 1e100 }))).toBeUndefined();
+    expect(codeOf(() => new UcbMnl({ contextDim: 2, maxSize: 2, v0: 1e3 }))).toBeUndefined();
+  });
+});
