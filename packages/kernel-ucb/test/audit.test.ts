@@ -2,6 +2,7 @@
  * Outside audit (session 7): inputs the earlier tests did not try. Each test failed before its fix.
  */
 import { ErrorCode } from "@routekit/core";
+import { mirror32Length } from "@routekit/linalg";
 import { describe, expect, it } from "vitest";
 import { KernelUcb, PakUcb, RffUcb, SupPakUcb } from "../src/index.js";
 import { codeOf, family } from "./family.js";
@@ -127,5 +128,20 @@ describe("scoreTransform.scale: every accepted scale keeps predictions finite", 
       const snap = JSON.stringify(p.toJSON());
       expect(JSON.stringify((p.constructor as typeof PakUcb).fromJSON(JSON.parse(snap)).toJSON())).toBe(snap);
     }
+  });
+});
+
+describe("README memory figure of RFF-UCB", () => {
+  it("5 models at D = 200: each arm's 400 x 400 Float64 inverse and its Float32 mirror make 8.0 MB", () => {
+    const p = new RffUcb({ arms: ["a", "b", "c", "d", "e"], contextDim: 4, seed: 1 });
+    p.update(p.select(Float64Array.of(1, 0, 0, 0)), { reward: 1 }); // the first selection creates the mirrors
+    const F = 400;
+    let bytes = 0;
+    for (const arm of p.arms) {
+      const r = p.regression(arm);
+      expect(r.Ainv.length).toBe(F * F);
+      bytes += r.Ainv.byteLength + mirror32Length(F) * 4;
+    }
+    expect(bytes / 1e6).toBeCloseTo(8.0, 1);
   });
 });
