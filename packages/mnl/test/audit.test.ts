@@ -34,16 +34,16 @@ describe("queries and decision references read once", () => {
     it(`${make().kind}: features or revenues whose length getter throws are INVALID_ARGUMENT, state unchanged`, () => {
       const p = make();
       const before = JSON.stringify(p.toJSON());
-      expect(codeOf(() => p.select({ features: throwingLength([...features]), numItems: 3, maxSize: 2 }))).toBe(
-        ErrorCode.InvalidArgument,
-      );
+      expect(
+        codeOf(() => p.select({ features: throwingLength([...features]) as never, numItems: 3, maxSize: 2 })),
+      ).toBe(ErrorCode.InvalidArgument);
       expect(
         codeOf(() =>
           p.select({
             features: Float64Array.from(features),
             numItems: 3,
             maxSize: 2,
-            revenues: throwingLength([1, 1, 1]),
+            revenues: throwingLength([1, 1, 1]) as never,
           }),
         ),
       ).toBe(ErrorCode.InvalidArgument);
