@@ -12,7 +12,7 @@ import { armsOption, maxPendingOption, numberOption, readOptions, rngOption } fr
 import type { ArmDecision, ArmFeedback, ArmPolicy } from "./protocols.js";
 import { Rng, type RngState } from "./rng.js";
 import { field, type Json, readId, readInt, readObject, type Snapshot, snapshotCorrupt } from "./snapshot.js";
-import { assertFinite, assertVector, copyNumbers, describe, errorText } from "./validate.js";
+import { assertFinite, assertVector, copyNumbers, describe, errorText, readLength } from "./validate.js";
 
 /** Options every arm policy accepts. */
 export interface ArmPolicyOptions {
@@ -302,7 +302,7 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
       assertVector(context, d, what);
     }
     const src = context as ArrayLike<number>;
-    const len = src.length;
+    const len = readLength(src, what);
     if (len !== d) assertVector(src, d, what);
     const dst = this.contextCopy;
     // -0 becomes 0 (x + 0), as in decision events, so update and learn of the same decision agree bitwise.

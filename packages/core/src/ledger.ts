@@ -1,5 +1,6 @@
 import { ErrorCode, RouteKitError } from "./errors.js";
 import type { Json } from "./snapshot.js";
+import { errorText } from "./validate.js";
 
 /**
  * "000" .. "999", built on first use: ids from 1000 on are a cached prefix of the thousands plus one of
@@ -55,6 +56,13 @@ export class DecisionLedger<P> {
   /** The last id issued and its sequence number: update and settle look the same id up, parsed once. */
   private lastId = "";
   private lastIdSeq = -1;
+  /**
+   * The reference object `get` resolved last and its sequence number: `settle` of the same object uses
+   * that number instead of reading `ref.id` again, so a getter cannot make get and settle name two
+   * different decisions (the feedback applied to one, the other settled).
+   */
+  private lastRef: object | undefined = undefined;
+  private lastRefSeq = -1;
   /** The id prefix followed by the thousands of the last id of 1000 or more, and those thousands. */
   private thousandsId = "";
   private thousands = -1;
@@ -119,6 +127,10 @@ export class DecisionLedger<P> {
   /** The payload of a pending decision; throws a typed error otherwise. Does not remove it. */
   get(ref: DecisionRef): P {
     const seq = this.parse(ref);
+    if (typeof ref === "object") {
+      this.lastRef = ref;
+      this.lastRefSeq = seq;
+    }
     const p = seq === this.hotSeq ? this.hotPayload : this.pending.get(seq);
     if (p === undefined) {
       if (seq <= this.lastEvicted) {
@@ -137,7 +149,8 @@ export class DecisionLedger<P> {
 
   /** Removes a decision after its feedback has been applied. */
   settle(ref: DecisionRef): void {
-    const seq = this.parse(ref);
+    const seq = ref === this.lastRef ? this.lastRefSeq : this.parse(ref);
+    this.lastRef = undefined;
     if (seq === this.hotSeq) {
       const p = this.hotPayload as P;
       this.hotSeq = -1;
@@ -203,7 +216,7 @@ export class DecisionLedger<P> {
   }
 
   private parse(ref: DecisionRef): number {
-    const id = typeof ref === "string" ? ref : ref !== null && typeof ref === "object" ? ref.id : undefined;
+    const id = typeof ref === "string" ? ref : ref !== null && typeof ref === "object" ? readRefId(ref) : undefined;
     if (id === this.lastId && this.lastIdSeq >= 0) return this.lastIdSeq;
     if (typeof id !== "string" || !id.startsWith(this.prefix)) {
       throw new RouteKitError(ErrorCode.UnknownDecision, `unknown decision id ${JSON.stringify(id)}`);
@@ -228,6 +241,15 @@ export class DecisionLedger<P> {
       );
     }
     return seq;
+  }
+}
+
+/** `ref.id`, read once; a getter that throws is INVALID_ARGUMENT. */
+function readRefId(ref: { readonly id: string }): unknown {
+  try {
+    return ref.id;
+  } catch (e) {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `reading the decision's id threw: ${errorText(e)}`);
   }
 }
 

@@ -27,7 +27,8 @@ export interface NumberRange {
 
 function rangeText(r: NumberRange): string {
   const lo = r.min === undefined ? "(-Infinity" : `${r.openMin ? "(" : "["}${r.min}`;
-  const hi = r.max === undefined ? "Infinity)" : `${r.max}${r.openMax ? ")" : "]"}`;
+  const max = r.max ?? (r.integer ? Number.MAX_SAFE_INTEGER : undefined);
+  const hi = max === undefined ? "Infinity)" : `${max}${r.openMax ? ")" : "]"}`;
   return `${r.integer ? "an integer" : "a number"} in ${lo}, ${hi}`;
 }
 
@@ -39,7 +40,8 @@ export function checkNumber(v: unknown, what: string, range: NumberRange = {}): 
   assertFinite(v, what);
   const { min, max } = range;
   const ok =
-    (!range.integer || Number.isInteger(v)) &&
+    // Integers must be safe: above 2^53 - 1 they are not exact, and snapshots refuse them.
+    (!range.integer || Number.isSafeInteger(v)) &&
     (min === undefined || (range.openMin ? v > min : v >= min)) &&
     (max === undefined || (range.openMax ? v < max : v <= max));
   if (!ok) throw new RouteKitError(ErrorCode.OutOfRange, `${what} must be ${rangeText(range)}, got ${v}`);

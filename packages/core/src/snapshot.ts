@@ -98,12 +98,23 @@ const hasBuffer = typeof (globalThis as { Buffer?: unknown }).Buffer === "functi
 
 /** Float64Array -> base64 of its bytes (little-endian on every platform Node supports). */
 export function encodeF64(a: Float64Array): string {
+  const chars = Math.ceil(a.byteLength / 3) * 4;
+  if (chars > MAX_STRING_LENGTH) {
+    throw new RouteKitError(
+      ErrorCode.InvalidState,
+      `a state array of ${a.length} Float64 values is ${chars} characters of base64, above JavaScript's string limit ` +
+        `(${MAX_STRING_LENGTH}): this state is too large for a JSON snapshot`,
+    );
+  }
   const bytes = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
   if (hasBuffer) return Buffer.from(bytes).toString("base64");
   let bin = "";
   for (let i = 0; i < bytes.length; i++) bin += String.fromCharCode(bytes[i] as number);
   return btoa(bin);
 }
+
+/** The longest string V8 builds (2^29 - 24 characters); a longer base64 field cannot be written. */
+export const MAX_STRING_LENGTH = 2 ** 29 - 24;
 
 // Node's base64 decoder skips characters it does not know; a snapshot must not decode "mostly".
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

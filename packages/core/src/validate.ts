@@ -49,10 +49,11 @@ export function assertVector(x: unknown, dim: number, what: string): asserts x i
     throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be a Float64Array of length ${dim}`);
   }
   const v = x as ArrayLike<number>;
-  if (v.length !== dim) {
-    throw new RouteKitError(ErrorCode.DimensionMismatch, `${what} has length ${v.length}, expected ${dim}`, {
+  const len = readLength(v, what);
+  if (len !== dim) {
+    throw new RouteKitError(ErrorCode.DimensionMismatch, `${what} has length ${len}, expected ${dim}`, {
       expected: dim,
-      actual: v.length,
+      actual: len,
     });
   }
   const typed = x instanceof Float64Array; // its element reads cannot throw
@@ -66,6 +67,18 @@ export function assertVector(x: unknown, dim: number, what: string): asserts x i
     if (!Number.isFinite(e)) {
       throw new RouteKitError(ErrorCode.NonFinite, `${what}[${i}] must be finite, got ${String(e)}`, { index: i });
     }
+  }
+}
+
+/**
+ * `src.length`, read once; a proxy (it passes Array.isArray) whose length getter throws is INVALID_ARGUMENT (the
+ * caller's input is unreadable).
+ */
+export function readLength(src: ArrayLike<unknown>, what: string): number {
+  try {
+    return src.length;
+  } catch (e) {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `reading ${what}.length threw: ${errorText(e)}`);
   }
 }
 

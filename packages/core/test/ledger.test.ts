@@ -357,3 +357,35 @@ describe("DecisionLedger", () => {
     }
   });
 });
+
+describe("a decision reference is read once (outside audit)", () => {
+  it("get then settle with a ref whose id getter changes settles the decision that get returned", () => {
+    const l = new DecisionLedger(numCodec(), { maxPending: 10 });
+    const a = l.issue(1);
+    l.issue(2);
+    let reads = 0;
+    const ref = {
+      get id() {
+        reads++;
+        return reads === 1 ? a : "zzz";
+      },
+    };
+    expect(l.get(ref)).toBe(1);
+    l.settle(ref);
+    expect(l.size).toBe(1);
+    expect(codeOf(() => l.get(a))).toBe(ErrorCode.DecisionAlreadyUsed);
+  });
+
+  it("a ref whose id getter throws is INVALID_ARGUMENT", () => {
+    const l = new DecisionLedger(numCodec(), { maxPending: 10 });
+    l.issue(1);
+    const ref = new Proxy({} as { id: string }, {
+      get() {
+        throw new Error("boom");
+      },
+    });
+    expect(codeOf(() => l.get(ref))).toBe(ErrorCode.InvalidArgument);
+    expect(codeOf(() => l.settle(ref))).toBe(ErrorCode.InvalidArgument);
+    expect(l.size).toBe(1);
+  });
+});

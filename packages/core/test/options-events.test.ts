@@ -40,6 +40,10 @@ describe("option readers follow the error-code rule", () => {
     expect(code(() => numberOption({ x: 1.5 }, "x", 0.5, r))).toBe(ErrorCode.OutOfRange);
     expect(code(() => numberOption({ x: 0 }, "x", 0.5, { min: 0, openMin: true }))).toBe(ErrorCode.OutOfRange);
     expect(code(() => numberOption({ x: 2.5 }, "x", 1, { integer: true }))).toBe(ErrorCode.OutOfRange);
+    // An integer option is a safe integer (snapshots read integers back with Number.isSafeInteger).
+    expect(numberOption({ x: 2 ** 53 - 1 }, "x", 1, { integer: true })).toBe(2 ** 53 - 1);
+    expect(code(() => numberOption({ x: 2 ** 53 }, "x", 1, { integer: true, min: 1 }))).toBe(ErrorCode.OutOfRange);
+    expect(code(() => numberOption({ x: -(2 ** 53) }, "x", 1, { integer: true }))).toBe(ErrorCode.OutOfRange);
     expect(code(() => maxPendingOption({ maxPending: 0 }))).toBe(ErrorCode.OutOfRange);
     expect(maxPendingOption({})).toBe(100_000);
     expect(code(() => booleanOption({ b: 0 }, "b", true))).toBe(ErrorCode.InvalidArgument);

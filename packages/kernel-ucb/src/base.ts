@@ -202,6 +202,23 @@ export abstract class KernelPolicyBase<S extends ArmState> extends ArmPolicyBase
     };
   }
 
+  /**
+   * A per-arm record { id: value } in arrival order; every id is an own enumerable key, even
+   * "__proto__" (a plain assignment would set the prototype instead and lose the arm).
+   */
+  protected perArm(value: (state: S) => number): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (let i = 0; i < this.table.size; i++) {
+      Object.defineProperty(out, this.table.ids[i] as string, {
+        value: value(this.table.states[i] as S),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return out;
+  }
+
   /** A prediction on the caller's score scale from mu and sigma on the learned scale. */
   protected prediction(arm: string, n: number, mu: number, sigma: number, e: number): ArmPrediction {
     const tr = this.transform;

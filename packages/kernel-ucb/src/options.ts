@@ -75,7 +75,11 @@ export interface ResolvedTransform {
   readonly priorMean: number;
 }
 
-const SCALE = { min: 0, max: 1e6, openMin: true } as const;
+/**
+ * Scale range: below 1e-12 the learned scores are subnormal and predictions divided back by the scale
+ * overflow (a visited arm's sigma was Infinity at 5e-324).
+ */
+const SCALE = { min: 1e-12, max: 1e6 } as const;
 const SHIFT = { min: -1e12, max: 1e12 } as const;
 
 /** The `scoreTransform` option (undefined: identity). */
@@ -100,7 +104,7 @@ export function readTransformJSON(v: Json | undefined): ResolvedTransform {
   const o = readObject(v, '"scoreTransform"');
   const inShift = (x: number) => x >= SHIFT.min && x <= SHIFT.max;
   return {
-    scale: readNumber(o, "scale", (x) => x > 0 && x <= SCALE.max, "a number in (0, 1e6]"),
+    scale: readNumber(o, "scale", (x) => x >= SCALE.min && x <= SCALE.max, "a number in [1e-12, 1e6]"),
     offset: readNumber(o, "offset", inShift, "a number in [-1e12, 1e12]"),
     priorMean: readNumber(o, "priorMean", inShift, "a number in [-1e12, 1e12]"),
   };

@@ -93,11 +93,7 @@ export class PakUcb extends KernelPolicyBase<PakArm> {
 
   /** Visits per arm. */
   visits(): Record<string, number> {
-    const out: Record<string, number> = {};
-    this.table.ids.forEach((id, i) => {
-      out[id] = (this.table.states[i] as PakArm).krr.n;
-    });
-    return out;
+    return this.perArm((s) => s.krr.n);
   }
 
   protected choose(context: Float64Array | undefined): ArmDecision {

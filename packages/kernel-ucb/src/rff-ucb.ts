@@ -123,11 +123,7 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
   }
 
   visits(): Record<string, number> {
-    const out: Record<string, number> = {};
-    this.table.ids.forEach((id, i) => {
-      out[id] = (this.table.states[i] as RffArm).ridge.n;
-    });
-    return out;
+    return this.perArm((s) => s.ridge.n);
   }
 
   /** Writes phi(y) of a validated context (after the optional normalisation) into `out`. */

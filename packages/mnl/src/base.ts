@@ -29,6 +29,7 @@ import {
   ObjectPool,
   RouteKitError,
   readF64,
+  readLength,
   readObject,
   requiredNumber,
   rngOption,
@@ -406,7 +407,8 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
     if (!(f instanceof Float64Array)) {
       if (!Array.isArray(f)) assertVector(f, n * d, `query.features (numItems x contextDim = ${n} x ${d})`);
       const src = f as ArrayLike<number>;
-      if (src.length !== n * d) assertVector(src, n * d, `query.features (numItems x contextDim = ${n} x ${d})`);
+      if (readLength(src, "query.features") !== n * d)
+        assertVector(src, n * d, `query.features (numItems x contextDim = ${n} x ${d})`);
       if (this.fcopy.length < n * d) this.fcopy = new Float64Array(n * d);
       const c = this.fcopy;
       copyNumbers(src, c, n * d, "query.features");
@@ -420,7 +422,7 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
   /** The query's revenues (checked later): a Float64Array as given, a plain array copied once, else as given. */
   private readRevenues(rev: unknown, n: number): ArrayLike<number> | undefined {
     if (rev === undefined || rev instanceof Float64Array || !Array.isArray(rev)) return rev as undefined;
-    if (rev.length !== n) return rev;
+    if (readLength(rev, "query.revenues") !== n) return rev;
     if (this.rcopy.length < n) this.rcopy = new Float64Array(n);
     copyNumbers(rev, this.rcopy, n, "query.revenues");
     return this.rcopy.length === n ? this.rcopy : this.rcopy.subarray(0, n);

@@ -78,6 +78,45 @@ function throwingArray(valid: readonly number[]): number[] {
   });
 }
 
+/** An array (a proxy: it passes Array.isArray) whose length getter throws. */
+function throwingLength(valid: readonly number[]): number[] {
+  return new Proxy([...valid], {
+    get(target, key, recv) {
+      if (key === "length") throw new Error("hostile length getter");
+      return Reflect.get(target, key, recv);
+    },
+  });
+}
+
+/**
+ * A decision reference whose id is `id` on the first read and an id never issued afterwards: a policy
+ * must apply the feedback to, and settle, the decision it read first (the same one), in one read.
+ */
+function flippingRef(id: string): { readonly id: string } {
+  let reads = 0;
+  return {
+    get id(): string {
+      reads++;
+      return reads === 1 ? id : "d999999999";
+    },
+  };
+}
+
+/** Feedback through a reference whose id changes between reads: applied once, to the decision read first. */
+function checkFlippingRef(trace: Trace, p: PolicyBase, id: string, feedback: unknown): number {
+  const what = "update(decision whose id getter changes between reads)";
+  trace.push(what);
+  const pending = p.pendingDecisions;
+  try {
+    (p as unknown as { update(d: unknown, f: unknown): void }).update(flippingRef(id), feedback);
+  } catch (e) {
+    trace.fail(`${what} threw ${describeError(e)}`);
+  }
+  if (p.pendingDecisions !== pending - 1)
+    trace.fail(`${what} left the decision pending (feedback applied, not settled)`);
+  return 1;
+}
+
 /** With one hostile value in slot 0 of an otherwise valid vector. */
 const poisoned = (valid: readonly number[], v: unknown): unknown[] => [v, ...valid.slice(1)];
 
@@ -149,6 +188,25 @@ export function checkHostileArm(spec: ArmPolicySpec): number {
       p,
       "select(context whose element getters throw)",
       () => P.select?.call(p, throwingArray(x)),
+      true,
+    );
+  }
+  const d5 = p.select(ctx());
+  n += attempt(
+    trace,
+    p,
+    "update(decision whose id getter throws)",
+    () => P.update?.call(p, throwingField({}, "id"), fb()),
+    true,
+  );
+  n += checkFlippingRef(trace, p, d5.id, fb());
+  if (p.contextDim > 0) {
+    const x = unitVector(rng, p.contextDim);
+    n += attempt(
+      trace,
+      p,
+      "select(context whose length getter throws)",
+      () => P.select?.call(p, throwingLength(x)),
       true,
     );
   }
@@ -237,6 +295,22 @@ export function checkHostileAssortment(spec: AssortmentPolicySpec): number {
     p,
     "select(features whose element getters throw)",
     () => P.select?.call(p, { ...query(), features: throwingArray(features()) }),
+    true,
+  );
+  const d4 = p.select(query());
+  n += attempt(
+    trace,
+    p,
+    "update(decision whose id getter throws)",
+    () => P.update?.call(p, throwingField({}, "id"), { choice: null }),
+    true,
+  );
+  n += checkFlippingRef(trace, p, d4.id, { choice: null });
+  n += attempt(
+    trace,
+    p,
+    "select(features whose length getter throws)",
+    () => P.select?.call(p, { ...query(), features: throwingLength(features()) }),
     true,
   );
   n += attempt(
