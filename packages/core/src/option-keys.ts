@@ -94,7 +94,7 @@ export function rejectUnknownOptions(
   try {
     keys = Reflect.ownKeys(o).filter((k) => Object.prototype.propertyIsEnumerable.call(o, k));
   } catch (e) {
-    throw new RouteKitError(ErrorCode.InvalidArgument, `${where} options: listing their keys threw: ${errorText(e)}`);
+    throw new RouteKitError(ErrorCode.InvalidArgument, `${where}: listing the option keys threw: ${errorText(e)}`);
   }
   const unknown = keys.filter((k) => typeof k === "symbol" || !known.includes(k));
   if (unknown.length === 0) return;
@@ -106,7 +106,7 @@ export function rejectUnknownOptions(
   const names = unknown.filter((k): k is string => typeof k === "string");
   throw new RouteKitError(
     ErrorCode.InvalidArgument,
-    `${where} options: unknown option${parts.length > 1 ? "s" : ""} ${parts.join(", ")}; known options: ${known.join(", ")}`,
+    `${where}: unknown option${parts.length > 1 ? "s" : ""} ${parts.join(", ")}; known options: ${known.join(", ")}`,
     { unknown: names, known: [...known] },
   );
 }
