@@ -1,11 +1,14 @@
 import {
+  ARM_POLICY_OPTION_KEYS,
   type ArmDecision,
   enumOption,
   makeSnapshot,
   numberOption,
+  optionKeys,
   readEnum,
   readNumber,
   readSnapshot,
+  rejectUnknownOptions,
   type Snapshot,
 } from "@routekit/core";
 import { argmaxRandomTie, type BasePolicyOptions, CLASSIC_SNAPSHOT_VERSION, restoring } from "./base.js";
@@ -22,6 +25,13 @@ export interface EpsilonGreedyOptions extends BasePolicyOptions {
   readonly decay?: "none" | "1/t";
 }
 
+/** The option keys of {@link EpsilonGreedyOptions}. */
+export const EPSILON_GREEDY_OPTION_KEYS = optionKeys<EpsilonGreedyOptions>()([
+  ...ARM_POLICY_OPTION_KEYS,
+  "epsilon",
+  "decay",
+]);
+
 /**
  * Epsilon-greedy: with probability epsilon_t a uniform arm, otherwise the arm with the best empirical
  * mean; arms without feedback count as +Infinity (tried first), ties broken at random. The decision
@@ -35,6 +45,7 @@ export class EpsilonGreedy extends CountingPolicy {
   readonly decay: "none" | "1/t";
 
   constructor(options: EpsilonGreedyOptions) {
+    rejectUnknownOptions(options, EPSILON_GREEDY_OPTION_KEYS, EpsilonGreedy.kind);
     super(options);
     const o = options as unknown as Record<string, unknown>;
     this.epsilon = numberOption(o, "epsilon", 0.1, { min: 0, max: 1 });

@@ -1,4 +1,5 @@
 import {
+  ARM_POLICY_OPTION_KEYS,
   type ArmDecision,
   type ArmEvent,
   type ArmFeedback,
@@ -10,12 +11,14 @@ import {
   type Json,
   makeSnapshot,
   numberOption,
+  optionKeys,
   readArmBaseState,
   readF64,
   readInt,
   readNumber,
   readOptions,
   readSnapshot,
+  rejectUnknownOptions,
   restoring,
   type Snapshot,
   vectorToJson,
@@ -50,6 +53,13 @@ export interface LinUCBDisjointOptions extends BasePolicyOptions {
   readonly ridge?: number;
 }
 
+/** The option keys of {@link LinUCBDisjointOptions}. */
+export const LINUCB_DISJOINT_OPTION_KEYS = optionKeys<LinUCBDisjointOptions>()([
+  ...ARM_POLICY_OPTION_KEYS,
+  "exploration",
+  "ridge",
+]);
+
 interface DisjointArm extends ArmState {
   /** Upper triangle of A^-1 (d x d, row-major), kept by Sherman-Morrison. */
   readonly Ainv: Float64Array;
@@ -80,6 +90,7 @@ export class LinUCBDisjoint extends ArmPolicyBase<DisjointArm, VecPayload> {
   private readonly uTmp: Float64Array;
 
   constructor(options: LinUCBDisjointOptions) {
+    rejectUnknownOptions(options, LINUCB_DISJOINT_OPTION_KEYS, LinUCBDisjoint.kind);
     const d = options?.contextDim;
     assertInt(d, "option contextDim", 1, MAX_RIDGE_DIM);
     const store = new VecPayloadStore(d, d);

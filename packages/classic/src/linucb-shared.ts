@@ -1,4 +1,5 @@
 import {
+  ARM_POLICY_OPTION_KEYS,
   type ArmDecision,
   type ArmEvent,
   type ArmFeedback,
@@ -11,6 +12,7 @@ import {
   type Json,
   makeSnapshot,
   numberOption,
+  optionKeys,
   RouteKitError,
   readArmBaseState,
   readF64,
@@ -18,6 +20,7 @@ import {
   readNumber,
   readOptions,
   readSnapshot,
+  rejectUnknownOptions,
   restoring,
   type Snapshot,
   snapshotCorrupt,
@@ -49,6 +52,14 @@ export interface LinUCBSharedOptions extends BasePolicyOptions {
    */
   readonly maxArms?: number;
 }
+
+/** The option keys of {@link LinUCBSharedOptions}. */
+export const LINUCB_SHARED_OPTION_KEYS = optionKeys<LinUCBSharedOptions>()([
+  ...ARM_POLICY_OPTION_KEYS,
+  "exploration",
+  "ridge",
+  "maxArms",
+]);
 
 interface SharedArm extends ArmState {
   /** Index of this arm's one-hot coordinate (feature d + slot). */
@@ -88,6 +99,7 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
   private uTmp: Float64Array = new Float64Array(0);
 
   constructor(options: LinUCBSharedOptions) {
+    rejectUnknownOptions(options, LINUCB_SHARED_OPTION_KEYS, LinUCBShared.kind);
     const d = options?.contextDim;
     assertInt(d, "option contextDim", 1, MAX_RIDGE_DIM - 1);
     const maxArms = options.maxArms ?? 64;

@@ -1,11 +1,14 @@
 import {
+  ARM_POLICY_OPTION_KEYS,
   type ArmDecision,
   assertId,
   ErrorCode,
   makeSnapshot,
+  optionKeys,
   RouteKitError,
   readId,
   readSnapshot,
+  rejectUnknownOptions,
   type Snapshot,
 } from "@routekit/core";
 import { type BasePolicyOptions, CLASSIC_SNAPSHOT_VERSION, restoring } from "./base.js";
@@ -15,6 +18,9 @@ export interface OneArmOracleOptions extends BasePolicyOptions {
   /** The arm to always play (e.g. `env.bestFixedArm()`); must be one of `arms` when `arms` is not empty. */
   readonly arm: string;
 }
+
+/** The option keys of {@link OneArmOracleOptions}. */
+export const ONE_ARM_ORACLE_OPTION_KEYS = optionKeys<OneArmOracleOptions>()([...ARM_POLICY_OPTION_KEYS, "arm"]);
 
 /**
  * The one-arm oracle: always plays one fixed arm (propensity 1), typically the best single arm over
@@ -27,6 +33,7 @@ export class OneArmOracle extends CountingPolicy {
   readonly arm: string;
 
   constructor(options: OneArmOracleOptions) {
+    rejectUnknownOptions(options, ONE_ARM_ORACLE_OPTION_KEYS, OneArmOracle.kind);
     super(options);
     assertId(options.arm, "option arm");
     this.arm = options.arm;

@@ -1,8 +1,19 @@
-import { type ArmDecision, makeSnapshot, readSnapshot, type Snapshot } from "@routekit/core";
+import {
+  ARM_POLICY_OPTION_KEYS,
+  type ArmDecision,
+  makeSnapshot,
+  optionKeys,
+  readSnapshot,
+  rejectUnknownOptions,
+  type Snapshot,
+} from "@routekit/core";
 import { type BasePolicyOptions, CLASSIC_SNAPSHOT_VERSION, restoring } from "./base.js";
 import { CountingPolicy, readCountingState } from "./counting.js";
 
 export interface RandomPolicyOptions extends BasePolicyOptions {}
+
+/** The option keys of {@link RandomPolicyOptions}. */
+export const RANDOM_POLICY_OPTION_KEYS = optionKeys<RandomPolicyOptions>()([...ARM_POLICY_OPTION_KEYS]);
 
 /**
  * Picks a live arm uniformly at random each round (propensity 1/K). The baseline whose regret
@@ -13,6 +24,7 @@ export class RandomPolicy extends CountingPolicy {
   readonly kind = RandomPolicy.kind;
 
   constructor(options: RandomPolicyOptions) {
+    rejectUnknownOptions(options, RANDOM_POLICY_OPTION_KEYS, RandomPolicy.kind);
     super(options);
     this.addInitialArms(options);
   }

@@ -1,13 +1,16 @@
 import {
+  ARM_POLICY_OPTION_KEYS,
   type ArmDecision,
   type ArmFeedback,
   assertInRange,
   enumOption,
   makeSnapshot,
   numberOption,
+  optionKeys,
   readEnum,
   readNumber,
   readSnapshot,
+  rejectUnknownOptions,
   type Snapshot,
 } from "@routekit/core";
 import {
@@ -39,6 +42,14 @@ export interface ThompsonBernoulliOptions extends BasePolicyOptions {
   readonly fractionalRewards?: "bernoulli-trick" | "fractional";
 }
 
+/** The option keys of {@link ThompsonBernoulliOptions}. */
+export const THOMPSON_BERNOULLI_OPTION_KEYS = optionKeys<ThompsonBernoulliOptions>()([
+  ...ARM_POLICY_OPTION_KEYS,
+  "priorAlpha",
+  "priorBeta",
+  "fractionalRewards",
+]);
+
 /**
  * Beta-Bernoulli Thompson sampling (Thompson 1933; Agrawal & Goyal 2012): sample
  * theta_i ~ Beta(priorAlpha + successes_i, priorBeta + failures_i) for each arm and play the argmax.
@@ -52,6 +63,7 @@ export class ThompsonBernoulli extends CountingPolicy {
   readonly fractionalRewards: "bernoulli-trick" | "fractional";
 
   constructor(options: ThompsonBernoulliOptions) {
+    rejectUnknownOptions(options, THOMPSON_BERNOULLI_OPTION_KEYS, ThompsonBernoulli.kind);
     super(options);
     const o = options as unknown as Record<string, unknown>;
     this.priorAlpha = numberOption(o, "priorAlpha", 1, POSITIVE);
@@ -134,6 +146,14 @@ export interface ThompsonGaussianOptions extends BasePolicyOptions {
   readonly noiseVariance?: number;
 }
 
+/** The option keys of {@link ThompsonGaussianOptions}. */
+export const THOMPSON_GAUSSIAN_OPTION_KEYS = optionKeys<ThompsonGaussianOptions>()([
+  ...ARM_POLICY_OPTION_KEYS,
+  "priorMean",
+  "priorVariance",
+  "noiseVariance",
+]);
+
 /**
  * Gaussian Thompson sampling with a conjugate normal prior and known noise variance: arm i's
  * posterior is N(m_i, 1/p_i) with p_i = 1/priorVariance + n_i/noiseVariance and
@@ -147,6 +167,7 @@ export class ThompsonGaussian extends CountingPolicy {
   readonly noiseVariance: number;
 
   constructor(options: ThompsonGaussianOptions) {
+    rejectUnknownOptions(options, THOMPSON_GAUSSIAN_OPTION_KEYS, ThompsonGaussian.kind);
     super(options);
     const o = options as unknown as Record<string, unknown>;
     this.priorMean = numberOption(o, "priorMean", 0);

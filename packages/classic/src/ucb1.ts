@@ -1,10 +1,13 @@
 import {
+  ARM_POLICY_OPTION_KEYS,
   type ArmDecision,
   makeSnapshot,
   numberOption,
+  optionKeys,
   readNumber,
   readOptions,
   readSnapshot,
+  rejectUnknownOptions,
   type Snapshot,
 } from "@routekit/core";
 import { argmaxRandomTie, type BasePolicyOptions, CLASSIC_SNAPSHOT_VERSION, restoring } from "./base.js";
@@ -17,6 +20,9 @@ export interface UCB1Options extends BasePolicyOptions {
   readonly exploration?: number;
 }
 
+/** The option keys of {@link UCB1Options}. */
+export const UCB1_OPTION_KEYS = optionKeys<UCB1Options>()([...ARM_POLICY_OPTION_KEYS, "exploration"]);
+
 /**
  * UCB1 (Auer, Cesa-Bianchi & Fischer 2002): every arm without feedback first (ties at random), then
  * argmax of mean_i + c sqrt(ln t / n_i), with t the number of feedbacks received so far and n_i those
@@ -28,6 +34,7 @@ export class UCB1 extends CountingPolicy {
   readonly exploration: number;
 
   constructor(options: UCB1Options) {
+    rejectUnknownOptions(options, UCB1_OPTION_KEYS, UCB1.kind);
     super(options);
     this.exploration = numberOption(readOptions(options, UCB1.kind), "exploration", Math.SQRT2, { min: 0 });
     this.addInitialArms(options);

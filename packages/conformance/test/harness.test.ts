@@ -15,6 +15,7 @@ import {
   checkLearnRefusesLikeUpdateArm,
   checkOptionRanges,
   checkRestoreFromForeignObjects,
+  checkUnknownOptionKey,
   corruptSnapshot,
   findNonFinite,
   fuzzArmPolicy,
@@ -184,6 +185,38 @@ describe("harness catches deliberate bugs", () => {
       };
       expect(() => checkOptionRanges(choiceSpec(broken))).toThrow(/decay: "1\/t" \(a documented value\) .*TypeError/);
     });
+  });
+});
+
+describe("unknown option key check catches", () => {
+  const spec = (construct: (o: unknown) => EpsilonGreedy) => ({
+    name: "classic/epsilon-greedy",
+    construct,
+    restore: EpsilonGreedy.fromJSON,
+    baseOptions: { arms: ["a", "b"], seed: 1, epsilon: 0.2 },
+  });
+  /** Drops every key it does not know before building: the behaviour before unknown keys were refused. */
+  const known = ["arms", "seed", "rng", "contextDim", "maxPending", "epsilon", "decay"];
+  const ignoring = (o: unknown) => {
+    const r = o as Record<string, unknown>;
+    return new EpsilonGreedy(Object.fromEntries(known.filter((k) => k in r).map((k) => [k, r[k]])) as never);
+  };
+  it("a policy that refuses unknown keys passes (a stray key, undefined, a symbol, and a near miss per base option)", () => {
+    expect(checkUnknownOptionKey(spec((o) => new EpsilonGreedy(o as never)))).toBe(6);
+  });
+  it("a policy that silently ignores an unknown key", () => {
+    expect(() => checkUnknownOptionKey(spec(ignoring))).toThrow(/unknown option noSuchOptionKey: 1 was accepted/);
+  });
+  it("a refusal without the did-you-mean hint for a near miss", () => {
+    const noHint = (o: unknown) => {
+      const stray = Reflect.ownKeys(o as object).find((k) => typeof k === "symbol" || !known.includes(k));
+      if (stray !== undefined) {
+        const name = typeof stray === "symbol" ? "a symbol" : JSON.stringify(stray);
+        throw new RouteKitError(ErrorCode.InvalidArgument, `unknown option ${name}`);
+      }
+      return new EpsilonGreedy(o as never);
+    };
+    expect(() => checkUnknownOptionKey(spec(noHint))).toThrow(/should name .*did you mean/);
   });
 });
 

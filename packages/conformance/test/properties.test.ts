@@ -22,6 +22,7 @@ import {
   checkMisuse,
   checkOptionRanges,
   checkReAddWithPending,
+  checkUnknownOptionKey,
 } from "@routekit/core/testing";
 import { describe, expect, it } from "vitest";
 import { cascadePolicies } from "./cascade-policies.js";
@@ -37,7 +38,8 @@ type Check =
   | "pending"
   | `ranges:${string}`
   | "misuse"
-  | "getter";
+  | "getter"
+  | "unknown-option";
 
 /**
  * Defects these checks found in main's code, run as expected failures (`it.fails`) so the suite stays green while
@@ -49,6 +51,14 @@ function check(name: string, key: Check, title: string, fn: () => void): void {
   const known = KNOWN.find(([re, checks]) => re.test(name) && checks.includes(key));
   if (known) it.fails(`${title} [known defect: ${known[2]}]`, fn);
   else it(title, fn);
+}
+
+/** An unknown or misspelt option key is INVALID_ARGUMENT naming it (a typo must not silently run the default). */
+function unknownOptionCheck(spec: ConstructSpec<PolicyBase>): void {
+  check(spec.name, "unknown-option", "an unknown or misspelt option key is INVALID_ARGUMENT naming it", () => {
+    expect(spec.construct, "spec.construct (the raw constructor) is required").toBeTypeOf("function");
+    expect(checkUnknownOptionKey(spec)).toBeGreaterThan(3);
+  });
 }
 
 /** One test per declared option, so a failure (or a known defect) names the option it is about. */
@@ -93,6 +103,7 @@ describe.each(armPolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => 
     checkMaxPendingArm(spec);
   });
   rangeChecks(spec as ConstructSpec<PolicyBase>);
+  unknownOptionCheck(spec as ConstructSpec<PolicyBase>);
   check(spec.name, "misuse", "constructor misuse from JavaScript throws typed errors", () => {
     expect(spec.construct, "spec.construct (the raw constructor) is required").toBeTypeOf("function");
     expect(checkMisuse(spec)).toBeGreaterThan(10);
@@ -119,6 +130,7 @@ describe.each(mnlPolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => 
     },
   );
   rangeChecks(spec as ConstructSpec<PolicyBase>);
+  unknownOptionCheck(spec as ConstructSpec<PolicyBase>);
   check(spec.name, "misuse", "constructor misuse from JavaScript throws typed errors", () => {
     expect(spec.construct, "spec.construct (the raw constructor) is required").toBeTypeOf("function");
     expect(checkMisuse(spec)).toBeGreaterThan(5);
@@ -132,6 +144,7 @@ describe.each(cascadeConstructed.map((s) => [s.name, s] as const))("%s", (_n, sp
     checkMaxPendingCascade(spec);
   });
   rangeChecks(spec as ConstructSpec<PolicyBase>);
+  unknownOptionCheck(spec as ConstructSpec<PolicyBase>);
   check(spec.name, "misuse", "constructor misuse from JavaScript throws typed errors", () => {
     expect(checkMisuse(spec as ConstructSpec<PolicyBase>)).toBeGreaterThan(5);
   });

@@ -8,6 +8,7 @@ import { ArmTable, type ArmTable as ArmTableType } from "./arms.js";
 import { ErrorCode, RouteKitError } from "./errors.js";
 import { type ArmEvent, type ArmEventDecision, checkEvent, EVENT_VERSION, eventVector } from "./events.js";
 import { DecisionLedger, type DecisionRef, type LedgerCodec } from "./ledger.js";
+import { optionKeys } from "./option-keys.js";
 import { armsOption, maxPendingOption, numberOption, readOptions, rngOption } from "./options.js";
 import type { ArmDecision, ArmFeedback, ArmPolicy } from "./protocols.js";
 import { Rng, type RngState } from "./rng.js";
@@ -27,6 +28,15 @@ export interface ArmPolicyOptions {
   /** Pending decisions kept for late feedback before the oldest is dropped (default 100,000, at most 10^7). */
   readonly maxPending?: number;
 }
+
+/** The keys of {@link ArmPolicyOptions}; a family's list extends it with the family's own options. */
+export const ARM_POLICY_OPTION_KEYS = optionKeys<ArmPolicyOptions>()([
+  "arms",
+  "contextDim",
+  "rng",
+  "seed",
+  "maxPending",
+]);
 
 /** Largest context length any arm policy accepts. */
 export const MAX_CONTEXT_DIM = 1 << 16;

@@ -1,6 +1,7 @@
 import { QueryRecorder } from "./cascade-metrics.js";
 import { ErrorCode, RouteKitError } from "./errors.js";
 import { MetricsRecorder, meanStd, type RunResult } from "./metrics.js";
+import { optionKeys, rejectUnknownOptions } from "./option-keys.js";
 import type {
   ArmEnvironment,
   ArmPolicy,
@@ -100,6 +101,9 @@ export interface RunOptions {
   readonly onProgress?: (p: Progress) => void;
   readonly signal?: AbortSignal;
 }
+
+/** The keys of {@link RunOptions}. */
+export const RUN_OPTION_KEYS = optionKeys<RunOptions>()(["onProgress", "signal"]);
 
 export interface PolicySummary {
   readonly policy: string;
@@ -338,6 +342,7 @@ export function summarize(runs: readonly RunResult[]): PolicySummary[] {
  * the same experiment gives the same series (but for wall times) whatever the order.
  */
 export function runExperiment<P extends Protocol>(exp: Experiment<P>, options: RunOptions = {}): ExperimentResult {
+  rejectUnknownOptions(options, RUN_OPTION_KEYS, "runExperiment");
   checkExperiment(exp);
   const runsTotal = exp.policies.length * exp.seeds.length;
   const total = runsTotal * exp.horizon;

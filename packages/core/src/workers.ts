@@ -1,6 +1,7 @@
 import type { Worker } from "node:worker_threads";
 import { ErrorCode, RouteKitError } from "./errors.js";
 import type { RunResult } from "./metrics.js";
+import { optionKeys, rejectUnknownOptions } from "./option-keys.js";
 import {
   checkExperiment,
   type Experiment,
@@ -38,6 +39,14 @@ export interface WorkerRunOptions {
   /** Path or URL of the worker entry; by default `worker.js` (or `.cjs`) next to this module's build. */
   readonly workerEntry?: string | URL;
 }
+
+/** The keys of {@link WorkerRunOptions}. */
+export const WORKER_RUN_OPTION_KEYS = optionKeys<WorkerRunOptions>()([
+  "workers",
+  "onProgress",
+  "signal",
+  "workerEntry",
+]);
 
 /** Messages from the worker entry (`src/worker.ts`) to the pool. */
 export type WorkerMessage =
@@ -177,6 +186,7 @@ export async function runExperimentInWorkers(
   plan: ExperimentPlan,
   options: WorkerRunOptions = {},
 ): Promise<ExperimentResult> {
+  rejectUnknownOptions(options, WORKER_RUN_OPTION_KEYS, "runExperimentInWorkers");
   if (plan === null || typeof plan !== "object") {
     throw new RouteKitError(ErrorCode.InvalidArgument, "plan must be { module, spec }");
   }

@@ -10,12 +10,14 @@ import {
   type Json,
   makeSnapshot,
   numberOption,
+  optionKeys,
   readArmBaseState,
   readF64,
   readInt,
   readNumber,
   readOptions,
   readSnapshot,
+  rejectUnknownOptions,
   restoring,
   type Snapshot,
 } from "@routekit/core";
@@ -23,6 +25,7 @@ import { HPG_SNAPSHOT_VERSION } from "./hpg-snapshot.js";
 import {
   checkRoutePayload,
   initialModelCount,
+  ROUTER_OPTION_KEYS,
   type RoutePayload,
   RouterBase,
   type RouterOptions,
@@ -34,6 +37,9 @@ export interface BaselineOptions extends RouterOptions {
   /** Planned number of rounds T for the default step (default 10,000). */
   readonly horizon?: number;
 }
+
+/** The option keys of {@link BaselineOptions}. */
+export const BASELINE_OPTION_KEYS = optionKeys<BaselineOptions>()([...ROUTER_OPTION_KEYS, "horizon"]);
 
 function readCommon(st: Record<string, Json>): { normalizeContext: boolean; clipRewards: boolean; horizon: number } {
   return {
@@ -52,6 +58,7 @@ export class UniformRouter extends RouterBase<ArmState> {
   readonly horizon: number;
 
   constructor(options: BaselineOptions) {
+    rejectUnknownOptions(options, BASELINE_OPTION_KEYS, UniformRouter.kind);
     super(options, 0, UniformRouter.kind);
     this.horizon = numberOption(readOptions(options, UniformRouter.kind), "horizon", 10_000, {
       integer: true,
@@ -102,6 +109,9 @@ export interface Exp3Options extends BaselineOptions {
   readonly gamma?: number;
 }
 
+/** The option keys of {@link Exp3Options}. */
+export const EXP3_OPTION_KEYS = optionKeys<Exp3Options>()([...BASELINE_OPTION_KEYS, "gamma"]);
+
 interface Exp3Arm extends ArmState {
   logWeight: number;
 }
@@ -119,6 +129,7 @@ export class Exp3 extends RouterBase<Exp3Arm> {
   readonly gamma: number;
 
   constructor(options: Exp3Options) {
+    rejectUnknownOptions(options, EXP3_OPTION_KEYS, Exp3.kind);
     super(options, 0, Exp3.kind);
     const o = readOptions(options, Exp3.kind);
     this.horizon = numberOption(o, "horizon", 10_000, { integer: true, min: 1, max: Number.MAX_SAFE_INTEGER });
@@ -179,6 +190,9 @@ export interface LogLinearPgOptions extends BaselineOptions {
   readonly stepSize?: number;
 }
 
+/** The option keys of {@link LogLinearPgOptions}. */
+export const LOG_LINEAR_PG_OPTION_KEYS = optionKeys<LogLinearPgOptions>()([...BASELINE_OPTION_KEYS, "stepSize"]);
+
 interface LinArm extends ArmState {
   /** theta_m (contextDim entries) then the intercept b_m. */
   readonly theta: Float64Array;
@@ -196,6 +210,7 @@ export class LogLinearPg extends RouterBase<LinArm> {
   readonly stepSize: number;
 
   constructor(options: LogLinearPgOptions) {
+    rejectUnknownOptions(options, LOG_LINEAR_PG_OPTION_KEYS, LogLinearPg.kind);
     super(options, 0, LogLinearPg.kind);
     const o = readOptions(options, LogLinearPg.kind);
     this.horizon = numberOption(o, "horizon", 10_000, { integer: true, min: 1, max: Number.MAX_SAFE_INTEGER });

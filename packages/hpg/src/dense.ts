@@ -4,8 +4,25 @@
  * symmetric eigendecomposition (ml-matrix through @routekit/linalg), soft-threshold the spectrum by the
  * hypentropy threshold, rebuild. O(d^3) per step: for small d only.
  */
+import { optionKeys, rejectUnknownOptions } from "@routekit/core";
 import { symmetricEigen } from "@routekit/linalg";
 import { hypentropyThreshold, softThreshold } from "./threshold.js";
+
+/** Options of {@link DenseMirrorIterate}. */
+export interface DenseMirrorIterateOptions {
+  dim: number;
+  beta: number;
+  radius: number;
+  maxRank?: number;
+}
+
+/** The option keys of {@link DenseMirrorIterateOptions}. */
+export const DENSE_MIRROR_ITERATE_OPTION_KEYS = optionKeys<DenseMirrorIterateOptions>()([
+  "dim",
+  "beta",
+  "radius",
+  "maxRank",
+]);
 
 export class DenseMirrorIterate {
   readonly dim: number;
@@ -19,7 +36,8 @@ export class DenseMirrorIterate {
   lastThreshold = 0;
   private readonly scratch: Float64Array;
 
-  constructor(options: { dim: number; beta: number; radius: number; maxRank?: number }) {
+  constructor(options: DenseMirrorIterateOptions) {
+    rejectUnknownOptions(options, DENSE_MIRROR_ITERATE_OPTION_KEYS, "DenseMirrorIterate");
     this.dim = options.dim;
     this.beta = options.beta;
     this.radius = options.radius;

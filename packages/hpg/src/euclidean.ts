@@ -1,16 +1,24 @@
 import {
   makeSnapshot,
   numberOption,
+  optionKeys,
   readArmBaseState,
   readInt,
   readNumber,
   readOptions,
   readSnapshot,
+  rejectUnknownOptions,
   restoring,
   type Snapshot,
 } from "@routekit/core";
 import { HPG_SNAPSHOT_VERSION, readIterate } from "./hpg-snapshot.js";
-import { type LowRankArm, LowRankRouter, type LowRankRouterOptions, readLowRankState } from "./low-rank.js";
+import {
+  LOW_RANK_ROUTER_OPTION_KEYS,
+  type LowRankArm,
+  LowRankRouter,
+  type LowRankRouterOptions,
+  readLowRankState,
+} from "./low-rank.js";
 import { MirrorIterate } from "./mirror.js";
 import { checkRoutePayload, initialModelCount } from "./router.js";
 
@@ -23,6 +31,13 @@ export interface EuclideanPgOptions extends LowRankRouterOptions {
   /** Gradient step (default radius sqrt(M / (2 horizon)), which gives the bound radius sqrt(2 M T)). */
   readonly stepSize?: number;
 }
+
+/** The option keys of {@link EuclideanPgOptions}. */
+export const EUCLIDEAN_PG_OPTION_KEYS = optionKeys<EuclideanPgOptions>()([
+  ...LOW_RANK_ROUTER_OPTION_KEYS,
+  "latentRank",
+  "radius",
+]);
 
 /**
  * Projected Euclidean policy gradient on the same log-quadratic class and nuclear balls as HPG (the key
@@ -40,6 +55,7 @@ export class EuclideanPg extends LowRankRouter<LowRankArm> {
   readonly stepSize: number;
 
   constructor(options: EuclideanPgOptions) {
+    rejectUnknownOptions(options, EUCLIDEAN_PG_OPTION_KEYS, EuclideanPg.kind);
     super(options, 0, EuclideanPg.kind);
     const o = readOptions(options, EuclideanPg.kind);
     this.latentRank = numberOption(o, "latentRank", 1, { integer: true, min: 1, max: this.contextDim });

@@ -1,16 +1,24 @@
 import {
   makeSnapshot,
   numberOption,
+  optionKeys,
   readArmBaseState,
   readInt,
   readNumber,
   readOptions,
   readSnapshot,
+  rejectUnknownOptions,
   restoring,
   type Snapshot,
 } from "@routekit/core";
 import { HPG_SNAPSHOT_VERSION, readIterate } from "./hpg-snapshot.js";
-import { type LowRankArm, LowRankRouter, type LowRankRouterOptions, readLowRankState } from "./low-rank.js";
+import {
+  LOW_RANK_ROUTER_OPTION_KEYS,
+  type LowRankArm,
+  LowRankRouter,
+  type LowRankRouterOptions,
+  readLowRankState,
+} from "./low-rank.js";
 import { MirrorIterate } from "./mirror.js";
 import { checkRoutePayload } from "./router.js";
 
@@ -26,6 +34,14 @@ export interface HpgOptions extends LowRankRouterOptions {
   /** Mirror-descent step eta (default sqrt(M ln max(d, 3) / horizon), M = initial model count, at least 2). */
   readonly stepSize?: number;
 }
+
+/** The option keys of {@link HpgOptions}. */
+export const HPG_OPTION_KEYS = optionKeys<HpgOptions>()([
+  ...LOW_RANK_ROUTER_OPTION_KEYS,
+  "latentRank",
+  "radius",
+  "beta",
+]);
 
 /** The defaults of the paper's Theorem 3: radius 2s, beta = radius / d, eta = sqrt(M ln d / T). */
 export function hpgStepSize(models: number, dim: number, horizon: number): number {
@@ -49,6 +65,7 @@ export class Hpg extends LowRankRouter<LowRankArm> {
   readonly stepSize: number;
 
   constructor(options: HpgOptions) {
+    rejectUnknownOptions(options, HPG_OPTION_KEYS, Hpg.kind);
     super(options, 0, Hpg.kind);
     const o = readOptions(options, Hpg.kind);
     const d = this.contextDim;

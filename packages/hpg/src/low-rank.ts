@@ -10,13 +10,14 @@ import {
   field,
   type Json,
   numberOption,
+  optionKeys,
   readInt,
   readNumber,
   readOptions,
 } from "@routekit/core";
 import { encodeIterate, type IterateData, loadIterate } from "./hpg-snapshot.js";
 import type { MirrorIterate } from "./mirror.js";
-import { type RoutePayload, RouterBase, type RouterOptions, softmaxInto } from "./router.js";
+import { ROUTER_OPTION_KEYS, type RoutePayload, RouterBase, type RouterOptions, softmaxInto } from "./router.js";
 
 export interface LowRankRouterOptions extends RouterOptions {
   readonly contextDim: number;
@@ -28,6 +29,15 @@ export interface LowRankRouterOptions extends RouterOptions {
   /** Steps between re-orthonormalisations of each model's eigenvectors (default 1,000; 0 = never). */
   readonly reorthEvery?: number;
 }
+
+/** The option keys of {@link LowRankRouterOptions}. */
+export const LOW_RANK_ROUTER_OPTION_KEYS = optionKeys<LowRankRouterOptions>()([
+  ...ROUTER_OPTION_KEYS,
+  "horizon",
+  "stepSize",
+  "maxRank",
+  "reorthEvery",
+]);
 
 export interface LowRankArm extends ArmState {
   readonly iterate: MirrorIterate;

@@ -11,6 +11,7 @@
  * so a step costs O(d r + k^2 r + k^3) for rank k and basis size r <= min(d, 2 maxRank + 1), and a score
  * O(d r); the eigenvectors are re-orthonormalised every `reorthEvery` steps.
  */
+import { optionKeys, rejectUnknownOptions } from "@routekit/core";
 import { LowRankSymmetricEigen } from "@routekit/linalg";
 import { hypentropyThreshold, l1Threshold, softThreshold } from "./threshold.js";
 
@@ -35,6 +36,16 @@ export interface MirrorIterateOptions {
   readonly reorthEvery?: number;
 }
 
+/** The option keys of {@link MirrorIterateOptions}. */
+export const MIRROR_ITERATE_OPTION_KEYS = optionKeys<MirrorIterateOptions>()([
+  "dim",
+  "beta",
+  "geometry",
+  "radius",
+  "maxRank",
+  "reorthEvery",
+]);
+
 export class MirrorIterate {
   readonly dim: number;
   readonly beta: number;
@@ -53,6 +64,7 @@ export class MirrorIterate {
   private readonly scratch: Float64Array;
 
   constructor(options: MirrorIterateOptions) {
+    rejectUnknownOptions(options, MIRROR_ITERATE_OPTION_KEYS, "MirrorIterate");
     this.dim = options.dim;
     this.beta = options.beta;
     this.geometry = options.geometry ?? "hypentropy";

@@ -3,18 +3,26 @@ import {
   type Json,
   makeSnapshot,
   numberOption,
+  optionKeys,
   readArmBaseState,
   readF64,
   readNumber,
   readOptions,
   readSnapshot,
+  rejectUnknownOptions,
   restoring,
   type Snapshot,
 } from "@routekit/core";
 import { CoinBetting } from "./coin.js";
 import { hpgStepSize } from "./hpg.js";
 import { encodeIterate, HPG_SNAPSHOT_VERSION, loadIterate, readIterate } from "./hpg-snapshot.js";
-import { type LowRankArm, LowRankRouter, type LowRankRouterOptions, readLowRankState } from "./low-rank.js";
+import {
+  LOW_RANK_ROUTER_OPTION_KEYS,
+  type LowRankArm,
+  LowRankRouter,
+  type LowRankRouterOptions,
+  readLowRankState,
+} from "./low-rank.js";
 import { MirrorIterate } from "./mirror.js";
 import { checkRoutePayload, type RoutePayload, softmaxInto } from "./router.js";
 
@@ -25,6 +33,12 @@ export interface ParameterFreeHpgOptions extends LowRankRouterOptions {
   /** Initial wealth epsilon of each coin-betting learner (default 1; the paper leaves it open). */
   readonly initialWealth?: number;
 }
+
+/** The option keys of {@link ParameterFreeHpgOptions}. */
+export const PARAMETER_FREE_HPG_OPTION_KEYS = optionKeys<ParameterFreeHpgOptions>()([
+  ...LOW_RANK_ROUTER_OPTION_KEYS,
+  "initialWealth",
+]);
 
 interface PfArm extends LowRankArm {
   /** Direction w_m in the unit nuclear ball (inner HPG core: radius 1, beta 1/d): `iterate`. */
@@ -47,6 +61,7 @@ export class ParameterFreeHpg extends LowRankRouter<PfArm> {
   readonly initialWealth: number;
 
   constructor(options: ParameterFreeHpgOptions) {
+    rejectUnknownOptions(options, PARAMETER_FREE_HPG_OPTION_KEYS, ParameterFreeHpg.kind);
     super(options, 2, ParameterFreeHpg.kind);
     const o = readOptions(options, ParameterFreeHpg.kind);
     const m = Array.isArray(o.arms) ? (o.arms as unknown[]).length : 0;

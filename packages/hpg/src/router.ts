@@ -6,6 +6,7 @@
  * them in `decision.state` ({ arms, probs, aux? }), so `learn` replays an update exactly.
  */
 import {
+  ARM_POLICY_OPTION_KEYS,
   type ArmDecision,
   type ArmEvent,
   type ArmFeedback,
@@ -20,6 +21,7 @@ import {
   type LedgerCodec,
   missingEventState,
   ObjectPool,
+  optionKeys,
   RouteKitError,
   readObject,
   readOptions,
@@ -42,6 +44,13 @@ export interface RouterOptions extends ArmPolicyOptions {
    */
   readonly clipRewards?: boolean;
 }
+
+/** The option keys of {@link RouterOptions}. */
+export const ROUTER_OPTION_KEYS = optionKeys<RouterOptions>()([
+  ...ARM_POLICY_OPTION_KEYS,
+  "normalizeContext",
+  "clipRewards",
+]);
 
 /** A pending decision: chosen model, the query as received, and the distribution sampled from. */
 export interface RoutePayload {

@@ -5,6 +5,7 @@
  * normalisation) and the pending-decision payload that keeps the context as received.
  */
 import {
+  ARM_POLICY_OPTION_KEYS,
   type ArmDecision,
   type ArmEvent,
   ArmPolicyBase,
@@ -16,6 +17,7 @@ import {
   type Json,
   MAX_CONTEXT_DIM,
   numberOption,
+  optionKeys,
   RouteKitError,
   readInt,
   readNumber,
@@ -58,6 +60,18 @@ export interface KernelPolicyOptions extends ArmPolicyOptions {
   /** Optional flop counter (diagnostics, cost-model tests). */
   readonly counter?: OpCounter;
 }
+
+/** The option keys of {@link KernelPolicyOptions}. */
+export const KERNEL_POLICY_OPTION_KEYS = optionKeys<KernelPolicyOptions>()([
+  ...ARM_POLICY_OPTION_KEYS,
+  "ridge",
+  "exploration",
+  "confidence",
+  "horizon",
+  "scoreTransform",
+  "normalizeContext",
+  "counter",
+]);
 
 /**
  * Smallest ridge accepted: with RBF kernel values of 1 it keeps k / ridge <= 1e4, where the exact

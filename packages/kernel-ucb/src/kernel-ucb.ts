@@ -5,15 +5,17 @@ import {
   type Json,
   makeSnapshot,
   numberOption,
+  optionKeys,
   readArmBaseState,
   readInt,
   readSnapshot,
+  rejectUnknownOptions,
   restoring,
   type Snapshot,
   snapshotCorrupt,
 } from "@routekit/core";
 import { allocF64 } from "@routekit/linalg";
-import { KernelPolicyBase, type KernelPolicyOptions, readCommonJSON } from "./base.js";
+import { KERNEL_POLICY_OPTION_KEYS, KernelPolicyBase, type KernelPolicyOptions, readCommonJSON } from "./base.js";
 import { checkKernelScale, DotKernel, type KernelSpec, type ResolvedKernel, readKernelJSON } from "./kernel.js";
 import { ExactKrr, MAX_INITIAL_CAPACITY } from "./krr.js";
 import { type KernelPayload, readPayload } from "./payload.js";
@@ -24,6 +26,13 @@ export interface KernelUcbOptions extends KernelPolicyOptions {
   /** Initial capacity (points) of the shared regression's buffers (default 64), in [1, 4096]. */
   readonly initialCapacity?: number;
 }
+
+/** The option keys of {@link KernelUcbOptions}. */
+export const KERNEL_UCB_OPTION_KEYS = optionKeys<KernelUcbOptions>()([
+  ...KERNEL_POLICY_OPTION_KEYS,
+  "kernel",
+  "initialCapacity",
+]);
 
 /** An arm of KernelUCB: its uid is also its slot in the one-hot code (never reused). */
 interface TagArm {
@@ -55,6 +64,7 @@ export class KernelUcb extends KernelPolicyBase<TagArm> {
   private cacheSeq = -1;
 
   constructor(options: KernelUcbOptions) {
+    rejectUnknownOptions(options, KERNEL_UCB_OPTION_KEYS, "KernelUcb");
     super(options, { what: "KernelUcb", defaultExploration: "paper" });
     const o = options as unknown as Record<string, unknown>;
     this.dotKernel = new DotKernel((o.kernel ?? { type: "poly", gamma: 1, c: 1, degree: 3 }) as KernelSpec);

@@ -3,10 +3,12 @@ import {
   describe,
   ErrorCode,
   type Json,
+  optionKeys,
   RouteKitError,
   readEnum,
   readNumber,
   readObject,
+  rejectUnknownOptions,
 } from "@routekit/core";
 import { type Kernel, linearKernel, polynomialKernel, rbfKernel } from "@routekit/linalg";
 
@@ -27,6 +29,13 @@ export type ResolvedKernel =
   | { readonly type: "poly"; readonly gamma: number; readonly c: number; readonly degree: number }
   | { readonly type: "linear" };
 
+/** The keys of each kind of {@link KernelSpec}. */
+export const KERNEL_SPEC_KEYS = {
+  rbf: optionKeys<Extract<KernelSpec, { type: "rbf" }>>()(["type", "sigma"]),
+  poly: optionKeys<Extract<KernelSpec, { type: "poly" }>>()(["type", "gamma", "c", "degree"]),
+  linear: optionKeys<Extract<KernelSpec, { type: "linear" }>>()(["type"]),
+} as const;
+
 // Bounded so that kernel values on unit (or norm^2 <= 1e12) contexts cannot overflow.
 const SIGMA = { min: 1e-6, max: 1e6 } as const;
 const GAMMA = { min: 0, max: 1e4, openMin: true } as const;
@@ -46,6 +55,7 @@ export function readKernel(k: unknown, what = "option kernel"): ResolvedKernel {
   }
   const o = k as Record<string, unknown>;
   const type = o.type;
+  if (type === "rbf" || type === "poly" || type === "linear") rejectUnknownOptions(o, KERNEL_SPEC_KEYS[type], what);
   if (type === "rbf") return { type, sigma: checkNumber(o.sigma, `${what}.sigma`, SIGMA) };
   if (type === "poly") {
     const gamma = checkNumber(o.gamma, `${what}.gamma`, GAMMA);
@@ -64,6 +74,7 @@ export function readKernel(k: unknown, what = "option kernel"): ResolvedKernel {
 export function readKernelJSON(v: Json | undefined): ResolvedKernel {
   const o = readObject(v, '"kernel"');
   const type = readEnum(o, "type", ["rbf", "poly", "linear"] as const);
+  rejectUnknownOptions(o, KERNEL_SPEC_KEYS[type], '"kernel"');
   const inRange = (r: { min: number; max: number; openMin?: boolean; integer?: boolean }) => (x: number) =>
     (r.openMin ? x > r.min : x >= r.min) && x <= r.max && (!r.integer || Number.isInteger(x));
   if (type === "rbf") return { type, sigma: readNumber(o, "sigma", inRange(SIGMA), "a number in [1e-6, 1e6]") };

@@ -2,7 +2,17 @@
  * Option readers and the score/context maps shared by the family (internal: not exported from the
  * package entry, except the option types).
  */
-import { checkNumber, describe, ErrorCode, type Json, RouteKitError, readNumber, readObject } from "@routekit/core";
+import {
+  checkNumber,
+  describe,
+  ErrorCode,
+  type Json,
+  optionKeys,
+  RouteKitError,
+  readNumber,
+  readObject,
+  rejectUnknownOptions,
+} from "@routekit/core";
 
 /**
  * Exploration multiplier of the index mu + exploration * sigma (the paper's eta).
@@ -68,6 +78,9 @@ export interface ScoreTransform {
   readonly priorMean?: number;
 }
 
+/** The keys of {@link ScoreTransform}. */
+export const SCORE_TRANSFORM_KEYS = optionKeys<ScoreTransform>()(["scale", "offset", "priorMean"]);
+
 /** A score transform with every field set. */
 export interface ResolvedTransform {
   readonly scale: number;
@@ -92,6 +105,7 @@ export function readTransform(v: unknown): ResolvedTransform {
     );
   }
   const o = v as Record<string, unknown>;
+  rejectUnknownOptions(o, SCORE_TRANSFORM_KEYS, "option scoreTransform");
   const num = (name: string, fallback: number, range: typeof SCALE | typeof SHIFT) => {
     const x = o[name];
     return x === undefined ? fallback : checkNumber(x, `option scoreTransform.${name}`, range);
@@ -102,6 +116,7 @@ export function readTransform(v: unknown): ResolvedTransform {
 /** A snapshot's score transform: every field present and in range (SNAPSHOT_CORRUPT otherwise). */
 export function readTransformJSON(v: Json | undefined): ResolvedTransform {
   const o = readObject(v, '"scoreTransform"');
+  rejectUnknownOptions(o, SCORE_TRANSFORM_KEYS, '"scoreTransform"');
   const inShift = (x: number) => x >= SHIFT.min && x <= SHIFT.max;
   return {
     scale: readNumber(o, "scale", (x) => x >= SCALE.min && x <= SCALE.max, "a number in [1e-12, 1e6]"),

@@ -6,14 +6,22 @@ import {
   type Json,
   makeSnapshot,
   numberOption,
+  optionKeys,
   readArmBaseState,
   readInt,
   readObject,
   readSnapshot,
+  rejectUnknownOptions,
   restoring,
   type Snapshot,
 } from "@routekit/core";
-import { type ArmPrediction, KernelPolicyBase, type KernelPolicyOptions, readCommonJSON } from "./base.js";
+import {
+  type ArmPrediction,
+  KERNEL_POLICY_OPTION_KEYS,
+  KernelPolicyBase,
+  type KernelPolicyOptions,
+  readCommonJSON,
+} from "./base.js";
 import { checkKernelScale, DotKernel, type KernelSpec, type ResolvedKernel, readKernelJSON } from "./kernel.js";
 import { ExactKrr, MAX_INITIAL_CAPACITY } from "./krr.js";
 import { type KernelPayload, readPayload } from "./payload.js";
@@ -33,6 +41,14 @@ export interface PakUcbOptions extends KernelPolicyOptions {
    */
   readonly onWarning?: (message: string) => void;
 }
+
+/** The option keys of {@link PakUcbOptions}. */
+export const PAK_UCB_OPTION_KEYS = optionKeys<PakUcbOptions>()([
+  ...KERNEL_POLICY_OPTION_KEYS,
+  "kernel",
+  "initialCapacity",
+  "onWarning",
+]);
 
 interface PakArm {
   readonly uid: number;
@@ -65,6 +81,7 @@ export class PakUcb extends KernelPolicyBase<PakArm> {
   private readonly nOf = (i: number): number => (this.table.states[i] as PakArm).krr.n;
 
   constructor(options: PakUcbOptions) {
+    rejectUnknownOptions(options, PAK_UCB_OPTION_KEYS, "PakUcb");
     super(options, { what: "PakUcb", defaultExploration: "paper" });
     const o = options as unknown as Record<string, unknown>;
     this.dotKernel = new DotKernel((o.kernel ?? { type: "rbf", sigma: 1 }) as KernelSpec);

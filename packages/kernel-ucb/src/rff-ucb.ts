@@ -7,6 +7,7 @@ import {
   type Json,
   makeSnapshot,
   numberOption,
+  optionKeys,
   Rng,
   type RngState,
   RouteKitError,
@@ -16,11 +17,18 @@ import {
   readNumber,
   readObject,
   readSnapshot,
+  rejectUnknownOptions,
   restoring,
   type Snapshot,
 } from "@routekit/core";
 import { allocF32, allocF64, paddedLength, type RandomFourierFeatures, roundToF32 } from "@routekit/linalg";
-import { type ArmPrediction, KernelPolicyBase, type KernelPolicyOptions, readCommonJSON } from "./base.js";
+import {
+  type ArmPrediction,
+  KERNEL_POLICY_OPTION_KEYS,
+  KernelPolicyBase,
+  type KernelPolicyOptions,
+  readCommonJSON,
+} from "./base.js";
 import {
   checkFeatures,
   drawFeatures,
@@ -44,6 +52,14 @@ export interface RffUcbOptions extends KernelPolicyOptions {
   /** Feature convention (default "paper"); see {@link RffVariant}. */
   readonly rffVariant?: RffVariant;
 }
+
+/** The option keys of {@link RffUcbOptions}. */
+export const RFF_UCB_OPTION_KEYS = optionKeys<RffUcbOptions>()([
+  ...KERNEL_POLICY_OPTION_KEYS,
+  "sigma",
+  "frequencies",
+  "rffVariant",
+]);
 
 interface RffArm {
   readonly uid: number;
@@ -83,6 +99,7 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
   private readonly phi32: Float32Array;
 
   constructor(options: RffUcbOptions) {
+    rejectUnknownOptions(options, RFF_UCB_OPTION_KEYS, "RffUcb");
     super(options, { what: "RffUcb", defaultExploration: "paper" });
     const o = options as unknown as Record<string, unknown>;
     this.sigma = numberOption(o, "sigma", 1, SIGMA_RANGE);

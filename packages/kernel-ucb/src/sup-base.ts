@@ -8,11 +8,12 @@ import {
   type Json,
   missingEventState,
   numberOption,
+  optionKeys,
   RouteKitError,
   readInt,
   snapshotCorrupt,
 } from "@routekit/core";
-import { KernelPolicyBase, type KernelPolicyOptions } from "./base.js";
+import { KERNEL_POLICY_OPTION_KEYS, KernelPolicyBase, type KernelPolicyOptions } from "./base.js";
 import type { KernelPayload } from "./payload.js";
 
 /** Which uncertain arm branch (c) explores (the paper says "any"). */
@@ -26,6 +27,9 @@ export interface SupOptions extends KernelPolicyOptions {
   /** Branch (c)'s choice among arms with a large width (default "largest-width", ties at random). */
   readonly exploreChoice?: ExploreChoice;
 }
+
+/** The option keys of {@link SupOptions}. */
+export const SUP_OPTION_KEYS = optionKeys<SupOptions>()([...KERNEL_POLICY_OPTION_KEYS, "stages", "exploreChoice"]);
 
 /** What the last select did (diagnostics and invariant tests). */
 export interface SupRoundTrace {

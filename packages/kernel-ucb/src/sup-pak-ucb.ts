@@ -1,9 +1,11 @@
 import {
   type Json,
   makeSnapshot,
+  optionKeys,
   readArmBaseState,
   readObject,
   readSnapshot,
+  rejectUnknownOptions,
   restoring,
   type Snapshot,
   snapshotCorrupt,
@@ -12,12 +14,15 @@ import { readCommonJSON } from "./base.js";
 import { checkKernelScale, DotKernel, type KernelSpec, type ResolvedKernel, readKernelJSON } from "./kernel.js";
 import { ExactKrr } from "./krr.js";
 import { readPayload } from "./payload.js";
-import { readSupJSON, type StageQuery, SupBase, type SupOptions } from "./sup-base.js";
+import { readSupJSON, type StageQuery, SUP_OPTION_KEYS, SupBase, type SupOptions } from "./sup-base.js";
 
 export interface SupPakUcbOptions extends SupOptions {
   /** Kernel (default RBF sigma = 1). */
   readonly kernel?: KernelSpec;
 }
+
+/** The option keys of {@link SupPakUcbOptions}. */
+export const SUP_PAK_UCB_OPTION_KEYS = optionKeys<SupPakUcbOptions>()([...SUP_OPTION_KEYS, "kernel"]);
 
 const KIND = "kernel-ucb/sup-pak-ucb";
 /** 2: shared option names, arm uids, maxPending, contexts as received. */
@@ -39,6 +44,7 @@ export class SupPakUcb extends SupBase<ExactKrr> {
   private readonly dotKernel: DotKernel;
 
   constructor(options: SupPakUcbOptions) {
+    rejectUnknownOptions(options, SUP_PAK_UCB_OPTION_KEYS, "SupPakUcb");
     super(options, "SupPakUcb");
     const o = options as unknown as Record<string, unknown>;
     this.dotKernel = new DotKernel((o.kernel ?? { type: "rbf", sigma: 1 }) as KernelSpec);

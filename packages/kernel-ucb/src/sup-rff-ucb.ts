@@ -6,6 +6,7 @@ import {
   type Json,
   makeSnapshot,
   numberOption,
+  optionKeys,
   Rng,
   type RngState,
   RouteKitError,
@@ -15,6 +16,7 @@ import {
   readNumber,
   readObject,
   readSnapshot,
+  rejectUnknownOptions,
   restoring,
   type Snapshot,
   snapshotCorrupt,
@@ -24,7 +26,7 @@ import { readCommonJSON } from "./base.js";
 import { drawFeatures, MAX_FREQUENCIES, SIGMA_RANGE } from "./features.js";
 import { readPayload } from "./payload.js";
 import { RidgeArm } from "./ridge.js";
-import { readSupJSON, type StageQuery, SupBase, type SupOptions } from "./sup-base.js";
+import { readSupJSON, type StageQuery, SUP_OPTION_KEYS, SupBase, type SupOptions } from "./sup-base.js";
 import { bias1, bias2, paperFeatureCount, paperThresholds } from "./theory.js";
 
 /** What a Sup-RFF-UCB schedule sees: round t (1-based), points n in the (arm, stage) set, and the setup. */
@@ -75,6 +77,16 @@ export interface SupRffUcbOptions extends SupOptions {
   /** Bias B2 (default the paper's, 4/sqrt(ridge t)); must return a finite number >= 0. */
   readonly bias2?: Schedule;
 }
+
+/** The option keys of {@link SupRffUcbOptions}. */
+export const SUP_RFF_UCB_OPTION_KEYS = optionKeys<SupRffUcbOptions>()([
+  ...SUP_OPTION_KEYS,
+  "sigma",
+  "frequencies",
+  "maxFrequencies",
+  "bias1",
+  "bias2",
+]);
 
 /** One (arm, stage) regression: the prompts filed so far and a ridge on their current features. */
 export class RffStage {
@@ -200,6 +212,7 @@ export class SupRffUcb extends SupBase<RffStage> {
   private root: Rng;
 
   constructor(options: SupRffUcbOptions) {
+    rejectUnknownOptions(options, SUP_RFF_UCB_OPTION_KEYS, "SupRffUcb");
     super(options, "SupRffUcb");
     const o = options as unknown as Record<string, unknown>;
     this.sigma = numberOption(o, "sigma", 1, SIGMA_RANGE);

@@ -27,10 +27,13 @@ import {
   maxPendingOption,
   numberOption,
   ObjectPool,
+  optionKeys,
+  type Rng,
   RouteKitError,
   readF64,
   readLength,
   readObject,
+  rejectUnknownOptions,
   requiredNumber,
   rngOption,
   type Snapshot,
@@ -98,8 +101,14 @@ export function readFields<T extends Record<string, "number" | "string">>(
   o: Json | undefined,
   what: string,
   spec: T,
+  extraKeys: readonly string[] = [],
 ): { [K in keyof T]: T[K] extends "number" ? number : string } {
   const obj = readObject(o, `"${what}"`);
+  try {
+    rejectUnknownOptions(obj, [...Object.keys(spec), ...extraKeys], `"${what}"`);
+  } catch (e) {
+    throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot field ${errorText(e)}`);
+  }
   const out: Record<string, number | string> = {};
   for (const [k, type] of Object.entries(spec)) {
     const v = obj[k];
@@ -213,7 +222,22 @@ export interface MnlCommonOptions {
   utilityClip?: readonly [number, number] | null;
   /** Pending decisions kept for late feedback (default 100,000), an integer in [1, 10^7]. */
   maxPending?: number;
+  /** Seed of the random stream (TS-MNL draws from it; the deterministic policies still validate it). */
+  seed?: number | string;
+  /** Random stream; wins over `seed`. */
+  rng?: Rng;
 }
+
+/** The keys of {@link MnlCommonOptions}. */
+export const MNL_COMMON_OPTION_KEYS = optionKeys<MnlCommonOptions>()([
+  "contextDim",
+  "maxSize",
+  "v0",
+  "utilityClip",
+  "maxPending",
+  "seed",
+  "rng",
+]);
 
 /** Validated common options (kept in snapshots). */
 export interface MnlCommonConfig {
@@ -276,7 +300,9 @@ export function snapshotOptions<T>(fn: () => T): T {
 }
 
 export function commonFromJSON(j: Json | undefined): MnlCommonConfig {
-  const o = readFields(j, "common", { contextDim: "number", maxSize: "number", v0: "number", maxPending: "number" });
+  const o = readFields(j, "common", { contextDim: "number", maxSize: "number", v0: "number", maxPending: "number" }, [
+    "utilityClip",
+  ]);
   const clip = (j as Record<string, Json>).utilityClip;
   if (clip !== null && !Array.isArray(clip)) snapshotCorrupt('"common.utilityClip"', "null or [lo, hi]");
   return snapshotOptions(() => readCommonOptions({ ...o, utilityClip: clip }, null));

@@ -17,6 +17,7 @@ import {
   type Json,
   makeSnapshot,
   numberOption,
+  optionKeys,
   Rng,
   type RngState,
   RouteKitError,
@@ -24,6 +25,7 @@ import {
   readInt,
   readOptions,
   readSnapshot,
+  rejectUnknownOptions,
   rngOption,
   type Snapshot,
 } from "@routekit/core";
@@ -34,6 +36,7 @@ import {
   decodeCholeskyF64,
   firstOversizedRow,
   MAX_FEATURE_SQUARED_NORM,
+  MNL_COMMON_OPTION_KEYS,
   type MnlCommonConfig,
   type MnlCommonOptions,
   MnlPolicyBase,
@@ -65,6 +68,17 @@ export interface MleBaselineOptions extends MnlCommonOptions {
   /** Newton iterations per refit at most (default 25; a warm start needs 0-2), an integer in [1, 1000]. */
   maxNewtonIterations?: number;
 }
+
+/** The option keys of {@link MleBaselineOptions}. */
+export const MLE_BASELINE_OPTION_KEYS = optionKeys<MleBaselineOptions>()([
+  ...MNL_COMMON_OPTION_KEYS,
+  "preset",
+  "ridge",
+  "alphaMode",
+  "kappaMode",
+  "exploration",
+  "maxNewtonIterations",
+]);
 
 /** The resolved configuration of UCB-MNL / TS-MNL (see {@link MleBaselineOptions}). */
 export interface MleBaselineConfig {
@@ -319,6 +333,7 @@ export class UcbMnl extends MleMnlPolicy {
   readonly kind = UcbMnl.kind;
 
   constructor(options: MleBaselineOptions) {
+    rejectUnknownOptions(options, MLE_BASELINE_OPTION_KEYS, UcbMnl.kind);
     super(readOptions(options, UcbMnl.kind));
   }
 
@@ -367,6 +382,9 @@ export interface TsMnlOptions extends MleBaselineOptions {
   rng?: Rng;
 }
 
+/** The option keys of {@link TsMnlOptions}. */
+export const TS_MNL_OPTION_KEYS = optionKeys<TsMnlOptions>()([...MLE_BASELINE_OPTION_KEYS, "samples"]);
+
 /** TS-MNL: theta~ ~ N(theta, alpha^2 V^-1) (M samples, per-item max), then the best assortment of e^{x.theta~}. */
 export class TsMnl extends MleMnlPolicy {
   static readonly kind = "mnl/ts-mnl";
@@ -378,6 +396,7 @@ export class TsMnl extends MleMnlPolicy {
   private sampled = new Float64Array(0);
 
   constructor(options: TsMnlOptions) {
+    rejectUnknownOptions(options, TS_MNL_OPTION_KEYS, TsMnl.kind);
     const o = readOptions(options, TsMnl.kind);
     super(o);
     this.samples = numberOption(o, "samples", 1, { integer: true, min: 1, max: 10_000 });

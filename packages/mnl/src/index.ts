@@ -10,15 +10,18 @@ export {
   MAX_FEATURE_SQUARED_NORM,
   MAX_MNL_CONTEXT_DIM,
   MAX_MNL_SIZE,
+  MNL_COMMON_OPTION_KEYS,
   type MnlCommonOptions,
   type MnlPolicyBase,
 } from "./base.js";
 export {
+  MLE_BASELINE_OPTION_KEYS,
   type MleBaselineConfig,
   type MleBaselineOptions,
   type MleBaselinePreset,
   type MleMnlPolicy,
   mleBaselineAlpha,
+  TS_MNL_OPTION_KEYS,
   TsMnl,
   type TsMnlOptions,
   UcbMnl,
@@ -33,6 +36,7 @@ export {
 export { mnlGradient, mnlLoss, mnlProbabilities, mnlRevenue } from "./model.js";
 export {
   type BetaMode,
+  OFU_MNL_PLUS_OPTION_KEYS,
   OfuMnlPlus,
   type OfuMnlPlusConfig,
   type OfuMnlPlusOptions,

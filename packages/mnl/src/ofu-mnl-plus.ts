@@ -11,11 +11,13 @@ import {
   enumOption,
   makeSnapshot,
   numberOption,
+  optionKeys,
   RouteKitError,
   readF64,
   readInt,
   readOptions,
   readSnapshot,
+  rejectUnknownOptions,
   type Snapshot,
 } from "@routekit/core";
 import { allocF64, dot } from "@routekit/linalg";
@@ -24,6 +26,7 @@ import {
   commonToJSON,
   decodeCholeskyF64,
   MAX_FEATURE_SQUARED_NORM,
+  MNL_COMMON_OPTION_KEYS,
   type MnlCommonConfig,
   type MnlCommonOptions,
   MnlPolicyBase,
@@ -77,6 +80,20 @@ export interface OfuMnlPlusOptions extends MnlCommonOptions {
   /** "exact": projection onto the unit ball in the H~ norm; "none": skip it. */
   projection?: "exact" | "none";
 }
+
+/** The option keys of {@link OfuMnlPlusOptions}. */
+export const OFU_MNL_PLUS_OPTION_KEYS = optionKeys<OfuMnlPlusOptions>()([
+  ...MNL_COMMON_OPTION_KEYS,
+  "preset",
+  "stepSize",
+  "ridge",
+  "confidence",
+  "betaMode",
+  "beta",
+  "exploration",
+  "stepMultiplier",
+  "projection",
+]);
 
 /** The resolved configuration of an OFU-MNL+ policy (see {@link OfuMnlPlusOptions}). */
 export interface OfuMnlPlusConfig {
@@ -198,6 +215,7 @@ export class OfuMnlPlus extends MnlPolicyBase {
   private readonly wasm: WasmUtilities | null;
 
   constructor(options: OfuMnlPlusOptions) {
+    rejectUnknownOptions(options, OFU_MNL_PLUS_OPTION_KEYS, OfuMnlPlus.kind);
     const { common, cfg } = resolve(options);
     super(common);
     this.config = cfg;

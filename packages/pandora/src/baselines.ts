@@ -18,6 +18,7 @@ import {
   makeSnapshot,
   maxPendingOption,
   numberOption,
+  optionKeys,
   type Rng,
   RouteKitError,
   readF64,
@@ -25,6 +26,7 @@ import {
   readObject,
   readOptions,
   readSnapshot,
+  rejectUnknownOptions,
   requiredNumber,
   rngOption,
   type Snapshot,
@@ -56,6 +58,20 @@ export interface BaselineOptions {
   /** The policy's random stream (wins over `seed`); kept in snapshots as the per-replica `rng` field. */
   rng?: Rng;
 }
+
+/** The option keys of {@link BaselineOptions}. */
+export const BASELINE_OPTION_KEYS = optionKeys<BaselineOptions>()([
+  "arms",
+  "contextDim",
+  "outputDim",
+  "rewardParameter",
+  "rewardLink",
+  "rewardIntercept",
+  "ridge",
+  "maxPending",
+  "seed",
+  "rng",
+]);
 
 interface BaseConfig {
   arms: string[];
@@ -98,10 +114,17 @@ function withoutArms(c: { arms: string[] }): Json {
   return rest as unknown as Json;
 }
 
-function configFromSnapshot<C>(s: Record<string, Json>, read: (o: Record<string, unknown>) => C): C {
+function configFromSnapshot<C>(
+  s: Record<string, Json>,
+  read: (o: Record<string, unknown>) => C,
+  known: readonly string[],
+): C {
   const c = readObject(s.config, '"config"');
   let config: C;
   try {
+    // A snapshot's config holds every option but the arms and the random stream (kept apart).
+    const keys = known.filter((k) => k !== "arms" && k !== "seed" && k !== "rng");
+    rejectUnknownOptions(c, keys, '"config"');
     config = read({ ...c, arms: snapshotArms(s) });
   } catch (e) {
     throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot options are invalid: ${(e as Error).message}`);
@@ -184,6 +207,9 @@ export interface QueryAllOptions extends BaselineOptions {
   exploration?: number;
 }
 
+/** The option keys of {@link QueryAllOptions}. */
+export const QUERY_ALL_OPTION_KEYS = optionKeys<QueryAllOptions>()([...BASELINE_OPTION_KEYS, "exploration"]);
+
 function readQueryAll(o: Record<string, unknown>) {
   return { ...readBase(o), exploration: numberOption(o, "exploration", 0, { min: 0 }) };
 }
@@ -195,6 +221,7 @@ export class QueryAll extends RewardBaseline {
   private readonly cfg: ReturnType<typeof readQueryAll>;
 
   constructor(options: QueryAllOptions) {
+    rejectUnknownOptions(options, QUERY_ALL_OPTION_KEYS, "QueryAll");
     const o = readOptions(options, "QueryAll");
     const c = readQueryAll(o);
     super(c, c.exploration, rngOption(o));
@@ -213,7 +240,7 @@ export class QueryAll extends RewardBaseline {
 
   static fromJSON(snapshot: Snapshot): QueryAll {
     const s = readSnapshot(snapshot, QueryAll.kind, 2);
-    const c = configFromSnapshot(s, readQueryAll);
+    const c = configFromSnapshot(s, readQueryAll, QUERY_ALL_OPTION_KEYS);
     const p = new QueryAll({ ...c, arms: snapshotArms(s) });
     p.restoreState(s);
     return p;
@@ -226,6 +253,12 @@ export interface ThresholdCascadeOptions extends BaselineOptions {
   /** Stop as soon as an opened output's reward is >= threshold (default 0.7). Boxes open in `arms` order. */
   threshold?: number;
 }
+
+/** The option keys of {@link ThresholdCascadeOptions}. */
+export const THRESHOLD_CASCADE_OPTION_KEYS = optionKeys<ThresholdCascadeOptions>()([
+  ...BASELINE_OPTION_KEYS,
+  "threshold",
+]);
 
 function readThreshold(o: Record<string, unknown>) {
   return { ...readBase(o), threshold: numberOption(o, "threshold", 0.7) };
@@ -242,6 +275,7 @@ export class ThresholdCascade extends RewardBaseline {
   private readonly cfg: ReturnType<typeof readThreshold>;
 
   constructor(options: ThresholdCascadeOptions) {
+    rejectUnknownOptions(options, THRESHOLD_CASCADE_OPTION_KEYS, "ThresholdCascade");
     const o = readOptions(options, "ThresholdCascade");
     const c = readThreshold(o);
     super(c, 0, rngOption(o));
@@ -262,7 +296,7 @@ export class ThresholdCascade extends RewardBaseline {
 
   static fromJSON(snapshot: Snapshot): ThresholdCascade {
     const s = readSnapshot(snapshot, ThresholdCascade.kind, 2);
-    const c = configFromSnapshot(s, readThreshold);
+    const c = configFromSnapshot(s, readThreshold, THRESHOLD_CASCADE_OPTION_KEYS);
     const p = new ThresholdCascade({ ...c, arms: snapshotArms(s) });
     p.restoreState(s);
     return p;
@@ -290,6 +324,23 @@ export interface WeitzmanOracleOptions {
   /** The policy's random stream (wins over `seed`); kept in snapshots as the per-replica `rng` field. */
   rng?: Rng;
 }
+
+/** The option keys of {@link WeitzmanOracleOptions}. */
+export const WEITZMAN_ORACLE_OPTION_KEYS = optionKeys<WeitzmanOracleOptions>()([
+  "arms",
+  "contextDim",
+  "outputDim",
+  "indexParameters",
+  "rewardParameter",
+  "indexLink",
+  "linkKnee",
+  "indexIntercept",
+  "rewardLink",
+  "rewardIntercept",
+  "maxPending",
+  "seed",
+  "rng",
+]);
 
 function readOracle(o: Record<string, unknown>) {
   const base = readBase(o);
@@ -325,6 +376,7 @@ export class WeitzmanOracle extends RewardBaseline {
   private readonly psi: Float64Array;
 
   constructor(options: WeitzmanOracleOptions) {
+    rejectUnknownOptions(options, WEITZMAN_ORACLE_OPTION_KEYS, "WeitzmanOracle");
     const o = readOptions(options, "WeitzmanOracle");
     const c = readOracle(o);
     super(c, 0, rngOption(o));
@@ -359,8 +411,10 @@ export class WeitzmanOracle extends RewardBaseline {
 
   static fromJSON(snapshot: Snapshot): WeitzmanOracle {
     const s = readSnapshot(snapshot, WeitzmanOracle.kind, 2);
-    const c = configFromSnapshot(s, readOracle);
-    const p = new WeitzmanOracle({ ...c, arms: snapshotArms(s) } as WeitzmanOracleOptions);
+    // The config also records the reward ridge the shared reader fills in (the oracle knows the reward: unused).
+    const c = configFromSnapshot(s, readOracle, [...WEITZMAN_ORACLE_OPTION_KEYS, "ridge"]);
+    const { ridge: _ridge, ...options } = c;
+    const p = new WeitzmanOracle({ ...options, arms: snapshotArms(s) } as WeitzmanOracleOptions);
     p.restoreState(s);
     return p;
   }
@@ -384,6 +438,19 @@ export interface OneShotOptions {
   /** The policy's random stream (wins over `seed`); kept in snapshots as the per-replica `rng` field. */
   rng?: Rng;
 }
+
+/** The option keys of {@link OneShotOptions}. */
+export const ONE_SHOT_OPTION_KEYS = optionKeys<OneShotOptions>()([
+  "arms",
+  "contextDim",
+  "outputDim",
+  "exploration",
+  "ridge",
+  "indexIntercept",
+  "maxPending",
+  "seed",
+  "rng",
+]);
 
 function readOneShot(o: Record<string, unknown>) {
   const arms = armsOption(o);
@@ -424,6 +491,7 @@ export class OneShot extends CascadePolicyBase {
   private readonly L: Float64Array;
 
   constructor(options: OneShotOptions) {
+    rejectUnknownOptions(options, ONE_SHOT_OPTION_KEYS, "OneShot");
     const o = readOptions(options, "OneShot");
     const c = readOneShot(o);
     super({ ...c, rng: rngOption(o) });
@@ -515,7 +583,7 @@ export class OneShot extends CascadePolicyBase {
 
   static fromJSON(snapshot: Snapshot): OneShot {
     const s = readSnapshot(snapshot, OneShot.kind, 2);
-    const c = configFromSnapshot(s, readOneShot);
+    const c = configFromSnapshot(s, readOneShot, ONE_SHOT_OPTION_KEYS);
     const p = new OneShot({ ...c, arms: snapshotArms(s) });
     if (!Array.isArray(s.states) || s.states.length !== p.states.length)
       throw new RouteKitError(ErrorCode.SnapshotCorrupt, 'snapshot field "states" must hold one state per arm');

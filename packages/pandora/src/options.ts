@@ -10,9 +10,11 @@ import {
   type Json,
   maxPendingOption,
   numberOption,
+  optionKeys,
   type Rng,
   RouteKitError,
   readOptions,
+  rejectUnknownOptions,
   requiredNumber,
 } from "@routekit/core";
 import { MAX_SQUARED_NORM } from "./episodes.js";
@@ -28,6 +30,9 @@ export interface TheoryOptions {
   /** Rewards lie in [0, rewardMax] (gamma0; default 1). */
   rewardMax?: number;
 }
+
+/** The option keys of {@link TheoryOptions}. */
+export const THEORY_OPTION_KEYS = optionKeys<TheoryOptions>()(["kappa", "psiBound", "phiBound", "rewardMax"]);
 
 export interface CosmosOptions {
   /** Box (model) ids; index ties go to the earlier id. */
@@ -94,6 +99,36 @@ export interface CosmosOptions {
   /** The policy's random stream (wins over `seed`); kept in snapshots as the per-replica `rng` field. */
   rng?: Rng;
 }
+
+/** The option keys of {@link CosmosOptions}. */
+export const COSMOS_OPTION_KEYS = optionKeys<CosmosOptions>()([
+  "arms",
+  "contextDim",
+  "outputDim",
+  "rewardParameter",
+  "rewardLink",
+  "indexLink",
+  "linkKnee",
+  "indexIntercept",
+  "rewardIntercept",
+  "indexBound",
+  "rewardBound",
+  "ridge",
+  "indexRidge",
+  "radiusMode",
+  "exploration",
+  "explorationPlugIn",
+  "explorationReward",
+  "theory",
+  "horizon",
+  "confidence",
+  "refit",
+  "refitGrowth",
+  "maxIter",
+  "maxPending",
+  "seed",
+  "rng",
+]);
 
 export interface CosmosConfig {
   readonly arms: readonly string[];
@@ -164,6 +199,7 @@ function bound(o: Record<string, unknown>, name: string, fallback: number): numb
 }
 
 export function readCosmosOptions(options: CosmosOptions): CosmosConfig {
+  rejectUnknownOptions(options, COSMOS_OPTION_KEYS, "COSMOS");
   const o = readOptions(options, "COSMOS");
   const arms = armsOption(o);
   if (arms.length === 0) throw new RouteKitError(ErrorCode.InvalidArgument, "option arms must name at least one box");
@@ -186,6 +222,7 @@ export function readCosmosOptions(options: CosmosOptions): CosmosConfig {
   // The theory constants are read (and kept in snapshots) whenever given; only radiusMode "theory" uses them.
   let theory: CosmosConfig["theory"] = null;
   if (o.theory !== null && o.theory !== undefined) {
+    rejectUnknownOptions(o.theory, THEORY_OPTION_KEYS, "option theory");
     const t = readOptions(o.theory, "theory");
     const kappa = requiredNumber(t, "kappa", { min: 0, max: 1, openMin: true });
     const psiBound = numberOption(t, "psiBound", Math.sqrt(m), { min: 0, openMin: true });

@@ -79,7 +79,8 @@ describe("regret on Env-A", () => {
       [0, 1].map((seed) =>
         play(
           () => envA(),
-          () => new QueryAll({ ...base, rewardParameter: [1, 0, 0, 0] }),
+          // QueryAll has no index model: it takes no indexLink (an unknown option is refused).
+          () => new QueryAll({ arms: base.arms, contextDim: 2, outputDim: 4, rewardParameter: [1, 0, 0, 0] }),
           T,
           seed,
         ),

@@ -13,8 +13,10 @@ import {
   type Json,
   learnedState,
   numberOption,
+  optionKeys,
   Rng,
   RouteKitError,
+  rejectUnknownOptions,
   type Snapshot,
   withReplicaParts,
 } from "@routekit/core";
@@ -57,6 +59,21 @@ export interface ReplicaOptions<P extends ReplicaPolicy> {
   /** Called after each stream entry is applied, with its stream id (for audit logs and tests). */
   readonly onApplied?: (streamId: string, entry: StreamEntry | undefined) => void;
 }
+
+/** The keys of {@link ReplicaOptions}. */
+export const REPLICA_OPTION_KEYS = optionKeys<ReplicaOptions<ReplicaPolicy>>()([
+  "redis",
+  "stream",
+  "replicaId",
+  "create",
+  "restore",
+  "snapshotEvery",
+  "maxBuffered",
+  "joinCapacity",
+  "blockMs",
+  "onError",
+  "onApplied",
+]);
 
 /** What a replica reports about itself. */
 export interface ReplicaStats {
@@ -510,6 +527,7 @@ function parseStored(text: string): StoredSnapshot | undefined {
 function checkOptions<P extends ReplicaPolicy>(o: ReplicaOptions<P>): void {
   if (o === null || typeof o !== "object")
     throw new RouteKitError(ErrorCode.InvalidArgument, "options must be an object");
+  rejectUnknownOptions(o, REPLICA_OPTION_KEYS, "Replica.start");
   for (const k of ["stream", "replicaId"] as const) {
     if (typeof o[k] !== "string" || o[k].length === 0 || /[~\s]/.test(o[k])) {
       throw new RouteKitError(

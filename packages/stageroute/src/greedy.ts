@@ -4,8 +4,8 @@
  * every query with the same routing LP and fallback as StageRoute. Where the top models' caps cannot
  * carry all traffic, a model is passed over for the next one that keeps that possible.
  */
-import { makeSnapshot, type Rng, readSnapshot, restoring, type Snapshot } from "@routekit/core";
-import { configFromJson, type StagePolicyOptions } from "./options.js";
+import { makeSnapshot, type Rng, readSnapshot, rejectUnknownOptions, restoring, type Snapshot } from "@routekit/core";
+import { configFromJson, STAGE_POLICY_OPTION_KEYS, type StagePolicyOptions } from "./options.js";
 import { readStageSnapshot, type StageArm, StagePolicyBase } from "./stage-policy.js";
 import { STAGE_SNAPSHOT_VERSION } from "./stageroute.js";
 
@@ -16,6 +16,7 @@ export class RatioGreedy extends StagePolicyBase {
   readonly kind = RatioGreedy.kind;
 
   constructor(options: RatioGreedyOptions) {
+    rejectUnknownOptions(options, STAGE_POLICY_OPTION_KEYS, RatioGreedy.kind);
     super(options, RatioGreedy.kind);
     this.addStageArms(options);
   }

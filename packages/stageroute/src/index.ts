@@ -1,10 +1,16 @@
 export { costLcb, type Estimator, fRad, rewardUcb } from "./bounds.js";
 export { binomialCapped, type DeployMethod, type DeployResult, DeploySolver, type DeployStatus } from "./deploy.js";
 export { RatioGreedy, type RatioGreedyOptions } from "./greedy.js";
-export type { BudgetMode, StageConfig, StagePolicyOptions, TieBreak } from "./options.js";
-export { StageOracle, type StageOracleOptions } from "./oracle.js";
+export {
+  type BudgetMode,
+  STAGE_POLICY_OPTION_KEYS,
+  type StageConfig,
+  type StagePolicyOptions,
+  type TieBreak,
+} from "./options.js";
+export { STAGE_ORACLE_MEAN_KEYS, STAGE_ORACLE_OPTION_KEYS, StageOracle, type StageOracleOptions } from "./oracle.js";
 export { stageValue } from "./oracle-value.js";
 export { STAGE_PRESETS } from "./presets.js";
 export { RouteSolver, type RouteStatus, SUPPORT_EPS, sampleIndex } from "./route-lp.js";
-export { type DeploymentInfo, type StageArm, StagePolicyBase } from "./stage-policy.js";
+export { ADD_ARM_OPTION_KEYS, type DeploymentInfo, type StageArm, StagePolicyBase } from "./stage-policy.js";
 export { STAGE_SNAPSHOT_VERSION, StageRoute, type StageRouteOptions } from "./stageroute.js";

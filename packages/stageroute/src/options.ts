@@ -3,6 +3,7 @@
  * configuration that the snapshot keeps in full.
  */
 import {
+  ARM_POLICY_OPTION_KEYS,
   type ArmPolicyOptions,
   booleanOption,
   checkNumber,
@@ -10,10 +11,12 @@ import {
   enumOption,
   type Json,
   numberOption,
+  optionKeys,
   RouteKitError,
   readEnum,
   readNumber,
   readObject,
+  rejectUnknownOptions,
   requiredNumber,
   snapshotCorrupt,
 } from "@routekit/core";
@@ -65,6 +68,28 @@ export interface StagePolicyOptions extends ArmPolicyOptions {
   /** Planned number of rounds T (required by budgetMode "paced"). */
   readonly horizon?: number;
 }
+
+/** The option keys of {@link StagePolicyOptions}. */
+export const STAGE_POLICY_OPTION_KEYS = optionKeys<StagePolicyOptions>()([
+  ...ARM_POLICY_OPTION_KEYS,
+  "budget",
+  "maxDeployed",
+  "stageLength",
+  "maxShare",
+  "exploration",
+  "minCost",
+  "maxCost",
+  "costUnit",
+  "priorReward",
+  "priorCost",
+  "initialPulls",
+  "estimator",
+  "fillSlots",
+  "tieBreak",
+  "enumLimit",
+  "budgetMode",
+  "horizon",
+]);
 
 /** The validated configuration (costs still in reported units). */
 export interface StageConfig {
@@ -227,9 +252,32 @@ export function configToJson(c: StageConfig): Record<string, Json> {
   };
 }
 
+/** The keys of a snapshot's configuration (see {@link configToJson}). */
+const CONFIG_JSON_KEYS = [
+  "budget",
+  "maxDeployed",
+  "stageLength",
+  "maxShareDefault",
+  "maxShareByArm",
+  "exploration",
+  "minCost",
+  "maxCost",
+  "costUnit",
+  "priorReward",
+  "priorCost",
+  "initialPulls",
+  "estimator",
+  "fillSlots",
+  "tieBreak",
+  "enumLimit",
+  "budgetMode",
+  "horizon",
+] as const satisfies readonly (keyof ReturnType<typeof configToJson> & string)[];
+
 /** Reads a snapshot's configuration back into constructor options (throws SNAPSHOT_CORRUPT on a wrong type). */
 export function configFromJson(json: Json | undefined): Omit<StagePolicyOptions, "arms"> {
   const o = readObject(json, '"config"');
+  rejectUnknownOptions(o, CONFIG_JSON_KEYS, '"config"');
   const shares = readObject(o.maxShareByArm, '"config.maxShareByArm"');
   const byArm: Record<string, number> = Object.create(null);
   for (const [k, v] of Object.entries(shares)) {

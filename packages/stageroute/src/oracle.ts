@@ -6,19 +6,22 @@
  */
 import {
   checkNumber,
+  describe,
   ErrorCode,
   type Json,
   makeSnapshot,
+  optionKeys,
   type Rng,
   RouteKitError,
   readNumber,
   readObject,
   readSnapshot,
+  rejectUnknownOptions,
   restoring,
   type Snapshot,
   snapshotCorrupt,
 } from "@routekit/core";
-import { configFromJson, type StagePolicyOptions } from "./options.js";
+import { configFromJson, STAGE_POLICY_OPTION_KEYS, type StagePolicyOptions } from "./options.js";
 import { readStageSnapshot, type StageArm, StagePolicyBase } from "./stage-policy.js";
 import { STAGE_SNAPSHOT_VERSION } from "./stageroute.js";
 
@@ -27,6 +30,12 @@ export interface StageOracleOptions extends StagePolicyOptions {
   readonly means: Readonly<Record<string, { readonly reward: number; readonly cost: number }>>;
 }
 
+/** The keys of one model's entry in `means`. */
+export const STAGE_ORACLE_MEAN_KEYS = optionKeys<StageOracleOptions["means"][string]>()(["reward", "cost"]);
+
+/** The option keys of {@link StageOracleOptions}. */
+export const STAGE_ORACLE_OPTION_KEYS = optionKeys<StageOracleOptions>()([...STAGE_POLICY_OPTION_KEYS, "means"]);
+
 export class StageOracle extends StagePolicyBase {
   static readonly kind = "stageroute/oracle";
   readonly kind = StageOracle.kind;
@@ -34,6 +43,7 @@ export class StageOracle extends StagePolicyBase {
   private fixed = new Float64Array(0);
 
   constructor(options: StageOracleOptions) {
+    rejectUnknownOptions(options, STAGE_ORACLE_OPTION_KEYS, StageOracle.kind);
     super(options, StageOracle.kind);
     const m = options.means;
     if (m === null || typeof m !== "object" || Array.isArray(m)) {
@@ -44,6 +54,7 @@ export class StageOracle extends StagePolicyBase {
       if (v === null || typeof v !== "object") {
         throw new RouteKitError(ErrorCode.InvalidArgument, `option means["${id}"] must be { reward, cost }`);
       }
+      rejectUnknownOptions(v, STAGE_ORACLE_MEAN_KEYS, `option means[${describe(id)}]`);
       this.means.set(id, {
         reward: checkNumber(v.reward, `option means["${id}"].reward`, { min: 0, max: 1 }),
         cost: checkNumber(v.cost, `option means["${id}"].cost`, { min: 0 }),
@@ -120,6 +131,7 @@ export class StageOracle extends StagePolicyBase {
       const means: Record<string, { reward: number; cost: number }> = Object.create(null);
       for (const [id, v] of Object.entries(mj)) {
         const o = readObject(v, `means["${id}"]`);
+        rejectUnknownOptions(o, STAGE_ORACLE_MEAN_KEYS, `means[${describe(id)}]`);
         means[id] = { reward: readNumber(o, "reward"), cost: readNumber(o, "cost") };
       }
       const snap = readStageSnapshot(st, options.maxDeployed);

@@ -25,6 +25,7 @@ import {
   field,
   type Json,
   type LedgerCodec,
+  optionKeys,
   Rng,
   type RngState,
   RouteKitError,
@@ -33,6 +34,7 @@ import {
   readNumber,
   readObject,
   readOptions,
+  rejectUnknownOptions,
   snapshotCorrupt,
 } from "@routekit/core";
 import { costLcb, rewardUcb } from "./bounds.js";
@@ -41,6 +43,9 @@ import { configToJson, readStageOptions, type StageConfig, type StagePolicyOptio
 import { RouteSolver, type RouteStatus, sampleIndex } from "./route-lp.js";
 
 /** Per-model statistics (costs in cost units) and its cached bounds. */
+/** The keys of `addArm`'s options. */
+export const ADD_ARM_OPTION_KEYS = optionKeys<{ readonly maxShare?: number }>()(["maxShare"]);
+
 export interface StageArm extends ArmState {
   readonly id: string;
   readonly maxShare: number;
@@ -158,6 +163,7 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
     if (options !== undefined && (options === null || typeof options !== "object")) {
       throw new RouteKitError(ErrorCode.InvalidArgument, "addArm options must be an object { maxShare? }");
     }
+    rejectUnknownOptions(options, ADD_ARM_OPTION_KEYS, "addArm", true);
     const share =
       options?.maxShare === undefined
         ? undefined

@@ -4,8 +4,8 @@
  * optimistic bounds (reward UCB, cost LCB); every query then solves RouteOPT over the deployed models
  * with the freshest bounds and samples a model from its solution.
  */
-import { makeSnapshot, type Rng, readSnapshot, restoring, type Snapshot } from "@routekit/core";
-import { configFromJson, type StagePolicyOptions } from "./options.js";
+import { makeSnapshot, type Rng, readSnapshot, rejectUnknownOptions, restoring, type Snapshot } from "@routekit/core";
+import { configFromJson, STAGE_POLICY_OPTION_KEYS, type StagePolicyOptions } from "./options.js";
 import { readStageSnapshot, type StageArm, StagePolicyBase } from "./stage-policy.js";
 
 /** Snapshot layout version of the stage policies. */
@@ -18,6 +18,7 @@ export class StageRoute extends StagePolicyBase {
   readonly kind = StageRoute.kind;
 
   constructor(options: StageRouteOptions) {
+    rejectUnknownOptions(options, STAGE_POLICY_OPTION_KEYS, StageRoute.kind);
     super(options, StageRoute.kind);
     this.addStageArms(options);
   }

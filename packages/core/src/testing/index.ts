@@ -76,6 +76,7 @@ export {
   type SmokeFeed,
   smokeRun,
 } from "./misuse.js";
+export { checkUnknownOptionKey } from "./option-keys.js";
 export {
   checkHostileIds,
   checkLearnEqualsUpdateArm,

@@ -3,8 +3,10 @@ import {
   type ArmFeedback,
   type ArmRound,
   ErrorCode,
+  optionKeys,
   type Rng,
   RouteKitError,
+  rejectUnknownOptions,
 } from "@routekit/core";
 import { dot } from "@routekit/linalg";
 import { armIds, checkNumber, needReset, unknownArm } from "./common.js";
@@ -17,6 +19,9 @@ export interface LinearArrival {
   /** Its true weight vector (length d); drawn uniformly on the unit sphere when omitted. */
   readonly theta?: readonly number[];
 }
+
+/** The option keys of {@link LinearArrival}. */
+export const LINEAR_ARRIVAL_KEYS = optionKeys<LinearArrival>()(["round", "arm", "theta"]);
 
 export interface LinearContextualBanditOptions {
   /** Context dimension d (default 10), >= 1. */
@@ -45,6 +50,19 @@ export interface LinearContextualBanditOptions {
   readonly mcSamples?: number;
   readonly name?: string;
 }
+
+/** The option keys of {@link LinearContextualBanditOptions}. */
+export const LINEAR_CONTEXTUAL_BANDIT_OPTION_KEYS = optionKeys<LinearContextualBanditOptions>()([
+  "contextDim",
+  "k",
+  "arms",
+  "thetas",
+  "spread",
+  "noiseSd",
+  "arrivals",
+  "mcSamples",
+  "name",
+]);
 
 /**
  * A linear contextual bandit: contexts on the unit sphere of R^d, one true weight vector per arm,
@@ -81,6 +99,7 @@ export class LinearContextualBandit implements ArmEnvironment {
   private bestFixed = 0;
 
   constructor(options: LinearContextualBanditOptions = {}) {
+    rejectUnknownOptions(options, LINEAR_CONTEXTUAL_BANDIT_OPTION_KEYS, "LinearContextualBandit", true);
     const d = options.contextDim ?? options.thetas?.[0]?.length ?? 10;
     checkNumber(d, "option contextDim", (v) => Number.isInteger(v) && v >= 1, "an integer >= 1");
     const k0 = options.thetas?.length ?? options.arms?.length ?? options.k ?? 5;
@@ -109,6 +128,7 @@ export class LinearContextualBandit implements ArmEnvironment {
       if (a === null || typeof a !== "object") {
         throw new RouteKitError(ErrorCode.InvalidArgument, "option arrivals must hold { round, arm, theta? } objects");
       }
+      rejectUnknownOptions(a, LINEAR_ARRIVAL_KEYS, "option arrivals[]");
       checkNumber(a.round, "arrival round", (v) => Number.isInteger(v) && v >= 1, "an integer >= 1");
       this.allArms.push(a.arm);
       this.givenThetas.push(a.theta);

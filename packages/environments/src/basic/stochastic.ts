@@ -4,8 +4,10 @@ import {
   type ArmRound,
   describe,
   ErrorCode,
+  optionKeys,
   type Rng,
   RouteKitError,
+  rejectUnknownOptions,
 } from "@routekit/core";
 import { armIds, checkNumber, needReset, unknownArm } from "./common.js";
 
@@ -28,6 +30,17 @@ export interface StochasticBanditOptions {
   readonly name?: string;
 }
 
+/** The option keys of {@link StochasticBanditOptions}. */
+export const STOCHASTIC_BANDIT_OPTION_KEYS = optionKeys<StochasticBanditOptions>()([
+  "k",
+  "arms",
+  "means",
+  "rewards",
+  "noiseSd",
+  "costs",
+  "name",
+]);
+
 /**
  * The stochastic K-armed bandit: no context, each arm pays i.i.d. rewards around a fixed mean.
  * Regret is measured against the best mean; the best fixed arm is that same arm.
@@ -47,6 +60,7 @@ export class StochasticBandit implements ArmEnvironment {
   private bestMean = 0;
 
   constructor(options: StochasticBanditOptions = {}) {
+    rejectUnknownOptions(options, STOCHASTIC_BANDIT_OPTION_KEYS, "StochasticBandit", true);
     const k0 = options.means?.length ?? options.arms?.length ?? options.k ?? 10;
     checkNumber(k0, "option k", (v) => Number.isInteger(v) && v >= 1, "an integer >= 1");
     const ids = armIds(options.arms, k0, "option arms");

@@ -7,7 +7,7 @@
  * intercept, so it contains the constant class), log-quadratic pi ∝ exp(q^T W_m q) (contains the
  * constant class through W = c I on unit-norm queries).
  */
-import { assertInRange, assertInt } from "@routekit/core";
+import { assertInRange, assertInt, optionKeys, rejectUnknownOptions } from "@routekit/core";
 
 export interface ClassFitOptions {
   /** Adam iterations for the log-linear and log-quadratic classes (default 1,500). */
@@ -17,6 +17,9 @@ export interface ClassFitOptions {
   /** Share of the queries used for fitting (default 0.5); the rest evaluates. */
   readonly trainShare?: number;
 }
+
+/** The option keys of {@link ClassFitOptions}. */
+export const CLASS_FIT_OPTION_KEYS = optionKeys<ClassFitOptions>()(["iterations", "learningRate", "trainShare"]);
 
 export interface ClassFitResult {
   readonly trainSize: number;
@@ -154,6 +157,7 @@ export function fitPolicyClasses(
   M: number,
   options: ClassFitOptions = {},
 ): ClassFitResult {
+  rejectUnknownOptions(options, CLASS_FIT_OPTION_KEYS, "fitPolicyClasses", true);
   const iterations = options.iterations ?? 1500;
   assertInt(iterations, "option iterations", 1, 1_000_000);
   const lr = options.learningRate ?? 0.05;

@@ -3,7 +3,7 @@
  * Embedding Model Routing"): orthonormal bases, unit-norm queries near a low-dimensional subspace, and the base class
  * that turns per-round expected rewards R_m(q) into an ArmEnvironment.
  */
-import { type ArmEnvironment, type ArmFeedback, type ArmRound, assertInt, type Rng } from "@routekit/core";
+import { type ArmEnvironment, type ArmFeedback, type ArmRound, assertInt, optionKeys, type Rng } from "@routekit/core";
 import { armIds, needReset, unknownArm } from "../basic/common.js";
 
 /** k orthonormal rows of length d (Gram-Schmidt of Gaussian rows, applied twice), row-major k x d. */
@@ -84,6 +84,15 @@ export interface RoutingEnvironmentOptions {
   readonly mcSamples?: number;
   readonly name?: string;
 }
+
+/** The option keys of {@link RoutingEnvironmentOptions}. */
+export const ROUTING_ENVIRONMENT_OPTION_KEYS = optionKeys<RoutingEnvironmentOptions>()([
+  "contextDim",
+  "models",
+  "arms",
+  "mcSamples",
+  "name",
+]);
 
 /**
  * An arm environment whose round is a unit-norm query q and whose arms are M embedding models with

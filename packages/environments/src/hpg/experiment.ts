@@ -5,7 +5,7 @@
  * per-query oracle and the expected reward, plus a runner that drives any router exposing its routing
  * distribution.
  */
-import { type ArmFeedback, Rng } from "@routekit/core";
+import { type ArmFeedback, optionKeys, Rng, rejectUnknownOptions } from "@routekit/core";
 import { symmetricEigen } from "@routekit/linalg";
 import type { RoutingEnvironment } from "./common.js";
 import { PlantedQuadraticEnvironment } from "./planted.js";
@@ -113,6 +113,14 @@ export interface RoutingExperimentOptions {
   readonly checkpoints?: number;
 }
 
+/** The option keys of {@link RoutingExperimentOptions}. */
+export const ROUTING_EXPERIMENT_OPTION_KEYS = optionKeys<RoutingExperimentOptions>()([
+  "horizon",
+  "seed",
+  "radius",
+  "checkpoints",
+]);
+
 export interface RoutingExperimentResult {
   readonly horizon: number;
   readonly linearizedRegret: number;
@@ -133,6 +141,7 @@ export function runRoutingExperiment(
   makeRouter: (rng: Rng) => DistributionRouter,
   options: RoutingExperimentOptions,
 ): RoutingExperimentResult {
+  rejectUnknownOptions(options, ROUTING_EXPERIMENT_OPTION_KEYS, "runRoutingExperiment");
   const root = Rng.fromSeed(options.seed);
   env.reset(root.fork("env"));
   const router = makeRouter(root.fork("policy"));

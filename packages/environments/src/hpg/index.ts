@@ -8,6 +8,7 @@ export {
   normalize,
   orthonormalRows,
   queryNearSubspace,
+  ROUTING_ENVIRONMENT_OPTION_KEYS,
   RoutingEnvironment,
   type RoutingEnvironmentOptions,
 } from "./common.js";

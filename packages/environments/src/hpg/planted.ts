@@ -1,5 +1,21 @@
-import { assertInRange, assertInt, assertPositive, describe, ErrorCode, type Rng, RouteKitError } from "@routekit/core";
-import { orthonormalRows, queryNearSubspace, RoutingEnvironment, type RoutingEnvironmentOptions } from "./common.js";
+import {
+  assertInRange,
+  assertInt,
+  assertPositive,
+  describe,
+  ErrorCode,
+  optionKeys,
+  type Rng,
+  RouteKitError,
+  rejectUnknownOptions,
+} from "@routekit/core";
+import {
+  orthonormalRows,
+  queryNearSubspace,
+  ROUTING_ENVIRONMENT_OPTION_KEYS,
+  RoutingEnvironment,
+  type RoutingEnvironmentOptions,
+} from "./common.js";
 
 export interface PlantedQuadraticOptions extends RoutingEnvironmentOptions {
   /** Latent rank s of each model (default 1): each planted W*_m has rank 2s and nuclear norm 2s. */
@@ -19,6 +35,16 @@ export interface PlantedQuadraticOptions extends RoutingEnvironmentOptions {
    */
   readonly planted?: "ambient" | "query";
 }
+
+/** The option keys of {@link PlantedQuadraticOptions}. */
+export const PLANTED_QUADRATIC_OPTION_KEYS = optionKeys<PlantedQuadraticOptions>()([
+  ...ROUTING_ENVIRONMENT_OPTION_KEYS,
+  "latentRank",
+  "kappa",
+  "querySubspace",
+  "queryNoise",
+  "planted",
+]);
 
 /**
  * The planted log-quadratic routing environment: queries q = normalise(P u + N(0, 0.01 I_d)) with u
@@ -41,6 +67,7 @@ export class PlantedQuadraticEnvironment extends RoutingEnvironment {
   readonly plantedScores: Float64Array;
 
   constructor(options: PlantedQuadraticOptions) {
+    rejectUnknownOptions(options, PLANTED_QUADRATIC_OPTION_KEYS, "PlantedQuadraticEnvironment");
     super(options, "hpg-planted-quadratic");
     this.latentRank = options.latentRank ?? 1;
     assertInt(this.latentRank, "option latentRank", 1, Math.floor(this.contextDim / 2));

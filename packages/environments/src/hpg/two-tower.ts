@@ -1,8 +1,9 @@
-import { assertInRange, assertInt, assertPositive, type Rng } from "@routekit/core";
+import { assertInRange, assertInt, assertPositive, optionKeys, type Rng, rejectUnknownOptions } from "@routekit/core";
 import {
   normalize,
   orthonormalRows,
   queryNearSubspace,
+  ROUTING_ENVIRONMENT_OPTION_KEYS,
   RoutingEnvironment,
   type RoutingEnvironmentOptions,
 } from "./common.js";
@@ -26,6 +27,18 @@ export interface TwoTowerOptions extends RoutingEnvironmentOptions {
   /** Half-width of the uniform reward noise (default 0.1); rewards are clipped to [-1, 1]. */
   readonly rewardNoise?: number;
 }
+
+/** The option keys of {@link TwoTowerOptions}. */
+export const TWO_TOWER_OPTION_KEYS = optionKeys<TwoTowerOptions>()([
+  ...ROUTING_ENVIRONMENT_OPTION_KEYS,
+  "itemDim",
+  "items",
+  "latentRank",
+  "sharpness",
+  "querySubspace",
+  "queryNoise",
+  "rewardNoise",
+]);
 
 /**
  * The two-tower retrieval environment of the paper's §2 (its generative model): N items on the unit
@@ -62,6 +75,7 @@ export class TwoTowerEnvironment extends RoutingEnvironment {
   private readonly code: Float64Array;
 
   constructor(options: TwoTowerOptions) {
+    rejectUnknownOptions(options, TWO_TOWER_OPTION_KEYS, "TwoTowerEnvironment");
     super(options, "hpg-two-tower");
     this.itemDim = options.itemDim ?? this.contextDim;
     assertInt(this.itemDim, "option itemDim", 2, 1 << 14);

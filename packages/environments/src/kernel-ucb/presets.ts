@@ -1,4 +1,4 @@
-import { describe, ErrorCode, RouteKitError } from "@routekit/core";
+import { describe, ErrorCode, optionKeys, RouteKitError, rejectUnknownOptions } from "@routekit/core";
 import { type PromptPoolConfig, PromptPoolEnvironment, type PromptSampling } from "./prompt-pool.js";
 
 /**
@@ -50,6 +50,21 @@ export interface PresetOverrides {
   /** Rounds between new categories in nonstationary-prompts (default 1000). */
   readonly categoryEvery?: number;
 }
+
+/** The option keys of {@link PresetOverrides}. */
+export const PRESET_OVERRIDE_KEYS = optionKeys<PresetOverrides>()([
+  "sampling",
+  "generations",
+  "contextDim",
+  "tau",
+  "rho",
+  "poolSize",
+  "noiseSd",
+  "contrast",
+  "perPromptAmplitude",
+  "arrivalRound",
+  "categoryEvery",
+]);
 
 function experts(G: number, expert: number, other: number): number[][] {
   return Array.from({ length: G }, (_, g) => Array.from({ length: G }, (_, k) => (g === k ? expert : other)));
@@ -106,6 +121,7 @@ export function presetSampling(preset: PromptPoolPreset): PresetSampling {
 
 /** The full configuration of a preset. */
 export function promptPoolConfig(preset: PromptPoolPreset, o: PresetOverrides = {}): PromptPoolConfig {
+  rejectUnknownOptions(o, PRESET_OVERRIDE_KEYS, "promptPoolConfig", true);
   const cats = (tau: number) => ({ type: "categories" as const, rho: o.rho ?? 1, tau: o.tau ?? tau });
   const ps = presetSampling(preset);
   const sampling = o.sampling ?? ps.sampling;

@@ -6,8 +6,10 @@ import {
   assertInt,
   describe,
   ErrorCode,
+  optionKeys,
   type Rng,
   RouteKitError,
+  rejectUnknownOptions,
 } from "@routekit/core";
 import { clamp01, type PromptLayout, PromptSpace, rkhsFunction } from "./prompt-space.js";
 
@@ -71,6 +73,26 @@ export interface PromptPoolConfig {
   /** Round at which each category starts to be drawn (default all 0). */
   readonly categoryStarts?: readonly number[];
 }
+
+/** The option keys of {@link PromptPoolConfig}. */
+export const PROMPT_POOL_CONFIG_KEYS = optionKeys<PromptPoolConfig>()([
+  "name",
+  "contextDim",
+  "arms",
+  "categories",
+  "means",
+  "layout",
+  "sampling",
+  "poolSize",
+  "generations",
+  "noise",
+  "clip",
+  "perPrompt",
+  "realizable",
+  "contrast",
+  "armArrivals",
+  "categoryStarts",
+]);
 
 /**
  * Synthetic prompt-routing benchmark: prompts on the unit sphere with category structure, noisy
@@ -138,6 +160,7 @@ export class PromptPoolEnvironment implements ArmEnvironment {
   private activeCats = 0;
 
   constructor(config: PromptPoolConfig) {
+    rejectUnknownOptions(config, PROMPT_POOL_CONFIG_KEYS, "PromptPoolEnvironment");
     const c = config;
     assertInt(c.contextDim, "contextDim", 1);
     this.G = c.arms.length;

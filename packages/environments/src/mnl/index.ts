@@ -10,8 +10,10 @@ import {
   assertPositive,
   describe,
   ErrorCode,
+  optionKeys,
   type Rng,
   RouteKitError,
+  rejectUnknownOptions,
 } from "@routekit/core";
 import { dot } from "@routekit/linalg";
 
@@ -49,6 +51,18 @@ export interface ContextualMnlOptions {
   name?: string;
 }
 
+/** The option keys of {@link ContextualMnlOptions}. */
+export const CONTEXTUAL_MNL_OPTION_KEYS = optionKeys<ContextualMnlOptions>()([
+  "numItems",
+  "contextDim",
+  "maxSize",
+  "v0",
+  "rewards",
+  "features",
+  "oracle",
+  "name",
+]);
+
 /**
  * The paper's synthetic environment. Per round: fresh features (and revenues), the oracle assortment
  * under w*, and MNL choices. Randomness: `reset(rng)` forks "parameter" (w* ~ U[-1/sqrt(d), 1/sqrt(d)]^d),
@@ -77,6 +91,7 @@ export class ContextualMnlEnvironment implements AssortmentEnvironment {
   private round = -1;
 
   constructor(options: ContextualMnlOptions = {}) {
+    rejectUnknownOptions(options, CONTEXTUAL_MNL_OPTION_KEYS, "ContextualMnlEnvironment", true);
     this.numItems = options.numItems ?? 100;
     this.contextDim = options.contextDim ?? 5;
     this.maxSize = options.maxSize ?? 5;

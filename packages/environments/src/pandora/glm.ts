@@ -12,8 +12,9 @@
  * then defined as k_a(x) = E[(sigmoid(Z) - tanh(rho_a . psi))^+], so sigma*_a(x) = tanh(rho_a . psi(x))
  * exactly. Realised cost k_a(x) (0.5 + len) with len ~ U[0, 1] hidden.
  */
-import { type Rng, readOptions } from "@routekit/core";
+import { type Rng, readOptions, rejectUnknownOptions } from "@routekit/core";
 import { CascadeEnvironmentBase, checkArms } from "./base.js";
+import { PRESET_CASCADE_OPTION_KEYS, type PresetCascadeOptions } from "./uniform.js";
 
 const THETA = [1.5, -1, 0.5] as const;
 const S = 0.5;
@@ -152,7 +153,8 @@ export class GlmCascadeEnvironment extends CascadeEnvironmentBase {
   private readonly rho: number[][];
   private readonly M: number[][][];
 
-  constructor(options: { arms?: readonly string[]; name?: string } = {}) {
+  constructor(options: PresetCascadeOptions = {}) {
+    rejectUnknownOptions(options, PRESET_CASCADE_OPTION_KEYS, "envB", true);
     super(checkArms(readOptions(options, "envB", true).arms as string[] | undefined, ["box1", "box2", "box3"]), 2, 3);
     this.name = options.name ?? "pandora-env-b";
     this.rho = envBIndexParameters();
@@ -208,6 +210,6 @@ export class GlmCascadeEnvironment extends CascadeEnvironmentBase {
 }
 
 /** Env-B with its default arm ids. */
-export function envB(options: { arms?: readonly string[]; name?: string } = {}): GlmCascadeEnvironment {
+export function envB(options: PresetCascadeOptions = {}): GlmCascadeEnvironment {
   return new GlmCascadeEnvironment(options);
 }

@@ -10,7 +10,15 @@
  * linear in psi(x), rho_a = L_a + (w_a - sqrt(2 w_a cbar_a)) e_1. Where a quality range passes 1 the clip
  * lowers the true index slightly; the oracle uses the exact index of the clipped reward.
  */
-import { assertInt, ErrorCode, type Rng, RouteKitError, readOptions } from "@routekit/core";
+import {
+  assertInt,
+  ErrorCode,
+  optionKeys,
+  type Rng,
+  RouteKitError,
+  readOptions,
+  rejectUnknownOptions,
+} from "@routekit/core";
 import { CascadeEnvironmentBase, checkArms } from "./base.js";
 
 export interface UniformBox {
@@ -22,6 +30,9 @@ export interface UniformBox {
   readonly meanCost: number;
 }
 
+/** The option keys of {@link UniformBox}. */
+export const UNIFORM_BOX_KEYS = optionKeys<UniformBox>()(["floor", "width", "meanCost"]);
+
 export interface UniformCascadeOptions {
   readonly boxes: readonly UniformBox[];
   /** Box ids (default "box1".."boxA"). */
@@ -32,6 +43,15 @@ export interface UniformCascadeOptions {
   readonly nuisance?: number;
   readonly name?: string;
 }
+
+/** The option keys of {@link UniformCascadeOptions}. */
+export const UNIFORM_CASCADE_OPTION_KEYS = optionKeys<UniformCascadeOptions>()([
+  "boxes",
+  "arms",
+  "contextDim",
+  "nuisance",
+  "name",
+]);
 
 /** E[(clip(U, 0, 1) - s)^+] for U ~ U[lo, hi] (hi > lo). */
 export function clippedUniformExcess(lo: number, hi: number, s: number): number {
@@ -71,12 +91,15 @@ export class UniformCascadeEnvironment extends CascadeEnvironmentBase {
   readonly nuisance: number;
 
   constructor(options: UniformCascadeOptions) {
+    rejectUnknownOptions(options, UNIFORM_CASCADE_OPTION_KEYS, "UniformCascadeEnvironment");
     const boxes = readOptions(options, "UniformCascadeEnvironment").boxes as UniformBox[];
     if (!Array.isArray(boxes) || boxes.length === 0)
       throw new RouteKitError(ErrorCode.InvalidArgument, "boxes must be a non-empty array");
-    for (const [i, b] of boxes.entries())
+    for (const [i, b] of boxes.entries()) {
       if (b === null || typeof b !== "object" || !Array.isArray((b as UniformBox).floor))
         throw new RouteKitError(ErrorCode.InvalidArgument, `boxes[${i}] must be an object { floor, width, meanCost }`);
+      rejectUnknownOptions(b, UNIFORM_BOX_KEYS, `boxes[${i}]`);
+    }
     const dx = options.contextDim ?? (boxes[0] as UniformBox).floor.length - 1;
     assertInt(dx, "contextDim", 1, 1024);
     const nuisance = options.nuisance ?? 2;
@@ -145,8 +168,17 @@ export class UniformCascadeEnvironment extends CascadeEnvironmentBase {
  * L = (0.10, 0.10, 0), w = 0.80, cbar = 0.01; L = (0.30, 0, 0.15), w = 0.55, cbar = 0.04;
  * L = (0.55, 0.05, -0.05), w = 0.40, cbar = 0.12.
  */
-export function envA(options: { arms?: readonly string[]; name?: string } = {}): UniformCascadeEnvironment {
-  readOptions(options, "envA", true);
+/** Options of the preset environments: their arm ids and name. */
+export interface PresetCascadeOptions {
+  arms?: readonly string[];
+  name?: string;
+}
+
+/** The keys of {@link PresetCascadeOptions}. */
+export const PRESET_CASCADE_OPTION_KEYS = optionKeys<PresetCascadeOptions>()(["arms", "name"]);
+
+export function envA(options: PresetCascadeOptions = {}): UniformCascadeEnvironment {
+  rejectUnknownOptions(options, PRESET_CASCADE_OPTION_KEYS, "envA", true);
   return new UniformCascadeEnvironment({
     boxes: [
       { floor: [0.1, 0.1, 0], width: 0.8, meanCost: 0.01 },
@@ -165,7 +197,7 @@ export function envA(options: { arms?: readonly string[]; name?: string } = {}):
  * Costs are in reward units (price per call times a conversion weight).
  */
 export function llmCascadePreset(options: { name?: string } = {}): UniformCascadeEnvironment {
-  readOptions(options, "llmCascadePreset", true);
+  rejectUnknownOptions(options, ["name"], "llmCascadePreset", true);
   return new UniformCascadeEnvironment({
     boxes: [
       { floor: [0.2, -0.1, 0.05, 0], width: 0.65, meanCost: 0.005 },

@@ -12,7 +12,15 @@
  * any cascade could do knowing every prompt's outcome distributions (with one row per cell: the best score
  * net of the cost of opening that model alone, max_a (s_a - c_a)).
  */
-import { ErrorCode, indexDiscrete, type Rng, RouteKitError, readOptions } from "@routekit/core";
+import {
+  ErrorCode,
+  indexDiscrete,
+  optionKeys,
+  type Rng,
+  RouteKitError,
+  readOptions,
+  rejectUnknownOptions,
+} from "@routekit/core";
 import { CascadeEnvironmentBase } from "../pandora/base.js";
 import { PromptOrder, type ReplayOrder } from "./order.js";
 import type { ReplayTable } from "./table.js";
@@ -30,6 +38,9 @@ export interface CascadeReplayOptions {
   readonly costWeight?: number;
 }
 
+/** The option keys of {@link CascadeReplayOptions}. */
+export const CASCADE_REPLAY_OPTION_KEYS = optionKeys<CascadeReplayOptions>()(["name", "order", "costWeight"]);
+
 export class CascadeReplayEnvironment extends CascadeEnvironmentBase {
   readonly name: string;
   /** The link COSMOS uses by default for its reservation-index model (true indices lie in [-1, 1]). */
@@ -44,6 +55,7 @@ export class CascadeReplayEnvironment extends CascadeEnvironmentBase {
   private prompt = -1;
 
   constructor(table: ReplayTable, options: CascadeReplayOptions = {}) {
+    rejectUnknownOptions(options, CASCADE_REPLAY_OPTION_KEYS, "CascadeReplayEnvironment", true);
     if (!table || table.numPrompts < 1 || table.models.length < 1) {
       throw new RouteKitError(ErrorCode.InvalidArgument, "a cascade replay needs at least one prompt and one model");
     }

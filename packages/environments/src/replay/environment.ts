@@ -1,5 +1,5 @@
 import type { ArmEnvironment, ArmFeedback, ArmRound, Rng } from "@routekit/core";
-import { ErrorCode, RouteKitError } from "@routekit/core";
+import { ErrorCode, optionKeys, RouteKitError, rejectUnknownOptions } from "@routekit/core";
 import { PromptOrder, type ReplayOrder } from "./order.js";
 import type { ReplayTable } from "./table.js";
 
@@ -12,6 +12,9 @@ export interface ReplayEnvironmentOptions {
    */
   readonly order?: ReplayOrder;
 }
+
+/** The option keys of {@link ReplayEnvironmentOptions}. */
+export const REPLAY_ENVIRONMENT_OPTION_KEYS = optionKeys<ReplayEnvironmentOptions>()(["name", "order"]);
 
 /**
  * Replays a full-information table of logged outcomes as an arm environment: each round is one logged prompt
@@ -46,6 +49,7 @@ export class ReplayEnvironment implements ArmEnvironment {
   private prompt = -1;
 
   constructor(table: ReplayTable, options: ReplayEnvironmentOptions = {}) {
+    rejectUnknownOptions(options, REPLAY_ENVIRONMENT_OPTION_KEYS, "ReplayEnvironment", true);
     if (!table || table.numPrompts < 1 || table.models.length < 1) {
       throw new RouteKitError(
         ErrorCode.InvalidArgument,

@@ -1,4 +1,4 @@
-import { assertInt, ErrorCode, RouteKitError } from "@routekit/core";
+import { assertInt, ErrorCode, optionKeys, RouteKitError, rejectUnknownOptions } from "@routekit/core";
 
 /** Options of {@link HashingFeaturizer}; every field has a documented default. */
 export interface FeaturizerOptions {
@@ -11,6 +11,14 @@ export interface FeaturizerOptions {
   /** Weight of the character n-gram block relative to the word block (each block is L2-normalised first). Default 1. */
   readonly charWeight?: number;
 }
+
+/** The option keys of {@link FeaturizerOptions}. */
+export const FEATURIZER_OPTION_KEYS = optionKeys<FeaturizerOptions>()([
+  "dim",
+  "wordNgrams",
+  "charNgrams",
+  "charWeight",
+]);
 
 /** The resolved options, as recorded in results (so a run says exactly how prompts were featurized). */
 export interface FeaturizerConfig {
@@ -68,6 +76,7 @@ export class HashingFeaturizer {
   private readonly chars: Float64Array;
 
   constructor(options: FeaturizerOptions = {}) {
+    rejectUnknownOptions(options, FEATURIZER_OPTION_KEYS, "Featurizer", true);
     const dim = options.dim ?? 256;
     const wordNgrams = options.wordNgrams ?? 2;
     const charNgrams = options.charNgrams ?? [3, 5];

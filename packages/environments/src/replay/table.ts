@@ -1,4 +1,4 @@
-import { describe, ErrorCode, RouteKitError } from "@routekit/core";
+import { describe, ErrorCode, optionKeys, RouteKitError, rejectUnknownOptions } from "@routekit/core";
 import { type FeaturizerConfig, type FeaturizerOptions, HashingFeaturizer } from "./featurizer.js";
 
 /** One problem found in the input, by 1-based line number of the file. */
@@ -22,6 +22,15 @@ export interface ReplayLoadOptions {
   /** Issues listed in the error message (all of them are in `error.details.issues`). Default 10. */
   readonly maxListed?: number;
 }
+
+/** The option keys of {@link ReplayLoadOptions}. */
+export const REPLAY_LOAD_OPTION_KEYS = optionKeys<ReplayLoadOptions>()([
+  "format",
+  "models",
+  "context",
+  "featurizer",
+  "maxListed",
+]);
 
 /**
  * A full-information table: for every prompt, the (mean) logged score and cost of every compared model.
@@ -337,6 +346,7 @@ interface Prompt {
  * `oracle_model_to_route_to` and anything containing `|` are ignored).
  */
 export function parseReplay(text: string, options: ReplayLoadOptions = {}): ReplayTable {
+  rejectUnknownOptions(options, REPLAY_LOAD_OPTION_KEYS, "parseReplay", true);
   if (typeof text !== "string") throw new RouteKitError(ErrorCode.InvalidArgument, "replay data must be a string");
   const issues: ReplayIssue[] = [];
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;

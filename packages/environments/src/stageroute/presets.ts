@@ -4,7 +4,7 @@
  * of the RouterBench replay (Section 6.2; the data set itself is not shipped), the stationary
  * instances used to check sublinear regret, and the batch-switching lower-bound instance (App. C).
  */
-import { ErrorCode, type Rng, RouteKitError } from "@routekit/core";
+import { ErrorCode, optionKeys, type Rng, RouteKitError, rejectUnknownOptions } from "@routekit/core";
 import { checkNumber } from "../basic/common.js";
 import { StagedCostBandit, type StagedCostBanditOptions, type StagedModel, type StageValueSolver } from "./staged.js";
 
@@ -33,6 +33,14 @@ type Common = Pick<StagedCostBanditOptions, "oracle" | "name"> & {
   readonly budget?: number;
 };
 
+const COMMON_KEYS = [
+  "oracle",
+  "name",
+  "stageLength",
+  "maxDeployed",
+  "budget",
+] as const satisfies readonly (keyof Common)[];
+
 export interface ArenaSimOptions extends Common {
   /** How Elo becomes a reward in [0, 1]: "minmax" (default) (Elo - 1257) / 189, or "divmax" Elo / 1446. */
   readonly normalization?: "minmax" | "divmax";
@@ -45,6 +53,17 @@ export interface ArenaSimOptions extends Common {
   readonly costSd?: number;
 }
 
+/** The option keys of {@link ArenaSimOptions}. */
+export const ARENA_SIM_OPTION_KEYS = optionKeys<ArenaSimOptions>()([
+  ...COMMON_KEYS,
+  "normalization",
+  "initialModels",
+  "arrivalInterval",
+  "rewardNoise",
+  "rewardSd",
+  "costSd",
+]);
+
 /**
  * The paper's 15-model simulation (Section 6.1): rewards from Arena Elo, per-query cost the output
  * price with 10% Gaussian noise clamped to [0.1, 50], rewards with N(0, 0.1^2) noise clamped to
@@ -53,6 +72,7 @@ export interface ArenaSimOptions extends Common {
  * maxDeployed 6. Regret uses the un-clamped means (the `arena2025-paper` configuration).
  */
 export function arenaSim2025(options: ArenaSimOptions): StagedCostBandit {
+  rejectUnknownOptions(options, ARENA_SIM_OPTION_KEYS, "arenaSim2025");
   const norm = options.normalization ?? "minmax";
   if (norm !== "minmax" && norm !== "divmax") {
     throw new RouteKitError(
@@ -115,6 +135,9 @@ export interface RouterBenchSurrogateOptions extends Common {
   readonly costSd?: number;
 }
 
+/** The option keys of {@link RouterBenchSurrogateOptions}. */
+export const ROUTERBENCH_SURROGATE_OPTION_KEYS = optionKeys<RouterBenchSurrogateOptions>()([...COMMON_KEYS, "costSd"]);
+
 /**
  * A surrogate of the paper's RouterBench replay (Section 6.2) built from the data set's per-model
  * averages: Bernoulli(mean score) rewards, mean-preserving log-normal costs clamped to [1e-5, 0.05],
@@ -123,6 +146,7 @@ export interface RouterBenchSurrogateOptions extends Common {
  * Defaults: stageLength 500, maxDeployed 6.
  */
 export function routerBenchSurrogate(options: RouterBenchSurrogateOptions): StagedCostBandit {
+  rejectUnknownOptions(options, ROUTERBENCH_SURROGATE_OPTION_KEYS, "routerBenchSurrogate");
   const models: StagedModel[] = ROUTERBENCH_MODELS.map((m, i) => ({
     id: m.id,
     reward: m.perf,
@@ -153,12 +177,20 @@ export interface StationaryInstanceOptions {
   readonly stageLength?: number;
 }
 
+/** The option keys of {@link StationaryInstanceOptions}. */
+export const STATIONARY_INSTANCE_OPTION_KEYS = optionKeys<StationaryInstanceOptions>()([
+  "oracle",
+  "budget",
+  "stageLength",
+]);
+
 /**
  * Five models, no arrivals, Bernoulli rewards with means (0.9, 0.8, 0.7, 0.6, 0.5), deterministic
  * costs (0.5, 0.4, 0.3, 0.2, 0.1), caps 1, all models deployable: the plain budgeted bandit, for
  * checking that regret grows sublinearly.
  */
 export function stationaryInstance(options: StationaryInstanceOptions): StagedCostBandit {
+  rejectUnknownOptions(options, STATIONARY_INSTANCE_OPTION_KEYS, "stationaryInstance");
   const kind = options.budget ?? "slack";
   if (kind !== "slack" && kind !== "tight") {
     throw new RouteKitError(ErrorCode.InvalidArgument, `option budget must be "slack" or "tight", got ${String(kind)}`);
@@ -185,6 +217,9 @@ export interface BatchSwitchOptions {
   readonly horizon?: number;
 }
 
+/** The option keys of {@link BatchSwitchOptions}. */
+export const BATCH_SWITCH_OPTION_KEYS = optionKeys<BatchSwitchOptions>()(["oracle", "models", "horizon"]);
+
 /**
  * The lower-bound construction of the paper's App. C: unit costs, budget 1, caps 1. With
  * eps = (M / (8T))^(1/3) and batches of length 2 M^(1/3) T^(2/3), batch j brings M fresh models,
@@ -203,6 +238,7 @@ export class BatchSwitch extends StagedCostBandit {
   private readonly perBatch: number;
 
   constructor(options: BatchSwitchOptions) {
+    rejectUnknownOptions(options, BATCH_SWITCH_OPTION_KEYS, "batchSwitch");
     const M = checkNumber(
       options.models ?? 2,
       "option models",

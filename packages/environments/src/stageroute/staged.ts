@@ -12,8 +12,10 @@ import {
   type ArmFeedback,
   type ArmRound,
   ErrorCode,
+  optionKeys,
   type Rng,
   RouteKitError,
+  rejectUnknownOptions,
 } from "@routekit/core";
 import { checkNumber, needReset, unknownArm } from "../basic/common.js";
 
@@ -29,6 +31,9 @@ export interface StagedModel {
   /** First round (0-based) at which the model is available (default 0). */
   readonly arrival?: number;
 }
+
+/** The option keys of {@link StagedModel}. */
+export const STAGED_MODEL_KEYS = optionKeys<StagedModel>()(["id", "reward", "cost", "maxShare", "arrival"]);
 
 /**
  * Exact value of the stage problem max_p sum mu p s.t. sum c p <= budget, sum p = 1, 0 <= p <= caps,
@@ -72,6 +77,22 @@ export interface StagedCostBanditOptions {
   readonly name?: string;
 }
 
+/** The option keys of {@link StagedCostBanditOptions}. */
+export const STAGED_COST_BANDIT_OPTION_KEYS = optionKeys<StagedCostBanditOptions>()([
+  "models",
+  "budget",
+  "stageLength",
+  "maxDeployed",
+  "oracle",
+  "rewardNoise",
+  "rewardSd",
+  "costNoise",
+  "costSd",
+  "minCost",
+  "maxCost",
+  "name",
+]);
+
 /**
  * The environment of budget-constrained routing over an arriving pool. Each model draws its rewards
  * and costs from its own stream (fork `model:<id>` of the reset rng, indexed by call), so adding a model
@@ -106,6 +127,7 @@ export class StagedCostBandit implements ArmEnvironment {
   private readonly cache = new Map<number, { value: number; weights: ArrayLike<number> }>();
 
   constructor(options: StagedCostBanditOptions) {
+    rejectUnknownOptions(options, STAGED_COST_BANDIT_OPTION_KEYS, "StagedCostBandit");
     if (options === null || typeof options !== "object" || !Array.isArray(options.models)) {
       throw new RouteKitError(ErrorCode.InvalidArgument, "options.models must be an array of models");
     }
@@ -165,6 +187,7 @@ export class StagedCostBandit implements ArmEnvironment {
       if (m === null || typeof m !== "object" || typeof m.id !== "string" || m.id.length === 0) {
         throw new RouteKitError(ErrorCode.InvalidArgument, `models[${i}] must have a non-empty string id`);
       }
+      rejectUnknownOptions(m, STAGED_MODEL_KEYS, `models[${i}]`);
       if (this.index.has(m.id)) throw new RouteKitError(ErrorCode.DuplicateArm, `models lists "${m.id}" twice`);
       this.index.set(m.id, i);
       this.ids.push(m.id);
