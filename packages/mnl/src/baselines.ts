@@ -297,15 +297,8 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
     this.mle.g.set(mg);
     this.mle.H.set(mH);
     this.mle.refreshedAt = refreshedAt;
-    const h = this.history;
     // Same capacities as a fresh history at least, so growth never depends on where a run was restored.
-    h.x = new Float64Array(Math.max(64 * d, x.length));
-    h.x.set(x);
-    h.start = new Int32Array(Math.max(65, rounds + 1));
-    h.start.set(start);
-    h.choice = new Int32Array(Math.max(64, rounds));
-    h.choice.set(choice);
-    h.rounds = rounds;
+    this.history.load(x, start, choice, rounds);
     this.theta.set(theta);
     this.LV.set(LV);
     this.refreshInverse();

@@ -9,23 +9,70 @@
  * the squared penalty and a hard-coded v0 = 1; we use the consistent squared ridge and the true v0.)
  */
 import { choleskyFactor, choleskySolve, dot, symmetrizeUpper } from "@routekit/linalg";
-import { gradientPassKernel, hessianPassKernel } from "./unrolled.generated.js";
+import { WasmHistoryStore } from "./gradient-wasm.js";
+import { gradientPassKernel, hessianPassKernel, PASS_SCRATCH_ROWS } from "./unrolled.generated.js";
 
-/** Past rounds with variable-size assortments (a mask-free ragged layout). */
+/**
+ * Past rounds with variable-size assortments (a mask-free ragged layout). Where WebAssembly SIMD is available
+ * the arrays live in a WebAssembly memory of the history's own, where the SIMD gradient kernel reads them in
+ * place ({@link WasmHistoryStore}); elsewhere they are plain typed arrays. Either way `x`, `start` and
+ * `choice` are typed arrays (replaced when the history grows: re-read them after {@link stage}).
+ */
 export class ChoiceHistory {
   x: Float64Array;
   start: Int32Array;
   choice: Int32Array;
   rounds = 0;
+  /**
+   * The arrays' WebAssembly home with the gradient kernel, or null (plain arrays, TypeScript kernels). Made at the
+   * first growth past a fresh history's 64 rounds: a memory and an instance cost about 0.3 ms, which short
+   * histories (tests, restores of young policies) would not earn back.
+   */
+  store: WasmHistoryStore | null = null;
+  /** The most rows of any round so far (the kernel's scratch must hold a round). */
+  private widest = 0;
+  /** False without WebAssembly SIMD, for d > 8, or once the runtime refused a memory. */
+  private wasmAllowed: boolean;
 
   constructor(readonly d: number) {
     this.x = new Float64Array(64 * d);
     this.start = new Int32Array(65);
     this.choice = new Int32Array(64);
+    this.wasmAllowed = WasmHistoryStore.available(d);
   }
 
   get rows(): number {
     return this.start[this.rounds] as number;
+  }
+
+  /**
+   * Gives the arrays room for `rows` rows, `rounds` rounds (start gets one slot more) and rounds of `roundRows`
+   * rows, keeping the first `usedRows` rows and `usedRounds` rounds.
+   */
+  private place(rows: number, rounds: number, roundRows: number, usedRows: number, usedRounds: number): void {
+    if (this.store === null && this.wasmAllowed && rounds > 64) this.store = WasmHistoryStore.create(this.d);
+    const store = this.store;
+    if (store !== null) {
+      if (store.relayout(rows, rounds, Math.max(roundRows, this.widest), this, usedRows, usedRounds)) {
+        this.x = store.x;
+        this.start = store.start;
+        this.choice = store.choice;
+        return;
+      }
+      // The runtime refused a memory: plain arrays from here on.
+      this.store = null;
+      this.wasmAllowed = false;
+    }
+    const d = this.d;
+    const x = new Float64Array(rows * d);
+    x.set(this.x.subarray(0, usedRows * d));
+    const start = new Int32Array(rounds + 1);
+    start.set(this.start.subarray(0, usedRounds + 1));
+    const choice = new Int32Array(rounds);
+    choice.set(this.choice.subarray(0, usedRounds));
+    this.x = x;
+    this.start = start;
+    this.choice = choice;
   }
 
   /** Writes round `rounds` (not yet counted) from n rows of X; call {@link commit} to keep it. */
@@ -33,30 +80,46 @@ export class ChoiceHistory {
     const d = this.d;
     const r = this.rounds;
     const row0 = this.start[r] as number;
-    if ((row0 + n) * d > this.x.length) {
-      const nx = new Float64Array(Math.max(2 * this.x.length, (row0 + n) * d));
-      nx.set(this.x.subarray(0, row0 * d));
-      this.x = nx;
+    const capRows = this.x.length / d;
+    const capRounds = this.choice.length;
+    const scratch = this.store === null ? Number.POSITIVE_INFINITY : this.store.roundRows;
+    if (row0 + n > capRows || r + 1 > capRounds || n > scratch) {
+      this.place(
+        row0 + n > capRows ? Math.max(2 * capRows, row0 + n) : capRows,
+        r + 1 > capRounds ? Math.max(2 * capRounds, r + 1) : capRounds,
+        n,
+        row0,
+        r,
+      );
     }
-    // start needs r + 2 slots and choice r + 1; grow each on its own (their capacities differ, e.g.
-    // after a restore sized them to the history).
-    if (r + 2 > this.start.length) {
-      const ns = new Int32Array(Math.max(2 * this.start.length, r + 2));
-      ns.set(this.start);
-      this.start = ns;
-    }
-    if (r + 1 > this.choice.length) {
-      const nc = new Int32Array(Math.max(2 * this.choice.length, r + 1));
-      nc.set(this.choice);
-      this.choice = nc;
-    }
-    for (let i = 0; i < n * d; i++) this.x[row0 * d + i] = X[i] as number;
+    if (n > this.widest) this.widest = n;
+    const x = this.x;
+    for (let i = 0; i < n * d; i++) x[row0 * d + i] = X[i] as number;
     this.start[r + 1] = row0 + n;
     this.choice[r] = choice;
   }
 
   commit(): void {
     this.rounds++;
+  }
+
+  /** Replaces the history by `rounds` restored rounds (capacities at least those of a fresh history). */
+  load(
+    x: Float64Array,
+    start: Int32Array | readonly number[],
+    choice: Int32Array | readonly number[],
+    rounds: number,
+  ): void {
+    const d = this.d;
+    let widest = 0;
+    for (let s = 0; s < rounds; s++) widest = Math.max(widest, (start[s + 1] as number) - (start[s] as number));
+    this.rounds = 0;
+    this.widest = widest;
+    this.place(Math.max(64, x.length / d), Math.max(64, rounds), PASS_SCRATCH_ROWS, 0, 0);
+    this.x.set(x);
+    this.start.set(start);
+    this.choice.set(choice);
+    this.rounds = rounds;
   }
 }
 
@@ -174,6 +237,10 @@ export function gradientPass(
   ws: MleWorkspace,
   g: Float64Array,
 ): void {
+  if (h.store !== null) {
+    h.store.gradient(from, to, Math.log(v0), theta, g);
+    return;
+  }
   const kernel = gradientPassKernel(h.d, ws.z.length - 1);
   if (kernel !== undefined) kernel(h.x, h.start, h.choice, from, to, Math.log(v0), theta, ws.z, g);
   else dataPass(h, from, to, v0, theta, ws, g, g, 1);

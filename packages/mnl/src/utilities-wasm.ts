@@ -8,6 +8,7 @@
  */
 import { linalgBackend } from "@routekit/linalg";
 import { UTILITIES_WASM_BASE64, UTILITIES_WASM_MAX_D } from "./utilities-wasm.generated.js";
+import { decodeBase64, type WasmMemory, wasmApi } from "./wasm-module.js";
 
 type Kernel = (
   f: number,
@@ -22,26 +23,9 @@ type Kernel = (
   stats: number,
 ) => number;
 
-/** The slice of the WebAssembly JS API used here (typed locally: the repo compiles without lib.dom). */
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { readonly exports: Record<string, unknown> };
-}
-interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
-
-function decodeBase64(s: string): Uint8Array {
-  const bin = atob(s);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
 function instantiate(): { memory: WasmMemory; kernels: Kernel[] } | null {
   if (linalgBackend() !== "wasm-simd") return null;
-  const WA = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+  const WA = wasmApi();
   if (WA === undefined) return null;
   try {
     const instance = new WA.Instance(new WA.Module(decodeBase64(UTILITIES_WASM_BASE64)), {});
