@@ -2,11 +2,11 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
-/** The first ```ts block of the README, with the package import pointed at the sources. */
+/** The README's fuller ```ts example (the one defining codeQuery), with the package import pointed at the sources. */
 function readmeExample(): string {
   const text = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
-  const m = /```ts\n([\s\S]*?)```/.exec(text);
-  if (!m) throw new Error("README has no ts example");
+  const m = [...text.matchAll(/```ts\n([\s\S]*?)```/g)].find((b) => (b[1] as string).includes("const codeQuery"));
+  if (!m) throw new Error("README has no ts example defining codeQuery");
   return (m[1] as string).replace('from "@routekit/hpg"', 'from "../src/index.js"');
 }
 

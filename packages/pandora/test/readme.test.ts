@@ -18,7 +18,8 @@ import {
 
 const readme = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
 
-const block = /```ts\n([\s\S]*?)```/.exec(readme)?.[1] as string;
+/** The README's fuller example (the simulated workload with callModel). */
+const block = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].find((b) => (b[1] as string).includes("function callModel"))?.[1] as string;
 
 describe("README example", () => {
   // Type-checking the block (strict, against the published types) is done for every README by
