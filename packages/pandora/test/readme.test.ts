@@ -19,7 +19,9 @@ import {
 const readme = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
 
 /** The README's fuller example (the simulated workload with callModel). */
-const block = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].find((b) => (b[1] as string).includes("function callModel"))?.[1] as string;
+const block = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].find((b) =>
+  (b[1] as string).includes("function callModel"),
+)?.[1] as string;
 
 describe("README example", () => {
   // Type-checking the block (strict, against the published types) is done for every README by
