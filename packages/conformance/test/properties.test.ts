@@ -2,12 +2,14 @@
  * Deterministic properties every policy of every family must keep (see `@routekit/core/testing`):
  * update == learn(JSON event) + discard bit for bit; late feedback for a removed then re-added arm ignored;
  * hostile arm ids; maxPending small and large across restores; declared option ranges at both ends and just
- * outside; JavaScript-level misuse of the constructor; getter-backed contexts read twice.
+ * outside; JavaScript-level misuse of the constructor; getter-backed contexts read twice; Float32Array inputs.
  * A family that adds policies to policies.ts gets all of these.
  */
 import type { ArmPolicy, PolicyBase } from "@routekit/core";
 import {
   type ConstructSpec,
+  checkFloat32ContextsArm,
+  checkFloat32FeaturesAssortment,
   checkGetterContext,
   checkHostileArm,
   checkHostileAssortment,
@@ -39,6 +41,7 @@ type Check =
   | `ranges:${string}`
   | "misuse"
   | "getter"
+  | "float32"
   | "unknown-option";
 
 /**
@@ -111,6 +114,17 @@ describe.each(armPolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => 
   check(spec.name, "getter", "a getter-backed context read twice cannot inject NaN", () => {
     checkGetterContext(spec.create({ seed: 2, arms: ["arm-0", "arm-1"] }) as ArmPolicy, spec.name);
   });
+  // Context-free policies take no context, so there is nothing to widen.
+  if (spec.create({ seed: 1, arms: ["arm-0"] }).contextDim > 0) {
+    check(
+      spec.name,
+      "float32",
+      "a Float32Array context decides and learns exactly as its Float64Array widening",
+      () => {
+        expect(checkFloat32ContextsArm(spec)).toBe(40);
+      },
+    );
+  }
 });
 
 describe.each(mnlPolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => {
@@ -135,6 +149,14 @@ describe.each(mnlPolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => 
     expect(spec.construct, "spec.construct (the raw constructor) is required").toBeTypeOf("function");
     expect(checkMisuse(spec)).toBeGreaterThan(5);
   });
+  check(
+    spec.name,
+    "float32",
+    "Float32Array feature rows offer and learn exactly as their Float64Array widening",
+    () => {
+      expect(checkFloat32FeaturesAssortment(spec)).toBe(30);
+    },
+  );
 });
 
 /** Cascade specs with a raw constructor (the other COSMOS configurations share its class and options). */

@@ -10,10 +10,10 @@ import { type ArmEvent, type ArmEventDecision, checkEvent, EVENT_VERSION, eventV
 import { DecisionLedger, type DecisionRef, type LedgerCodec } from "./ledger.js";
 import { optionKeys } from "./option-keys.js";
 import { armsOption, maxPendingOption, numberOption, readOptions, rngOption } from "./options.js";
-import type { ArmDecision, ArmFeedback, ArmPolicy } from "./protocols.js";
+import type { ArmDecision, ArmFeedback, ArmPolicy, VectorInput } from "./protocols.js";
 import { Rng, type RngState } from "./rng.js";
 import { field, type Json, readId, readInt, readObject, type Snapshot, snapshotCorrupt } from "./snapshot.js";
-import { assertFinite, assertVector, copyNumbers, describe, errorText, readLength } from "./validate.js";
+import { assertFinite, assertVector, copyNumbers, describe, errorText, isFloatArray, readLength } from "./validate.js";
 
 /** Options every arm policy accepts. */
 export interface ArmPolicyOptions {
@@ -210,7 +210,7 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
     this.onRemoved(state);
   }
 
-  select(context?: Float64Array): ArmDecision {
+  select(context?: VectorInput): ArmDecision {
     this.table.checkNotEmpty();
     if (this.contextDim === 0) return this.choose(undefined);
     return this.choose(this.readContext(context, "context"));
@@ -308,7 +308,7 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
    */
   protected readContext(context: unknown, what: string): Float64Array {
     const d = this.contextDim;
-    if (!(context instanceof Float64Array) && !Array.isArray(context)) {
+    if (!isFloatArray(context) && !Array.isArray(context)) {
       assertVector(context, d, what);
     }
     const src = context as ArrayLike<number>;
@@ -316,7 +316,7 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
     if (len !== d) assertVector(src, d, what);
     const dst = this.contextCopy;
     // -0 becomes 0 (x + 0), as in decision events, so update and learn of the same decision agree bitwise.
-    const from = src instanceof Float64Array ? src : dst;
+    const from = isFloatArray(src) ? src : dst;
     if (from === dst) copyNumbers(src, dst, d, what);
     for (let i = 0; i < d; i++) dst[i] = (from[i] as number) + 0;
     assertVector(dst, d, what);

@@ -17,6 +17,13 @@ import type { Snapshot } from "./snapshot.js";
 export type Protocol = "arm" | "assortment" | "cascade";
 
 /**
+ * A vector the caller hands to a policy (a context, a box's output features): copied on entry, so the caller
+ * may reuse it. A Float32Array (what embedding models and ONNX or transformers.js runtimes return) is widened
+ * exactly, every float32 being a float64; a plain array must hold numbers only (never coerced).
+ */
+export type VectorInput = Float64Array | Float32Array | readonly number[];
+
+/**
  * What every policy has, whatever its protocol.
  *
  * Every class also has `static fromJSON(snapshot)`: it validates the whole snapshot before building
@@ -78,7 +85,7 @@ export interface ArmPolicy extends PolicyBase {
    * Picks an arm for a request. `context` must hold `contextDim` finite numbers (it is copied; the
    * caller may reuse the array). Throws NO_ARMS, DIMENSION_MISMATCH or NON_FINITE, changing nothing.
    */
-  select(context?: Float64Array): ArmDecision;
+  select(context?: VectorInput): ArmDecision;
   /**
    * Learns from the feedback of a pending decision (the decision object or its id), once. Feedback may
    * come late and out of order; for an arm removed since the decision it is accepted and ignored.
@@ -240,11 +247,11 @@ export interface CascadePolicy extends PolicyBase {
   /** Removes a box; open episodes skip it if they have not opened it yet. */
   removeArm(id: string): void;
   /** Opens an episode for a request; returns its id. */
-  begin(context: Float64Array): string;
+  begin(context: VectorInput): string;
   /** The next box to open, or stop (never stop before the first query). */
   next(episode: DecisionRef): CascadeStep;
   /** Reports the asked box's output features and the cost paid. */
-  observe(episode: DecisionRef, arm: string, outputFeatures: Float64Array, cost: number): void;
+  observe(episode: DecisionRef, arm: string, outputFeatures: VectorInput, cost: number): void;
   /** Picks the output to deploy among the queried boxes. */
   choose(episode: DecisionRef): string;
   /**

@@ -40,13 +40,16 @@ export function assertFinite(x: number, what: string): void {
 }
 
 /**
- * Throws unless `x` is a Float64Array (or number array) of length `dim` with finite entries: INVALID_ARGUMENT for
- * another type or an entry that is not a number, DIMENSION_MISMATCH for another length, NON_FINITE for NaN or
- * +-Infinity.
+ * Throws unless `x` is a Float64Array, a Float32Array or a number array of length `dim` with finite entries:
+ * INVALID_ARGUMENT for another type or an entry that is not a number, DIMENSION_MISMATCH for another length,
+ * NON_FINITE for NaN or +-Infinity.
  */
 export function assertVector(x: unknown, dim: number, what: string): asserts x is ArrayLike<number> {
-  if (!(x instanceof Float64Array) && !Array.isArray(x)) {
-    throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be a Float64Array of length ${dim}`);
+  if (!isFloatArray(x) && !Array.isArray(x)) {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `${what} must be a Float64Array, Float32Array or number[] of length ${dim}, got ${describe(x)}`,
+    );
   }
   const v = x as ArrayLike<number>;
   const len = readLength(v, what);
@@ -56,7 +59,7 @@ export function assertVector(x: unknown, dim: number, what: string): asserts x i
       actual: len,
     });
   }
-  const typed = x instanceof Float64Array; // its element reads cannot throw
+  const typed = isFloatArray(x); // its element reads cannot throw
   for (let i = 0; i < dim; i++) {
     const e: unknown = typed ? v[i] : readEntry(v, i, what);
     if (typeof e !== "number") {
@@ -68,6 +71,11 @@ export function assertVector(x: unknown, dim: number, what: string): asserts x i
       throw new RouteKitError(ErrorCode.NonFinite, `${what}[${i}] must be finite, got ${String(e)}`, { index: i });
     }
   }
+}
+
+/** A Float64Array or Float32Array: numbers only, whose element and length reads run no user code. */
+export function isFloatArray(x: unknown): x is Float64Array | Float32Array {
+  return x instanceof Float64Array || x instanceof Float32Array;
 }
 
 /**

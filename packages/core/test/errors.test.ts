@@ -148,7 +148,12 @@ describe("validation helpers", () => {
     expect(() => assertVector(new Float64Array([1, 2]), 2, "x")).not.toThrow();
     expect(() => assertVector([1, 2], 2, "x")).not.toThrow();
     expect(thrown(() => assertVector("ab", 2, "x")).code).toBe(ErrorCode.InvalidArgument);
-    expect(thrown(() => assertVector(new Float32Array(2), 2, "x")).code).toBe(ErrorCode.InvalidArgument);
+    // Float32Array (embedding models' output) is accepted; other typed arrays are not.
+    expect(() => assertVector(new Float32Array(2), 2, "x")).not.toThrow();
+    expect(thrown(() => assertVector(new Float32Array([0, Number.NaN]), 2, "x")).code).toBe(ErrorCode.NonFinite);
+    expect(thrown(() => assertVector(new Float32Array(3), 2, "x")).code).toBe(ErrorCode.DimensionMismatch);
+    expect(thrown(() => assertVector(new Int8Array(2), 2, "x")).code).toBe(ErrorCode.InvalidArgument);
+    expect(thrown(() => assertVector(new Int8Array(2), 2, "x")).message).toContain("got a typed array");
     expect(thrown(() => assertVector(undefined, 2, "x")).code).toBe(ErrorCode.InvalidArgument);
     const dim = thrown(() => assertVector(new Float64Array(3), 2, "context"));
     expect(dim.code).toBe(ErrorCode.DimensionMismatch);

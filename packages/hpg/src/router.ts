@@ -26,6 +26,7 @@ import {
   readObject,
   readOptions,
   snapshotCorrupt,
+  type VectorInput,
   vectorToJson,
 } from "@routekit/core";
 import { allocF64 } from "@routekit/linalg";
@@ -195,7 +196,7 @@ export abstract class RouterBase<S extends ArmState> extends ArmPolicyBase<S, Ro
    * The routing distribution select(context) samples from, in `arms` order (a new array). Pure: no
    * randomness is drawn and nothing changes.
    */
-  probabilities(context: Float64Array): Float64Array {
+  probabilities(context: VectorInput): Float64Array {
     this.table.checkNotEmpty();
     const x = this.readContext(context, "context");
     this.prepareQuery(x, false);

@@ -14,6 +14,7 @@ import {
   rejectUnknownOptions,
   restoring,
   type Snapshot,
+  type VectorInput,
 } from "@routekit/core";
 import {
   type ArmPrediction,
@@ -158,7 +159,7 @@ export class PakUcb extends KernelPolicyBase<PakArm> {
   }
 
   /** mu, sigma and the UCB index of every arm for `context` (no state change, no RNG draw). */
-  predict(context: Float64Array): ArmPrediction[] {
+  predict(context: VectorInput): ArmPrediction[] {
     const x = this.readContext(context, "context");
     const y = new Float64Array(this.contextDim);
     const ny = this.normalized(x);

@@ -20,6 +20,7 @@ import {
   rejectUnknownOptions,
   restoring,
   type Snapshot,
+  type VectorInput,
 } from "@routekit/core";
 import { allocF32, allocF64, paddedLength, type RandomFourierFeatures, roundToF32 } from "@routekit/linalg";
 import {
@@ -152,7 +153,7 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
   }
 
   /** phi(y) (after the optional normalisation) of `context`, written into `out`. */
-  featurize(context: Float64Array, out: Float64Array): Float64Array {
+  featurize(context: VectorInput, out: Float64Array): Float64Array {
     return this.featurizeInto(this.readContext(context, "context"), out);
   }
 
@@ -194,7 +195,7 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
     p.version = -1;
   }
 
-  predict(context: Float64Array): ArmPrediction[] {
+  predict(context: VectorInput): ArmPrediction[] {
     const phi = this.featurize(context, new Float64Array(this.numFeatures));
     const e = this.currentExploration();
     return this.table.ids.map((arm, g) => {

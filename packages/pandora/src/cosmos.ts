@@ -21,6 +21,7 @@ import {
   readSnapshot,
   rngOption,
   type Snapshot,
+  type VectorInput,
 } from "@routekit/core";
 import { BoxState } from "./box.js";
 import { CascadePolicyBase, type CascadeRecord, checkContext } from "./episodes.js";
@@ -200,7 +201,7 @@ export class Cosmos extends CascadePolicyBase {
   }
 
   /** The optimistic indices sigma~ every live box would get for this context now (table order), and beta. */
-  optimisticIndices(context: Float64Array): { sigma: Float64Array; beta: number } {
+  optimisticIndices(context: VectorInput): { sigma: Float64Array; beta: number } {
     checkContext(context, this.config.contextDim);
     const sigma = new Float64Array(this.boxes.length);
     const beta = this.plan(Float64Array.from(context), sigma);
@@ -208,7 +209,7 @@ export class Cosmos extends CascadePolicyBase {
   }
 
   /** Point estimate of rho_a . psi(x) and the index sigma-hat_a(x) without optimism (for inspection). */
-  estimatedIndex(arm: string, context: Float64Array): number {
+  estimatedIndex(arm: string, context: VectorInput): number {
     const box = this.boxes[this.table.indexOf(arm)] as BoxState;
     checkContext(context, this.config.contextDim);
     const psi = this.toPsi(Float64Array.from(context));

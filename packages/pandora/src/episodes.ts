@@ -34,6 +34,7 @@ import {
   readObject,
   type Snapshot,
   snapshotCorrupt,
+  type VectorInput,
   vectorToJson,
 } from "@routekit/core";
 
@@ -185,7 +186,7 @@ export abstract class CascadePolicyBase implements CascadePolicy {
     this.table.remove(id);
   }
 
-  begin(context: Float64Array): string {
+  begin(context: VectorInput): string {
     checkContext(context, this.contextDim);
     this.table.checkNotEmpty();
     const A = this.table.size;
@@ -250,7 +251,7 @@ export abstract class CascadePolicyBase implements CascadePolicy {
     return { query: e.awaiting };
   }
 
-  observe(episode: DecisionRef, arm: string, outputFeatures: Float64Array, cost: number): void {
+  observe(episode: DecisionRef, arm: string, outputFeatures: VectorInput, cost: number): void {
     const e = this.ledger.get(episode);
     if (e.awaiting === null)
       throw new RouteKitError(

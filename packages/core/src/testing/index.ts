@@ -78,6 +78,8 @@ export {
 } from "./misuse.js";
 export { checkUnknownOptionKey } from "./option-keys.js";
 export {
+  checkFloat32ContextsArm,
+  checkFloat32FeaturesAssortment,
   checkHostileIds,
   checkLearnEqualsUpdateArm,
   checkLearnEqualsUpdateAssortment,

@@ -395,3 +395,61 @@ export function checkMaxPendingCascade(spec: CascadePolicySpec): void {
     }),
   );
 }
+
+/**
+ * Float32Array input (what embedding models return) is widened exactly: a twin fed the same values as
+ * Float64Arrays makes the same decisions and ends in the same snapshot, bit for bit. Contexts are scaled to norm
+ * 0.99 before rounding to float32, so policies that require norm <= 1 take both twins' inputs. Returns the number
+ * of rounds compared (0 for a context-free policy).
+ */
+export function checkFloat32ContextsArm(spec: ArmPolicySpec, rounds = 40, seed = 6): number {
+  const trace: Trace = new Trace();
+  const arms = ["arm-0", "arm-1", "arm-2"];
+  const P = spec.create({ seed, arms });
+  const Q = spec.create({ seed, arms });
+  if (P.contextDim === 0) return 0;
+  trace.push(`${spec.name}: twins from seed ${seed}; P gets Float64Array contexts, Q the same values as Float32Array`);
+  const rng = Rng.fromSeed(`float32:${spec.name}`);
+  for (let t = 0; t < rounds; t++) {
+    const x32 = Float32Array.from(context(P, rng) as Float64Array, (v) => 0.99 * v);
+    const x64 = Float64Array.from(x32);
+    const dP = run(trace, `P.select(${show(x64)})`, () => P.select(x64));
+    const dQ = run(trace, "Q.select(the same values as a Float32Array)", () => Q.select(x32));
+    if (show(dP) !== show(dQ)) trace.fail(`t=${t}: Float64Array input decided ${show(dP)}, Float32Array ${show(dQ)}`);
+    const fb = armFeedback(spec, rng);
+    run(trace, "P.update", () => P.update(dP, fb));
+    run(trace, "Q.update", () => Q.update(dQ, fb));
+  }
+  const tp = checkState(P, spec, trace);
+  const tq = checkState(Q, spec, trace);
+  if (tp !== tq) trace.fail(`Float64Array and Float32Array twins disagree:\n      f64: ${tp}\n      f32: ${tq}`);
+  return rounds;
+}
+
+/** The same for an assortment policy's feature rows (the query's `features` as a Float32Array). */
+export function checkFloat32FeaturesAssortment(spec: AssortmentPolicySpec, rounds = 30, seed = 6): number {
+  const trace: Trace = new Trace();
+  const P = spec.create({ seed });
+  const Q = spec.create({ seed });
+  const d = P.contextDim;
+  trace.push(`${spec.name}: twins from seed ${seed}; P gets Float64Array features, Q the same values as Float32Array`);
+  const rng = Rng.fromSeed(`float32:${spec.name}`);
+  for (let t = 0; t < rounds; t++) {
+    const n = 2 + rng.int(Math.max(1, (spec.maxItems ?? 8) - 1));
+    const f32 = Float32Array.from(rng.fillNormal(new Float64Array(n * d), 0, 0.5));
+    const maxSize = Math.min(1 + rng.int(n), spec.maxK ?? n);
+    const dP = run(trace, "P.select", () => P.select({ features: Float64Array.from(f32), numItems: n, maxSize }));
+    const dQ = run(trace, "Q.select(Float32Array features)", () =>
+      Q.select({ features: f32 as unknown as Float64Array, numItems: n, maxSize }),
+    );
+    if (show(dP) !== show(dQ))
+      trace.fail(`t=${t}: Float64Array features offered ${show(dP)}, Float32Array ${show(dQ)}`);
+    const fb = { choice: dP.items.length > 0 && rng.uniform() < 0.75 ? (dP.items[0] as number) : null };
+    run(trace, "P.update", () => P.update(dP, fb));
+    run(trace, "Q.update", () => Q.update(dQ, fb));
+  }
+  const tp = checkState(P, spec, trace);
+  const tq = checkState(Q, spec, trace);
+  if (tp !== tq) trace.fail(`Float64Array and Float32Array twins disagree:\n      f64: ${tp}\n      f32: ${tq}`);
+  return rounds;
+}
