@@ -35,8 +35,9 @@ import { allocF64 } from "@routekit/linalg";
 export interface RouterOptions extends ArmPolicyOptions {
   /**
    * Scale each query to unit norm before use (default false). When false, a query whose norm exceeds
-   * 1 (+1e-9) is rejected with OUT_OF_RANGE: the paper's guarantees assume |q| <= 1, and raw encoder
-   * outputs (e.g. Contriever) are not unit-norm.
+   * 1 + 1e-6 is rejected with OUT_OF_RANGE (the paper's guarantees assume |q| <= 1, and raw encoder
+   * outputs, e.g. Contriever's, are not unit-norm); one of norm in (1 + 1e-9, 1 + 1e-6], an embedding
+   * normalised in float32, is scaled onto the unit sphere.
    */
   readonly normalizeContext?: boolean;
   /**
@@ -67,8 +68,13 @@ export interface RoutePayload {
   n: number;
 }
 
-/** Norm slack accepted for "unit-norm" queries. */
+/** Norm slack taken as is for "unit-norm" queries (a Float64 normalisation's rounding). */
 const NORM_TOL = 1e-9;
+/**
+ * Norm slack accepted and scaled back onto the unit sphere: an embedding normalised in float32 (what embedding
+ * models and their runtimes return) has a norm within a few float32 ulps of 1, e.g. 1 + 5e-8 at d = 384.
+ */
+const FLOAT32_NORM_TOL = 1e-6;
 
 class RouteCodec implements LedgerCodec<RoutePayload> {
   readonly pool: ObjectPool<RoutePayload>;
@@ -350,13 +356,19 @@ export abstract class RouterBase<S extends ArmState> extends ArmPolicyBase<S, Ro
       for (let i = 0; i < d; i++) this.q[i] = (x[i] as number) / mx / norm;
       return;
     }
-    if (!(nn <= (1 + NORM_TOL) ** 2)) {
+    if (!(nn <= (1 + FLOAT32_NORM_TOL) ** 2)) {
       throw new RouteKitError(
         code,
         `the query embedding must have Euclidean norm <= 1, got ${Math.sqrt(nn)} (normalise it, or set normalizeContext: true)`,
       );
     }
-    for (let i = 0; i < d; i++) this.q[i] = x[i] as number;
+    if (nn <= (1 + NORM_TOL) ** 2) for (let i = 0; i < d; i++) this.q[i] = x[i] as number;
+    else {
+      // Within a float32 normalisation's rounding of the sphere: scaled onto it, so |q| <= 1 (+1e-15) holds as
+      // the analysis and the e^(2 tau) bound assume. (Only inputs that were refused before take this branch.)
+      const s = 1 / Math.sqrt(nn);
+      for (let i = 0; i < d; i++) this.q[i] = (x[i] as number) * s;
+    }
   }
 
   private ensureScratch(k: number): void {

@@ -109,15 +109,47 @@ describe.each(routers)("%s: normalizeContext on queries whose squared norm leave
 });
 
 describe.each(routers)("%s: the unit-ball boundary", (_n, make) => {
-  it("accepts norm exactly 1 (and 1 + 1e-9 of rounding), rejects 1 + 1e-8 with OUT_OF_RANGE and changes nothing", () => {
+  it("accepts norm exactly 1 (and 1 + 1e-9 of rounding), rejects 1 + 1e-5 with OUT_OF_RANGE and changes nothing", () => {
     const p = make({ arms: ARMS, contextDim: 4, seed: 1 });
     run(p, 30, 4);
     p.discard(p.select(Float64Array.of(0, 0, -1, 0)));
     p.discard(p.select(Float64Array.of(0.6, 0.8, 0, 0)));
     p.discard(p.select(Float64Array.of(1 + 1e-9, 0, 0, 0)));
     const before = JSON.stringify(p.toJSON());
-    expect(codeOf(() => p.select(Float64Array.of(0, 1 + 1e-8, 0, 0)))).toBe(ErrorCode.OutOfRange);
-    expect(codeOf(() => p.probabilities(Float64Array.of(0, 1 + 1e-8, 0, 0)))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => p.select(Float64Array.of(0, 1 + 1e-5, 0, 0)))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => p.probabilities(Float64Array.of(0, 1 + 1e-5, 0, 0)))).toBe(ErrorCode.OutOfRange);
     expect(JSON.stringify(p.toJSON())).toBe(before);
+  });
+
+  it("takes an embedding normalised in float32 (norm 1 + 5e-8 at d = 384) as that direction scaled onto the sphere", () => {
+    const d = 384;
+    const rng = Rng.fromSeed(3);
+    let x32 = new Float32Array(d);
+    let worst = 0;
+    for (let k = 0; k < 200; k++) {
+      const v = Float32Array.from({ length: d }, () => rng.normal());
+      const n = Math.fround(Math.hypot(...v));
+      for (let i = 0; i < d; i++) v[i] = Math.fround((v[i] as number) / n);
+      const norm = Math.hypot(...v);
+      if (norm > worst) [worst, x32] = [norm, v];
+    }
+    expect(worst - 1).toBeGreaterThan(1e-9); // what the 1e-9 slack alone refused
+    expect(worst - 1).toBeLessThan(1e-6);
+    const arms = ["a", "b", "c"];
+    const p = make({ arms, contextDim: d, seed: 1 });
+    const q = make({ arms, contextDim: d, seed: 1 });
+    const unit = Float64Array.from(x32, (v) => v / worst);
+    const [pp, pq] = [p.probabilities(x32), q.probabilities(unit)];
+    for (let m = 0; m < arms.length; m++) expect(Math.abs((pp[m] as number) - (pq[m] as number))).toBeLessThan(1e-12);
+    // update and learn of its JSON event agree bit for bit (the event carries the query as given).
+    for (let t = 0; t < 5; t++) {
+      const dec = p.select(x32);
+      const event = JSON.parse(JSON.stringify({ ...p.decisionRecord(dec), feedback: { reward: 1 } }));
+      p.update(dec, { reward: 1 });
+      q.learn(event);
+    }
+    const learned = (r: AnyRouter) => JSON.stringify((r.toJSON() as { state: { arms: unknown } }).state.arms);
+    expect(learned(p)).toContain('"c"');
+    expect(learned(q)).toBe(learned(p));
   });
 });
