@@ -20,7 +20,7 @@ describe("budget", () => {
     // 3 slots and caps 0.4 the frozen stage sets often lack WizardLM (the only model under b), so the early
     // stages spend about 2.7 b per round; pacing must then recover at about 0.73 b per round against a floor of
     // 0.705 b (the cheapest all-traffic mix), and one later optimistic deployment of an expensive newcomer
-    // (§4.6's mid-stage fallback) makes the overspend unrecoverable. Not asserted (measured with seeds 0-9).
+    // (the mid-stage fallback to the cheapest fill) makes the overspend unrecoverable. Not asserted (measured with seeds 0-9).
     const a = mean(avg.map((r) => r.avgCost)) / 0.0002;
     const p = Math.max(...paced.map((r) => r.avgCost)) / 0.0002;
     console.log(
@@ -78,7 +78,7 @@ describe("stationary instances (5 models, no arrivals, Bernoulli rewards, initia
   it("tight budget: |regret| / T falls (mean and median) and average cost <= 1.02 b at T = 32k", () => {
     const rs = regrets("tight");
     const absAt = Ts.map((T, i) => Math.abs(mean(rs.map((r) => r.at[i] as number))) / T);
-    // §0.5: compare medians as well as means on these instances.
+    // Regrets here are heavy-tailed: compare medians as well as means.
     const absMedAt = Ts.map((T, i) => Math.abs(median(rs.map((r) => r.at[i] as number))) / T);
     console.log(
       `tight: |mean regret| / T ${absAt.map((x) => x.toFixed(4)).join(" / ")}, |median regret| / T ${absMedAt.map((x) => x.toFixed(4)).join(" / ")}, cost ${mean(rs.map((r) => r.avgCost)).toFixed(4)}`,
@@ -165,7 +165,7 @@ describe("discovery bottleneck and the lower-bound instance", () => {
       expect(first).toBeGreaterThanOrEqual(0);
       expect(first).toBeLessThan(10);
     }
-    // The notes' §5.2: >= 10 seeds, paired comparisons (the same seeds for every configuration).
+    // >= 10 seeds, paired comparisons (the same seeds for every configuration).
     const per = (M: number, K: number) => seeds(10).map((s) => discovery(M, K, s));
     const [b, s5, s40] = [per(2, 10), per(5, 10), per(2, 40)];
     const [base, moreSlots, moreStages] = [mean(b), mean(s5), mean(s40)];
