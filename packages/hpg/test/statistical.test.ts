@@ -1,7 +1,24 @@
+/**
+ * Seeded statistical checks on the planted log-quadratic environment (d = 16, M = 4, s = 1, kappa = 2, theory
+ * defaults, exact rank) with the seed count (10) and thresholds of the implementation notes RouteKit's HPG was
+ * written from: linearized regret over T (separate runs per T), beating context-free and log-linear routers
+ * where the best model depends on the query through an even function, and parameter-free HPG within 3x of
+ * tuned HPG. Seeded runs are memoised: the T = 16,000 HPG runs of the regret-over-T test are the tuned side
+ * of the parameter-free comparison.
+ */
 import type { Rng } from "@routekit/core";
-import { type DistributionRouter, PlantedQuadraticEnvironment, runRoutingExperiment } from "@routekit/environments";
+import {
+  type DistributionRouter,
+  PlantedQuadraticEnvironment,
+  type RoutingExperimentResult,
+  runRoutingExperiment,
+} from "@routekit/environments";
 import { describe, expect, test } from "vitest";
-import { Exp3, Hpg, LogLinearPg, UniformRouter } from "../src/index.js";
+import { Exp3, Hpg, LogLinearPg, ParameterFreeHpg, UniformRouter } from "../src/index.js";
+
+const SEEDS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+const D = 16;
+const M = 4;
 
 /** Mean and standard error over seeds. */
 function meanSe(xs: number[]): { mean: number; se: number } {
@@ -10,61 +27,91 @@ function meanSe(xs: number[]): { mean: number; se: number } {
   const v = xs.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1);
   return { mean, se: Math.sqrt(v / n) };
 }
+const mean = (xs: number[]) => meanSe(xs).mean;
 
-describe("HPG statistical properties (seeded)", () => {
+type Make = (arms: string[], rng: Rng, T: number) => DistributionRouter;
+const memo = new Map<string, RoutingExperimentResult[]>();
+/** One run per seed of `SEEDS`, memoised by (router, planted, T). */
+function runs(router: string, make: Make, T: number, planted: "ambient" | "query" = "ambient") {
+  const key = `${router}/${planted}/${T}`;
+  let r = memo.get(key);
+  if (!r) {
+    r = SEEDS.map((seed) => {
+      const env = new PlantedQuadraticEnvironment({ contextDim: D, models: M, latentRank: 1, mcSamples: 200, planted });
+      return runRoutingExperiment(env, (rng) => make([...env.initialArms], rng, T), { horizon: T, seed });
+    });
+    memo.set(key, r);
+  }
+  return r;
+}
+const hpg: Make = (arms, rng, T) => new Hpg({ arms, contextDim: D, horizon: T, rng });
+const lin = (rs: RoutingExperimentResult[]) => rs.map((r) => r.linearizedRegret);
+const fmt = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(" ");
+
+describe("HPG statistical properties (seeded, 10 seeds)", () => {
   test("log-quadratic beats log-linear, EXP3 and uniform by > 3 s.e. where the best model depends on |u^T q| (T = 2 10^4)", () => {
     // Planted eigenvectors inside the query subspace with balanced signs: every model has the same mean
-    // reward, and R_m(q) is even in q, so neither a constant nor a linear score can help.
-    const d = 16;
+    // reward, and R_m(q) is even in q, so neither a constant nor a linear score can help. (With the planted
+    // eigenvectors anywhere in R^d, the 4-dimensional query subspace sees a random part of each W*_m, some
+    // models are better on average and EXP3 is not beaten: the README's "ambient" row.)
     const T = 20_000;
-    const seeds = [0, 1, 2];
-    const make = () =>
-      new PlantedQuadraticEnvironment({ contextDim: d, models: 4, latentRank: 1, mcSamples: 200, planted: "query" });
-    const reward = (f: (arms: string[], rng: Rng) => DistributionRouter) =>
-      seeds.map((seed) => {
-        const env = make();
-        return runRoutingExperiment(env, (rng) => f([...env.initialArms], rng), { horizon: T, seed }).expectedReward;
-      });
-    const hpg = reward((arms, rng) => new Hpg({ arms, contextDim: d, horizon: T, rng }));
+    const reward = (name: string, make: Make) => runs(name, make, T, "query").map((r) => r.expectedReward);
+    const h = reward("hpg", hpg);
     const others = {
-      "log-linear PG": reward((arms, rng) => new LogLinearPg({ arms, contextDim: d, horizon: T, rng })),
-      EXP3: reward((arms, rng) => new Exp3({ arms, contextDim: d, horizon: T, rng })),
-      uniform: reward((arms, rng) => new UniformRouter({ arms, contextDim: d, horizon: T, rng })),
+      "log-linear PG": reward(
+        "log-linear",
+        (arms, rng, TT) => new LogLinearPg({ arms, contextDim: D, horizon: TT, rng }),
+      ),
+      EXP3: reward("exp3", (arms, rng, TT) => new Exp3({ arms, contextDim: D, horizon: TT, rng })),
+      uniform: reward("uniform", (arms, rng, TT) => new UniformRouter({ arms, contextDim: D, horizon: TT, rng })),
     };
+    console.log(`expected reward at T = ${T}, seeds 0-9: HPG ${fmt(h)}`);
     for (const [name, xs] of Object.entries(others)) {
-      const diff = meanSe(hpg.map((h, i) => h - (xs[i] as number)));
+      const diff = meanSe(h.map((x, i) => x - (xs[i] as number)));
+      console.log(
+        `    ${name} ${fmt(xs)}; HPG minus ${name}: mean ${diff.mean.toFixed(0)} (s.e. ${diff.se.toFixed(0)}), ` +
+          `range ${Math.min(...h.map((x, i) => x - (xs[i] as number))).toFixed(0)}-${Math.max(...h.map((x, i) => x - (xs[i] as number))).toFixed(0)}`,
+      );
       expect(diff.mean, `HPG vs ${name}`).toBeGreaterThan(3 * diff.se);
       expect(diff.mean, `HPG vs ${name}`).toBeGreaterThan(0);
       // The README: "above ... on every seed".
-      for (let i = 0; i < seeds.length; i++)
-        expect(hpg[i], `HPG vs ${name}, seed ${i}`).toBeGreaterThan(xs[i] as number);
+      for (let i = 0; i < SEEDS.length; i++) expect(h[i], `HPG vs ${name}, seed ${i}`).toBeGreaterThan(xs[i] as number);
     }
   }, 600_000);
 
-  test("linearized regret is sub-linear and under 12 s sqrt(M T ln d) (d = 16, M = 4, s = 1; separate runs per T)", () => {
-    const d = 16;
-    const M = 4;
-    const seeds = [0, 1];
-    const lin: number[] = [];
-    const Ts = [1000, 4000];
-    for (const T of Ts) {
-      const r = seeds.map((seed) => {
-        const env = new PlantedQuadraticEnvironment({ contextDim: d, models: M, latentRank: 1, mcSamples: 200 });
-        return runRoutingExperiment(
-          env,
-          (rng) => new Hpg({ arms: [...env.initialArms], contextDim: d, horizon: T, rng }),
-          {
-            horizon: T,
-            seed,
-          },
-        ).linearizedRegret;
-      });
-      const m = r.reduce((s, x) => s + x, 0) / r.length;
-      expect(m).toBeLessThanOrEqual(12 * 1 * Math.sqrt(M * T * Math.log(d)));
-      lin.push(m);
-    }
-    // LinReg_T / T decreasing, log-log slope below 1.
-    expect((lin[1] as number) / 4000).toBeLessThan((lin[0] as number) / 1000);
-    expect(Math.log((lin[1] as number) / (lin[0] as number)) / Math.log(4)).toBeLessThan(1);
+  test("linearized regret at T = 1k / 4k / 16k / 64k (separate runs): under 12 s sqrt(M T ln d), LinReg_T / T falling, log-log slopes falling, last <= 0.65", () => {
+    const Ts = [1000, 4000, 16_000, 64_000];
+    const per = Ts.map((T) => lin(runs("hpg", hpg, T)));
+    const means = per.map(mean);
+    const slopes = means.slice(1).map((m, i) => Math.log(m / (means[i] as number)) / Math.log(4));
+    Ts.forEach((T, i) => {
+      console.log(
+        `HPG LinReg at T = ${T}: mean ${(means[i] as number).toFixed(1)}; seeds 0-9: ${fmt(per[i] as number[])}`,
+      );
+    });
+    console.log(`    log-log slopes ${slopes.map((s) => s.toFixed(3)).join(", ")}`);
+    Ts.forEach((T, i) => {
+      expect(means[i]).toBeLessThanOrEqual(12 * 1 * Math.sqrt(M * T * Math.log(D)));
+      if (i > 0) expect((means[i] as number) / T).toBeLessThan((means[i - 1] as number) / (Ts[i - 1] as number));
+    });
+    for (let i = 1; i < slopes.length; i++) expect(slopes[i]).toBeLessThan(slopes[i - 1] as number);
+    expect(slopes[slopes.length - 1]).toBeLessThanOrEqual(0.65);
+    for (const s of slopes) expect(s).toBeLessThan(1);
+  }, 600_000);
+
+  test("parameter-free HPG, without knowing s, stays within 3x of tuned HPG's linearized regret (T = 16,000)", () => {
+    const T = 16_000;
+    const tuned = runs("hpg", hpg, T);
+    const free = runs(
+      "parameter-free",
+      (arms, rng, TT) => new ParameterFreeHpg({ arms, contextDim: D, horizon: TT, rng }),
+      T,
+    );
+    const [lt, lf] = [mean(lin(tuned)), mean(lin(free))];
+    console.log(
+      `T = ${T}: parameter-free LinReg mean ${lf.toFixed(1)} (seeds ${fmt(lin(free))}) vs tuned ${lt.toFixed(1)}: ` +
+        `ratio ${(lf / lt).toFixed(2)}; oracle gap ${mean(free.map((r) => r.oracleGap)).toFixed(0)} vs ${mean(tuned.map((r) => r.oracleGap)).toFixed(0)}`,
+    );
+    expect(lf).toBeLessThanOrEqual(3 * lt);
   }, 600_000);
 });

@@ -99,17 +99,37 @@ function arenaRunsUncached(L: number, M: number, seeds: readonly number[], extra
   return { sr, greedy };
 }
 
-/** The RouterBench surrogate of the paper's budget experiment (M_max = 6, L = 500, b = 0.0002) and its options. */
-export function routerBenchSetup(): { env: StagedCostBandit; options: StageRouteOptions; T: number } {
-  const env = routerBenchSurrogate({ oracle: stageValue, maxDeployed: 6, stageLength: 500 });
+/**
+ * The RouterBench surrogate of the paper's budget experiment (M_max = 6 unless given, L = 500, b = 0.0002) and its
+ * options.
+ */
+export function routerBenchSetup(maxDeployed = 6): { env: StagedCostBandit; options: StageRouteOptions; T: number } {
+  const env = routerBenchSurrogate({ oracle: stageValue, maxDeployed, stageLength: 500 });
   const options: StageRouteOptions = {
     arms: env.initialArms,
     budget: 0.0002,
-    maxDeployed: 6,
+    maxDeployed,
     stageLength: 500,
     maxShare: env.maxShares,
     minCost: 1e-5,
     maxCost: 0.05,
   };
   return { env, options, T: 36_497 };
+}
+
+const routerBenchMemo = new Map<string, RunStats[]>();
+
+/**
+ * StageRoute on the RouterBench surrogate (`routerBenchSetup`, with `extra` options and M_max = `maxDeployed`),
+ * seeds 0..n-1, T = 36,497. Memoised like `arenaRuns`: the README and statistical tests read the same runs.
+ */
+export function routerBenchRuns(extra: Partial<StageRouteOptions>, n: number, maxDeployed = 6): RunStats[] {
+  const key = JSON.stringify([extra, n, maxDeployed]);
+  let r = routerBenchMemo.get(key);
+  if (!r) {
+    const { env, options, T } = routerBenchSetup(maxDeployed);
+    r = Array.from({ length: n }, (_, s) => run(env, (rng) => new StageRoute({ ...options, ...extra, rng }), T, s));
+    routerBenchMemo.set(key, r);
+  }
+  return r;
 }

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { type ArmDecision, Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { DeploySolver, RouteSolver, StageOracle, StageRoute, type StageRouteOptions } from "../src/index.js";
-import { arenaRuns, mean, routerBenchSetup, run } from "./helpers.js";
+import { arenaRuns, mean, routerBenchRuns, routerBenchSetup } from "./helpers.js";
 
 /**
  * The README's first ts block as written (it imports "@routekit/stageroute", the public entry point),
@@ -126,11 +126,10 @@ describe("README numbers (seeded: every quoted number is what the runs give, rou
   });
 
   it("RouterBench surrogate: average and paced spend, paced within 0.2% of b T, raw units overspend", () => {
-    const { env, options, T } = routerBenchSetup();
+    const { T } = routerBenchSetup();
+    // The runs of statistical-budget.test.ts (memoised: seeds 0..n-1, the same seeded runs).
     const spend = (extra: Partial<StageRouteOptions>, n: number) =>
-      SEEDS.slice(0, n).map(
-        (s) => run(env, (rng) => new StageRoute({ ...options, ...extra, rng }), T, s).avgCost / 0.0002,
-      );
+      routerBenchRuns(extra, n).map((r) => r.avgCost / 0.0002);
     const avg = mean(spend({}, 10));
     const paced = spend({ budgetMode: "paced", horizon: T }, 10);
     const raw = mean(spend({ costUnit: 1 }, 3));

@@ -5,17 +5,22 @@
 import { batchSwitch, StagedCostBandit, stationaryInstance } from "@routekit/environments";
 import { describe, expect, it } from "vitest";
 import { StageRoute, type StageRouteOptions, stageValue } from "../src/index.js";
-import { mean, median, routerBenchSetup, run } from "./helpers.js";
+import { mean, median, pairedT, routerBenchRuns, routerBenchSetup, run } from "./helpers.js";
 
 const seeds = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 describe("budget", () => {
   it("RouterBench surrogate (costUnit = b, M_max = 6): average cost <= 1.10 b; paced: <= 1.002 b at T", () => {
-    const { env, options, T } = routerBenchSetup();
-    const avg = seeds(10).map((s) => run(env, (rng) => new StageRoute({ ...options, rng }), T, s));
-    const paced = seeds(10).map((s) =>
-      run(env, (rng) => new StageRoute({ ...options, rng, budgetMode: "paced", horizon: T }), T, s),
-    );
+    const { T } = routerBenchSetup();
+    // The same memoised runs as readme.test.ts (seeds 0-9).
+    const avg = routerBenchRuns({}, 10);
+    const paced = routerBenchRuns({ budgetMode: "paced", horizon: T }, 10);
+    // The notes also quote paced at M_max = 3 (prototype 1.0007 b, 3 seeds). It does not hold on 10 seeds:
+    // 7 seeds end within 1.0006 b but seeds 5, 7 and 8 end at 1.0043, 1.0274 and 1.1049 b (mean 1.0138). With
+    // 3 slots and caps 0.4 the frozen stage sets often lack WizardLM (the only model under b), so the early
+    // stages spend about 2.7 b per round; pacing must then recover at about 0.73 b per round against a floor of
+    // 0.705 b (the cheapest all-traffic mix), and one later optimistic deployment of an expensive newcomer
+    // (the mid-stage fallback to the cheapest fill) makes the overspend unrecoverable. Not asserted (measured with seeds 0-9).
     const a = mean(avg.map((r) => r.avgCost)) / 0.0002;
     const p = Math.max(...paced.map((r) => r.avgCost)) / 0.0002;
     console.log(
@@ -29,8 +34,7 @@ describe("budget", () => {
 
 describe("cost units", () => {
   it("RouterBench dollars in raw units (costUnit 1) keep cost bounds at c1 and overspend far above b", () => {
-    const { env, options, T } = routerBenchSetup();
-    const raw = seeds(3).map((s) => run(env, (rng) => new StageRoute({ ...options, costUnit: 1, rng }), T, s));
+    const raw = routerBenchRuns({ costUnit: 1 }, 3);
     const spend = mean(raw.map((r) => r.avgCost)) / 0.0002;
     console.log(`RouterBench raw units: ${spend.toFixed(2)} b`);
     expect(spend).toBeGreaterThan(2);
@@ -71,14 +75,18 @@ describe("stationary instances (5 models, no arrivals, Bernoulli rewards, initia
     expect(Math.abs(mean(rs.map((r) => r.reward)) / 32000 - V)).toBeLessThan(0.01);
   });
 
-  it("tight budget: |regret| / T falls and average cost <= 1.02 b at T = 32k", () => {
+  it("tight budget: |regret| / T falls (mean and median) and average cost <= 1.02 b at T = 32k", () => {
     const rs = regrets("tight");
     const absAt = Ts.map((T, i) => Math.abs(mean(rs.map((r) => r.at[i] as number))) / T);
+    // Regrets here are heavy-tailed: compare medians as well as means.
+    const absMedAt = Ts.map((T, i) => Math.abs(median(rs.map((r) => r.at[i] as number))) / T);
     console.log(
-      `tight: |mean regret| / T ${absAt.map((x) => x.toFixed(4)).join(" / ")}, cost ${mean(rs.map((r) => r.avgCost)).toFixed(4)}`,
+      `tight: |mean regret| / T ${absAt.map((x) => x.toFixed(4)).join(" / ")}, |median regret| / T ${absMedAt.map((x) => x.toFixed(4)).join(" / ")}, cost ${mean(rs.map((r) => r.avgCost)).toFixed(4)}`,
     );
-    expect(absAt[1]).toBeLessThan(absAt[0] as number);
-    expect(absAt[2]).toBeLessThan(absAt[1] as number);
+    for (const at of [absAt, absMedAt]) {
+      expect(at[1]).toBeLessThan(at[0] as number);
+      expect(at[2]).toBeLessThan(at[1] as number);
+    }
     expect(mean(rs.map((r) => r.avgCost))).toBeLessThanOrEqual(1.02 * 0.25);
   });
 });
@@ -115,7 +123,7 @@ describe("discovery bottleneck and the lower-bound instance", () => {
 
   it("the best of 20 models is first deployed within ceil(N / M_max) = 10 stages, and regret grows with N / (M_max K)", () => {
     // Deployment of the best model: unplayed models keep UCB 1, so the slots rotate through them.
-    for (const seed of seeds(5)) {
+    for (const seed of seeds(10)) {
       const env = new StagedCostBandit({
         models: Array.from({ length: 20 }, (_, i) => ({
           id: `m${i}`,
@@ -157,12 +165,13 @@ describe("discovery bottleneck and the lower-bound instance", () => {
       expect(first).toBeGreaterThanOrEqual(0);
       expect(first).toBeLessThan(10);
     }
-    const r = (M: number, K: number) => mean(seeds(6).map((s) => discovery(M, K, s)));
-    const base = r(2, 10);
-    const moreSlots = r(5, 10);
-    const moreStages = r(2, 40);
+    // >= 10 seeds, paired comparisons (the same seeds for every configuration).
+    const per = (M: number, K: number) => seeds(10).map((s) => discovery(M, K, s));
+    const [b, s5, s40] = [per(2, 10), per(5, 10), per(2, 40)];
+    const [base, moreSlots, moreStages] = [mean(b), mean(s5), mean(s40)];
     console.log(
-      `discovery regret (M_max, K) = (2,10) ${base.toFixed(0)}, (5,10) ${moreSlots.toFixed(0)}, (2,40) ${moreStages.toFixed(0)}`,
+      `discovery regret (M_max, K) = (2,10) ${base.toFixed(0)}, (5,10) ${moreSlots.toFixed(0)}, (2,40) ${moreStages.toFixed(0)} ` +
+        `(seeds 0-9; paired t of (5,10) - (2,10) ${pairedT(s5, b).toFixed(1)}, of (2,40) - (2,10) ${pairedT(s40, b).toFixed(1)})`,
     );
     expect(base).toBeGreaterThan(moreSlots);
     expect(base).toBeGreaterThan(moreStages);
@@ -174,7 +183,7 @@ describe("discovery bottleneck and the lower-bound instance", () => {
       const env = batchSwitch({ oracle: stageValue, models: 2, horizon: T });
       const L = env.batchLength;
       return mean(
-        seeds(8).map(
+        seeds(10).map(
           (s) =>
             run(
               env,
