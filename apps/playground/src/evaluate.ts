@@ -222,7 +222,10 @@ export function formatEvaluation(r: EvaluateResult, file: string): string {
   const notes = [
     `${r.policy} (${r.kind}) on ${r.n} events of ${file}: ${ESTIMATOR_TEXT[r.estimator as EvaluateEstimator]}`,
     "",
-    table(header, rows),
+    table(header, rows)
+      .split("\n")
+      .map((l) => l.trimEnd())
+      .join("\n"),
   ];
   const counts = [
     r.duplicates > 0 ? `${r.duplicates} duplicate decision ids dropped` : "",

@@ -182,6 +182,7 @@ describe("estimateOffPolicy: IPS, SNIPS and DR on simulated logs", () => {
     const sDr = summarise(dr, TRUE_VALUE).sd;
     expect(sDr).toBeLessThan(0.6 * sIps); // measured 0.49 (0.43-0.49 over 5 seed sets)
     expect(sDr).toBeLessThan(summarise(snips, TRUE_VALUE).sd);
+    expect(summarise(snips, TRUE_VALUE).sd).toBeLessThan(sIps); // measured 0.0177 against 0.0327
     expect(meanStd(dr.map((r) => r.se)).mean).toBeLessThan(0.6 * meanStd(ips.map((r) => r.se)).mean);
     // Each reported s.e. estimates the spread of its estimator over logs.
     for (const rs of [ips, dr]) {
@@ -361,7 +362,7 @@ function online(policy: TestPolicy, T: number, seed: string): number {
 }
 
 describe("replayEvaluate (Li, Chu, Langford & Wang 2011)", () => {
-  const uniformLogs = Array.from({ length: 100 }, (_, i) => simulateLog(`replay-${i}`, 600, uniform));
+  const uniformLogs = Array.from({ length: 200 }, (_, i) => simulateLog(`replay-${i}`, 600, uniform));
 
   it("on uniform logs it matches the online value of a fixed policy, settles every decision, covers the truth", () => {
     const rs: ReplayResult[] = uniformLogs.map((e, i) => {
@@ -371,7 +372,7 @@ describe("replayEvaluate (Li, Chu, Langford & Wang 2011)", () => {
       return r;
     });
     const s = summarise(rs, BEST_VALUE);
-    // Measured: 0.6497 ± 0.0022 (truth 0.65), coverage 0.95; about a third of the events match.
+    // Measured over 200 logs of 600 events: 0.6513 ± 0.0014 (truth 0.65), coverage 0.95; 200 of 600 events match.
     expect(Math.abs(s.mean - BEST_VALUE)).toBeLessThan(3 * s.se);
     expect(s.coverage).toBeGreaterThanOrEqual(0.9);
     expect(s.coverage).toBeLessThanOrEqual(0.99);
@@ -391,7 +392,8 @@ describe("replayEvaluate (Li, Chu, Langford & Wang 2011)", () => {
     });
     const a = meanStd(replayed);
     const b = meanStd(live);
-    // Measured: replay 0.499 ± 0.003, online 0.502 ± 0.003 (the context-free learner settles on "medium", 0.5).
+    // Measured over 200 logs: replay 0.4695 ± 0.0021, online 0.4735 ± 0.0020 (z = 1.4; over 3 other sets of 100
+    // seeds the difference was -0.0003, -0.0064 and +0.0026, never beyond 2 combined s.e.).
     expect(Math.abs(a.mean - b.mean)).toBeLessThan(3 * Math.hypot(a.se, b.se));
     expect(a.std / b.std).toBeGreaterThan(0.7);
     expect(a.std / b.std).toBeLessThan(1.4);
@@ -401,6 +403,7 @@ describe("replayEvaluate (Li, Chu, Langford & Wang 2011)", () => {
     const softLogs = logs.slice(0, 100);
     const weighted = softLogs.map((e, i) => replayEvaluate(e, new TestPolicy({ arms: ARMS, theta: THETA, seed: i })));
     const s = summarise(weighted, BEST_VALUE);
+    // Measured over 100 logs: weighted 0.6518 ± 0.0024 (truth 0.65), unweighted 0.5882 ± 0.0019.
     expect(Math.abs(s.mean - BEST_VALUE)).toBeLessThan(3 * s.se);
     expect(weighted[0]?.effectiveSampleSize).toBeLessThan(weighted[0]?.matched as number);
     const strip = (e: ArmEvent[]) =>
@@ -409,6 +412,7 @@ describe("replayEvaluate (Li, Chu, Langford & Wang 2011)", () => {
       replayEvaluate(strip(e), new TestPolicy({ arms: ARMS, theta: THETA, seed: i }), { fallbackPropensity: 0.5 }),
     );
     const sp = summarise(plain, BEST_VALUE);
+
     expect(Math.abs(sp.mean - BEST_VALUE)).toBeGreaterThan(5 * sp.se);
     expect(plain[0]?.missingPropensity).toBe(N);
   });
