@@ -216,6 +216,15 @@ describe("routekit evaluate", () => {
       /short\.jsonl line 5: event decision\.context must be 4 numbers \(the policy's contextDim\), got 1 numbers/,
     );
 
+    // An update the replayed policy refuses (Beta-Bernoulli Thompson sampling takes rewards in [0, 1]).
+    const high = write(
+      "high.jsonl",
+      lines.map((e) => ({ ...e, feedback: { reward: 1.5 } })),
+    );
+    const th = await runCli(["evaluate", "--events", high, "--policy", "thompson-bernoulli"]);
+    expect(th.code).toBe(1);
+    expect(th.err).toMatch(/high\.jsonl line \d+: .*reward/);
+
     const bad = write("bad.jsonl", [
       lines[0],
       "{not json",
@@ -306,7 +315,7 @@ describe("routekit evaluate", () => {
     const args = (m?.[1] as string)
       .split(/\s+/)
       .map((a) => (a === "apps/playground/examples/events.jsonl" ? example : a));
-    const r = await runCli(args);
+    const r = await runCli(["evaluate", ...args]);
     expect(r.code, r.err).toBe(0);
     expect(r.out.replace(example, "apps/playground/examples/events.jsonl")).toBe(m?.[2]);
   });
