@@ -33,6 +33,7 @@ export {
   evaluate,
   formatEvaluation,
 } from "./evaluate.js";
+export type { LogIssue } from "./event-log.js";
 export { type ExecuteOptions, execute } from "./execute.js";
 export {
   type GroupFiles,

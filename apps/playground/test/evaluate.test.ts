@@ -312,9 +312,7 @@ describe("routekit evaluate", () => {
       readme,
     );
     expect(m, "README has the evaluate example and its output").not.toBeNull();
-    const args = (m?.[1] as string)
-      .split(/\s+/)
-      .map((a) => (a === "apps/playground/examples/events.jsonl" ? example : a));
+    const args = (m?.[1] ?? "").split(/\s+/).map((a) => (a === "apps/playground/examples/events.jsonl" ? example : a));
     const r = await runCli(["evaluate", ...args]);
     expect(r.code, r.err).toBe(0);
     expect(r.out.replace(example, "apps/playground/examples/events.jsonl")).toBe(m?.[2]);
