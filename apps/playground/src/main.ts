@@ -50,41 +50,21 @@ function int(min: number, what: string) {
   };
 }
 
-function nonNegative(what: string) {
+/** A finite number for which `ok` holds, else bad usage saying it `must be ${expected}`. */
+function real(what: string, expected: string, ok: (x: number) => boolean) {
   return (v: string) => {
     const x = Number(v);
-    if (v.trim() === "" || !Number.isFinite(x) || x < 0) {
-      throw new InvalidArgumentError(`${what} must be a number >= 0, got "${v}"`);
+    if (v.trim() === "" || !Number.isFinite(x) || !ok(x)) {
+      throw new InvalidArgumentError(`${what} must be ${expected}, got "${v}"`);
     }
     return x;
   };
 }
 
-function positive(what: string) {
-  return (v: string) => {
-    const x = Number(v);
-    if (v.trim() === "" || !Number.isFinite(x) || x <= 0) {
-      throw new InvalidArgumentError(`${what} must be a number > 0, got "${v}"`);
-    }
-    return x;
-  };
-}
-
-function unitOpen(what: string) {
-  return (v: string) => {
-    const x = Number(v);
-    if (v.trim() === "" || !(x > 0 && x < 1)) throw new InvalidArgumentError(`${what} must be in (0, 1), got "${v}"`);
-    return x;
-  };
-}
-
-function propensity(what: string) {
-  return (v: string) => {
-    const x = Number(v);
-    if (v.trim() === "" || !(x > 0 && x <= 1)) throw new InvalidArgumentError(`${what} must be in (0, 1], got "${v}"`);
-    return x;
-  };
-}
+const nonNegative = (what: string) => real(what, "a number >= 0", (x) => x >= 0);
+const positive = (what: string) => real(what, "a number > 0", (x) => x > 0);
+const unitOpen = (what: string) => real(what, "in (0, 1)", (x) => x > 0 && x < 1);
+const propensity = (what: string) => real(what, "in (0, 1]", (x) => x > 0 && x <= 1);
 
 function collect(v: string, prev: string[]): string[] {
   return [...prev, v];

@@ -116,8 +116,7 @@ describe("routekit evaluate", () => {
       frozen.discard(d);
       return d.arm;
     });
-    const truth = picks.reduce((s, a, i) => s + (held.means[i]?.[ARMS.indexOf(a)] as number), 0) / picks.length;
-    for (const estimator of ["ips", "snips", "dr"]) {
+    const frozenCli = async (...extra: string[]) => {
       const r = await cli([
         "evaluate",
         "--events",
@@ -126,12 +125,14 @@ describe("routekit evaluate", () => {
         "linucb-disjoint",
         "--snapshot",
         snap,
-        "--estimator",
-        estimator,
-        "--json",
+        ...extra,
       ]);
       expect(r.code, r.err).toBe(0);
-      const j = JSON.parse(r.out);
+      return JSON.parse(r.out);
+    };
+    const truth = picks.reduce((s, a, i) => s + (held.means[i]?.[ARMS.indexOf(a)] as number), 0) / picks.length;
+    for (const estimator of ["ips", "snips", "dr"]) {
+      const j = await frozenCli("--estimator", estimator, "--json");
       expect(j.snapshot).toBe(true);
       expect(j.estimator).toBe(estimator);
       expect(Math.abs(j.estimate - truth), `${estimator}: ${j.estimate} ± ${j.se}, truth ${truth}`).toBeLessThan(
@@ -143,44 +144,10 @@ describe("routekit evaluate", () => {
       }
     }
     // The logging policy's own mean is far from the snapshot's value: the estimate is not just the logged mean.
-    const ips = JSON.parse(
-      (
-        await cli([
-          "evaluate",
-          "--events",
-          heldFile,
-          "--policy",
-          "linucb-disjoint",
-          "--snapshot",
-          snap,
-          "--estimator",
-          "ips",
-          "--json",
-        ])
-      ).out,
-    );
+    const ips = await frozenCli("--estimator", "ips", "--json");
     expect(Math.abs(ips.logged.mean - truth)).toBeGreaterThan(3 * ips.se);
     // Clipping and the confidence level pass through.
-    const c = JSON.parse(
-      (
-        await cli([
-          "evaluate",
-          "--events",
-          heldFile,
-          "--policy",
-          "linucb-disjoint",
-          "--snapshot",
-          snap,
-          "--estimator",
-          "snips",
-          "--clip",
-          "2",
-          "--level",
-          "0.5",
-          "--json",
-        ])
-      ).out,
-    );
+    const c = await frozenCli("--estimator", "snips", "--clip", "2", "--level", "0.5", "--json");
     expect(c.maxWeight).toBe(2);
     expect(c.clipped).toBeGreaterThan(0);
     expect(c.level).toBe(0.5);
