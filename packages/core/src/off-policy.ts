@@ -19,7 +19,7 @@ import { normalQuantile } from "./normal.js";
 import { optionKeys, rejectUnknownOptions } from "./option-keys.js";
 import { armsOption, enumOption, functionOption, type NumberRange, numberOption, readOptions } from "./options.js";
 import type { ArmFeedback, ArmPolicy } from "./protocols.js";
-import { describe, errorText } from "./validate.js";
+import { assertFinite, assertInRange, describe, errorText, readLength } from "./validate.js";
 
 /** The fixed-target estimators of {@link estimateOffPolicy}. */
 export type OffPolicyEstimator = "ips" | "snips" | "dr";
@@ -159,6 +159,15 @@ function atEvent(i: number, e: unknown): never {
   throw e;
 }
 
+/** `events[i]`; a getter or proxy that throws makes the event unreadable: INVALID_EVENT. */
+function readEvent(events: readonly unknown[], i: number): unknown {
+  try {
+    return events[i];
+  } catch (e) {
+    throw new RouteKitError(ErrorCode.InvalidEvent, `reading the event threw: ${errorText(e)}`);
+  }
+}
+
 /** Validates every event (before anything is computed or any policy is touched) and reads each field once. */
 function readLog(events: unknown, common: CommonOptions, contextDim: number | undefined): Log {
   if (!Array.isArray(events)) {
@@ -167,7 +176,8 @@ function readLog(events: unknown, common: CommonOptions, contextDim: number | un
       `events must be an array of arm events, got ${describe(events)}`,
     );
   }
-  if (events.length === 0) throw new RouteKitError(ErrorCode.InvalidArgument, "events must hold at least one event");
+  const count = readLength(events, "events");
+  if (count === 0) throw new RouteKitError(ErrorCode.InvalidArgument, "events must hold at least one event");
   const out: LoggedEvent[] = [];
   const seen = new Set<string>();
   const named: string[] = [];
@@ -175,9 +185,9 @@ function readLog(events: unknown, common: CommonOptions, contextDim: number | un
   // Context length of the first event (null: logged without a context), when the policy does not fix it.
   let first: number | null | undefined;
   let missing = 0;
-  for (let i = 0; i < events.length; i++) {
+  for (let i = 0; i < count; i++) {
     try {
-      const ev = checkEvent(events[i] as unknown, "arm");
+      const ev = checkEvent(readEvent(events, i), "arm");
       // Each field is read once more, here, and the values read are the values checked and used.
       const d = ev.decision;
       const arm = d.arm;
@@ -265,16 +275,15 @@ function callNumber(
   return checkValue(v, `events[${i}]: ${name}(${describe(arm)}, context)`, i, probability);
 }
 
+/** `v` as a finite number (in [0, 1] for a probability): the typed errors of assertFinite / assertInRange, at event i. */
 function checkValue(v: unknown, what: string, i: number, probability: boolean): number {
-  const details = { index: i };
-  if (typeof v !== "number") {
-    throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be a number, got ${describe(v)}`, details);
+  try {
+    if (probability) assertInRange(v as number, what, 0, 1);
+    else assertFinite(v as number, what);
+  } catch (e) {
+    atEvent(i, e);
   }
-  if (!Number.isFinite(v)) throw new RouteKitError(ErrorCode.NonFinite, `${what} is ${String(v)}`, details);
-  if (probability && !(v >= 0 && v <= 1)) {
-    throw new RouteKitError(ErrorCode.OutOfRange, `${what} must be a probability in [0, 1], got ${v}`, details);
-  }
-  return v;
+  return v as number;
 }
 
 /** Weight statistics and the interval, shared by every estimator. */

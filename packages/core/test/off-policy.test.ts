@@ -619,5 +619,22 @@ describe("errors: typed, before anything is computed, the policy untouched", () 
       },
     } as unknown as ArmEvent;
     expect(codeOf(() => estimateOffPolicy(log, { target }))).toMatchObject({ code: ErrorCode.InvalidEvent, index: 1 });
+    const entry = [...base];
+    Object.defineProperty(entry, 2, {
+      get(): never {
+        throw new Error("boom");
+      },
+    });
+    expect(codeOf(() => estimateOffPolicy(entry, { target }))).toMatchObject({
+      code: ErrorCode.InvalidEvent,
+      index: 2,
+    });
+    const lengthless = new Proxy(base, {
+      get(t, k) {
+        if (k === "length") throw new Error("no length");
+        return Reflect.get(t, k);
+      },
+    });
+    expect(codeOf(() => estimateOffPolicy(lengthless, { target })).code).toBe(ErrorCode.InvalidArgument);
   });
 });
