@@ -8,9 +8,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { LinUCBDisjoint } from "@routekit/classic";
+import { EpsilonGreedy, LinUCBDisjoint, RandomPolicy } from "@routekit/classic";
 import { type ArmEvent, estimateOffPolicy, Rng, replayEvaluate } from "@routekit/core";
 import { LinearContextualBandit } from "@routekit/environments";
+import { LogLinearPg } from "@routekit/hpg";
 import { describe, expect, it } from "vitest";
 import { fixtureRegistry } from "./fixture.js";
 import { runCli } from "./run-cli.js";
@@ -269,6 +270,19 @@ describe("routekit evaluate", () => {
       const r = await cli(argv);
       expect(r.code, argv.join(" ")).toBe(1);
       expect(r.err).toMatch(re);
+    }
+  });
+
+  it("the randomized policies the README names log their propensity", () => {
+    for (const p of [
+      new RandomPolicy({ arms: ARMS, seed: 1 }),
+      new EpsilonGreedy({ arms: ARMS, seed: 1, epsilon: 0.2 }),
+      new LogLinearPg({ arms: ARMS, contextDim: D, horizon: 10, normalizeContext: true, seed: 1 }),
+    ]) {
+      const d = p.select(Float64Array.of(0.5, 0.5, 0.5, 0.5));
+      const propensity = p.decisionRecord(d).decision.propensity;
+      expect(propensity, p.kind).toBeGreaterThan(0);
+      expect(propensity, p.kind).toBeLessThanOrEqual(1);
     }
   });
 
