@@ -25,6 +25,15 @@ export {
 } from "./api.js";
 export { type CompareConfig, CompareConfigSchema, configToSpec, parseCompareConfig } from "./config.js";
 export { CliFailure, UsageError } from "./errors.js";
+export {
+  EVALUATE_ESTIMATORS,
+  type EvaluateEstimator,
+  type EvaluateOptions,
+  type EvaluateResult,
+  evaluate,
+  formatEvaluation,
+} from "./evaluate.js";
+export type { LogIssue } from "./event-log.js";
 export { type ExecuteOptions, execute } from "./execute.js";
 export {
   type GroupFiles,

@@ -15,6 +15,7 @@ import { checkAssortmentLP, formatAssortmentCheck } from "./check.js";
 import { checkClassFitOptions, formatClassFit, runClassFit, writeClassFit } from "./class-fit.js";
 import { configToSpec, readCompareConfig } from "./config.js";
 import { CliFailure, oneLine, UsageError } from "./errors.js";
+import { EVALUATE_ESTIMATORS, type EvaluateEstimator, evaluate, formatEvaluation } from "./evaluate.js";
 import { citation, paramType, plural, summaryTable } from "./format.js";
 import { type GroupResult, scenarioGroups, selectScenarios } from "./group.js";
 import { checkOutDir } from "./out-dir.js";
@@ -49,15 +50,21 @@ function int(min: number, what: string) {
   };
 }
 
-function nonNegative(what: string) {
+/** A finite number for which `ok` holds, else bad usage saying it `must be ${expected}`. */
+function real(what: string, expected: string, ok: (x: number) => boolean) {
   return (v: string) => {
     const x = Number(v);
-    if (v.trim() === "" || !Number.isFinite(x) || x < 0) {
-      throw new InvalidArgumentError(`${what} must be a number >= 0, got "${v}"`);
+    if (v.trim() === "" || !Number.isFinite(x) || !ok(x)) {
+      throw new InvalidArgumentError(`${what} must be ${expected}, got "${v}"`);
     }
     return x;
   };
 }
+
+const nonNegative = (what: string) => real(what, "a number >= 0", (x) => x >= 0);
+const positive = (what: string) => real(what, "a number > 0", (x) => x > 0);
+const unitOpen = (what: string) => real(what, "in (0, 1)", (x) => x > 0 && x < 1);
+const propensity = (what: string) => real(what, "in (0, 1]", (x) => x > 0 && x <= 1);
 
 function collect(v: string, prev: string[]): string[] {
   return [...prev, v];
@@ -653,6 +660,78 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
             ` (${plural(res.duplicates, "duplicate decision id")} dropped, ${res.withoutFeedback} without feedback,` +
             ` ${res.skipped.length} invalid skipped)\nsnapshot: ${f.out}\n`,
         );
+      },
+    );
+
+  program
+    .command("evaluate")
+    .description(
+      "off-policy evaluation: what a policy would have earned on a JSONL log of decision events\n" +
+        "(decisionRecord + feedback, with the logging propensity): replay for a learning policy, IPS/SNIPS/DR for one\nheld fixed",
+    )
+    .requiredOption("--events <file>", "JSONL file of arm decision events with feedback")
+    .requiredOption("--policy <name>", "policy to evaluate (see `routekit list algorithms`)")
+    .addOption(
+      new Option(
+        "--estimator <name>",
+        "replay: the policy learns as it goes (Li et al. 2011); ips, snips, dr: the policy held fixed",
+      )
+        .choices([...EVALUATE_ESTIMATORS])
+        .default("replay"),
+    )
+    .option("--snapshot <file>", "start from this snapshot of the policy (e.g. from `routekit train`), via fromJSON")
+    .option(
+      "--param <key=value>",
+      "override a parameter of a fresh policy (repeatable; not with --snapshot)",
+      collect,
+      [],
+    )
+    .option("--seed <n>", "seed of a fresh policy's random stream (default 0; not with --snapshot)", int(0, "--seed"))
+    .option("--arms <a,b,c>", "the logging policy's arms, and a fresh policy's (default: the arms the events name)")
+    .option("--clip <w>", "cut importance weights above w (default: no clipping)", positive("--clip"))
+    .option("--level <p>", "confidence level of the interval, in (0, 1)", unitOpen("--level"), 0.95)
+    .option(
+      "--fallback-propensity <p>",
+      "logging propensity assumed for events without one, in (0, 1] (default: such events are an error)",
+      propensity("--fallback-propensity"),
+    )
+    .option("--skip-invalid", "evaluate on the valid events and list the invalid lines on stderr")
+    .option("--json", "print the result as JSON")
+    .action(
+      (f: {
+        events: string;
+        policy: string;
+        estimator: EvaluateEstimator;
+        snapshot?: string;
+        param: string[];
+        seed?: number;
+        arms?: string;
+        clip?: number;
+        level: number;
+        fallbackPropensity?: number;
+        skipInvalid?: boolean;
+        json?: boolean;
+      }) => {
+        const res = evaluate({
+          events: f.events,
+          policy: f.policy,
+          params: parseParams(f.param, false).get("") ?? {},
+          estimator: f.estimator,
+          level: f.level,
+          ...(f.snapshot !== undefined ? { snapshot: f.snapshot } : {}),
+          ...(f.seed !== undefined ? { seed: f.seed } : {}),
+          ...(f.arms !== undefined ? { arms: parseArms(f.arms) } : {}),
+          ...(f.clip !== undefined ? { clip: f.clip } : {}),
+          ...(f.fallbackPropensity !== undefined ? { fallbackPropensity: f.fallbackPropensity } : {}),
+          skipInvalid: f.skipInvalid === true,
+          registry: reg,
+        });
+        if (f.json) {
+          io.stdout.write(`${JSON.stringify(res, null, 2)}\n`);
+          return;
+        }
+        for (const s of res.skipped) io.stderr.write(`routekit: skipped line ${s.line}: ${s.message}\n`);
+        io.stdout.write(`${formatEvaluation(res, f.events)}\n`);
       },
     );
 

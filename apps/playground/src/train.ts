@@ -3,11 +3,12 @@
  * logs `{ ...policy.decisionRecord(decision), feedback }`) and writes its snapshot, which a service loads with
  * the policy class's `fromJSON`.
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import { checkEvent, type DecisionEvent, isRouteKitError, type Protocol, Rng, type Snapshot } from "@routekit/core";
+import { writeFileSync } from "node:fs";
+import { type DecisionEvent, isRouteKitError, type Snapshot } from "@routekit/core";
 import { CliFailure, UsageError } from "./errors.js";
-import type { AnyEnvironment, AnyPolicy, FamilyRegistry, Params } from "./registry/types.js";
-import { findPolicy, fromUserParams, mergeParams } from "./spec.js";
+import { type LogIssue, listIssues, policyForLog, readEventLog } from "./event-log.js";
+import type { FamilyRegistry, Params } from "./registry/types.js";
+import { findPolicy, mergeParams } from "./spec.js";
 
 export interface TrainOptions {
   /** JSONL file of decision events. */
@@ -26,10 +27,7 @@ export interface TrainOptions {
   readonly registry: FamilyRegistry;
 }
 
-export interface TrainIssue {
-  readonly line: number;
-  readonly message: string;
-}
+export type TrainIssue = LogIssue;
 
 export interface TrainResult {
   readonly policy: string;
@@ -47,109 +45,18 @@ export interface TrainResult {
   readonly skipped: readonly TrainIssue[];
 }
 
-interface Parsed {
-  readonly line: number;
-  readonly event: DecisionEvent;
-}
-
-function listIssues(issues: readonly TrainIssue[], max: number): string {
-  const shown = issues.slice(0, max).map((i) => `line ${i.line}: ${i.message}`);
-  const more = issues.length > max ? `; and ${issues.length - max} more` : "";
-  return `${shown.join("; ")}${more}`;
-}
-
-/** Arms named by the events, in order of first appearance. */
-function armsOf(events: readonly Parsed[], protocol: Protocol): string[] {
-  const seen = new Set<string>();
-  for (const { event } of events) {
-    const d = event.decision as { arm?: string; queried?: { arm: string }[] };
-    if (protocol === "arm" && d.arm !== undefined) seen.add(d.arm);
-    if (protocol === "cascade") for (const q of d.queried ?? []) seen.add(q.arm);
-  }
-  return [...seen];
-}
-
-/** Context length (arm, cascade) or item feature length (assortment) of the first event. */
-function dimOf(events: readonly Parsed[], protocol: Protocol): number {
-  const first = events[0]?.event.decision as
-    | { context?: number[] | null; items?: number[]; features?: number[] }
-    | undefined;
-  if (!first) return 0;
-  if (protocol === "assortment") return (first.features?.length ?? 0) / Math.max(1, first.items?.length ?? 1);
-  return first.context?.length ?? 0;
-}
-
 /** Reads and validates the log, builds the policy, learns every event once, and returns its snapshot. */
 export function train(opts: TrainOptions): TrainResult {
   const entry = findPolicy(opts.registry, opts.policy);
   const params = mergeParams(`policy ${entry.name}`, entry.defaults, opts.params ?? {});
-  let text: string;
-  try {
-    text = readFileSync(opts.events, "utf8");
-  } catch (e) {
-    throw new CliFailure(`cannot read events file ${opts.events}: ${(e as NodeJS.ErrnoException).code ?? e}`);
-  }
   const max = opts.maxListed ?? 10;
-  const issues: TrainIssue[] = [];
-  const events: Parsed[] = [];
-  const ids = new Set<string>();
-  let lines = 0;
-  let duplicates = 0;
-  let withoutFeedback = 0;
-  const raw = text.split(/\r?\n/);
-  for (let i = 0; i < raw.length; i++) {
-    const s = (raw[i] as string).trim();
-    if (s === "") continue;
-    lines++;
-    const line = i + 1;
-    let v: unknown;
-    try {
-      v = JSON.parse(s);
-    } catch (e) {
-      issues.push({ line, message: `not JSON (${(e as Error).message})` });
-      continue;
-    }
-    if (v !== null && typeof v === "object" && !Array.isArray(v) && !("feedback" in v)) {
-      withoutFeedback++;
-      continue;
-    }
-    try {
-      const event = checkEvent(v, entry.protocol);
-      if (ids.has(event.id)) {
-        duplicates++;
-        continue;
-      }
-      ids.add(event.id);
-      events.push({ line, event });
-    } catch (e) {
-      if (!isRouteKitError(e)) throw e;
-      issues.push({ line, message: e.message });
-    }
-  }
-  if (issues.length > 0 && !opts.skipInvalid) {
-    throw new CliFailure(
-      `events file ${opts.events} has ${issues.length} invalid line${issues.length === 1 ? "" : "s"}: ${listIssues(issues, max)} (--skip-invalid learns from the others)`,
-    );
-  }
-  if (events.length === 0) throw new CliFailure(`events file ${opts.events} has no event with feedback to learn from`);
-  const arms = opts.arms && opts.arms.length > 0 ? [...opts.arms] : armsOf(events, entry.protocol);
-  const seed = opts.seed ?? 0;
-  const info = {
-    protocol: entry.protocol,
-    arms,
-    dim: dimOf(events, entry.protocol),
-    horizon: events.length,
-    // No environment: a policy that needs one (e.g. an oracle) cannot be trained from a log.
-    env: undefined as unknown as AnyEnvironment,
-  };
-  const policy = fromUserParams(`policy ${entry.name}`, params, () =>
-    entry.create(params, { rng: Rng.fromSeed(seed), seed, info }),
-  ) as AnyPolicy;
+  const log = readEventLog(opts.events, entry.protocol, opts.skipInvalid === true, max, "learns from");
+  const policy = policyForLog(entry, params, log.events, opts.arms, opts.seed ?? 0);
   const learn = policy.learn.bind(policy) as (e: DecisionEvent) => void;
-  const skipped = [...issues];
+  const skipped = [...log.issues];
   const refused: TrainIssue[] = [];
   let learned = 0;
-  for (const { line, event } of events) {
+  for (const { line, event } of log.events) {
     try {
       learn(event);
       learned++;
@@ -169,10 +76,10 @@ export function train(opts: TrainOptions): TrainResult {
     policy: entry.name,
     kind: policy.kind,
     snapshot: policy.toJSON(),
-    lines,
+    lines: log.lines,
     learned,
-    duplicates,
-    withoutFeedback,
+    duplicates: log.duplicates,
+    withoutFeedback: log.withoutFeedback,
     skipped,
   };
 }

@@ -5,6 +5,7 @@ export * from "./errors.js";
 export * from "./events.js";
 export * from "./ledger.js";
 export * from "./metrics.js";
+export * from "./off-policy.js";
 export * from "./option-keys.js";
 export * from "./optional.js";
 export * from "./options.js";

@@ -1,0 +1,238 @@
+/**
+ * `routekit evaluate`: what would another policy have earned on the traffic a live router logged? Off-policy
+ * evaluation of a JSONL log of arm decision events (read as `routekit train` reads it) with `@routekit/core`'s
+ * estimators: the replay evaluator of Li et al. (2011) for a learning policy, or IPS / SNIPS / doubly robust for a
+ * policy held fixed (a fresh one, or a trained snapshot).
+ */
+import { readFileSync } from "node:fs";
+import {
+  type ArmEvent,
+  type ArmPolicy,
+  estimateOffPolicy,
+  isRouteKitError,
+  type LogOptions,
+  meanStd,
+  type OffPolicyResult,
+  replayEvaluate,
+} from "@routekit/core";
+import { CliFailure, UsageError } from "./errors.js";
+import { armsOf, type LoggedLine, type LogIssue, policyForLog, readEventLog } from "./event-log.js";
+import { table } from "./format.js";
+import type { FamilyRegistry, Params } from "./registry/types.js";
+import { findPolicy, mergeParams } from "./spec.js";
+
+export const EVALUATE_ESTIMATORS = ["replay", "ips", "snips", "dr"] as const;
+export type EvaluateEstimator = (typeof EVALUATE_ESTIMATORS)[number];
+
+export interface EvaluateOptions {
+  /** JSONL file of arm decision events with feedback. */
+  readonly events: string;
+  /** Registry name of the policy to evaluate. */
+  readonly policy: string;
+  /** Parameters of a fresh policy (not with `snapshot`). */
+  readonly params?: Params;
+  /** The logging policy's arms, also a fresh policy's arms (default: the arms the events name). */
+  readonly arms?: readonly string[];
+  /** Seed of a fresh policy's random stream (default 0; not with `snapshot`). */
+  readonly seed?: number;
+  /** A snapshot of the policy (e.g. written by `routekit train`), restored with its class's fromJSON. */
+  readonly snapshot?: string;
+  /** "replay" (default), "ips", "snips" or "dr". */
+  readonly estimator?: EvaluateEstimator;
+  readonly clip?: number;
+  readonly level?: number;
+  readonly fallbackPropensity?: number;
+  /** Evaluate on the valid lines and report the others instead of refusing the file (default false). */
+  readonly skipInvalid?: boolean;
+  readonly maxListed?: number;
+  readonly registry: FamilyRegistry;
+}
+
+export interface EvaluateResult extends OffPolicyResult {
+  readonly policy: string;
+  readonly kind: string;
+  /** Whether the policy started from a snapshot. */
+  readonly snapshot: boolean;
+  /** Replay: events where the policy picked the logged arm (it learned from those). */
+  readonly matched?: number;
+  /** The logging policy's own mean reward per request on the log, with its standard error. */
+  readonly logged: { readonly mean: number; readonly se: number };
+  /** Non-blank lines read. */
+  readonly lines: number;
+  readonly duplicates: number;
+  readonly withoutFeedback: number;
+  readonly skipped: readonly LogIssue[];
+}
+
+/** The policy to evaluate: fresh from the registry, or restored from a snapshot with its class's fromJSON. */
+function buildPolicy(opts: EvaluateOptions, events: readonly LoggedLine[]): ArmPolicy {
+  const entry = findPolicy(opts.registry, opts.policy);
+  if (entry.protocol !== "arm") {
+    throw new UsageError(
+      `evaluate scores arm-selection policies; "${entry.name}" plays the ${entry.protocol} protocol`,
+    );
+  }
+  if (opts.snapshot === undefined) {
+    const params = mergeParams(`policy ${entry.name}`, entry.defaults, opts.params ?? {});
+    return policyForLog(entry, params, events, opts.arms, opts.seed ?? 0) as ArmPolicy;
+  }
+  if (opts.params && Object.keys(opts.params).length > 0) {
+    throw new UsageError("--param does not apply with --snapshot (the snapshot holds the policy's parameters)");
+  }
+  if (opts.seed !== undefined)
+    throw new UsageError("--seed does not apply with --snapshot (the snapshot holds the RNG)");
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(opts.snapshot, "utf8"));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new CliFailure(`cannot read snapshot ${opts.snapshot}: ${code ?? (e as Error).message}`);
+  }
+  // Every policy class has a static fromJSON; a fresh instance of the entry names the class.
+  const fresh = policyForLog(entry, entry.defaults, events, opts.arms, 0);
+  const cls = fresh.constructor as { fromJSON?: (s: unknown) => ArmPolicy };
+  if (typeof cls.fromJSON !== "function") throw new UsageError(`policy "${entry.name}" cannot restore a snapshot`);
+  try {
+    return cls.fromJSON(json);
+  } catch (e) {
+    if (isRouteKitError(e))
+      throw new CliFailure(`snapshot ${opts.snapshot} is not a ${entry.name} snapshot: ${e.message}`);
+    throw e;
+  }
+}
+
+/** Cross-fitted per-arm mean logged reward: event i is predicted from the events of the other parity. */
+function armMeanModel(events: readonly ArmEvent[]): (arm: string, _x: unknown, i: number) => number {
+  const folds = [new Map<string, { n: number; sum: number }>(), new Map<string, { n: number; sum: number }>()];
+  const all = [
+    { n: 0, sum: 0 },
+    { n: 0, sum: 0 },
+  ];
+  events.forEach((e, i) => {
+    const f = folds[i % 2] as Map<string, { n: number; sum: number }>;
+    const s = f.get(e.decision.arm) ?? { n: 0, sum: 0 };
+    const r = e.feedback?.reward as number;
+    s.n++;
+    s.sum += r;
+    f.set(e.decision.arm, s);
+    (all[i % 2] as { n: number; sum: number }).n++;
+    (all[i % 2] as { n: number; sum: number }).sum += r;
+  });
+  return (arm, _x, i) => {
+    const other = 1 - (i % 2);
+    const s = folds[other]?.get(arm) ?? (all[other] as { n: number; sum: number });
+    // With a single event there is no other fold: predict 0 (DR is then IPS).
+    return s.n > 0 ? s.sum / s.n : 0;
+  };
+}
+
+/** Evaluates a policy on a log of arm decision events. */
+export function evaluate(opts: EvaluateOptions): EvaluateResult {
+  const entry = findPolicy(opts.registry, opts.policy);
+  const max = opts.maxListed ?? 10;
+  const log = readEventLog(opts.events, entry.protocol, opts.skipInvalid === true, max, "evaluates on");
+  const policy = buildPolicy(opts, log.events);
+  const events = log.events.map((l) => l.event as ArmEvent);
+  const estimator = opts.estimator ?? "replay";
+  const common: LogOptions = {
+    ...(opts.arms && opts.arms.length > 0 ? { arms: opts.arms } : {}),
+    ...(opts.clip !== undefined ? { clip: opts.clip } : {}),
+    ...(opts.level !== undefined ? { level: opts.level } : {}),
+    ...(opts.fallbackPropensity !== undefined ? { fallbackPropensity: opts.fallbackPropensity } : {}),
+  };
+  let res: OffPolicyResult & { matched?: number };
+  try {
+    if (estimator === "replay") {
+      res = replayEvaluate(events, policy, common);
+    } else {
+      // The policy held fixed: it selects on each event's context and the decision is discarded (nothing is learned).
+      // Its probability of the logged arm is estimated by 1[pick = logged arm] (exact for a deterministic policy).
+      const known = new Set(opts.arms && opts.arms.length > 0 ? opts.arms : armsOf(log.events, "arm"));
+      const outside = policy.arms.filter((a) => !known.has(a));
+      if (outside.length > 0) {
+        throw new CliFailure(
+          `${entry.name} has arms the log never names (${outside.join(", ")}): no estimate covers their picks (--arms sets the policy's arms)`,
+        );
+      }
+      const picks: string[] = [];
+      const target = (arm: string, x: Float64Array | undefined, i: number) => {
+        if (picks.length === i) {
+          const d = policy.select(policy.contextDim > 0 ? x : undefined);
+          policy.discard(d);
+          picks.push(d.arm);
+        }
+        return picks[i] === arm ? 1 : 0;
+      };
+      res = estimateOffPolicy(events, {
+        ...common,
+        target,
+        estimator,
+        ...(estimator === "dr" ? { rewardModel: armMeanModel(events) } : {}),
+      });
+    }
+  } catch (e) {
+    // Core names the event by its index; the user knows it by its line.
+    const index = isRouteKitError(e) ? e.details?.index : undefined;
+    if (isRouteKitError(e) && typeof index === "number") {
+      const line = log.events[index]?.line;
+      throw new CliFailure(`${opts.events} line ${line}: ${e.message.replace(/^events\[\d+\]: /, "")}`);
+    }
+    throw e;
+  }
+  const logged = meanStd(events.map((e) => e.feedback?.reward as number));
+  return {
+    ...res,
+    policy: entry.name,
+    kind: policy.kind,
+    snapshot: opts.snapshot !== undefined,
+    logged: { mean: logged.mean, se: logged.se },
+    lines: log.lines,
+    duplicates: log.duplicates,
+    withoutFeedback: log.withoutFeedback,
+    skipped: log.issues,
+  };
+}
+
+const ESTIMATOR_TEXT: Record<EvaluateEstimator, string> = {
+  replay: "replay (Li, Chu, Langford & Wang 2011; learns from the matched events)",
+  ips: "IPS (policy held fixed)",
+  snips: "self-normalised IPS (policy held fixed)",
+  dr: "doubly robust, cross-fitted per-arm mean reward model (policy held fixed)",
+};
+
+/** The readable report: a header line and a table with the policy's estimate and the logging policy's mean. */
+export function formatEvaluation(r: EvaluateResult, file: string): string {
+  const f = (x: number) => (Number.isFinite(x) ? x.toPrecision(4) : "-");
+  const level = `${Math.round(r.level * 1000) / 10}% interval`;
+  const header = ["policy", "estimate", "s.e.", level, "events", "matched", "ESS", "max weight", "clipped"];
+  const rows = [
+    [
+      `${r.policy}${r.snapshot ? " (snapshot)" : ""}`,
+      f(r.estimate),
+      f(r.se),
+      `[${f(r.lower)}, ${f(r.upper)}]`,
+      String(r.n),
+      r.matched === undefined ? "-" : String(r.matched),
+      r.effectiveSampleSize.toFixed(1),
+      f(r.maxWeight),
+      String(r.clipped),
+    ],
+    ["logging policy (logged mean)", f(r.logged.mean), f(r.logged.se), "", String(r.n), "", "", "", ""],
+  ];
+  const notes = [
+    `${r.policy} (${r.kind}) on ${r.n} events of ${file}: ${ESTIMATOR_TEXT[r.estimator as EvaluateEstimator]}`,
+    "",
+    table(header, rows)
+      .split("\n")
+      .map((l) => l.trimEnd())
+      .join("\n"),
+  ];
+  const counts = [
+    r.duplicates > 0 ? `${r.duplicates} duplicate decision ids dropped` : "",
+    r.withoutFeedback > 0 ? `${r.withoutFeedback} records without feedback skipped` : "",
+    r.skipped.length > 0 ? `${r.skipped.length} invalid lines skipped` : "",
+    r.missingPropensity > 0 ? `${r.missingPropensity} events without propensity (--fallback-propensity used)` : "",
+  ].filter((s) => s !== "");
+  if (counts.length > 0) notes.push("", counts.join("; "));
+  return notes.join("\n");
+}

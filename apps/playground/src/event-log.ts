@@ -1,0 +1,154 @@
+/**
+ * Logs of decision events (JSONL, one `{ ...policy.decisionRecord(decision), feedback }` per line), as `routekit
+ * train` and `routekit evaluate` read them: every line validated, duplicates and records without feedback counted,
+ * and a registry policy built for the log's arms and context length.
+ */
+import { readFileSync } from "node:fs";
+import { checkEvent, type DecisionEvent, isRouteKitError, type Protocol, Rng } from "@routekit/core";
+import { CliFailure, UsageError } from "./errors.js";
+import type { AnyEnvironment, AnyPolicy, Params, PolicyEntry } from "./registry/types.js";
+import { fromUserParams } from "./spec.js";
+
+/** A refused line of an events file. */
+export interface LogIssue {
+  readonly line: number;
+  readonly message: string;
+}
+
+/** A valid event with feedback and its line number. */
+export interface LoggedLine {
+  readonly line: number;
+  readonly event: DecisionEvent;
+}
+
+export interface EventLog {
+  /** Lines read (non-blank). */
+  readonly lines: number;
+  /** Valid events with feedback, each decision id once, in file order. */
+  readonly events: readonly LoggedLine[];
+  /** Later events repeating an earlier decision id (dropped: each decision counts once). */
+  readonly duplicates: number;
+  /** Decision records without feedback (skipped). */
+  readonly withoutFeedback: number;
+  /** Invalid lines (only with skipInvalid; otherwise any invalid line is an error). */
+  readonly issues: readonly LogIssue[];
+}
+
+/** "line 2: ...; line 5: ...; and 3 more". */
+export function listIssues(issues: readonly LogIssue[], max: number): string {
+  const shown = issues.slice(0, max).map((i) => `line ${i.line}: ${i.message}`);
+  const more = issues.length > max ? `; and ${issues.length - max} more` : "";
+  return `${shown.join("; ")}${more}`;
+}
+
+/**
+ * Reads and validates an events file for `protocol`. Lines that are not JSON or not valid events fail the whole file
+ * (CliFailure naming them) unless `skipInvalid`; `verb` says what the command does with the rest ("learns from").
+ */
+export function readEventLog(
+  path: string,
+  protocol: Protocol,
+  skipInvalid: boolean,
+  max: number,
+  verb: string,
+): EventLog {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    throw new CliFailure(`cannot read events file ${path}: ${(e as NodeJS.ErrnoException).code ?? e}`);
+  }
+  const issues: LogIssue[] = [];
+  const events: LoggedLine[] = [];
+  const ids = new Set<string>();
+  let lines = 0;
+  let duplicates = 0;
+  let withoutFeedback = 0;
+  const raw = text.split(/\r?\n/);
+  for (let i = 0; i < raw.length; i++) {
+    const s = (raw[i] as string).trim();
+    if (s === "") continue;
+    lines++;
+    const line = i + 1;
+    let v: unknown;
+    try {
+      v = JSON.parse(s);
+    } catch (e) {
+      issues.push({ line, message: `not JSON (${(e as Error).message})` });
+      continue;
+    }
+    if (v !== null && typeof v === "object" && !Array.isArray(v) && !("feedback" in v)) {
+      withoutFeedback++;
+      continue;
+    }
+    try {
+      const event = checkEvent(v, protocol);
+      if (ids.has(event.id)) {
+        duplicates++;
+        continue;
+      }
+      ids.add(event.id);
+      events.push({ line, event });
+    } catch (e) {
+      if (!isRouteKitError(e)) throw e;
+      issues.push({ line, message: e.message });
+    }
+  }
+  if (issues.length > 0 && !skipInvalid) {
+    throw new CliFailure(
+      `events file ${path} has ${issues.length} invalid line${issues.length === 1 ? "" : "s"}: ${listIssues(issues, max)} (--skip-invalid ${verb} the others)`,
+    );
+  }
+  if (events.length === 0) throw new CliFailure(`events file ${path} has no event with feedback`);
+  return { lines, events, duplicates, withoutFeedback, issues };
+}
+
+/** Arms named by the events, in order of first appearance. */
+export function armsOf(events: readonly LoggedLine[], protocol: Protocol): string[] {
+  const seen = new Set<string>();
+  for (const { event } of events) {
+    const d = event.decision as { arm?: string; queried?: { arm: string }[] };
+    if (protocol === "arm" && d.arm !== undefined) seen.add(d.arm);
+    if (protocol === "cascade") for (const q of d.queried ?? []) seen.add(q.arm);
+  }
+  return [...seen];
+}
+
+/** Context length (arm, cascade) or item feature length (assortment) of the first event. */
+function dimOf(events: readonly LoggedLine[], protocol: Protocol): number {
+  const first = events[0]?.event.decision as
+    | { context?: number[] | null; items?: number[]; features?: number[] }
+    | undefined;
+  if (!first) return 0;
+  if (protocol === "assortment") return (first.features?.length ?? 0) / Math.max(1, first.items?.length ?? 1);
+  return first.context?.length ?? 0;
+}
+
+/**
+ * A fresh policy of a registry entry for a log: its arms are `arms` (default: the arms the events name, in order of
+ * first appearance), its context length the first event's. A parameter the policy refuses is bad usage.
+ */
+export function policyForLog(
+  entry: PolicyEntry,
+  params: Params,
+  events: readonly LoggedLine[],
+  arms: readonly string[] | undefined,
+  seed: number,
+): AnyPolicy {
+  const info = {
+    protocol: entry.protocol,
+    arms: arms && arms.length > 0 ? [...arms] : armsOf(events, entry.protocol),
+    dim: dimOf(events, entry.protocol),
+    horizon: events.length,
+    // No environment: a policy that reads one (e.g. the one-arm oracle asks it for the best arm) cannot be built
+    // for a log, which is bad usage, not a crash.
+    env: new Proxy({} as AnyEnvironment, {
+      get: () => {
+        throw new UsageError(`policy ${entry.name} reads a simulated environment: it cannot be built for a log`);
+      },
+    }),
+  };
+  return fromUserParams(`policy ${entry.name}`, params, () =>
+    entry.create(params, { rng: Rng.fromSeed(seed), seed, info }),
+  ) as AnyPolicy;
+}
