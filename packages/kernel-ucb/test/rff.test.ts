@@ -1,4 +1,5 @@
 import { Rng } from "@routekit/core";
+import { rkhsFunction } from "@routekit/environments";
 import { rbfKernel } from "@routekit/linalg";
 import { describe, expect, it } from "vitest";
 import { DotKernel, drawFeatures, ExactKrr, RffUcb, RidgeArm } from "../src/index.js";
@@ -226,14 +227,28 @@ describe("ridge in feature space", () => {
   });
 });
 
-describe("RFF-UCB converges to exact KRR as D grows", () => {
-  it("max |mu_rff - mu_exact| and max |sigma_rff - sigma_exact| over 100 queries shrink with D", () => {
+describe("RFF-UCB converges to exact KRR as D grows (S2)", () => {
+  it("max |mu_rff - mu_exact| and max |sigma_rff - sigma_exact| over 100 queries shrink with D = 50, 200, 1000, 5000", () => {
+    // Spec S2: "same data" as S1, 300 points: d = 16, a realizable RKHS function (RBF sigma = 1, norm 1), 300
+    // training points and 100 queries. S1 has two noise models; the spec's S2 errors are those of its N(0, 0.1^2)
+    // noise: with the bounded uniform(+-(1 - |f|)) noise the labels reach |v| = 1 and the mean error is 3-4x larger
+    // at every D (measured on 3 data sets: 0.034-0.048 at D = 5000, against 0.009-0.0135 with N(0, 0.1^2); the
+    // sigma errors, which do not depend on the labels, match the spec's with either).
     const rng = seeded(7);
     const d = 16;
     const n = 300;
-    const X = unitVectors(rng, n, d);
-    const v = X.map(() => rng.uniform());
-    const Q = unitVectors(rng, 100, d);
+    const pool = unitVectors(rng, n + 100, d);
+    const flat = new Float64Array((n + 100) * d);
+    pool.forEach((y, i) => {
+      flat.set(y, i * d);
+    });
+    const f = rkhsFunction(flat, d, n + 100, 20, 1, 1, rng);
+    const X = pool.slice(0, n);
+    const v = X.map((_, i) => {
+      const s = f(flat, i * d);
+      return s + rng.normal(0, 0.1);
+    });
+    const Q = pool.slice(n);
     const exact = new ExactKrr(d, new DotKernel({ type: "rbf", sigma: 1 }), 1);
     X.forEach((y, i) => {
       exact.append(y, 1, v[i] as number, exact.row(y, 1), 1);
@@ -243,20 +258,20 @@ describe("RFF-UCB converges to exact KRR as D grows", () => {
       return { mu: exact.mean(b), sigma: Math.sqrt(exact.variance(b, 1)) };
     });
     const err = (D: number): { mu: number; sigma: number } => {
-      const f = drawFeatures(
+      const feat = drawFeatures(
         { contextDim: d, sigma: 1, frequencies: D, variant: "paper", ridge: 1 },
         Rng.fromSeed(70 + D),
       );
       // Dual form of the RFF regression: linear kernel on the 2D features (an n x n solve, not 2D x 2D).
       const k = new ExactKrr(2 * D, new DotKernel({ type: "linear" }), 1, n);
       X.forEach((y, i) => {
-        const phi = f.map(y, new Float64Array(2 * D));
+        const phi = feat.map(y, new Float64Array(2 * D));
         k.append(phi, 1, v[i] as number, k.row(phi, 1), 1);
       });
       let mu = 0;
       let sigma = 0;
       Q.forEach((y, i) => {
-        const phi = f.map(y, new Float64Array(2 * D));
+        const phi = feat.map(y, new Float64Array(2 * D));
         const b = k.row(phi, 1, new Float64Array(n));
         const ref = exactQ[i] as { mu: number; sigma: number };
         mu = Math.max(mu, Math.abs(k.mean(b) - ref.mu));
@@ -264,10 +279,19 @@ describe("RFF-UCB converges to exact KRR as D grows", () => {
       });
       return { mu, sigma };
     };
-    const e200 = err(200);
-    const e5000 = err(5000);
-    // Measured: mu 0.131 -> 0.023, sigma 0.069 -> 0.013 from D = 200 to D = 5000
-    // (an independent NumPy run on other data: mu 0.055 -> 0.0097, sigma 0.073 -> 0.013).
+    const D = [50, 200, 1000, 5000];
+    const e = D.map(err);
+    console.log(
+      "S2 max error mu / sigma at D = 50, 200, 1000, 5000:",
+      e.map((x) => `${x.mu.toFixed(4)} / ${x.sigma.toFixed(4)}`).join(", "),
+    );
+    // Measured: mu 0.090 / 0.042 / 0.028 / 0.0091, sigma 0.166 / 0.066 / 0.027 / 0.015
+    // (the spec's NumPy run: mu 0.097 / 0.055 / 0.037 / 0.0097, sigma 0.20 / 0.073 / 0.031 / 0.013).
+    for (let i = 1; i < D.length; i++) {
+      expect((e[i] as { mu: number }).mu).toBeLessThan((e[i - 1] as { mu: number }).mu);
+      expect((e[i] as { sigma: number }).sigma).toBeLessThan((e[i - 1] as { sigma: number }).sigma);
+    }
+    const [, e200, , e5000] = e as [unknown, { mu: number; sigma: number }, unknown, { mu: number; sigma: number }];
     expect(e5000.mu).toBeLessThan(0.03);
     expect(e5000.mu).toBeLessThan(e200.mu / 2);
     expect(e5000.sigma).toBeLessThan(e200.sigma / 2);
