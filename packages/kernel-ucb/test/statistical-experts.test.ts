@@ -1,8 +1,8 @@
 /**
- * Spec 003 §5.2 S4 (expert5big part), S6 and S7: regret and pick ratio on expert5big (five experts: .7 on their
+ * Regret and pick ratio on expert5big (five experts: .7 on their
  * category, .3 elsewhere, noise .1) and no harm on a dominant arm ([[.8,.8],[.3,.3]]), fresh prompts, d = 512, with
- * the thresholds of the independent reference runs. S4 (for expert5big), S6 and S7 state no seed count; they use the
- * set-up of the calibration runs behind their numbers (spec §3.7: T = 2000, 3 seeds) and assert the mean over those
+ * the thresholds of the independent reference runs. These checks name no seed count; they use the set-up of the
+ * reference's calibration runs behind their numbers (T = 2000, 3 seeds) and assert the mean over those
  * seeds. Each test prints its per-seed numbers.
  */
 import { describe, expect, it } from "vitest";
@@ -33,7 +33,7 @@ describe("expert5big (T = 2000)", () => {
     "per-arm learners below 0.3x LinUCB-shared's regret; RFF-UCB within 1.6x of exact PAK-UCB, OPR within .08",
     () => {
       const res = experts();
-      showRuns("S6", res, [1000, 2000]);
+      showRuns("expert5big", res, [1000, 2000]);
       const p = mean(res, "pak");
       const r = mean(res, "rff");
       const l = mean(res, "linucb");
@@ -54,7 +54,7 @@ describe("expert5big (T = 2000)", () => {
       // KernelUCB-shared at T = 1000 rather than 2000: O(t^2) per round, and a linear regret against the per-arm
       // learners' flattening one, so the ratio is larger (the test stricter) at T = 1000 (see statistical-swap).
       const res = run("expert5big", { kernelucb }, SEEDS3, 1000);
-      showRuns("S4 expert5big", res, [1000]);
+      showRuns("expert5big KernelUCB", res, [1000]);
       // Measured (means of seeds 1-3): PAK 55.2, RFF 67.3, KernelUCB 286.1 (reference at T = 2000: KernelUCB 590, PAK
       // 73.7, RFF 98.7).
       expect(meanAt(experts(), "pak", 1000).regret).toBeLessThan(0.3 * mean(res, "kernelucb").regret);
@@ -69,7 +69,7 @@ describe("no harm when one arm dominates", () => {
     "PAK-UCB's OPR > .9 and O2B > -.05 by T = 2000",
     () => {
       const res = run("dominant", { pak }, SEEDS3, 2000);
-      showRuns("S7", res, [2000]);
+      showRuns("dominant", res, [2000]);
       const p = mean(res, "pak");
       // Measured (seeds 1-3): OPR .988 / .989 / .990, O2B -.006 / -.006 / -.005 (reference: .991 / -.004; at d = 64 it
       // is .90 / -.052, see statistical-helpers.ts).

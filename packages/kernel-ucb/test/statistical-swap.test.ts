@@ -1,7 +1,7 @@
 /**
- * Spec 003 §5.2 S3, S4 (swap part) and S5: prompt-dependent best arm, regret against the shared baselines and
+ * Prompt-dependent best arm, regret against the shared baselines and
  * sub-linear regret on the swap environment (means [[.9,.1],[.1,.9]], noise .1), fresh prompts, d = 512, on the
- * spec's 5 seeds, asserting the spec's statistic (the mean over seeds) against the spec's thresholds. Each test
+ * independent reference's 5 seeds, asserting its statistic (the mean over seeds) against its thresholds. Each test
  * prints what it measured per seed; the comments quote those numbers beside the independent reference's.
  */
 
@@ -24,16 +24,16 @@ import {
 /** Each test takes seconds of CPU; the wall time on a shared 2-core machine can be many times that. */
 const HEAVY = 900_000;
 
-describe("S3: a prompt-dependent best arm (swap, T = 2000, 5 seeds)", () => {
+describe("a prompt-dependent best arm (swap, T = 2000, 5 seeds)", () => {
   it(
     "PAK-UCB and RFF-UCB: mean OPR > .95, mean O2B > .3, mean regret < 60 and below 0.3x LinUCB-shared's",
     () => {
       const res = run("swap", { linucb, oracle: oracle("a"), random }, SEEDS, 2000);
-      showRuns("S3 baselines", res, [2000]);
+      showRuns("swap baselines", res, [2000]);
       const p = meanAt(swapLong(), "pak", 2000);
       const r = meanAt(swapLong(), "rff", 2000);
       const l = meanAt(res, "linucb", 2000);
-      console.log("S3 means (regret / OPR / O2B): pak", p, "rff", r, "linucb", l);
+      console.log("swap T = 2000 means (regret / OPR / O2B): pak", p, "rff", r, "linucb", l);
       // Measured (seeds 1-5): PAK regret 8.0-8.8, mean 8.3 / OPR .995 / O2B .403; RFF 9.6-12.0, mean 10.9 / .993 /
       // .402; LinUCB mean 792.6; oracle mean 814.4; random slope about 1
       // (reference, 3 seeds: PAK 7.7 / OPR .995 / O2B .397, RFF 9.9 / .994, LinUCB 788, oracle 801).
@@ -43,7 +43,7 @@ describe("S3: a prompt-dependent best arm (swap, T = 2000, 5 seeds)", () => {
         expect(x.regret).toBeLessThan(60);
         expect(x.regret).toBeLessThan(0.3 * l.regret);
       }
-      // The one-arm oracle's regret is about 800 (spec S3).
+      // The one-arm oracle's regret is about 800 (reference: 801).
       expect(meanAt(res, "oracle", 2000).regret).toBeGreaterThan(700);
       // The random baseline's regret grows linearly (log-log slope about 1).
       expect(regretSlope(res, "random", 500)).toBeGreaterThan(0.9);
@@ -52,14 +52,14 @@ describe("S3: a prompt-dependent best arm (swap, T = 2000, 5 seeds)", () => {
   );
 
   it(
-    "S4: mean regret below 0.3x KernelUCB-shared's (T = 1000, a stricter ratio than at T = 2000)",
+    "mean regret below 0.3x KernelUCB-shared's (T = 1000, a stricter ratio than at T = 2000)",
     () => {
       // KernelUCB-shared is O(t^2) per round: T = 2000 costs 5.8 s per seed against 0.3 s at T = 1000. Its regret
       // grows linearly while the per-arm learners' is flat, so the ratio is larger (the test stricter) at T = 1000:
       // measured on seeds 1-5, KernelUCB 296-306 (mean 300.8) at T = 1000 and 667-682 (mean 675.4) at T = 2000;
       // PAK / KernelUCB 0.024 at T = 1000 against 0.012 at T = 2000.
       const res = run("swap", { kernelucb }, SEEDS, 1000);
-      showRuns("S4 kernelucb", res, [1000]);
+      showRuns("swap KernelUCB", res, [1000]);
       const k = meanAt(res, "kernelucb", 1000).regret;
       // Measured: PAK 7.4, RFF 9.1, KernelUCB 300.8 (reference at T = 2000: KernelUCB 719, PAK 7.7, RFF 9.9).
       expect(meanAt(swapLong(), "pak", 1000).regret).toBeLessThan(0.3 * k);
@@ -69,20 +69,20 @@ describe("S3: a prompt-dependent best arm (swap, T = 2000, 5 seeds)", () => {
   );
 });
 
-describe("S5: sub-linear regret (swap, R(T) at T = 500, 1000, 2000, 4000, 5 seeds)", () => {
+describe("sub-linear regret (swap, R(T) at T = 500, 1000, 2000, 4000, 5 seeds)", () => {
   it(
     "PAK-UCB and RFF-UCB: R(4000) / R(1000) < 2.5 and log-log slope < 0.75, of the mean regret and per seed",
     () => {
       const res = swapLong();
-      showRuns("S5", res, [500, 1000, 2000, 4000]);
+      showRuns("swap to T = 4000", res, [500, 1000, 2000, 4000]);
       const marks = [500, 1000, 2000, 4000];
       for (const label of ["pak", "rff"]) {
-        // The spec's statistic: R(T) is the mean regret over the 5 seeds.
+        // The reference's statistic: R(T) is the mean regret over the 5 seeds.
         const R = marks.map((t) => meanAt(res, label, t).regret);
         const ratio = (R[3] as number) / (R[1] as number);
         const slope = logLogSlope(marks, R);
         console.log(
-          `S5 ${label}: mean R`,
+          `sub-linear ${label}: mean R`,
           R.map((x) => x.toFixed(2)).join(" "),
           "ratio",
           ratio.toFixed(3),

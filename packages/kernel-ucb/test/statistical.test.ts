@@ -1,8 +1,8 @@
 /**
- * Spec 003 §5.2 S1 (coverage of the confidence bound), S8 (adaptation to a new arm) and S10 (score-scale
- * sensitivity of poly3). S8 and S10 run the calibration set-up of spec §3.7 (fresh prompts, d = 512); S8 on its 3
- * seeds, S10 (cheap) on 5.
- * The regret and pick-ratio thresholds of S3-S7 are in statistical-swap.test.ts and statistical-experts.test.ts.
+ * Coverage of the confidence bound, adaptation to a new arm and the score-scale sensitivity of poly3. The last two
+ * run the set-up of the independent reference's calibration runs (fresh prompts, d = 512): the new arm on their 3
+ * seeds, the score scale (cheap) on 5.
+ * The other regret and pick-ratio thresholds are in statistical-swap.test.ts and statistical-experts.test.ts.
  */
 import { seedStreams } from "@routekit/core";
 import { promptPool, rkhsFunction } from "@routekit/environments";
@@ -47,14 +47,14 @@ describe("coverage of the confidence bound (realizable RKHS instance)", () => {
         total++;
       }
     }
-    console.log(`S1 coverage over ${total} queries: two-sided ${two / total}, one-sided ${one / total}`);
+    console.log(`coverage over ${total} queries: two-sided ${two / total}, one-sided ${one / total}`);
     // Measured: 100% and 100% (an independent NumPy run: 100%).
     expect(two / total).toBeGreaterThanOrEqual(0.95);
     expect(one / total).toBeGreaterThanOrEqual(0.95);
   });
 });
 
-describe("S8: adaptation to an arm added at run time (nonstationary-arm, arrival at t = 2500, d = 512, 3 seeds)", () => {
+describe("adaptation to an arm added at run time (nonstationary-arm, arrival at t = 2500, d = 512, 3 seeds)", () => {
   /**
    * Plays a policy on nonstationary-arm (Setup 3 (i): SD1.5 and PixArt, then UniDiffuser, best on "train" prompts
    * and worst on "baseball-bat", joins at t = 2500) to T = 3500; returns the new arm's share of the picks on each
@@ -98,13 +98,13 @@ describe("S8: adaptation to an arm added at run time (nonstationary-arm, arrival
       randomPre: randomPre / 2500,
     };
   };
-  /** RFF-UCB on the calibration seeds (S8 names no seed count); prints and returns the means. */
+  /** RFF-UCB on the calibration seeds (the check names no seed count); prints and returns the means. */
   const measure = (contrast: number) => {
     const rff = CALIBRATION_SEEDS.map((seed) => play(seed, contrast));
     CALIBRATION_SEEDS.forEach((seed, i) => {
       const r = rff[i] as (typeof rff)[number];
       console.log(
-        `S8 contrast ${contrast} seed ${seed}: RFF-UCB new-arm share train ${r.share.toFixed(3)} / baseball-bat ` +
+        `new arm, contrast ${contrast} seed ${seed}: RFF-UCB new-arm share train ${r.share.toFixed(3)} / baseball-bat ` +
           `${r.shareElsewhere.toFixed(3)}, regret per round pre ${r.pre.toFixed(4)} / 2500-3000 ${r.post1.toFixed(4)} / ` +
           `3000-3500 ${r.post2.toFixed(4)}; random pre ${r.randomPre.toFixed(4)}`,
       );
@@ -117,7 +117,7 @@ describe("S8: adaptation to an arm added at run time (nonstationary-arm, arrival
       randomPre: meanOf(rff.map((r) => r.randomPre)),
       minShare: Math.min(...rff.map((r) => r.share)),
     };
-    console.log(`S8 contrast ${contrast} means:`, JSON.stringify(m));
+    console.log(`new arm, contrast ${contrast} means:`, JSON.stringify(m));
     return m;
   };
 
@@ -128,8 +128,8 @@ describe("S8: adaptation to an arm added at run time (nonstationary-arm, arrival
     // seed: 0.0202 vs 0.0096, 0.0103 vs 0.0125, 0 vs 0.0060; on seeds 1-5: 0.0119 vs 0.0098).
     // The category gaps of this preset (1-2 CLIPScore points, on the [0, 1] scale .01-.02) are far below the
     // confidence width an arm with a few hundred points has (eta sigma), so the newcomer's bonus keeps it first on
-    // every prompt for the whole window: the share passes the spec's threshold without any adaptation, and the
-    // spec's second check (post-switch slope below random's pre-switch slope) fails. It is asserted on contrast 20.
+    // every prompt for the whole window: the share passes the reference's threshold without any adaptation, and
+    // its second check (post-switch slope below random's pre-switch slope) fails. It is asserted on contrast 20.
     expect(m.share).toBeGreaterThan(0.6);
     expect(m.minShare).toBeGreaterThan(0.6);
     // Documented behaviour, not a requirement: the newcomer is played on the category where it is worst too.
@@ -150,14 +150,14 @@ describe("S8: adaptation to an arm added at run time (nonstationary-arm, arrival
 });
 
 describe("scale sensitivity (the UCB index is not scale-invariant: scaling scores by c divides exploration by c)", () => {
-  it("S10: PAK-UCB-poly3 gamma = 5 explores almost uniformly on [0, 1] scores and exploits on the x100 scale", () => {
+  it("PAK-UCB-poly3 gamma = 5 explores almost uniformly on [0, 1] scores and exploits on the x100 scale", () => {
     const poly =
       (scale: number): Maker =>
       (arms, d, rng) =>
         new PakUcb({ arms, contextDim: d, rng, kernel: { type: "poly", gamma: 5 }, scoreTransform: { scale } });
-    // Spec S10: swap with tau = 0.4, T = 1000, in the calibration set-up (d = 512), 5 seeds.
+    // The reference's check: swap with tau = 0.4, T = 1000, in the calibration set-up (d = 512); here 5 seeds.
     const res = run("swap", { unit: poly(1), x100: poly(100) }, SEEDS, 1000, { tau: 0.4 });
-    showRuns("S10", res, [1000]);
+    showRuns("score scale", res, [1000]);
     const unit = res.runs.filter((r) => r.policy === "unit").map((r) => r.final.opr);
     const x100 = res.runs.filter((r) => r.policy === "x100").map((r) => r.final.opr);
     // Measured (seeds 1-5): OPR .549 .541 .548 .544 .546 (mean .546) and .998 .998 .997 .993 .998 (mean .997)

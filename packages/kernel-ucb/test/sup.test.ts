@@ -88,9 +88,9 @@ describe("Sup-PAK-UCB branch logic", () => {
   });
 });
 
-describe("Sup-PAK-UCB sanity on swap (S9: G = 2, d = 8, T = 1000, theory eta, seeds 1-3)", () => {
+describe("Sup-PAK-UCB sanity on swap (G = 2, d = 8, T = 1000, theory eta, seeds 1-3)", () => {
   it("files each round at most once, never eliminates the best arm, regret <= random + 5%", () => {
-    // S9 names no seed count: the 3 seeds of the spec's calibration runs (§3.7), each checked on its own.
+    // The reference's check names no seed count: the 3 seeds of its calibration runs, each checked on its own.
     const T = 1000;
     const seeds = [1, 2, 3];
     const arms = promptPool("swap", { contextDim: 8 }).initialArms;
@@ -125,7 +125,7 @@ describe("Sup-PAK-UCB sanity on swap (S9: G = 2, d = 8, T = 1000, theory eta, se
       const filed = env.initialArms.reduce((s, a) => s + p.filed(a).reduce((x, y) => x + y, 0), 0);
       const random = rnd.runs.find((r) => r.seed === seed)?.final.regret as number;
       console.log(
-        `S9 seed ${seed}: regret ${regret.toFixed(1)} vs random ${random.toFixed(1)}; branches ${JSON.stringify(p.branchCounts)}, max stage ${p.maxStage}, bad eliminations ${badEliminations}`,
+        `Sup-PAK-UCB seed ${seed}: regret ${regret.toFixed(1)} vs random ${random.toFixed(1)}; branches ${JSON.stringify(p.branchCounts)}, max stage ${p.maxStage}, bad eliminations ${badEliminations}`,
       );
       expect(filed).toBe(p.branchCounts.explore);
       expect(filed + p.branchCounts.exploit + p.branchCounts.guard).toBe(T);
