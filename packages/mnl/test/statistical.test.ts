@@ -135,6 +135,14 @@ describe("OFU-MNL+ statistical behaviour (seeded)", () => {
       // Measured (seeds 0-9): mean regret 14.0 / 24.7 / 43.3 / 59.5, slope 0.810; thirds 24.7 and 16.2.
       expect(last).toBeLessThan(first);
       expect(slope).toBeLessThan(0.9);
+      // As before (then over t in [300, 1500], < 0.95): the slope of the mean curve over every checkpoint from t = 300.
+      const ts = rs[0]?.series.t.filter((t) => t >= 300) as number[];
+      const curveSlope = logLogSlope(
+        ts,
+        ts.map((t) => meanAt(rs, t)),
+      );
+      console.log("K = 5 log-log slope of the mean curve over t in [300, 3000]", curveSlope.toFixed(3));
+      expect(curveSlope).toBeLessThan(0.9);
       // Also every seed on its own (as before at T = 1500).
       for (const r of rs) expect(at(r, 3000) - at(r, 2000)).toBeLessThan(at(r, 1000));
     },
