@@ -37,6 +37,7 @@ describe("expert5big (T = 2000)", () => {
       const p = mean(res, "pak");
       const r = mean(res, "rff");
       const l = mean(res, "linucb");
+      console.log("expert5big T = 2000 means (regret / OPR / O2B): pak", p, "rff", r, "linucb", l);
       // Measured (means of seeds 1-3): PAK 65.1 / OPR .918 / O2B .285, RFF 87.1 / .891, LinUCB 640.5
       // (reference, 3 seeds: PAK 73.7 / OPR .91, RFF 98.7 / .88, LinUCB 638).
       expect(p.regret).toBeLessThan(0.3 * l.regret);
@@ -55,6 +56,14 @@ describe("expert5big (T = 2000)", () => {
       // learners' flattening one, so the ratio is larger (the test stricter) at T = 1000 (see statistical-swap).
       const res = run("expert5big", { kernelucb }, SEEDS3, 1000);
       showRuns("expert5big KernelUCB", res, [1000]);
+      console.log(
+        "expert5big T = 1000 mean regret: KernelUCB",
+        mean(res, "kernelucb").regret,
+        "PAK",
+        meanAt(experts(), "pak", 1000).regret,
+        "RFF",
+        meanAt(experts(), "rff", 1000).regret,
+      );
       // Measured (means of seeds 1-3): PAK 55.2, RFF 67.3, KernelUCB 286.1 (reference at T = 2000: KernelUCB 590, PAK
       // 73.7, RFF 98.7).
       expect(meanAt(experts(), "pak", 1000).regret).toBeLessThan(0.3 * mean(res, "kernelucb").regret);
@@ -71,6 +80,7 @@ describe("no harm when one arm dominates", () => {
       const res = run("dominant", { pak }, SEEDS3, 2000);
       showRuns("dominant", res, [2000]);
       const p = mean(res, "pak");
+      console.log("dominant T = 2000 means (regret / OPR / O2B):", p);
       // Measured (seeds 1-3): OPR .988 / .989 / .990, O2B -.006 / -.006 / -.005 (reference: .991 / -.004; at d = 64 it
       // is .90 / -.052, see statistical-helpers.ts).
       expect(p.opr).toBeGreaterThan(0.9);
