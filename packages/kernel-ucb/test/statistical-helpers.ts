@@ -15,6 +15,13 @@ import { KernelUcb, PakUcb, RffUcb } from "../src/index.js";
  * about 3x, and PAK-UCB's OPR on the dominant-arm case .90 instead of .99).
  */
 export const PAPER_DIM = 512;
+/** The reference's seed count for the swap checks (prompt-dependent best arm, sub-linear regret: 5 seeds). */
+export const SEEDS = [1, 2, 3, 4, 5];
+/**
+ * The seed count of the reference's calibration runs (T = 2000, 3 seeds), for the checks that name none: expert5big,
+ * the dominant arm, the new arm and Sup-PAK-UCB.
+ */
+export const CALIBRATION_SEEDS = [1, 2, 3];
 export type Maker = (arms: readonly string[], d: number, rng: Rng) => ArmPolicy;
 
 export function run(
@@ -65,6 +72,18 @@ export const meanAt = (res: ReturnType<typeof run>, label: string, t: number) =>
   };
 };
 
+/** Prints each run of `res` at checkpoints `ts`: regret / OPR / O2B per seed (the numbers the tests quote). */
+export function showRuns(tag: string, res: ReturnType<typeof run>, ts: number[]): void {
+  for (const r of res.runs) {
+    const vals = ts.map((t) => {
+      const i = r.series.t.indexOf(t);
+      const f = (k: "regret" | "opr" | "o2b", n: number) => (r.series[k][i] as number).toFixed(n);
+      return `t=${t} ${f("regret", 1)} / ${f("opr", 3)} / ${f("o2b", 3)}`;
+    });
+    console.log(`${tag} ${r.policy} seed ${r.seed}: ${vals.join(", ")}`);
+  }
+}
+
 export const meanOf = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / xs.length;
 
 /** Mean log-log slope of the regret curves of `label` over checkpoints t >= from. */
@@ -95,3 +114,14 @@ export const oracle =
   (arms, d) =>
     new OneArmOracle({ arms, contextDim: d, arm });
 export const random: Maker = (arms, d, rng) => new RandomPolicy({ arms, contextDim: d, rng });
+
+/**
+ * PAK-UCB and RFF-UCB on swap to T = 4000 on {@link SEEDS}, run once per worker: the T = 2000, T = 1000 and
+ * sub-linear-regret tests read its checkpoints (the same numbers as runs stopped there, see `meanAt`), so the costly exact learner
+ * (about 17 s of CPU per seed to T = 4000) is not re-run.
+ */
+let swapLongRun: ReturnType<typeof run> | undefined;
+export const swapLong = () => {
+  swapLongRun ??= run("swap", { pak, rff }, SEEDS, 4000);
+  return swapLongRun;
+};

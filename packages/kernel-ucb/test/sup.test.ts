@@ -88,38 +88,56 @@ describe("Sup-PAK-UCB branch logic", () => {
   });
 });
 
-describe("Sup-PAK-UCB sanity on swap (G = 2, d = 8, T = 1000, theory eta)", () => {
+describe("Sup-PAK-UCB sanity on swap (G = 2, d = 8, T = 1000, theory eta, seeds 1-3)", () => {
   it("files each round at most once, never eliminates the best arm, regret <= random + 5%", () => {
+    // The reference's check names no seed count: the 3 seeds of its calibration runs, each checked on its own.
     const T = 1000;
-    const env = promptPool("swap", { contextDim: 8 });
-    const streams = seedStreams(1);
-    env.reset(streams.env);
-    const p = new SupPakUcb({ arms: env.initialArms, contextDim: 8, horizon: T, rng: streams.policy("sup") });
-    let badEliminations = 0;
-    let regret = 0;
-    for (let t = 0; t < T; t++) {
-      const round = env.next(t);
-      const d = p.select(round.context);
-      const best = env.oracleReward();
-      for (const g of p.lastRound.eliminated) if (env.expectedReward(g) >= best) badEliminations++;
-      regret += best - env.expectedReward(d.arm);
-      p.update(d, env.pull(d.arm));
-    }
-    const filed = env.initialArms.reduce((s, a) => s + p.filed(a).reduce((x, y) => x + y, 0), 0);
-    expect(filed).toBe(p.branchCounts.explore);
-    expect(filed + p.branchCounts.exploit + p.branchCounts.guard).toBe(T);
-    expect(badEliminations).toBe(0);
+    const seeds = [1, 2, 3];
+    const arms = promptPool("swap", { contextDim: 8 }).initialArms;
     const rnd = runExperiment({
       protocol: "arm",
       environment: () => promptPool("swap", { contextDim: 8 }),
       policies: [
-        { label: "random", create: ({ rng }) => new RandomPolicy({ arms: env.initialArms, contextDim: 8, rng }) },
+        {
+          label: "random",
+          create: ({ rng }) => new RandomPolicy({ arms, contextDim: 8, rng }),
+        },
       ],
-      seeds: [1],
+      seeds,
       horizon: T,
     });
-    // Measured: 401.6 vs random 409.6, all 1000 rounds in branch (c), never past stage 1 (an independent NumPy run: 401 vs 400).
-    expect(regret).toBeLessThanOrEqual(1.05 * (rnd.summary[0]?.regret.mean as number));
+    const regrets: number[] = [];
+    for (const seed of seeds) {
+      const env = promptPool("swap", { contextDim: 8 });
+      const streams = seedStreams(seed);
+      env.reset(streams.env);
+      const p = new SupPakUcb({ arms: env.initialArms, contextDim: 8, horizon: T, rng: streams.policy("sup") });
+      let badEliminations = 0;
+      let regret = 0;
+      for (let t = 0; t < T; t++) {
+        const round = env.next(t);
+        const d = p.select(round.context);
+        const best = env.oracleReward();
+        for (const g of p.lastRound.eliminated) if (env.expectedReward(g) >= best) badEliminations++;
+        regret += best - env.expectedReward(d.arm);
+        p.update(d, env.pull(d.arm));
+      }
+      const filed = env.initialArms.reduce((s, a) => s + p.filed(a).reduce((x, y) => x + y, 0), 0);
+      const random = rnd.runs.find((r) => r.seed === seed)?.final.regret as number;
+      console.log(
+        `Sup-PAK-UCB seed ${seed}: regret ${regret.toFixed(1)} vs random ${random.toFixed(1)}; branches ${JSON.stringify(p.branchCounts)}, max stage ${p.maxStage}, bad eliminations ${badEliminations}`,
+      );
+      expect(filed).toBe(p.branchCounts.explore);
+      expect(filed + p.branchCounts.exploit + p.branchCounts.guard).toBe(T);
+      expect(badEliminations).toBe(0);
+      expect(regret).toBeLessThanOrEqual(1.05 * random);
+      regrets.push(regret);
+    }
+    // Measured: regret 404.8 / 390.4 / 395.2 (mean 396.8) against random's 397.6 / 395.2 / 392.8 (mean 395.2); every
+    // round in branch (c), never past stage 1, no bad elimination (an independent NumPy run: 401 vs 400).
+    const mean = regrets.reduce((a, b) => a + b, 0) / regrets.length;
+    console.log("Sup-PAK-UCB mean regret", mean, "random", rnd.summary[0]?.regret.mean);
+    expect(mean).toBeLessThanOrEqual(1.05 * (rnd.summary[0]?.regret.mean as number));
   });
 });
 
