@@ -21,6 +21,9 @@ const REPORT = ".vitest-report.json";
 let passed = 0;
 let failed = 0;
 const failures = [];
+/** [step, seconds]: printed at the end, so the suite's time budget (well under 10 minutes) can be watched. */
+const timings = [];
+const started = performance.now();
 
 const skip = new Set((process.env.ROUTEKIT_TEST_SKIP ?? "").split(",").filter(Boolean));
 const filter = process.env.ROUTEKIT_TEST_FILTER;
@@ -31,7 +34,9 @@ function step(name, cmd, args, key = "") {
     return true;
   }
   console.log(`\n> ${name}: ${cmd} ${args.join(" ")}`);
+  const t0 = performance.now();
   const r = spawnSync(cmd, args, { cwd: root, stdio: "inherit" });
+  timings.push([name, (performance.now() - t0) / 1000]);
   const ok = r.status === 0;
   if (ok) passed++;
   else {
@@ -49,10 +54,12 @@ const runsBefore = new Set(existsSync(runsDir) ? readdirSync(runsDir) : []);
 console.log("\n> typecheck and test every package (turbo)");
 const turboArgs = ["turbo", "run", "typecheck", "test", "--concurrency=2", "--continue", "--summarize"];
 if (filter) turboArgs.push(`--filter=${filter}`);
+const turboStart = performance.now();
 const turbo = spawnSync("npx", turboArgs, {
   cwd: root,
   stdio: "inherit",
 });
+timings.push(["typecheck and test every package (turbo)", (performance.now() - turboStart) / 1000]);
 
 // Task outcomes from turbo's run summary (the newest file written by this run).
 const tasks = new Map();
@@ -115,6 +122,9 @@ step(
 );
 step("docs (typedoc; typedoc.json treats warnings as errors)", "npx", ["typedoc"], "docs");
 
+console.log("\nwall time per step:");
+for (const [name, sec] of timings) console.log(`  ${sec.toFixed(1).padStart(6)} s  ${name}`);
+console.log(`  ${((performance.now() - started) / 1000).toFixed(1).padStart(6)} s  total`);
 if (failures.length > 0) console.log(`\nfailed: ${failures.join("; ")}`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
