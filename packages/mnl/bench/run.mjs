@@ -164,10 +164,12 @@ for (const c of cases) {
         `in windows on an unshared core (${share}): ${steady.unshared.toFixed(2)} us; ` +
         `on a shared core: ${steady.shared.toFixed(2)} us`,
     );
+    // Not measurable when the host shared the core for the whole loop: reported as such, not as a failure.
     checks.push({
-      target: `OFU-MNL+ <= 4 us/round on an unshared core (steady state, ${share} of the run unshared; NaN: none was)`,
+      target: `OFU-MNL+ <= 4 us/round on an unshared core (steady state, ${share} of the run unshared)`,
       value: steady.unshared,
       pass: steady.unshared <= 4,
+      ...(Number.isNaN(steady.unshared) ? { status: "N/A " } : {}),
     });
   }
   if (!c.ofu) {
@@ -209,7 +211,10 @@ const fmt = (v) => (typeof v === "number" ? (Math.abs(v) >= 100 ? v.toFixed(0) :
 console.log(`\n@routekit/mnl per-round time (select + update), N = ${N}, d = ${d}, T = ${T}; ${REF_NOTE}\n`);
 console.table(rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, fmt(v)]))));
 console.log("\nTargets:");
-for (const c of checks) console.log(`  ${c.pass ? "PASS" : "FAIL"}  ${c.target}: ${fmt(c.value)}`);
+for (const c of checks) {
+  const status = c.status ?? (c.pass ? "PASS" : "FAIL");
+  console.log(`  ${status}  ${c.target}: ${Number.isNaN(c.value) ? "no unshared window in this run" : fmt(c.value)}`);
+}
 mkdirSync(join(here, "results"), { recursive: true });
 writeFileSync(
   join(here, "results", "latest.json"),
