@@ -396,6 +396,18 @@ export function checkMaxPendingCascade(spec: CascadePolicySpec): void {
   );
 }
 
+/** The Float32Array checks' end: both twins' checked snapshots are identical. */
+function sameFinalState<P extends PolicyBase>(
+  f64: P,
+  f32: P,
+  hooks: Parameters<typeof checkState<P>>[1],
+  trace: Trace,
+): void {
+  const a = checkState(f64, hooks, trace);
+  const b = checkState(f32, hooks, trace);
+  if (a !== b) trace.fail(`Float64Array and Float32Array twins disagree:\n      f64: ${a}\n      f32: ${b}`);
+}
+
 /**
  * Float32Array input (what embedding models return) is widened exactly: a twin fed the same values as
  * Float64Arrays makes the same decisions and ends in the same snapshot, bit for bit. Contexts are scaled to norm
@@ -420,9 +432,7 @@ export function checkFloat32ContextsArm(spec: ArmPolicySpec, rounds = 40, seed =
     run(trace, "P.update", () => P.update(dP, fb));
     run(trace, "Q.update", () => Q.update(dQ, fb));
   }
-  const tp = checkState(P, spec, trace);
-  const tq = checkState(Q, spec, trace);
-  if (tp !== tq) trace.fail(`Float64Array and Float32Array twins disagree:\n      f64: ${tp}\n      f32: ${tq}`);
+  sameFinalState(P, Q, spec, trace);
   return rounds;
 }
 
@@ -448,8 +458,6 @@ export function checkFloat32FeaturesAssortment(spec: AssortmentPolicySpec, round
     run(trace, "P.update", () => P.update(dP, fb));
     run(trace, "Q.update", () => Q.update(dQ, fb));
   }
-  const tp = checkState(P, spec, trace);
-  const tq = checkState(Q, spec, trace);
-  if (tp !== tq) trace.fail(`Float64Array and Float32Array twins disagree:\n      f64: ${tp}\n      f32: ${tq}`);
+  sameFinalState(P, Q, spec, trace);
   return rounds;
 }
