@@ -37,6 +37,11 @@ export interface CommonOptions {
   readonly out?: string;
   /** Render plots and the HTML report when writing (default true). */
   readonly plots?: boolean;
+  /**
+   * Also render every plot as a PNG beside its SVG (default true). false writes the SVGs and the HTML report only
+   * and skips the PNG rendering, about a second per scenario.
+   */
+  readonly png?: boolean;
 }
 
 export interface CommandResult extends RunOutput {
@@ -54,7 +59,7 @@ function seedList(seeds: number | readonly number[] | undefined, fallback: numbe
 
 async function finish(out: RunOutput, opts: CommonOptions): Promise<CommandResult> {
   if (opts.out === undefined) return out;
-  const files = await writeOutputs(out, opts.out, { plots: opts.plots !== false });
+  const files = await writeOutputs(out, opts.out, { plots: opts.plots !== false, png: opts.png !== false });
   return { ...out, files };
 }
 
@@ -147,7 +152,10 @@ export async function runGroup(
     members,
   };
   if (opts.out === undefined) return group;
-  return { ...group, files: await writeGroupOutputs(group, opts.out, { plots: opts.plots !== false }) };
+  return {
+    ...group,
+    files: await writeGroupOutputs(group, opts.out, { plots: opts.plots !== false, png: opts.png !== false }),
+  };
 }
 
 export interface CompareOptions extends CommonOptions {
@@ -338,6 +346,6 @@ export async function replay(opts: ReplayOptions): Promise<CommandResult> {
       };
   const out: RunOutput = { ...res, title: `${cascade ? "cascade replay" : "replay"} of ${opts.data}`, notes };
   if (opts.out === undefined) return out;
-  const files = await writeOutputs(out, opts.out, { plots: opts.plots !== false });
+  const files = await writeOutputs(out, opts.out, { plots: opts.plots !== false, png: opts.png !== false });
   return { ...out, files };
 }

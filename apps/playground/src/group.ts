@@ -100,8 +100,8 @@ export interface GroupFiles {
   readonly referencesCsv?: string;
   /** The same checks as Markdown tables, one per member, with the counts and the verdict rule. */
   readonly referencesMd?: string;
-  /** The combined figure: a row per metric, a panel per member. */
-  readonly figure?: { svg: string; png: string };
+  /** The combined figure: a row per metric, a panel per member (no png with png: false). */
+  readonly figure?: { svg: string; png?: string };
   readonly report?: string;
   readonly fontWarning?: string;
 }
@@ -270,11 +270,11 @@ export function groupReferencesMarkdown(group: Omit<GroupResult, "files">): stri
   return `# ${group.title}: against the reference\n\n${parts.join("\n")}\n**${group.name}: ${referenceCount(all)}.**\n`;
 }
 
-/** Writes the group's combined JSON, CSVs, figure (SVG + PNG) and HTML report into `dir`. */
+/** Writes the group's combined JSON, CSVs, figure (SVG, and PNG unless `png` is false) and HTML report into `dir`. */
 export async function writeGroupOutputs(
   group: Omit<GroupResult, "files">,
   dir: string,
-  options: { plots?: boolean } = {},
+  options: { plots?: boolean; png?: boolean } = {},
 ): Promise<GroupFiles> {
   const abs = ensureOutDir(dir);
   const metrics = groupMetrics(group.members);
@@ -338,10 +338,12 @@ export async function writeGroupOutputs(
     writeFileSync(refs.referencesMd, groupReferencesMarkdown(group));
   }
   if (options.plots === false) return { dir: abs, json, summaryCsv, seriesCsv, ...refs };
-  const font = locateFont();
-  const fontWarning = font
-    ? undefined
-    : "no font file found (set ROUTEKIT_FONT=/path/to/font.ttf): PNG text may be missing; SVGs are fine";
+  const png = options.png !== false;
+  const font = png ? locateFont() : undefined;
+  const fontWarning =
+    !png || font
+      ? undefined
+      : "no font file found (set ROUTEKIT_FONT=/path/to/font.ttf): PNG text may be missing; SVGs are fine";
   const first = group.members[0]?.result.spec;
   const seeds = new Set(group.members.map((m) => m.result.spec.seeds.length));
   const horizons = new Set(group.members.map((m) => m.result.spec.horizon));
@@ -350,9 +352,12 @@ export async function writeGroupOutputs(
   }`;
   const spec = groupFigureSpec(points, metrics, group.title, subtitle);
   const svg = await renderSvg(spec as Parameters<typeof renderSvg>[0]);
-  const figure = { svg: join(abs, "figure.svg"), png: join(abs, "figure.png") };
+  const figure: { svg: string; png?: string } = { svg: join(abs, "figure.svg") };
   writeFileSync(figure.svg, svg);
-  writeFileSync(figure.png, svgToPng(svg, font));
+  if (png) {
+    figure.png = join(abs, "figure.png");
+    writeFileSync(figure.png, svgToPng(svg, font));
+  }
   const report = join(abs, "report.html");
   writeFileSync(
     report,

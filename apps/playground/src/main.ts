@@ -79,6 +79,7 @@ interface CommonFlags {
   json?: boolean;
   quiet?: boolean;
   plots?: boolean;
+  png?: boolean;
 }
 
 function addCommon(cmd: Command, defaults: { outHint: string; seedsHint: string; horizonHint: string }): Command {
@@ -97,6 +98,7 @@ function addCommon(cmd: Command, defaults: { outHint: string; seedsHint: string;
       int(1, "--workers"),
     )
     .option("--no-plots", "skip plots and the HTML report (JSON and CSV are still written)")
+    .option("--no-png", "write plots as SVG only (skips the PNG rendering, about a second per scenario)")
     .option("--json", "print machine-readable results on stdout (no progress, no table)")
     .option("-q, --quiet", "print only the results table (no progress, no file list)");
 }
@@ -147,6 +149,7 @@ class Runner {
       ...(this.io.registry ? { registry: this.io.registry } : {}),
       out: f.out ?? outDefault,
       plots: f.plots !== false,
+      png: f.png !== false,
     };
   }
 
@@ -210,7 +213,7 @@ class Runner {
       if (res.files.fontWarning) this.io.stderr.write(`warning: ${res.files.fontWarning}\n`);
       this.io.stdout.write(`\nresults: ${res.files.json} (each scenario's own outputs in its subdirectory)\n`);
       if (res.files.report) this.io.stdout.write(`report:  ${res.files.report}\n`);
-      if (res.files.figure) this.io.stdout.write(`figure:  ${res.files.figure.png}\n`);
+      if (res.files.figure) this.io.stdout.write(`figure:  ${res.files.figure.png ?? res.files.figure.svg}\n`);
     }
   }
 
@@ -269,7 +272,7 @@ class Runner {
       if (files.fontWarning) this.io.stderr.write(`warning: ${files.fontWarning}\n`);
       this.io.stdout.write(`\nresults: ${files.json}\n`);
       if (files.report) this.io.stdout.write(`report:  ${files.report}\n`);
-      if (files.plots.panel) this.io.stdout.write(`plot:    ${files.plots.panel.png}\n`);
+      if (files.plots.panel) this.io.stdout.write(`plot:    ${files.plots.panel.png ?? files.plots.panel.svg}\n`);
     }
   }
 }

@@ -52,8 +52,8 @@ export interface WrittenFiles {
   /** The reference checks (policy, metric, reference, RouteKit's mean, z, verdict), when the scenario has any. */
   readonly referencesCsv?: string;
   readonly report?: string;
-  /** Plot files by name ("regret", ..., "pick-share", "pick-share-rounds", "panel") -> { svg, png }. */
-  readonly plots: Record<string, { svg: string; png: string }>;
+  /** Plot files by name ("regret", ..., "pick-share", "pick-share-rounds", "panel") -> { svg, png } (no png with png: false). */
+  readonly plots: Record<string, { svg: string; png?: string }>;
   /** Set when no font file was found: PNG text may be missing (SVGs are unaffected). */
   readonly fontWarning?: string;
 }
@@ -183,11 +183,11 @@ ${svgs.map((x) => `<figure>${x.svg}</figure>`).join("\n")}
 `;
 }
 
-/** Writes results (JSON, CSV), plots (SVG + PNG) and the HTML report into `dir`. */
+/** Writes results (JSON, CSV), plots (SVG, and PNG unless `png` is false) and the HTML report into `dir`. */
 export async function writeOutputs(
   out: RunOutput,
   dir: string,
-  options: { plots?: boolean } = {},
+  options: { plots?: boolean; png?: boolean } = {},
 ): Promise<WrittenFiles> {
   const abs = ensureOutDir(dir);
   const { result, spec } = out;
@@ -258,12 +258,13 @@ export async function writeOutputs(
     referencesCsv = join(abs, "references.csv");
     writeFileSync(referencesCsv, csv(referenceCsvRows(out.referenceChecks)));
   }
-  const plots: Record<string, { svg: string; png: string }> = {};
+  const plots: Record<string, { svg: string; png?: string }> = {};
   let report: string | undefined;
   let fontWarning: string | undefined;
   if (options.plots !== false) {
-    const font = locateFont();
-    if (!font)
+    const png = options.png !== false;
+    const font = png ? locateFont() : undefined;
+    if (png && !font)
       fontWarning = "no font file found (set ROUTEKIT_FONT=/path/to/font.ttf): PNG text may be missing; SVGs are fine";
     const subtitle = `${result.environment}, ${spec.seeds.length} seed${spec.seeds.length === 1 ? "" : "s"}, ${spec.horizon} rounds`;
     const figures: { name: string; spec: Parameters<typeof renderSvg>[0] }[] = [
@@ -280,10 +281,12 @@ export async function writeOutputs(
     for (const f of figures) {
       const svg = await renderSvg(f.spec);
       const svgPath = join(abs, `${f.name}.svg`);
-      const pngPath = join(abs, `${f.name}.png`);
       writeFileSync(svgPath, svg);
-      writeFileSync(pngPath, svgToPng(svg, font));
-      plots[f.name] = { svg: svgPath, png: pngPath };
+      if (png) {
+        const pngPath = join(abs, `${f.name}.png`);
+        writeFileSync(pngPath, svgToPng(svg, font));
+        plots[f.name] = { svg: svgPath, png: pngPath };
+      } else plots[f.name] = { svg: svgPath };
       if (f.name !== "panel") svgs.push({ name: f.name, svg });
     }
     report = join(abs, "report.html");

@@ -3,7 +3,7 @@
  * hostile parameter keys and arm ids, help that shows defaults, `list algorithms NAME`, `list --quiet`, `check`
  * without a name, and user-facing wording.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StochasticBandit } from "@routekit/environments";
@@ -150,5 +150,18 @@ describe("help, list and wording", () => {
     ]);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/\(1 seed x 20 rounds;/);
+  });
+
+  it("--no-png writes every plot as SVG and the report, no PNG, and names the panel's SVG", async () => {
+    const out = mkdtempSync(join(tmpdir(), "routekit-nopng-"));
+    const r = await cli([
+      ...["compare", "--env", "k-armed", "--policies", "ucb1,random", "--horizon", "20", "--seeds", "1"],
+      ...["--workers", "1", "--out", out, "--no-png"],
+    ]);
+    expect(r.code).toBe(0);
+    const files = readdirSync(out);
+    expect(files.filter((f) => f.endsWith(".png"))).toEqual([]);
+    expect(files).toEqual(expect.arrayContaining(["panel.svg", "regret.svg", "report.html"]));
+    expect(r.out).toContain(`plot:    ${join(out, "panel.svg")}`);
   });
 });

@@ -40,7 +40,7 @@ describe("replay on the shipped example", () => {
     expect(res.notes?.prompts).toBe(200);
     const files = res.files!;
     for (const name of ["panel", "regret", "o2b", "opr", "cost", "pick-share", "pick-share-rounds"]) {
-      const png = readFileSync(files.plots[name]!.png);
+      const png = readFileSync(files.plots[name]!.png as string);
       expect([...png.subarray(0, 8)], name).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
       expect(png.length, name).toBeGreaterThan(20_000);
       // IHDR width and height (big-endian) at bytes 16..24: a real image, 2x the vega-lite size.
