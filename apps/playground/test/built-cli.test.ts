@@ -51,6 +51,19 @@ describe.runIf(existsSync(cli))("the built routekit bin", () => {
     expect(readFileSync(j.files.plots.panel.png).subarray(1, 4).toString()).toBe("PNG");
   });
 
+  it("runs the root README's evaluate command as written (from the repository root)", async () => {
+    const root = join(__dirname, "..", "..", "..");
+    const line = readFileSync(join(root, "README.md"), "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("node apps/playground/dist/cli.js evaluate "));
+    expect(line).toBeDefined();
+    const args = (line as string).split("#")[0]?.trim().split(/\s+/).slice(2) as string[];
+    const r = await routekit(args, root);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^linucb-disjoint +0\.\d{4} /m);
+    expect(r.out).toMatch(/^logging policy \(logged mean\) +0\.6478 /m);
+  });
+
   it("exits 2 on bad usage and 1 on bad data, with one line on stderr", async () => {
     const dir = mkdtempSync(join(tmpdir(), "routekit-bin-"));
     const bad = await routekit(["compare", "--env"], dir);
