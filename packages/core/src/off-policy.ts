@@ -297,25 +297,39 @@ function finish(
   log: Log,
   clipped: number,
 ): OffPolicyResult {
-  let sw = 0;
-  let sw2 = 0;
   let maxWeight = 0;
-  for (let i = 0; i < weights.length; i++) {
-    const w = weights[i] as number;
-    sw += w;
-    sw2 += w * w;
-    if (w > maxWeight) maxWeight = w;
+  for (let i = 0; i < weights.length; i++) maxWeight = Math.max(maxWeight, weights[i] as number);
+  // The effective sample size (sum w)^2 / sum w^2 from the weights scaled by the largest: it cannot overflow.
+  let s1 = 0;
+  let s2 = 0;
+  if (maxWeight > 0) {
+    for (let i = 0; i < weights.length; i++) {
+      const u = (weights[i] as number) / maxWeight;
+      s1 += u;
+      s2 += u * u;
+    }
   }
   const z = normalQuantile(0.5 + common.level / 2);
+  const lower = estimate - z * se;
+  const upper = estimate + z * se;
+  // Finite input can still overflow: a propensity near 1e-300 makes a weight near 1e300, a reward near 1e308 a sum
+  // past the largest double. Refused rather than returned as Infinity or NaN (the "no NaN, ever" rule).
+  if (!Number.isFinite(estimate) || !Number.isFinite(lower) || !Number.isFinite(upper) || !Number.isFinite(maxWeight)) {
+    throw new RouteKitError(
+      ErrorCode.Numerical,
+      `the ${estimator} estimate overflows (largest weight ${maxWeight}, estimate ${estimate}, standard error ${se}): ` +
+        "cap the importance weights with option clip, or check the logged propensities and rewards",
+    );
+  }
   return {
     estimator,
     estimate,
     se,
     level: common.level,
-    lower: estimate - z * se,
-    upper: estimate + z * se,
+    lower,
+    upper,
     n,
-    effectiveSampleSize: sw2 > 0 ? (sw * sw) / sw2 : 0,
+    effectiveSampleSize: s2 > 0 ? (s1 * s1) / s2 : 0,
     maxWeight,
     clipped,
     missingPropensity: log.missing,
@@ -537,7 +551,8 @@ function readArray<T>(src: readonly unknown[], n: number, what: string, check: (
  * policy's `contextDim`, UNKNOWN_ARM when the policy has an arm the logging policy never plays, and INVALID_ARGUMENT
  * for something that is not an arm policy, all thrown before the policy is touched. An update the policy refuses
  * (e.g. a reward outside its range) is rethrown with the event's index after its decision is discarded. NUMERICAL
- * when no event matched.
+ * when no event matched, or when the estimate overflows (weights near 1e300 from tiny propensities: set `clip`),
+ * both after the replay (the policy has then learned the matched events).
  */
 export function replayEvaluate(
   events: readonly ArmEvent[],

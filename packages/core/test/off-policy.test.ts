@@ -526,6 +526,34 @@ describe("errors: typed, before anything is computed, the policy untouched", () 
     expect(estimateOffPolicy(log, { target: never }).estimate).toBe(0);
   });
 
+  it("extreme but finite logs: a result is finite or NUMERICAL (tiny propensities, huge rewards), clip rescues it", () => {
+    const log = simulateLog("extreme", 40, uniform);
+    const tiny = (p: number) =>
+      log.map((e, i) => (i === 3 ? { ...e, decision: { ...e.decision, propensity: p } } : e)) as ArmEvent[];
+    const always = (arm: string) => (arm === (log[3] as ArmEvent).decision.arm ? 1 : 0);
+    const finite = (r: OffPolicyResult) =>
+      [r.estimate, r.se, r.lower, r.upper, r.effectiveSampleSize, r.maxWeight].every(Number.isFinite);
+    for (const p of [1e-300, 5e-324]) {
+      // IPS sums w r / n with w = 1e300 (or Infinity at 5e-324): it overflows. SNIPS divides by sum w: finite at
+      // 1e300 (the self-normalised mean is then that event's reward), undefined at an infinite weight.
+      const e = codeOf(() => estimateOffPolicy(tiny(p), { target: always }));
+      expect([e.code, e.message]).toEqual([ErrorCode.Numerical, expect.stringContaining("option clip")]);
+      if (p === 1e-300) expect(finite(estimateOffPolicy(tiny(p), { target: always, estimator: "snips" }))).toBe(true);
+      else
+        expect(codeOf(() => estimateOffPolicy(tiny(p), { target: always, estimator: "snips" })).code).toBe(
+          ErrorCode.Numerical,
+        );
+      const clipped = estimateOffPolicy(tiny(p), { target: always, clip: 100 });
+      expect(finite(clipped)).toBe(true);
+      expect([clipped.maxWeight, clipped.clipped]).toEqual([100, 1]);
+    }
+    // Weights near 1e299 do not overflow the effective sample size: it is computed from scaled weights.
+    const big = estimateOffPolicy(tiny(1e-299), { target: always, estimator: "snips" });
+    expect(big.effectiveSampleSize).toBeCloseTo(1, 12);
+    const huge = log.map((e) => ({ ...e, feedback: { reward: 1e308 } })) as ArmEvent[];
+    expect(codeOf(() => estimateOffPolicy(huge, { target: () => 1 / 3 })).code).toBe(ErrorCode.Numerical);
+  });
+
   it("the target and the reward model: thrown errors, NaN, values out of range, wrong forms, unknown arms", () => {
     const at = (fn: () => unknown) => {
       const e = codeOf(fn);
