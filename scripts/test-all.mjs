@@ -88,7 +88,9 @@ console.log("\n> typecheck and test every package (turbo)");
 const turboArgs = ["turbo", "run", "typecheck", "test", "--concurrency=3", "--continue", "--summarize"];
 if (filter) turboArgs.push(`--filter=${filter}`);
 const turboStart = performance.now();
-const turbo = spawnSync("npx", turboArgs, {
+// Through pnpm: turbo looks for the package manager's binary on PATH, which `pnpm test` provides and a plain
+// `node scripts/test-all.mjs` does not.
+const turbo = spawnSync("npx", ["-y", "pnpm@10", "exec", ...turboArgs], {
   cwd: root,
   stdio: "inherit",
 });
