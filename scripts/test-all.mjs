@@ -88,6 +88,12 @@ console.log("\n> typecheck and test every package (turbo)");
 const turboArgs = ["turbo", "run", "typecheck", "test", "--concurrency=3", "--continue", "--summarize"];
 if (filter) turboArgs.push(`--filter=${filter}`);
 const turboStart = performance.now();
+// Every build first: then all test tasks are ready together, so a long one (kernel-ucb's, 2 minutes) is not left
+// waiting behind its package's build until the end of the run, where it would run on one core alone.
+spawnSync("npx", ["-y", "pnpm@10", "exec", "turbo", "run", "build", "--concurrency=3", "--output-logs=errors-only"], {
+  cwd: root,
+  stdio: "inherit",
+});
 // Through pnpm: turbo looks for the package manager's binary on PATH, which `pnpm test` provides and a plain
 // `node scripts/test-all.mjs` does not.
 const turbo = spawnSync("npx", ["-y", "pnpm@10", "exec", ...turboArgs], {
