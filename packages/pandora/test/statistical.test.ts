@@ -59,6 +59,12 @@ const knownA = (s: number, horizon: number, seedList: number[]) =>
 const fmt = (xs: readonly number[]) => xs.map((x) => x.toFixed(1)).join(" / ");
 const finals = (rs: RunResult[]) => rs.map((r) => r.series.regret[r.series.regret.length - 1] as number);
 
+/** R_T / T strictly decreasing along the checkpoints. */
+function expectPerRoundRegretFalling(tt: readonly number[], r: readonly number[]): void {
+  for (let i = 1; i < tt.length; i++)
+    expect((r[i] as number) / (tt[i] as number)).toBeLessThan((r[i - 1] as number) / (tt[i - 1] as number));
+}
+
 describe("regret on Env-A", () => {
   it("known reward, scale 0.5, 10 seeds: slope <= 0.75 over [1000, 4000] and R_T / T decreasing", () => {
     const runsK = knownA(0.5, T, SEEDS_A);
@@ -135,8 +141,7 @@ describe("regret on Env-A", () => {
       `Env-A learned s = 0.25, seeds 0-9: mean R at ${tt.join(" / ")}: ${fmt(r)}; slope over [2000, 8000] ${slopeBetween(tt, r, 2000, 8000).toFixed(3)}`,
     );
     expect(slopeBetween(tt, r, 2000, 8000)).toBeLessThan(1);
-    for (let i = 1; i < tt.length; i++)
-      expect((r[i] as number) / (tt[i] as number)).toBeLessThan((r[i - 1] as number) / (tt[i - 1] as number));
+    expectPerRoundRegretFalling(tt, r);
   });
 
   it("greedy (radius 0) grows linearly over [4000, 8000] on the mean of 20 seeds, COSMOS (s = 0.5, same 20 seeds) does not, and has the smaller mean at T = 8000", () => {
@@ -188,8 +193,7 @@ describe("regret on Env-B (logistic reward, tanh index)", () => {
       `Env-B known s = 0.5, seeds 0-4: mean R at ${tt.join(" / ")}: ${fmt(r)}; slope over [1000, 4000] ${slopeBetween(tt, r, 1000, 4000).toFixed(3)}`,
     );
     expect(slopeBetween(tt, r, 1000, 4000)).toBeLessThanOrEqual(0.75);
-    for (let i = 1; i < tt.length; i++)
-      expect((r[i] as number) / (tt[i] as number)).toBeLessThan((r[i - 1] as number) / (tt[i - 1] as number));
+    expectPerRoundRegretFalling(tt, r);
   });
 
   it("learned reward, scale 0.25 (geometric refits), 5 seeds: slope < 1 over [2000, 8000] and R_T / T decreasing", () => {
@@ -206,7 +210,6 @@ describe("regret on Env-B (logistic reward, tanh index)", () => {
       `Env-B learned s = 0.25, seeds 0-4: mean R at ${tt.join(" / ")}: ${fmt(r)}; slope over [2000, 8000] ${slopeBetween(tt, r, 2000, 8000).toFixed(3)}`,
     );
     expect(slopeBetween(tt, r, 2000, 8000)).toBeLessThan(1);
-    for (let i = 1; i < tt.length; i++)
-      expect((r[i] as number) / (tt[i] as number)).toBeLessThan((r[i - 1] as number) / (tt[i - 1] as number));
+    expectPerRoundRegretFalling(tt, r);
   });
 });
