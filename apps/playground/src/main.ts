@@ -1,6 +1,5 @@
-import { availableParallelism } from "node:os";
 import { isRouteKitError } from "@routekit/core";
-import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { Command, CommanderError, Option } from "commander";
 import {
   COMPARE_HORIZON,
   COMPARE_SEEDS,
@@ -13,9 +12,19 @@ import {
 } from "./api.js";
 import { checkAssortmentLP, formatAssortmentCheck } from "./check.js";
 import { checkClassFitOptions, formatClassFit, runClassFit, writeClassFit } from "./class-fit.js";
+import { addLogCommands } from "./cli-logs.js";
+import {
+  addCommon,
+  type CliIo,
+  type CommonFlags,
+  collect,
+  int,
+  nonNegative,
+  parseParams,
+  rows,
+} from "./cli-options.js";
 import { configToSpec, readCompareConfig } from "./config.js";
 import { CliFailure, oneLine, UsageError } from "./errors.js";
-import { EVALUATE_ESTIMATORS, type EvaluateEstimator, evaluate, formatEvaluation } from "./evaluate.js";
 import { citation, paramType, plural, summaryTable } from "./format.js";
 import { type GroupResult, scenarioGroups, selectScenarios } from "./group.js";
 import { checkOutDir } from "./out-dir.js";
@@ -23,109 +32,14 @@ import { hasCost } from "./output.js";
 import { createProgress, type ProgressMode, type ProgressSink } from "./progress.js";
 import { formatReferenceChecks, referenceCount, VERDICT_RULE } from "./reference.js";
 import { registry as defaultRegistry } from "./registry/index.js";
-import type { FamilyRegistry, Params } from "./registry/types.js";
-import { findEnvironment, findPolicy, fromUserParams, parseAssignment } from "./spec.js";
-import { parseArms, train, writeSnapshot } from "./train.js";
+import type { FamilyRegistry } from "./registry/types.js";
+import { findEnvironment, findPolicy, fromUserParams } from "./spec.js";
 
 export const VERSION = "0.1.0";
 
-/** Where the CLI writes and what it knows; tests substitute their own. */
-export interface CliIo {
-  readonly stdout: NodeJS.WritableStream;
-  readonly stderr: NodeJS.WritableStream;
-  /** Whether stderr is a terminal (live progress bar) or not (plain lines). */
-  readonly isTTY?: boolean;
-  readonly registry?: FamilyRegistry;
-}
+export type { CliIo } from "./cli-options.js";
 
 const DEMO_SCENARIO = "classic-demo";
-
-function int(min: number, what: string) {
-  return (v: string) => {
-    const x = Number(v);
-    if (!/^-?\d+$/.test(v.trim()) || !Number.isSafeInteger(x) || x < min) {
-      throw new InvalidArgumentError(`${what} must be an integer >= ${min}, got "${v}"`);
-    }
-    return x;
-  };
-}
-
-/** A finite number for which `ok` holds, else bad usage saying it `must be ${expected}`. */
-function real(what: string, expected: string, ok: (x: number) => boolean) {
-  return (v: string) => {
-    const x = Number(v);
-    if (v.trim() === "" || !Number.isFinite(x) || !ok(x)) {
-      throw new InvalidArgumentError(`${what} must be ${expected}, got "${v}"`);
-    }
-    return x;
-  };
-}
-
-const nonNegative = (what: string) => real(what, "a number >= 0", (x) => x >= 0);
-const positive = (what: string) => real(what, "a number > 0", (x) => x > 0);
-const unitOpen = (what: string) => real(what, "in (0, 1)", (x) => x > 0 && x < 1);
-const propensity = (what: string) => real(what, "in (0, 1]", (x) => x > 0 && x <= 1);
-
-function collect(v: string, prev: string[]): string[] {
-  return [...prev, v];
-}
-
-interface CommonFlags {
-  seeds?: number;
-  horizon?: number;
-  points?: number;
-  out?: string;
-  workers?: number;
-  json?: boolean;
-  quiet?: boolean;
-  plots?: boolean;
-  png?: boolean;
-}
-
-function addCommon(cmd: Command, defaults: { outHint: string; seedsHint: string; horizonHint: string }): Command {
-  return cmd
-    .option("--seeds <n>", `number of seeds (0..n-1; default ${defaults.seedsHint})`, int(1, "--seeds"))
-    .option("--horizon <rounds>", `rounds per run (default ${defaults.horizonHint})`, int(1, "--horizon"))
-    .option(
-      "--points <n>",
-      "points kept per series (memory does not grow with the horizon; default 200)",
-      int(2, "--points"),
-    )
-    .option("--out <dir>", `output directory (default ${defaults.outHint})`)
-    .option(
-      "--workers <n>",
-      `worker threads (default: cores = ${availableParallelism()}; 1 = in-process)`,
-      int(1, "--workers"),
-    )
-    .option("--no-plots", "skip plots and the HTML report (JSON and CSV are still written)")
-    .option("--no-png", "write plots as SVG only (skips the PNG rendering, about a second per scenario)")
-    .option("--json", "print machine-readable results on stdout (no progress, no table)")
-    .option("-q, --quiet", "print only the results table (no progress, no file list)");
-}
-
-/** Left-aligned columns under a header, indented by two spaces. */
-function rows(io: CliIo, body: readonly string[][], header: readonly string[]): void {
-  if (body.length === 0) return;
-  const all = [header, ...body];
-  const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? "").length)));
-  for (const r of all)
-    io.stdout.write(
-      `  ${r
-        .map((c, i) => c.padEnd(widths[i] as number))
-        .join("  ")
-        .trimEnd()}\n`,
-    );
-}
-
-function parseParams(list: readonly string[], prefixed: boolean): Map<string, Params> {
-  const out = new Map<string, Params>();
-  for (const s of list) {
-    const a = parseAssignment(s, prefixed);
-    const target = a.target ?? "";
-    out.set(target, { ...(out.get(target) ?? {}), [a.key]: a.value });
-  }
-  return out;
-}
 
 class Runner {
   constructor(private readonly io: CliIo) {}
@@ -605,138 +519,7 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
       );
     },
   );
-  program
-    .command("train")
-    .description(
-      "warm-start a policy from a JSONL log of decision events (decisionRecord + feedback, one per line) and write\n" +
-        "its snapshot, which a service loads with the policy class's fromJSON",
-    )
-    .requiredOption("--events <file>", "JSONL file of decision events")
-    .requiredOption("--policy <name>", "policy to train (see `routekit list algorithms`)")
-    .requiredOption("--out <file>", "where to write the snapshot (JSON)")
-    .option("--param <key=value>", "override a policy parameter (repeatable)", collect, [])
-    .option("--arms <a,b,c>", "initial arms (default: the arms the events name, in order of first appearance)")
-    .option("--seed <n>", "seed of the trained policy's random stream", int(0, "--seed"), 0)
-    .option("--skip-invalid", "learn from the valid events and list the invalid lines on stderr")
-    .option("--json", "print the training summary as JSON")
-    .option("-q, --quiet", "print nothing on success")
-    .action(
-      (f: {
-        events: string;
-        policy: string;
-        out: string;
-        param: string[];
-        arms?: string;
-        seed: number;
-        skipInvalid?: boolean;
-        json?: boolean;
-        quiet?: boolean;
-      }) => {
-        const res = train({
-          events: f.events,
-          policy: f.policy,
-          params: parseParams(f.param, false).get("") ?? {},
-          ...(f.arms !== undefined ? { arms: parseArms(f.arms) } : {}),
-          seed: f.seed,
-          skipInvalid: f.skipInvalid === true,
-          registry: reg,
-        });
-        writeSnapshot(res, f.out);
-        const summary = {
-          policy: res.policy,
-          kind: res.kind,
-          out: f.out,
-          lines: res.lines,
-          learned: res.learned,
-          duplicates: res.duplicates,
-          withoutFeedback: res.withoutFeedback,
-          skipped: res.skipped,
-        };
-        if (f.json) {
-          io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-          return;
-        }
-        for (const s of res.skipped) io.stderr.write(`routekit: skipped line ${s.line}: ${s.message}\n`);
-        if (f.quiet) return;
-        io.stdout.write(
-          `trained ${res.policy} (${res.kind}) on ${plural(res.learned, "event")} from ${f.events}` +
-            ` (${plural(res.duplicates, "duplicate decision id")} dropped, ${res.withoutFeedback} without feedback,` +
-            ` ${res.skipped.length} invalid skipped)\nsnapshot: ${f.out}\n`,
-        );
-      },
-    );
-
-  program
-    .command("evaluate")
-    .description(
-      "off-policy evaluation: what a policy would have earned on a JSONL log of decision events\n" +
-        "(decisionRecord + feedback, with the logging propensity): replay for a learning policy, IPS/SNIPS/DR for one\nheld fixed",
-    )
-    .requiredOption("--events <file>", "JSONL file of arm decision events with feedback")
-    .requiredOption("--policy <name>", "policy to evaluate (see `routekit list algorithms`)")
-    .addOption(
-      new Option(
-        "--estimator <name>",
-        "replay: the policy learns as it goes (Li et al. 2011); ips, snips, dr: the policy held fixed",
-      )
-        .choices([...EVALUATE_ESTIMATORS])
-        .default("replay"),
-    )
-    .option("--snapshot <file>", "start from this snapshot of the policy (e.g. from `routekit train`), via fromJSON")
-    .option(
-      "--param <key=value>",
-      "override a parameter of a fresh policy (repeatable; not with --snapshot)",
-      collect,
-      [],
-    )
-    .option("--seed <n>", "seed of a fresh policy's random stream (default 0; not with --snapshot)", int(0, "--seed"))
-    .option("--arms <a,b,c>", "the logging policy's arms, and a fresh policy's (default: the arms the events name)")
-    .option("--clip <w>", "cut importance weights above w (default: no clipping)", positive("--clip"))
-    .option("--level <p>", "confidence level of the interval, in (0, 1)", unitOpen("--level"), 0.95)
-    .option(
-      "--fallback-propensity <p>",
-      "logging propensity assumed for events without one, in (0, 1] (default: such events are an error)",
-      propensity("--fallback-propensity"),
-    )
-    .option("--skip-invalid", "evaluate on the valid events and list the invalid lines on stderr")
-    .option("--json", "print the result as JSON")
-    .action(
-      (f: {
-        events: string;
-        policy: string;
-        estimator: EvaluateEstimator;
-        snapshot?: string;
-        param: string[];
-        seed?: number;
-        arms?: string;
-        clip?: number;
-        level: number;
-        fallbackPropensity?: number;
-        skipInvalid?: boolean;
-        json?: boolean;
-      }) => {
-        const res = evaluate({
-          events: f.events,
-          policy: f.policy,
-          params: parseParams(f.param, false).get("") ?? {},
-          estimator: f.estimator,
-          level: f.level,
-          ...(f.snapshot !== undefined ? { snapshot: f.snapshot } : {}),
-          ...(f.seed !== undefined ? { seed: f.seed } : {}),
-          ...(f.arms !== undefined ? { arms: parseArms(f.arms) } : {}),
-          ...(f.clip !== undefined ? { clip: f.clip } : {}),
-          ...(f.fallbackPropensity !== undefined ? { fallbackPropensity: f.fallbackPropensity } : {}),
-          skipInvalid: f.skipInvalid === true,
-          registry: reg,
-        });
-        if (f.json) {
-          io.stdout.write(`${JSON.stringify(res, null, 2)}\n`);
-          return;
-        }
-        for (const s of res.skipped) io.stderr.write(`routekit: skipped line ${s.line}: ${s.message}\n`);
-        io.stdout.write(`${formatEvaluation(res, f.events)}\n`);
-      },
-    );
+  addLogCommands(program, io, reg);
 
   program
     .command("class-fit")
