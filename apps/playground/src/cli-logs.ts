@@ -72,8 +72,9 @@ export function addLogCommands(program: Command, io: CliIo, reg: FamilyRegistry)
   program
     .command("evaluate")
     .description(
-      "off-policy evaluation: what a policy would have earned on a JSONL log of decision events\n" +
-        "(decisionRecord + feedback, with the logging propensity): replay for a learning policy, IPS/SNIPS/DR for one\nheld fixed",
+      "off-policy evaluation: what a policy would have earned on a JSONL log of decision events " +
+        "(decisionRecord + feedback, with the logging propensity): replay for a learning policy, IPS/SNIPS/DR for one " +
+        "held fixed",
     )
     .requiredOption("--events <file>", "JSONL file of arm decision events with feedback")
     .requiredOption("--policy <name>", "policy to evaluate (see `routekit list algorithms`)")
