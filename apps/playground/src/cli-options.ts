@@ -74,7 +74,7 @@ export function addCommon(
       int(1, "--workers"),
     )
     .option("--no-plots", "skip plots and the HTML report (JSON and CSV are still written)")
-    .option("--no-png", "write plots as SVG only (skips the PNG rendering, about a second per scenario)")
+    .option("--no-png", "write plots as SVG only (skips the PNG rendering, about 0.6 s per scenario on a 2-core VM)")
     .option("--json", "print machine-readable results on stdout (no progress, no table)")
     .option("-q, --quiet", "print only the results table (no progress, no file list)");
 }
