@@ -11,6 +11,7 @@ export * from "./optional.js";
 export * from "./options.js";
 export * from "./pool.js";
 export * from "./protocols.js";
+export * from "./replay-evaluate.js";
 export * from "./rng.js";
 export * from "./runner.js";
 export * from "./snapshot.js";
