@@ -65,6 +65,25 @@ function expectPerRoundRegretFalling(tt: readonly number[], r: readonly number[]
     expect((r[i] as number) / (tt[i] as number)).toBeLessThan((r[i - 1] as number) / (tt[i - 1] as number));
 }
 
+/** Learned reward, s = 0.25, geometric refits, T = 8000 on `env`: slope < 1 over [2000, 8000] and R_T / T falling. */
+function expectLearnedSublinear(env: "A" | "B", seeds: number[]): void {
+  const rs = runs(
+    `${env}/learned/0.25`,
+    env === "A" ? envA : envB,
+    () => new Cosmos({ ...(env === "A" ? base : baseB), exploration: 0.25, horizon: 8000, refit: "geometric" }),
+    8000,
+    seeds,
+  );
+  const r = meanRegret(rs);
+  const tt = rs[0]?.series.t as number[];
+  console.log(
+    `Env-${env} learned s = 0.25, seeds ${seeds[0]}-${seeds[seeds.length - 1]}: mean R at ${tt.join(" / ")}: ${fmt(r)}; ` +
+      `slope over [2000, 8000] ${slopeBetween(tt, r, 2000, 8000).toFixed(3)}`,
+  );
+  expect(slopeBetween(tt, r, 2000, 8000)).toBeLessThan(1);
+  expectPerRoundRegretFalling(tt, r);
+}
+
 describe("regret on Env-A", () => {
   it("known reward, scale 0.5, 10 seeds: slope <= 0.75 over [1000, 4000] and R_T / T decreasing", () => {
     const runsK = knownA(0.5, T, SEEDS_A);
@@ -128,20 +147,7 @@ describe("regret on Env-A", () => {
   });
 
   it("learned reward (geometric refits), scale 0.25, 10 seeds: slope < 1 over [2000, 8000] and R_T / T decreasing", () => {
-    const rs = runs(
-      "A/learned/0.25",
-      envA,
-      () => new Cosmos({ ...base, exploration: 0.25, horizon: 8000, refit: "geometric" }),
-      8000,
-      SEEDS_A,
-    );
-    const r = meanRegret(rs);
-    const tt = rs[0]?.series.t as number[];
-    console.log(
-      `Env-A learned s = 0.25, seeds 0-9: mean R at ${tt.join(" / ")}: ${fmt(r)}; slope over [2000, 8000] ${slopeBetween(tt, r, 2000, 8000).toFixed(3)}`,
-    );
-    expect(slopeBetween(tt, r, 2000, 8000)).toBeLessThan(1);
-    expectPerRoundRegretFalling(tt, r);
+    expectLearnedSublinear("A", SEEDS_A);
   });
 
   it("greedy (radius 0) grows linearly over [4000, 8000] on the mean of 20 seeds, COSMOS (s = 0.5, same 20 seeds) does not, and has the smaller mean at T = 8000", () => {
@@ -197,19 +203,6 @@ describe("regret on Env-B (logistic reward, tanh index)", () => {
   });
 
   it("learned reward, scale 0.25 (geometric refits), 5 seeds: slope < 1 over [2000, 8000] and R_T / T decreasing", () => {
-    const rs = runs(
-      "B/learned/0.25",
-      envB,
-      () => new Cosmos({ ...baseB, exploration: 0.25, horizon: 8000, refit: "geometric" }),
-      8000,
-      SEEDS_B,
-    );
-    const r = meanRegret(rs);
-    const tt = rs[0]?.series.t as number[];
-    console.log(
-      `Env-B learned s = 0.25, seeds 0-4: mean R at ${tt.join(" / ")}: ${fmt(r)}; slope over [2000, 8000] ${slopeBetween(tt, r, 2000, 8000).toFixed(3)}`,
-    );
-    expect(slopeBetween(tt, r, 2000, 8000)).toBeLessThan(1);
-    expectPerRoundRegretFalling(tt, r);
+    expectLearnedSublinear("B", SEEDS_B);
   });
 });
