@@ -5,15 +5,25 @@ import { describe, expect, it } from "vitest";
 import { DeploySolver, RouteSolver, StageOracle, StageRoute, type StageRouteOptions } from "../src/index.js";
 import { arenaRuns, mean, routerBenchRuns, routerBenchSetup } from "./helpers.js";
 
+/** The README's ts blocks, in order. */
+function tsBlocks(): string[] {
+  const md = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
+  return [...md.matchAll(/```ts\n([\s\S]*?)```/g)].map((b) => b[1] as string);
+}
+
+/** The README's fuller example (the one with a model released mid-run). */
+function fullerBlock(): string {
+  const b = tsBlocks().find((c) => c.includes('router.addArm("new-model")'));
+  if (b === undefined) throw new Error("README has no fuller example");
+  return b;
+}
+
 /**
- * The README's first ts block as written (it imports "@routekit/stageroute", the public entry point),
+ * The README's fuller example as written (it imports "@routekit/stageroute", the public entry point),
  * wrapped in a function of a seed for its `Math.random` coin flips; `extra` lines are added to the options.
  */
 function example(name: string, extra = ""): string {
-  const md = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
-  const m = /```ts\n([\s\S]*?)```/.exec(md);
-  if (!m) throw new Error("README has no ts example");
-  const [, , body] = /^((?:import[^\n]*\n)+)([\s\S]*)$/.exec(m[1] as string) as RegExpExecArray;
+  const [, , body] = /^((?:import[^\n]*\n)+)([\s\S]*)$/.exec(fullerBlock()) as RegExpExecArray;
   if (extra !== "" && !(body as string).includes("  seed: 1,\n")) throw new Error("README example has no seed option");
   const seeded = [
     `export function ${name}(seed: number) {`,
@@ -27,12 +37,34 @@ function example(name: string, extra = ""): string {
   return `${seeded}\n${(body as string).replace("  seed: 1,\n", `  seed: 1,\n${extra}`)}\nreturn { router, logged };\n}\n`;
 }
 
+describe("README opening example", () => {
+  // Its printed output is checked as pasted by packages/conformance/test/readme-examples.test.ts; here, its comment:
+  // the pair it prints is the best one for $0.002 a query (DeployOPT on the true means picks it).
+  it("prints the pair the oracle deploys for those means, within the budget", () => {
+    const first = tsBlocks()[0] as string;
+    expect(first).toContain("// prints:\n// [ 'medium', 'large' ] 0.0020");
+    const means = {
+      small: { reward: 0.55, cost: 0.0005 },
+      medium: { reward: 0.7, cost: 0.0015 },
+      large: { reward: 0.85, cost: 0.004 },
+    };
+    const oracle = new StageOracle({
+      arms: Object.keys(means),
+      budget: 0.002,
+      maxDeployed: 2,
+      stageLength: 500,
+      means,
+    });
+    expect(oracle.deployedArms).toEqual(["medium", "large"]);
+  });
+});
+
 type Example = (seed: number) => { router: import("../src/index.js").StageRoute; logged: unknown[][] };
 
 describe("README example", () => {
   it("runs as written; its output and the frequencies quoted below it are what 200 seeded runs give", async () => {
     const md = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
-    const imports = (/```ts\n((?:import[^\n]*\n)+)/.exec(md) as RegExpExecArray)[1] as string;
+    const imports = (/^((?:import[^\n]*\n)+)/.exec(fullerBlock()) as RegExpExecArray)[1] as string;
     expect(imports).toBe('import { StageRoute } from "@routekit/stageroute";\n');
     const file = fileURLToPath(new URL("./readme-example.generated.ts", import.meta.url));
     writeFileSync(file, `${imports}${example("asWritten")}${example("fivePulls", "  initialPulls: 5,\n")}`);
