@@ -116,6 +116,21 @@ describe("Davis-Gallego-Topaloglu LP through HiGHS", () => {
     await expect(solveAssortmentLP([1, 2], [0.5], 1, 1)).rejects.toMatchObject({ code: "DIMENSION_MISMATCH" });
     await expect(solveAssortmentLP([1, 2], [0.5, 0.5], 0, 1)).rejects.toMatchObject({ code: "OUT_OF_RANGE" });
   });
+  it("coefficients HiGHS would drop or refuse (outside [1e-9, 1e15)) are OUT_OF_RANGE, not a wrong optimum or a plain Error", async () => {
+    // Each value is valid alone (v > 0, v0 > 0). HiGHS threw "Unable to read LP model" (an untyped Error) from
+    // v_i = 1e15 on, and dropped v_i = 2e-10 from the mass row: objective 2 (a revenue above 1) for the second.
+    await expect(solveAssortmentLP([1e15, 2], [0.5, 1], 1, 1)).rejects.toMatchObject({ code: "OUT_OF_RANGE" });
+    await expect(solveAssortmentLP([1, 2e-10], [0.5, 1], 1, 1e-10)).rejects.toMatchObject({ code: "OUT_OF_RANGE" });
+    await expect(solveAssortmentLP([1e-300, 1e300], [1, 1], 1, 1)).rejects.toMatchObject({ code: "OUT_OF_RANGE" });
+    await expect(solveAssortmentLP([1, 2], [0.5, 1], 2, 1e-15)).rejects.toMatchObject({ code: "OUT_OF_RANGE" });
+    await expect(solveAssortmentLP([1, 2], [0.5, 1], 1, 1e10)).rejects.toMatchObject({ code: "OUT_OF_RANGE" });
+    // Inside the range the optimum is right at both ends: item 1 alone (2/3) beats item 0 (about 1/2).
+    const lo = await solveAssortmentLP([1e14, 2], [0.5, 1], 1, 1);
+    const hi = await solveAssortmentLP([1e-9, 2e-9], [0.5, 1], 1, 1e-9);
+    expect(lo.items).toEqual([1]);
+    expect(hi.items).toEqual([1]);
+    expect(hi.objective).toBeCloseTo(2 / 3, 9);
+  });
 });
 
 describe("top-K against a sort", () => {
