@@ -85,6 +85,30 @@ describe("Dinkelbach (exact, non-uniform revenues)", () => {
     const S = optimalAssortment([900, 899, 10], [0.2, 0.9, 1], 3, 2, 1);
     expect(S).toEqual([1]);
   });
+
+  it("optimalAssortment refuses bad input with typed errors (it answered NaN, Infinity, v0 = -1 or K = 1.5 silently)", () => {
+    const code = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return (e as { code?: string }).code ?? `untyped: ${String(e)}`;
+      }
+      return "no error";
+    };
+    // Before: [1, 2], [], [1, 0], [1], [0], [1, 0], [1] and [] respectively, without an error.
+    expect(code(() => optimalAssortment([Number.NaN, 0.5, 0.1], undefined, 3, 2, 1))).toBe("NON_FINITE");
+    expect(code(() => optimalAssortment([Number.POSITIVE_INFINITY, 0], [0.2, 0.3], 2, 1, 1))).toBe("NON_FINITE");
+    expect(code(() => optimalAssortment([0.1, 0.5], [0.2, 0.3], 2, 2, -1))).toBe("OUT_OF_RANGE");
+    expect(code(() => optimalAssortment([0.1, 0.5], undefined, 2, 1.5, 1))).toBe("OUT_OF_RANGE");
+    expect(code(() => optimalAssortment([0.1, 0.5], [2, 0.3], 2, 1, 1))).toBe("OUT_OF_RANGE");
+    expect(code(() => optimalAssortment([0.1, 0.5], undefined, 3, 2, 1))).toBe("DIMENSION_MISMATCH");
+    expect(code(() => optimalAssortment([0.1, 0.5], [0.2], 2, 2, 1))).toBe("DIMENSION_MISMATCH");
+    expect(code(() => optimalAssortment([0.1, 0.5], undefined, 2, 0, 1))).toBe("OUT_OF_RANGE");
+    // Valid edge cases still answer: no items, K above n, a single item, Float32Array input.
+    expect(optimalAssortment([], undefined, 0, 3, 1)).toEqual([]);
+    expect(optimalAssortment([0.1, 0.5], undefined, 2, 5, 1)).toEqual([1, 0]);
+    expect(optimalAssortment(Float32Array.of(-3), Float32Array.of(1), 1, 1, 1e-9)).toEqual([0]);
+  });
 });
 
 describe("Davis-Gallego-Topaloglu LP through HiGHS", () => {
