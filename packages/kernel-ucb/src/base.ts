@@ -139,11 +139,16 @@ export abstract class KernelPolicyBase<S extends ArmState> extends ArmPolicyBase
     this.transform = readTransform(o.scoreTransform);
     this.normalizeContext = booleanOption(o, "normalizeContext", true);
     const counter = o.counter;
-    if (counter !== undefined && (counter === null || typeof counter !== "object" || !("ops" in counter))) {
-      throw new RouteKitError(
-        ErrorCode.InvalidArgument,
-        `option counter must be an object { ops }, got ${describe(counter)}`,
-      );
+    if (counter !== undefined) {
+      // The policy adds to ops inside select and update: a string would concatenate, and a frozen counter
+      // threw a TypeError mid-select; both are refused here, before anything exists.
+      const ops = counter !== null && typeof counter === "object" ? (counter as { ops?: unknown }).ops : undefined;
+      if (typeof ops !== "number" || !Number.isFinite(ops) || !Reflect.set(counter as object, "ops", ops)) {
+        throw new RouteKitError(
+          ErrorCode.InvalidArgument,
+          `option counter must be an object { ops } with a writable finite number ops, got ${describe(counter)}`,
+        );
+      }
     }
     this.counter = counter as OpCounter | undefined;
     this.y = allocF64(d);

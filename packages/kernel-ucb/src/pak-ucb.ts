@@ -37,8 +37,9 @@ export interface PakUcbOptions extends KernelPolicyOptions {
   /** Initial per-arm capacity (points) of the growable buffers (default 16), in [1, 4096]. */
   readonly initialCapacity?: number;
   /**
-   * Called when an arm's regression grows past 8192 points (its inverse alone is then >= 512 MB and
-   * each round costs O(n^2)). Default: console.warn. Consider RffUcb, whose memory is fixed.
+   * Called once per arm when its buffers grow to room for 8192 points or more (the x1.5 growth: with the
+   * default initialCapacity, at the 7,066th point; its inverse alone is then >= 512 MB and each round
+   * costs O(n^2)). Default: console.warn. Consider RffUcb, whose memory is fixed.
    */
   readonly onWarning?: (message: string) => void;
 }

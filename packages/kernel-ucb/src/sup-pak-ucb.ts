@@ -63,7 +63,7 @@ export class SupPakUcb extends SupBase<ExactKrr> {
   }
 
   protected newEstimator(): ExactKrr {
-    return new ExactKrr(this.contextDim, this.dotKernel, this.ridge);
+    return new ExactKrr(this.contextDim, this.dotKernel, this.ridge, undefined, this.counter);
   }
 
   protected query(e: ExactKrr, y: Float64Array, ny: number, _t: number, out: StageQuery): void {

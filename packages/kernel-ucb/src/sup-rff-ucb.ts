@@ -24,6 +24,7 @@ import {
 import type { RandomFourierFeatures } from "@routekit/linalg";
 import { readCommonJSON } from "./base.js";
 import { drawFeatures, MAX_FREQUENCIES, SIGMA_RANGE } from "./features.js";
+import type { OpCounter } from "./krr.js";
 import { readPayload } from "./payload.js";
 import { RidgeArm } from "./ridge.js";
 import { readSupJSON, type StageQuery, SUP_OPTION_KEYS, SupBase, type SupOptions } from "./sup-base.js";
@@ -110,6 +111,7 @@ export class RffStage {
     private readonly label: string,
     private readonly sigma: number,
     private readonly ridgePenalty: number,
+    private readonly counter?: OpCounter,
   ) {
     this.X = new Float64Array(8 * d);
     this.v = new Float64Array(8);
@@ -125,7 +127,7 @@ export class RffStage {
       this.root.fork(`${this.label}#${D}`),
     );
     const F = 2 * D;
-    this.ridge = new RidgeArm(F, this.ridgePenalty);
+    this.ridge = new RidgeArm(F, this.ridgePenalty, this.counter);
     this.phi = new Float64Array(F);
     this.u = new Float64Array(F);
     for (let i = 0; i < this.n; i++) this.fit(this.X.subarray(i * this.d, (i + 1) * this.d), this.v[i] as number);
@@ -133,16 +135,22 @@ export class RffStage {
 
   private fit(y: Float64Array, s: number): void {
     const r = this.ridge as RidgeArm;
-    (this.features as RandomFourierFeatures).map(y, this.phi);
+    this.mapFeatures(y);
     r.solve(this.phi, this.u);
     r.update(this.phi, s, this.u);
   }
 
   query(y: Float64Array, out: StageQuery): void {
     const r = this.ridge as RidgeArm;
-    (this.features as RandomFourierFeatures).map(y, this.phi);
+    this.mapFeatures(y);
     out.mu = r.mean(this.phi);
     out.sigma = Math.sqrt(r.variance(this.phi));
+  }
+
+  /** phi(y) into this.phi (D x d multiply-adds, counted as RffUcb counts its feature map). */
+  private mapFeatures(y: Float64Array): void {
+    (this.features as RandomFourierFeatures).map(y, this.phi);
+    if (this.counter) this.counter.ops += this.D * this.d;
   }
 
   add(y: Float64Array, s: number): void {
@@ -229,7 +237,7 @@ export class SupRffUcb extends SupBase<RffStage> {
   }
 
   protected newEstimator(uid: number, stage: number): RffStage {
-    return new RffStage(this.contextDim, this.root, `u${uid}#${stage}`, this.sigma, this.ridge);
+    return new RffStage(this.contextDim, this.root, `u${uid}#${stage}`, this.sigma, this.ridge, this.counter);
   }
 
   private input(t: number, n: number): ScheduleInput {

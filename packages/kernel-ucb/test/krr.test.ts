@@ -166,4 +166,30 @@ describe("memory warning (the inverses grow as n^2 per arm)", () => {
     expect(p.regression("a").largeCapacity).toBe(40);
     expect(new PakUcb({ arms: ["a"], contextDim: 2 }).regression("a").largeCapacity).toBe(8192);
   });
+
+  it("the README's numbers: room grows 16, 24, 36, ... (x1.5, rounded up), reaching 8192 with the 7,066th point", () => {
+    // The README said "when its regression passes 8192 points"; the warning follows the buffers' growth.
+    const p = new PakUcb({ arms: ["a"], contextDim: 1, seed: 1 });
+    const caps: number[] = [p.regression("a").cap];
+    for (let i = 0; i < 300; i++) {
+      p.update(p.select(Float64Array.of(1)), { reward: 0.5 });
+      const c = p.regression("a").cap;
+      if (c !== caps[caps.length - 1]) caps.push(c);
+    }
+    expect(caps).toEqual([16, 24, 36, 54, 81, 122, 183, 275, 413]);
+    // The same rule carried on: the growth that first reaches 8192 is from 7,065 to 10,598 (the 7,066th point).
+    let room = 16;
+    while (Math.ceil(room * 1.5) < 8192) room = Math.ceil(room * 1.5);
+    expect([room + 1, Math.ceil(room * 1.5)]).toEqual([7066, 10598]);
+    const msgs: string[] = [];
+    const q = new PakUcb({ arms: ["a"], contextDim: 1, onWarning: (m) => msgs.push(m), seed: 1 });
+    q.regression("a").largeCapacity = 100;
+    const add = () => q.update(q.select(Float64Array.of(1)), { reward: 0.5 });
+    for (let i = 0; i < 81; i++) add();
+    expect(msgs.length).toBe(0); // room 81 < 100: 81 points fit
+    add(); // the 82nd point: room grows 81 -> 122 >= 100
+    expect(msgs.length).toBe(1);
+    for (let i = 0; i < 120; i++) add(); // grows again (122 -> 183): no second warning
+    expect(msgs.length).toBe(1);
+  });
 });

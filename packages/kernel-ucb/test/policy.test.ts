@@ -1,6 +1,7 @@
 import { type ArmPolicy, argmaxRandomTie, ErrorCode, isRouteKitError, Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { KernelUcb, PakUcb, RffUcb } from "../src/index.js";
+import { family } from "./family.js";
 import { seeded, unitVectors } from "./helpers.js";
 
 type Make = (arms: string[], d: number, seed: number, extra?: Record<string, unknown>) => ArmPolicy;
@@ -309,4 +310,48 @@ describe("extreme magnitudes and corrupted snapshots", () => {
       }
     });
   }
+});
+
+describe("the counter option (audit-kmnl)", () => {
+  describe.each(family)("$name", (m) => {
+    it("a counter whose ops is not a writable finite number is INVALID_ARGUMENT at construction", () => {
+      // Before: { ops: "x" } was accepted (ops became "x2112..." by concatenation) and a frozen counter made
+      // select throw an untyped TypeError.
+      for (const counter of [
+        { ops: "x" },
+        { ops: Number.NaN },
+        {},
+        Object.freeze({ ops: 0 }),
+        Object.defineProperty({}, "ops", { get: () => 0 }),
+        null,
+        5,
+      ]) {
+        let err: unknown;
+        try {
+          m.make({ arms: ["a", "b"], counter });
+        } catch (e) {
+          err = e;
+        }
+        expect(isRouteKitError(err, ErrorCode.InvalidArgument), `${JSON.stringify(counter)}: ${String(err)}`).toBe(
+          true,
+        );
+      }
+    });
+
+    it("a counter counts (the Sup- variants' stage regressions too) and changes no decision", () => {
+      // Before: SupPakUcb and SupRffUcb accepted the option and never counted.
+      const c = { ops: 0 };
+      const counted = m.make({ arms: ["a", "b"], counter: c, seed: 4 });
+      const plain = m.make({ arms: ["a", "b"], seed: 4 });
+      const ctx = unitVectors(seeded(5), 40, 3);
+      for (const y of ctx) {
+        const d = counted.select(y);
+        expect(plain.select(y)).toEqual(d);
+        counted.update(d, { reward: 0.5 });
+        plain.update(d, { reward: 0.5 });
+      }
+      expect(c.ops).toBeGreaterThan(0);
+      expect(JSON.stringify(counted.toJSON())).toBe(JSON.stringify(plain.toJSON()));
+    });
+  });
 });

@@ -9,7 +9,7 @@
  *
  * Ties are broken deterministically: higher score first, then lower index.
  */
-import { ErrorCode, RouteKitError } from "@routekit/core";
+import { assertInRange, assertInt, assertPositive, assertVector, ErrorCode, RouteKitError } from "@routekit/core";
 
 /** Heap of {@link topK}: scores and item indices (grown on demand; topK never re-enters). */
 let heapScore = new Float64Array(64);
@@ -293,7 +293,9 @@ export function bruteForceAssortment(
 /**
  * The revenue-maximising assortment for utilities `u` (attractions e^{u}), revenues `r`
  * (uniform when undefined), capacity K and outside attraction v0. Allocating convenience API for
- * environments, oracles and tests; policies use the workspace-based functions above.
+ * environments, oracles and tests; policies use the workspace-based functions above. Checks its input
+ * (the workspace functions do not): n an integer >= 0, `u` (and `r`) n finite numbers, r_i in [0, 1],
+ * K an integer >= 1, v0 finite and > 0; RouteKitError otherwise. The arrays are copied once, then checked.
  */
 export function optimalAssortment(
   u: ArrayLike<number>,
@@ -302,16 +304,31 @@ export function optimalAssortment(
   K: number,
   v0: number,
 ): number[] {
+  assertInt(n, "n", 0);
+  assertInt(K, "K", 1);
+  assertPositive(v0, "v0");
+  const uu = copyChecked(u, n, "utilities");
+  const rr = r === undefined ? undefined : copyChecked(r, n, "revenues");
+  if (rr) for (let i = 0; i < n; i++) assertInRange(rr[i] as number, `revenues[${i}]`, 0, 1);
   const out = new Int32Array(Math.max(1, Math.min(n, K)));
   let size: number;
-  if (r === undefined) {
-    size = topK(u, n, K, out);
+  if (rr === undefined) {
+    size = topK(uu, n, K, out);
   } else {
     let m = -Infinity;
-    for (let i = 0; i < n; i++) if ((u[i] as number) > m) m = u[i] as number;
+    for (let i = 0; i < n; i++) if ((uu[i] as number) > m) m = uu[i] as number;
     const v = new Float64Array(n);
-    for (let i = 0; i < n; i++) v[i] = Math.exp((u[i] as number) - m);
-    size = dinkelbachAssortment(v, r, n, K, v0 * Math.exp(-m), out);
+    for (let i = 0; i < n; i++) v[i] = Math.exp((uu[i] as number) - m);
+    size = dinkelbachAssortment(v, rr, n, K, v0 * Math.exp(-m), out);
   }
   return Array.from(out.subarray(0, size));
+}
+
+/** A Float64Array copy of `x` (n numbers, each read once), checked finite. */
+function copyChecked(x: ArrayLike<number>, n: number, what: string): Float64Array {
+  assertVector(x, n, what);
+  const c = new Float64Array(n);
+  for (let i = 0; i < n; i++) c[i] = x[i] as number;
+  assertVector(c, n, what);
+  return c;
 }

@@ -130,20 +130,47 @@ class PendingAssortment {
    * The offered items in decision order: the first `count` entries. The record's own copy, so the
    * returned decision's array needs no freezing (Object.freeze cost about 3 % of an OFU-MNL+ round).
    */
-  readonly items: Int32Array;
+  items: Int32Array;
   count = 0;
-  /** maxSize * contextDim values; the first items.length rows are the offered features (-0 stored as 0). */
-  readonly X: Float64Array;
-  /** maxSize values; the first items.length are the offered items' revenues when `hasRevenues`. */
-  readonly r: Float64Array;
+  /** Room for `rows` feature rows; the first `count` rows are the offered features (-0 stored as 0). */
+  X: Float64Array;
+  /** The first `count` entries are the offered items' revenues when `hasRevenues`. */
+  r: Float64Array;
   hasRevenues = false;
+  /** Rows the buffers hold: grown on demand up to maxSize, so a record costs what its assortments offer. */
+  rows: number;
 
-  constructor(maxSize: number, contextDim: number) {
-    this.items = new Int32Array(maxSize);
-    this.X = new Float64Array(maxSize * contextDim);
-    this.r = new Float64Array(maxSize);
+  constructor(
+    private readonly maxSize: number,
+    private readonly contextDim: number,
+  ) {
+    this.rows = Math.min(maxSize, INITIAL_RECORD_ROWS);
+    this.items = new Int32Array(this.rows);
+    this.X = new Float64Array(this.rows * contextDim);
+    this.r = new Float64Array(this.rows);
+  }
+
+  /**
+   * Makes room for `size` (<= maxSize) rows, growing x2 (capped at maxSize): a pooled record grows once to
+   * the largest assortment it has carried, so a select/update stream allocates nothing per round. Called
+   * before anything is written; the contents are not kept.
+   */
+  reserve(size: number): void {
+    if (size <= this.rows) return;
+    const rows = Math.min(this.maxSize, Math.max(size, 2 * this.rows));
+    this.items = new Int32Array(rows);
+    this.X = new Float64Array(rows * this.contextDim);
+    this.r = new Float64Array(rows);
+    this.rows = rows;
   }
 }
+
+/**
+ * Rows a pending-decision record holds at first. Records used to hold maxSize rows each, which at the top of
+ * the maxSize range (2^20) with a wide contextDim was gigabytes per pending decision (the constructor's
+ * first record threw a RangeError at contextDim 4096).
+ */
+const INITIAL_RECORD_ROWS = 16;
 
 /**
  * The pending-decision records of one policy: a free list of records (each with room for maxSize rows)
@@ -197,6 +224,7 @@ class RecordPool implements LedgerCodec<PendingAssortment> {
     if (firstOversizedRow(x, n, this.contextDim).index >= 0) snapshotCorrupt("pending.x", "rows within the norm bound");
     const r = o.r === undefined ? undefined : readF64(o.r, "pending.r", n, (v) => v >= 0 && v <= 1);
     const p = this.pool.acquire();
+    p.reserve(n);
     p.items.set(items as number[]);
     p.count = n;
     p.X.set(x);
@@ -520,6 +548,7 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
     }
     const items = new Array<number>(size);
     const p = this.records.acquire();
+    p.reserve(size);
     const own = p.items;
     for (let j = 0; j < size; j++) {
       const i = this.chosen[j] as number;

@@ -18,6 +18,7 @@ import {
   assertPositive,
   callDefaultExport,
   ErrorCode,
+  errorText,
   optionalDependency,
   Rng,
   RouteKitError,
@@ -33,6 +34,18 @@ interface HighsLike {
     ObjectiveValue: number;
     Columns: Record<string, { Primal?: number }>;
   };
+}
+
+/** HiGHS's default `small_matrix_value` and `large_matrix_value`: the coefficients it keeps faithfully. */
+const LP_COEFFICIENT = { min: 1e-9, max: 1e15 } as const;
+
+function checkCoefficient(x: number, what: string): void {
+  if (!(x >= LP_COEFFICIENT.min && x < LP_COEFFICIENT.max)) {
+    throw new RouteKitError(
+      ErrorCode.OutOfRange,
+      `the assortment LP's coefficient ${what} = ${x} is outside [${LP_COEFFICIENT.min}, ${LP_COEFFICIENT.max}), the range HiGHS keeps faithfully (every v_i, K / v0 and 1 / v0 must be in it): scale v and v0 together, or leave out items whose attraction is negligible`,
+    );
+  }
 }
 
 /** The optional dependency's name, in a variable so bundlers leave the import alone. */
@@ -77,7 +90,9 @@ function num(x: number): string {
 
 /**
  * Solves the assortment LP for attractions `v` (> 0), revenues `r` in [0, 1], capacity K and v0 > 0.
- * Scale v and v0 together to keep the coefficients moderate (e.g. v_i = e^{u_i - max u}).
+ * Scale v and v0 together to keep the coefficients moderate (e.g. v_i = e^{u_i - max u}): every v_i, K / v0
+ * and 1 / v0 must be in [1e-9, 1e15) (HiGHS drops smaller matrix coefficients and refuses larger ones), else
+ * OUT_OF_RANGE before HiGHS is loaded; a failure inside HiGHS is NUMERICAL.
  */
 export async function solveAssortmentLP(
   v: ArrayLike<number>,
@@ -95,6 +110,11 @@ export async function solveAssortmentLP(
     assertPositive(v[i] as number, `v[${i}]`);
     assertInRange(r[i] as number, `r[${i}]`, 0, 1);
   }
+  // HiGHS drops matrix coefficients below 1e-9 (the LP then silently loses an item's attraction: wrong optima were
+  // returned at v_i = 2e-10) and refuses a model with one at or above 1e15 (a plain Error).
+  checkCoefficient(K / v0, "K / v0");
+  checkCoefficient(1 / v0, "1 / v0");
+  for (let i = 0; i < n; i++) checkCoefficient(v[i] as number, `v[${i}]`);
   const threshold = options.supportThreshold ?? 1e-9;
   const highs = await loadHighsSolver();
   const lines: string[] = [];
@@ -111,7 +131,12 @@ export async function solveAssortmentLP(
     for (let i = 0; i < n; i++) lines.push(` ub${i}: y${i} - ${num(1 / v0)} p0 <= 0`);
   }
   lines.push("End");
-  const res = highs.solve(lines.join("\n"), { output_flag: false, solver: "simplex" });
+  let res: ReturnType<HighsLike["solve"]>;
+  try {
+    res = highs.solve(lines.join("\n"), { output_flag: false, solver: "simplex" });
+  } catch (e) {
+    throw new RouteKitError(ErrorCode.Numerical, `HiGHS could not solve the assortment LP: ${errorText(e)}`);
+  }
   if (res.Status !== "Optimal") {
     throw new RouteKitError(ErrorCode.Numerical, `HiGHS did not solve the assortment LP: status ${res.Status}`);
   }

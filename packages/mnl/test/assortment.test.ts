@@ -85,6 +85,30 @@ describe("Dinkelbach (exact, non-uniform revenues)", () => {
     const S = optimalAssortment([900, 899, 10], [0.2, 0.9, 1], 3, 2, 1);
     expect(S).toEqual([1]);
   });
+
+  it("optimalAssortment refuses bad input with typed errors (it answered NaN, Infinity, v0 = -1 or K = 1.5 silently)", () => {
+    const code = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return (e as { code?: string }).code ?? `untyped: ${String(e)}`;
+      }
+      return "no error";
+    };
+    // Before: [1, 2], [], [1, 0], [1], [0], [1, 0], [1] and [] respectively, without an error.
+    expect(code(() => optimalAssortment([Number.NaN, 0.5, 0.1], undefined, 3, 2, 1))).toBe("NON_FINITE");
+    expect(code(() => optimalAssortment([Number.POSITIVE_INFINITY, 0], [0.2, 0.3], 2, 1, 1))).toBe("NON_FINITE");
+    expect(code(() => optimalAssortment([0.1, 0.5], [0.2, 0.3], 2, 2, -1))).toBe("OUT_OF_RANGE");
+    expect(code(() => optimalAssortment([0.1, 0.5], undefined, 2, 1.5, 1))).toBe("OUT_OF_RANGE");
+    expect(code(() => optimalAssortment([0.1, 0.5], [2, 0.3], 2, 1, 1))).toBe("OUT_OF_RANGE");
+    expect(code(() => optimalAssortment([0.1, 0.5], undefined, 3, 2, 1))).toBe("DIMENSION_MISMATCH");
+    expect(code(() => optimalAssortment([0.1, 0.5], [0.2], 2, 2, 1))).toBe("DIMENSION_MISMATCH");
+    expect(code(() => optimalAssortment([0.1, 0.5], undefined, 2, 0, 1))).toBe("OUT_OF_RANGE");
+    // Valid edge cases still answer: no items, K above n, a single item, Float32Array input.
+    expect(optimalAssortment([], undefined, 0, 3, 1)).toEqual([]);
+    expect(optimalAssortment([0.1, 0.5], undefined, 2, 5, 1)).toEqual([1, 0]);
+    expect(optimalAssortment(Float32Array.of(-3), Float32Array.of(1), 1, 1, 1e-9)).toEqual([0]);
+  });
 });
 
 describe("Davis-Gallego-Topaloglu LP through HiGHS", () => {
@@ -115,6 +139,21 @@ describe("Davis-Gallego-Topaloglu LP through HiGHS", () => {
     await expect(solveAssortmentLP([1, 2], [0.5, 1.5], 1, 1)).rejects.toMatchObject({ code: "OUT_OF_RANGE" });
     await expect(solveAssortmentLP([1, 2], [0.5], 1, 1)).rejects.toMatchObject({ code: "DIMENSION_MISMATCH" });
     await expect(solveAssortmentLP([1, 2], [0.5, 0.5], 0, 1)).rejects.toMatchObject({ code: "OUT_OF_RANGE" });
+  });
+  it("coefficients HiGHS would drop or refuse (outside [1e-9, 1e15)) are OUT_OF_RANGE, not a wrong optimum or a plain Error", async () => {
+    // Each value is valid alone (v > 0, v0 > 0). HiGHS threw "Unable to read LP model" (an untyped Error) from
+    // v_i = 1e15 on, and dropped v_i = 2e-10 from the mass row: objective 2 (a revenue above 1) for the second.
+    await expect(solveAssortmentLP([1e15, 2], [0.5, 1], 1, 1)).rejects.toMatchObject({ code: "OUT_OF_RANGE" });
+    await expect(solveAssortmentLP([1, 2e-10], [0.5, 1], 1, 1e-10)).rejects.toMatchObject({ code: "OUT_OF_RANGE" });
+    await expect(solveAssortmentLP([1e-300, 1e300], [1, 1], 1, 1)).rejects.toMatchObject({ code: "OUT_OF_RANGE" });
+    await expect(solveAssortmentLP([1, 2], [0.5, 1], 2, 1e-15)).rejects.toMatchObject({ code: "OUT_OF_RANGE" });
+    await expect(solveAssortmentLP([1, 2], [0.5, 1], 1, 1e10)).rejects.toMatchObject({ code: "OUT_OF_RANGE" });
+    // Inside the range the optimum is right at both ends: item 1 alone (2/3) beats item 0 (about 1/2).
+    const lo = await solveAssortmentLP([1e14, 2], [0.5, 1], 1, 1);
+    const hi = await solveAssortmentLP([1e-9, 2e-9], [0.5, 1], 1, 1e-9);
+    expect(lo.items).toEqual([1]);
+    expect(hi.items).toEqual([1]);
+    expect(hi.objective).toBeCloseTo(2 / 3, 9);
   });
 });
 

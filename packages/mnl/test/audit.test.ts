@@ -84,3 +84,33 @@ describe("option ranges as the README states them", () => {
     expect(codeOf(() => new UcbMnl({ contextDim: 2, maxSize: 2, v0: 1e3 }))).toBeUndefined();
   });
 });
+
+describe("pending decisions cost what they offer, not maxSize rows (audit-kmnl)", () => {
+  // Each pending record used to hold maxSize x contextDim doubles: at maxSize 2^20 and contextDim 64 that is
+  // 512 MB per pending decision (20 pending: 10 GB of ArrayBuffers), and at contextDim 4096 the constructor's
+  // first record (32 GB) threw an untyped RangeError on valid options.
+  for (const make of [
+    () => new OfuMnlPlus({ contextDim: 64, maxSize: 2 ** 20 }),
+    () => new UcbMnl({ contextDim: 64, maxSize: 2 ** 20 }),
+    () => new TsMnl({ contextDim: 64, maxSize: 2 ** 20, seed: 1 }),
+  ]) {
+    it(`${make().kind}: 20 pending 3-item decisions at maxSize 2^20, d = 64 allocate under 64 MB; snapshot round trip`, () => {
+      const before = process.memoryUsage().arrayBuffers;
+      const p = make();
+      const feats = Float64Array.from({ length: 5 * 64 }, (_, i) => 0.01 * Math.sin(i));
+      const pending = [];
+      for (let t = 0; t < 20; t++) pending.push(p.select({ features: feats, numItems: 5, maxSize: 3 }));
+      // A record grows to the largest assortment it carries (here all 5 items), and back in the pool keeps it.
+      pending.push(p.select({ features: feats, numItems: 5, maxSize: 5 }));
+      expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(64 * 2 ** 20);
+      const json = JSON.stringify(p.toJSON());
+      const back = (p.constructor as typeof OfuMnlPlus).fromJSON(JSON.parse(json));
+      for (const d of pending) {
+        p.update(d, { choice: d.items[0] as number });
+        back.update(d, { choice: d.items[0] as number });
+      }
+      expect(JSON.stringify(back.toJSON())).toBe(JSON.stringify(p.toJSON()));
+      expect(pending[20]?.items.length).toBe(5);
+    });
+  }
+});
