@@ -160,6 +160,40 @@ describe("inputs of mixed scale (inside the documented bounds) keep every kept i
   });
 });
 
+describe("vector inputs are read once", () => {
+  /** An array whose entry i reads as `vals[i]` for its first `reads` reads and as NaN after (a getter or proxy). */
+  const flaky = (vals: number[], reads: number): number[] => {
+    const count = vals.map(() => 0);
+    return new Proxy(vals.slice(), {
+      get(t, k) {
+        if (typeof k === "string" && /^\d+$/.test(k)) {
+          const i = Number(k);
+          count[i] = (count[i] as number) + 1;
+          return (count[i] as number) > reads ? Number.NaN : t[i];
+        }
+        return Reflect.get(t, k);
+      },
+    });
+  };
+  it.each([1, 2, 3])(
+    "begin's context and observe's features that turn NaN after %i reads are learned as first read (NaN got in; the snapshot was unreadable)",
+    (reads) => {
+      const p = new Cosmos({ arms, contextDim: 2, outputDim: 2 });
+      const e = p.begin(flaky([0.1, -0.2], reads));
+      const s = p.next(e);
+      if (!("query" in s)) throw new Error("expected a query");
+      p.observe(e, s.query, flaky([0.6, 0.3], reads), 0.1);
+      p.choose(e);
+      const record = p.decisionRecord(e);
+      expect(record.decision.context).toEqual([0.1, -0.2]);
+      expect(record.decision.queried[0]?.features).toEqual([0.6, 0.3]);
+      p.feedback(e, 1);
+      const json = JSON.stringify(p.toJSON());
+      expect(JSON.stringify(Cosmos.fromJSON(JSON.parse(json)).toJSON())).toBe(json);
+    },
+  );
+});
+
 describe("models removed while an episode is open", () => {
   it("the outstanding model is asked for until observed even when removed; planned models removed are skipped", () => {
     const p = new Cosmos({ arms, contextDim: 2, outputDim: 2, rewardParameter: [1, 0] });
