@@ -6,7 +6,7 @@
  */
 import { optionKeys, rejectUnknownOptions } from "@routekit/core";
 import { symmetricEigen } from "@routekit/linalg";
-import { checkStep, readIterateOptions } from "./iterate-options.js";
+import { checkScoreLength, checkStep, readIterateOptions } from "./iterate-options.js";
 import { hypentropyThreshold, softThreshold } from "./threshold.js";
 
 /** Options of {@link DenseMirrorIterate}. */
@@ -50,6 +50,7 @@ export class DenseMirrorIterate {
   }
 
   score(q: ArrayLike<number>): number {
+    checkScoreLength(q, this.dim);
     const d = this.dim;
     let s = 0;
     for (let a = 0; a < d; a++) {

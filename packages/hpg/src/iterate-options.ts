@@ -7,9 +7,11 @@
 import {
   assertFinite,
   assertVector,
+  ErrorCode,
   enumOption,
   MAX_CONTEXT_DIM,
   numberOption,
+  RouteKitError,
   readOptions,
   requiredNumber,
 } from "@routekit/core";
@@ -47,4 +49,12 @@ export function readIterateOptions(options: unknown, what: string): IterateConfi
 export function checkStep(q: unknown, dim: number, rho: unknown): void {
   assertVector(q, dim, "q");
   assertFinite(rho as number, "rho");
+}
+
+/** Checks the length of a query given to an iterate's `score` (DIMENSION_MISMATCH; O(1), it runs per select). */
+export function checkScoreLength(q: ArrayLike<number>, dim: number): void {
+  if (q === null || typeof q !== "object" || q.length !== dim) {
+    const got = q !== null && typeof q === "object" ? `length ${q.length}` : typeof q;
+    throw new RouteKitError(ErrorCode.DimensionMismatch, `q must hold dim = ${dim} numbers, got ${got}`);
+  }
 }

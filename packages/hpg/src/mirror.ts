@@ -13,7 +13,7 @@
  */
 import { optionKeys, rejectUnknownOptions } from "@routekit/core";
 import { LowRankSymmetricEigen } from "@routekit/linalg";
-import { checkStep, readIterateOptions } from "./iterate-options.js";
+import { checkScoreLength, checkStep, readIterateOptions } from "./iterate-options.js";
 import { hypentropyThreshold, l1Threshold, softThreshold } from "./threshold.js";
 
 /**
@@ -83,8 +83,9 @@ export class MirrorIterate {
     return this.eig.rank;
   }
 
-  /** q^T W q = sum_i beta sinh(gamma_i) (u_i . q)^2. */
+  /** q^T W q = sum_i beta sinh(gamma_i) (u_i . q)^2; a q of another length than `dim` is DIMENSION_MISMATCH. */
   score(q: Float64Array): number {
+    checkScoreLength(q, this.dim);
     return this.eig.quadForm(q, this.lambda);
   }
 

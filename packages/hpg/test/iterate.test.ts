@@ -147,7 +147,7 @@ describe("the exported iterates and the coin refuse bad input with a RouteKitErr
     expect(new MirrorIterate({ ...o, maxRank: 1e9 }).maxRank).toBe(3);
   });
 
-  test("step(q, rho) with q of the wrong length, non-finite entries or a non-finite rho throws; the iterate is unchanged", () => {
+  test("step(q, rho) with q of the wrong length, non-finite entries or a non-finite rho, and score(q) of the wrong length, throw; the iterate is unchanged", () => {
     const rng = seeded(5);
     for (const make of [() => new MirrorIterate(o), () => new DenseMirrorIterate(o)]) {
       const it = make();
@@ -163,6 +163,8 @@ describe("the exported iterates and the coin refuse bad input with a RouteKitErr
         [() => it.step(q, Number.NEGATIVE_INFINITY), "NON_FINITE"],
         [() => it.step(q, "1" as never), "INVALID_ARGUMENT"],
       ];
+      bad.push([() => it.score(Float64Array.of(1, 0)), "DIMENSION_MISMATCH"]);
+      bad.push([() => it.score(Float64Array.of(1, 0, 0, 0)), "DIMENSION_MISMATCH"]);
       for (const [f, code] of bad) expect(codeOf(f)).toBe(code);
       const after = [it.score(q), it.lastThreshold, ...(it instanceof MirrorIterate ? it.toDense() : it.W)];
       expect(after).toEqual(before);
