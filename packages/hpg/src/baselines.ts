@@ -122,6 +122,9 @@ interface Exp3Arm extends ArmState {
  * reward xhat = x / p_{m_t}. Rewards in [-1, 1] are mapped to x = (r + 1) / 2 in [0, 1]. It ignores the
  * query: the near-optimal learner against the best single model.
  */
+/** Largest log weight EXP3 keeps (see Exp3's update). */
+export const EXP3_LOG_WEIGHT_CAP = 1e300;
+
 export class Exp3 extends RouterBase<Exp3Arm> {
   static readonly kind = "hpg/exp3";
   readonly kind = Exp3.kind;
@@ -152,7 +155,12 @@ export class Exp3 extends RouterBase<Exp3Arm> {
     const s = this.live(p.ids[p.chosen] as string);
     if (s === undefined) return;
     const x = (reward + 1) / 2;
-    s.logWeight += (this.gamma * (x / (p.probs[p.chosen] as number))) / p.n;
+    // The importance weight x / p is at most k / gamma for EXP3's own decisions, but an event logged by another
+    // router may carry any probability in (0, 1], down to 5e-324, where it overflows. The log weight is capped
+    // (finite, so the snapshot reads back and the softmax stays defined); a lead of 745 already takes all of
+    // the softmax's mass, so the cap changes no probability.
+    const w = s.logWeight + (this.gamma * (x / (p.probs[p.chosen] as number))) / p.n;
+    s.logWeight = w < EXP3_LOG_WEIGHT_CAP ? w : EXP3_LOG_WEIGHT_CAP;
   }
   protected encodeArm(s: Exp3Arm): Record<string, Json> {
     return { logWeight: s.logWeight };

@@ -8,6 +8,8 @@
  * the wealth stays positive: Wealth_t >= Wealth_{t-1} / 2.
  */
 
+import { checkNumber } from "@routekit/core";
+
 /** The ONS constant 2 / (2 - ln 3). */
 export const COIN_ONS_CONSTANT = 2 / (2 - Math.log(3));
 
@@ -19,8 +21,9 @@ export class CoinBetting {
   /** Running 1 + sum zeta^2. */
   curvature = 1;
 
+  /** `initialWealth` must be a finite number > 0 (RouteKitError otherwise). */
   constructor(initialWealth = 1) {
-    this.wealth = initialWealth;
+    this.wealth = checkNumber(initialWealth, "initialWealth", { min: 0, openMin: true });
   }
 
   /** The current bet z = v Wealth. */
@@ -28,8 +31,14 @@ export class CoinBetting {
     return this.fraction * this.wealth;
   }
 
-  /** Feeds the loss gradient g in [-1, 1] for the bet `z` that was played. */
+  /**
+   * Feeds the loss gradient g in [-1, 1] for the bet `z` that was played, |z| <= wealth / 2 (what `bet()`
+   * returns at most; a late bet must be capped so). Outside these ranges the wealth could turn negative,
+   * so they throw OUT_OF_RANGE (non-numbers INVALID_ARGUMENT, NaN or +-Infinity NON_FINITE) and change nothing.
+   */
   update(g: number, z: number): void {
+    checkNumber(g, "g", { min: -1, max: 1 });
+    checkNumber(z, "z", { min: -0.5 * this.wealth, max: 0.5 * this.wealth });
     const v = this.fraction;
     this.wealth -= g * z;
     const zeta = g / (1 - g * v);

@@ -6,6 +6,7 @@
  */
 import { optionKeys, rejectUnknownOptions } from "@routekit/core";
 import { symmetricEigen } from "@routekit/linalg";
+import { checkScoreLength, checkStep, readIterateOptions } from "./iterate-options.js";
 import { hypentropyThreshold, softThreshold } from "./threshold.js";
 
 /** Options of {@link DenseMirrorIterate}. */
@@ -38,16 +39,18 @@ export class DenseMirrorIterate {
 
   constructor(options: DenseMirrorIterateOptions) {
     rejectUnknownOptions(options, DENSE_MIRROR_ITERATE_OPTION_KEYS, "DenseMirrorIterate");
-    this.dim = options.dim;
-    this.beta = options.beta;
-    this.radius = options.radius;
-    this.maxRank = Math.min(options.maxRank ?? options.dim, options.dim);
+    const o = readIterateOptions(options, "DenseMirrorIterate");
+    this.dim = o.dim;
+    this.beta = o.beta;
+    this.radius = o.radius;
+    this.maxRank = Math.min(o.maxRank, o.dim);
     this.Y = new Float64Array(this.dim * this.dim);
     this.W = new Float64Array(this.dim * this.dim);
     this.scratch = new Float64Array(this.dim);
   }
 
   score(q: ArrayLike<number>): number {
+    checkScoreLength(q, this.dim);
     const d = this.dim;
     let s = 0;
     for (let a = 0; a < d; a++) {
@@ -59,6 +62,7 @@ export class DenseMirrorIterate {
   }
 
   step(q: ArrayLike<number>, rho: number): void {
+    checkStep(q, this.dim, rho);
     const d = this.dim;
     for (let a = 0; a < d; a++)
       for (let b = 0; b < d; b++)

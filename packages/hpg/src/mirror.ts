@@ -13,6 +13,7 @@
  */
 import { optionKeys, rejectUnknownOptions } from "@routekit/core";
 import { LowRankSymmetricEigen } from "@routekit/linalg";
+import { checkScoreLength, checkStep, readIterateOptions } from "./iterate-options.js";
 import { hypentropyThreshold, l1Threshold, softThreshold } from "./threshold.js";
 
 /**
@@ -65,12 +66,13 @@ export class MirrorIterate {
 
   constructor(options: MirrorIterateOptions) {
     rejectUnknownOptions(options, MIRROR_ITERATE_OPTION_KEYS, "MirrorIterate");
-    this.dim = options.dim;
-    this.beta = options.beta;
-    this.geometry = options.geometry ?? "hypentropy";
-    this.radius = options.radius;
-    this.maxRank = Math.min(options.maxRank ?? options.dim, options.dim);
-    this.reorthEvery = options.reorthEvery ?? 1000;
+    const o = readIterateOptions(options, "MirrorIterate");
+    this.dim = o.dim;
+    this.beta = o.beta;
+    this.geometry = o.geometry;
+    this.radius = o.radius;
+    this.maxRank = Math.min(o.maxRank, o.dim);
+    this.reorthEvery = o.reorthEvery;
     const cap = Math.min(this.dim, this.maxRank + 1);
     this.eig = new LowRankSymmetricEigen(this.dim, basisCap(this.dim, this.maxRank), Math.min(cap, 8));
     this.lambda = new Float64Array(cap);
@@ -81,13 +83,18 @@ export class MirrorIterate {
     return this.eig.rank;
   }
 
-  /** q^T W q = sum_i beta sinh(gamma_i) (u_i . q)^2. */
+  /** q^T W q = sum_i beta sinh(gamma_i) (u_i . q)^2; a q of another length than `dim` is DIMENSION_MISMATCH. */
   score(q: Float64Array): number {
+    checkScoreLength(q, this.dim);
     return this.eig.quadForm(q, this.lambda);
   }
 
-  /** One greedy OMD step: Y <- Y + rho q q^T, then the Bregman projection (and the rank cap). */
+  /**
+   * One greedy OMD step: Y <- Y + rho q q^T, then the Bregman projection (and the rank cap). A q that is
+   * not `dim` finite numbers or a non-finite rho throws (RouteKitError) before anything changes.
+   */
   step(q: ArrayLike<number>, rho: number): void {
+    checkStep(q, this.dim, rho);
     const eig = this.eig;
     eig.rankOneUpdate(q, rho);
     const nu =

@@ -4,7 +4,7 @@
  */
 import { ErrorCode, isRouteKitError, Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
-import { EuclideanPg, Hpg, ParameterFreeHpg } from "../src/index.js";
+import { EuclideanPg, Exp3, Hpg, ParameterFreeHpg } from "../src/index.js";
 import { unitVector } from "./helpers.js";
 import { type AnyRouter, routers } from "./policies.js";
 
@@ -151,5 +151,30 @@ describe.each(routers)("%s: the unit-ball boundary", (_n, make) => {
     const learned = (r: AnyRouter) => JSON.stringify((r.toJSON().state as unknown as { arms: unknown }).arms);
     expect(learned(p)).toContain('"c"');
     expect(learned(q)).toBe(learned(p));
+  });
+});
+
+describe("Exp3 learns an event from another router whose chosen probability is tiny", () => {
+  it("keeps its log weights finite (was Infinity: NaN probabilities, its own snapshot SNAPSHOT_CORRUPT)", () => {
+    for (const p of [5e-324, 1e-308, 1e-300]) {
+      const r = new Exp3({ arms: ["a", "b"], contextDim: 2 });
+      // README: any router of the package learns another's event, with the logged probabilities.
+      for (let k = 0; k < 3; k++) {
+        r.learn({
+          v: 1,
+          kind: "hpg/hpg",
+          protocol: "arm",
+          id: `e${k}`,
+          decision: { arm: "a", context: [0.6, 0.8], propensity: p, state: { arms: ["a", "b"], probs: [p, 1 - p] } },
+          feedback: { reward: 1 },
+        });
+      }
+      const pi = Array.from(r.probabilities([0.6, 0.8]));
+      // All the softmax mass on "a": (1 - gamma) + gamma / 2, the rest gamma / 2.
+      expect(pi[0]).toBeCloseTo(1 - r.gamma / 2, 12);
+      expect(pi[1]).toBeCloseTo(r.gamma / 2, 12);
+      const json = JSON.stringify(r.toJSON());
+      expect(JSON.stringify(Exp3.fromJSON(JSON.parse(json)).toJSON())).toBe(json);
+    }
   });
 });

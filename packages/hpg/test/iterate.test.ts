@@ -105,3 +105,88 @@ describe("coin betting (ONS)", () => {
     }
   });
 });
+
+/** The code of the RouteKitError `f` throws (fails when it throws nothing or something else). */
+function codeOf(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    expect((e as Error).name).toBe("RouteKitError");
+    return (e as { code: string }).code;
+  }
+  throw new Error("expected a RouteKitError, nothing was thrown");
+}
+
+describe("the exported iterates and the coin refuse bad input with a RouteKitError and change nothing", () => {
+  const o = { dim: 3, beta: 0.5, radius: 2 };
+  test.each([
+    [{ dim: 0 }, "OUT_OF_RANGE"],
+    [{ dim: 2.5 }, "OUT_OF_RANGE"],
+    [{ dim: Number.NaN }, "NON_FINITE"],
+    [{ dim: undefined }, "INVALID_ARGUMENT"],
+    [{ beta: 0 }, "OUT_OF_RANGE"],
+    [{ beta: -1 }, "OUT_OF_RANGE"],
+    [{ beta: Number.POSITIVE_INFINITY }, "NON_FINITE"],
+    [{ radius: 0 }, "OUT_OF_RANGE"],
+    [{ radius: -2 }, "OUT_OF_RANGE"],
+    [{ radius: Number.NaN }, "NON_FINITE"],
+    [{ maxRank: 0 }, "OUT_OF_RANGE"],
+    [{ maxRank: -3 }, "OUT_OF_RANGE"],
+    [{ maxRank: 1.5 }, "OUT_OF_RANGE"],
+    [{ maxRank: "2" }, "INVALID_ARGUMENT"],
+  ] as const)("options %j: %s (MirrorIterate and DenseMirrorIterate)", (bad, code) => {
+    expect(codeOf(() => new MirrorIterate({ ...o, ...bad } as never))).toBe(code);
+    expect(codeOf(() => new DenseMirrorIterate({ ...o, ...bad } as never))).toBe(code);
+  });
+
+  test("MirrorIterate: reorthEvery an integer >= 0, geometry one of the two", () => {
+    expect(codeOf(() => new MirrorIterate({ ...o, reorthEvery: -1 }))).toBe("OUT_OF_RANGE");
+    expect(codeOf(() => new MirrorIterate({ ...o, reorthEvery: 0.5 }))).toBe("OUT_OF_RANGE");
+    expect(codeOf(() => new MirrorIterate({ ...o, geometry: "foo" as never }))).toBe("INVALID_ARGUMENT");
+    expect(new MirrorIterate({ ...o, reorthEvery: 0, geometry: "euclidean" }).reorthEvery).toBe(0);
+    expect(new MirrorIterate({ ...o, maxRank: 1e9 }).maxRank).toBe(3);
+  });
+
+  test("step(q, rho) with q of the wrong length, non-finite entries or a non-finite rho, and score(q) of the wrong length, throw; the iterate is unchanged", () => {
+    const rng = seeded(5);
+    for (const make of [() => new MirrorIterate(o), () => new DenseMirrorIterate(o)]) {
+      const it = make();
+      for (let t = 0; t < 5; t++) it.step(unitVector(rng, 3), 0.7);
+      const q = unitVector(rng, 3);
+      const before = [it.score(q), it.lastThreshold, ...(it instanceof MirrorIterate ? it.toDense() : it.W)];
+      const bad: [() => void, string][] = [
+        [() => it.step(Float64Array.of(1, 0), 0.5), "DIMENSION_MISMATCH"],
+        [() => it.step(Float64Array.of(1, 0, 0, 0), 0.5), "DIMENSION_MISMATCH"],
+        [() => it.step(Float64Array.of(Number.NaN, 0, 0), 0.5), "NON_FINITE"],
+        [() => it.step([0.5, Number.POSITIVE_INFINITY, 0], 0.5), "NON_FINITE"],
+        [() => it.step(q, Number.NaN), "NON_FINITE"],
+        [() => it.step(q, Number.NEGATIVE_INFINITY), "NON_FINITE"],
+        [() => it.step(q, "1" as never), "INVALID_ARGUMENT"],
+      ];
+      bad.push([() => it.score(Float64Array.of(1, 0)), "DIMENSION_MISMATCH"]);
+      bad.push([() => it.score(Float64Array.of(1, 0, 0, 0)), "DIMENSION_MISMATCH"]);
+      for (const [f, code] of bad) expect(codeOf(f)).toBe(code);
+      const after = [it.score(q), it.lastThreshold, ...(it instanceof MirrorIterate ? it.toDense() : it.W)];
+      expect(after).toEqual(before);
+    }
+  });
+
+  test("CoinBetting: initial wealth finite and > 0; update needs |g| <= 1 and |z| <= wealth / 2, else nothing changes", () => {
+    expect(codeOf(() => new CoinBetting(0))).toBe("OUT_OF_RANGE");
+    expect(codeOf(() => new CoinBetting(-1))).toBe("OUT_OF_RANGE");
+    expect(codeOf(() => new CoinBetting(Number.NaN))).toBe("NON_FINITE");
+    expect(new CoinBetting(Number.MIN_VALUE).wealth).toBe(Number.MIN_VALUE);
+    const c = new CoinBetting(1);
+    for (let t = 0; t < 10; t++) c.update(-1, c.bet());
+    const state = () => [c.wealth, c.fraction, c.curvature];
+    const before = state();
+    expect(codeOf(() => c.update(1.5, c.bet()))).toBe("OUT_OF_RANGE");
+    expect(codeOf(() => c.update(Number.NaN, c.bet()))).toBe("NON_FINITE");
+    // A bet above half the wealth could drive the wealth negative (here: to -0.5 times it).
+    expect(codeOf(() => c.update(1, 1.5 * c.wealth))).toBe("OUT_OF_RANGE");
+    expect(codeOf(() => c.update(1, Number.POSITIVE_INFINITY))).toBe("NON_FINITE");
+    expect(state()).toEqual(before);
+    c.update(1, 0.5 * c.wealth); // the largest bet allowed
+    expect(c.wealth).toBe((before[0] as number) / 2);
+  });
+});

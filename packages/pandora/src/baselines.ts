@@ -32,11 +32,10 @@ import {
   type Snapshot,
   snapshotCorrupt,
 } from "@routekit/core";
-import { shermanMorrisonUpdate } from "@routekit/linalg";
 import { CascadePolicyBase, type CascadeRecord } from "./episodes.js";
 import { type IndexLink, type IndexLinkName, indexLink, type RewardLinkName, rewardLink } from "./links.js";
 import { parameterVector, RIDGE_RANGE, requireStoredForm } from "./options.js";
-import { INVERSE_REFRESH, RewardModel, refreshInverse } from "./reward.js";
+import { RewardModel, updateInverse } from "./reward.js";
 
 /** Options every baseline shares. */
 export interface BaselineOptions {
@@ -469,7 +468,7 @@ function readOneShot(o: Record<string, unknown>) {
 interface OneShotArm {
   /** Updates learned. */
   n: number;
-  /** Upper triangle of A = ridge I + sum psi psi^T (A^-1 is recomputed from it every INVERSE_REFRESH updates). */
+  /** Upper triangle of A = ridge I + sum psi psi^T (A^-1 is kept by updateInverse). */
   A: Float64Array;
   Ainv: Float64Array;
   b: Float64Array;
@@ -566,8 +565,7 @@ export class OneShot extends CascadePolicyBase {
     for (let a = 0; a < m; a++)
       for (let b = a; b < m; b++)
         st.A[a * m + b] = (st.A[a * m + b] as number) + (psi[a] as number) * (psi[b] as number);
-    if (st.n % INVERSE_REFRESH === 0) refreshInverse(st.A, m, st.Ainv, this.L, this.u);
-    else shermanMorrisonUpdate(st.Ainv, m, psi, this.u);
+    updateInverse(st.A, m, st.Ainv, psi, st.n, this.L, this.u);
     const y = r.reward - q.cost;
     for (let k = 0; k < this.m; k++) st.b[k] = (st.b[k] as number) + y * (psi[k] as number);
   }

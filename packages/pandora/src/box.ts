@@ -1,13 +1,13 @@
 /**
  * Per-box learner state of COSMOS: the box's queried samples (index features psi_s, reward features
  * phi_s, reward mu_s used in the index loss, cost c_s), the index design V_a(eta1) = eta1 I + sum psi psi^T
- * and its inverse kept by Sherman-Morrison (recomputed from V_a by Cholesky every {@link INVERSE_REFRESH}
- * samples, so rounding does not accumulate over long runs), the outer-product sum P_a = sum phi_s phi_s^T
+ * and its inverse kept by Sherman-Morrison (recomputed from V_a by Cholesky every INVERSE_REFRESH
+ * samples, so rounding does not accumulate over long runs, and whenever it loses a positive diagonal:
+ * {@link updateInverse}), the outer-product sum P_a = sum phi_s phi_s^T
  * (for the plug-in radius), and rho-hat.
  */
 import { encodeF64, type Json, readF64, readInt, readObject, snapshotCorrupt } from "@routekit/core";
-import { shermanMorrisonUpdate } from "@routekit/linalg";
-import { INVERSE_REFRESH, RowStore, refreshInverse } from "./reward.js";
+import { RowStore, updateInverse } from "./reward.js";
 
 export class BoxState {
   readonly psi: RowStore;
@@ -67,8 +67,7 @@ export class BoxState {
     for (let i = 0; i < m; i++)
       for (let j = i; j < m; j++)
         this.V[i * m + j] = (this.V[i * m + j] as number) + (psi[i] as number) * (psi[j] as number);
-    if (this.n % INVERSE_REFRESH === 0) refreshInverse(this.V, m, this.Vinv, this.L, this.u);
-    else shermanMorrisonUpdate(this.Vinv, m, psi, this.u);
+    updateInverse(this.V, m, this.Vinv, psi, this.n, this.L, this.u);
   }
 
   /** ||psi||_{V^-1}. */

@@ -19,6 +19,7 @@ import {
   type CascadePolicy,
   type CascadeStep,
   checkEvent,
+  copyNumbers,
   DecisionLedger,
   type DecisionRef,
   decodeF64,
@@ -27,10 +28,12 @@ import {
   EVENT_VERSION,
   encodeF64,
   eventVector,
+  isFloatArray,
   type Json,
   Rng,
   type RngState,
   RouteKitError,
+  readLength,
   readObject,
   type Snapshot,
   snapshotCorrupt,
@@ -56,6 +59,23 @@ function checkNorm(v: ArrayLike<number>, what: string, code: ErrorCode): void {
   const s = squaredNorm(v);
   if (!(s <= MAX_SQUARED_NORM))
     throw new RouteKitError(code, `${what} has squared norm ${s}, expected <= ${MAX_SQUARED_NORM} (rescale it)`);
+}
+
+/**
+ * A copy of a vector input, each entry read once, then validated (a getter or proxy cannot pass the checks with
+ * one value and be stored with another): INVALID_ARGUMENT, DIMENSION_MISMATCH or NON_FINITE as
+ * `assertVector`. -0 is written as 0.
+ */
+function readVectorOnce(v: unknown, dim: number, what: string): Float64Array {
+  if (!isFloatArray(v) && !Array.isArray(v)) assertVector(v, dim, what);
+  const src = v as ArrayLike<unknown>;
+  if (readLength(src, what) !== dim) assertVector(src, dim, what);
+  const out = new Float64Array(dim);
+  if (isFloatArray(src)) out.set(src);
+  else copyNumbers(src, out, dim, what);
+  for (let i = 0; i < dim; i++) out[i] = (out[i] as number) + 0;
+  assertVector(out, dim, what);
+  return out;
 }
 
 /** A request context as `begin` takes it: `dim` finite numbers of squared norm <= MAX_SQUARED_NORM. */
@@ -187,14 +207,14 @@ export abstract class CascadePolicyBase implements CascadePolicy {
   }
 
   begin(context: VectorInput): string {
-    checkContext(context, this.contextDim);
+    // The episode's copy of the context, each entry read once and the copy validated (-0 written as 0, so event
+    // JSON round trips are exact).
+    const ctx = readVectorOnce(context, this.contextDim, "context");
+    checkNorm(ctx, "context", ErrorCode.OutOfRange);
     this.table.checkNotEmpty();
     const A = this.table.size;
     if (this.sigmaBuf.length < A) this.sigmaBuf = new Float64Array(2 * A);
     const sigma = this.sigmaBuf;
-    // The episode's copy of the context (-0 written as 0, so event JSON round trips are exact).
-    const ctx = new Float64Array(this.contextDim);
-    for (let i = 0; i < this.contextDim; i++) ctx[i] = (context[i] as number) + 0;
     const beta = this.plan(ctx, sigma);
     const order = this.orderBuf;
     order.length = A;
@@ -263,11 +283,10 @@ export abstract class CascadePolicyBase implements CascadePolicy {
         ErrorCode.InvalidArgument,
         `observe(${describe(arm)}) but next() asked for "${e.awaiting}"`,
       );
-    assertVector(outputFeatures, this.outputDim, "outputFeatures");
-    checkNorm(outputFeatures, "outputFeatures", ErrorCode.OutOfRange);
+    const phi = readVectorOnce(outputFeatures, this.outputDim, "outputFeatures");
+    checkNorm(phi, "outputFeatures", ErrorCode.OutOfRange);
     assertFinite(cost, "cost");
     checkMagnitude(cost, "cost", 0, ErrorCode.OutOfRange);
-    const phi = Float64Array.from(outputFeatures, (v) => (v === 0 ? 0 : v));
     const mu = this.optimisticReward(phi, e.beta);
     e.queried.push(arm);
     e.features.push(phi);

@@ -50,6 +50,55 @@ export function refreshInverse(
   if (choleskyFactorUpper(A, n, L)) choleskyInverseUpper(L, n, Ainv, work);
 }
 
+/**
+ * Keeps Ainv = A^-1 after the caller added x x^T to the upper triangle of SPD A (the `count`-th update):
+ * Sherman-Morrison, recomputed from A by Cholesky every {@link INVERSE_REFRESH} updates, and also whenever
+ * Sherman-Morrison left a diagonal entry of Ainv that is not > 0. That happens when A mixes scales (an
+ * accepted context of norm 1e20 next to the intercept and the ridge): the update cancels catastrophically
+ * and the inverse would claim a negative variance, which the snapshot readers rightly refuse. The check is
+ * O(n) per update; ordinary inputs never trigger the recompute, so their inverses are bit for bit as before.
+ */
+export function updateInverse(
+  A: Float64Array,
+  n: number,
+  Ainv: Float64Array,
+  x: Float64Array,
+  count: number,
+  L: Float64Array,
+  work: Float64Array,
+): void {
+  if (count % INVERSE_REFRESH !== 0) {
+    shermanMorrisonUpdate(Ainv, n, x, work);
+    if (positiveDiagonal(Ainv, n)) return;
+  }
+  recomputeInverse(A, n, Ainv, L, work);
+}
+
+function positiveDiagonal(M: Float64Array, n: number): boolean {
+  for (let i = 0; i < n; i++) if (!((M[i * n + i] as number) > 0 && (M[i * n + i] as number) < Infinity)) return false;
+  return true;
+}
+
+/**
+ * Ainv = A^-1 by Cholesky, with a positive diagonal. When rounding makes A numerically indefinite (the ridge is
+ * lost next to entries near 1e100), it inverts A + delta I instead, for the smallest delta = 2^k eps max_i A_ii
+ * (k >= 0) that factors: a shift far below A's own rounding. A stays as it is.
+ */
+function recomputeInverse(A: Float64Array, n: number, Ainv: Float64Array, L: Float64Array, work: Float64Array): void {
+  let top = 0;
+  for (let i = 0; i < n; i++) top = Math.max(top, A[i * n + i] as number);
+  let delta = 0;
+  for (let k = 0; k < 200; k++) {
+    for (let i = 0; i < n; i++) for (let j = 0; j <= i; j++) L[i * n + j] = A[j * n + i] as number;
+    for (let i = 0; i < n; i++) L[i * n + i] = (L[i * n + i] as number) + delta;
+    if (choleskyFactor(L, n, L)) {
+      choleskyInverseUpper(L, n, Ainv, work);
+      if (positiveDiagonal(Ainv, n)) return;
+    }
+    delta = delta === 0 ? Number.EPSILON * top : 2 * delta;
+  }
+}
+
 /** A growable row-major store of fixed-width rows. */
 export class RowStore {
   data: Float64Array;
@@ -188,8 +237,7 @@ export class RewardModel {
         this.Phi[i * d + j] = (this.Phi[i * d + j] as number) + (phi[i] as number) * (phi[j] as number);
     }
     // Sherman-Morrison, recomputed from Phi every INVERSE_REFRESH observations (no accumulated rounding).
-    if (this.count % INVERSE_REFRESH === 0) refreshInverse(this.Phi, d, this.PhiInv, this.H, this.u);
-    else shermanMorrisonUpdate(this.PhiInv, d, phi, this.u);
+    updateInverse(this.Phi, d, this.PhiInv, phi, this.count, this.H, this.u);
   }
 
   toJSON(): Json {

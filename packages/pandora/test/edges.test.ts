@@ -1,4 +1,5 @@
-import type { CascadePolicy } from "@routekit/core";
+import { type CascadePolicy, decodeF64, type Snapshot } from "@routekit/core";
+import { shermanMorrisonUpdate } from "@routekit/linalg";
 import { describe, expect, it } from "vitest";
 import {
   Cosmos,
@@ -6,10 +7,12 @@ import {
   IndexSolver,
   indexLink,
   linearTailsLink,
+  OneShot,
   QueryAll,
   RewardModel,
   rewardLink,
   ThresholdCascade,
+  updateInverse,
   WeitzmanOracle,
 } from "../src/index.js";
 
@@ -78,6 +81,117 @@ describe("parameters given as options are bounded like the inputs, so no product
     const e = q.begin(Float64Array.of(0.3));
     expect(q.next(e)).toEqual({ query: "__proto__" }); // index tanh(0.5) > tanh(0.2)
   });
+});
+
+describe("inputs of mixed scale (inside the documented bounds) keep every kept inverse positive definite", () => {
+  // A context of norm 1e20 next to the intercept (or answer features of norm 1e20 next to the ridge) made the
+  // Sherman-Morrison update cancel: V_a^-1 (or Phi^-1) got a negative diagonal after 2 episodes, the widths a
+  // negative variance (read as 0), and the policy's own snapshot was refused by fromJSON as SNAPSHOT_CORRUPT.
+  const common = { arms, contextDim: 2, outputDim: 2 };
+  const run = (
+    p: CascadePolicy,
+    restore: (s: unknown) => CascadePolicy,
+    ctx: (t: number) => number[],
+    phi: (t: number) => number[],
+  ) => {
+    for (let t = 0; t < 300; t++) {
+      episode(p, ctx(t), phi(t));
+      const json = JSON.stringify(p.toJSON());
+      expect(JSON.stringify(restore(JSON.parse(json)).toJSON()), `episode ${t}`).toBe(json);
+    }
+  };
+  const wave = (t: number) => (((t * 7919) % 1000) + 1) / 1000;
+  it.each([
+    [
+      "Cosmos, known reward, contexts of norm 1e20",
+      { rewardParameter: [1, 0] },
+      (t: number) => [1e20 * wave(t), wave(t + 1)],
+      (t: number) => [wave(t), 0.5],
+    ],
+    [
+      "Cosmos, learned reward, answer features of norm 1e20",
+      {},
+      (t: number) => [wave(t), wave(t + 1)],
+      (t: number) => [1e20 * wave(t), wave(t + 2)],
+    ],
+    [
+      "Cosmos, contexts alternating 7e49 and 0.5 (squared norm < 1e100)",
+      { indexRidge: 1e-8 },
+      (t: number) => (t % 2 ? [7e49, 0] : [0.5, 0.5]),
+      (t: number) => [wave(t), 0.5],
+    ],
+  ] as const)("%s: the snapshot after every episode reads back", (_name, extra, ctx, phi) => {
+    run(new Cosmos({ ...common, ...extra } as CosmosOptions), (s) => Cosmos.fromJSON(s as Snapshot), ctx, phi);
+  });
+  it("the kept inverses have a positive diagonal (OneShot's A^-1 too, whose reader does not check it)", () => {
+    const p = new Cosmos({ ...common, rewardParameter: [1, 0] });
+    const q = new OneShot(common);
+    for (let t = 0; t < 20; t++) {
+      episode(p, t % 2 ? [1e20, 0] : [0.5, 0.5], [wave(t), 0.5]);
+      episode(q, t % 2 ? [1e20, 0] : [0.5, 0.5], [wave(t), 0.5]);
+    }
+    const diag = (flat: number[], m: number) => Array.from({ length: m }, (_, i) => flat[i * m + i] as number);
+    const decode = (v: unknown) => Array.from(decodeF64(v as never, "inverse", 9));
+    const st = p.toJSON().state as { boxes: { Vinv: unknown }[] };
+    for (const b of st.boxes) for (const v of diag(decode(b.Vinv), 3)) expect(v).toBeGreaterThan(0);
+    const os = q.toJSON().state as { states: { Ainv: unknown }[] };
+    for (const b of os.states) for (const v of diag(decode(b.Ainv), 3)) expect(v).toBeGreaterThan(0);
+  });
+  it("ordinary inputs keep the plain Sherman-Morrison inverse bit for bit (the repair never runs)", () => {
+    const m = 3;
+    const A = new Float64Array(m * m);
+    const kept = new Float64Array(m * m);
+    const plain = new Float64Array(m * m);
+    for (let i = 0; i < m; i++) {
+      A[i * m + i] = 1;
+      kept[i * m + i] = 1;
+      plain[i * m + i] = 1;
+    }
+    const L = new Float64Array(m * m);
+    const u = new Float64Array(m);
+    for (let t = 1; t < 256; t++) {
+      const x = Float64Array.of(1, wave(t) - 0.5, wave(t + 3) - 0.5);
+      for (let i = 0; i < m; i++)
+        for (let j = i; j < m; j++) A[i * m + j] = (A[i * m + j] as number) + (x[i] as number) * (x[j] as number);
+      updateInverse(A, m, kept, x, t, L, u);
+      shermanMorrisonUpdate(plain, m, x, u);
+    }
+    expect(Array.from(kept)).toEqual(Array.from(plain));
+  });
+});
+
+describe("vector inputs are read once", () => {
+  /** An array whose entry i reads as `vals[i]` for its first `reads` reads and as NaN after (a getter or proxy). */
+  const flaky = (vals: number[], reads: number): number[] => {
+    const count = vals.map(() => 0);
+    return new Proxy(vals.slice(), {
+      get(t, k) {
+        if (typeof k === "string" && /^\d+$/.test(k)) {
+          const i = Number(k);
+          count[i] = (count[i] as number) + 1;
+          return (count[i] as number) > reads ? Number.NaN : t[i];
+        }
+        return Reflect.get(t, k);
+      },
+    });
+  };
+  it.each([1, 2, 3])(
+    "begin's context and observe's features that turn NaN after %i reads are learned as first read (NaN got in; the snapshot was unreadable)",
+    (reads) => {
+      const p = new Cosmos({ arms, contextDim: 2, outputDim: 2 });
+      const e = p.begin(flaky([0.1, -0.2], reads));
+      const s = p.next(e);
+      if (!("query" in s)) throw new Error("expected a query");
+      p.observe(e, s.query, flaky([0.6, 0.3], reads), 0.1);
+      p.choose(e);
+      const record = p.decisionRecord(e);
+      expect(record.decision.context).toEqual([0.1, -0.2]);
+      expect(record.decision.queried[0]?.features).toEqual([0.6, 0.3]);
+      p.feedback(e, 1);
+      const json = JSON.stringify(p.toJSON());
+      expect(JSON.stringify(Cosmos.fromJSON(JSON.parse(json)).toJSON())).toBe(json);
+    },
+  );
 });
 
 describe("models removed while an episode is open", () => {

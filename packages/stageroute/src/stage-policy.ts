@@ -391,6 +391,21 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
     if (this.learned % this.config.stageLength === 0) this.deploy();
   }
 
+  /**
+   * `learn` refuses what `update` refuses, as INVALID_EVENT (the rule for every refused event): that includes a
+   * cost whose sum in cost units overflows, which applyFeedback finds (OUT_OF_RANGE from `update`).
+   */
+  override learn(event: ArmEvent): void {
+    try {
+      super.learn(event);
+    } catch (e) {
+      if (e instanceof RouteKitError && e.code === ErrorCode.OutOfRange) {
+        throw new RouteKitError(ErrorCode.InvalidEvent, `event ${e.message}`);
+      }
+      throw e;
+    }
+  }
+
   protected uidOf(payload: StagePayload): number {
     return payload.uid;
   }

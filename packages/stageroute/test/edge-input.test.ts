@@ -46,6 +46,31 @@ describe("options whose cost-unit value overflows", () => {
   });
 });
 
+describe("a finite cost that overflows the statistics in cost units", () => {
+  it("is OUT_OF_RANGE (as the README lists) and changes nothing; the decision still takes its feedback", () => {
+    for (const make of makers) {
+      // budget 1e-100 is the unit: a cost of 1e299 is 1e399 budgets, not a finite number.
+      const p = make({ ...base, budget: 1e-100 });
+      const d = p.select();
+      const before = JSON.stringify(p.toJSON());
+      expect(code(() => p.update(d, { reward: 1, cost: 1e299 }))).toBe("OUT_OF_RANGE");
+      expect(code(() => p.learn({ ...p.decisionRecord(d), feedback: { reward: 1, cost: 1e299 } }))).toBe(
+        "INVALID_EVENT",
+      );
+      expect(JSON.stringify(p.toJSON())).toBe(before);
+      // Two costs that fit alone but not summed: the second is refused, the first stays learned.
+      const q = make({ ...base, budget: 1e-100, costUnit: 1 });
+      q.update(q.select(), { reward: 1, cost: 1.5e308 });
+      const e = q.select();
+      const mid = JSON.stringify(q.toJSON());
+      expect(code(() => q.update(e, { reward: 1, cost: 1.5e308 }))).toBe("OUT_OF_RANGE");
+      expect(JSON.stringify(q.toJSON())).toBe(mid);
+      q.update(e, { reward: 1, cost: 1 });
+      expect(q.totalCost).toBe(1.5e308 + 1);
+    }
+  });
+});
+
 type Policy = StageRoute | RatioGreedy | StageOracle;
 const restorers = [StageRoute.fromJSON, RatioGreedy.fromJSON, StageOracle.fromJSON] as ((s: unknown) => Policy)[];
 
