@@ -69,8 +69,11 @@ export class Rng {
     } else {
       if (!Number.isFinite(seed))
         throw new RouteKitError(ErrorCode.InvalidArgument, `seed must be finite, got ${seed}`);
-      const lo = seed | 0;
-      const hi = Math.floor(seed / 4294967296) | 0;
+      // The integer part, toward zero: -0.5 seeds as 0 and -4294967296.5 as -4294967296 (floor of a
+      // negative fraction would move the high word and give a stream no integer seed has).
+      const n = Math.trunc(seed);
+      const lo = n | 0;
+      const hi = Math.floor(n / 4294967296) | 0;
       words = [lo, hi, mix32(lo), mix32(hi ^ 0x5bd1e995)];
     }
     return new Rng(words, xoroshiro128plusFromState(keyToState(words)));
@@ -146,7 +149,9 @@ export class Rng {
 
   /** Gamma(shape, 1) by Marsaglia-Tsang; shape < 1 through the boost u^(1/shape). */
   gamma(shape: number): number {
-    if (!(shape > 0)) throw new RouteKitError(ErrorCode.InvalidArgument, `gamma shape must be > 0, got ${shape}`);
+    if (!(shape > 0 && shape < Number.POSITIVE_INFINITY)) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `gamma shape must be finite and > 0, got ${shape}`);
+    }
     if (shape < 1) {
       let u = 0;
       while (u === 0) u = this.uniform();
@@ -174,8 +179,8 @@ export class Rng {
    * (their limit, a Bernoulli(a / (a + b)) draw) instead of 0/0 = NaN. Both paths use the same draws.
    */
   beta(a: number, b: number): number {
-    if (!(a > 0) || !(b > 0)) {
-      throw new RouteKitError(ErrorCode.InvalidArgument, `beta shapes must be > 0, got ${a} and ${b}`);
+    if (!(a > 0 && a < Number.POSITIVE_INFINITY) || !(b > 0 && b < Number.POSITIVE_INFINITY)) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `beta shapes must be finite and > 0, got ${a} and ${b}`);
     }
     if (a >= 1 && b >= 1) {
       const x = this.gamma(a);
@@ -202,19 +207,33 @@ export class Rng {
    * over the first `n` entries. Throws INVALID_ARGUMENT (drawing nothing) otherwise.
    */
   categorical(weights: ArrayLike<number>, n = weights.length): number {
+    if (!(n >= 1 && n <= weights.length) || !Number.isInteger(n)) {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `categorical needs an integer n in [1, ${weights.length}] (the number of weights), got ${n}`,
+      );
+    }
     let total = 0;
     let min = 0;
+    let max = 0;
     for (let i = 0; i < n; i++) {
       const w = weights[i] as number;
       total += w;
       if (w < min) min = w;
+      if (w > max) max = w;
+    }
+    // Finite weights whose sum overflows (two of 1e308) are valid: they are drawn from scaled by the largest.
+    const scale = total === Number.POSITIVE_INFINITY && max < Number.POSITIVE_INFINITY ? 1 / max : 1;
+    if (scale !== 1) {
+      total = 0;
+      for (let i = 0; i < n; i++) total += (weights[i] as number) * scale;
     }
     if (!(total > 0) || !Number.isFinite(total) || min < 0) {
       throw new RouteKitError(ErrorCode.InvalidArgument, "categorical weights must be finite, >= 0 and not all 0");
     }
     let u = uniformFloat64(this.gen) * total;
     for (let i = 0; i < n; i++) {
-      u -= weights[i] as number;
+      u -= (weights[i] as number) * scale;
       if (u < 0) return i;
     }
     // Rounding can leave u >= 0 after the last subtraction: return the last positive weight.
