@@ -1,6 +1,6 @@
 import { ErrorCode, RouteKitError } from "./errors.js";
-import type { Json } from "./snapshot.js";
 import { maxPendingOption } from "./options.js";
+import type { Json } from "./snapshot.js";
 import { describe, errorText } from "./validate.js";
 
 /**

@@ -139,9 +139,10 @@ describe("DecisionLedger", () => {
       ["3", ErrorCode.InvalidArgument],
     ];
     for (const [maxPending, code] of cases) {
-      expect(codeOf(() => new DecisionLedger(numCodec(), { maxPending: maxPending as number })), String(maxPending)).toBe(
-        code,
-      );
+      expect(
+        codeOf(() => new DecisionLedger(numCodec(), { maxPending: maxPending as number })),
+        String(maxPending),
+      ).toBe(code);
     }
     expect(codeOf(() => new DecisionLedger(numCodec(), { prefix: 5 as unknown as string }))).toBe(
       ErrorCode.InvalidArgument,

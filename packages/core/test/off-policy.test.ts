@@ -649,7 +649,9 @@ describe("errors: typed, before anything is computed, the policy untouched", () 
       expect(r.upper - r.estimate).toBeCloseTo(z * r.se, 12);
       expect(r.estimate - r.lower).toBeCloseTo(z * r.se, 12);
     }
-    const replay = replayEvaluate(logs[0] as ArmEvent[], new TestPolicy({ arms: ARMS, seed: 1, epsilon: 0.2 }), { level });
+    const replay = replayEvaluate(logs[0] as ArmEvent[], new TestPolicy({ arms: ARMS, seed: 1, epsilon: 0.2 }), {
+      level,
+    });
     expect(Number.isFinite(replay.upper) && replay.upper > replay.estimate).toBe(true);
     // The usual levels keep their z: 1.959963984540054 at 0.95.
     const r95 = estimateOffPolicy(logs[0] as ArmEvent[], { target });

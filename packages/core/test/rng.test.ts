@@ -381,7 +381,10 @@ describe("Outside audit (session 8): valid extremes of the Rng contract", () => 
     for (const n of [0, 1.5, 4, Number.NaN]) {
       const r = Rng.fromSeed(8);
       const before = JSON.stringify(r.toJSON());
-      expect(codeOf(() => r.categorical([1, 2, 3], n)), String(n)).toBe(ErrorCode.InvalidArgument);
+      expect(
+        codeOf(() => r.categorical([1, 2, 3], n)),
+        String(n),
+      ).toBe(ErrorCode.InvalidArgument);
       expect(JSON.stringify(r.toJSON())).toBe(before);
     }
   });
