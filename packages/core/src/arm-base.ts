@@ -259,7 +259,8 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
     let once: ArmEvent = event;
     if (event !== null && typeof event === "object") {
       try {
-        once = { ...event, feedback: readFeedbackOnce(event.feedback, this.eventFeedbackCopy) };
+        const copy = { ...event }; // each field read once: the feedback below is the one the spread read
+        once = { ...copy, feedback: readFeedbackOnce(copy.feedback, this.eventFeedbackCopy) };
       } catch (e) {
         throw new RouteKitError(ErrorCode.InvalidEvent, `reading the event threw: ${errorText(e)}`);
       }
