@@ -52,6 +52,10 @@ function keyToState(key: readonly number[]): number[] {
  * and the label only, never from how many numbers the parent has drawn, so adding a draw in one
  * component never shifts the random numbers of another.
  */
+// A registered symbol, as RouteKitError's: an Rng made by another copy of core (the CommonJS build next to the
+// ESM one, a second bundle) is still an Rng, e.g. the runner's stream given to a policy loaded through require.
+const RNG_BRAND = Symbol.for("@routekit/core/Rng");
+
 export class Rng {
   private readonly key: readonly number[];
   private gen: RandomGenerator;
@@ -59,6 +63,12 @@ export class Rng {
   private constructor(key: readonly number[], gen: RandomGenerator) {
     this.key = key;
     this.gen = gen;
+    Object.defineProperty(this, RNG_BRAND, { value: true });
+  }
+
+  /** `x instanceof Rng` for an Rng of any copy of this module. */
+  static [Symbol.hasInstance](x: unknown): boolean {
+    return x !== null && typeof x === "object" && (x as Record<symbol, unknown>)[RNG_BRAND] === true;
   }
 
   /** A stream from an integer or string seed. Same seed, same numbers, on every platform. */

@@ -84,6 +84,19 @@ describe("RouteKitError brand", () => {
     expect(isRouteKitError(new Error("m"))).toBe(false);
     expect(isRouteKitError({ code: "NO_ARMS" })).toBe(false);
   });
+
+  it("an Rng of the CommonJS build is an rng option of the ESM one, and back (was INVALID_ARGUMENT 'must be an Rng')", () => {
+    // The runner of one copy hands its policy stream to a factory whose policy comes from the other copy.
+    const require = createRequire(import.meta.url);
+    const cjs = require("../dist/index.cjs") as typeof import("../src/index.js");
+    const fromCjs = cjs.Rng.fromSeed(7);
+    expect(fromCjs instanceof Rng).toBe(true);
+    expect(rngOption({ rng: fromCjs })).toBe(fromCjs);
+    expect(cjs.rngOption({ rng: Rng.fromSeed(7) }).uniform()).toBe(Rng.fromSeed(7).uniform());
+    expect({} instanceof Rng).toBe(false);
+    expect(Object.create(Rng.prototype) instanceof Rng).toBe(false);
+    expect(code(() => rngOption({ rng: { uniform: () => 0.5 } }))).toBe(ErrorCode.InvalidArgument);
+  });
 });
 
 describe("decision events", () => {
