@@ -153,6 +153,19 @@ export class DecisionLedger<P> {
     return p;
   }
 
+  /**
+   * The id of the decision `ref` names, as issued (prefix + sequence number). Right after `get(ref)` of the same
+   * object it does not read `ref.id` again, so a record made with it names the decision `get` resolved even when
+   * the id is a getter that changes between reads. Throws as `get` does for an id this ledger never issued.
+   */
+  idOf(ref: DecisionRef): string {
+    if (typeof ref === "string") {
+      this.parse(ref);
+      return ref;
+    }
+    return this.prefix + (ref === this.lastRef ? this.lastRefSeq : this.parse(ref));
+  }
+
   /** Removes a decision after its feedback has been applied. */
   settle(ref: DecisionRef): void {
     const seq = ref === this.lastRef ? this.lastRefSeq : this.parse(ref);

@@ -159,6 +159,20 @@ function checkLearnReadsOnce(trace: Trace, p: PolicyBase, event: unknown): numbe
   return 1;
 }
 
+/** A record through a reference whose id changes between reads: it names the decision read first. */
+function checkFlippingRecord(trace: Trace, p: PolicyBase, id: string): number {
+  const what = "decisionRecord(decision whose id getter changes between reads)";
+  trace.push(what);
+  let rec: { id?: unknown } | undefined;
+  try {
+    rec = (p as unknown as { decisionRecord(d: unknown): { id?: unknown } }).decisionRecord(flippingRef(id));
+  } catch (e) {
+    trace.fail(`${what} threw ${describeError(e)}`);
+  }
+  if (rec?.id !== id) trace.fail(`${what} names ${JSON.stringify(rec?.id)}, not the decision it resolved ("${id}")`);
+  return 1;
+}
+
 /** With one hostile value in slot 0 of an otherwise valid vector. */
 const poisoned = (valid: readonly number[], v: unknown): unknown[] => [v, ...valid.slice(1)];
 
@@ -241,6 +255,7 @@ export function checkHostileArm(spec: ArmPolicySpec): number {
     () => P.update?.call(p, throwingField({}, "id"), fb()),
     true,
   );
+  n += checkFlippingRecord(trace, p, p.select(ctx()).id);
   n += checkFlippingRef(trace, p, d5.id, fb());
   if (p.contextDim > 0) {
     const x = unitVector(rng, p.contextDim);
@@ -348,6 +363,7 @@ export function checkHostileAssortment(spec: AssortmentPolicySpec): number {
     () => P.update?.call(p, throwingField({}, "id"), { choice: null }),
     true,
   );
+  n += checkFlippingRecord(trace, p, p.select(query()).id);
   n += checkFlippingRef(trace, p, d4.id, { choice: null });
   n += attempt(
     trace,
@@ -445,6 +461,7 @@ export function checkHostileCascade(spec: CascadePolicySpec): number {
   );
   p.observe(o2.e, o2.arm, Float64Array.from(box(p.outputDim)), 0.1);
   p.choose(o2.e);
+  n += checkFlippingRecord(trace, p, o2.e);
   const rec2 = p.decisionRecord(o2.e);
   p.feedback(o2.e, 0.5);
   n += checkLearnReadsOnce(trace, p, { ...rec2, feedback: { reward: 0.5 } });
