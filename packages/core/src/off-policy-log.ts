@@ -161,7 +161,7 @@ export function callNumber(
       index: i,
     });
   }
-  return checkValue(v, `events[${i}]: ${name}(${describe(arm)}, context)`, i, probability);
+  return checkValue(v, `${name}(${describe(arm)}, context)`, i, probability); // checkValue prefixes events[i]
 }
 
 /** `v` as a finite number (in [0, 1] for a probability): the typed errors of assertFinite / assertInRange, at event i. */

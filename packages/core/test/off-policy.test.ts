@@ -638,6 +638,18 @@ describe("errors: typed, before anything is computed, the policy untouched", () 
     expect(estimateOffPolicy(base, { target, fallbackPropensity: 1, level: 1e-9, clip: 1e-9 }).maxWeight).toBe(1e-9);
   });
 
+  it("a target value that is not a finite number names its event once (the message said events[0]: events[0]:)", () => {
+    const e = codeOf(() => estimateOffPolicy(logs[0] as ArmEvent[], { target: () => "0.5" as unknown as number }));
+    expect(e.code).toBe(ErrorCode.InvalidArgument);
+    expect(e.index).toBe(0);
+    expect(e.message).toMatch(/^events\[0\]: target\("[a-z]+", context\) must be a finite number/);
+    const r = codeOf(() =>
+      estimateOffPolicy(logs[0] as ArmEvent[], { target: () => 0.5, estimator: "dr", rewardModel: () => Number.NaN }),
+    );
+    expect(r.code).toBe(ErrorCode.NonFinite);
+    expect(r.message).not.toContain("events[0]: events[0]");
+  });
+
   it("a level just below 1 gives a finite interval (it was NUMERICAL: (1 + level) / 2 rounded to 1, z = Infinity)", () => {
     const level = 1 - 2 ** -53; // 0.9999999999999999, the largest level in (0, 1)
     const z = -normalQuantile((1 - level) / 2); // about 8.29
