@@ -3,6 +3,7 @@ import { uniformInt } from "pure-rand/distribution/uniformInt";
 import { xoroshiro128plusFromState } from "pure-rand/generator/xoroshiro128plus";
 import type { RandomGenerator } from "pure-rand/types/RandomGenerator";
 import { ErrorCode, RouteKitError } from "./errors.js";
+import { describe } from "./validate.js";
 
 /** JSON form of an {@link Rng}: its stream key and the generator's current state. */
 export interface RngState {
@@ -115,6 +116,10 @@ export class Rng {
 
   /** An independent child stream named by `label`; the same label always gives the same child. */
   fork(label: string): Rng {
+    // A number label would hash as the empty string (fork(5) was fork(6)), undefined threw a TypeError.
+    if (typeof label !== "string") {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `fork label must be a string, got ${describe(label)}`);
+    }
     const h = fnv1a(label);
     // Chain all parent words and the label into each child word (see keyToState for why).
     const key = keyToState(this.key.map((k, i) => k ^ mix32(h + i)));

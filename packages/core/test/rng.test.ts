@@ -389,6 +389,19 @@ describe("Outside audit (session 8): valid extremes of the Rng contract", () => 
     }
   });
 
+  it("fork refuses a label that is not a string (fork(5) was fork(6): both hashed as the empty string)", () => {
+    const r = Rng.fromSeed(2);
+    const before = JSON.stringify(r.toJSON());
+    for (const label of [5, 6, undefined, null, ["a"], Symbol("s")]) {
+      expect(
+        codeOf(() => r.fork(label as unknown as string)),
+        String(label),
+      ).toBe(ErrorCode.InvalidArgument);
+    }
+    expect(JSON.stringify(r.toJSON())).toBe(before);
+    expect(r.fork("").uniform()).not.toBe(r.fork("5").uniform());
+  });
+
   it("gamma and beta refuse infinite shapes (gamma(Infinity) returned Infinity, beta(Infinity, 1) NaN)", () => {
     const r = Rng.fromSeed(8);
     const before = JSON.stringify(r.toJSON());
