@@ -152,13 +152,15 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
 
   protected createArm(uid: number): SharedArm {
     if (this.slotsUsed === this.cap) {
-      if (this.d + this.cap * 2 > MAX_RIDGE_DIM) {
+      // Doubling, but never past the bound: the last growth stops at MAX_RIDGE_DIM - d slots, so every arm
+      // that fits (context + slots <= MAX_RIDGE_DIM) can be added (doubling past it refused arms that fit).
+      if (this.d + this.cap + 1 > MAX_RIDGE_DIM) {
         throw new RouteKitError(
           ErrorCode.OutOfRange,
           `cannot add an arm: the shared model would exceed ${MAX_RIDGE_DIM} features (context + one slot per arm ever added)`,
         );
       }
-      this.resize(this.cap * 2);
+      this.resize(Math.min(this.cap * 2, MAX_RIDGE_DIM - this.d));
     }
     const slot = this.slotsUsed++;
     const j = this.d + slot;
@@ -312,7 +314,10 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
     const cap = readInt(st, "capacity", maxArms, MAX_RIDGE_DIM - d);
     let c = maxArms;
     while (c < cap) c *= 2;
-    if (c !== cap) snapshotCorrupt('"capacity"', `maxArms (${maxArms}) times a power of 2`);
+    // The last growth may stop at the bound (see createArm).
+    if (c !== cap && cap !== MAX_RIDGE_DIM - d) {
+      snapshotCorrupt('"capacity"', `maxArms (${maxArms}) times a power of 2, or ${MAX_RIDGE_DIM} - contextDim`);
+    }
     const slotsUsed = readInt(st, "slotsUsed", 0, cap);
     const version = readInt(st, "version", 0);
     const ld = d + cap;

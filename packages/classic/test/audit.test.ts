@@ -26,6 +26,27 @@ describe("LinUCB: every accepted contextDim gives a snapshot that serialises", (
     expect(shared.arms).toEqual(["a", "b"]);
   });
 
+  it("LinUCBShared takes every arm that fits in contextDim + slots <= 4096 (doubling refused arms that fit)", () => {
+    // contextDim 4093, maxArms 1: slots 1 -> 2 -> 3 fit (4096 features); doubling 2 -> 4 made the third addArm
+    // OUT_OF_RANGE although the README's bound allows it. Growth now stops at the bound.
+    const p = new LinUCBShared({ arms: ["a"], contextDim: 4093, maxArms: 1, seed: 3 });
+    p.addArm("b");
+    p.addArm("c");
+    expect(p.capacity).toBe(3);
+    expect(codeOf(() => p.addArm("d"))).toBe(ErrorCode.OutOfRange);
+    expect(p.arms).toEqual(["a", "b", "c"]);
+    const x = new Float64Array(4093).fill(1 / 64);
+    for (let i = 0; i < 3; i++) p.update(p.select(x), { reward: i / 2 });
+    const pending = p.select(x);
+    const text = JSON.stringify(p.toJSON());
+    const q = LinUCBShared.fromJSON(JSON.parse(text));
+    expect(JSON.stringify(q.toJSON())).toBe(text);
+    expect(q.capacity).toBe(3);
+    q.update(pending, { reward: 1 });
+    p.update(pending, { reward: 1 });
+    expect(q.select(x)).toEqual(p.select(x));
+  });
+
   it("at the largest contextDim (4096) a one-arm LinUCBDisjoint snapshot stringifies and restores bit-exactly", () => {
     const d = 4096;
     const p = new LinUCBDisjoint({ arms: ["a"], contextDim: d, seed: 1 });

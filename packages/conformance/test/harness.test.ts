@@ -256,6 +256,29 @@ describe("hostile values check catches", () => {
     };
     expect(() => checkHostileArm(lenient)).toThrow(/reward: a bigint \}\) was accepted/);
   });
+  it("a learn that reads the event's arm twice (a getter could pass validation as one arm and be learned as another)", () => {
+    const rereads: ArmPolicySpec = {
+      ...spec,
+      create: (c) => {
+        const p = spec.create(c);
+        const learn = p.learn.bind(p);
+        p.learn = (event) => {
+          // A pre-check that reads the caller's event, then the real learn reads it again.
+          try {
+            const d: unknown = event !== null && typeof event === "object" ? event.decision : undefined;
+            if (d !== null && typeof d === "object") void (d as { arm?: unknown }).arm;
+          } catch {
+            // an unreadable event: the real learn refuses it
+          }
+          learn(event);
+        };
+        return p;
+      },
+    };
+    expect(() => checkHostileArm(rereads)).toThrow(
+      /learn\(event whose fields count their reads\) read decision \(2 times\)/,
+    );
+  });
 });
 
 describe("learn-refusal check catches", () => {

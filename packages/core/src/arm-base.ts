@@ -240,6 +240,7 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
 
   decisionRecord(decision: DecisionRef): ArmEvent {
     const payload = this.ledger.get(decision);
+    const id = this.ledger.idOf(decision); // the id get resolved (decision.id is not read twice)
     const uid = this.uidOf(payload);
     const arm = this.idOfUid.get(uid) ?? this.retired.get(uid);
     if (arm === undefined) throw new RouteKitError(ErrorCode.InvalidState, "pending decision names an unknown arm uid");
@@ -250,7 +251,6 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
     const state = this.eventState(payload);
     if (state !== undefined) d.state = state;
     if (!this.idOfUid.has(uid)) d.retired = true;
-    const id = typeof decision === "string" ? decision : decision.id;
     return { v: EVENT_VERSION, kind: this.kind, protocol: "arm", id, decision: d };
   }
 
@@ -259,7 +259,8 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
     let once: ArmEvent = event;
     if (event !== null && typeof event === "object") {
       try {
-        once = { ...event, feedback: readFeedbackOnce(event.feedback, this.eventFeedbackCopy) };
+        const copy = { ...event }; // each field read once: the feedback below is the one the spread read
+        once = { ...copy, feedback: readFeedbackOnce(copy.feedback, this.eventFeedbackCopy) };
       } catch (e) {
         throw new RouteKitError(ErrorCode.InvalidEvent, `reading the event threw: ${errorText(e)}`);
       }

@@ -137,14 +137,39 @@ function checkFinite(v: unknown, what: string): number {
   return v;
 }
 
+/** Deepest nesting of arrays and objects an event may have (events are shallow JSON; this stops a cycle). */
+const MAX_EVENT_DEPTH = 32;
+
+/**
+ * A plain copy of a JSON-like value: arrays and objects are copied (each own enumerable property or
+ * element read once, so a getter runs once), anything else (numbers, strings, typed arrays, ...) is
+ * returned as it is, for validation to judge.
+ */
+function copyJson(v: unknown, depth: number): unknown {
+  if (v === null || typeof v !== "object" || ArrayBuffer.isView(v)) return v;
+  if (depth > MAX_EVENT_DEPTH) bad("", `JSON nested at most ${MAX_EVENT_DEPTH} levels deep`);
+  if (Array.isArray(v)) {
+    const n = v.length;
+    const out = new Array<unknown>(n);
+    for (let i = 0; i < n; i++) out[i] = copyJson(v[i], depth + 1);
+    return out;
+  }
+  const out: Record<string, unknown> = { ...(v as Record<string, unknown>) };
+  for (const k of Object.keys(out)) out[k] = copyJson(out[k], depth + 1);
+  return out;
+}
+
 /**
  * Checks an event's envelope and feedback shape for `protocol` and returns it typed. Throws
  * INVALID_EVENT naming the first bad field. Policies check the decision against their own
  * configuration (context length, live arms) themselves.
+ *
+ * What it returns is a plain copy of the event, each field and element read once: the values it
+ * checked are the values the caller uses, even when the caller's event has getters or is a proxy.
  */
 export function checkEvent<P extends Protocol>(event: unknown, protocol: P): LearnableEvent<P> {
   try {
-    return checkEventFields(event, protocol);
+    return checkEventFields(copyJson(event, 0), protocol);
   } catch (e) {
     if (e instanceof RouteKitError) throw e;
     // A getter or proxy of the caller's event threw while it was read: the event is unreadable, not a crash.

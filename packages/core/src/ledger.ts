@@ -1,6 +1,7 @@
 import { ErrorCode, RouteKitError } from "./errors.js";
+import { maxPendingOption } from "./options.js";
 import type { Json } from "./snapshot.js";
-import { errorText } from "./validate.js";
+import { describe, errorText } from "./validate.js";
 
 /**
  * "000" .. "999", built on first use: ids from 1000 on are a cached prefix of the thousands plus one of
@@ -73,11 +74,16 @@ export class DecisionLedger<P> {
     private readonly codec: LedgerCodec<P>,
     options: LedgerOptions = {},
   ) {
-    this.maxPending = options.maxPending ?? 100_000;
-    this.prefix = options.prefix ?? "d";
-    if (!(this.maxPending >= 1) || !Number.isInteger(this.maxPending)) {
-      throw new RouteKitError(ErrorCode.InvalidArgument, `maxPending must be an integer >= 1, got ${this.maxPending}`);
+    // The option reader policies use, so the same fault gets the same code (maxPending: 0 is OUT_OF_RANGE).
+    if (options === null || typeof options !== "object") {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `ledger options must be an object, got ${describe(options)}`);
     }
+    this.maxPending = maxPendingOption(options as Record<string, unknown>);
+    const prefix: unknown = options.prefix ?? "d";
+    if (typeof prefix !== "string") {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `option prefix must be a string, got ${describe(prefix)}`);
+    }
+    this.prefix = prefix;
   }
 
   /** Number of decisions waiting for feedback. */
@@ -145,6 +151,19 @@ export class DecisionLedger<P> {
       );
     }
     return p;
+  }
+
+  /**
+   * The id of the decision `ref` names, as issued (prefix + sequence number). Right after `get(ref)` of the same
+   * object it does not read `ref.id` again, so a record made with it names the decision `get` resolved even when
+   * the id is a getter that changes between reads. Throws as `get` does for an id this ledger never issued.
+   */
+  idOf(ref: DecisionRef): string {
+    if (typeof ref === "string") {
+      this.parse(ref);
+      return ref;
+    }
+    return this.prefix + (ref === this.lastRef ? this.lastRefSeq : this.parse(ref));
   }
 
   /** Removes a decision after its feedback has been applied. */

@@ -161,7 +161,7 @@ export function callNumber(
       index: i,
     });
   }
-  return checkValue(v, `events[${i}]: ${name}(${describe(arm)}, context)`, i, probability);
+  return checkValue(v, `${name}(${describe(arm)}, context)`, i, probability); // checkValue prefixes events[i]
 }
 
 /** `v` as a finite number (in [0, 1] for a probability): the typed errors of assertFinite / assertInRange, at event i. */
@@ -198,7 +198,9 @@ export function finish(
       s2 += u * u;
     }
   }
-  const z = normalQuantile(0.5 + common.level / 2);
+  // z = Phi^-1((1 + level) / 2), taken from the lower tail: (1 + level) / 2 rounds to 1 for a level within 1.1e-16
+  // of 1 (a valid level), whose quantile is Infinity; (1 - level) / 2 keeps its digits.
+  const z = -normalQuantile((1 - common.level) / 2);
   const lower = estimate - z * se;
   const upper = estimate + z * se;
   // Finite input can still overflow: a propensity near 1e-300 makes a weight near 1e300, a reward near 1e308 a sum

@@ -3,6 +3,7 @@ import { uniformInt } from "pure-rand/distribution/uniformInt";
 import { xoroshiro128plusFromState } from "pure-rand/generator/xoroshiro128plus";
 import type { RandomGenerator } from "pure-rand/types/RandomGenerator";
 import { ErrorCode, RouteKitError } from "./errors.js";
+import { describe } from "./validate.js";
 
 /** JSON form of an {@link Rng}: its stream key and the generator's current state. */
 export interface RngState {
@@ -52,6 +53,10 @@ function keyToState(key: readonly number[]): number[] {
  * and the label only, never from how many numbers the parent has drawn, so adding a draw in one
  * component never shifts the random numbers of another.
  */
+// A registered symbol, as RouteKitError's: an Rng made by another copy of core (the CommonJS build next to the
+// ESM one, a second bundle) is still an Rng, e.g. the runner's stream given to a policy loaded through require.
+const RNG_BRAND = Symbol.for("@routekit/core/Rng");
+
 export class Rng {
   private readonly key: readonly number[];
   private gen: RandomGenerator;
@@ -59,6 +64,12 @@ export class Rng {
   private constructor(key: readonly number[], gen: RandomGenerator) {
     this.key = key;
     this.gen = gen;
+    Object.defineProperty(this, RNG_BRAND, { value: true });
+  }
+
+  /** `x instanceof Rng` for an Rng of any copy of this module. */
+  static [Symbol.hasInstance](x: unknown): boolean {
+    return x !== null && typeof x === "object" && (x as Record<symbol, unknown>)[RNG_BRAND] === true;
   }
 
   /** A stream from an integer or string seed. Same seed, same numbers, on every platform. */
@@ -69,8 +80,11 @@ export class Rng {
     } else {
       if (!Number.isFinite(seed))
         throw new RouteKitError(ErrorCode.InvalidArgument, `seed must be finite, got ${seed}`);
-      const lo = seed | 0;
-      const hi = Math.floor(seed / 4294967296) | 0;
+      // The integer part, toward zero: -0.5 seeds as 0 and -4294967296.5 as -4294967296 (floor of a
+      // negative fraction would move the high word and give a stream no integer seed has).
+      const n = Math.trunc(seed);
+      const lo = n | 0;
+      const hi = Math.floor(n / 4294967296) | 0;
       words = [lo, hi, mix32(lo), mix32(hi ^ 0x5bd1e995)];
     }
     return new Rng(words, xoroshiro128plusFromState(keyToState(words)));
@@ -102,6 +116,10 @@ export class Rng {
 
   /** An independent child stream named by `label`; the same label always gives the same child. */
   fork(label: string): Rng {
+    // A number label would hash as the empty string (fork(5) was fork(6)), undefined threw a TypeError.
+    if (typeof label !== "string") {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `fork label must be a string, got ${describe(label)}`);
+    }
     const h = fnv1a(label);
     // Chain all parent words and the label into each child word (see keyToState for why).
     const key = keyToState(this.key.map((k, i) => k ^ mix32(h + i)));
@@ -146,7 +164,9 @@ export class Rng {
 
   /** Gamma(shape, 1) by Marsaglia-Tsang; shape < 1 through the boost u^(1/shape). */
   gamma(shape: number): number {
-    if (!(shape > 0)) throw new RouteKitError(ErrorCode.InvalidArgument, `gamma shape must be > 0, got ${shape}`);
+    if (!(shape > 0 && shape < Number.POSITIVE_INFINITY)) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `gamma shape must be finite and > 0, got ${shape}`);
+    }
     if (shape < 1) {
       let u = 0;
       while (u === 0) u = this.uniform();
@@ -174,8 +194,8 @@ export class Rng {
    * (their limit, a Bernoulli(a / (a + b)) draw) instead of 0/0 = NaN. Both paths use the same draws.
    */
   beta(a: number, b: number): number {
-    if (!(a > 0) || !(b > 0)) {
-      throw new RouteKitError(ErrorCode.InvalidArgument, `beta shapes must be > 0, got ${a} and ${b}`);
+    if (!(a > 0 && a < Number.POSITIVE_INFINITY) || !(b > 0 && b < Number.POSITIVE_INFINITY)) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `beta shapes must be finite and > 0, got ${a} and ${b}`);
     }
     if (a >= 1 && b >= 1) {
       const x = this.gamma(a);
@@ -202,19 +222,33 @@ export class Rng {
    * over the first `n` entries. Throws INVALID_ARGUMENT (drawing nothing) otherwise.
    */
   categorical(weights: ArrayLike<number>, n = weights.length): number {
+    if (!(n >= 1 && n <= weights.length) || !Number.isInteger(n)) {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `categorical needs an integer n in [1, ${weights.length}] (the number of weights), got ${n}`,
+      );
+    }
     let total = 0;
     let min = 0;
+    let max = 0;
     for (let i = 0; i < n; i++) {
       const w = weights[i] as number;
       total += w;
       if (w < min) min = w;
+      if (w > max) max = w;
+    }
+    // Finite weights whose sum overflows (two of 1e308) are valid: they are drawn from scaled by the largest.
+    const scale = total === Number.POSITIVE_INFINITY && max < Number.POSITIVE_INFINITY ? 1 / max : 1;
+    if (scale !== 1) {
+      total = 0;
+      for (let i = 0; i < n; i++) total += (weights[i] as number) * scale;
     }
     if (!(total > 0) || !Number.isFinite(total) || min < 0) {
       throw new RouteKitError(ErrorCode.InvalidArgument, "categorical weights must be finite, >= 0 and not all 0");
     }
     let u = uniformFloat64(this.gen) * total;
     for (let i = 0; i < n; i++) {
-      u -= weights[i] as number;
+      u -= (weights[i] as number) * scale;
       if (u < 0) return i;
     }
     // Rounding can leave u >= 0 after the last subtraction: return the last positive weight.

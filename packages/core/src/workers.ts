@@ -11,7 +11,7 @@ import {
   summarize,
 } from "./runner.js";
 import type { Json } from "./snapshot.js";
-import { describe } from "./validate.js";
+import { describe, errorText } from "./validate.js";
 
 /**
  * What a worker needs to rebuild an experiment: functions cannot cross thread boundaries, so the
@@ -137,13 +137,32 @@ export async function moduleUrl(module: string): Promise<string> {
     throw new RouteKitError(ErrorCode.InvalidArgument, "plan.module must be a path or file: URL of an ES module");
   }
   if (module.startsWith("file:")) return module;
+  // Another URL scheme (https:, data:, node:) was read as a relative path ("<cwd>/https:/..."). Two or more letters,
+  // so a Windows drive (C:\x) is still a path.
+  if (/^[a-z][a-z0-9+.-]+:/i.test(module)) {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `plan.module must be an absolute path or a file: URL of an ES module, got ${describe(module)}`,
+    );
+  }
   const { path, url } = await nodeApi();
   return url.pathToFileURL(path.resolve(module)).href;
 }
 
 /** Imports a plan's module and builds its experiment (in the calling thread). */
 export async function loadExperiment(plan: ExperimentPlan): Promise<Experiment> {
-  const mod = (await import(await moduleUrl(plan.module))) as { buildExperiment?: unknown };
+  const href = await moduleUrl(plan.module);
+  let mod: { buildExperiment?: unknown };
+  try {
+    mod = (await import(href)) as { buildExperiment?: unknown };
+  } catch (e) {
+    // A module that is not there or does not load (Node's ERR_MODULE_NOT_FOUND, a SyntaxError) is a bad plan, typed.
+    if (e instanceof RouteKitError) throw e;
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `plan.module ${describe(plan.module)} could not be imported: ${errorText(e)}`,
+    );
+  }
   if (typeof mod.buildExperiment !== "function") {
     throw new RouteKitError(
       ErrorCode.InvalidArgument,

@@ -125,10 +125,50 @@ describe("DecisionLedger", () => {
     expect([...l.values()]).toEqual([2, 3]);
   });
 
-  it("validates its options", () => {
-    for (const maxPending of [0, -1, 1.5, Number.NaN]) {
-      expect(codeOf(() => new DecisionLedger(numCodec(), { maxPending }))).toBe(ErrorCode.InvalidArgument);
+  it("idOf names the decision get resolved, without reading a getter id again; unknown ids throw as get does", () => {
+    const l = new DecisionLedger(numCodec());
+    const a = l.issue(1);
+    l.issue(2);
+    let reads = 0;
+    const flipping = {
+      get id(): string {
+        reads++;
+        return reads === 1 ? a : "d999";
+      },
+    };
+    expect(l.get(flipping)).toBe(1);
+    expect(l.idOf(flipping)).toBe(a);
+    expect(reads).toBe(1);
+    expect(l.idOf("d1")).toBe("d1");
+    expect(l.idOf({ id: "d1" })).toBe("d1");
+    expect(codeOf(() => l.idOf("d7"))).toBe(ErrorCode.UnknownDecision);
+    expect(codeOf(() => l.idOf("d01"))).toBe(ErrorCode.UnknownDecision);
+  });
+
+  it("validates its options with the README's error-code rule (as a policy's maxPending option)", () => {
+    // Was INVALID_ARGUMENT for all of these, and 10^9 was accepted: the rule says a finite number outside its
+    // range or a fraction (the README's own example is maxPending: 0) is OUT_OF_RANGE, NaN is NON_FINITE.
+    const cases: [unknown, string][] = [
+      [0, ErrorCode.OutOfRange],
+      [-1, ErrorCode.OutOfRange],
+      [1.5, ErrorCode.OutOfRange],
+      [10_000_001, ErrorCode.OutOfRange],
+      [1e9, ErrorCode.OutOfRange],
+      [Number.NaN, ErrorCode.NonFinite],
+      [Number.POSITIVE_INFINITY, ErrorCode.NonFinite],
+      ["3", ErrorCode.InvalidArgument],
+    ];
+    for (const [maxPending, code] of cases) {
+      expect(
+        codeOf(() => new DecisionLedger(numCodec(), { maxPending: maxPending as number })),
+        String(maxPending),
+      ).toBe(code);
     }
+    expect(codeOf(() => new DecisionLedger(numCodec(), { prefix: 5 as unknown as string }))).toBe(
+      ErrorCode.InvalidArgument,
+    );
+    expect(codeOf(() => new DecisionLedger(numCodec(), null as unknown as object))).toBe(ErrorCode.InvalidArgument);
+    expect(new DecisionLedger(numCodec(), { maxPending: 10_000_000, prefix: undefined }).issue(1)).toBe("d0");
   });
 
   it("round-trips a snapshot with pending entries: ids, payloads, expired and used decisions", () => {

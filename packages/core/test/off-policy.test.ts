@@ -638,6 +638,38 @@ describe("errors: typed, before anything is computed, the policy untouched", () 
     expect(estimateOffPolicy(base, { target, fallbackPropensity: 1, level: 1e-9, clip: 1e-9 }).maxWeight).toBe(1e-9);
   });
 
+  it("a target value that is not a finite number names its event once (the message said events[0]: events[0]:)", () => {
+    const e = codeOf(() => estimateOffPolicy(logs[0] as ArmEvent[], { target: () => "0.5" as unknown as number }));
+    expect(e.code).toBe(ErrorCode.InvalidArgument);
+    expect(e.index).toBe(0);
+    expect(e.message).toMatch(/^events\[0\]: target\("[a-z]+", context\) must be a finite number/);
+    const r = codeOf(() =>
+      estimateOffPolicy(logs[0] as ArmEvent[], { target: () => 0.5, estimator: "dr", rewardModel: () => Number.NaN }),
+    );
+    expect(r.code).toBe(ErrorCode.NonFinite);
+    expect(r.message).not.toContain("events[0]: events[0]");
+  });
+
+  it("a level just below 1 gives a finite interval (it was NUMERICAL: (1 + level) / 2 rounded to 1, z = Infinity)", () => {
+    const level = 1 - 2 ** -53; // 0.9999999999999999, the largest level in (0, 1)
+    const z = -normalQuantile((1 - level) / 2); // about 8.29
+    expect(z).toBeGreaterThan(8);
+    expect(z).toBeLessThan(8.5);
+    for (const estimator of ["ips", "snips"] as const) {
+      const r = estimateOffPolicy(logs[0] as ArmEvent[], { target, estimator, level });
+      expect(r.se).toBeGreaterThan(0);
+      expect(r.upper - r.estimate).toBeCloseTo(z * r.se, 12);
+      expect(r.estimate - r.lower).toBeCloseTo(z * r.se, 12);
+    }
+    const replay = replayEvaluate(logs[0] as ArmEvent[], new TestPolicy({ arms: ARMS, seed: 1, epsilon: 0.2 }), {
+      level,
+    });
+    expect(Number.isFinite(replay.upper) && replay.upper > replay.estimate).toBe(true);
+    // The usual levels keep their z: 1.959963984540054 at 0.95.
+    const r95 = estimateOffPolicy(logs[0] as ArmEvent[], { target });
+    expect((r95.upper - r95.estimate) / r95.se).toBeCloseTo(1.959963984540054, 12);
+  });
+
   it("a hostile event (throwing getter) is INVALID_EVENT; the caller's code is not trusted twice", () => {
     const log = [...base];
     log[1] = {

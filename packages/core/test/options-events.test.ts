@@ -84,6 +84,19 @@ describe("RouteKitError brand", () => {
     expect(isRouteKitError(new Error("m"))).toBe(false);
     expect(isRouteKitError({ code: "NO_ARMS" })).toBe(false);
   });
+
+  it("an Rng of the CommonJS build is an rng option of the ESM one, and back (was INVALID_ARGUMENT 'must be an Rng')", () => {
+    // The runner of one copy hands its policy stream to a factory whose policy comes from the other copy.
+    const require = createRequire(import.meta.url);
+    const cjs = require("../dist/index.cjs") as typeof import("../src/index.js");
+    const fromCjs = cjs.Rng.fromSeed(7);
+    expect(fromCjs instanceof Rng).toBe(true);
+    expect(rngOption({ rng: fromCjs })).toBe(fromCjs);
+    expect(cjs.rngOption({ rng: Rng.fromSeed(7) }).uniform()).toBe(Rng.fromSeed(7).uniform());
+    expect({} instanceof Rng).toBe(false);
+    expect(Object.create(Rng.prototype) instanceof Rng).toBe(false);
+    expect(code(() => rngOption({ rng: { uniform: () => 0.5 } }))).toBe(ErrorCode.InvalidArgument);
+  });
 });
 
 describe("decision events", () => {
@@ -140,6 +153,69 @@ describe("decision events", () => {
       expect(isRouteKitError(err, ErrorCode.InvalidEvent), String(err)).toBe(true);
       expect((err as Error).message).toContain(field);
     }
+  });
+
+  it("checkEvent returns a plain copy, every field and element read once (a getter cannot pass validation and then change)", () => {
+    // Before: checkEvent returned the caller's object, so a policy read decision.arm again after validation (UCB1
+    // learned an event for arm "b" that had been validated as arm "a").
+    const reads = new Map<string, number>();
+    const counted = <T>(name: string, values: T[]) => {
+      return () => {
+        const n = reads.get(name) ?? 0;
+        reads.set(name, n + 1);
+        return values[Math.min(n, values.length - 1)] as T;
+      };
+    };
+    const context = new Proxy([1, 2], {
+      get(t, k, r) {
+        if (k === "0") return counted("context[0]", [1, Number.NaN])();
+        return Reflect.get(t, k, r);
+      },
+    });
+    const decision = {};
+    Object.defineProperty(decision, "arm", { enumerable: true, get: counted("arm", ["a", "zzz"]) });
+    Object.defineProperty(decision, "context", { enumerable: true, get: counted("context", [context, [9, 9, 9]]) });
+    const feedback = {};
+    Object.defineProperty(feedback, "reward", { enumerable: true, get: counted("reward", [1, Number.NaN]) });
+    const event = { v: 1, kind: "x/y", protocol: "arm", id: "d1" };
+    Object.defineProperty(event, "decision", { enumerable: true, get: counted("decision", [decision, null]) });
+    Object.defineProperty(event, "feedback", { enumerable: true, get: counted("feedback", [feedback, null]) });
+    const ev = checkEvent(event, "arm");
+    expect(ev === (event as unknown)).toBe(false); // (not.toBe would read the getters for its message)
+    expect([ev.decision.arm, ev.decision.context, ev.feedback.reward]).toEqual(["a", [1, 2], 1]);
+    expect([ev.decision.arm, ev.decision.context, ev.feedback.reward]).toEqual(["a", [1, 2], 1]);
+    expect(Object.fromEntries(reads)).toEqual({
+      decision: 1,
+      feedback: 1,
+      arm: 1,
+      context: 1,
+      "context[0]": 1,
+      reward: 1,
+    });
+    // Cascade boxes and assortment rows are copied too.
+    const box = { arm: "a", features: [1], cost: 0.1 };
+    const cs = {
+      v: 1,
+      kind: "pandora/cosmos",
+      protocol: "cascade",
+      id: "e1",
+      decision: { context: [0], queried: [box], chosen: "a" },
+      feedback: { reward: 0.5 },
+    };
+    const cev = checkEvent(cs, "cascade");
+    box.cost = -1;
+    box.features[0] = Number.NaN;
+    expect(cev.decision.queried[0]).toEqual({ arm: "a", features: [1], cost: 0.1 });
+    // A cyclic event is INVALID_EVENT, not a stack overflow.
+    const cyclic: Record<string, unknown> = { ...armEvent, decision: { arm: "a", context: null } };
+    (cyclic.decision as Record<string, unknown>).state = cyclic;
+    let err: unknown;
+    try {
+      checkEvent(cyclic, "arm");
+    } catch (x) {
+      err = x;
+    }
+    expect(isRouteKitError(err, ErrorCode.InvalidEvent), String(err)).toBe(true);
   });
 
   it("vectorToJson writes -0 as 0 so a JSON round trip is bit-exact", () => {

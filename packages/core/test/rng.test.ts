@@ -350,3 +350,66 @@ describe("Rng seeding spreads every seed word into every state word", () => {
     expect(forked.size).toBe(64);
   });
 });
+
+describe("Outside audit (session 8): valid extremes of the Rng contract", () => {
+  it("a fractional seed seeds as its integer part toward zero, negative ones included", () => {
+    // -0.5 gave a stream no integer seed has (the high word came from floor(-0.5 / 2^32) = -1).
+    const first = (s: number) => Rng.fromSeed(s).uniform();
+    expect(first(1.5)).toBe(first(1));
+    expect(first(-0.5)).toBe(first(0));
+    expect(first(-1.5)).toBe(first(-1));
+    expect(first(-(2 ** 32) - 0.5)).toBe(first(-(2 ** 32)));
+    expect(first(2 ** 32 + 0.5)).toBe(first(2 ** 32));
+    expect(first(-0.5)).not.toBe(first(-1));
+  });
+
+  it("categorical draws from finite weights whose sum overflows, in their proportions", () => {
+    // [1e308, 1e308] are finite, non-negative and not all zero: INVALID_ARGUMENT was thrown (the sum is Infinity).
+    const r = Rng.fromSeed(3);
+    const counts = [0, 0, 0];
+    const draws = 30_000;
+    for (let i = 0; i < draws; i++) (counts as number[])[r.categorical([1e308, 0, 1.5e308])]++;
+    expect(counts[1]).toBe(0);
+    expect(Math.abs((counts[0] as number) / draws - 0.4)).toBeLessThan(5 * Math.sqrt(0.24 / draws));
+    expect(Rng.fromSeed(1).categorical([Number.MAX_VALUE, Number.MAX_VALUE], 1)).toBe(0);
+    // Weights that do not overflow give the draws they always gave (pinned from the build before the scaling).
+    const a = Rng.fromSeed(9);
+    expect(Array.from({ length: 8 }, () => a.categorical([0.3, 0.7]))).toEqual([0, 1, 1, 1, 1, 1, 1, 1]);
+  });
+
+  it("categorical refuses an n that is not an integer in [1, weights.length], drawing nothing", () => {
+    for (const n of [0, 1.5, 4, Number.NaN]) {
+      const r = Rng.fromSeed(8);
+      const before = JSON.stringify(r.toJSON());
+      expect(
+        codeOf(() => r.categorical([1, 2, 3], n)),
+        String(n),
+      ).toBe(ErrorCode.InvalidArgument);
+      expect(JSON.stringify(r.toJSON())).toBe(before);
+    }
+  });
+
+  it("fork refuses a label that is not a string (fork(5) was fork(6): both hashed as the empty string)", () => {
+    const r = Rng.fromSeed(2);
+    const before = JSON.stringify(r.toJSON());
+    for (const label of [5, 6, undefined, null, ["a"], Symbol("s")]) {
+      expect(
+        codeOf(() => r.fork(label as unknown as string)),
+        String(label),
+      ).toBe(ErrorCode.InvalidArgument);
+    }
+    expect(JSON.stringify(r.toJSON())).toBe(before);
+    expect(r.fork("").uniform()).not.toBe(r.fork("5").uniform());
+  });
+
+  it("gamma and beta refuse infinite shapes (gamma(Infinity) returned Infinity, beta(Infinity, 1) NaN)", () => {
+    const r = Rng.fromSeed(8);
+    const before = JSON.stringify(r.toJSON());
+    expect(codeOf(() => r.gamma(Number.POSITIVE_INFINITY))).toBe(ErrorCode.InvalidArgument);
+    expect(codeOf(() => r.beta(Number.POSITIVE_INFINITY, 1))).toBe(ErrorCode.InvalidArgument);
+    expect(codeOf(() => r.beta(1, Number.POSITIVE_INFINITY))).toBe(ErrorCode.InvalidArgument);
+    expect(JSON.stringify(r.toJSON())).toBe(before);
+    expect(Number.isFinite(r.gamma(1e300))).toBe(true);
+    expect(r.beta(1e300, 1e300)).toBeCloseTo(0.5, 10);
+  });
+});

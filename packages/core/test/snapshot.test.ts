@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
   decodeF64,
@@ -6,6 +7,7 @@ import {
   field,
   type Json,
   makeSnapshot,
+  Rng,
   RouteKitError,
   readEnum,
   readF64,
@@ -271,5 +273,23 @@ describe("snapshot field readers", () => {
       ErrorCode.SnapshotCorrupt,
     );
     expect(codeOf(() => readF64(3, "w"))).toBe(ErrorCode.SnapshotCorrupt);
+  });
+});
+
+describe("the README's snapshot example", () => {
+  it("is a snapshot readSnapshot accepts: its checksum matches its content (the example had none, and kindVersion 2)", () => {
+    const text = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+    const section = text.slice(text.indexOf("## Snapshots"));
+    const block = /```json\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(block).toBeDefined();
+    const snap = JSON.parse(block as string) as { kind: string; kindVersion: number; state: Json };
+    const state = readSnapshot(snap, snap.kind, snap.kindVersion);
+    const arms = state.arms as { stats: string }[];
+    expect(Array.from(decodeF64(arms[0]?.stats, "stats", 2))).toEqual([1, 1]); // n = 1, sum = 1
+    expect(Rng.fromJSON(state.rng as never).uniform()).toBeGreaterThanOrEqual(0);
+    // Any edit of the state is caught by the checksum.
+    const edited = JSON.parse(block as string) as { state: { observations: number } };
+    edited.state.observations = 2;
+    expect(codeOf(() => readSnapshot(edited, snap.kind, snap.kindVersion))).toBe(ErrorCode.SnapshotCorrupt);
   });
 });

@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import {
   ErrorCode,
   type Experiment,
+  isRouteKitError,
   type Json,
   type Progress,
   RouteKitError,
@@ -156,6 +157,21 @@ describe("runExperimentInWorkers", () => {
     expect((h as RouteKitError).code).toBe(ErrorCode.InvalidArgument);
     const w = await rejection(runExperimentInWorkers({ module: fixture, spec: SPEC }, { workers: 1.5 }));
     expect((w as RouteKitError).code).toBe(ErrorCode.InvalidArgument);
+  });
+
+  it("a module that cannot be imported, or a URL that is not file:, is INVALID_ARGUMENT (was Node's untyped ERR_MODULE_NOT_FOUND)", async () => {
+    for (const module of [
+      fileURLToPath(new URL("./fixtures/no-such-experiment.mjs", import.meta.url)),
+      new URL("./fixtures/no-such-experiment.mjs", import.meta.url).href,
+      "https://example.com/experiment.mjs",
+      "data:text/javascript,export const x = 1",
+    ]) {
+      for (const workers of [1, 2]) {
+        const e = await rejection(runExperimentInWorkers({ module, spec: SPEC }, { workers }));
+        expect(isRouteKitError(e, ErrorCode.InvalidArgument), `${module}: ${String(e)}`).toBe(true);
+        expect(e.message).toContain("plan.module");
+      }
+    }
   });
 
   it("aborts through the signal: rejects with INVALID_STATE and stops reporting progress", async () => {

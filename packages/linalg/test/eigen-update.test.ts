@@ -130,6 +130,28 @@ describe("LowRankSymmetricEigen", () => {
     expect(lr.orthogonalityError()).toBeLessThan(1e-10);
   });
 
+  test("at rank maxBasis < dim, the part of an update outside the eigenvectors' span is dropped (README)", () => {
+    // maxBasis 2, dim 3: diag(1, 2) fills it; adding 3 e3 e3^T cannot grow the rank, and e3's component is lost.
+    const lr = new LowRankSymmetricEigen(3, 2);
+    lr.rankOneUpdate(Float64Array.of(1, 0, 0), 1);
+    lr.rankOneUpdate(Float64Array.of(0, 1, 0), 2);
+    lr.rankOneUpdate(Float64Array.of(0, 0, 1), 3);
+    expect(lr.rank).toBe(2);
+    const dense = new Float64Array(9);
+    lr.toDense(dense);
+    expect(Array.from(dense).map((v) => Math.round(v * 1e12) / 1e12)).toEqual([1, 0, 0, 0, 2, 0, 0, 0, 0]);
+    // One more row of basis (maxBasis = dim) keeps it exactly.
+    const full = new LowRankSymmetricEigen(3, 3);
+    for (const [x, rho] of [
+      [[1, 0, 0], 1],
+      [[0, 1, 0], 2],
+      [[0, 0, 1], 3],
+    ] as const)
+      full.rankOneUpdate(x, rho);
+    full.toDense(dense);
+    expect(Array.from(dense).map((v) => Math.round(v * 1e12) / 1e12)).toEqual([1, 0, 0, 0, 2, 0, 0, 0, 3]);
+  });
+
   test("reorthonormalize keeps X and restores orthonormal rows after a perturbation", () => {
     const rng = new TestRng(9);
     const d = 9;

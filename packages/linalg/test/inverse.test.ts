@@ -225,6 +225,14 @@ describe("Cholesky", () => {
     expect(invertSPD(A, 2, out)).toBe(false);
     expect(solveSPD(A, 2, Float64Array.of(1, 1), out)).toBe(false);
     expect(Array.from(out)).toEqual([9, 9, 9, 9]);
+    // Aliased (out = A, out = b): still no write on failure.
+    const inPlace = Float64Array.of(1, 2, 2, 1);
+    expect(invertSPD(inPlace, 2, inPlace)).toBe(false);
+    const b = Float64Array.of(3, 4);
+    expect(solveSPD(A, 2, b, b)).toBe(false);
+    expect([...inPlace, ...b]).toEqual([1, 2, 2, 1, 3, 4]);
+    // choleskyFactorUpper is, with choleskyFactor, the README's exception: false, but L may have been written.
+    expect(choleskyFactorUpper(A, 2, new Float64Array(4).fill(9))).toBe(false);
   });
 
   test("appending rows equals refactorising the bordered matrix", () => {

@@ -604,13 +604,13 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
 
   decisionRecord(ref: DecisionRef): AssortmentEvent {
     const p = this.ledger.get(ref);
+    const id = this.ledger.idOf(ref); // the id get resolved (ref.id is not read twice)
     const n = p.count;
     const decision: { -readonly [K in keyof AssortmentEventDecision]: AssortmentEventDecision[K] } = {
       items: Array.from(p.items.subarray(0, n)),
       features: vectorToJson(p.X, n * this.contextDim),
     };
     if (p.hasRevenues) decision.revenues = vectorToJson(p.r, n);
-    const id = typeof ref === "string" ? ref : ref.id;
     return { v: EVENT_VERSION, kind: this.kind, protocol: "assortment", id, decision };
   }
 

@@ -330,12 +330,13 @@ export abstract class CascadePolicyBase implements CascadePolicy {
   /** The decision part of an episode's event (after choose): context, opened boxes, chosen box. */
   decisionRecord(episode: DecisionRef): CascadeEvent {
     const e = this.ledger.get(episode);
+    const id = this.ledger.idOf(episode); // the id get resolved (episode.id is not read twice)
     if (e.chosen === null) throw new RouteKitError(ErrorCode.InvalidState, "decisionRecord() before choose()");
     return {
       v: EVENT_VERSION,
       kind: this.kind,
       protocol: "cascade",
-      id: typeof episode === "string" ? episode : episode.id,
+      id,
       decision: {
         context: vectorToJson(e.context),
         queried: e.queried.map((arm, i) => ({

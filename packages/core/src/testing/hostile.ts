@@ -117,6 +117,62 @@ function checkFlippingRef(trace: Trace, p: PolicyBase, id: string, feedback: unk
   return 1;
 }
 
+/**
+ * `event` behind proxies that count the reads of every field and element (each object and array of it, nested).
+ * `reads` maps each path ("decision.context[0]", "feedback.reward", ...) to its number of reads.
+ */
+function countingEvent(event: unknown, reads: Map<string, number>): unknown {
+  const wrap = (v: unknown, path: string): unknown => {
+    if (v === null || typeof v !== "object") return v;
+    const isArr = Array.isArray(v);
+    const copy = (isArr ? [...(v as unknown[])] : { ...(v as Record<string, unknown>) }) as Record<string, unknown>;
+    for (const k of Object.keys(copy)) copy[k] = wrap(copy[k], isArr ? `${path}[${k}]` : path ? `${path}.${k}` : k);
+    return new Proxy(copy, {
+      get(target, key, recv) {
+        if (typeof key === "string" && Object.hasOwn(target, key) && !(isArr && key === "length")) {
+          const at = isArr ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+          reads.set(at, (reads.get(at) ?? 0) + 1);
+        }
+        return Reflect.get(target, key, recv);
+      },
+    });
+  };
+  return wrap(event, "");
+}
+
+/**
+ * learn(event) of a valid event must read each of its fields and elements once: the values it validates are the
+ * values it learns, even when the caller's event is a proxy or has getters (it was read twice: a getter could pass
+ * validation with one arm and be learned as another).
+ */
+function checkLearnReadsOnce(trace: Trace, p: PolicyBase, event: unknown): number {
+  const what = "learn(event whose fields count their reads)";
+  trace.push(what);
+  const reads = new Map<string, number>();
+  try {
+    (p as unknown as { learn(e: unknown): void }).learn(countingEvent(event, reads));
+  } catch (e) {
+    trace.fail(`${what} threw ${describeError(e)} on a valid event`);
+  }
+  const twice = [...reads].filter(([, n]) => n > 1).map(([k, n]) => `${k} (${n} times)`);
+  if (twice.length > 0) trace.fail(`${what} read ${twice.slice(0, 4).join(", ")}`);
+  return 1;
+}
+
+/** A record through a reference whose id changes between reads: it names the decision read first. */
+function checkFlippingRecord(trace: Trace, p: PolicyBase, id: string): number {
+  const what = "decisionRecord(decision whose id getter changes between reads)";
+  trace.push(what);
+  let rec: { id?: unknown } | undefined;
+  try {
+    rec = (p as unknown as { decisionRecord(d: unknown): { id?: unknown } }).decisionRecord(flippingRef(id));
+  } catch (e) {
+    trace.fail(`${what} threw ${describeError(e)}`);
+  }
+  if (rec?.id !== id) trace.fail(`${what} names ${JSON.stringify(rec?.id)}, not the decision it resolved ("${id}")`);
+  return 1;
+}
+
 /** With one hostile value in slot 0 of an otherwise valid vector. */
 const poisoned = (valid: readonly number[], v: unknown): unknown[] => [v, ...valid.slice(1)];
 
@@ -199,6 +255,7 @@ export function checkHostileArm(spec: ArmPolicySpec): number {
     () => P.update?.call(p, throwingField({}, "id"), fb()),
     true,
   );
+  n += checkFlippingRecord(trace, p, p.select(ctx()).id);
   n += checkFlippingRef(trace, p, d5.id, fb());
   if (p.contextDim > 0) {
     const x = unitVector(rng, p.contextDim);
@@ -225,6 +282,7 @@ export function checkHostileArm(spec: ArmPolicySpec): number {
     () => P.learn?.call(p, throwingField({ ...rec, feedback: fb() }, "decision")),
     true,
   );
+  n += checkLearnReadsOnce(trace, p, { ...p.decisionRecord(p.select(ctx())), feedback: fb() });
   return n;
 }
 
@@ -305,6 +363,7 @@ export function checkHostileAssortment(spec: AssortmentPolicySpec): number {
     () => P.update?.call(p, throwingField({}, "id"), { choice: null }),
     true,
   );
+  n += checkFlippingRecord(trace, p, p.select(query()).id);
   n += checkFlippingRef(trace, p, d4.id, { choice: null });
   n += attempt(
     trace,
@@ -320,6 +379,10 @@ export function checkHostileAssortment(spec: AssortmentPolicySpec): number {
     () => P.select?.call(p, { ...query(), revenues: throwingArray([0.5, 0.5, 0.5]) }),
     true,
   );
+  const d5 = p.select(query());
+  const rec5 = p.decisionRecord(d5);
+  p.discard(d5);
+  n += checkLearnReadsOnce(trace, p, { ...rec5, feedback: { choice: rec5.decision.items[0] } });
   return n;
 }
 
@@ -396,5 +459,11 @@ export function checkHostileCascade(spec: CascadePolicySpec): number {
     () => P.observe?.call(p, o2.e, o2.arm, throwingArray(box(p.outputDim)), 0.1),
     true,
   );
+  p.observe(o2.e, o2.arm, Float64Array.from(box(p.outputDim)), 0.1);
+  p.choose(o2.e);
+  n += checkFlippingRecord(trace, p, o2.e);
+  const rec2 = p.decisionRecord(o2.e);
+  p.feedback(o2.e, 0.5);
+  n += checkLearnReadsOnce(trace, p, { ...rec2, feedback: { reward: 0.5 } });
   return n;
 }
