@@ -78,9 +78,13 @@ describe("LowRankSymmetricEigen", () => {
     expect(lr.rank).toBe(1);
     expect(lr.values[0]).toBeCloseTo(2 - 4.5, 14);
     const before = lr.vectors();
-    lr.rankOneUpdate(new Float64Array([1, 1, 1, 1, 1]), 0);
+    expect(lr.rankOneUpdate(new Float64Array([1, 1, 1, 1, 1]), 0)).toBe(false);
     expect(lr.rank).toBe(1);
     expect(Array.from(lr.vectors())).toEqual(Array.from(before));
+    expect(lr.rankOneUpdate(new Float64Array([1, 1, 1, 1, 1]), 1e-300)).toBe(false); // |rho| |x|^2 < MIN_UPDATE
+    expect(Array.from(lr.vectors())).toEqual(Array.from(before));
+    expect(lr.rankOneUpdate(new Float64Array([1, 1, 1, 1, 1]), 0.5)).toBe(true);
+    expect(lr.rank).toBe(2);
   });
 
   test("orthonormality holds after 10^4 random updates at full rank (d = 6)", () => {
