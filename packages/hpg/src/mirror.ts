@@ -91,29 +91,44 @@ export class MirrorIterate {
 
   /**
    * One greedy OMD step: Y <- Y + rho q q^T, then the Bregman projection (and the rank cap). A q that is
-   * not `dim` finite numbers or a non-finite rho throws (RouteKitError) before anything changes.
+   * not `dim` finite numbers or a non-finite rho throws (RouteKitError) before anything changes. A step that
+   * leaves Y as it was (rho = 0, or |rho| |q|^2 below MIN_UPDATE) leaves W in the ball: its projection is W
+   * itself and is skipped (it still counts towards the re-orthonormalisation period).
    */
   step(q: ArrayLike<number>, rho: number): void {
     checkStep(q, this.dim, rho);
     const eig = this.eig;
-    eig.rankOneUpdate(q, rho);
-    const nu =
-      this.geometry === "hypentropy"
-        ? hypentropyThreshold(eig.values, eig.rank, this.beta, this.radius, this.scratch)
-        : l1Threshold(eig.values, eig.rank, this.radius, this.scratch);
-    this.lastThreshold = nu;
-    softThreshold(eig.values, eig.rank, nu);
-    this.fitBall();
-    for (let i = eig.rank - 1; i >= 0; i--) if (eig.values[i] === 0) eig.remove(i);
-    while (eig.rank > this.maxRank) {
-      let j = 0;
-      for (let i = 1; i < eig.rank; i++)
-        if (Math.abs(eig.values[i] as number) < Math.abs(eig.values[j] as number)) j = i;
-      eig.remove(j);
-    }
+    // `lambda` is kept in step with the spectrum: recomputed after the threshold (and the guard), moved
+    // along with the pairs removed.
+    if (eig.rankOneUpdate(q, rho)) {
+      const nu =
+        this.geometry === "hypentropy"
+          ? hypentropyThreshold(eig.values, eig.rank, this.beta, this.radius, this.scratch)
+          : l1Threshold(eig.values, eig.rank, this.radius, this.scratch);
+      this.lastThreshold = nu;
+      softThreshold(eig.values, eig.rank, nu);
+      this.refresh();
+      if (this.fitBall()) this.refresh();
+      for (let i = eig.rank - 1; i >= 0; i--) if (eig.values[i] === 0) this.removePair(i);
+      while (eig.rank > this.maxRank) {
+        let j = 0;
+        for (let i = 1; i < eig.rank; i++)
+          if (Math.abs(eig.values[i] as number) < Math.abs(eig.values[j] as number)) j = i;
+        this.removePair(j);
+      }
+    } else this.lastThreshold = 0;
     this.steps++;
-    if (this.reorthEvery > 0 && this.steps % this.reorthEvery === 0) eig.reorthonormalize();
-    this.refresh();
+    if (this.reorthEvery > 0 && this.steps % this.reorthEvery === 0) {
+      eig.reorthonormalize();
+      this.refresh();
+    }
+  }
+
+  /** Drops pair i of the eigen form and its primal eigenvalue (the last pair takes its place in both). */
+  private removePair(i: number): void {
+    const last = this.eig.rank - 1;
+    this.lambda[i] = this.lambda[last] as number;
+    this.eig.remove(i);
   }
 
   /**
@@ -121,31 +136,27 @@ export class MirrorIterate {
    * than the whole ball when beta / radius or the step is huge (beta = 1e308 leaves a nuclear norm of
    * 1e291 for radius 2). When the thresholded spectrum is outside the ball by more than rounding, its
    * primal eigenvalues are scaled onto the sphere and mapped back. Never active at ordinary settings.
+   * Reads the primal eigenvalues (`lambda`, fresh); returns whether it changed the spectrum.
    */
-  private fitBall(): void {
+  private fitBall(): boolean {
     const g = this.eig.values;
+    const lambda = this.lambda; // beta sinh(gamma), or gamma: |lambda_i| is what the ball measures
     const k = this.eig.rank;
     const hyp = this.geometry === "hypentropy";
     let mx = 0;
-    for (let i = 0; i < k; i++) {
-      const a = Math.abs(g[i] as number);
-      mx = Math.max(mx, hyp ? this.beta * Math.sinh(a) : a);
-    }
-    if (!(mx > 0) || !Number.isFinite(mx)) return;
+    for (let i = 0; i < k; i++) mx = Math.max(mx, Math.abs(lambda[i] as number));
+    if (!(mx > 0) || !Number.isFinite(mx)) return false;
     let s = 0;
-    for (let i = 0; i < k; i++) {
-      const a = Math.abs(g[i] as number);
-      s += (hyp ? this.beta * Math.sinh(a) : a) / mx;
-    }
-    if (!(s * mx > this.radius * (1 + 1e-9))) return;
+    for (let i = 0; i < k; i++) s += Math.abs(lambda[i] as number) / mx;
+    if (!(s * mx > this.radius * (1 + 1e-9))) return false;
     const f = this.radius / s;
     for (let i = 0; i < k; i++) {
       const v = g[i] as number;
-      const a = Math.abs(v);
-      const w = ((hyp ? this.beta * Math.sinh(a) : a) / mx) * f;
+      const w = (Math.abs(lambda[i] as number) / mx) * f;
       const z = hyp ? Math.asinh(w / this.beta) : w;
       g[i] = v > 0 ? z : -z;
     }
+    return true;
   }
 
   /** Sets the factored mirror eigenpairs directly (restore); see `LowRankSymmetricEigen.load` in @routekit/linalg. */

@@ -50,6 +50,30 @@ describe("MirrorIterate (subspace form) against the dense reference", () => {
     it.step(q, 0.3);
     expect(it.score(q)).toBeGreaterThan(before);
   });
+
+  test("a step that leaves Y as it was (rho = 0, or below MIN_UPDATE) keeps W bit for bit, reports threshold 0, and counts toward reorthEvery", () => {
+    const rng = seeded(4);
+    const d = 8;
+    const it = new MirrorIterate({ dim: d, beta: 2 / d, radius: 2, reorthEvery: 40 });
+    for (let t = 0; t < 37; t++) it.step(unitVector(rng, d), 3 * rng.normal());
+    expect(it.lastThreshold).toBeGreaterThan(0); // the ball is active
+    const W = it.toDense();
+    const q = unitVector(rng, d);
+    const score = it.score(q);
+    it.step(q, 0);
+    it.step(q, 1e-300);
+    expect(it.lastThreshold).toBe(0);
+    expect(Array.from(it.toDense())).toEqual(Array.from(W));
+    expect(it.score(q)).toBe(score);
+    expect(it.steps).toBe(39);
+    // Step 40 re-orthonormalises even though it changes nothing else.
+    for (let i = 0; i < it.eig.basisSize * d; i++)
+      it.eig.basis[i] = (it.eig.basis[i] as number) * (1 + 1e-9 * rng.normal());
+    expect(it.eig.orthogonalityError()).toBeGreaterThan(1e-11);
+    it.step(q, 0);
+    expect(it.eig.orthogonalityError()).toBeLessThan(1e-13);
+    expect(it.nuclearNorm()).toBeLessThanOrEqual(2 + 1e-9);
+  });
 });
 
 describe("coin betting (ONS)", () => {

@@ -135,8 +135,9 @@ export class LowRankSymmetricEigen {
     this.coefNext = allocF64(this.cap * this.cap);
     this.rotT = allocF64(this.cap * this.cap);
     this.values = new Float64Array(this.cap);
-    this.a = new Float64Array(this.cap);
-    this.a2 = new Float64Array(this.cap);
+    // The outputs of B x too: in WebAssembly memory the kernel writes them in place (no staging copy).
+    this.a = allocF64(this.cap);
+    this.a2 = allocF64(this.cap);
     this.c = new Float64Array(this.cap);
     this.c2 = new Float64Array(this.cap);
     this.rot = new Float64Array(this.cap * this.cap);
@@ -184,9 +185,10 @@ export class LowRankSymmetricEigen {
 
   /**
    * X <- X + rho x x^T, in eigen form. The rank grows by one when x has a component outside the
-   * eigenvector span (and rank < dim). rho = 0 (or |rho| |x|^2 < MIN_UPDATE) leaves everything unchanged.
+   * eigenvector span (and rank < dim). rho = 0 (or |rho| |x|^2 < MIN_UPDATE) leaves everything unchanged
+   * and returns false; otherwise returns true.
    */
-  rankOneUpdate(x: ArrayLike<number>, rho: number): void {
+  rankOneUpdate(x: ArrayLike<number>, rho: number): boolean {
     const d = this.dim;
     const p = this.resid;
     let x2 = 0;
@@ -197,7 +199,7 @@ export class LowRankSymmetricEigen {
     }
     // A term this small is below double precision next to any spectrum the update could meet, and the
     // secular solver would lose it to underflow: skip it.
-    if (!(Math.abs(rho) * x2 >= MIN_UPDATE)) return;
+    if (!(Math.abs(rho) * x2 >= MIN_UPDATE)) return false;
     if (this.basisSize === this.maxBasis && this.basisSize < d) this.compress();
     this.ensureCapacity(Math.min(this.maxBasis, this.basisSize + 1));
     const B = this.basis;
@@ -206,8 +208,13 @@ export class LowRankSymmetricEigen {
     const a2 = this.a2;
     // Gram-Schmidt against the basis, repeated once when the first pass cancelled more than half of
     // |x| (Kahan-Parlett "twice is enough"): p = (I - B^T B) x (twice), a = B x (+ B p). p = x already.
+    // A basis of all of R^d leaves no residual to find: a = B x is all there is.
     let pp = x2;
-    for (let pass = 0; pass < 2; pass++) {
+    if (r === d) {
+      this.basisProject(p, a);
+      pp = 0;
+    }
+    for (let pass = 0; pass < 2 && r < d; pass++) {
       const aa = pass === 0 ? a : a2;
       this.basisProject(p, aa);
       addRows(p, 0, d, B, 0, d, aa, 0, r, -1);
@@ -232,9 +239,12 @@ export class LowRankSymmetricEigen {
       rr = r + 1;
     }
     // x's coordinates in the eigenbasis (CGS2 in basis coordinates): c = C w, w <- w - C^T c, twice.
+    // When the eigenvectors span the whole basis (k = rr, C square and orthogonal) there is no residual
+    // and nothing to grow: c = C w once.
     const c = this.c;
     const c2 = this.c2;
-    for (let pass = 0; pass < 2; pass++) {
+    const full = k === rr;
+    for (let pass = 0; pass < (full ? 1 : 2); pass++) {
       const cc = pass === 0 ? c : c2;
       for (let i = 0; i < k; i++) {
         let v = 0;
@@ -242,6 +252,7 @@ export class LowRankSymmetricEigen {
         for (let j = 0; j < rr; j++) v += (C[o + j] as number) * (a[j] as number);
         cc[i] = v;
       }
+      if (full) break;
       for (let i = 0; i < k; i++) {
         const v = cc[i] as number;
         if (v === 0) continue;
@@ -249,11 +260,14 @@ export class LowRankSymmetricEigen {
         for (let j = 0; j < rr; j++) a[j] = (a[j] as number) - v * (C[o + j] as number);
       }
     }
-    for (let i = 0; i < k; i++) c[i] = (c[i] as number) + (c2[i] as number);
-    let ww = 0;
-    for (let j = 0; j < rr; j++) ww += (a[j] as number) * (a[j] as number);
-    const wn = Math.sqrt(ww);
-    const grow = k < rr && wn > tol;
+    let wn = 0;
+    if (!full) {
+      for (let i = 0; i < k; i++) c[i] = (c[i] as number) + (c2[i] as number);
+      let ww = 0;
+      for (let j = 0; j < rr; j++) ww += (a[j] as number) * (a[j] as number);
+      wn = Math.sqrt(ww);
+    }
+    const grow = !full && wn > tol;
     const n = grow ? k + 1 : k;
     if (grow) {
       const o = k * s;
@@ -263,22 +277,19 @@ export class LowRankSymmetricEigen {
       this.values[k] = 0;
     }
     this.basisSize = rr;
-    if (n === 0) return;
-    // Small problem diag(values) + rho c c^T (secular equation), then rotate the coefficients only.
-    const Q = this.rot;
+    if (n === 0) return true;
+    // Small problem diag(values) + rho c c^T (secular equation), its eigenvectors as the rows of Qt (the
+    // weights of the coefficient rotation, contiguous), then rotate the coefficients only.
     if (this.secular.capacity < n) this.secular = secularWorkspace(Math.max(n, 2 * this.secular.capacity));
-    diagonalPlusRankOneEigen(this.values, c, rho, n, Q, this.values, this.secular);
-    const out = this.coefNext;
     const Qt = this.rotT;
-    for (let i = 0; i < n; i++) for (let jj = 0; jj < n; jj++) Qt[jj * n + i] = Q[i * n + jj] as number;
-    for (let jj = 0; jj < n; jj++) {
-      const o = jj * s;
-      out.fill(0, o, o + rr);
-      addRows(out, o, rr, C, 0, s, Qt, jj * n, n, 1);
-    }
+    diagonalPlusRankOneEigen(this.values, c, rho, n, Qt, this.values, this.secular, "rows");
+    const out = this.coefNext;
+    out.fill(0, 0, (n - 1) * s + rr);
+    for (let jj = 0; jj < n; jj++) addRows(out, jj * s, rr, C, 0, s, Qt, jj * n, n, 1);
     this.coefNext = C;
     this.coef = out;
     this.rank = n;
+    return true;
   }
 
   /** Drops pair i (the last pair takes its place). */
@@ -457,8 +468,10 @@ export class LowRankSymmetricEigen {
     const values = new Float64Array(cap);
     values.set(this.values);
     this.values = values;
-    this.a = new Float64Array(cap);
-    this.a2 = new Float64Array(cap);
+    freeF64(this.a);
+    freeF64(this.a2);
+    this.a = allocF64(cap);
+    this.a2 = allocF64(cap);
     this.c = new Float64Array(cap);
     this.c2 = new Float64Array(cap);
     this.rot = new Float64Array(cap * cap);

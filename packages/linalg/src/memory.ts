@@ -232,9 +232,10 @@ export function stageSlot(slot: number, n: number): number {
 
 /** Copies n doubles from staging slot `slot` of arena `a` to dst[0 .. n). */
 export function unstageF64(a: number, slot: number, dst: Float64Array, n: number): void {
-  const view = (runtime as Runtime).arenas[a] as Arena;
+  const view = ((runtime as Runtime).arenas[a] as Arena).f64;
   const base = (slot * STAGE_SLOT_BYTES) / 8;
-  dst.set(view.f64.subarray(base, base + n));
+  // A loop, not set(subarray): a subarray is a new object on every call.
+  for (let i = 0; i < n; i++) dst[i] = view[base + i] as number;
 }
 
 /** The kernels of arena `a`. */

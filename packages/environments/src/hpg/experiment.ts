@@ -6,7 +6,7 @@
  * distribution.
  */
 import { type ArmFeedback, optionKeys, Rng, rejectUnknownOptions } from "@routekit/core";
-import { symmetricEigen } from "@routekit/linalg";
+import { allocF64, symmetricEigen, syrUpper } from "@routekit/linalg";
 import type { RoutingEnvironment } from "./common.js";
 import { PlantedQuadraticEnvironment } from "./planted.js";
 
@@ -30,6 +30,10 @@ export class RoutingMeter {
   policyRegret = 0;
   private linTerm = 0;
   private readonly G: Float64Array;
+  /** G's d x d block of each model (views made once). */
+  private readonly Gm: Float64Array[];
+  /** The round's query, copied next to G (the kernel reads it there without staging). */
+  private readonly qv: Float64Array;
   private readonly w: Float64Array;
   private readonly pstar: Float64Array;
 
@@ -37,7 +41,10 @@ export class RoutingMeter {
     this.dim = dim;
     this.models = models;
     this.radius = radius;
-    this.G = new Float64Array(models * dim * dim);
+    // In WebAssembly memory, so the O(d^2) update of each round runs on linalg's SIMD syr kernel.
+    this.G = allocF64(models * dim * dim);
+    this.Gm = Array.from({ length: models }, (_, m) => this.G.subarray(m * dim * dim, (m + 1) * dim * dim));
+    this.qv = allocF64(dim);
     this.w = new Float64Array(models);
     this.pstar = new Float64Array(models);
   }
@@ -53,19 +60,14 @@ export class RoutingMeter {
     }
     this.expectedReward += rbar;
     this.oracleGap += best - rbar;
+    for (let a = 0; a < d; a++) this.qv[a] = q[a] as number;
     for (let m = 0; m < M; m++) {
       const p = pi[m] as number;
       const wm = p * ((R[m] as number) - rbar);
       this.w[m] = wm;
       if (p > 0) this.linTerm -= wm * Math.log(p);
-      if (wm === 0) continue;
-      const o = m * d * d;
-      for (let a = 0; a < d; a++) {
-        const wa = wm * (q[a] as number);
-        if (wa === 0) continue;
-        const row = o + a * d;
-        for (let b = a; b < d; b++) this.G[row + b] = (this.G[row + b] as number) + wa * (q[b] as number);
-      }
+      // G_m += w_m q q^T on the upper triangle (rows with w_m q_a = 0 skipped).
+      if (wm !== 0) syrUpper(this.Gm[m] as Float64Array, d, wm, this.qv);
     }
     if (plantedScores !== undefined) {
       let mx = Number.NEGATIVE_INFINITY;
