@@ -39,6 +39,17 @@ export const positive = (what: string) => real(what, "a number > 0", (x) => x > 
 export const unitOpen = (what: string) => real(what, "in (0, 1)", (x) => x > 0 && x < 1);
 export const propensity = (what: string) => real(what, "in (0, 1]", (x) => x > 0 && x <= 1);
 
+/**
+ * A file or directory path: an empty one (an unset shell variable, `--out "$DIR"`) is bad usage, not the current
+ * directory (where `--out ""` used to write results.json and the CSVs).
+ */
+export function path(what: string) {
+  return (v: string) => {
+    if (v === "") throw new InvalidArgumentError(`${what} must be a non-empty path, got ""`);
+    return v;
+  };
+}
+
 export function collect(v: string, prev: string[]): string[] {
   return [...prev, v];
 }
@@ -67,7 +78,7 @@ export function addCommon(
       "points kept per series (memory does not grow with the horizon; default 200)",
       int(2, "--points"),
     )
-    .option("--out <dir>", `output directory (default ${defaults.outHint})`)
+    .option("--out <dir>", `output directory (default ${defaults.outHint})`, path("--out"))
     .option(
       "--workers <n>",
       `worker threads (default: cores = ${availableParallelism()}; 1 = in-process)`,

@@ -21,6 +21,7 @@ import {
   int,
   nonNegative,
   parseParams,
+  path,
   rows,
 } from "./cli-options.js";
 import { configToSpec, readCompareConfig } from "./config.js";
@@ -533,7 +534,7 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
     .option("--rank <s>", "latent rank s of the environment", int(1, "--rank"), 2)
     .option("--queries <n>", "queries per seed (half fit, half held out)", int(4, "--queries"), 1000)
     .option("--iterations <n>", "Adam iterations per class", int(1, "--iterations"), 1500)
-    .option("--out <dir>", "output directory", "routekit-out/class-fit")
+    .option("--out <dir>", "output directory", path("--out"), "routekit-out/class-fit")
     .option("--json", "print the report as JSON")
     .action(
       (f: {

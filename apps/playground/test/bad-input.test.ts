@@ -56,6 +56,17 @@ describe("bad input ends with one clear line and the documented exit code", () =
     await expectOneLine(["class-fit", "--seeds", "1", "--out", file], 1, /is a file, not a directory/);
   });
 
+  it("an empty --out is bad usage, for every command that writes (it wrote results.json into the current directory)", async () => {
+    const cases = [
+      ["compare", "--env", "k-armed", "--policies", "ucb1", ...small, "--out", ""],
+      ["run", "classic-demo", ...small, "--out", ""],
+      ["--out", "", ...small],
+      ["class-fit", "--seeds", "1", "--out", ""],
+      ["train", "--events", file, "--policy", "ucb1", "--out", ""],
+    ];
+    for (const argv of cases) await expectOneLine(argv, 2, /--out must be a non-empty path, got ""/);
+  });
+
   it("replay --data naming a directory says so", async () => {
     await expectOneLine(
       ["replay", "--data", join(dir, "a-dir"), ...small],
