@@ -201,7 +201,10 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
     )
     .version(VERSION)
     .showSuggestionAfterError(true)
-    .enablePositionalOptions();
+    .enablePositionalOptions()
+    // Commander adds no help command to a program that has its own action (the demo): `routekit help compare` was
+    // "too many arguments".
+    .helpCommand("help [command]", "show the help of a command");
   addCommon(program, {
     outHint: "routekit-out/demo",
     seedsHint: "3, or fewer when the demo scenario has fewer",
@@ -634,6 +637,12 @@ export async function main(
     ) {
       throw new UsageError(
         `unknown command "${first}" (commands: ${program.commands.map((c) => c.name()).join(", ")})`,
+      );
+    }
+    const topic = argv[1];
+    if (first === "help" && topic !== undefined && !program.commands.some((c) => c.name() === topic)) {
+      throw new UsageError(
+        `help: unknown command "${topic}" (commands: ${program.commands.map((c) => c.name()).join(", ")})`,
       );
     }
     const check = program.commands.find((c) => c.name() === "check");

@@ -28,6 +28,33 @@ describe("argument parsing and exit codes", () => {
     expect(c.out).toMatch(/--config <file>/);
   });
 
+  it("`routekit help [command]` prints the same help (it was 'too many arguments', exit 2)", async () => {
+    for (const [argv, same] of [
+      [["help"], ["--help"]],
+      [
+        ["help", "compare"],
+        ["compare", "--help"],
+      ],
+      [
+        ["help", "evaluate"],
+        ["evaluate", "--help"],
+      ],
+      [
+        ["help", "check"],
+        ["check", "--help"],
+      ],
+    ]) {
+      const r = await cli(argv as string[]);
+      expect(r.code, argv.join(" ")).toBe(0);
+      expect(r.err, argv.join(" ")).toBe("");
+      expect(r.out, argv.join(" ")).toBe((await cli(same as string[])).out);
+    }
+    expect((await cli(["help"])).out).toMatch(/help \[command\]/);
+    const bad = await cli(["help", "nosuch"]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/^routekit: help: unknown command "nosuch" \(commands: list, run, compare, .*\)\n$/);
+  });
+
   it("exits 2 with one line and no stack on bad usage", async () => {
     const cases: [string[], RegExp][] = [
       [["frobnicate"], /unknown command "frobnicate"/],
