@@ -4,7 +4,7 @@ import { type CliIo, collect, int, parseParams, path, positive, propensity, unit
 import { EVALUATE_ESTIMATORS, type EvaluateEstimator, evaluate, formatEvaluation } from "./evaluate.js";
 import { plural } from "./format.js";
 import type { FamilyRegistry } from "./registry/types.js";
-import { parseArms, train, writeSnapshot } from "./train.js";
+import { checkSnapshotPath, parseArms, train, writeSnapshot } from "./train.js";
 
 /** Adds `train` and `evaluate` to the program. */
 export function addLogCommands(program: Command, io: CliIo, reg: FamilyRegistry): void {
@@ -35,6 +35,7 @@ export function addLogCommands(program: Command, io: CliIo, reg: FamilyRegistry)
         json?: boolean;
         quiet?: boolean;
       }) => {
+        checkSnapshotPath(f.out); // a bad --out fails at once, not after the training
         const res = train({
           events: f.events,
           policy: f.policy,

@@ -3,10 +3,12 @@
  * logs `{ ...policy.decisionRecord(decision), feedback }`) and writes its snapshot, which a service loads with
  * the policy class's `fromJSON`.
  */
-import { writeFileSync } from "node:fs";
+import { statSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { type DecisionEvent, isRouteKitError, type Snapshot } from "@routekit/core";
 import { CliFailure, UsageError } from "./errors.js";
 import { type LogIssue, listIssues, policyForLog, readEventLog } from "./event-log.js";
+import { checkOutDir, ensureOutDir } from "./out-dir.js";
 import type { FamilyRegistry, Params } from "./registry/types.js";
 import { findPolicy, mergeParams } from "./spec.js";
 
@@ -85,7 +87,24 @@ export function train(opts: TrainOptions): TrainResult {
 }
 
 /** Writes a training result's snapshot as JSON text. */
+/**
+ * Checks, before any training, that the snapshot can be written to `out`: not a directory, and its directory one
+ * that exists or can be created (as the experiment commands' `--out`).
+ */
+export function checkSnapshotPath(out: string): void {
+  let isDir = false;
+  try {
+    isDir = statSync(out).isDirectory();
+  } catch {
+    // absent: written later
+  }
+  if (isDir) throw new CliFailure(`cannot write the snapshot to ${out}: it is a directory`);
+  checkOutDir(dirname(resolve(out)));
+}
+
+/** Writes the snapshot, creating its directory when missing. */
 export function writeSnapshot(result: TrainResult, out: string): void {
+  ensureOutDir(dirname(resolve(out)));
   try {
     writeFileSync(out, `${JSON.stringify(result.snapshot)}\n`);
   } catch (e) {

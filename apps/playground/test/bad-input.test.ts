@@ -2,7 +2,7 @@
  * Bad input found by an adversarial audit: each ends with one line on stderr and the documented exit code
  * (1 failure, 2 bad usage), before any experiment runs.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -65,6 +65,21 @@ describe("bad input ends with one clear line and the documented exit code", () =
       ["train", "--events", file, "--policy", "ucb1", "--out", ""],
     ];
     for (const argv of cases) await expectOneLine(argv, 2, /--out must be a non-empty path, got ""/);
+  });
+
+  it("train --out: a directory or a path under a file fails before reading the log; a new directory is created", async () => {
+    const events = join(__dirname, "..", "examples", "events.jsonl");
+    for (const [out, re] of [
+      [join(dir, "a-dir"), /cannot write the snapshot to .*a-dir: it is a directory/],
+      [join(file, "s.json"), /cannot write outputs to .*a-file is a file, not a directory/],
+    ] as const) {
+      // the events file is unreadable too: the --out error comes first, before the log is read
+      await expectOneLine(["train", "--events", join(dir, "missing.jsonl"), "--policy", "ucb1", "--out", out], 1, re);
+    }
+    const out = join(dir, "new dir", "ü", "snap.json");
+    const r = await runCli(["train", "--events", events, "--policy", "ucb1", "--out", out, "-q"]);
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse(readFileSync(out, "utf8")).kind).toBe("classic/ucb1");
   });
 
   it("replay --data naming a directory says so", async () => {
