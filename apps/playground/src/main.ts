@@ -210,6 +210,18 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
     seedsHint: "3, or fewer when the demo scenario has fewer",
     horizonHint: "the demo scenario's",
   });
+  // With positional options, flags before a command are the demo's own: `routekit --json compare ...` printed a table
+  // (and progress) as if --json had not been given. They belong after the command.
+  program.hook("preSubcommand", (cmd, sub) => {
+    const given = cmd.options
+      .filter((o) => cmd.getOptionValueSource(o.attributeName()) === "cli")
+      .map((o) => o.long ?? o.short ?? o.name());
+    if (given.length > 0) {
+      throw new UsageError(
+        `${given.join(", ")} before the command: put ${given.length === 1 ? "it" : "them"} after \`${sub.name()}\` (\`routekit ${sub.name()} ${given[0]} ...\`)`,
+      );
+    }
+  });
   program.action(async (f: CommonFlags) => {
     const s =
       reg.scenarios.find((x) => x.name === DEMO_SCENARIO) ??

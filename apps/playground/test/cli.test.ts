@@ -90,6 +90,12 @@ describe("argument parsing and exit codes", () => {
       [["replay"], /required option '--data <file>' not specified/],
       [["replay", "--data", example, "--context", "pixels"], /Allowed choices are auto, text, embedding/],
       [["list", "planets"], /list what\? expected one of algorithms, environments, scenarios/],
+      // Flags before a command were taken as the demo's and ignored: `--json compare` printed a table.
+      [
+        ["--json", "compare", "--env", "k-armed", "--policies", "ucb1"],
+        /--json before the command: put it after `compare`/,
+      ],
+      [["--seeds", "2", "-q", "list"], /--seeds, --quiet before the command: put them after `list`/],
     ];
     for (const [argv, re] of cases) {
       const r = await cli(argv);
