@@ -88,6 +88,11 @@ describe("argument parsing and exit codes", () => {
       ],
       [["compare", "--env", "k-armed", "--policies", "ucb1", "--bogus"], /unknown option '--bogus'/],
       [["replay"], /required option '--data <file>' not specified/],
+      // A missing data parameter is bad usage too (it was exit 1, as if the data were bad).
+      [
+        ["compare", "--env", "replay", "--policies", "ucb1"],
+        /the replay environment needs a data file \(--env-param data=FILE\)/,
+      ],
       [["replay", "--data", example, "--context", "pixels"], /Allowed choices are auto, text, embedding/],
       [["list", "planets"], /list what\? expected one of algorithms, environments, scenarios/],
       // Flags before a command were taken as the demo's and ignored: `--json compare` printed a table.
