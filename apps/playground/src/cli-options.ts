@@ -2,7 +2,7 @@
 import { availableParallelism } from "node:os";
 import { type Command, InvalidArgumentError } from "commander";
 import type { FamilyRegistry, Params } from "./registry/types.js";
-import { parseAssignment } from "./spec.js";
+import { MAX_SEEDS, parseAssignment } from "./spec.js";
 
 /** Where the CLI writes and what it knows; tests substitute their own. */
 export interface CliIo {
@@ -13,11 +13,12 @@ export interface CliIo {
   readonly registry?: FamilyRegistry;
 }
 
-export function int(min: number, what: string) {
+export function int(min: number, what: string, max = Number.MAX_SAFE_INTEGER) {
   return (v: string) => {
     const x = Number(v);
-    if (!/^-?\d+$/.test(v.trim()) || !Number.isSafeInteger(x) || x < min) {
-      throw new InvalidArgumentError(`${what} must be an integer >= ${min}, got "${v}"`);
+    if (!/^-?\d+$/.test(v.trim()) || !Number.isSafeInteger(x) || x < min || x > max) {
+      const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `in [${min}, ${max}]`;
+      throw new InvalidArgumentError(`${what} must be an integer ${range}, got "${v}"`);
     }
     return x;
   };
@@ -71,7 +72,7 @@ export function addCommon(
   defaults: { outHint: string; seedsHint: string; horizonHint: string },
 ): Command {
   return cmd
-    .option("--seeds <n>", `number of seeds (0..n-1; default ${defaults.seedsHint})`, int(1, "--seeds"))
+    .option("--seeds <n>", `number of seeds (0..n-1; default ${defaults.seedsHint})`, int(1, "--seeds", MAX_SEEDS))
     .option("--horizon <rounds>", `rounds per run (default ${defaults.horizonHint})`, int(1, "--horizon"))
     .option(
       "--points <n>",

@@ -21,6 +21,9 @@ import type {
  * Everything needed to rebuild an experiment from names and parameters: plain JSON, so it crosses into
  * worker threads (`worker-plan.ts`) and is written next to the results for reproduction.
  */
+/** Most seeds of one experiment (CLI, config files, API): every run's results are kept; 200,000 ran out of memory. */
+export const MAX_SEEDS = 10_000;
+
 export interface RunSpec {
   readonly environment: { readonly name: string; readonly params: Params };
   readonly policies: readonly { readonly label: string; readonly policy: string; readonly params: Params }[];

@@ -61,7 +61,9 @@ describe("argument parsing and exit codes", () => {
       [["run"], /missing required argument 'scenario'/],
       [["run", "nope"], /unknown scenario "nope" \(known: fixture-demo\)/],
       [["run", "fixture-demo", "--horizon", "0"], /--horizon must be an integer >= 1, got "0"/],
-      [["run", "fixture-demo", "--seeds", "two"], /--seeds must be an integer >= 1/],
+      [["run", "fixture-demo", "--seeds", "two"], /--seeds must be an integer in \[1, 10000\]/],
+      // As in config files: 200,000 seeds ran out of memory (a V8 crash after minutes), now refused at once.
+      [["run", "fixture-demo", "--seeds", "200000"], /--seeds must be an integer in \[1, 10000\], got "200000"/],
       [["compare", "--env", "k-armed"], /needs --policies/],
       [["compare", "--policies", "ucb1"], /needs --env/],
       [
