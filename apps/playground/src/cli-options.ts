@@ -2,7 +2,7 @@
 import { availableParallelism } from "node:os";
 import { type Command, InvalidArgumentError } from "commander";
 import type { FamilyRegistry, Params } from "./registry/types.js";
-import { MAX_SEEDS, parseAssignment } from "./spec.js";
+import { MAX_POINTS, MAX_SEEDS, parseAssignment } from "./spec.js";
 
 /** Where the CLI writes and what it knows; tests substitute their own. */
 export interface CliIo {
@@ -77,7 +77,7 @@ export function addCommon(
     .option(
       "--points <n>",
       "points kept per series (memory does not grow with the horizon; default 200)",
-      int(2, "--points"),
+      int(2, "--points", MAX_POINTS),
     )
     .option("--out <dir>", `output directory (default ${defaults.outHint})`, path("--out"))
     .option(

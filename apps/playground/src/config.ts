@@ -3,7 +3,7 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { CliFailure, UsageError } from "./errors.js";
 import type { FamilyRegistry } from "./registry/types.js";
-import { findEnvironment, findPolicy, MAX_SEEDS, mergeParams, type RunSpec } from "./spec.js";
+import { findEnvironment, findPolicy, MAX_POINTS, MAX_SEEDS, mergeParams, type RunSpec } from "./spec.js";
 
 const paramValue = z.union([z.number(), z.string(), z.boolean()]);
 const params = z.record(z.string(), paramValue);
@@ -22,7 +22,7 @@ export const CompareConfigSchema = z.strictObject({
   /** A number of seeds (0..n-1) or an explicit list. */
   seeds: z.union([z.number().int().min(1).max(MAX_SEEDS), z.array(z.number().int()).min(1).max(MAX_SEEDS)]).optional(),
   horizon: z.number().int().min(1).optional(),
-  points: z.number().int().min(2).max(100_000).optional(),
+  points: z.number().int().min(2).max(MAX_POINTS).optional(),
   workers: z.number().int().min(1).optional(),
   out: z.string().min(1).optional(),
 });

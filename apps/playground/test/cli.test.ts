@@ -64,6 +64,8 @@ describe("argument parsing and exit codes", () => {
       [["run", "fixture-demo", "--seeds", "two"], /--seeds must be an integer in \[1, 10000\]/],
       // As in config files: 200,000 seeds ran out of memory (a V8 crash after minutes), now refused at once.
       [["run", "fixture-demo", "--seeds", "200000"], /--seeds must be an integer in \[1, 10000\], got "200000"/],
+      // As in config files: --points 3,000,000 ran out of memory (4.5 GB) on a long horizon.
+      [["run", "fixture-demo", "--points", "3000000"], /--points must be an integer in \[2, 100000\], got "3000000"/],
       [["compare", "--env", "k-armed"], /needs --policies/],
       [["compare", "--policies", "ucb1"], /needs --env/],
       [
