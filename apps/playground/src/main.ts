@@ -547,8 +547,8 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
     .option("--dim <d>", "query embedding length d", int(1, "--dim"), 16)
     .option("--models <M>", "embedding models M", int(2, "--models"), 4)
     .option("--rank <s>", "latent rank s of the environment", int(1, "--rank"), 2)
-    .option("--queries <n>", "queries per seed (half fit, half held out)", int(4, "--queries"), 1000)
-    .option("--iterations <n>", "Adam iterations per class", int(1, "--iterations"), 1500)
+    .option("--queries <n>", "queries per seed (half fit, half held out)", int(4, "--queries", 10_000_000), 1000)
+    .option("--iterations <n>", "Adam iterations per class", int(1, "--iterations", 1_000_000), 1500)
     .option("--out <dir>", "output directory", path("--out"), "routekit-out/class-fit")
     .option("--json", "print the report as JSON")
     .action(

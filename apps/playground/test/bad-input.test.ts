@@ -93,5 +93,20 @@ describe("bad input ends with one clear line and the documented exit code", () =
   it("class-fit values the environment refuses are bad usage (exit 2), found before fitting", async () => {
     await expectOneLine(["class-fit", "--rank", "100"], 2, /class-fit .*"rank":100.*latentRank/);
     await expectOneLine(["class-fit", "--dim", "100000"], 2, /class-fit .*"dim":100000.*contextDim/);
+    // Sizes the fit refused only after sampling (exit 1, "n must be in ...") or that crashed allocating ("unexpected
+    // error: Invalid typed array length") are bad usage before any work.
+    await expectOneLine(["class-fit", "--queries", "1000000000"], 2, /--queries must be an integer in \[4, 10000000\]/);
+    await expectOneLine(
+      ["class-fit", "--iterations", "1000000000"],
+      2,
+      /--iterations must be an integer in \[1, 1000000\]/,
+    );
+    for (const dim of ["64", "4096"]) {
+      await expectOneLine(
+        ["class-fit", "--seeds", "1", "--queries", "10000000", "--dim", dim],
+        2,
+        /class-fit: 10000000 queries at d = \d+ need tables of .* numbers per seed \(at most 1e\+8/,
+      );
+    }
   });
 });
