@@ -57,8 +57,26 @@ export function train(opts: TrainOptions): TrainResult {
   const learn = policy.learn.bind(policy) as (e: DecisionEvent) => void;
   const skipped = [...log.issues];
   const refused: TrainIssue[] = [];
+  // A policy ignores an event for an arm it does not have (as feedback for a removed arm): with --arms missing a
+  // logged arm, those events were counted as learned but changed nothing. Each is a refused line instead.
+  const arms = (policy as { arms?: readonly string[] }).arms;
+  const live = arms ? new Set(arms) : undefined;
+  const outside = (event: DecisionEvent): string | undefined => {
+    const d = event.decision as { arm?: string; retired?: boolean; queried?: readonly { arm: string }[] };
+    if (!live || d.retired === true) return undefined;
+    const named = d.arm !== undefined ? [d.arm] : (d.queried ?? []).map((q) => q.arm);
+    return named.find((a) => !live.has(a));
+  };
   let learned = 0;
   for (const { line, event } of log.events) {
+    const unknown = outside(event);
+    if (unknown !== undefined) {
+      refused.push({
+        line,
+        message: `logged arm "${unknown}" is not one of the policy's arms (${[...(arms ?? [])].join(", ")}; --arms sets them)`,
+      });
+      continue;
+    }
     try {
       learn(event);
       learned++;

@@ -161,6 +161,42 @@ describe("routekit train", () => {
     expect(j.skipped.map((s: { line: number }) => s.line)).toEqual([2, 3, 4]);
   });
 
+  it("an event for an arm --arms leaves out is a refused line, not counted as learned (the policy ignored it)", async () => {
+    const { lines } = loggedRun();
+    const dir = mkdtempSync(join(tmpdir(), "routekit-train-arms-"));
+    const events = join(dir, "events.jsonl");
+    writeFileSync(events, `${lines.join("\n")}\n`);
+    const logged = lines.map((l) => (JSON.parse(l) as ArmEvent).decision.arm);
+    const kept = ARMS.slice(0, 2);
+    const outsideLines = logged.flatMap((a, i) => (kept.includes(a) ? [] : [i + 1]));
+    expect(outsideLines.length).toBeGreaterThan(0);
+    const out = join(dir, "s.json");
+    const r = await cli(["train", "--events", events, "--policy", "ucb1", "--arms", kept.join(","), "--out", out]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      new RegExp(
+        `refused ${outsideLines.length} events? .*line ${outsideLines[0]}: logged arm "${ARMS[2]}" is not one of the policy's arms`,
+      ),
+    );
+    const r2 = await cli([
+      "train",
+      "--events",
+      events,
+      "--policy",
+      "ucb1",
+      "--arms",
+      kept.join(","),
+      "--out",
+      out,
+      "--skip-invalid",
+      "--json",
+    ]);
+    expect(r2.code).toBe(0);
+    const j = JSON.parse(r2.out);
+    expect(j.learned).toBe(lines.length - outsideLines.length);
+    expect(j.skipped.map((s: { line: number }) => s.line)).toEqual(outsideLines);
+  });
+
   it("usage errors: unknown policy, unknown or bad parameters, missing options (exit 2)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "routekit-train-usage-"));
     const events = join(dir, "e.jsonl");
