@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 import { main } from "./main.js";
 
-// A reader that goes away (`routekit list | head -3`) closes the pipe: stop quietly, as Unix tools do, instead of
-// crashing on the unhandled EPIPE with a stack trace.
+// A reader that goes away (`routekit list | head -3`, `2>&1 | head -1` during a run) closes the pipe. Output to it is
+// dropped from then on, as a reader that stopped asked for, and the command still finishes its work (a run writes its
+// result files) and exits with its own code, instead of crashing on the unhandled EPIPE with a stack trace.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on("error", (e: NodeJS.ErrnoException) => {
     if (e.code !== "EPIPE") throw e;
-    process.exit(typeof process.exitCode === "number" ? process.exitCode : 0);
+    stream.write = (() => true) as typeof stream.write;
   });
 }
 

@@ -91,6 +91,24 @@ describe.runIf(existsSync(cli))("the built routekit bin writing into a closed pi
     expect(err).toBe("");
     expect(how).toBe("0 null");
   }, 30_000);
+
+  it("a run whose stderr reader went away still finishes: results written, table printed, exit 0", async () => {
+    const { spawn } = await import("node:child_process");
+    const dir = mkdtempSync(join(tmpdir(), "routekit-pipe-"));
+    const out = join(dir, "demo");
+    // The demo writes a line to stderr at once, into the closed pipe.
+    const args = [cli, "--seeds", "1", "--horizon", "300", "--workers", "1", "--no-plots", "--out", out];
+    const child = spawn(process.execPath, args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    child.stderr.destroy();
+    let stdout = "";
+    child.stdout.on("data", (b: Buffer) => {
+      stdout += b.toString();
+    });
+    const how = await new Promise<string>((r) => child.on("close", (code, signal) => r(`${code} ${signal}`)));
+    expect(how).toBe("0 null");
+    expect(existsSync(join(out, "results.json"))).toBe(true);
+    expect(stdout).toMatch(/^LinUCB disjoint /m);
+  }, 60_000);
 });
 
 describe.runIf(existsSync(cli))("the built routekit bin on Ctrl-C", () => {
