@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -236,6 +236,45 @@ describe("runs", () => {
     expect(q.code).toBe(0);
     expect(q.err).toBe("");
     expect(q.out.trim().split("\n")).toHaveLength(3);
+  });
+});
+
+describe("a run into an existing output directory", () => {
+  const run = (dir: string, ...extra: string[]) =>
+    cli([
+      "compare",
+      "--env",
+      "k-armed",
+      "--policies",
+      "ucb1",
+      "--horizon",
+      "30",
+      "--seeds",
+      "1",
+      "--out",
+      dir,
+      "-q",
+      ...extra,
+    ]);
+
+  it("leaves no file of the previous run beside its own (--no-plots kept the old report and plots)", async () => {
+    const dir = tmp();
+    expect((await run(dir, "--no-png")).code).toBe(0);
+    expect(readdirSync(dir)).toEqual(expect.arrayContaining(["report.html", "panel.svg", "regret.svg"]));
+    writeFileSync(join(dir, "notes.txt"), "mine\n");
+    expect((await run(dir, "--no-plots")).code).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(
+      ["notes.txt", "pick-share.csv", "results.json", "runs.csv", "series.csv", "summary.csv"].sort(),
+    );
+  });
+
+  it("touches nothing in a directory that holds no RouteKit run (its own report.html stays)", async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "report.html"), "<p>mine</p>\n");
+    writeFileSync(join(dir, "regret.png"), "mine\n");
+    expect((await run(dir, "--no-plots")).code).toBe(0);
+    expect(readFileSync(join(dir, "report.html"), "utf8")).toBe("<p>mine</p>\n");
+    expect(readFileSync(join(dir, "regret.png"), "utf8")).toBe("mine\n");
   });
 });
 
