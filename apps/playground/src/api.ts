@@ -18,7 +18,7 @@ import { checkReferences } from "./reference.js";
 import { registry as defaultRegistry } from "./registry/index.js";
 import { loadReplayTable } from "./registry/replay.js";
 import type { FamilyRegistry, Params, ScenarioEntry } from "./registry/types.js";
-import { findEnvironment, mergeParams, type RunSpec, resolveSpec } from "./spec.js";
+import { findEnvironment, MAX_SEEDS, mergeParams, type RunSpec, resolveSpec } from "./spec.js";
 
 /** Options shared by every command of the programmatic API. */
 export interface CommonOptions {
@@ -51,9 +51,12 @@ export interface CommandResult extends RunOutput {
 function seedList(seeds: number | readonly number[] | undefined, fallback: number): number[] {
   if (seeds === undefined) return Array.from({ length: fallback }, (_, i) => i);
   if (typeof seeds === "number") {
-    if (!Number.isInteger(seeds) || seeds < 1) throw new UsageError(`seeds must be an integer >= 1, got ${seeds}`);
+    if (!Number.isInteger(seeds) || seeds < 1 || seeds > MAX_SEEDS) {
+      throw new UsageError(`seeds must be an integer in [1, ${MAX_SEEDS}], got ${seeds}`);
+    }
     return Array.from({ length: seeds }, (_, i) => i);
   }
+  if (seeds.length > MAX_SEEDS) throw new UsageError(`at most ${MAX_SEEDS} seeds, got ${seeds.length}`);
   return [...seeds];
 }
 

@@ -9,6 +9,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Rng } from "@routekit/core";
 import { fitPolicyClasses, TwoTowerEnvironment } from "@routekit/environments";
+import { UsageError } from "./errors.js";
 import { ensureOutDir } from "./out-dir.js";
 
 export interface ClassFitOptions {
@@ -57,7 +58,18 @@ export const CLASS_FIT_REFERENCE =
   "paper (Amazon ESCI, M = 8 encoders, 'all' row): Gap_const 0.078, Gap_lin 0.065, Gap_quad 0.021 " +
   "(const -> lin 16.4%, lin -> quad 68.0%)";
 
-/** Builds the environment once for the options, so a value it refuses fails before any fitting starts. */
+/** Most numbers the query, reward and feature tables of one seed may hold (8e8 bytes). */
+export const CLASS_FIT_MAX_NUMBERS = 1e8;
+
+/** Numbers held by one seed's tables: queries n x d, rewards n x M, linear n x (d + 1), quadratic n x d(d+1)/2. */
+export function classFitNumbers(queries: number, d: number, M: number): number {
+  return queries * (d + M + d + 1 + (d * (d + 1)) / 2);
+}
+
+/**
+ * Builds the environment once for the options, and checks the table sizes, so a value the environment refuses or a
+ * size beyond memory fails before any fitting starts.
+ */
 export function checkClassFitOptions(opts: ClassFitOptions): void {
   new TwoTowerEnvironment({
     contextDim: opts.contextDim ?? 16,
@@ -66,6 +78,14 @@ export function checkClassFitOptions(opts: ClassFitOptions): void {
     items: ITEMS,
     mcSamples: 10,
   });
+  const n = opts.queries ?? 1000;
+  const d = opts.contextDim ?? 16;
+  const numbers = classFitNumbers(n, d, opts.models ?? 4);
+  if (numbers > CLASS_FIT_MAX_NUMBERS) {
+    throw new UsageError(
+      `class-fit: ${n} queries at d = ${d} need tables of ${numbers.toExponential(1)} numbers per seed (at most ${CLASS_FIT_MAX_NUMBERS.toExponential(0)}, about 800 MB): use fewer --queries or a smaller --dim`,
+    );
+  }
 }
 
 export function runClassFit(opts: ClassFitOptions = {}): ClassFitReport {

@@ -1,10 +1,10 @@
 /** `routekit train` and `routekit evaluate`: the commands that read a JSONL log of decision events. */
 import { type Command, Option } from "commander";
-import { type CliIo, collect, int, parseParams, positive, propensity, unitOpen } from "./cli-options.js";
+import { type CliIo, collect, int, parseParams, path, positive, propensity, unitOpen } from "./cli-options.js";
 import { EVALUATE_ESTIMATORS, type EvaluateEstimator, evaluate, formatEvaluation } from "./evaluate.js";
 import { plural } from "./format.js";
 import type { FamilyRegistry } from "./registry/types.js";
-import { parseArms, train, writeSnapshot } from "./train.js";
+import { checkSnapshotPath, parseArms, train, writeSnapshot } from "./train.js";
 
 /** Adds `train` and `evaluate` to the program. */
 export function addLogCommands(program: Command, io: CliIo, reg: FamilyRegistry): void {
@@ -16,7 +16,7 @@ export function addLogCommands(program: Command, io: CliIo, reg: FamilyRegistry)
     )
     .requiredOption("--events <file>", "JSONL file of decision events")
     .requiredOption("--policy <name>", "policy to train (see `routekit list algorithms`)")
-    .requiredOption("--out <file>", "where to write the snapshot (JSON)")
+    .requiredOption("--out <file>", "where to write the snapshot (JSON)", path("--out"))
     .option("--param <key=value>", "override a policy parameter (repeatable)", collect, [])
     .option("--arms <a,b,c>", "initial arms (default: the arms the events name, in order of first appearance)")
     .option("--seed <n>", "seed of the trained policy's random stream", int(0, "--seed"), 0)
@@ -35,6 +35,7 @@ export function addLogCommands(program: Command, io: CliIo, reg: FamilyRegistry)
         json?: boolean;
         quiet?: boolean;
       }) => {
+        checkSnapshotPath(f.out); // a bad --out fails at once, not after the training
         const res = train({
           events: f.events,
           policy: f.policy,

@@ -2,7 +2,7 @@
 import { availableParallelism } from "node:os";
 import { type Command, InvalidArgumentError } from "commander";
 import type { FamilyRegistry, Params } from "./registry/types.js";
-import { parseAssignment } from "./spec.js";
+import { MAX_POINTS, MAX_SEEDS, parseAssignment } from "./spec.js";
 
 /** Where the CLI writes and what it knows; tests substitute their own. */
 export interface CliIo {
@@ -13,11 +13,12 @@ export interface CliIo {
   readonly registry?: FamilyRegistry;
 }
 
-export function int(min: number, what: string) {
+export function int(min: number, what: string, max = Number.MAX_SAFE_INTEGER) {
   return (v: string) => {
     const x = Number(v);
-    if (!/^-?\d+$/.test(v.trim()) || !Number.isSafeInteger(x) || x < min) {
-      throw new InvalidArgumentError(`${what} must be an integer >= ${min}, got "${v}"`);
+    if (!/^-?\d+$/.test(v.trim()) || !Number.isSafeInteger(x) || x < min || x > max) {
+      const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `in [${min}, ${max}]`;
+      throw new InvalidArgumentError(`${what} must be an integer ${range}, got "${v}"`);
     }
     return x;
   };
@@ -38,6 +39,17 @@ export const nonNegative = (what: string) => real(what, "a number >= 0", (x) => 
 export const positive = (what: string) => real(what, "a number > 0", (x) => x > 0);
 export const unitOpen = (what: string) => real(what, "in (0, 1)", (x) => x > 0 && x < 1);
 export const propensity = (what: string) => real(what, "in (0, 1]", (x) => x > 0 && x <= 1);
+
+/**
+ * A file or directory path: an empty one (an unset shell variable, `--out "$DIR"`) is bad usage, not the current
+ * directory (where `--out ""` used to write results.json and the CSVs).
+ */
+export function path(what: string) {
+  return (v: string) => {
+    if (v === "") throw new InvalidArgumentError(`${what} must be a non-empty path, got ""`);
+    return v;
+  };
+}
 
 export function collect(v: string, prev: string[]): string[] {
   return [...prev, v];
@@ -60,14 +72,14 @@ export function addCommon(
   defaults: { outHint: string; seedsHint: string; horizonHint: string },
 ): Command {
   return cmd
-    .option("--seeds <n>", `number of seeds (0..n-1; default ${defaults.seedsHint})`, int(1, "--seeds"))
+    .option("--seeds <n>", `number of seeds (0..n-1; default ${defaults.seedsHint})`, int(1, "--seeds", MAX_SEEDS))
     .option("--horizon <rounds>", `rounds per run (default ${defaults.horizonHint})`, int(1, "--horizon"))
     .option(
       "--points <n>",
       "points kept per series (memory does not grow with the horizon; default 200)",
-      int(2, "--points"),
+      int(2, "--points", MAX_POINTS),
     )
-    .option("--out <dir>", `output directory (default ${defaults.outHint})`)
+    .option("--out <dir>", `output directory (default ${defaults.outHint})`, path("--out"))
     .option(
       "--workers <n>",
       `worker threads (default: cores = ${availableParallelism()}; 1 = in-process)`,

@@ -3,7 +3,7 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { CliFailure, UsageError } from "./errors.js";
 import type { FamilyRegistry } from "./registry/types.js";
-import { findEnvironment, findPolicy, mergeParams, type RunSpec } from "./spec.js";
+import { findEnvironment, findPolicy, MAX_POINTS, MAX_SEEDS, mergeParams, type RunSpec } from "./spec.js";
 
 const paramValue = z.union([z.number(), z.string(), z.boolean()]);
 const params = z.record(z.string(), paramValue);
@@ -20,9 +20,9 @@ export const CompareConfigSchema = z.strictObject({
     )
     .min(1),
   /** A number of seeds (0..n-1) or an explicit list. */
-  seeds: z.union([z.number().int().min(1).max(10_000), z.array(z.number().int()).min(1)]).optional(),
+  seeds: z.union([z.number().int().min(1).max(MAX_SEEDS), z.array(z.number().int()).min(1).max(MAX_SEEDS)]).optional(),
   horizon: z.number().int().min(1).optional(),
-  points: z.number().int().min(2).max(100_000).optional(),
+  points: z.number().int().min(2).max(MAX_POINTS).optional(),
   workers: z.number().int().min(1).optional(),
   out: z.string().min(1).optional(),
 });
@@ -46,8 +46,10 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
 /** Parses and validates a config file's text; errors name the file and the offending key path. */
 export function parseCompareConfig(text: string, file: string): CompareConfig {
   let raw: unknown;
+  // A leading byte order mark (Windows editors save UTF-8 with one) is not part of the document.
+  const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
   try {
-    raw = /\.json$/i.test(file) ? JSON.parse(text) : parseYaml(text);
+    raw = /\.json$/i.test(file) ? JSON.parse(body) : parseYaml(body);
   } catch (e) {
     throw new UsageError(
       `${file}: cannot parse ${/\.json$/i.test(file) ? "JSON" : "YAML"}: ${(e as Error).message.split("\n")[0]}`,
@@ -147,6 +149,16 @@ export function configToSpec(
       : typeof cfg.seeds === "number"
         ? Array.from({ length: cfg.seeds }, (_, i) => i)
         : cfg.seeds;
+  const firstAt = new Map<number, number>();
+  seeds.forEach((seed, i) => {
+    const j = firstAt.get(seed);
+    if (j !== undefined) {
+      throw new UsageError(
+        `${file}: seeds[${i}]: seed ${seed} is also seeds[${j}]; seeds must be distinct (the runs would be identical)`,
+      );
+    }
+    firstAt.set(seed, i);
+  });
   return {
     environment: { name: env.name, params: envParams },
     policies,

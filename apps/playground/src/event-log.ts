@@ -4,7 +4,14 @@
  * and a registry policy built for the log's arms and context length.
  */
 import { readFileSync } from "node:fs";
-import { checkEvent, type DecisionEvent, isRouteKitError, type Protocol, Rng } from "@routekit/core";
+import {
+  checkDecisionRecord,
+  checkEvent,
+  type DecisionEvent,
+  isRouteKitError,
+  type Protocol,
+  Rng,
+} from "@routekit/core";
 import { CliFailure, UsageError } from "./errors.js";
 import type { AnyEnvironment, AnyPolicy, Params, PolicyEntry } from "./registry/types.js";
 import { fromUserParams } from "./spec.js";
@@ -77,11 +84,14 @@ export function readEventLog(
       issues.push({ line, message: `not JSON (${(e as Error).message})` });
       continue;
     }
-    if (v !== null && typeof v === "object" && !Array.isArray(v) && !("feedback" in v)) {
-      withoutFeedback++;
-      continue;
-    }
     try {
+      if (v !== null && typeof v === "object" && !Array.isArray(v) && !("feedback" in v)) {
+        // A decision record still waiting for its feedback is skipped; an object that is no decision record
+        // (`{}`, another protocol's record, a typo'd field) is an invalid line like any other.
+        checkDecisionRecord(v, protocol);
+        withoutFeedback++;
+        continue;
+      }
       const event = checkEvent(v, protocol);
       if (ids.has(event.id)) {
         duplicates++;

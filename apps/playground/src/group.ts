@@ -8,7 +8,7 @@ import { aggregateSeries, type BandPoint, METRIC_TITLES, type Metric } from "./a
 import type { CommandResult } from "./api.js";
 import { UsageError } from "./errors.js";
 import { extraColumns, pm } from "./format.js";
-import { ensureOutDir } from "./out-dir.js";
+import { ensureOutDir, removeStaleOutputs } from "./out-dir.js";
 import {
   csv,
   esc,
@@ -277,6 +277,16 @@ export async function writeGroupOutputs(
   options: { plots?: boolean; png?: boolean } = {},
 ): Promise<GroupFiles> {
   const abs = ensureOutDir(dir);
+  removeStaleOutputs(abs, "group.json", [
+    "group.json",
+    "summary.csv",
+    "series.csv",
+    "references.csv",
+    "references.md",
+    "figure.svg",
+    "figure.png",
+    "report.html",
+  ]);
   const metrics = groupMetrics(group.members);
   const points = groupPoints(group.members, metrics);
   const json = join(abs, "group.json");

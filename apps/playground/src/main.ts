@@ -21,6 +21,7 @@ import {
   int,
   nonNegative,
   parseParams,
+  path,
   rows,
 } from "./cli-options.js";
 import { configToSpec, readCompareConfig } from "./config.js";
@@ -200,11 +201,26 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
     )
     .version(VERSION)
     .showSuggestionAfterError(true)
-    .enablePositionalOptions();
+    .enablePositionalOptions()
+    // Commander adds no help command to a program that has its own action (the demo): `routekit help compare` was
+    // "too many arguments".
+    .helpCommand("help [command]", "show the help of a command");
   addCommon(program, {
     outHint: "routekit-out/demo",
     seedsHint: "3, or fewer when the demo scenario has fewer",
     horizonHint: "the demo scenario's",
+  });
+  // With positional options, flags before a command are the demo's own: `routekit --json compare ...` printed a table
+  // (and progress) as if --json had not been given. They belong after the command.
+  program.hook("preSubcommand", (cmd, sub) => {
+    const given = cmd.options
+      .filter((o) => cmd.getOptionValueSource(o.attributeName()) === "cli")
+      .map((o) => o.long ?? o.short ?? o.name());
+    if (given.length > 0) {
+      throw new UsageError(
+        `${given.join(", ")} before the command: put ${given.length === 1 ? "it" : "them"} after \`${sub.name()}\` (\`routekit ${sub.name()} ${given[0]} ...\`)`,
+      );
+    }
   });
   program.action(async (f: CommonFlags) => {
     const s =
@@ -531,9 +547,9 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
     .option("--dim <d>", "query embedding length d", int(1, "--dim"), 16)
     .option("--models <M>", "embedding models M", int(2, "--models"), 4)
     .option("--rank <s>", "latent rank s of the environment", int(1, "--rank"), 2)
-    .option("--queries <n>", "queries per seed (half fit, half held out)", int(4, "--queries"), 1000)
-    .option("--iterations <n>", "Adam iterations per class", int(1, "--iterations"), 1500)
-    .option("--out <dir>", "output directory", "routekit-out/class-fit")
+    .option("--queries <n>", "queries per seed (half fit, half held out)", int(4, "--queries", 10_000_000), 1000)
+    .option("--iterations <n>", "Adam iterations per class", int(1, "--iterations", 1_000_000), 1500)
+    .option("--out <dir>", "output directory", path("--out"), "routekit-out/class-fit")
     .option("--json", "print the report as JSON")
     .action(
       (f: {
@@ -633,6 +649,12 @@ export async function main(
     ) {
       throw new UsageError(
         `unknown command "${first}" (commands: ${program.commands.map((c) => c.name()).join(", ")})`,
+      );
+    }
+    const topic = argv[1];
+    if (first === "help" && topic !== undefined && !program.commands.some((c) => c.name() === topic)) {
+      throw new UsageError(
+        `help: unknown command "${topic}" (commands: ${program.commands.map((c) => c.name()).join(", ")})`,
       );
     }
     const check = program.commands.find((c) => c.name() === "check");

@@ -1,6 +1,6 @@
 /** The output directory: checked before a run starts, so a bad `--out` fails at once with a one-line message. */
-import { accessSync, constants, mkdirSync, statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { accessSync, constants, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { CliFailure } from "./errors.js";
 
 /** Throws a CliFailure unless `dir` is, or can be created as, a writable directory (creates nothing). */
@@ -39,4 +39,28 @@ export function ensureOutDir(dir: string): string {
     throw new CliFailure(`cannot write outputs to ${dir}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
   return abs;
+}
+
+/**
+ * Removes the files a previous RouteKit run left in `dir` under `names` (its own output names), so that a run into an
+ * existing output directory never leaves another run's report, plots or reference checks beside its own results
+ * (`--no-plots` kept the old report.html and its numbers; a run without costs kept cost.png). Only a directory that
+ * holds a RouteKit results file (`marker`, JSON with `spec` or `members`) is cleaned, and only those file names.
+ */
+export function removeStaleOutputs(dir: string, marker: string, names: readonly string[]): void {
+  let previous: unknown;
+  try {
+    previous = JSON.parse(readFileSync(join(dir, marker), "utf8"));
+  } catch {
+    return; // no previous run here (or not ours): touch nothing
+  }
+  if (previous === null || typeof previous !== "object" || !("spec" in previous || "members" in previous)) return;
+  for (const name of names) {
+    const p = join(dir, name);
+    try {
+      if (statSync(p).isFile()) rmSync(p);
+    } catch {
+      // absent
+    }
+  }
 }

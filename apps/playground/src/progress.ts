@@ -24,7 +24,9 @@ export function createProgress(mode: ProgressMode, stream: NodeJS.WritableStream
       {
         format: `${label} {bar} {percentage}% | {value}/{total} rounds | {speed} rounds/s | ETA {eta_formatted} | {run}`,
         stream,
-        hideCursor: true,
+        // Not hidden: Ctrl-C ends a run by the signal (an in-process run never yields to a handler that could show
+        // it again), and a hidden cursor then stayed hidden in the user's terminal.
+        hideCursor: false,
         clearOnComplete: true,
         etaBuffer: 50,
         fps: 10,

@@ -21,6 +21,15 @@ import type {
  * Everything needed to rebuild an experiment from names and parameters: plain JSON, so it crosses into
  * worker threads (`worker-plan.ts`) and is written next to the results for reproduction.
  */
+/** Most seeds of one experiment (CLI, config files, API): every run's results are kept; 200,000 ran out of memory. */
+export const MAX_SEEDS = 10_000;
+
+/**
+ * Most points kept per series (CLI, config files, API): each run keeps points x metrics numbers, so memory grows with
+ * them (--points 3,000,000 on 2 seeds ran out of memory at 4.5 GB after 220 s).
+ */
+export const MAX_POINTS = 100_000;
+
 export interface RunSpec {
   readonly environment: { readonly name: string; readonly params: Params };
   readonly policies: readonly { readonly label: string; readonly policy: string; readonly params: Params }[];
@@ -121,9 +130,10 @@ export function resolveSpec(reg: FamilyRegistry, spec: RunSpec): RunSpec {
   if (spec.seeds.length === 0 || !spec.seeds.every((s) => Number.isInteger(s))) {
     throw new UsageError("seeds must be a non-empty list of integers");
   }
-  if (!Number.isInteger(spec.points) || spec.points < 2) {
-    throw new UsageError(`points must be an integer >= 2, got ${spec.points}`);
+  if (!Number.isInteger(spec.points) || spec.points < 2 || spec.points > MAX_POINTS) {
+    throw new UsageError(`points must be an integer in [2, ${MAX_POINTS}], got ${spec.points}`);
   }
+  if (spec.seeds.length > MAX_SEEDS) throw new UsageError(`at most ${MAX_SEEDS} seeds, got ${spec.seeds.length}`);
   return {
     environment: { name: env.name, params: envParams },
     policies,

@@ -3,10 +3,12 @@
  * logs `{ ...policy.decisionRecord(decision), feedback }`) and writes its snapshot, which a service loads with
  * the policy class's `fromJSON`.
  */
-import { writeFileSync } from "node:fs";
+import { statSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { type DecisionEvent, isRouteKitError, type Snapshot } from "@routekit/core";
 import { CliFailure, UsageError } from "./errors.js";
 import { type LogIssue, listIssues, policyForLog, readEventLog } from "./event-log.js";
+import { checkOutDir, ensureOutDir } from "./out-dir.js";
 import type { FamilyRegistry, Params } from "./registry/types.js";
 import { findPolicy, mergeParams } from "./spec.js";
 
@@ -55,8 +57,26 @@ export function train(opts: TrainOptions): TrainResult {
   const learn = policy.learn.bind(policy) as (e: DecisionEvent) => void;
   const skipped = [...log.issues];
   const refused: TrainIssue[] = [];
+  // A policy ignores an event for an arm it does not have (as feedback for a removed arm): with --arms missing a
+  // logged arm, those events were counted as learned but changed nothing. Each is a refused line instead.
+  const arms = (policy as { arms?: readonly string[] }).arms;
+  const live = arms ? new Set(arms) : undefined;
+  const outside = (event: DecisionEvent): string | undefined => {
+    const d = event.decision as { arm?: string; retired?: boolean; queried?: readonly { arm: string }[] };
+    if (!live || d.retired === true) return undefined;
+    const named = d.arm !== undefined ? [d.arm] : (d.queried ?? []).map((q) => q.arm);
+    return named.find((a) => !live.has(a));
+  };
   let learned = 0;
   for (const { line, event } of log.events) {
+    const unknown = outside(event);
+    if (unknown !== undefined) {
+      refused.push({
+        line,
+        message: `logged arm "${unknown}" is not one of the policy's arms (${[...(arms ?? [])].join(", ")}; --arms sets them)`,
+      });
+      continue;
+    }
     try {
       learn(event);
       learned++;
@@ -85,7 +105,24 @@ export function train(opts: TrainOptions): TrainResult {
 }
 
 /** Writes a training result's snapshot as JSON text. */
+/**
+ * Checks, before any training, that the snapshot can be written to `out`: not a directory, and its directory one
+ * that exists or can be created (as the experiment commands' `--out`).
+ */
+export function checkSnapshotPath(out: string): void {
+  let isDir = false;
+  try {
+    isDir = statSync(out).isDirectory();
+  } catch {
+    // absent: written later
+  }
+  if (isDir) throw new CliFailure(`cannot write the snapshot to ${out}: it is a directory`);
+  checkOutDir(dirname(resolve(out)));
+}
+
+/** Writes the snapshot, creating its directory when missing. */
 export function writeSnapshot(result: TrainResult, out: string): void {
+  ensureOutDir(dirname(resolve(out)));
   try {
     writeFileSync(out, `${JSON.stringify(result.snapshot)}\n`);
   } catch (e) {

@@ -2,7 +2,7 @@
  * Bad input found by an adversarial audit: each ends with one line on stderr and the documented exit code
  * (1 failure, 2 bad usage), before any experiment runs.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -56,6 +56,32 @@ describe("bad input ends with one clear line and the documented exit code", () =
     await expectOneLine(["class-fit", "--seeds", "1", "--out", file], 1, /is a file, not a directory/);
   });
 
+  it("an empty --out is bad usage, for every command that writes (it wrote results.json into the current directory)", async () => {
+    const cases = [
+      ["compare", "--env", "k-armed", "--policies", "ucb1", ...small, "--out", ""],
+      ["run", "classic-demo", ...small, "--out", ""],
+      ["--out", "", ...small],
+      ["class-fit", "--seeds", "1", "--out", ""],
+      ["train", "--events", file, "--policy", "ucb1", "--out", ""],
+    ];
+    for (const argv of cases) await expectOneLine(argv, 2, /--out must be a non-empty path, got ""/);
+  });
+
+  it("train --out: a directory or a path under a file fails before reading the log; a new directory is created", async () => {
+    const events = join(__dirname, "..", "examples", "events.jsonl");
+    for (const [out, re] of [
+      [join(dir, "a-dir"), /cannot write the snapshot to .*a-dir: it is a directory/],
+      [join(file, "s.json"), /cannot write outputs to .*a-file is a file, not a directory/],
+    ] as const) {
+      // the events file is unreadable too: the --out error comes first, before the log is read
+      await expectOneLine(["train", "--events", join(dir, "missing.jsonl"), "--policy", "ucb1", "--out", out], 1, re);
+    }
+    const out = join(dir, "new dir", "ü", "snap.json");
+    const r = await runCli(["train", "--events", events, "--policy", "ucb1", "--out", out, "-q"]);
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse(readFileSync(out, "utf8")).kind).toBe("classic/ucb1");
+  });
+
   it("replay --data naming a directory says so", async () => {
     await expectOneLine(
       ["replay", "--data", join(dir, "a-dir"), ...small],
@@ -67,5 +93,20 @@ describe("bad input ends with one clear line and the documented exit code", () =
   it("class-fit values the environment refuses are bad usage (exit 2), found before fitting", async () => {
     await expectOneLine(["class-fit", "--rank", "100"], 2, /class-fit .*"rank":100.*latentRank/);
     await expectOneLine(["class-fit", "--dim", "100000"], 2, /class-fit .*"dim":100000.*contextDim/);
+    // Sizes the fit refused only after sampling (exit 1, "n must be in ...") or that crashed allocating ("unexpected
+    // error: Invalid typed array length") are bad usage before any work.
+    await expectOneLine(["class-fit", "--queries", "1000000000"], 2, /--queries must be an integer in \[4, 10000000\]/);
+    await expectOneLine(
+      ["class-fit", "--iterations", "1000000000"],
+      2,
+      /--iterations must be an integer in \[1, 1000000\]/,
+    );
+    for (const dim of ["64", "4096"]) {
+      await expectOneLine(
+        ["class-fit", "--seeds", "1", "--queries", "10000000", "--dim", dim],
+        2,
+        /class-fit: 10000000 queries at d = \d+ need tables of .* numbers per seed \(at most 1e\+8/,
+      );
+    }
   });
 });

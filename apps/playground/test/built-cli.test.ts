@@ -76,6 +76,41 @@ describe.runIf(existsSync(cli))("the built routekit bin", () => {
   });
 });
 
+describe.runIf(existsSync(cli))("the built routekit bin writing into a closed pipe", () => {
+  // `routekit list | head -3`: the reader exits early and the pipe closes under the CLI's writes.
+  it("stops quietly (exit 0, nothing on stderr), not with an unhandled EPIPE and a stack trace", async () => {
+    const { spawn } = await import("node:child_process");
+    const dir = mkdtempSync(join(tmpdir(), "routekit-pipe-"));
+    const child = spawn(process.execPath, [cli, "list"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.destroy(); // closed before the CLI writes its first line
+    let err = "";
+    child.stderr.on("data", (b: Buffer) => {
+      err += b.toString();
+    });
+    const how = await new Promise<string>((r) => child.on("close", (code, signal) => r(`${code} ${signal}`)));
+    expect(err).toBe("");
+    expect(how).toBe("0 null");
+  }, 30_000);
+
+  it("a run whose stderr reader went away still finishes: results written, table printed, exit 0", async () => {
+    const { spawn } = await import("node:child_process");
+    const dir = mkdtempSync(join(tmpdir(), "routekit-pipe-"));
+    const out = join(dir, "demo");
+    // The demo writes a line to stderr at once, into the closed pipe.
+    const args = [cli, "--seeds", "1", "--horizon", "300", "--workers", "1", "--no-plots", "--out", out];
+    const child = spawn(process.execPath, args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    child.stderr.destroy();
+    let stdout = "";
+    child.stdout.on("data", (b: Buffer) => {
+      stdout += b.toString();
+    });
+    const how = await new Promise<string>((r) => child.on("close", (code, signal) => r(`${code} ${signal}`)));
+    expect(how).toBe("0 null");
+    expect(existsSync(join(out, "results.json"))).toBe(true);
+    expect(stdout).toMatch(/^LinUCB disjoint /m);
+  }, 60_000);
+});
+
 describe.runIf(existsSync(cli))("the built routekit bin on Ctrl-C", () => {
   // A run in-process (--workers 1) keeps the event loop busy, so no handler could print a line: Ctrl-C ends
   // the process by the signal itself (a shell reports exit code 130), at once and without a stack trace.

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -28,13 +28,44 @@ describe("argument parsing and exit codes", () => {
     expect(c.out).toMatch(/--config <file>/);
   });
 
+  it("`routekit help [command]` prints the same help (it was 'too many arguments', exit 2)", async () => {
+    for (const [argv, same] of [
+      [["help"], ["--help"]],
+      [
+        ["help", "compare"],
+        ["compare", "--help"],
+      ],
+      [
+        ["help", "evaluate"],
+        ["evaluate", "--help"],
+      ],
+      [
+        ["help", "check"],
+        ["check", "--help"],
+      ],
+    ]) {
+      const r = await cli(argv as string[]);
+      expect(r.code, argv.join(" ")).toBe(0);
+      expect(r.err, argv.join(" ")).toBe("");
+      expect(r.out, argv.join(" ")).toBe((await cli(same as string[])).out);
+    }
+    expect((await cli(["help"])).out).toMatch(/help \[command\]/);
+    const bad = await cli(["help", "nosuch"]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/^routekit: help: unknown command "nosuch" \(commands: list, run, compare, .*\)\n$/);
+  });
+
   it("exits 2 with one line and no stack on bad usage", async () => {
     const cases: [string[], RegExp][] = [
       [["frobnicate"], /unknown command "frobnicate"/],
       [["run"], /missing required argument 'scenario'/],
       [["run", "nope"], /unknown scenario "nope" \(known: fixture-demo\)/],
       [["run", "fixture-demo", "--horizon", "0"], /--horizon must be an integer >= 1, got "0"/],
-      [["run", "fixture-demo", "--seeds", "two"], /--seeds must be an integer >= 1/],
+      [["run", "fixture-demo", "--seeds", "two"], /--seeds must be an integer in \[1, 10000\]/],
+      // As in config files: 200,000 seeds ran out of memory (a V8 crash after minutes), now refused at once.
+      [["run", "fixture-demo", "--seeds", "200000"], /--seeds must be an integer in \[1, 10000\], got "200000"/],
+      // As in config files: --points 3,000,000 ran out of memory (4.5 GB) on a long horizon.
+      [["run", "fixture-demo", "--points", "3000000"], /--points must be an integer in \[2, 100000\], got "3000000"/],
       [["compare", "--env", "k-armed"], /needs --policies/],
       [["compare", "--policies", "ucb1"], /needs --env/],
       [
@@ -61,8 +92,19 @@ describe("argument parsing and exit codes", () => {
       ],
       [["compare", "--env", "k-armed", "--policies", "ucb1", "--bogus"], /unknown option '--bogus'/],
       [["replay"], /required option '--data <file>' not specified/],
+      // A missing data parameter is bad usage too (it was exit 1, as if the data were bad).
+      [
+        ["compare", "--env", "replay", "--policies", "ucb1"],
+        /the replay environment needs a data file \(--env-param data=FILE\)/,
+      ],
       [["replay", "--data", example, "--context", "pixels"], /Allowed choices are auto, text, embedding/],
       [["list", "planets"], /list what\? expected one of algorithms, environments, scenarios/],
+      // Flags before a command were taken as the demo's and ignored: `--json compare` printed a table.
+      [
+        ["--json", "compare", "--env", "k-armed", "--policies", "ucb1"],
+        /--json before the command: put it after `compare`/,
+      ],
+      [["--seeds", "2", "-q", "list"], /--seeds, --quiet before the command: put them after `list`/],
     ];
     for (const [argv, re] of cases) {
       const r = await cli(argv);
@@ -194,6 +236,45 @@ describe("runs", () => {
     expect(q.code).toBe(0);
     expect(q.err).toBe("");
     expect(q.out.trim().split("\n")).toHaveLength(3);
+  });
+});
+
+describe("a run into an existing output directory", () => {
+  const run = (dir: string, ...extra: string[]) =>
+    cli([
+      "compare",
+      "--env",
+      "k-armed",
+      "--policies",
+      "ucb1",
+      "--horizon",
+      "30",
+      "--seeds",
+      "1",
+      "--out",
+      dir,
+      "-q",
+      ...extra,
+    ]);
+
+  it("leaves no file of the previous run beside its own (--no-plots kept the old report and plots)", async () => {
+    const dir = tmp();
+    expect((await run(dir, "--no-png")).code).toBe(0);
+    expect(readdirSync(dir)).toEqual(expect.arrayContaining(["report.html", "panel.svg", "regret.svg"]));
+    writeFileSync(join(dir, "notes.txt"), "mine\n");
+    expect((await run(dir, "--no-plots")).code).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(
+      ["notes.txt", "pick-share.csv", "results.json", "runs.csv", "series.csv", "summary.csv"].sort(),
+    );
+  });
+
+  it("touches nothing in a directory that holds no RouteKit run (its own report.html stays)", async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "report.html"), "<p>mine</p>\n");
+    writeFileSync(join(dir, "regret.png"), "mine\n");
+    expect((await run(dir, "--no-plots")).code).toBe(0);
+    expect(readFileSync(join(dir, "report.html"), "utf8")).toBe("<p>mine</p>\n");
+    expect(readFileSync(join(dir, "regret.png"), "utf8")).toBe("mine\n");
   });
 });
 

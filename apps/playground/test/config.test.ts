@@ -86,6 +86,22 @@ horizon: 400
       /^exp.yaml: cannot parse YAML/,
     );
     expect(errorOf("{ nope", "exp.json")).toMatch(/^exp.json: cannot parse JSON/);
+    // A seed listed twice is an invalid config (exit 2), not a failure of the run (it was exit 1).
+    expect(errorOf("environment: k-armed\npolicies: [ucb1]\nseeds: [3, 17, 3]")).toBe(
+      "exp.yaml: seeds[2]: seed 3 is also seeds[0]; seeds must be distinct (the runs would be identical)",
+    );
+  });
+
+  it("reads a JSON or YAML file that starts with a byte order mark (as Windows editors save UTF-8)", () => {
+    const json = JSON.stringify({ environment: "k-armed", policies: ["ucb1"], seeds: [4], horizon: 7 });
+    for (const [text, file] of [
+      [`\uFEFF${json}`, "x.json"],
+      ["\uFEFFenvironment: k-armed\npolicies: [ucb1]\nseeds: [4]\nhorizon: 7\n", "x.yaml"],
+    ] as const) {
+      const spec = configToSpec(fixtureRegistry, parseCompareConfig(text, file), file, defaults);
+      expect(spec.seeds, file).toEqual([4]);
+      expect(spec.horizon, file).toBe(7);
+    }
   });
 
   it("runs from a config file through the CLI, and rejects mixing --config with --env", async () => {

@@ -48,3 +48,18 @@ describe("plain progress lines", () => {
     expect(lines[1]).toMatch(/^demo: 100% \(63000\/63000 rounds/);
   });
 });
+
+describe("the live progress bar (a terminal)", () => {
+  // Ctrl-C ends a run by the signal itself (an in-process run keeps the event loop busy, so no handler could undo
+  // anything): a bar that hid the cursor left the user's terminal without one.
+  it("never hides the cursor, so a run ended by Ctrl-C leaves the terminal as it was", () => {
+    const { stream, lines } = sink();
+    Object.assign(stream, { isTTY: true, columns: 100 });
+    const progress = createProgress("bar", stream, "demo");
+    progress.update(at(30));
+    const written = lines.join("\n");
+    expect(written).toMatch(/30\/63000 rounds/);
+    expect(written).not.toContain("\u001b[?25l");
+    progress.stop();
+  });
+});

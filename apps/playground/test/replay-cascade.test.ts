@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -11,28 +11,38 @@ const example = join(__dirname, "..", "examples", "prompts.jsonl");
 const cli = (argv: string[]) => runCli(argv);
 
 describe("replay --protocol cascade", () => {
-  it("replays the example as a cascade: COSMOS (s = 0.1) beats one-shot routing and query-all", async () => {
+  it("replays the example as a cascade: the README's numbers, COSMOS (s = 0.1) beating one-shot and query-all", async () => {
+    // The README's command: `replay --data examples/prompts.jsonl --protocol cascade --cost-weight 0.1 --dim 16
+    // --passes 5 --seeds 3`, default lineup.
     const res = await replay({
       data: example,
       protocol: "cascade",
       environmentParams: { dim: 16, costWeight: 0.1 },
-      seeds: 2,
+      seeds: 3,
       passes: 5,
-      policies: [
-        { policy: "cosmos", label: "cosmos", params: { exploration: 0.1 } },
-        "one-shot",
-        "query-all",
-        { policy: "threshold-cascade", label: "threshold" },
-      ],
     });
     const by = Object.fromEntries(res.result.summary.map((s) => [s.policy, s]));
-    // Measured (2 seeds x 1000 requests): regret COSMOS 21.4, threshold 31.2, one-shot 40.2, query-all 88.9.
-    expect(by.cosmos?.regret.mean).toBeLessThan(0.7 * (by["one-shot"]?.regret.mean ?? 0));
-    expect(by.cosmos?.regret.mean).toBeLessThan(0.5 * (by["query-all"]?.regret.mean ?? 0));
+    const cosmos = by["COSMOS s=0.1"];
+    expect(cosmos?.regret.mean).toBeLessThan(0.7 * (by["one-shot"]?.regret.mean ?? 0));
+    expect(cosmos?.regret.mean).toBeLessThan(0.5 * (by["query-all"]?.regret.mean ?? 0));
     expect(by["query-all"]?.queriesPerRound?.mean).toBe(3);
     expect(by["one-shot"]?.queriesPerRound?.mean).toBe(1);
-    expect(by.cosmos?.queriesPerRound?.mean).toBeGreaterThan(1);
-    expect(by.cosmos?.queriesPerRound?.mean).toBeLessThan(3);
+    expect(cosmos?.queriesPerRound?.mean).toBeGreaterThan(1);
+    expect(cosmos?.queriesPerRound?.mean).toBeLessThan(3);
+    // The README quotes each policy's regret and models asked per request as the command prints them (seeded).
+    const readme = readFileSync(join(__dirname, "..", "README.md"), "utf8").replace(/\s+/g, " ");
+    const quoted: [string, string, string, string][] = [
+      ["COSMOS s=0.1", "21.0", "1.61", "COSMOS s = 0.1 has regret 21.0 with 1.61 models asked per request"],
+      ["threshold 0.7", "31.2", "2.23", "the threshold cascade 31.2 (2.23)"],
+      ["one-shot", "38.7", "1.00", "one-shot routing 38.7 (1.00)"],
+      ["COSMOS s=0.5", "74.0", "2.73", "COSMOS s = 0.5 74.0 (2.73"],
+      ["query-all", "88.9", "3.00", "query-all 88.9 (3.00)"],
+    ];
+    for (const [label, regret, queries, sentence] of quoted) {
+      expect(readme).toContain(sentence);
+      expect(by[label]?.regret.mean.toFixed(1), label).toBe(regret);
+      expect(by[label]?.queriesPerRound?.mean.toFixed(2), label).toBe(queries);
+    }
     // query-all deploys the best of the three scores and pays every cost: its reward per request is the
     // file's per-prompt best score (0.805), its cost 0.1 x the mean summed cost.
     expect(by["query-all"]?.costPerRound.mean).toBeCloseTo(0.15, 2);

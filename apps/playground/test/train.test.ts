@@ -138,6 +138,65 @@ describe("routekit train", () => {
     expect(LinUCBDisjoint.fromJSON(JSON.parse(readFileSync(out, "utf8"))).arms).toEqual(ARMS);
   });
 
+  it("an object line that is no decision record is an invalid line, not a record 'without feedback'", async () => {
+    const { lines } = loggedRun();
+    const dir = mkdtempSync(join(tmpdir(), "routekit-train-records-"));
+    const events = join(dir, "events.jsonl");
+    const { feedback: _, ...record } = JSON.parse(lines[3] as string) as { feedback: unknown };
+    const cascade = { ...record, protocol: "cascade" };
+    writeFileSync(
+      events,
+      [lines[0], "{}", '{"hello":"world"}', JSON.stringify(cascade), JSON.stringify(record), lines[4]].join("\n"),
+    );
+    const out = join(dir, "s.json");
+    const r = await cli(["train", "--events", events, "--policy", "ucb1", "--out", out]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      /has 3 invalid lines: line 2: event v must be 1 .*; line 3: event v .*; line 4: event protocol/,
+    );
+    const r2 = await cli(["train", "--events", events, "--policy", "ucb1", "--out", out, "--skip-invalid", "--json"]);
+    expect(r2.code).toBe(0);
+    const j = JSON.parse(r2.out);
+    expect([j.learned, j.withoutFeedback]).toEqual([2, 1]); // the one real record waiting for its feedback
+    expect(j.skipped.map((s: { line: number }) => s.line)).toEqual([2, 3, 4]);
+  });
+
+  it("an event for an arm --arms leaves out is a refused line, not counted as learned (the policy ignored it)", async () => {
+    const { lines } = loggedRun();
+    const dir = mkdtempSync(join(tmpdir(), "routekit-train-arms-"));
+    const events = join(dir, "events.jsonl");
+    writeFileSync(events, `${lines.join("\n")}\n`);
+    const logged = lines.map((l) => (JSON.parse(l) as ArmEvent).decision.arm);
+    const kept = ARMS.slice(0, 2);
+    const outsideLines = logged.flatMap((a, i) => (kept.includes(a) ? [] : [i + 1]));
+    expect(outsideLines.length).toBeGreaterThan(0);
+    const out = join(dir, "s.json");
+    const r = await cli(["train", "--events", events, "--policy", "ucb1", "--arms", kept.join(","), "--out", out]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      new RegExp(
+        `refused ${outsideLines.length} events? .*line ${outsideLines[0]}: logged arm "${ARMS[2]}" is not one of the policy's arms`,
+      ),
+    );
+    const r2 = await cli([
+      "train",
+      "--events",
+      events,
+      "--policy",
+      "ucb1",
+      "--arms",
+      kept.join(","),
+      "--out",
+      out,
+      "--skip-invalid",
+      "--json",
+    ]);
+    expect(r2.code).toBe(0);
+    const j = JSON.parse(r2.out);
+    expect(j.learned).toBe(lines.length - outsideLines.length);
+    expect(j.skipped.map((s: { line: number }) => s.line)).toEqual(outsideLines);
+  });
+
   it("usage errors: unknown policy, unknown or bad parameters, missing options (exit 2)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "routekit-train-usage-"));
     const events = join(dir, "e.jsonl");

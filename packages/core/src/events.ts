@@ -177,8 +177,10 @@ export function checkEvent<P extends Protocol>(event: unknown, protocol: P): Lea
   }
 }
 
-function checkEventFields<P extends Protocol>(event: unknown, protocol: P): LearnableEvent<P> {
-  if (!isObject(event)) bad("", "an object { v, kind, protocol, id, decision, feedback }", event);
+function checkEventFields<P extends Protocol>(event: unknown, protocol: P, withFeedback = true): LearnableEvent<P> {
+  if (!isObject(event)) {
+    bad("", `an object { v, kind, protocol, id, decision${withFeedback ? ", feedback" : ""} }`, event);
+  }
   if (event.v !== EVENT_VERSION) bad("v", `${EVENT_VERSION} (this build reads event schema version 1)`, event.v);
   checkId(event.kind, "kind");
   if (event.protocol !== protocol) bad("protocol", JSON.stringify(protocol), event.protocol);
@@ -186,7 +188,10 @@ function checkEventFields<P extends Protocol>(event: unknown, protocol: P): Lear
   const d = event.decision;
   if (!isObject(d)) bad("decision", "an object", d);
   const f = event.feedback;
-  if (!isObject(f)) bad("feedback", "an object (a decision record without feedback cannot be learned)", f);
+  if (withFeedback && !isObject(f)) {
+    bad("feedback", "an object (a decision record without feedback cannot be learned)", f);
+  }
+  if (!withFeedback && f !== undefined) bad("feedback", "absent in a decision record", f);
   if (protocol === "arm") {
     checkId(d.arm, "decision.arm");
     if (d.context !== null) eventVector(d.context, "decision.context");
@@ -195,8 +200,10 @@ function checkEventFields<P extends Protocol>(event: unknown, protocol: P): Lear
       if (!(p > 0 && p <= 1)) bad("decision.propensity", "in (0, 1]", p);
     }
     if (d.retired !== undefined && typeof d.retired !== "boolean") bad("decision.retired", "a boolean", d.retired);
-    checkFinite(f.reward, "feedback.reward");
-    if (f.cost !== undefined && !(checkFinite(f.cost, "feedback.cost") >= 0)) bad("feedback.cost", ">= 0", f.cost);
+    if (isObject(f)) {
+      checkFinite(f.reward, "feedback.reward");
+      if (f.cost !== undefined && !(checkFinite(f.cost, "feedback.cost") >= 0)) bad("feedback.cost", ">= 0", f.cost);
+    }
   } else if (protocol === "assortment") {
     const items = d.items;
     if (!Array.isArray(items) || items.length === 0) bad("decision.items", "a non-empty array of item indices", items);
@@ -216,7 +223,7 @@ function checkEventFields<P extends Protocol>(event: unknown, protocol: P): Lear
       const r = eventVector(d.revenues, "decision.revenues", items.length);
       for (let i = 0; i < r.length; i++) if (!((r[i] as number) >= 0)) bad(`decision.revenues[${i}]`, ">= 0");
     }
-    const c = f.choice;
+    const c = isObject(f) ? f.choice : null;
     if (c !== null && !(Number.isSafeInteger(c) && seen.has(c as number))) {
       bad("feedback.choice", "null or one of decision.items", c);
     }
@@ -236,7 +243,7 @@ function checkEventFields<P extends Protocol>(event: unknown, protocol: P): Lear
       if (!(cost >= 0)) bad(`decision.queried[${i}].cost`, ">= 0", cost);
     }
     if (!arms.has(checkId(d.chosen, "decision.chosen"))) bad("decision.chosen", "one of the queried boxes", d.chosen);
-    checkFinite(f.reward, "feedback.reward");
+    if (isObject(f)) checkFinite(f.reward, "feedback.reward");
   }
   return event as unknown as LearnableEvent<P>;
 }
@@ -247,4 +254,19 @@ export function missingEventState(kind: string, what: string): never {
     ErrorCode.InvalidEvent,
     `a ${kind} policy needs decision.state.${what} in the event (events logged by another kind of policy lack it)`,
   );
+}
+
+/**
+ * Checks a decision record (what `decisionRecord` returns: an event without `feedback`) for `protocol`, by the
+ * rules of {@link checkEvent} for everything but the feedback, which must be absent. Throws INVALID_EVENT naming
+ * the first bad field, so a log reader can tell a record still waiting for its feedback from a line that is no
+ * decision record at all.
+ */
+export function checkDecisionRecord<P extends Protocol>(record: unknown, protocol: P): DecisionEvent<P> {
+  try {
+    return checkEventFields(copyJson(record, 0), protocol, false);
+  } catch (e) {
+    if (e instanceof RouteKitError) throw e;
+    throw new RouteKitError(ErrorCode.InvalidEvent, `reading the decision record threw: ${errorText(e)}`);
+  }
 }

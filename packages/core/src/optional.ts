@@ -27,8 +27,9 @@ export interface OptionalDependencyOptions<T> {
 }
 
 /**
- * A memoised loader for an optional dependency. A failed import (or `init`) rejects with RouteKitError
- * MISSING_DEPENDENCY naming the package and `npm install <name>`; the next `load()` tries again.
+ * A memoised loader for an optional dependency. A failed import rejects with RouteKitError MISSING_DEPENDENCY
+ * naming the package and `npm install <name>`; a failed `init` (installed, but e.g. its WebAssembly could not be
+ * instantiated) with the same code saying it failed to load; the next `load()` tries again.
  */
 export function optionalDependency<T>(options: OptionalDependencyOptions<T>): OptionalDependency<T> {
   const { name, purpose, importer } = options;
@@ -39,9 +40,27 @@ export function optionalDependency<T>(options: OptionalDependencyOptions<T>): Op
     load(): Promise<T> {
       if (value !== undefined) return Promise.resolve(value);
       if (!pending) {
+        const why = (e: unknown) => (e instanceof Error ? e.message : String(e));
         pending = Promise.resolve()
           .then(importer)
-          .then(init)
+          .then(
+            (m) =>
+              // Installed, but its initialisation failed (e.g. WebAssembly out of memory): "npm install" would not help.
+              Promise.resolve()
+                .then(() => init(m))
+                .catch((e: unknown) => {
+                  throw new RouteKitError(
+                    ErrorCode.MissingDependency,
+                    `${purpose}: the optional dependency "${name}" is installed but failed to load: ${why(e)}`,
+                  );
+                }),
+            (e: unknown) => {
+              throw new RouteKitError(
+                ErrorCode.MissingDependency,
+                `${purpose} needs the optional dependency "${name}" (npm install ${name}): ${why(e)}`,
+              );
+            },
+          )
           .then(
             (v) => {
               value = v;
@@ -49,10 +68,7 @@ export function optionalDependency<T>(options: OptionalDependencyOptions<T>): Op
             },
             (e: unknown) => {
               pending = undefined;
-              throw new RouteKitError(
-                ErrorCode.MissingDependency,
-                `${purpose} needs the optional dependency "${name}" (npm install ${name}): ${e instanceof Error ? e.message : String(e)}`,
-              );
+              throw e;
             },
           );
       }

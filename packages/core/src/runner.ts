@@ -26,7 +26,13 @@ type PolicyOf<P extends Protocol> = P extends "arm"
     ? AssortmentPolicy
     : CascadePolicy;
 
-/** Progress of an experiment, reported after each checkpoint-sized chunk of rounds. */
+/** Longest time between two progress reports of a run (checked every 64 rounds). */
+const PROGRESS_MS = 500;
+
+/**
+ * Progress of an experiment, reported after each chunk of horizon/100 rounds and at least every half second (checked
+ * every 64 rounds).
+ */
 export interface Progress {
   /** Rounds played so far, over all policies and seeds. */
   readonly done: number;
@@ -165,10 +171,19 @@ export function runOne<P extends Protocol>(
   const t0 = performance.now();
   const queries = exp.protocol === "cascade" ? new QueryRecorder(exp.horizon, exp.points ?? 200) : undefined;
   const step = stepper(exp.protocol, env, policy, queries);
+  // Besides every chunk, a report (and an abort check) at least every PROGRESS_MS: on a long horizon a chunk can
+  // take minutes. The clock is read every 64 rounds only.
+  let reported = t0;
   for (let t = 0; t < exp.horizon; t++) {
     step(t, rec);
-    if ((t + 1) % chunk === 0 || t + 1 === exp.horizon) {
-      onChunk?.(t + 1);
+    const done = t + 1;
+    if (
+      done % chunk === 0 ||
+      done === exp.horizon ||
+      ((done & 63) === 0 && performance.now() - reported >= PROGRESS_MS)
+    ) {
+      reported = performance.now();
+      onChunk?.(done);
       if (signal?.aborted) throw new RouteKitError(ErrorCode.InvalidState, "experiment aborted");
     }
   }

@@ -44,6 +44,26 @@ describe("optionalDependency", () => {
     expect(await dep.load()).toBe(3);
   });
 
+  it("an installed dependency whose init fails says so, without the misleading install hint", async () => {
+    let fail = true;
+    const dep = optionalDependency<number>({
+      name: "highs",
+      purpose: "the assortment LP",
+      importer: async () => ({}),
+      init: () => {
+        if (fail) throw new RangeError("WebAssembly.instantiate(): Out of memory");
+        return 5;
+      },
+    });
+    const e = await dep.load().catch((x: unknown) => x);
+    expect(isRouteKitError(e, "MISSING_DEPENDENCY")).toBe(true);
+    expect(String((e as Error).message)).toBe(
+      'the assortment LP: the optional dependency "highs" is installed but failed to load: WebAssembly.instantiate(): Out of memory',
+    );
+    fail = false;
+    expect(await dep.load()).toBe(5);
+  });
+
   it("a real missing module rejects with MISSING_DEPENDENCY", async () => {
     const spec = "routekit-no-such-module-for-this-test";
     const dep = optionalDependency({ name: spec, purpose: "x", importer: () => import(/* @vite-ignore */ spec) });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   armsOption,
   booleanOption,
+  checkDecisionRecord,
   checkEvent,
   DecisionLedger,
   ErrorCode,
@@ -147,6 +148,41 @@ describe("decision events", () => {
       let err: unknown;
       try {
         checkEvent(e, (e as { protocol?: string } | null)?.protocol === "assortment" ? "assortment" : "arm");
+      } catch (x) {
+        err = x;
+      }
+      expect(isRouteKitError(err, ErrorCode.InvalidEvent), String(err)).toBe(true);
+      expect((err as Error).message).toContain(field);
+    }
+  });
+
+  it("checkDecisionRecord accepts a record without feedback and refuses what is no decision record", () => {
+    const { feedback: _, ...record } = armEvent;
+    expect(checkDecisionRecord(record, "arm").decision.arm).toBe("a");
+    const cs = {
+      v: 1,
+      kind: "pandora/cosmos",
+      protocol: "cascade",
+      id: "e1",
+      decision: { context: [0], queried: [{ arm: "a", features: [1], cost: 0.1 }], chosen: "a" },
+    };
+    expect(checkDecisionRecord(cs, "cascade").id).toBe("e1");
+    const as = { v: 1, kind: "mnl/ofu", protocol: "assortment", id: "d2", decision: { items: [3], features: [1] } };
+    expect(checkDecisionRecord(as, "assortment").id).toBe("d2");
+    const bad: [unknown, string][] = [
+      [{}, "v"],
+      [{ hello: "world" }, "v"],
+      [[], "an object { v, kind, protocol, id, decision }"],
+      [{ ...record, protocol: "cascade" }, "protocol"],
+      [{ ...record, id: 3 }, "id"],
+      [{ ...record, decision: { arm: "a", context: [1, Number.NaN] } }, "decision.context[1]"],
+      [{ ...record, decision: { arm: "a", context: [1], propensity: 2 } }, "decision.propensity"],
+      [armEvent, "feedback"], // an event with feedback is no record: checkEvent reads those
+    ];
+    for (const [e, field] of bad) {
+      let err: unknown;
+      try {
+        checkDecisionRecord(e, "arm");
       } catch (x) {
         err = x;
       }

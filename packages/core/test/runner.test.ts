@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   type ArmDecision,
   type ArmEnvironment,
@@ -328,6 +328,45 @@ describe("runExperiment (arm protocol)", () => {
     expect(last.runsTotal).toBe(6);
     expect(last.policy).toBe("always-b");
     expect(last.seed).toBe(3);
+  });
+
+  it("reports at least about every half second on a long horizon, not only every horizon/100 rounds", () => {
+    // 2,000,000 rounds of 1 ms each: horizon/100 rounds would be 20,000 ms between reports (a progress line every
+    // 20 s, or a bar that does not appear for as long). The clock here is fake: each round advances it 1 ms.
+    vi.useFakeTimers({ toFake: ["performance"] });
+    try {
+      const exp = armExperiment({ seeds: [1], horizon: 2_000_000 });
+      const slow = {
+        ...exp,
+        environment: () => {
+          const env = new ToyArms(MEANS);
+          const pull = env.pull.bind(env);
+          env.pull = (arm: string) => {
+            vi.advanceTimersByTime(1);
+            return pull(arm);
+          };
+          return env;
+        },
+        policies: exp.policies.slice(0, 1),
+      };
+      const at: number[] = [];
+      const ac = new AbortController();
+      const code = codeOf(() =>
+        runExperiment(slow, {
+          signal: ac.signal,
+          onProgress: (p) => {
+            at.push(p.done);
+            if (at.length === 10) ac.abort();
+          },
+        }),
+      );
+      expect(code).toBe(ErrorCode.InvalidState); // and the abort is seen within half a second too
+      const gaps = at.map((d, i) => d - (at[i - 1] ?? 0));
+      for (const g of gaps) expect(g).toBeLessThanOrEqual(600);
+      expect(at.at(-1)).toBeLessThan(6000);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("stops with INVALID_STATE when the signal aborts", () => {

@@ -2,6 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { ErrorCode, RouteKitError } from "@routekit/core";
 import { CascadeReplayEnvironment, parseReplay, ReplayEnvironment, type ReplayTable } from "@routekit/environments";
+import { UsageError } from "../errors.js";
 import type { FamilyRegistry, Params } from "./types.js";
 
 const cache = new Map<string, ReplayTable>();
@@ -10,7 +11,8 @@ const cache = new Map<string, ReplayTable>();
 export function loadReplayTable(params: Params): ReplayTable {
   const data = String(params.data ?? "");
   if (data === "") {
-    throw new RouteKitError(ErrorCode.InvalidArgument, "the replay environment needs a data file (param data=FILE)");
+    // A missing parameter is bad usage (exit 2), not a data problem.
+    throw new UsageError("the replay environment needs a data file (--env-param data=FILE)");
   }
   const path = resolve(data);
   let mtime: number;
