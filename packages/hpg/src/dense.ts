@@ -7,7 +7,7 @@
 import { optionKeys, rejectUnknownOptions } from "@routekit/core";
 import { symmetricEigen } from "@routekit/linalg";
 import { checkScoreLength, checkStep, readIterateOptions } from "./iterate-options.js";
-import { hypentropyThreshold, softThreshold } from "./threshold.js";
+import { hypentropyProject } from "./threshold.js";
 
 /** Options of {@link DenseMirrorIterate}. */
 export interface DenseMirrorIterateOptions {
@@ -69,9 +69,7 @@ export class DenseMirrorIterate {
         this.Y[a * d + b] = (this.Y[a * d + b] as number) + rho * (q[a] as number) * (q[b] as number);
     const { values, vectors } = symmetricEigen(this.Y, d);
     const gamma = Float64Array.from(values);
-    const nu = hypentropyThreshold(gamma, d, this.beta, this.radius, this.scratch);
-    this.lastThreshold = nu;
-    softThreshold(gamma, d, nu);
+    this.lastThreshold = hypentropyProject(gamma, d, this.beta, this.radius, this.scratch);
     if (this.maxRank < d) {
       const order = Array.from({ length: d }, (_, i) => i).sort(
         (x, y) => Math.abs(gamma[y] as number) - Math.abs(gamma[x] as number),

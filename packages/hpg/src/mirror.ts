@@ -14,7 +14,7 @@
 import { optionKeys, rejectUnknownOptions } from "@routekit/core";
 import { LowRankSymmetricEigen } from "@routekit/linalg";
 import { checkScoreLength, checkStep, readIterateOptions } from "./iterate-options.js";
-import { hypentropyThreshold, l1Threshold, softThreshold } from "./threshold.js";
+import { hypentropyProject, l1Threshold, softThreshold } from "./threshold.js";
 
 /**
  * The regulariser of the mirror step: the matrix hypentropy (HPG), or half the squared Frobenius norm
@@ -101,12 +101,12 @@ export class MirrorIterate {
     // `lambda` is kept in step with the spectrum: recomputed after the threshold (and the guard), moved
     // along with the pairs removed.
     if (eig.rankOneUpdate(q, rho)) {
-      const nu =
-        this.geometry === "hypentropy"
-          ? hypentropyThreshold(eig.values, eig.rank, this.beta, this.radius, this.scratch)
-          : l1Threshold(eig.values, eig.rank, this.radius, this.scratch);
-      this.lastThreshold = nu;
-      softThreshold(eig.values, eig.rank, nu);
+      if (this.geometry === "hypentropy") {
+        this.lastThreshold = hypentropyProject(eig.values, eig.rank, this.beta, this.radius, this.scratch);
+      } else {
+        this.lastThreshold = l1Threshold(eig.values, eig.rank, this.radius, this.scratch);
+        softThreshold(eig.values, eig.rank, this.lastThreshold);
+      }
       this.refresh();
       if (this.fitBall()) this.refresh();
       for (let i = eig.rank - 1; i >= 0; i--) if (eig.values[i] === 0) this.removePair(i);

@@ -74,6 +74,62 @@ export function bisectThreshold(z: ArrayLike<number>, m: number, beta: number, t
   return hi;
 }
 
+/**
+ * Kept values below this fraction of the largest |gamma| come from the cancellation-free form of
+ * {@link hypentropyProject}: subtracting nu from |gamma| would keep fewer than about 10 of their digits.
+ */
+const CANCELLATION = 1e-6;
+
+/**
+ * The hypentropy projection in place: gamma_i <- sign(gamma_i) max(|gamma_i| - nu, 0) with nu =
+ * {@link hypentropyThreshold}; returns nu. When the kept values are tiny next to |gamma| (a beta many orders
+ * above the radius: they are about asinh(tau / beta)), |gamma_i| - nu loses their digits to rounding (at
+ * beta = 1e17 x radius every value rounded to 0 and the router never learned), so they are computed
+ * from the differences to the largest |gamma| instead: with d_j = z_j - z_max over the active set,
+ * delta = z_max - nu = asinh(c / sqrt(A B)) + log1p(2 S / A) / 2, A = sum e^d_j, S = sum sinh(-d_j),
+ * B = A + 2 S, c = tau / beta, and gamma_i <- sign(gamma_i) max(delta + d_i, 0). Otherwise (every ordinary
+ * setting) it is exactly softThreshold(gamma, n, hypentropyThreshold(...)). `scratch` needs n entries.
+ */
+export function hypentropyProject(
+  gamma: Float64Array,
+  n: number,
+  beta: number,
+  tau: number,
+  scratch: Float64Array,
+): number {
+  const nu = hypentropyThreshold(gamma, n, beta, tau, scratch);
+  if (nu === 0) return 0;
+  let zmax = 0;
+  for (let i = 0; i < n; i++) zmax = Math.max(zmax, Math.abs(gamma[i] as number));
+  if (zmax - nu >= CANCELLATION * zmax) {
+    softThreshold(gamma, n, nu);
+    return nu;
+  }
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const z = Math.abs(gamma[i] as number);
+    if (z !== 0) scratch[m++] = z - zmax;
+  }
+  sortDescending(scratch, m);
+  const c = tau / beta;
+  let A = 0;
+  let S = 0;
+  let delta = 0;
+  for (let j = 0; j < m; j++) {
+    const dj = scratch[j] as number;
+    A += Math.exp(dj);
+    S += Math.sinh(-dj);
+    delta = Math.asinh(c / Math.sqrt(A * (A + 2 * S))) + 0.5 * Math.log1p((2 * S) / A);
+    if (j + 1 === m || delta + (scratch[j + 1] as number) <= 0) break;
+  }
+  for (let i = 0; i < n; i++) {
+    const g = gamma[i] as number;
+    const z = g === 0 ? 0 : delta + (Math.abs(g) - zmax);
+    gamma[i] = z > 0 ? (g > 0 ? z : -z) : 0;
+  }
+  return zmax - delta;
+}
+
 /** gamma_i <- sign(gamma_i) max(|gamma_i| - nu, 0) for i < n. */
 export function softThreshold(gamma: Float64Array, n: number, nu: number): void {
   if (nu === 0) return;

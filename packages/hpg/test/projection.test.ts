@@ -1,6 +1,14 @@
 import { symmetricEigen } from "@routekit/linalg";
 import { describe, expect, test } from "vitest";
-import { bisectThreshold, hypentropyBregman, hypentropyThreshold, matrixBregman, softThreshold } from "../src/index.js";
+import {
+  bisectThreshold,
+  Hpg,
+  hypentropyBregman,
+  hypentropyProject,
+  hypentropyThreshold,
+  matrixBregman,
+  softThreshold,
+} from "../src/index.js";
 import { seeded, unitVector } from "./helpers.js";
 
 /** Projected primal eigenvalues for mirror eigenvalues gamma. */
@@ -161,5 +169,75 @@ describe("hypentropy projection onto the nuclear ball", () => {
       }
       expect(matrixBregman(X, Wt, d, beta)).toBeGreaterThanOrEqual(best);
     }
+  });
+});
+
+describe("hypentropy projection at a beta far above the radius (no cancellation)", () => {
+  test("ordinary settings: hypentropyProject is exactly softThreshold(hypentropyThreshold) (500 random spectra)", () => {
+    const rng = seeded(11);
+    for (let t = 0; t < 500; t++) {
+      const n = 1 + rng.int(12);
+      const gamma = Float64Array.from({ length: n }, () => (rng.uniform() - 0.5) * 6);
+      const beta = 10 ** (rng.uniform() * 6 - 3);
+      const tau = 10 ** (rng.uniform() * 2 - 1);
+      const a = Float64Array.from(gamma);
+      const b = Float64Array.from(gamma);
+      const nu = hypentropyThreshold(a, n, beta, tau, new Float64Array(n));
+      softThreshold(a, n, nu);
+      expect(hypentropyProject(b, n, beta, tau, new Float64Array(n))).toBe(nu);
+      expect(Array.from(b)).toEqual(Array.from(a));
+    }
+  });
+
+  test("beta / tau from 1e12 to 1e308: |lambda|_1 = tau to 1e-12 and the kept values as in closed form", () => {
+    // Three values of which two stay active: lambda = beta sinh(delta + d_i) must sum to tau (a subtraction
+    // |gamma| - nu kept no digit of them at beta = 1e17: every value became 0).
+    for (const beta of [2e12, 2e17, 2e40, 2e300, 1.7e308]) {
+      const tau = 2;
+      const g = Float64Array.of(1.5, -1.5 + 1e-300, 0.25);
+      const nu = hypentropyProject(g, 3, beta, tau, new Float64Array(3));
+      const lambda = Array.from(g, (v) => beta * Math.sinh(v));
+      expect(Math.abs(lambda[0] as number) + Math.abs(lambda[1] as number) + Math.abs(lambda[2] as number)).toBeCloseTo(
+        tau,
+        12,
+      );
+      expect(lambda[0]).toBeCloseTo(1, 12); // the two tied values share tau
+      expect(lambda[1]).toBeCloseTo(-1, 12);
+      expect(lambda[2]).toBe(0);
+      expect(nu).toBeLessThanOrEqual(1.5);
+      expect(nu).toBeGreaterThan(1.5 - 1e-12);
+    }
+  });
+
+  test("an Hpg router with beta = 1e17 x radius learns as at beta = 1e10 (it stayed uniform before)", () => {
+    const run = (beta: number) => {
+      const router = new Hpg({
+        arms: ["general", "code"],
+        contextDim: 4,
+        latentRank: 1,
+        horizon: 2000,
+        normalizeContext: true,
+        seed: 1,
+        beta,
+      });
+      const rng = seeded(1);
+      let won = 0;
+      for (let t = 0; t < 2000; t++) {
+        const query = Float64Array.from({ length: 4 }, () => rng.normal());
+        const decision = router.select(query);
+        const best = Math.abs(query[0] as number) > 0.6 * Math.hypot(...query) ? "code" : "general";
+        const reward = decision.arm === best ? 1 : 0;
+        won += reward;
+        router.update(decision, { reward });
+      }
+      return { won, p: Array.from(router.probabilities(Float64Array.of(1, 0, 0, 0))) };
+    };
+    const ref = run(2e10);
+    for (const beta of [2e17, 2e300]) {
+      const r = run(beta);
+      expect(r.won).toBe(ref.won);
+      expect(r.p[1]).toBeCloseTo(ref.p[1] as number, 6);
+    }
+    expect(ref.p[1]).toBeGreaterThan(0.8); // it learned: "code" on its own direction
   });
 });
