@@ -45,6 +45,8 @@ export const ErrorCode = {
   InvalidEvent: "INVALID_EVENT",
   /** An optional dependency (e.g. the HiGHS solver) is not installed or failed to load. */
   MissingDependency: "MISSING_DEPENDENCY",
+  /** A service the call needs cannot be reached (Redis, for `@routekit/replicate`); `details.cause` has its error. */
+  Unavailable: "UNAVAILABLE",
   /** A numerical failure that input validation could not foresee (e.g. a matrix lost definiteness). */
   Numerical: "NUMERICAL",
   SnapshotVersion: "SNAPSHOT_VERSION",

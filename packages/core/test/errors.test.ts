@@ -48,6 +48,7 @@ describe("ErrorCode", () => {
       InvalidState: "INVALID_STATE",
       InvalidEvent: "INVALID_EVENT",
       MissingDependency: "MISSING_DEPENDENCY",
+      Unavailable: "UNAVAILABLE",
       Numerical: "NUMERICAL",
       SnapshotVersion: "SNAPSHOT_VERSION",
       SnapshotKind: "SNAPSHOT_KIND",
@@ -56,7 +57,7 @@ describe("ErrorCode", () => {
   });
 
   // INVALID_STATE (abort) is covered in runner.test.ts; EMPTY_ASSORTMENT, INVALID_CHOICE, INFEASIBLE_BUDGET
-  // and NUMERICAL are raised by policies, not by core.
+  // and NUMERICAL are raised by policies, UNAVAILABLE by @routekit/replicate (its edges test), not by core.
   it("each code core can raise is raised by the documented call", () => {
     const table = new ArmTable<number>();
     table.add("a", 0);

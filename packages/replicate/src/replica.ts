@@ -195,7 +195,7 @@ export class Replica<P extends ReplicaPolicy> {
       r.closed = true;
       r.writer.disconnect();
       r.reader.disconnect();
-      throw e;
+      throw unavailable(e, "start");
     }
     r.readLoop = r.read();
     return r;
@@ -301,7 +301,7 @@ export class Replica<P extends ReplicaPolicy> {
         const r = (await this.writer.xrevrange(this.options.stream, "+", "-", "COUNT", 1)) as [string, string[]][];
         last = r[0]?.[0] ?? "0-0";
       } catch (e) {
-        if (Date.now() > deadline) throw e;
+        if (Date.now() > deadline) throw unavailable(e, "catchUp");
         await sleep(50);
       }
     }
@@ -587,4 +587,11 @@ async function until(done: () => boolean, timeoutMs: number, what: string): Prom
       throw new RouteKitError(ErrorCode.InvalidState, `${what} timed out after ${timeoutMs} ms`);
     await sleep(5);
   }
+}
+
+/** A Redis client's error as UNAVAILABLE (RouteKit throws only RouteKitError); a RouteKitError passes through. */
+function unavailable(e: unknown, what: string): RouteKitError {
+  if (isRouteKitError(e)) return e;
+  const text = e instanceof Error ? e.message : String(e);
+  return new RouteKitError(ErrorCode.Unavailable, `${what}: Redis cannot be reached (${text})`, { cause: e });
 }
