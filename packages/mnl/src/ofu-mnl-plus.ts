@@ -19,6 +19,7 @@ import {
   readSnapshot,
   rejectUnknownOptions,
   type Snapshot,
+  snapshotCorrupt,
 } from "@routekit/core";
 import { allocF64, dot } from "@routekit/linalg";
 import {
@@ -174,6 +175,13 @@ function resolve(options: OfuMnlPlusOptions): { common: MnlCommonConfig; cfg: Of
   const betaMode = enumOption(o, "betaMode", ["theory", "frozen", "constant"] as const, pre.betaMode);
   // Validated in every mode: it is kept in the config and in snapshots.
   const beta = numberOption(o, "beta", 0, { min: 0 });
+  // A radius that no mode reads would be silently ignored (the preset's betaMode is "theory" or "frozen").
+  if (o.beta !== undefined && o.beta !== 0 && betaMode !== "constant") {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `option beta is the radius of betaMode "constant", but betaMode is "${betaMode}": add betaMode: "constant" to use it, or leave beta out`,
+    );
+  }
   const exploration = numberOption(o, "exploration", pre.exploration, { min: 0 });
   const stepMultiplier = numberOption(o, "stepMultiplier", pre.stepMultiplier, { min: 0, openMin: true });
   const projection = enumOption(o, "projection", ["exact", "none"] as const, pre.projection);
@@ -425,7 +433,16 @@ export class OfuMnlPlus extends MnlPolicyBase {
     const w = readF64(s.w, "w", d);
     const L = decodeCholeskyF64(s.L, "L", d);
     const updates = readInt(s, "updates");
-    const policy = snapshotOptions(() => new OfuMnlPlus({ ...common, ...(c as unknown as OfuMnlPlusOptions) }));
+    // A snapshot written before beta needed betaMode "constant" may carry a radius no mode reads: it is kept
+    // as it was (the config round-trips), not refused.
+    const { beta, ...rest } = c as unknown as OfuMnlPlusOptions & { beta: number };
+    const policy = snapshotOptions(
+      () => new OfuMnlPlus({ ...common, ...rest, ...(rest.betaMode === "constant" ? { beta } : {}) }),
+    );
+    if (policy.config.beta !== beta) {
+      if (!(Number.isFinite(beta) && beta >= 0)) snapshotCorrupt("config.beta", "a number >= 0");
+      (policy.config as { beta: number }).beta = beta;
+    }
     policy.ledger.loadJSON(s.ledger);
     policy.w.set(w);
     policy.L.set(L);

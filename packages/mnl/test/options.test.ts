@@ -2,7 +2,7 @@
  * Constructor and query misuse gets core's error codes (INVALID_ARGUMENT for wrong types and missing
  * fields, NON_FINITE, OUT_OF_RANGE for finite values outside the documented range), never a TypeError.
  */
-import { type AssortmentPolicy, ErrorCode, isRouteKitError, Rng } from "@routekit/core";
+import { type AssortmentPolicy, ErrorCode, isRouteKitError, makeSnapshot, Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { OfuMnlPlus, TsMnl, UcbMnl } from "../src/index.js";
 import { randomQuery } from "./helpers.js";
@@ -95,4 +95,21 @@ it("OfuMnlPlus: stepSize and confidence ranges", () => {
   expect(codeOf(() => new OfuMnlPlus({ ...ok, confidence: 1.5 }))).toBe(ErrorCode.OutOfRange);
   expect(codeOf(() => new OfuMnlPlus({ ...ok, betaMode: "x" as never }))).toBe(ErrorCode.InvalidArgument);
   expect(new OfuMnlPlus({ ...ok, confidence: 1 }).config.confidence).toBe(1);
+});
+
+it("OfuMnlPlus: beta only with betaMode 'constant' (README), so a radius no mode reads is not silently ignored", () => {
+  expect(codeOf(() => new OfuMnlPlus({ ...ok, beta: 1 }))).toBe(ErrorCode.InvalidArgument);
+  expect(codeOf(() => new OfuMnlPlus({ ...ok, betaMode: "theory", beta: 0.5 }))).toBe(ErrorCode.InvalidArgument);
+  expect(codeOf(() => new OfuMnlPlus({ ...ok, betaMode: "theory", beta: 0 }))).toBeUndefined(); // the default: nothing ignored
+  expect(codeOf(() => new OfuMnlPlus({ ...ok, preset: "practical", beta: 2 }))).toBe(ErrorCode.InvalidArgument);
+  expect(new OfuMnlPlus({ ...ok, betaMode: "constant", beta: 1 }).config.beta).toBe(1);
+  expect(new OfuMnlPlus({ ...ok, beta: undefined }).config.beta).toBe(0); // a key set to undefined: the default
+  expect(codeOf(() => new OfuMnlPlus({ ...ok, betaMode: "constant", beta: -1 }))).toBe(ErrorCode.OutOfRange);
+  // A snapshot carrying a radius with another betaMode (written before this check) restores and round-trips.
+  const snap = JSON.parse(JSON.stringify(new OfuMnlPlus({ ...ok, betaMode: "frozen" }).toJSON()));
+  snap.state.config.beta = 0.75;
+  const resealed = makeSnapshot(snap.kind, snap.kindVersion, snap.state);
+  const back = OfuMnlPlus.fromJSON(resealed);
+  expect(back.config.beta).toBe(0.75);
+  expect(JSON.stringify(back.toJSON())).toBe(JSON.stringify(resealed));
 });
