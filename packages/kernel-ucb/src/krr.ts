@@ -65,6 +65,8 @@ export class ExactKrr {
   onLarge: ((cap: number) => void) | undefined;
   /** Threshold for `onLarge` (default LARGE_CAPACITY). */
   largeCapacity = LARGE_CAPACITY;
+  /** Whether `onLarge` was called (not learned state: a restored regression already holds its room). */
+  private largeReported = false;
   /** Scratch kernel row (cap values), reused by callers between query and append. */
   b: Float64Array;
   private work: Float64Array;
@@ -230,7 +232,12 @@ export class ExactKrr {
   private grow(need: number, b: Float64Array): Float64Array {
     const n = this.n;
     const cap = Math.max(need, Math.ceil(this.cap * 1.5), 16);
-    if (cap >= this.largeCapacity && this.cap < this.largeCapacity) this.onLarge?.(cap);
+    if (cap >= this.largeCapacity && this.cap < this.largeCapacity && !this.largeReported) {
+      // Reported once even when the callback throws: that update then throws and changes nothing, and the next
+      // one grows without calling it again (a callback that always throws would otherwise freeze the arm).
+      this.largeReported = true;
+      this.onLarge?.(cap);
+    }
     const Q = allocF64(cap * cap);
     for (let i = 0; i < n; i++) {
       for (let j = i; j < n; j++) Q[i * cap + j] = this.Q[i * this.cap + j] as number;

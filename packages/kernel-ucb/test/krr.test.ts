@@ -192,4 +192,23 @@ describe("memory warning (the inverses grow as n^2 per arm)", () => {
     for (let i = 0; i < 120; i++) add(); // grows again (122 -> 183): no second warning
     expect(msgs.length).toBe(1);
   });
+
+  it("an onWarning that throws: that update throws and changes nothing; the arm keeps learning afterwards", () => {
+    let calls = 0;
+    const onWarning = () => {
+      calls++;
+      throw new Error("my logger is down");
+    };
+    const p = new PakUcb({ arms: ["a"], contextDim: 1, onWarning, seed: 1 });
+    p.regression("a").largeCapacity = 100;
+    const add = () => p.update(p.select(Float64Array.of(1)), { reward: 0.5 });
+    for (let i = 0; i < 81; i++) add();
+    const d = p.select(Float64Array.of(1));
+    const before = JSON.stringify(p.toJSON());
+    expect(() => p.update(d, { reward: 0.5 })).toThrow("my logger is down");
+    expect(JSON.stringify(p.toJSON())).toBe(before);
+    p.update(d, { reward: 0.5 }); // the same decision, now learned (the arm was frozen here before)
+    for (let i = 0; i < 120; i++) add();
+    expect([calls, p.visits().a]).toEqual([1, 202]);
+  });
 });
