@@ -20,9 +20,12 @@ export class ArmTable<S> {
     return this.index.has(id);
   }
 
-  /** Position of `id` in `ids`/`states`; throws UNKNOWN_ARM. */
+  /** Position of `id` in `ids`/`states`; throws UNKNOWN_ARM (INVALID_ARGUMENT for an id that is no string). */
   indexOf(id: string): number {
     const i = this.index.get(id);
+    if (i === undefined && typeof id !== "string") {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `an arm id must be a string, got ${describe(id)}`);
+    }
     if (i === undefined)
       throw new RouteKitError(ErrorCode.UnknownArm, `unknown arm ${describe(id)} (arms: ${listIds(this.ids)})`);
     return i;

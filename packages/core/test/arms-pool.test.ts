@@ -51,6 +51,12 @@ describe("ArmTable", () => {
     expect(codeOf(() => t.indexOf("zz"))).toBe(ErrorCode.UnknownArm);
     expect(codeOf(() => t.get("zz"))).toBe(ErrorCode.UnknownArm);
     expect(codeOf(() => t.checkRemove("zz"))).toBe(ErrorCode.UnknownArm);
+    // An id that is no string is a value of the wrong type (the error-code rule): INVALID_ARGUMENT.
+    for (const bad of [5, null, undefined, {}]) {
+      expect(codeOf(() => t.indexOf(bad as never))).toBe(ErrorCode.InvalidArgument);
+      expect(codeOf(() => t.get(bad as never))).toBe(ErrorCode.InvalidArgument);
+      expect(codeOf(() => t.checkRemove(bad as never))).toBe(ErrorCode.InvalidArgument);
+    }
     expect(codeOf(() => t.checkRemove("a"))).toBe(ErrorCode.LastArm);
     expect(codeOf(() => t.remove("a"))).toBe(ErrorCode.LastArm);
     expect(t.ids).toEqual(["a"]);
