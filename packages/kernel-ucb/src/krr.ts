@@ -12,12 +12,14 @@ import {
 import {
   allocF64,
   borderedInverseAppend,
+  borderedInverseAppendWithProduct,
   choleskyInverseUpper,
   dot,
   freeF64,
   gemv,
   invertSPD,
   quadFormUpper,
+  symvQuadUpper,
   symvUpper,
 } from "@routekit/linalg";
 import type { DotKernel } from "./kernel.js";
@@ -70,6 +72,11 @@ export class ExactKrr {
   /** Scratch kernel row (cap values), reused by callers between query and append. */
   b: Float64Array;
   private work: Float64Array;
+  /**
+   * True while `work` holds Q b for the current state and the scratch row `b` (left by {@link varianceOfRow}):
+   * the next `append` of that row then skips its O(n^2) product. Cleared by anything that writes `b`, `work` or Q.
+   */
+  private productReady = false;
 
   constructor(
     readonly d: number,
@@ -98,6 +105,7 @@ export class ExactKrr {
 
   /** Kernel row k(x_i, y) into out (default: the scratch `b`). `ny` = ||y||^2. */
   row(y: Float64Array, ny: number, out: Float64Array = this.b): Float64Array {
+    if (out === this.b) this.productReady = false;
     this.dots(y, out);
     this.kernel.mapRow(out, this.n, this.norms, ny);
     return out;
@@ -108,6 +116,7 @@ export class ExactKrr {
    * [y; e_tag].[x_i; e_tag_i] = dots[i] + (tag == tag_i), ||[y; e]||^2 = ny + 1.
    */
   rowTagged(dots: Float64Array, ny: number, tag: number, out: Float64Array): Float64Array {
+    if (out === this.b) this.productReady = false;
     const k = this.kernel;
     for (let i = 0; i < this.n; i++) {
       const dd = (dots[i] as number) + (this.tags[i] === tag ? 1 : 0);
@@ -134,12 +143,29 @@ export class ExactKrr {
   }
 
   /**
+   * {@link variance} of the scratch row `b` (as left by `row`), with the same bits, computed in one pass over Q
+   * that also keeps u = Q b: a following `append` of this row (the arm chosen, nothing changed in between)
+   * then reuses u instead of reading Q once more, the same bits either way. For the exact learner's select,
+   * where each candidate arm's variance is needed and the chosen one is appended next.
+   */
+  varianceOfRow(kyy: number): number {
+    if (this.n === 0) return kyy / this.ridge;
+    if (this.counter) this.counter.ops += (this.n * (this.n + 1)) / 2;
+    const v = kyy - symvQuadUpper(this.Q, this.n, this.b, this.work, this.cap);
+    this.productReady = true;
+    return v > 0 ? v / this.ridge : 0;
+  }
+
+  /**
    * Adds (y, s). `b` must hold the kernel row of y for the current n (compute it with `row`), and
    * `kyy` = k(y, y). Returns the Schur complement used (>= ridge).
    */
   append(y: Float64Array, ny: number, s: number, b: Float64Array, kyy: number, tag = -1): number {
     const n = this.n;
     if (n + 1 > this.cap) b = this.grow(n + 1, b);
+    // Q b from varianceOfRow, still valid: the scratch row, no write to b, work or Q since (grow clears it).
+    const haveProduct = this.productReady && b === this.b;
+    this.productReady = false;
     const c = kyy + this.ridge;
     let S: number;
     if (n === 0) {
@@ -149,7 +175,9 @@ export class ExactKrr {
       this.a[0] = s / c;
     } else {
       // Schur complement S = c - b^T Q b = ridge (1 + sigma^2(y)) >= ridge exactly; clamp at ridge.
-      S = borderedInverseAppend(this.Q, n, this.cap, b, c, this.work, this.ridge);
+      S = haveProduct
+        ? borderedInverseAppendWithProduct(this.Q, n, this.cap, b, c, this.work, this.ridge)
+        : borderedInverseAppend(this.Q, n, this.cap, b, c, this.work, this.ridge);
       const e = (s - dot(b, this.a, n)) / S;
       const u = this.work;
       const a = this.a;
@@ -193,6 +221,7 @@ export class ExactKrr {
    * O(n^2 d + n^3); runs only when the diagonal bound check fails.
    */
   refresh(): void {
+    this.productReady = false;
     const n = this.n;
     const d = this.d;
     const L = new Float64Array(n * n);
@@ -231,6 +260,7 @@ export class ExactKrr {
   /** Grows every buffer to hold at least `need` points (x1.5); returns `b` at its new home. */
   private grow(need: number, b: Float64Array): Float64Array {
     const n = this.n;
+    this.productReady = false;
     const cap = Math.max(need, Math.ceil(this.cap * 1.5), 16);
     if (cap >= this.largeCapacity && this.cap < this.largeCapacity && !this.largeReported) {
       // Reported once even when the callback throws: that update then throws and changes nothing, and the next

@@ -101,6 +101,43 @@ describe("incremental inverse = direct inverse", () => {
   });
 });
 
+describe("Q b kept from the variance (varianceOfRow) for the next append", () => {
+  it("gives the bits of variance() and of a plain append, through growth, refreshes and a stale row", () => {
+    const rng = seeded(21);
+    const d = 3;
+    const k = new DotKernel({ type: "rbf", sigma: 1 });
+    // Initial capacity 4, so the buffers grow (x1.5) often.
+    const plain = new ExactKrr(d, k, 1e-3, 4);
+    const kept = new ExactKrr(d, k, 1e-3, 4);
+    const pool = unitVectors(rng, 40, d);
+    const ys = [...pool, ...unitVectors(rng, 260, d)];
+    for (let t = 0; t < ys.length; t++) {
+      const y = ys[t] as Float64Array;
+      // A diagonal entry past its exact bound (as accumulated rounding leaves it): the next append rebuilds the
+      // inverse (refresh), which reuses the scratch the kept product lives in.
+      if (t === 150) for (const r of [plain, kept]) r.Q[0] = 2 / r.ridge;
+      const s = rng.uniform();
+      const vPlain = plain.variance(plain.row(y, 1), 1);
+      kept.row(y, 1);
+      expect(Object.is(kept.varianceOfRow(1), vPlain)).toBe(true);
+      // Every 7th round another point is appended instead: its row, computed after the variance, overwrites the
+      // scratch row, so the product kept for y is stale and must not be used.
+      const z = t % 7 === 3 ? (pool[(t * 13) % 40] as Float64Array) : y;
+      if (z !== y) {
+        plain.row(z, 1);
+        kept.row(z, 1);
+      }
+      const Splain = plain.append(z, 1, s, plain.b, 1);
+      const Skept = kept.append(z, 1, s, kept.b, 1);
+      expect(Object.is(Skept, Splain)).toBe(true);
+    }
+    expect(plain.refreshes).toBe(1);
+    expect(kept.refreshes).toBe(plain.refreshes);
+    expect(kept.cap).toBe(plain.cap);
+    expect(JSON.stringify(kept.toJSON())).toBe(JSON.stringify(plain.toJSON()));
+  });
+});
+
 describe("PAK-UCB uses the incremental state correctly", () => {
   it("predict() equals the direct formulas on each arm's own data", () => {
     const rng = seeded(4);

@@ -26,6 +26,7 @@ import {
   quadFormUpper,
   roundToF32,
   shermanMorrisonUpdate,
+  symvQuadUpper,
   symvUpper,
   syrUpper,
   syrUpperMirrored,
@@ -177,6 +178,27 @@ const cases = {
       wasm: mk(wasm),
       mlm: () => {
         sinkArr[0] += Am.mmul(xm).dot(xm);
+      },
+    };
+  },
+  symvQuadUpper(n) {
+    // y = A x and x^T A x in one pass (PAK-UCB's select with <= 3 arms): compare with symvUpper + quadFormUpper.
+    const mk = (make) => {
+      const A = spd(make, n);
+      const x = filled(make, n);
+      const y = make(n);
+      return () => {
+        sinkArr[0] += symvQuadUpper(A, n, x, y, n);
+      };
+    };
+    const Am = toMatrix(spd(plain, n), n, n);
+    const xm = toMatrix(filled(plain, n), n, 1);
+    return {
+      ts: mk(plain),
+      wasm: mk(wasm),
+      mlm: () => {
+        const y = Am.mmul(xm);
+        sinkArr[0] += y.get(0, 0) + y.dot(xm);
       },
     };
   },

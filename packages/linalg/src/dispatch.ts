@@ -10,7 +10,15 @@
  * out-of-range call would silently touch a neighbouring allocation. Such calls take the TypeScript
  * path, whose out-of-range reads give NaN and whose out-of-range writes are dropped, as before.
  */
-import { addRowsScalar, dotScalar, gemvScalar, quadFormUpperScalar, symvUpperScalar, syrUpperScalar } from "./blas.js";
+import {
+  addRowsScalar,
+  dotScalar,
+  gemvScalar,
+  quadFormUpperScalar,
+  symvQuadUpperScalar,
+  symvUpperScalar,
+  syrUpperScalar,
+} from "./blas.js";
 import {
   arenaKernelsAt,
   arenaOf,
@@ -142,6 +150,27 @@ export function symvUpper(A: Float64Array, n: number, x: Float64Array, y: Float6
     }
   }
   symvUpperScalar(A, n, x, y, ld);
+}
+
+/**
+ * y = A x and x^T A x for symmetric A stored in its upper triangle, in one pass over A: y gets the bits
+ * {@link symvUpper} writes and the return value is {@link quadFormUpper}'s, at the memory traffic of one of them
+ * (y must not alias x).
+ */
+export function symvQuadUpper(A: Float64Array, n: number, x: Float64Array, y: Float64Array, ld = n): number {
+  if (K !== null && fitsMatrix(A, n, n, ld) && fits(x, 0, n) && fits(y, 0, n)) {
+    const a = arenaOf(A.buffer);
+    if (a >= 0) {
+      const xo = vectorIn(a, x, n, 0);
+      const yo = outputIn(a, y, n, 1);
+      if (xo >= 0 && yo >= 0) {
+        const q = arenaKernelsAt(a).symvquad(A.byteOffset, n, xo, yo, ld);
+        if (arenaOf(y.buffer) !== a) unstageF64(a, 1, y, n);
+        return q;
+      }
+    }
+  }
+  return symvQuadUpperScalar(A, n, x, y, ld);
 }
 
 /** x^T A x for symmetric A stored in its upper triangle. */

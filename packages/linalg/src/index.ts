@@ -14,6 +14,7 @@ export {
   linalgBackend,
   linalgMemoryStats,
   quadFormUpper,
+  symvQuadUpper,
   symvUpper,
   syrUpper,
 } from "./dispatch.js";

@@ -73,12 +73,30 @@ export function borderedInverseAppend(
   minSchur = 1e-12,
 ): number {
   symvUpper(Ainv, n, b, work, ld);
-  let s = c - dot(b, work, n);
+  return borderedInverseAppendWithProduct(Ainv, n, ld, b, c, work, minSchur);
+}
+
+/**
+ * {@link borderedInverseAppend} for a caller that already holds u = M^-1 b (for instance from
+ * `symvQuadUpper`, which gives b^T M^-1 b in the same pass): skips the product, the one O(n^2) read of Ainv
+ * besides the update itself. `u` must hold exactly the bits `symvUpper(Ainv, n, b, u, ld)` writes; then the
+ * result is bit for bit borderedInverseAppend's. `u` is read, not changed.
+ */
+export function borderedInverseAppendWithProduct(
+  Ainv: Float64Array,
+  n: number,
+  ld: number,
+  b: Float64Array,
+  c: number,
+  u: Float64Array,
+  minSchur = 1e-12,
+): number {
+  let s = c - dot(b, u, n);
   if (!(s > minSchur)) s = minSchur;
   const inv = 1 / s;
   // Top-left block: M^-1 + (M^-1 b)(M^-1 b)^T / s.
-  syrUpper(Ainv, n, inv, work, ld);
-  for (let i = 0; i < n; i++) Ainv[i * ld + n] = -(work[i] as number) * inv;
+  syrUpper(Ainv, n, inv, u, ld);
+  for (let i = 0; i < n; i++) Ainv[i * ld + n] = -(u[i] as number) * inv;
   Ainv[n * ld + n] = inv;
   return s;
 }

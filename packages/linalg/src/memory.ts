@@ -29,6 +29,7 @@ export interface WasmKernels {
   gemv(A: number, rows: number, cols: number, x: number, y: number, alpha: number, beta: number, ld: number): void;
   symv(A: number, n: number, x: number, y: number, ld: number): void;
   quad(A: number, n: number, x: number, ld: number): number;
+  symvquad(A: number, n: number, x: number, y: number, ld: number): number;
   syr(A: number, n: number, alpha: number, x: number, ld: number): void;
   quad32(M: number, n: number, x32: number, x: number): number;
   syrmirror(A: number, n: number, alpha: number, x: number, ld: number, M: number): void;

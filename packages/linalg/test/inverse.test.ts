@@ -3,6 +3,7 @@ import {
   allocF64,
   backSubstTransposed,
   borderedInverseAppend,
+  borderedInverseAppendWithProduct,
   choleskyAppendRow,
   choleskyFactor,
   choleskyFactorUpper,
@@ -17,6 +18,7 @@ import {
   shermanMorrisonUpdate,
   shermanMorrisonWithU,
   solveSPD,
+  symvQuadUpper,
   symvUpper,
 } from "../src/index.js";
 import {
@@ -151,6 +153,33 @@ describe("bordered inverse growth (Schur complement)", () => {
       }
     });
   }
+
+  test("borderedInverseAppendWithProduct, given symvQuadUpper's u = M^-1 b, gives borderedInverseAppend's bits", () => {
+    const rng = new TestRng(77);
+    const N = 120;
+    const ld = N + 3;
+    const d = 6;
+    const X = Array.from({ length: N }, () => Array.from({ length: d }, () => rng.normal() / Math.sqrt(d)));
+    const kern = (i: number, j: number) =>
+      Math.exp(-(X[i] as number[]).reduce((s, v, k) => s + (v - ((X[j] as number[])[k] as number)) ** 2, 0) / 2);
+    const Q1 = allocF64(ld * ld);
+    const Q2 = allocF64(ld * ld);
+    const b = allocF64(N);
+    const w1 = allocF64(N);
+    const u = allocF64(N);
+    for (let n = 0; n < N; n++) {
+      for (let i = 0; i < n; i++) b[i] = kern(i, n);
+      const s1 = borderedInverseAppend(Q1, n, ld, b, 1.01, w1, 0.01);
+      symvQuadUpper(Q2, n, b, u, ld);
+      const uBefore = u.slice(0, n);
+      const s2 = borderedInverseAppendWithProduct(Q2, n, ld, b, 1.01, u, 0.01);
+      expect(Object.is(s1, s2)).toBe(true);
+      expect(u.slice(0, n)).toEqual(uBefore); // u is read, not changed
+    }
+    let mismatches = 0;
+    for (let k = 0; k < ld * ld; k++) if (!Object.is(Q1[k], Q2[k])) mismatches++;
+    expect(mismatches).toBe(0);
+  });
 
   test("the Schur complement is clamped at minSchur", () => {
     const Q = new Float64Array(4);

@@ -6,6 +6,7 @@ import {
   dotScalar,
   gemvScalar,
   quadFormUpperScalar,
+  symvQuadUpperScalar,
   symvUpperScalar,
   syrUpperScalar,
 } from "../src/blas.js";
@@ -20,6 +21,7 @@ import {
   linalgBackend,
   linalgMemoryStats,
   quadFormUpper,
+  symvQuadUpper,
   symvUpper,
   syrUpper,
 } from "../src/index.js";
@@ -110,6 +112,29 @@ describe.runIf(simd)("WebAssembly SIMD kernels give the same bits as the TypeScr
       syrUpper(A, n, -0.75, x, ld);
       syrUpperScalar(A2, n, -0.75, x, ld);
       expectSameBits(A, A2, n * ld);
+    }
+  });
+
+  test("symvQuadUpper (one pass) gives symvUpper's y and quadFormUpper's value, both backends, ld > n", () => {
+    for (const n of sizes) {
+      const ld = n + (n % 3);
+      const A = rng.fill(allocF64(n * ld));
+      const x = rng.fill(allocF64(n));
+      x[n >> 1] = 0; // a zero entry
+      const y = rng.fill(allocF64(n)); // stale contents are overwritten, not read
+      const ySep = allocF64(n);
+      const yScalar = new Float64Array(n).fill(Number.NaN);
+      const q = symvQuadUpper(A, n, x, y, ld);
+      symvUpper(A, n, x, ySep, ld);
+      expectSameBits(y, ySep, n);
+      expect(Object.is(q, quadFormUpper(A, n, x, ld))).toBe(true);
+      const qs = symvQuadUpperScalar(A, n, x, yScalar, ld);
+      expectSameBits(yScalar, ySep, n);
+      expect(Object.is(qs, quadFormUpperScalar(A, n, x, ld))).toBe(true);
+      // A plain-array x and y (staged into the matrix's memory): the same bits.
+      const yPlain = new Float64Array(n);
+      expect(Object.is(symvQuadUpper(A, n, new Float64Array(x), yPlain, ld), q)).toBe(true);
+      expectSameBits(yPlain, ySep, n);
     }
   });
 

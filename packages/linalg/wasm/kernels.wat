@@ -180,6 +180,86 @@
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $rows))))
 
+  ;; symv and quad in one pass: y = A x with symv's bits, and returns x^T A x with quad's bits (quad's
+  ;; row sum `off` is symv's strictly-upper row sum `r`, the same operations in the same order). For a
+  ;; caller that needs both (PAK-UCB's chosen arm: its variance now, A x for the bordered update next),
+  ;; one pass over A instead of two.
+  (func (export "symvquad") (param $A i32) (param $n i32) (param $x i32) (param $y i32) (param $ld i32) (result f64)
+    (local $i i32) (local $diag i32) (local $step i32)
+    (local $pa i32) (local $px i32) (local $py i32) (local $end i32) (local $m i32)
+    (local $xi f64) (local $vxi v128) (local $va v128) (local $a f64) (local $r f64)
+    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128) (local $total f64)
+    (memory.fill (local.get $y) (i32.const 0) (i32.shl (local.get $n) (i32.const 3)))
+    (local.set $diag (local.get $A))
+    (local.set $step (i32.shl (i32.add (local.get $ld) (i32.const 1)) (i32.const 3)))
+    (block $done
+      (loop $rows
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $xi (f64.load (i32.add (local.get $x) (i32.shl (local.get $i) (i32.const 3)))))
+        (local.set $vxi (f64x2.splat (local.get $xi)))
+        ;; the strictly upper part of row i: m entries from column i+1
+        (local.set $pa (i32.add (local.get $diag) (i32.const 8)))
+        (local.set $px (i32.add (local.get $x) (i32.shl (i32.add (local.get $i) (i32.const 1)) (i32.const 3))))
+        (local.set $py (i32.add (local.get $y) (i32.shl (i32.add (local.get $i) (i32.const 1)) (i32.const 3))))
+        (local.set $m (i32.sub (i32.sub (local.get $n) (local.get $i)) (i32.const 1)))
+        (local.set $a0 (v128.const i64x2 0 0))
+        (local.set $a1 (v128.const i64x2 0 0))
+        (local.set $a2 (v128.const i64x2 0 0))
+        (local.set $a3 (v128.const i64x2 0 0))
+        (local.set $end (i32.add (local.get $pa) (i32.shl (i32.and (local.get $m) (i32.const -8)) (i32.const 3))))
+        (block $done8
+          (loop $blocks
+            (br_if $done8 (i32.ge_u (local.get $pa) (local.get $end)))
+            (local.set $va (v128.load (local.get $pa)))
+            (local.set $a0 (f64x2.add (local.get $a0) (f64x2.mul (local.get $va) (v128.load (local.get $px)))))
+            (v128.store (local.get $py)
+              (f64x2.add (v128.load (local.get $py)) (f64x2.mul (local.get $va) (local.get $vxi))))
+            (local.set $va (v128.load offset=16 (local.get $pa)))
+            (local.set $a1 (f64x2.add (local.get $a1) (f64x2.mul (local.get $va) (v128.load offset=16 (local.get $px)))))
+            (v128.store offset=16 (local.get $py)
+              (f64x2.add (v128.load offset=16 (local.get $py)) (f64x2.mul (local.get $va) (local.get $vxi))))
+            (local.set $va (v128.load offset=32 (local.get $pa)))
+            (local.set $a2 (f64x2.add (local.get $a2) (f64x2.mul (local.get $va) (v128.load offset=32 (local.get $px)))))
+            (v128.store offset=32 (local.get $py)
+              (f64x2.add (v128.load offset=32 (local.get $py)) (f64x2.mul (local.get $va) (local.get $vxi))))
+            (local.set $va (v128.load offset=48 (local.get $pa)))
+            (local.set $a3 (f64x2.add (local.get $a3) (f64x2.mul (local.get $va) (v128.load offset=48 (local.get $px)))))
+            (v128.store offset=48 (local.get $py)
+              (f64x2.add (v128.load offset=48 (local.get $py)) (f64x2.mul (local.get $va) (local.get $vxi))))
+            (local.set $pa (i32.add (local.get $pa) (i32.const 64)))
+            (local.set $px (i32.add (local.get $px) (i32.const 64)))
+            (local.set $py (i32.add (local.get $py) (i32.const 64)))
+            (br $blocks)))
+        (local.set $end (i32.add (local.get $pa) (i32.shl (i32.and (local.get $m) (i32.const 6)) (i32.const 3))))
+        (block $done2
+          (loop $pairs
+            (br_if $done2 (i32.ge_u (local.get $pa) (local.get $end)))
+            (local.set $va (v128.load (local.get $pa)))
+            (local.set $a0 (f64x2.add (local.get $a0) (f64x2.mul (local.get $va) (v128.load (local.get $px)))))
+            (v128.store (local.get $py)
+              (f64x2.add (v128.load (local.get $py)) (f64x2.mul (local.get $va) (local.get $vxi))))
+            (local.set $pa (i32.add (local.get $pa) (i32.const 16)))
+            (local.set $px (i32.add (local.get $px) (i32.const 16)))
+            (local.set $py (i32.add (local.get $py) (i32.const 16)))
+            (br $pairs)))
+        (local.set $a0 (f64x2.add (f64x2.add (local.get $a0) (local.get $a1)) (f64x2.add (local.get $a2) (local.get $a3))))
+        (local.set $r (f64.add (f64x2.extract_lane 0 (local.get $a0)) (f64x2.extract_lane 1 (local.get $a0))))
+        (if (i32.and (local.get $m) (i32.const 1))
+          (then
+            (local.set $a (f64.load (local.get $pa)))
+            (local.set $r (f64.add (local.get $r) (f64.mul (local.get $a) (f64.load (local.get $px)))))
+            (f64.store (local.get $py) (f64.add (f64.load (local.get $py)) (f64.mul (local.get $a) (local.get $xi))))))
+        ;; y[i] += A[i][i] x[i] + (strictly upper row sum); total += x[i] (A[i][i] x[i] + 2 r) as in quad
+        (local.set $py (i32.add (local.get $y) (i32.shl (local.get $i) (i32.const 3))))
+        (local.set $a (f64.mul (f64.load (local.get $diag)) (local.get $xi)))
+        (f64.store (local.get $py) (f64.add (f64.load (local.get $py)) (f64.add (local.get $a) (local.get $r))))
+        (local.set $total (f64.add (local.get $total) (f64.mul (local.get $xi)
+          (f64.add (local.get $a) (f64.mul (f64.const 2) (local.get $r))))))
+        (local.set $diag (i32.add (local.get $diag) (local.get $step)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $rows)))
+    (local.get $total))
+
   ;; x^T A x for symmetric A stored in its upper triangle:
   ;; sum over rows i of x[i] (A[i][i] x[i] + 2 sum_{j>i} A[i][j] x[j]).
   ;; (The row sums are $dot's, written out here: a call per row costs as much as a short row.)
