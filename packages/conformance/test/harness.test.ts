@@ -89,6 +89,11 @@ describe("harness catches deliberate bugs", () => {
       /restored policy decided .*, the original|differs from the original snapshot/,
     );
   });
+  it("a snapshot that is not plain JSON data (a typed array in the state)", () => {
+    expect(() => fuzzArmPolicy(toySpec("typed-array-in-snapshot"), { numRuns: RUNS })).toThrow(
+      /snapshot does not survive a JSON round trip: snapshot\.state\.raw is not plain JSON data/,
+    );
+  });
   it("a context buffer kept by reference", () => {
     expect(() => checkBufferReuseArm(toySpec("aliases-context"))).toThrow(
       /reused buffer changed the decision|overwriting the caller's context buffer/,

@@ -43,6 +43,8 @@ export type ToyBug =
   | "snapshot-drops-rng"
   /** fromJSON trusts the arm list and Float64 lengths. */
   | "trusting-restore"
+  /** toJSON puts a Float64Array in the state (JSON.stringify writes it as an object of indices). */
+  | "typed-array-in-snapshot"
   /** Squares the reward into a running second moment: huge rewards overflow to Infinity, then NaN. */
   | "overflow";
 
@@ -196,6 +198,7 @@ export class ToyPolicy implements ArmPolicy {
       removedOnce: [...this.removedOnce],
     };
     if (this.bug !== "snapshot-drops-rng") state.rng = this.rng.toJSON() as unknown as Json;
+    if (this.bug === "typed-array-in-snapshot") state.raw = Float64Array.of(this.contextDim) as unknown as Json;
     return makeSnapshot(ToyPolicy.kind, 1, state);
   }
 

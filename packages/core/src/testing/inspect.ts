@@ -124,3 +124,27 @@ export function show(x: unknown): string {
     return String(x);
   }
 }
+
+/**
+ * The first place where `value` is not plain JSON data, i.e. where JSON.stringify would drop or change it (an
+ * undefined field, a function, a typed array, a Map, a class instance, a non-finite number), or null.
+ */
+export function findNonJson(value: unknown, path = "snapshot"): string | null {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return null;
+  if (typeof value === "number") return Number.isFinite(value) ? null : path;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const hit = findNonJson(value[i], `${path}[${i}]`);
+      if (hit !== null) return hit;
+    }
+    return null;
+  }
+  if (typeof value !== "object") return path;
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return path;
+  for (const [k, v] of Object.entries(value)) {
+    const hit = findNonJson(v, `${path}.${k}`);
+    if (hit !== null) return hit;
+  }
+  return null;
+}
