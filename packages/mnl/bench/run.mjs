@@ -159,10 +159,11 @@ for (const c of cases) {
     // a longer run split by a core probe tells the host's slow state from a regression.
     steady = ofuSteadyState({ preset: "authors-uniform", T: 20000 });
     const share = `${Math.round(100 * steady.unsharedShare)}% of its rounds`;
+    const us = (v) => (Number.isFinite(v) ? `${v.toFixed(2)} us` : "none (no such window)");
     console.log(
       `OFU-MNL+ authors-uniform steady state (20,000 rounds, second half), median per round: ${steady.all.toFixed(2)} us; ` +
-        `in windows on an unshared core (${share}): ${steady.unshared.toFixed(2)} us; ` +
-        `on a shared core: ${steady.shared.toFixed(2)} us`,
+        `in windows on an unshared core (${share}): ${us(steady.unshared)}; ` +
+        `on a shared core: ${us(steady.shared)}`,
     );
     // Not measurable when the host shared the core for the whole loop: reported as such, not as a failure.
     checks.push({
