@@ -197,3 +197,38 @@ describe("loss, gradient and Hessian", () => {
       }
   });
 });
+
+describe("refactorMnlHessian past the unrolled kernels (d > 8)", () => {
+  // Small assortments next to d take the n + 1 rank-1 updates (2 (n + 1) < d), larger ones form and factor again:
+  // both give the factor of src src^T + scale G.
+  it.each([
+    [24, 3, "rank-1 updates"],
+    [12, 6, "formed and factored"],
+  ])("d = %i, n = %i (%s): L L^T = src src^T + scale G to 1e-13", (d, n) => {
+    const rng = Rng.fromSeed(d * 100 + n);
+    const X = randomX(rng, n, d);
+    const w = Float64Array.from({ length: d }, () => rng.normal());
+    const p = new Float64Array(n + 1);
+    mnlProbabilities(X, n, d, w, 1, new Float64Array(n + 1), p);
+    const src = new Float64Array(d * d);
+    for (let i = 0; i < d; i++) for (let j = 0; j <= i; j++) src[i * d + j] = i === j ? 1.5 : 0.1 * rng.normal();
+    const G = new Float64Array(d * d);
+    addMnlHessianUpper(G, X, n, d, p, 1, new Float64Array(d), new Float64Array(d));
+    const Gf = fullFromUpper(G, d);
+    const L = new Float64Array(d * d);
+    refactorMnlHessian(L, X, n, d, p, 0.7, new Float64Array(d), new Float64Array(d), src, new Float64Array(d * d));
+    for (let a = 0; a < d; a++) {
+      expect(L[a * d + a]).toBeGreaterThan(0);
+      for (let b = a + 1; b < d; b++) expect(L[a * d + b]).toBe(0);
+      for (let b = 0; b < d; b++) {
+        let s = 0;
+        let want = 0;
+        for (let k = 0; k < d; k++) {
+          s += L[a * d + k]! * L[b * d + k]!;
+          want += src[a * d + k]! * src[b * d + k]!;
+        }
+        expect(s).toBeCloseTo(want + 0.7 * Gf[a * d + b]!, 13);
+      }
+    }
+  });
+});
