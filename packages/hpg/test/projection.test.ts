@@ -222,19 +222,22 @@ describe("hypentropy projection at a beta far above the radius (no cancellation)
       });
       const rng = seeded(1);
       let won = 0;
+      const picks: string[] = [];
       for (let t = 0; t < 2000; t++) {
         const query = Float64Array.from({ length: 4 }, () => rng.normal());
         const decision = router.select(query);
+        picks.push(decision.arm);
         const best = Math.abs(query[0] as number) > 0.6 * Math.hypot(...query) ? "code" : "general";
         const reward = decision.arm === best ? 1 : 0;
         won += reward;
         router.update(decision, { reward });
       }
-      return { won, p: Array.from(router.probabilities(Float64Array.of(1, 0, 0, 0))) };
+      return { won, picks: picks.join(), p: Array.from(router.probabilities(Float64Array.of(1, 0, 0, 0))) };
     };
     const ref = run(2e10);
     for (const beta of [2e17, 2e300]) {
       const r = run(beta);
+      expect(r.picks).toBe(ref.picks); // the same decisions, round by round
       expect(r.won).toBe(ref.won);
       expect(r.p[1]).toBeCloseTo(ref.p[1] as number, 6);
     }
