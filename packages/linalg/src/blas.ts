@@ -109,62 +109,8 @@ export function gemvT(
  * adds A[i][j] x[j] to row i's sum (same partial-sum order as {@link dotScalar}) and A[i][j] x[i] to y[j].
  */
 export function symvUpperScalar(A: Float64Array, n: number, x: Float64Array, y: Float64Array, ld = n): void {
-  y.fill(0, 0, n);
-  for (let i = 0; i < n; i++) {
-    const row = i * ld;
-    const xi = x[i] as number;
-    let s0 = 0;
-    let s1 = 0;
-    let s2 = 0;
-    let s3 = 0;
-    let s4 = 0;
-    let s5 = 0;
-    let s6 = 0;
-    let s7 = 0;
-    let j = i + 1;
-    for (; j + 7 < n; j += 8) {
-      const p = row + j;
-      const a0 = A[p] as number;
-      const a1 = A[p + 1] as number;
-      const a2 = A[p + 2] as number;
-      const a3 = A[p + 3] as number;
-      s0 += a0 * (x[j] as number);
-      s1 += a1 * (x[j + 1] as number);
-      s2 += a2 * (x[j + 2] as number);
-      s3 += a3 * (x[j + 3] as number);
-      y[j] = (y[j] as number) + a0 * xi;
-      y[j + 1] = (y[j + 1] as number) + a1 * xi;
-      y[j + 2] = (y[j + 2] as number) + a2 * xi;
-      y[j + 3] = (y[j + 3] as number) + a3 * xi;
-      const a4 = A[p + 4] as number;
-      const a5 = A[p + 5] as number;
-      const a6 = A[p + 6] as number;
-      const a7 = A[p + 7] as number;
-      s4 += a4 * (x[j + 4] as number);
-      s5 += a5 * (x[j + 5] as number);
-      s6 += a6 * (x[j + 6] as number);
-      s7 += a7 * (x[j + 7] as number);
-      y[j + 4] = (y[j + 4] as number) + a4 * xi;
-      y[j + 5] = (y[j + 5] as number) + a5 * xi;
-      y[j + 6] = (y[j + 6] as number) + a6 * xi;
-      y[j + 7] = (y[j + 7] as number) + a7 * xi;
-    }
-    for (; j + 1 < n; j += 2) {
-      const a0 = A[row + j] as number;
-      const a1 = A[row + j + 1] as number;
-      s0 += a0 * (x[j] as number);
-      s1 += a1 * (x[j + 1] as number);
-      y[j] = (y[j] as number) + a0 * xi;
-      y[j + 1] = (y[j + 1] as number) + a1 * xi;
-    }
-    let r = s0 + s2 + (s4 + s6) + (s1 + s3 + (s5 + s7));
-    if (j < n) {
-      const a = A[row + j] as number;
-      r += a * (x[j] as number);
-      y[j] = (y[j] as number) + a * xi;
-    }
-    y[i] = (y[i] as number) + ((A[row + i] as number) * xi + r);
-  }
+  // The fused pass writes y with exactly these bits; its quadratic form costs one multiply-add per row.
+  symvQuadUpperScalar(A, n, x, y, ld);
 }
 
 /**
