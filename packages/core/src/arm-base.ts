@@ -13,7 +13,7 @@ import { armsOption, maxPendingOption, numberOption, readOptions, rngOption } fr
 import type { ArmDecision, ArmFeedback, ArmPolicy, VectorInput } from "./protocols.js";
 import { Rng, type RngState } from "./rng.js";
 import { field, type Json, readId, readInt, readObject, type Snapshot, snapshotCorrupt } from "./snapshot.js";
-import { assertFinite, assertVector, copyNumbers, describe, errorText, isFloatArray, readLength } from "./validate.js";
+import { assertFinite, describe, errorText, readVectorInto } from "./validate.js";
 
 /** Options every arm policy accepts. */
 export interface ArmPolicyOptions {
@@ -308,20 +308,7 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
    * finiteness): a getter-backed array cannot change between the check and the use.
    */
   protected readContext(context: unknown, what: string): Float64Array {
-    const d = this.contextDim;
-    if (!isFloatArray(context) && !Array.isArray(context)) {
-      assertVector(context, d, what);
-    }
-    const src = context as ArrayLike<number>;
-    const len = readLength(src, what);
-    if (len !== d) assertVector(src, d, what);
-    const dst = this.contextCopy;
-    // -0 becomes 0 (x + 0), as in decision events, so update and learn of the same decision agree bitwise.
-    const from = isFloatArray(src) ? src : dst;
-    if (from === dst) copyNumbers(src, dst, d, what);
-    for (let i = 0; i < d; i++) dst[i] = (from[i] as number) + 0;
-    assertVector(dst, d, what);
-    return dst;
+    return readVectorInto(context, this.contextDim, this.contextCopy, what);
   }
 
   // ------------------------------------------------------------ subclass hooks

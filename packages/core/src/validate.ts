@@ -127,6 +127,23 @@ export function copyNumbers(src: ArrayLike<unknown>, dst: Float64Array, n: numbe
 }
 
 /**
+ * Copies a vector input of `dim` numbers into `dst`, reading each entry once, and validates the copy: a getter or
+ * proxy cannot pass the checks with one value and be used with another. INVALID_ARGUMENT (not an array, or a
+ * non-number entry), DIMENSION_MISMATCH or NON_FINITE as {@link assertVector}. -0 is written as 0 (x + 0), as in
+ * decision events, so `update` and `learn` of the same decision agree bit for bit. Returns `dst`.
+ */
+export function readVectorInto(src: unknown, dim: number, dst: Float64Array, what: string): Float64Array {
+  if (!isFloatArray(src) && !Array.isArray(src)) assertVector(src, dim, what);
+  const v = src as ArrayLike<number>;
+  if (readLength(v, what) !== dim) assertVector(v, dim, what);
+  const from = isFloatArray(v) ? v : dst;
+  if (from === dst) copyNumbers(v, dst, dim, what);
+  for (let i = 0; i < dim; i++) dst[i] = (from[i] as number) + 0;
+  assertVector(dst, dim, what);
+  return dst;
+}
+
+/**
  * Throws unless `x` is an integer in [min, max]: INVALID_ARGUMENT for a non-number, NON_FINITE for
  * NaN or +-Infinity, OUT_OF_RANGE for a fraction or a value outside the range.
  */

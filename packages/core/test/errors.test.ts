@@ -15,6 +15,7 @@ import {
   Rng,
   RouteKitError,
   readSnapshot,
+  readVectorInto,
 } from "../src/index.js";
 import { deserializeError, serializeError } from "../src/node.js";
 
@@ -243,5 +244,27 @@ describe("validation helpers", () => {
 
   it("Rng.fromSeed rejects NaN with INVALID_ARGUMENT", () => {
     expect(thrown(() => Rng.fromSeed(Number.NaN)).code).toBe(ErrorCode.InvalidArgument);
+  });
+});
+
+describe("readVectorInto", () => {
+  it("copies each entry once, writes -0 as 0, widens Float32Array, and validates the copy", () => {
+    const dst = new Float64Array(3);
+    expect(Array.from(readVectorInto([1, -0, 2], 3, dst, "x"))).toEqual([1, 0, 2]);
+    expect(Object.is(dst[1], 0)).toBe(true);
+    expect(Array.from(readVectorInto(Float32Array.of(0.1, 2, -0), 3, dst, "x"))).toEqual([Math.fround(0.1), 2, 0]);
+    let reads = 0;
+    const flaky = new Proxy([1, 2, 3], {
+      get(t, k, r) {
+        if (k === "1") return reads++ === 0 ? 2 : Number.NaN; // valid when checked, NaN if read again
+        return Reflect.get(t, k, r);
+      },
+    });
+    expect(Array.from(readVectorInto(flaky, 3, dst, "x"))).toEqual([1, 2, 3]);
+    expect(reads).toBe(1);
+    expect(thrown(() => readVectorInto([1, Number.NaN, 2], 3, dst, "x")).code).toBe(ErrorCode.NonFinite);
+    expect(thrown(() => readVectorInto([1, 2], 3, dst, "x")).code).toBe(ErrorCode.DimensionMismatch);
+    expect(thrown(() => readVectorInto([1, "2", 3], 3, dst, "x")).code).toBe(ErrorCode.InvalidArgument);
+    expect(thrown(() => readVectorInto(Int32Array.of(1, 2, 3), 3, dst, "x")).code).toBe(ErrorCode.InvalidArgument);
   });
 });

@@ -19,7 +19,6 @@ import {
   type CascadePolicy,
   type CascadeStep,
   checkEvent,
-  copyNumbers,
   DecisionLedger,
   type DecisionRef,
   decodeF64,
@@ -28,13 +27,12 @@ import {
   EVENT_VERSION,
   encodeF64,
   eventVector,
-  isFloatArray,
   type Json,
   Rng,
   type RngState,
   RouteKitError,
-  readLength,
   readObject,
+  readVectorInto,
   type Snapshot,
   snapshotCorrupt,
   type VectorInput,
@@ -59,23 +57,6 @@ function checkNorm(v: ArrayLike<number>, what: string, code: ErrorCode): void {
   const s = squaredNorm(v);
   if (!(s <= MAX_SQUARED_NORM))
     throw new RouteKitError(code, `${what} has squared norm ${s}, expected <= ${MAX_SQUARED_NORM} (rescale it)`);
-}
-
-/**
- * A copy of a vector input, each entry read once, then validated (a getter or proxy cannot pass the checks with
- * one value and be stored with another): INVALID_ARGUMENT, DIMENSION_MISMATCH or NON_FINITE as
- * `assertVector`. -0 is written as 0.
- */
-function readVectorOnce(v: unknown, dim: number, what: string): Float64Array {
-  if (!isFloatArray(v) && !Array.isArray(v)) assertVector(v, dim, what);
-  const src = v as ArrayLike<unknown>;
-  if (readLength(src, what) !== dim) assertVector(src, dim, what);
-  const out = new Float64Array(dim);
-  if (isFloatArray(src)) out.set(src);
-  else copyNumbers(src, out, dim, what);
-  for (let i = 0; i < dim; i++) out[i] = (out[i] as number) + 0;
-  assertVector(out, dim, what);
-  return out;
 }
 
 /** A request context as `begin` takes it: `dim` finite numbers of squared norm <= MAX_SQUARED_NORM. */
@@ -209,7 +190,7 @@ export abstract class CascadePolicyBase implements CascadePolicy {
   begin(context: VectorInput): string {
     // The episode's copy of the context, each entry read once and the copy validated (-0 written as 0, so event
     // JSON round trips are exact).
-    const ctx = readVectorOnce(context, this.contextDim, "context");
+    const ctx = readVectorInto(context, this.contextDim, new Float64Array(this.contextDim), "context");
     checkNorm(ctx, "context", ErrorCode.OutOfRange);
     this.table.checkNotEmpty();
     const A = this.table.size;
@@ -283,7 +264,7 @@ export abstract class CascadePolicyBase implements CascadePolicy {
         ErrorCode.InvalidArgument,
         `observe(${describe(arm)}) but next() asked for "${e.awaiting}"`,
       );
-    const phi = readVectorOnce(outputFeatures, this.outputDim, "outputFeatures");
+    const phi = readVectorInto(outputFeatures, this.outputDim, new Float64Array(this.outputDim), "outputFeatures");
     checkNorm(phi, "outputFeatures", ErrorCode.OutOfRange);
     assertFinite(cost, "cost");
     checkMagnitude(cost, "cost", 0, ErrorCode.OutOfRange);
