@@ -363,8 +363,8 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
     program
       .command("run")
       .description(
-        "run a named scenario (a reproduction of a paper experiment), or every scenario of a group (one paper figure) or\n" +
-          "glob, with a combined figure; see `routekit list scenarios`",
+        "run a named scenario (a reproduction of a paper experiment), or every scenario of a group (one paper " +
+          "figure) or glob, with a combined figure; see `routekit list scenarios`",
       )
       .argument("<scenario>", "scenario name, group name, or a quoted glob such as 'mnl-fig1-*'"),
     { outHint: "routekit-out/<scenario>", seedsHint: "the scenario's", horizonHint: "the scenario's" },
