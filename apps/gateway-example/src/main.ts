@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// routekit-gateway: the routing sidecar over HTTP. Ctrl-C (or SIGTERM) writes a final snapshot first.
+import { parseArgs } from "node:util";
+import { createRffGateway } from "./rff-gateway.js";
+import { MODELS } from "./simulate.js";
+
+const HELP = `routekit-gateway [--port 8787] [--host 127.0.0.1] [--state ./gateway-state]
+                 [--models a,b,c] [--dim 256] [--seed 1] [--snapshot-every 1000]
+
+POST /route     { "prompt": "..." } or { "embedding": [...] }  -> { decisionId, model }
+POST /feedback  { "decisionId": "...", "reward": 0..1 }       -> { learned: true }
+GET  /stats, GET /healthz`;
+
+function main(): void {
+  const { values } = parseArgs({
+    options: {
+      port: { type: "string", default: "8787" },
+      host: { type: "string", default: "127.0.0.1" },
+      state: { type: "string", default: "./gateway-state" },
+      models: { type: "string", default: MODELS.join(",") },
+      dim: { type: "string", default: "256" },
+      seed: { type: "string", default: "1" },
+      "snapshot-every": { type: "string", default: "1000" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+  });
+  if (values.help) return void console.log(HELP);
+  const gateway = createRffGateway({
+    stateDir: values.state,
+    models: values.models.split(",").filter((m) => m !== ""),
+    contextDim: integer(values.dim, "--dim"),
+    snapshotEvery: integer(values["snapshot-every"], "--snapshot-every"),
+    policy: { seed: integer(values.seed, "--seed") },
+  });
+  const s = gateway.stats();
+  gateway.listen(integer(values.port, "--port"), values.host).then((port) => {
+    console.log(
+      `routing among ${s.models.join(", ")} on http://${values.host}:${port} (run ${s.run}, ${s.replayed} events replayed from ${values.state})`,
+    );
+  });
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    gateway.close().then(
+      () => process.exit(0),
+      (e) => {
+        console.error(e);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+function integer(text: string, flag: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 0) {
+    console.error(`${flag} must be a non-negative integer, got ${JSON.stringify(text)}`);
+    process.exit(2);
+  }
+  return n;
+}
+
+main();

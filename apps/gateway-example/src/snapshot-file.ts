@@ -1,0 +1,47 @@
+import { readFileSync } from "node:fs";
+import { rename, writeFile } from "node:fs/promises";
+
+/**
+ * The gateway's snapshot file: the policy's own snapshot plus what a restart needs to continue the event
+ * log exactly and to tell which earlier decision ids are still good (see `Lineage`).
+ */
+export interface GatewaySnapshot {
+  v: 1;
+  /** Bytes of the event log the policy state includes; a restart learns the lines after it. */
+  logOffset: number;
+  lineage: Lineage[];
+  policy: unknown;
+}
+
+/**
+ * Decisions a run issued that the snapshot's state holds: run `run` issued the policy's sequence
+ * numbers [from, to). A decision a run made after its last snapshot is lost when it crashes, and the
+ * restored policy reuses those sequence numbers; the run prefix in public ids keeps the two apart.
+ */
+export interface Lineage {
+  run: string;
+  from: number;
+  to: number;
+}
+
+export function readSnapshotFile(path: string): GatewaySnapshot | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw e;
+  }
+  const snap = JSON.parse(text) as GatewaySnapshot;
+  if (snap?.v !== 1 || !Number.isSafeInteger(snap.logOffset) || !Array.isArray(snap.lineage)) {
+    throw new Error(`${path} is not a gateway snapshot (v 1)`);
+  }
+  return snap;
+}
+
+/** Write then rename: a crash mid-write leaves the previous snapshot, never half of one. */
+export async function writeSnapshotFile(path: string, snap: GatewaySnapshot): Promise<void> {
+  const tmp = `${path}.tmp`;
+  await writeFile(tmp, JSON.stringify(snap));
+  await rename(tmp, path);
+}

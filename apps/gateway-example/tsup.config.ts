@@ -1,0 +1,12 @@
+import { defineConfig } from "tsup";
+
+// main: the sidecar server (`routekit-gateway`); simulate-cli: a load generator playing the clients and
+// the models; index: the pieces, for tests and for reuse.
+export default defineConfig({
+  entry: { index: "src/index.ts", main: "src/main.ts", "simulate-cli": "src/simulate-cli.ts" },
+  format: ["esm"],
+  dts: { entry: { index: "src/index.ts" } },
+  sourcemap: true,
+  clean: true,
+  target: "node20",
+});
