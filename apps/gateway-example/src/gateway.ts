@@ -102,10 +102,23 @@ export class RoutingGateway<P extends ArmPolicy> {
         );
       }
       let replayed = 0;
-      for (const event of log.readFrom(offset)) {
-        policy.learn(event as ArmEvent);
+      const events = log.readFrom(offset);
+      for (;;) {
+        let event: ArmEvent;
+        try {
+          const next = events.next();
+          if (next.done) break;
+          event = next.value as ArmEvent;
+          policy.learn(event);
+        } catch (e) {
+          // Say where: a hand-edited or foreign log should be fixable without reading the code.
+          throw new Error(
+            `events.jsonl: event ${replayed + 1} after the snapshot's offset ${offset}: ${(e as Error).message}`,
+            { cause: e },
+          );
+        }
         // The decision may be pending in the snapshot (made before it, answered after it): it was answered.
-        const id = String((event as ArmEvent).id);
+        const id = String(event.id);
         try {
           policy.discard(id.slice(id.indexOf(".") + 1));
         } catch (e) {

@@ -182,6 +182,20 @@ describe("the state directory", () => {
     expect(existsSync(join(dir, "gateway.pid"))).toBe(false);
   });
 
+  it("a log line the router refuses stops the start with its place in the log, and frees the directory", async () => {
+    const dir = stateDir();
+    const gw = createRffGateway({ stateDir: dir, models: MODELS, contextDim: 4 });
+    const url = `http://127.0.0.1:${await gw.listen()}`;
+    const d = (await call(url, "/route", { embedding: [1, 0, 0, 0] })).body;
+    await call(url, "/feedback", { decisionId: d.decisionId, reward: 1 });
+    await gw.close();
+    appendFileSync(join(dir, "events.jsonl"), '{"v":1,"kind":"kernel-ucb/rff-ucb"}\n');
+    expect(() => createRffGateway({ stateDir: dir, models: MODELS, contextDim: 4 })).toThrow(
+      /events\.jsonl: event 1 after the snapshot's offset \d+: /,
+    );
+    expect(existsSync(join(dir, "gateway.pid"))).toBe(false);
+  });
+
   it("routekit-gateway (dist/main.js) serves, and SIGTERM writes a final snapshot and exits 0", async () => {
     const dir = stateDir();
     const main = join(here, "..", "dist", "main.js");
