@@ -540,7 +540,7 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
   program
     .command("class-fit")
     .description(
-      "offline class fit on the two-tower environment (Table 2 of the HPG paper, synthetic): held-out gaps of the\n" +
+      "offline class fit on the two-tower environment (Table 2 of the HPG paper, synthetic): held-out gaps of the " +
         "best constant, log-linear and log-quadratic routers to the per-query oracle; writes table.md and class-fit.json",
     )
     .option("--seeds <n>", "seeds 0..n-1, one environment and query table each", int(1, "--seeds"), 3)

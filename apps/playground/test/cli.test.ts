@@ -2,8 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { allCommands, cliProgram } from "../src/main.js";
 import { fixtureRegistry } from "./fixture.js";
-import { runCli } from "./run-cli.js";
+import { Capture, runCli } from "./run-cli.js";
 
 const cli = (argv: string[], isTTY = false) => runCli(argv, { registry: fixtureRegistry, isTTY });
 
@@ -23,6 +24,10 @@ describe("argument parsing and exit codes", () => {
       expect(r.code, argv.join(" ")).toBe(0);
       expect(r.out).toMatch(/Usage: routekit/);
     }
+    // Every command's description wraps as one paragraph: a hard line break split train's and class-fit's mid-sentence
+    // ("... and write" / "its snapshot ...") in `routekit --help` and in their own help.
+    const program = cliProgram({ stdout: new Capture(), stderr: new Capture() }, fixtureRegistry);
+    for (const c of allCommands(program).slice(1)) expect(c.description(), c.name()).not.toContain("\n");
     const c = await cli(["compare", "--help"]);
     expect(c.out).toMatch(/--param <policy.key=value>/);
     expect(c.out).toMatch(/--config <file>/);
