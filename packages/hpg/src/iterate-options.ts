@@ -7,11 +7,15 @@
 import {
   assertFinite,
   assertInt,
+  assertVector,
+  copyNumbers,
   ErrorCode,
   enumOption,
+  isFloatArray,
   MAX_CONTEXT_DIM,
   numberOption,
   RouteKitError,
+  readLength,
   readOptions,
   readVectorInto,
   requiredNumber,
@@ -91,6 +95,19 @@ export function mirrorNuclearNorm(gamma: ArrayLike<number>, rank: number, beta: 
   return nuclear;
 }
 
+/**
+ * A checked copy of `n` numbers, each entry read once, bit for bit: as core's readVectorInto, but -0 stays -0 (a
+ * restored state must snapshot to the same bytes).
+ */
+function exactCopy(src: unknown, n: number, what: string): Float64Array {
+  if ((!isFloatArray(src) && !Array.isArray(src)) || readLength(src, what) !== n) assertVector(src, n, what);
+  const out = new Float64Array(n);
+  if (isFloatArray(src)) out.set(src);
+  else copyNumbers(src as ArrayLike<unknown>, out, n, what);
+  assertVector(out, n, what);
+  return out;
+}
+
 /** The factored eigenpairs given to `MirrorIterate.load`, checked and copied. */
 export interface IterateLoad {
   readonly basis: Float64Array;
@@ -124,9 +141,9 @@ export function checkLoad(
   assertInt(rank, "rank", 0, c.maxRank);
   assertInt(basisSize, "basisSize", rank, cap);
   assertInt(steps, "steps", 0, Number.MAX_SAFE_INTEGER);
-  const b = readVectorInto(basis, basisSize * c.dim, new Float64Array(basisSize * c.dim), "basis");
-  const co = readVectorInto(coef, rank * basisSize, new Float64Array(rank * basisSize), "coef");
-  const g = readVectorInto(gamma, rank, new Float64Array(rank), "gamma");
+  const b = exactCopy(basis, basisSize * c.dim, "basis");
+  const co = exactCopy(coef, rank * basisSize, "coef");
+  const g = exactCopy(gamma, rank, "gamma");
   const nuclear = mirrorNuclearNorm(g, rank, c.beta, c.geometry);
   if (!(nuclear <= c.radius * (1 + 1e-9))) {
     throw new RouteKitError(

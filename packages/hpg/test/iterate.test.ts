@@ -281,6 +281,21 @@ describe("the exported iterates and the coin refuse bad input with a RouteKitErr
     load(it, good);
     expect(it.score(q)).toBe(src.score(q));
     expect(it.steps).toBe(src.steps);
+    // Bit for bit, -0 included (a restored router must snapshot to the same bytes), from a number[] too.
+    const axis = new MirrorIterate(o);
+    axis.step([1, 0, 0], 0.5);
+    const basis = Array.from(axis.eig.basis.subarray(0, axis.eig.basisSize * 3), (x) => (x === 0 ? -0 : x));
+    expect(basis.some((x) => Object.is(x, -0))).toBe(true);
+    const back = new MirrorIterate(o);
+    back.load(
+      basis,
+      axis.eig.basisSize,
+      axis.eig.coefRows(),
+      axis.eig.values.slice(0, axis.eig.rank),
+      axis.eig.rank,
+      1,
+    );
+    expect(Array.from(back.eig.basis.subarray(0, basis.length))).toEqual(basis);
   });
 
   test("CoinBetting: initial wealth finite and > 0; update needs |g| <= 1 and |z| <= wealth / 2, else nothing changes", () => {
