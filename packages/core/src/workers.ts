@@ -136,16 +136,12 @@ async function nodeApi() {
   return { fs, os, path, url, threads };
 }
 
-/** How to name a module next to the caller's file, for the error messages about relative paths. */
-const RELATIVE_HINT =
-  'build an absolute one from your file\'s location, e.g. new URL("./experiment.mjs", import.meta.url) ' +
-  "(a relative path would be read against the process's current directory, not your file's)";
-
 /**
- * The `file:` URL of a module given as an absolute path, a `file:` URL string or a `URL` object. A relative path,
- * another URL scheme (https:, data:, node:) or anything else is INVALID_ARGUMENT naming `what`.
+ * The `file:` URL of a module given as an absolute path, a `file:` URL string or a `URL` object. A relative path
+ * (its message shows how to build an absolute one, e.g. `new URL("./${example}", import.meta.url)`), another URL
+ * scheme (https:, data:, node:) or anything else is INVALID_ARGUMENT naming `what`.
  */
-export async function fileUrlOf(module: unknown, what: string): Promise<URL> {
+async function fileUrlOf(module: unknown, what: string, example: string): Promise<URL> {
   const expected = `an absolute path or a file: URL (string or URL object) of an ES module`;
   if (module instanceof URL) {
     if (module.protocol !== "file:") {
@@ -172,7 +168,9 @@ export async function fileUrlOf(module: unknown, what: string): Promise<URL> {
   if (!path.isAbsolute(module)) {
     throw new RouteKitError(
       ErrorCode.InvalidArgument,
-      `${what} ${describe(module)} is a relative path: ${RELATIVE_HINT}`,
+      `${what} ${describe(module)} is a relative path: build an absolute one from your file's location, e.g. ` +
+        `new URL("./${example}", import.meta.url) (a relative path would be read against the process's current ` +
+        "directory, not your file's)",
     );
   }
   return url.pathToFileURL(module);
@@ -180,7 +178,7 @@ export async function fileUrlOf(module: unknown, what: string): Promise<URL> {
 
 /** `file:` URL (href) of an experiment module: see {@link fileUrlOf} (INVALID_ARGUMENT naming plan.module). */
 export async function moduleUrl(module: string | URL): Promise<string> {
-  return (await fileUrlOf(module, "plan.module")).href;
+  return (await fileUrlOf(module, "plan.module", "experiment.mjs")).href;
 }
 
 /** Imports a plan's module and builds its experiment (in the calling thread). */
@@ -248,7 +246,7 @@ export async function runExperimentInWorkers(
   const node = await nodeApi();
   let entry: URL | undefined;
   if (options.workerEntry !== undefined) {
-    entry = await fileUrlOf(options.workerEntry, "workerEntry");
+    entry = await fileUrlOf(options.workerEntry, "workerEntry", "worker.js");
     if (!node.fs.existsSync(node.url.fileURLToPath(entry))) {
       throw new RouteKitError(
         ErrorCode.InvalidArgument,

@@ -215,7 +215,10 @@ describe("runExperimentInWorkers", () => {
     );
     expect(path.runs.map(timeless)).toEqual(ok.runs.map(timeless));
     const cases: [unknown, string][] = [
-      ["./dist/worker.js", "is a relative path"],
+      [
+        "./dist/worker.js",
+        'is a relative path: build an absolute one from your file\'s location, e.g. new URL("./worker.js", import.meta.url)',
+      ],
       ["dist/worker.js", "is a relative path"],
       [new URL("./fixtures/no-such-worker.js", import.meta.url), "does not exist"],
       [fileURLToPath(new URL("./fixtures/no-such-worker.js", import.meta.url)), "does not exist"],
