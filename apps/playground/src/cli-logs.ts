@@ -11,7 +11,7 @@ export function addLogCommands(program: Command, io: CliIo, reg: FamilyRegistry)
   program
     .command("train")
     .description(
-      "warm-start a policy from a JSONL log of decision events (decisionRecord + feedback, one per line) and write\n" +
+      "warm-start a policy from a JSONL log of decision events (decisionRecord + feedback, one per line) and write " +
         "its snapshot, which a service loads with the policy class's fromJSON",
     )
     .requiredOption("--events <file>", "JSONL file of decision events")

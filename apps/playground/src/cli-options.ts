@@ -1,6 +1,7 @@
 /** The CLI's shared option parsers, common experiment flags and small output helpers (used by every command). */
 import { availableParallelism } from "node:os";
 import { type Command, InvalidArgumentError } from "commander";
+import { UsageError } from "./errors.js";
 import type { FamilyRegistry, Params } from "./registry/types.js";
 import { MAX_POINTS, MAX_SEEDS, parseAssignment } from "./spec.js";
 
@@ -105,12 +106,24 @@ export function rows(io: CliIo, body: readonly string[][], header: readonly stri
     );
 }
 
-export function parseParams(list: readonly string[], prefixed: boolean): Map<string, Params> {
+/**
+ * The `key=value` (or `policy.key=value` when `prefixed`) assignments of a repeatable flag, by target. One key set
+ * twice for the same target is bad usage naming `flag`: the flag repeats to set several parameters, and keeping the
+ * last value of one silently (`--param ucb1.exploration=1 --param ucb1.exploration=2`) hides a mistake.
+ */
+export function parseParams(list: readonly string[], prefixed: boolean, flag = "--param"): Map<string, Params> {
   const out = new Map<string, Params>();
   for (const s of list) {
     const a = parseAssignment(s, prefixed);
     const target = a.target ?? "";
-    out.set(target, { ...(out.get(target) ?? {}), [a.key]: a.value });
+    const prev = out.get(target) ?? {};
+    if (Object.hasOwn(prev, a.key)) {
+      const name = a.target === undefined ? a.key : `${a.target}.${a.key}`;
+      throw new UsageError(
+        `${flag} ${name} given twice ("${String(prev[a.key])}", then "${a.value}"): set each parameter once`,
+      );
+    }
+    out.set(target, { ...prev, [a.key]: a.value });
   }
   return out;
 }

@@ -204,7 +204,7 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
     .enablePositionalOptions()
     // Commander adds no help command to a program that has its own action (the demo): `routekit help compare` was
     // "too many arguments".
-    .helpCommand("help [command]", "show the help of a command");
+    .helpCommand("help [command...]", "show the help of a command, or of a subcommand (help check assortment-lp)");
   addCommon(program, {
     outHint: "routekit-out/demo",
     seedsHint: "3, or fewer when the demo scenario has fewer",
@@ -433,7 +433,7 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
         if (!names.includes(t))
           throw new UsageError(`--param ${t}.…: "${t}" is not one of --policies (${names.join(", ")})`);
       }
-      const ep = parseParams(f.envParam, false).get("") ?? {};
+      const ep = parseParams(f.envParam, false, "--env-param").get("") ?? {};
       const env = f.env;
       await r.execute(`compare ${env}`, f, `routekit-out/compare-${env}`, (o) =>
         compare({
@@ -540,7 +540,7 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
   program
     .command("class-fit")
     .description(
-      "offline class fit on the two-tower environment (Table 2 of the HPG paper, synthetic): held-out gaps of the\n" +
+      "offline class fit on the two-tower environment (Table 2 of the HPG paper, synthetic): held-out gaps of the " +
         "best constant, log-linear and log-quadratic routers to the per-query oracle; writes table.md and class-fit.json",
     )
     .option("--seeds <n>", "seeds 0..n-1, one environment and query table each", int(1, "--seeds"), 3)
@@ -617,20 +617,101 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
   return program;
 }
 
-/** Runs the CLI on `argv` (without node and script) and resolves to the exit code: 0 ok, 1 failure, 2 bad usage. */
-export async function main(
-  argv: readonly string[],
-  io: CliIo = { stdout: process.stdout, stderr: process.stderr, isTTY: process.stderr.isTTY },
-): Promise<number> {
-  const reg = io.registry ?? defaultRegistry;
-  const program = buildProgram(io, reg);
+/** Whether a flag may be given more than once (its values are collected, and its help says "repeatable"). */
+export function isRepeatable(o: Option): boolean {
+  return o.variadic || o.parseArg === collect;
+}
+
+/**
+ * Makes a second occurrence of a single-valued flag of `cmd` bad usage: Commander keeps the last value silently, so
+ * `--seeds 3 --seeds 5` ran 5 seeds without a word. Flags without a value (`--json`, `--no-plots`) mean the same
+ * thing given twice and are left alone; repeatable flags (`--param`) collect every value.
+ */
+function refuseRepeatedFlags(cmd: Command): void {
+  const repeatable = cmd.options.filter(isRepeatable).map((o) => o.long ?? o.name());
+  for (const o of cmd.options) {
+    if (!(o.required || o.optional) || isRepeatable(o)) continue;
+    let first: string | undefined;
+    cmd.on(`option:${o.name()}`, (value: string) => {
+      if (first === undefined) {
+        first = value;
+        return;
+      }
+      const flag = o.long ?? o.short ?? o.name();
+      throw new UsageError(
+        `${flag} given twice ("${first}", then "${value}"): give it once` +
+          (repeatable.length > 0 ? ` (of this command's flags only ${repeatable.join(", ")} may be repeated)` : ""),
+      );
+    });
+  }
+}
+
+/**
+ * The `--help` arguments for a help request, `help WORD...` or `COMMAND... help WORD...` (after a command that has
+ * subcommands, as Commander offers it), else undefined (plain `help`, or no help request).
+ */
+function helpRequest(program: Command, argv: readonly string[]): string[] | undefined {
+  if (argv[0] === "help") return argv.length > 1 ? helpArgv(program, argv.slice(1)) : undefined;
+  let cmd = program;
+  for (let i = 0; i < argv.length; i++) {
+    const w = argv[i] as string;
+    if (w === "help" && cmd !== program && cmd.commands.length > 0) {
+      return helpArgv(program, [...argv.slice(0, i), ...argv.slice(i + 1)]);
+    }
+    const sub = cmd.commands.find((c) => c.name() === w || c.aliases().includes(w));
+    if (sub === undefined) return undefined;
+    cmd = sub;
+  }
+  return undefined;
+}
+
+/**
+ * The arguments that show the help `routekit help WORD...` asks for: `[...words, "--help"]`, each word a
+ * subcommand of the one before. A word that names no such subcommand is bad usage saying which exist.
+ */
+function helpArgv(program: Command, words: readonly string[]): string[] {
+  let cmd = program;
+  const path: string[] = [];
+  for (const w of words) {
+    if (w.startsWith("-")) {
+      throw new UsageError(`help takes command names, not options, got "${w}" (routekit help [command [subcommand]])`);
+    }
+    const sub = cmd.commands.find((c) => c.name() === w || c.aliases().includes(w));
+    if (sub === undefined) {
+      const names = cmd.commands.map((c) => c.name()).join(", ");
+      if (cmd === program) throw new UsageError(`help: unknown command "${w}" (commands: ${names})`);
+      const at = `routekit ${path.join(" ")}`;
+      throw new UsageError(
+        cmd.commands.length === 0
+          ? `help: \`${at}\` has no subcommands, got "${w}" (\`routekit help ${path.join(" ")}\` shows its help)`
+          : `help: "${w}" is not a subcommand of \`${at}\` (its subcommands: ${names})`,
+      );
+    }
+    path.push(w);
+    cmd = sub;
+  }
+  return [...path, "--help"];
+}
+
+/** Every command of the program, the program first. */
+export function allCommands(program: Command): Command[] {
   const all: Command[] = [];
   const walk = (c: Command) => {
     all.push(c);
     for (const sub of c.commands) walk(sub);
   };
   walk(program);
-  for (const c of all) {
+  return all;
+}
+
+/**
+ * The `routekit` program as `main` runs it: every command throws instead of exiting, writes help to `io.stdout`
+ * and nothing else (main words the errors), and refuses a repeated single-valued flag. Exported for tests.
+ */
+export function cliProgram(io: CliIo, reg: FamilyRegistry = io.registry ?? defaultRegistry): Command {
+  const program = buildProgram(io, reg);
+  for (const c of allCommands(program)) {
+    refuseRepeatedFlags(c);
     c.exitOverride();
     c.configureOutput({
       writeOut: (s) => io.stdout.write(s),
@@ -639,7 +720,22 @@ export async function main(
       outputError: () => {},
     });
   }
+  return program;
+}
+
+/** Runs the CLI on `argv` (without node and script) and resolves to the exit code: 0 ok, 1 failure, 2 bad usage. */
+export async function main(
+  args: readonly string[],
+  io: CliIo = { stdout: process.stdout, stderr: process.stderr, isTTY: process.stderr.isTTY },
+): Promise<number> {
+  const reg = io.registry ?? defaultRegistry;
+  const program = cliProgram(io, reg);
+  let argv = args;
   try {
+    // `help <command> <subcommand>` and `<command> help <subcommand>` are `<command> <subcommand> --help`
+    // (Commander's own help command read only one word: `help check assortment-lp` showed check's help and `help
+    // check nope` too, with exit 0; `check help nope` exited 2 without a word).
+    argv = helpRequest(program, argv) ?? argv;
     const first = argv[0];
     if (
       first !== undefined &&
@@ -649,12 +745,6 @@ export async function main(
     ) {
       throw new UsageError(
         `unknown command "${first}" (commands: ${program.commands.map((c) => c.name()).join(", ")})`,
-      );
-    }
-    const topic = argv[1];
-    if (first === "help" && topic !== undefined && !program.commands.some((c) => c.name() === topic)) {
-      throw new UsageError(
-        `help: unknown command "${topic}" (commands: ${program.commands.map((c) => c.name()).join(", ")})`,
       );
     }
     const check = program.commands.find((c) => c.name() === "check");

@@ -2,8 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { allCommands, cliProgram } from "../src/main.js";
 import { fixtureRegistry } from "./fixture.js";
-import { runCli } from "./run-cli.js";
+import { Capture, runCli } from "./run-cli.js";
 
 const cli = (argv: string[], isTTY = false) => runCli(argv, { registry: fixtureRegistry, isTTY });
 
@@ -23,6 +24,10 @@ describe("argument parsing and exit codes", () => {
       expect(r.code, argv.join(" ")).toBe(0);
       expect(r.out).toMatch(/Usage: routekit/);
     }
+    // Every command's description wraps as one paragraph: a hard line break split train's and class-fit's mid-sentence
+    // ("... and write" / "its snapshot ...") in `routekit --help` and in their own help.
+    const program = cliProgram({ stdout: new Capture(), stderr: new Capture() }, fixtureRegistry);
+    for (const c of allCommands(program).slice(1)) expect(c.description(), c.name()).not.toContain("\n");
     const c = await cli(["compare", "--help"]);
     expect(c.out).toMatch(/--param <policy.key=value>/);
     expect(c.out).toMatch(/--config <file>/);
@@ -49,10 +54,50 @@ describe("argument parsing and exit codes", () => {
       expect(r.err, argv.join(" ")).toBe("");
       expect(r.out, argv.join(" ")).toBe((await cli(same as string[])).out);
     }
-    expect((await cli(["help"])).out).toMatch(/help \[command\]/);
+    expect((await cli(["help"])).out).toMatch(/help \[command\.\.\.\]/);
     const bad = await cli(["help", "nosuch"]);
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/^routekit: help: unknown command "nosuch" \(commands: list, run, compare, .*\)\n$/);
+  });
+
+  it("`routekit help <command> <subcommand>` (and `<command> help <subcommand>`) is `<command> <subcommand> --help`; a word that is no subcommand is bad usage saying which exist", async () => {
+    const sub = await cli(["check", "assortment-lp", "--help"]);
+    expect(sub.out).toMatch(/^Usage: routekit check assortment-lp \[options\]/);
+    // Commander's help command read one word: these showed check's help (exit 0), or exited 2 without a word.
+    for (const argv of [
+      ["help", "check", "assortment-lp"],
+      ["check", "help", "assortment-lp"],
+    ]) {
+      const r = await cli(argv);
+      expect([r.code, r.err, r.out], argv.join(" ")).toEqual([0, "", sub.out]);
+    }
+    expect((await cli(["check", "help"])).out).toBe((await cli(["check", "--help"])).out);
+    const cases: [string[], string][] = [
+      [
+        ["help", "check", "nope"],
+        'help: "nope" is not a subcommand of `routekit check` (its subcommands: assortment-lp)',
+      ],
+      [
+        ["check", "help", "nope"],
+        'help: "nope" is not a subcommand of `routekit check` (its subcommands: assortment-lp)',
+      ],
+      [
+        ["help", "compare", "extra"],
+        'help: `routekit compare` has no subcommands, got "extra" (`routekit help compare` shows its help)',
+      ],
+      [
+        ["help", "check", "assortment-lp", "x"],
+        'help: `routekit check assortment-lp` has no subcommands, got "x" (`routekit help check assortment-lp` shows its help)',
+      ],
+      [
+        ["help", "--json"],
+        'help takes command names, not options, got "--json" (routekit help [command [subcommand]])',
+      ],
+    ];
+    for (const [argv, message] of cases) {
+      const r = await cli(argv);
+      expect([r.code, r.err, r.out], argv.join(" ")).toEqual([2, `routekit: ${message}\n`, ""]);
+    }
   });
 
   it("exits 2 with one line and no stack on bad usage", async () => {

@@ -26,7 +26,8 @@ import {
 } from "./off-policy-log.js";
 import { optionKeys, rejectUnknownOptions } from "./option-keys.js";
 import { enumOption, functionOption, readOptions } from "./options.js";
-import { describe, errorText } from "./validate.js";
+import type { VectorInput } from "./protocols.js";
+import { describe, errorText, isFloatArray } from "./validate.js";
 
 /** The fixed-target estimators of {@link estimateOffPolicy}. */
 export type OffPolicyEstimator = "ips" | "snips" | "dr";
@@ -43,13 +44,14 @@ export type RewardModel = (arm: string, context: Float64Array | undefined, index
 /**
  * The target policy of {@link estimateOffPolicy}, in one of three forms:
  * - a function pi(arm, context, index) (every estimator);
- * - an array with, per event, the target's probability of the *logged* arm (IPS and SNIPS);
+ * - an array with, per event, the target's probability of the *logged* arm (IPS and SNIPS): a number[], a
+ *   Float64Array or a Float32Array (what a model runtime returns), as every vector input of RouteKit;
  * - `{ picks }`: per event, the arm a (possibly randomized) target picked on that event's context. Its
  *   probability of the logged arm is then estimated by the indicator 1[pick = logged arm], which is unbiased
  *   (E[1[a' = a]] = pi(a | x)); a deterministic target's indicator is exactly its probability. DR's model term
  *   uses rhat(pick), unbiased for sum_a pi(a | x) rhat(a, x).
  */
-export type TargetPolicy = TargetProbability | readonly number[] | { readonly picks: readonly string[] };
+export type TargetPolicy = TargetProbability | VectorInput | { readonly picks: readonly string[] };
 
 /** What the logged events share with both evaluators. */
 export interface LogOptions {
@@ -237,7 +239,9 @@ function readTarget(
   n: number,
 ): { kind: "probabilities"; values: readonly number[] } | { kind: "picks"; values: readonly string[] } | undefined {
   if (typeof target === "function") return undefined;
-  if (Array.isArray(target)) {
+  // The vector forms every RouteKit API takes (VectorInput): a Float32Array of probabilities (an ONNX or
+  // transformers.js softmax) is read exactly as the same numbers in a plain array.
+  if (Array.isArray(target) || isFloatArray(target)) {
     if (estimator === "dr") {
       throw new RouteKitError(
         ErrorCode.InvalidArgument,
@@ -246,10 +250,10 @@ function readTarget(
     }
     return {
       kind: "probabilities",
-      values: readArray(target, n, "target", (v, i) => checkValue(v, `target[${i}]`, i, true)),
+      values: readArray(target as ArrayLike<unknown>, n, "target", (v, i) => checkValue(v, `target[${i}]`, i, true)),
     };
   }
-  if (target !== null && typeof target === "object" && !Array.isArray(target)) {
+  if (target !== null && typeof target === "object" && !Array.isArray(target) && !ArrayBuffer.isView(target)) {
     let raw: unknown;
     try {
       raw = (target as { picks?: unknown }).picks;
@@ -272,11 +276,11 @@ function readTarget(
   }
   throw new RouteKitError(
     ErrorCode.InvalidArgument,
-    `option target must be a function pi(arm, context, index), an array of probabilities or { picks: arm ids }, got ${describe(target)}`,
+    `option target must be a function pi(arm, context, index), probabilities (number[], Float64Array or Float32Array) or { picks: arm ids }, got ${describe(target)}`,
   );
 }
 
-function readArray<T>(src: readonly unknown[], n: number, what: string, check: (v: unknown, i: number) => T): T[] {
+function readArray<T>(src: ArrayLike<unknown>, n: number, what: string, check: (v: unknown, i: number) => T): T[] {
   let len: number;
   const out: T[] = [];
   try {

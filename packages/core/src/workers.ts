@@ -19,12 +19,14 @@ import { describe, errorText } from "./validate.js";
  */
 export interface ExperimentPlan {
   /**
-   * Absolute path or `file:` URL of an ES module exporting
-   * `buildExperiment(spec: Json): Experiment | Promise<Experiment>`.
+   * Absolute path or `file:` URL (a string or a `URL` object) of an ES module exporting
+   * `buildExperiment(spec: Json): Experiment | Promise<Experiment>`; for a module next to the caller's file,
+   * `new URL("./experiment.mjs", import.meta.url)`. A relative path is INVALID_ARGUMENT: it would be read
+   * against the process's current directory, not against the caller's file (as `import()` reads it).
    * It is imported once in the calling thread and once in every worker; it must build the same
    * experiment every time (same policies in the same order, same seeds and horizon).
    */
-  readonly module: string;
+  readonly module: string | URL;
   /** Passed to `buildExperiment` (structured-cloned into each worker). */
   readonly spec: Json;
 }
@@ -36,7 +38,10 @@ export interface WorkerRunOptions {
   readonly onProgress?: (p: Progress) => void;
   /** Aborting terminates the workers and rejects with INVALID_STATE "experiment aborted". */
   readonly signal?: AbortSignal;
-  /** Path or URL of the worker entry; by default `worker.js` (or `.cjs`) next to this module's build. */
+  /**
+   * Absolute path or `file:` URL (string or `URL`) of the worker entry; by default `worker.js` (or `.cjs`) next to
+   * this module's build. A relative path, another URL scheme or a file that does not exist is INVALID_ARGUMENT.
+   */
   readonly workerEntry?: string | URL;
 }
 
@@ -131,27 +136,55 @@ async function nodeApi() {
   return { fs, os, path, url, threads };
 }
 
-/** `file:` URL of an experiment module given as an absolute path or URL (relative paths: from the cwd). */
-export async function moduleUrl(module: string): Promise<string> {
-  if (typeof module !== "string" || module.length === 0) {
-    throw new RouteKitError(ErrorCode.InvalidArgument, "plan.module must be a path or file: URL of an ES module");
+/**
+ * The `file:` URL of a module given as an absolute path, a `file:` URL string or a `URL` object. A relative path
+ * (its message shows how to build an absolute one, e.g. `new URL("./${example}", import.meta.url)`), another URL
+ * scheme (https:, data:, node:) or anything else is INVALID_ARGUMENT naming `what`.
+ */
+async function fileUrlOf(module: unknown, what: string, example: string): Promise<URL> {
+  const expected = `an absolute path or a file: URL (string or URL object) of an ES module`;
+  if (module instanceof URL) {
+    if (module.protocol !== "file:") {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be ${expected}, got the URL ${module.href}`);
+    }
+    return new URL(module.href);
   }
-  if (module.startsWith("file:")) return module;
+  if (typeof module !== "string" || module.length === 0) {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be ${expected}, got ${describe(module)}`);
+  }
+  if (module.startsWith("file:")) {
+    try {
+      return new URL(module);
+    } catch {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `${what} ${describe(module)} is not a valid file: URL`);
+    }
+  }
   // Another URL scheme (https:, data:, node:) was read as a relative path ("<cwd>/https:/..."). Two or more letters,
   // so a Windows drive (C:\x) is still a path.
   if (/^[a-z][a-z0-9+.-]+:/i.test(module)) {
-    throw new RouteKitError(
-      ErrorCode.InvalidArgument,
-      `plan.module must be an absolute path or a file: URL of an ES module, got ${describe(module)}`,
-    );
+    throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be ${expected}, got ${describe(module)}`);
   }
   const { path, url } = await nodeApi();
-  return url.pathToFileURL(path.resolve(module)).href;
+  if (!path.isAbsolute(module)) {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `${what} ${describe(module)} is a relative path: build an absolute one from your file's location, e.g. ` +
+        `new URL("./${example}", import.meta.url) (a relative path would be read against the process's current ` +
+        "directory, not your file's)",
+    );
+  }
+  return url.pathToFileURL(module);
+}
+
+/** `file:` URL (href) of an experiment module: see {@link fileUrlOf} (INVALID_ARGUMENT naming plan.module). */
+export async function moduleUrl(module: string | URL): Promise<string> {
+  return (await fileUrlOf(module, "plan.module", "experiment.mjs")).href;
 }
 
 /** Imports a plan's module and builds its experiment (in the calling thread). */
 export async function loadExperiment(plan: ExperimentPlan): Promise<Experiment> {
   const href = await moduleUrl(plan.module);
+  const shown = plan.module instanceof URL ? plan.module.href : plan.module;
   let mod: { buildExperiment?: unknown };
   try {
     mod = (await import(href)) as { buildExperiment?: unknown };
@@ -160,13 +193,13 @@ export async function loadExperiment(plan: ExperimentPlan): Promise<Experiment> 
     if (e instanceof RouteKitError) throw e;
     throw new RouteKitError(
       ErrorCode.InvalidArgument,
-      `plan.module ${describe(plan.module)} could not be imported: ${errorText(e)}`,
+      `plan.module ${describe(shown)} could not be imported: ${errorText(e)}`,
     );
   }
   if (typeof mod.buildExperiment !== "function") {
     throw new RouteKitError(
       ErrorCode.InvalidArgument,
-      `${plan.module} must export a function buildExperiment(spec) returning an Experiment`,
+      `${shown} must export a function buildExperiment(spec) returning an Experiment`,
     );
   }
   return (await mod.buildExperiment(plan.spec)) as Experiment;
@@ -211,6 +244,16 @@ export async function runExperimentInWorkers(
   }
   const url = await moduleUrl(plan.module);
   const node = await nodeApi();
+  let entry: URL | undefined;
+  if (options.workerEntry !== undefined) {
+    entry = await fileUrlOf(options.workerEntry, "workerEntry", "worker.js");
+    if (!node.fs.existsSync(node.url.fileURLToPath(entry))) {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `workerEntry ${node.url.fileURLToPath(entry)} does not exist (omit workerEntry to use core's own)`,
+      );
+    }
+  }
   const requested = options.workers ?? node.os.availableParallelism();
   if (!Number.isInteger(requested) && requested !== Number.POSITIVE_INFINITY) {
     throw new RouteKitError(ErrorCode.InvalidArgument, `workers must be an integer, got ${describe(requested)}`);
@@ -229,8 +272,17 @@ export async function runExperimentInWorkers(
     return runExperiment(exp, { onProgress: options.onProgress, signal: options.signal });
   }
   const environment = exp.environmentName ?? exp.environment().name;
-  const entry = options.workerEntry ?? (await defaultWorkerEntry());
-  return runPool(node.threads.Worker, url, plan.spec, tasks, poolSize, exp, environment, entry, options);
+  return runPool(
+    node.threads.Worker,
+    url,
+    plan.spec,
+    tasks,
+    poolSize,
+    exp,
+    environment,
+    entry ?? (await defaultWorkerEntry()),
+    options,
+  );
 }
 
 function runPool(
@@ -241,7 +293,7 @@ function runPool(
   poolSize: number,
   exp: Experiment,
   environment: string,
-  entry: string | URL,
+  entry: URL,
   options: WorkerRunOptions,
 ): Promise<ExperimentResult> {
   const horizon = exp.horizon;

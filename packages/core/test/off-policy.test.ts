@@ -250,6 +250,35 @@ describe("estimateOffPolicy: IPS, SNIPS and DR on simulated logs", () => {
     expect(drP.estimate).toBeCloseTo(drF.estimate, 12);
   });
 
+  it("per-event probabilities may be a Float64Array or a Float32Array (a model runtime's output), as every vector input", () => {
+    const e = logs[3] as ArmEvent[];
+    const probs = e.map((x) => target(x.decision.arm, Float64Array.from(x.decision.context as number[])));
+    for (const estimator of ["ips", "snips"] as const) {
+      const plain = estimateOffPolicy(e, { target: probs, estimator });
+      expect(estimateOffPolicy(e, { target: Float64Array.from(probs), estimator })).toEqual(plain);
+      // A Float32Array is read exactly: the same as its float32 values in a plain array.
+      expect(estimateOffPolicy(e, { target: Float32Array.from(probs), estimator })).toEqual(
+        estimateOffPolicy(e, { target: probs.map(Math.fround), estimator }),
+      );
+    }
+    // Its entries are checked as a plain array's, naming the event; other typed arrays are refused as elsewhere.
+    const bad = Float32Array.from(probs);
+    bad[7] = Number.NaN;
+    const nan = codeOf(() => estimateOffPolicy(e, { target: bad }));
+    expect([nan.code, nan.index]).toEqual([ErrorCode.NonFinite, 7]);
+    bad[7] = 2;
+    expect(codeOf(() => estimateOffPolicy(e, { target: bad })).code).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => estimateOffPolicy(e, { target: new Float64Array(3) })).code).toBe(ErrorCode.DimensionMismatch);
+    const int8 = codeOf(() => estimateOffPolicy(e, { target: new Int8Array(e.length) as never }));
+    expect(int8.code).toBe(ErrorCode.InvalidArgument);
+    expect(int8.message).toContain("Float32Array");
+    const dr = codeOf(() =>
+      estimateOffPolicy(e, { target: Float32Array.from(probs), estimator: "dr", rewardModel: trueModel }),
+    );
+    expect(dr.code).toBe(ErrorCode.InvalidArgument);
+    expect(dr.message).toContain("estimator dr needs the target's probability of every arm");
+  });
+
   it("sampled picks of a randomized target (indicator 1[pick = logged]) are unbiased too; 1[pick = logged]/propensity is not", () => {
     const rng = Rng.fromSeed("picks");
     const res = logs.map((e) => {

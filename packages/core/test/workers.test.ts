@@ -174,6 +174,68 @@ describe("runExperimentInWorkers", () => {
     }
   });
 
+  it("a relative plan.module is INVALID_ARGUMENT telling how to build an absolute one (it was read against the cwd); URL objects work", async () => {
+    const spec = { ...SPEC, horizon: 200, seeds: [7] };
+    const local = runExperiment(await build(spec));
+    // From this package's directory (vitest's cwd) these relative paths name the fixture: they used to run it.
+    expect(existsSync(join(process.cwd(), "test/fixtures/experiment.mjs"))).toBe(true);
+    for (const module of [
+      "./test/fixtures/experiment.mjs",
+      "test/fixtures/experiment.mjs",
+      "../core/test/fixtures/experiment.mjs",
+    ]) {
+      for (const workers of [1, 2]) {
+        const e = await rejection(runExperimentInWorkers({ module, spec }, { workers }));
+        expect(isRouteKitError(e, ErrorCode.InvalidArgument), `${module}: ${String(e)}`).toBe(true);
+        expect(e.message).toContain("plan.module");
+        expect(e.message).toContain("is a relative path");
+        expect(e.message).toContain('new URL("./experiment.mjs", import.meta.url)');
+      }
+    }
+    // A URL object (new URL(..., import.meta.url), what the message suggests) and an absolute path both work.
+    const url = new URL("./fixtures/experiment.mjs", import.meta.url);
+    for (const workers of [1, 2]) {
+      const r = await runExperimentInWorkers({ module: url, spec }, { workers });
+      expect(r.runs.map(timeless)).toEqual(local.runs.map(timeless));
+    }
+    for (const module of [new URL("https://example.com/experiment.mjs"), 42, null, {}]) {
+      const e = await rejection(runExperimentInWorkers({ module: module as never, spec }));
+      expect(isRouteKitError(e, ErrorCode.InvalidArgument), String(e)).toBe(true);
+      expect(e.message).toContain("plan.module must be an absolute path or a file: URL");
+    }
+  });
+
+  it("workerEntry: an absolute path or file: URL of a file that exists, else INVALID_ARGUMENT before any thread starts", async () => {
+    const spec = { ...SPEC, horizon: 200, seeds: [7, 8] };
+    const entry = await defaultWorkerEntry();
+    const ok = await runExperimentInWorkers({ module: fixture, spec }, { workers: 2, workerEntry: entry });
+    const path = await runExperimentInWorkers(
+      { module: fixture, spec },
+      { workers: 2, workerEntry: fileURLToPath(entry) },
+    );
+    expect(path.runs.map(timeless)).toEqual(ok.runs.map(timeless));
+    const cases: [unknown, string][] = [
+      [
+        "./dist/worker.js",
+        'is a relative path: build an absolute one from your file\'s location, e.g. new URL("./worker.js", import.meta.url)',
+      ],
+      ["dist/worker.js", "is a relative path"],
+      [new URL("./fixtures/no-such-worker.js", import.meta.url), "does not exist"],
+      [fileURLToPath(new URL("./fixtures/no-such-worker.js", import.meta.url)), "does not exist"],
+      ["https://example.com/worker.js", "workerEntry must be"],
+      [42, "workerEntry must be"],
+    ];
+    for (const [workerEntry, text] of cases) {
+      for (const workers of [1, 2]) {
+        const e = await rejection(
+          runExperimentInWorkers({ module: fixture, spec }, { workers, workerEntry: workerEntry as never }),
+        );
+        expect(isRouteKitError(e, ErrorCode.InvalidArgument), `${String(workerEntry)}: ${String(e)}`).toBe(true);
+        expect(e.message).toContain(text);
+      }
+    }
+  });
+
   it("aborts through the signal: rejects with INVALID_STATE and stops reporting progress", async () => {
     const ac = new AbortController();
     const spec = { ...SPEC, horizon: 20_000 };

@@ -4,9 +4,9 @@
  * symmetric eigendecomposition (ml-matrix through @routekit/linalg), soft-threshold the spectrum by the
  * hypentropy threshold, rebuild. O(d^3) per step: for small d only.
  */
-import { optionKeys, rejectUnknownOptions } from "@routekit/core";
+import { optionKeys, rejectUnknownOptions, type VectorInput } from "@routekit/core";
 import { symmetricEigen } from "@routekit/linalg";
-import { checkScoreLength, checkStep, readIterateOptions } from "./iterate-options.js";
+import { checkStep, readIterateOptions, readQuery } from "./iterate-options.js";
 import { hypentropyProject } from "./threshold.js";
 
 /** Options of {@link DenseMirrorIterate}. */
@@ -36,6 +36,8 @@ export class DenseMirrorIterate {
   readonly W: Float64Array;
   lastThreshold = 0;
   private readonly scratch: Float64Array;
+  /** The checked copy of a query that is not a Float64Array. */
+  private readonly query: Float64Array;
 
   constructor(options: DenseMirrorIterateOptions) {
     rejectUnknownOptions(options, DENSE_MIRROR_ITERATE_OPTION_KEYS, "DenseMirrorIterate");
@@ -47,10 +49,12 @@ export class DenseMirrorIterate {
     this.Y = new Float64Array(this.dim * this.dim);
     this.W = new Float64Array(this.dim * this.dim);
     this.scratch = new Float64Array(this.dim);
+    this.query = new Float64Array(this.dim);
   }
 
-  score(q: ArrayLike<number>): number {
-    checkScoreLength(q, this.dim);
+  /** q^T W q; q is checked as by `MirrorIterate.score` (INVALID_ARGUMENT, DIMENSION_MISMATCH, NON_FINITE). */
+  score(query: VectorInput): number {
+    const q = readQuery(query, this.dim, this.query);
     const d = this.dim;
     let s = 0;
     for (let a = 0; a < d; a++) {
@@ -61,8 +65,8 @@ export class DenseMirrorIterate {
     return s;
   }
 
-  step(q: ArrayLike<number>, rho: number): void {
-    checkStep(q, this.dim, rho);
+  step(query: VectorInput, rho: number): void {
+    const q = checkStep(query, this.dim, rho, this.query);
     const d = this.dim;
     for (let a = 0; a < d; a++)
       for (let b = 0; b < d; b++)

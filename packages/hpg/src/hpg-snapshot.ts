@@ -1,5 +1,6 @@
 /** Snapshot pieces shared by the routers of this package: the layout version and one model's factored iterate. */
 import { encodeF64, type Json, readF64, readInt, snapshotCorrupt } from "@routekit/core";
+import { mirrorNuclearNorm, rowsOrthonormalityError } from "./iterate-options.js";
 import { basisCap, type MirrorGeometry, type MirrorIterate } from "./mirror.js";
 
 /** Snapshot layout version of every policy in this package. */
@@ -31,18 +32,6 @@ export function loadIterate(it: MirrorIterate, a: IterateData): void {
   it.load(a.basis, a.basisSize, a.coef, a.gamma, a.rank, a.steps);
 }
 
-/** Largest |row_i . row_j - [i = j]| of the n rows (length m) of A. */
-function rowsOrthonormalityError(A: Float64Array, n: number, m: number): number {
-  let worst = 0;
-  for (let i = 0; i < n; i++)
-    for (let j = i; j < n; j++) {
-      let s = 0;
-      for (let l = 0; l < m; l++) s += (A[i * m + l] as number) * (A[j * m + l] as number);
-      worst = Math.max(worst, Math.abs(s - (i === j ? 1 : 0)));
-    }
-  return worst;
-}
-
 /**
  * Reads one model's factored mirror eigenpairs from a snapshot: rank <= maxRank <= basisSize <=
  * basisCap, orthonormal basis rows and coefficient rows (to 1e-6), nonzero mirror eigenvalues, and a
@@ -62,11 +51,7 @@ export function readIterate(
   const basis = readF64(json.basis, "arms[].basis", basisSize * d);
   const coef = readF64(json.coef, "arms[].coef", rank * basisSize);
   const gamma = readF64(json.gamma, "arms[].gamma", rank, (x) => x !== 0);
-  let nuclear = 0;
-  for (let i = 0; i < rank; i++) {
-    const g = Math.abs(gamma[i] as number);
-    nuclear += geometry === "hypentropy" ? beta * Math.sinh(g) : g;
-  }
+  const nuclear = mirrorNuclearNorm(gamma, rank, beta, geometry);
   if (!(nuclear <= radius * (1 + 1e-9)))
     snapshotCorrupt("arms[].gamma", `a spectrum of nuclear norm <= radius (${radius})`);
   if (rowsOrthonormalityError(basis, basisSize, d) > 1e-6) snapshotCorrupt("arms[].basis", "orthonormal rows");

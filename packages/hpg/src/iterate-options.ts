@@ -1,18 +1,23 @@
 /**
  * Validation shared by the two exported single-model iterates ({@link MirrorIterate} and its dense
- * reference {@link DenseMirrorIterate}): their options, and the query and step of each `step` call, so
- * bad input is a typed RouteKitError that changes nothing, as everywhere in RouteKit. (The routers pass
- * only validated queries, so the per-step check is one pass over q.)
+ * reference {@link DenseMirrorIterate}): their options, the query of each `score` and `step` call and the
+ * eigenpairs of `load`, so bad input is a typed RouteKitError that changes nothing, as everywhere in RouteKit.
+ * (The routers pass only validated queries, so the per-call check is one pass over q.)
  */
 import {
   assertFinite,
+  assertInt,
   assertVector,
+  copyNumbers,
   ErrorCode,
   enumOption,
+  isFloatArray,
   MAX_CONTEXT_DIM,
   numberOption,
   RouteKitError,
+  readLength,
   readOptions,
+  readVectorInto,
   requiredNumber,
 } from "@routekit/core";
 
@@ -43,25 +48,114 @@ export function readIterateOptions(options: unknown, what: string): IterateConfi
 }
 
 /**
- * Checks the arguments of an iterate's `step(q, rho)`: q `dim` finite numbers (INVALID_ARGUMENT,
- * DIMENSION_MISMATCH, NON_FINITE), rho a finite number (INVALID_ARGUMENT, NON_FINITE).
+ * A query given to an iterate's `score` or `step`, checked as every RouteKit vector input (a Float64Array,
+ * Float32Array or number[] of `dim` finite numbers: INVALID_ARGUMENT, DIMENSION_MISMATCH, NON_FINITE, as the
+ * routers' `select`): `q` itself when it is a Float64Array of `dim` finite numbers, else a checked copy in `scratch`
+ * (each entry read once, see core's readVectorInto). The routers' path (a Float64Array of the right length, every
+ * model on every round) costs one multiply-add per entry: x * 0 is 0 for every finite x and NaN for NaN or
+ * +-Infinity.
  */
-export function checkStep(q: unknown, dim: number, rho: unknown): void {
-  assertFinite(rho as number, "rho");
-  // The routers' path (a Float64Array of the right length, every step of every model) in one multiply-add per
-  // entry: x * 0 is 0 for every finite x and NaN for NaN or +-Infinity. Anything else gets the full check.
+export function readQuery(q: unknown, dim: number, scratch: Float64Array): Float64Array {
   if (q instanceof Float64Array && q.length === dim) {
     let z = 0;
     for (let i = 0; i < dim; i++) z += (q[i] as number) * 0;
-    if (z === 0) return;
+    if (z === 0) return q;
   }
-  assertVector(q, dim, "q");
+  return readVectorInto(q, dim, scratch, "q");
 }
 
-/** Checks the length of a query given to an iterate's `score` (DIMENSION_MISMATCH; O(1), it runs per select). */
-export function checkScoreLength(q: ArrayLike<number>, dim: number): void {
-  if (q === null || typeof q !== "object" || q.length !== dim) {
-    const got = q !== null && typeof q === "object" ? `length ${q.length}` : typeof q;
-    throw new RouteKitError(ErrorCode.DimensionMismatch, `q must hold dim = ${dim} numbers, got ${got}`);
+/**
+ * Checks the arguments of an iterate's `step(q, rho)`: rho a finite number (INVALID_ARGUMENT, NON_FINITE), q as
+ * {@link readQuery}, which returns the query to use.
+ */
+export function checkStep(q: unknown, dim: number, rho: unknown, scratch: Float64Array): Float64Array {
+  assertFinite(rho as number, "rho");
+  return readQuery(q, dim, scratch);
+}
+
+/** Largest |row_i . row_j - [i = j]| of the n rows (length m) of A. */
+export function rowsOrthonormalityError(A: Float64Array, n: number, m: number): number {
+  let worst = 0;
+  for (let i = 0; i < n; i++)
+    for (let j = i; j < n; j++) {
+      let s = 0;
+      for (let l = 0; l < m; l++) s += (A[i * m + l] as number) * (A[j * m + l] as number);
+      worst = Math.max(worst, Math.abs(s - (i === j ? 1 : 0)));
+    }
+  return worst;
+}
+
+/** Primal nuclear norm of mirror eigenvalues `gamma` (sum beta sinh|gamma_i|, or sum |gamma_i| in the Euclidean geometry). */
+export function mirrorNuclearNorm(gamma: ArrayLike<number>, rank: number, beta: number, geometry: string): number {
+  let nuclear = 0;
+  for (let i = 0; i < rank; i++) {
+    const g = Math.abs(gamma[i] as number);
+    nuclear += geometry === "hypentropy" ? beta * Math.sinh(g) : g;
   }
+  return nuclear;
+}
+
+/**
+ * A checked copy of `n` numbers, each entry read once, bit for bit: as core's readVectorInto, but -0 stays -0 (a
+ * restored state must snapshot to the same bytes).
+ */
+function exactCopy(src: unknown, n: number, what: string): Float64Array {
+  if ((!isFloatArray(src) && !Array.isArray(src)) || readLength(src, what) !== n) assertVector(src, n, what);
+  const out = new Float64Array(n);
+  if (isFloatArray(src)) out.set(src);
+  else copyNumbers(src as ArrayLike<unknown>, out, n, what);
+  assertVector(out, n, what);
+  return out;
+}
+
+/** The factored eigenpairs given to `MirrorIterate.load`, checked and copied. */
+export interface IterateLoad {
+  readonly basis: Float64Array;
+  readonly coef: Float64Array;
+  readonly gamma: Float64Array;
+}
+
+/**
+ * Checks the arguments of `MirrorIterate.load` against the iterate's configuration, before anything changes:
+ * `rank` an integer in [0, maxRank], `basisSize` one in [rank, cap], `steps` one >= 0 (OUT_OF_RANGE, NON_FINITE,
+ * INVALID_ARGUMENT); `basis` basisSize x dim, `coef` rank x basisSize and `gamma` rank finite numbers (vector inputs:
+ * INVALID_ARGUMENT, DIMENSION_MISMATCH, NON_FINITE); a primal nuclear norm inside the ball (OUT_OF_RANGE); basis and
+ * coefficient rows orthonormal to 1e-6 (INVALID_ARGUMENT). These are what the snapshot reader checks.
+ */
+export function checkLoad(
+  c: {
+    readonly dim: number;
+    readonly maxRank: number;
+    readonly beta: number;
+    readonly radius: number;
+    readonly geometry: string;
+  },
+  cap: number,
+  basis: unknown,
+  basisSize: number,
+  coef: unknown,
+  gamma: unknown,
+  rank: number,
+  steps: number,
+): IterateLoad {
+  assertInt(rank, "rank", 0, c.maxRank);
+  assertInt(basisSize, "basisSize", rank, cap);
+  assertInt(steps, "steps", 0, Number.MAX_SAFE_INTEGER);
+  const b = exactCopy(basis, basisSize * c.dim, "basis");
+  const co = exactCopy(coef, rank * basisSize, "coef");
+  const g = exactCopy(gamma, rank, "gamma");
+  const nuclear = mirrorNuclearNorm(g, rank, c.beta, c.geometry);
+  if (!(nuclear <= c.radius * (1 + 1e-9))) {
+    throw new RouteKitError(
+      ErrorCode.OutOfRange,
+      `gamma gives a nuclear norm of ${nuclear}, outside the ball of radius ${c.radius}`,
+    );
+  }
+  if (rowsOrthonormalityError(b, basisSize, c.dim) > 1e-6) {
+    throw new RouteKitError(ErrorCode.InvalidArgument, "basis rows must be orthonormal");
+  }
+  if (rowsOrthonormalityError(co, rank, basisSize) > 1e-6) {
+    throw new RouteKitError(ErrorCode.InvalidArgument, "coef rows must be orthonormal");
+  }
+  return { basis: b, coef: co, gamma: g };
 }

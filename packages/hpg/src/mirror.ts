@@ -11,9 +11,9 @@
  * so a step costs O(d r + k^2 r + k^3) for rank k and basis size r <= min(d, 2 maxRank + 1), and a score
  * O(d r); the eigenvectors are re-orthonormalised every `reorthEvery` steps.
  */
-import { optionKeys, rejectUnknownOptions } from "@routekit/core";
+import { optionKeys, rejectUnknownOptions, type VectorInput } from "@routekit/core";
 import { LowRankSymmetricEigen } from "@routekit/linalg";
-import { checkScoreLength, checkStep, readIterateOptions } from "./iterate-options.js";
+import { checkLoad, checkStep, readIterateOptions, readQuery } from "./iterate-options.js";
 import { hypentropyProject, l1Threshold, softThreshold } from "./threshold.js";
 
 /**
@@ -63,6 +63,8 @@ export class MirrorIterate {
   /** Primal eigenvalues (beta sinh(gamma); gamma itself in the Euclidean geometry), kept in step with `eig.values`. */
   private lambda: Float64Array;
   private readonly scratch: Float64Array;
+  /** The checked copy of a query that is not a Float64Array. */
+  private readonly query: Float64Array;
 
   constructor(options: MirrorIterateOptions) {
     rejectUnknownOptions(options, MIRROR_ITERATE_OPTION_KEYS, "MirrorIterate");
@@ -77,30 +79,35 @@ export class MirrorIterate {
     this.eig = new LowRankSymmetricEigen(this.dim, basisCap(this.dim, this.maxRank), Math.min(cap, 8));
     this.lambda = new Float64Array(cap);
     this.scratch = new Float64Array(cap);
+    this.query = new Float64Array(this.dim);
   }
 
   get rank(): number {
     return this.eig.rank;
   }
 
-  /** q^T W q = sum_i beta sinh(gamma_i) (u_i . q)^2; a q of another length than `dim` is DIMENSION_MISMATCH. */
-  score(q: Float64Array): number {
-    checkScoreLength(q, this.dim);
-    return this.eig.quadForm(q, this.lambda);
+  /**
+   * q^T W q = sum_i beta sinh(gamma_i) (u_i . q)^2. q is `dim` finite numbers (Float64Array, Float32Array or
+   * number[]), checked as the routers' `select` checks a query: another type or a non-number entry is
+   * INVALID_ARGUMENT, another length DIMENSION_MISMATCH, NaN or +-Infinity NON_FINITE (it returned NaN).
+   */
+  score(q: VectorInput): number {
+    return this.eig.quadForm(readQuery(q, this.dim, this.query), this.lambda);
   }
 
   /**
    * One greedy OMD step: Y <- Y + rho q q^T, then the Bregman projection (and the rank cap). A q that is
-   * not `dim` finite numbers or a non-finite rho throws (RouteKitError) before anything changes. A step that
+   * not `dim` finite numbers (checked as in {@link score}) or a non-finite rho throws (RouteKitError) before
+   * anything changes. A step that
    * leaves Y as it was (rho = 0, or |rho| |q|^2 below MIN_UPDATE) leaves W in the ball: its projection is W
    * itself and is skipped (it still counts towards the re-orthonormalisation period).
    */
-  step(q: ArrayLike<number>, rho: number): void {
-    checkStep(q, this.dim, rho);
+  step(q: VectorInput, rho: number): void {
+    const x = checkStep(q, this.dim, rho, this.query);
     const eig = this.eig;
     // `lambda` is kept in step with the spectrum: recomputed after the threshold (and the guard), moved
     // along with the pairs removed.
-    if (eig.rankOneUpdate(q, rho)) {
+    if (eig.rankOneUpdate(x, rho)) {
       if (this.geometry === "hypentropy") {
         this.lastThreshold = hypentropyProject(eig.values, eig.rank, this.beta, this.radius, this.scratch);
       } else {
@@ -159,16 +166,22 @@ export class MirrorIterate {
     return true;
   }
 
-  /** Sets the factored mirror eigenpairs directly (restore); see `LowRankSymmetricEigen.load` in @routekit/linalg. */
+  /**
+   * Sets the factored mirror eigenpairs directly (restore); see `LowRankSymmetricEigen.load` in @routekit/linalg.
+   * Checked before anything changes as a snapshot's are: `rank` <= maxRank <= `basisSize` <= the basis cap,
+   * `basis` (basisSize x dim), `coef` (rank x basisSize) and `gamma` (rank) finite with orthonormal rows, and a
+   * nuclear norm inside the ball (OUT_OF_RANGE, DIMENSION_MISMATCH, NON_FINITE or INVALID_ARGUMENT otherwise).
+   */
   load(
-    basis: ArrayLike<number>,
+    basis: VectorInput,
     basisSize: number,
-    coef: ArrayLike<number>,
-    gamma: ArrayLike<number>,
+    coef: VectorInput,
+    gamma: VectorInput,
     rank: number,
     steps: number,
   ): void {
-    this.eig.load(basis, basisSize, coef, gamma, rank);
+    const c = checkLoad(this, basisCap(this.dim, this.maxRank), basis, basisSize, coef, gamma, rank, steps);
+    this.eig.load(c.basis, basisSize, c.coef, c.gamma, rank);
     this.steps = steps;
     this.refresh();
   }

@@ -171,7 +171,7 @@ describe("the exported iterates and the coin refuse bad input with a RouteKitErr
     expect(new MirrorIterate({ ...o, maxRank: 1e9 }).maxRank).toBe(3);
   });
 
-  test("step(q, rho) with q of the wrong length, non-finite entries or a non-finite rho, and score(q) of the wrong length, throw; the iterate is unchanged", () => {
+  test("step(q, rho) with q of the wrong length, non-finite entries or a non-finite rho, and score(q) of the wrong length or with NaN, +-Infinity or non-number entries (it returned NaN), throw; the iterate is unchanged", () => {
     const rng = seeded(5);
     for (const make of [() => new MirrorIterate(o), () => new DenseMirrorIterate(o)]) {
       const it = make();
@@ -189,10 +189,113 @@ describe("the exported iterates and the coin refuse bad input with a RouteKitErr
       ];
       bad.push([() => it.score(Float64Array.of(1, 0)), "DIMENSION_MISMATCH"]);
       bad.push([() => it.score(Float64Array.of(1, 0, 0, 0)), "DIMENSION_MISMATCH"]);
-      for (const [f, code] of bad) expect(codeOf(f)).toBe(code);
+      // score(q) is checked as select checks a query (NaN entries returned NaN), step(q) the same way.
+      const queries: [unknown, string][] = [
+        [Float64Array.of(Number.NaN, 0, 0), "NON_FINITE"],
+        [Float64Array.of(0.5, Number.POSITIVE_INFINITY, 0), "NON_FINITE"],
+        [Float32Array.of(0, 0, Number.NEGATIVE_INFINITY), "NON_FINITE"],
+        [[0.5, Number.NaN, 0], "NON_FINITE"],
+        [[0.5, "0.5", 0], "INVALID_ARGUMENT"],
+        [[0.5, null, 0], "INVALID_ARGUMENT"],
+        [Int8Array.of(1, 0, 0), "INVALID_ARGUMENT"],
+        ["abc", "INVALID_ARGUMENT"],
+        [undefined, "INVALID_ARGUMENT"],
+        [[1, 0], "DIMENSION_MISMATCH"],
+      ];
+      for (const [x, code] of queries) {
+        bad.push([() => it.score(x as never), code]);
+        bad.push([() => it.step(x as never, 0.5), code]);
+      }
+      for (const [f, code] of bad) expect(codeOf(f), `${it.constructor.name} ${String(f)}`).toBe(code);
       const after = [it.score(q), it.lastThreshold, ...(it instanceof MirrorIterate ? it.toDense() : it.W)];
       expect(after).toEqual(before);
     }
+  });
+
+  test("score and step take a Float32Array or a number[] as the same values in a Float64Array, as every vector input", () => {
+    const rng = seeded(7);
+    for (const make of [() => new MirrorIterate(o), () => new DenseMirrorIterate(o)]) {
+      const a = make();
+      const b = make();
+      for (let t = 0; t < 6; t++) {
+        const q32 = Float32Array.from(unitVector(rng, 3));
+        a.step(q32, t % 2 ? 0.7 : -0.4);
+        b.step(Float64Array.from(q32), t % 2 ? 0.7 : -0.4);
+      }
+      const dense = (x: MirrorIterate | DenseMirrorIterate) => (x instanceof MirrorIterate ? x.toDense() : x.W);
+      expect(dense(a)).toEqual(dense(b));
+      const q = unitVector(rng, 3);
+      expect(a.score([...q])).toBe(a.score(q));
+      expect(a.score(Float32Array.from(q))).toBe(a.score(Float64Array.from(Float32Array.from(q))));
+    }
+  });
+
+  test("MirrorIterate.load checks the eigenpairs as a snapshot's (it took NaN, wrong lengths, any rank) and changes nothing", () => {
+    const rng = seeded(8);
+    const src = new MirrorIterate(o);
+    for (let t = 0; t < 6; t++) src.step(unitVector(rng, 3), 0.6);
+    const e = src.eig;
+    const good = {
+      basis: e.basis.slice(0, e.basisSize * 3),
+      basisSize: e.basisSize,
+      coef: e.coefRows(),
+      gamma: e.values.slice(0, e.rank),
+      rank: e.rank,
+      steps: src.steps,
+    };
+    expect(good.rank).toBeGreaterThan(0);
+    const load = (it: MirrorIterate, p: typeof good) => it.load(p.basis, p.basisSize, p.coef, p.gamma, p.rank, p.steps);
+    const it = new MirrorIterate(o);
+    for (let t = 0; t < 4; t++) it.step(unitVector(rng, 3), -0.5);
+    const q = unitVector(rng, 3);
+    const before = [it.score(q), it.steps, it.rank, ...it.toDense()];
+    const nanGamma = Float64Array.from(good.gamma);
+    nanGamma[0] = Number.NaN;
+    const nanBasis = Float64Array.from(good.basis);
+    nanBasis[1] = Number.POSITIVE_INFINITY;
+    const notOrthonormal = Float64Array.from(good.basis);
+    notOrthonormal[0] = (notOrthonormal[0] as number) + 0.1;
+    const cases: [Partial<typeof good>, string][] = [
+      [{ gamma: nanGamma }, "NON_FINITE"],
+      [{ basis: nanBasis }, "NON_FINITE"],
+      [{ gamma: good.gamma.slice(1) }, "DIMENSION_MISMATCH"],
+      [{ basis: good.basis.slice(1) }, "DIMENSION_MISMATCH"],
+      [{ coef: good.coef.slice(1) }, "DIMENSION_MISMATCH"],
+      [{ rank: 4 }, "OUT_OF_RANGE"],
+      [{ rank: -1 }, "OUT_OF_RANGE"],
+      [{ rank: 1.5 }, "OUT_OF_RANGE"],
+      [{ basisSize: 99 }, "OUT_OF_RANGE"],
+      [{ steps: -1 }, "OUT_OF_RANGE"],
+      [{ steps: Number.NaN }, "NON_FINITE"],
+      [{ gamma: "x" as never }, "INVALID_ARGUMENT"],
+      [{ gamma: good.gamma.map((g) => g * 100) }, "OUT_OF_RANGE"], // outside the nuclear ball
+      [{ basis: notOrthonormal }, "INVALID_ARGUMENT"],
+    ];
+    for (const [change, code] of cases)
+      expect(
+        codeOf(() => load(it, { ...good, ...change })),
+        JSON.stringify(change),
+      ).toBe(code);
+    expect([it.score(q), it.steps, it.rank, ...it.toDense()]).toEqual(before);
+    // Valid eigenpairs load: the copy scores as the source.
+    load(it, good);
+    expect(it.score(q)).toBe(src.score(q));
+    expect(it.steps).toBe(src.steps);
+    // Bit for bit, -0 included (a restored router must snapshot to the same bytes), from a number[] too.
+    const axis = new MirrorIterate(o);
+    axis.step([1, 0, 0], 0.5);
+    const basis = Array.from(axis.eig.basis.subarray(0, axis.eig.basisSize * 3), (x) => (x === 0 ? -0 : x));
+    expect(basis.some((x) => Object.is(x, -0))).toBe(true);
+    const back = new MirrorIterate(o);
+    back.load(
+      basis,
+      axis.eig.basisSize,
+      axis.eig.coefRows(),
+      axis.eig.values.slice(0, axis.eig.rank),
+      axis.eig.rank,
+      1,
+    );
+    expect(Array.from(back.eig.basis.subarray(0, basis.length))).toEqual(basis);
   });
 
   test("CoinBetting: initial wealth finite and > 0; update needs |g| <= 1 and |z| <= wealth / 2, else nothing changes", () => {
