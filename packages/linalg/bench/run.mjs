@@ -8,12 +8,13 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CholeskyDecomposition, Matrix } from "ml-matrix";
+import { CholeskyDecomposition, inverse, Matrix } from "ml-matrix";
 import {
   allocF32,
   allocF64,
   borderedInverseAppend,
   choleskyFactor,
+  choleskyInverseUpper,
   choleskySolve,
   dot,
   gemv,
@@ -384,6 +385,93 @@ for (const [name, make] of Object.entries(cases)) {
   }
 }
 
+// ---------------------------------------------------------------- inverse from a Cholesky factor
+
+/**
+ * choleskyInverseUpper's algorithm up to n = 8 and, before the triangular inverse, at every n: one Cholesky
+ * solve per unit vector, about n^3 multiply-adds.
+ */
+function inverseByColumnSolves(L, n, out, work) {
+  for (let j = 0; j < n; j++) {
+    work.fill(0, 0, n);
+    work[j] = 1;
+    choleskySolve(L, n, work, work, n);
+    for (let i = 0; i <= j; i++) out[i * n + j] = work[i];
+  }
+}
+
+/**
+ * Like {@link timeNs} for several thunks, their batches taken in turn (one of each per round), so that a change
+ * of machine load between them (another job starting) moves all of them rather than the comparison.
+ */
+function interleavedNs(fns) {
+  const iters = fns.map((fn) => {
+    for (let i = 0; i < 20; i++) fn();
+    let k = 1;
+    for (;;) {
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < k; i++) fn();
+      if (Number(process.hrtime.bigint() - t0) > 10e6) return k;
+      k *= 2;
+    }
+  });
+  const samples = fns.map(() => []);
+  for (let s = 0; s < (quick ? 5 : 9); s++) {
+    fns.forEach((fn, f) => {
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < iters[f]; i++) fn();
+      samples[f].push(Number(process.hrtime.bigint() - t0) / iters[f]);
+    });
+  }
+  return samples.map((x) => x.sort((p, q) => p - q)[x.length >> 1]);
+}
+
+const INVERSE_SIZES = [16, 64, 256];
+const inverseRows = [];
+console.log(
+  "\nupper triangle of (L L^T)^-1 from L: column solves (the old route; WASM dots in allocF64 memory, TypeScript in plain)," +
+    " choleskyInverseUpper (triangular inverse, n^3/3), ml-matrix inverse(A) (LU)",
+);
+console.log(
+  ["n".padEnd(4), "solves WASM", "solves TS", "new", "ml-matrix", "old/new", "ml/new", "alloc new"]
+    .map((h, i) => (i === 0 ? h : h.padStart(11)))
+    .join(" "),
+);
+for (const n of INVERSE_SIZES) {
+  const factorIn = (make) => {
+    const L = make(n * n);
+    choleskyFactor(spd(make, n), n, L, n);
+    return { L, out: make(n * n), work: make(n) };
+  };
+  const a = factorIn(wasm);
+  const b = factorIn(plain);
+  const c = factorIn(wasm);
+  const Am = toMatrix(spd(plain, n), n, n);
+  const newInverse = () => choleskyInverseUpper(c.L, n, c.out, c.work, n);
+  const [solvesWasmNs, solvesTsNs, newNs, mlNs] = interleavedNs([
+    () => inverseByColumnSolves(a.L, n, a.out, a.work),
+    () => inverseByColumnSolves(b.L, n, b.out, b.work),
+    newInverse,
+    () => {
+      sinkArr[0] += inverse(Am).get(0, 0);
+    },
+  ]);
+  const r = { n, solvesWasmNs, solvesTsNs, newNs, mlNs, newBytes: bytesPerCall(newInverse, n <= 64 ? 2000 : 50) };
+  inverseRows.push(r);
+  console.log(
+    [
+      String(n).padEnd(4),
+      fmt(r.solvesWasmNs).padStart(11),
+      fmt(r.solvesTsNs).padStart(11),
+      fmt(r.newNs).padStart(11),
+      fmt(r.mlNs).padStart(11),
+      `${(Math.min(r.solvesWasmNs, r.solvesTsNs) / r.newNs).toFixed(2)}x`.padStart(11),
+      `${(r.mlNs / r.newNs).toFixed(1)}x`.padStart(11),
+      fmtB(r.newBytes).padStart(11),
+    ].join(" "),
+  );
+}
+
 // ---------------------------------------------------------------- targets
 
 const checks = [];
@@ -408,6 +496,13 @@ for (const r of rows.filter(
     ok: r.wasmNs <= r.tsNs * 1.05,
   });
 }
+for (const r of inverseRows.filter((x) => x.n >= 64)) {
+  const old = Math.min(r.solvesWasmNs, r.solvesTsNs);
+  checks.push({
+    what: `choleskyInverseUpper n=${r.n}: >= 2x faster than the column solves (${fmt(r.newNs)} vs ${fmt(old)}), 0 bytes per call`,
+    ok: 2 * r.newNs <= old && r.newBytes <= 16.5,
+  });
+}
 const q400 = rows.find((r) => r.kernel === "quadFormUpper" && r.n === 400);
 const m400 = rows.find((r) => r.kernel === "quadFormMirror32" && r.n === 400);
 checks.push({
@@ -426,7 +521,7 @@ const out = join(dirname(fileURLToPath(import.meta.url)), "results", "latest.jso
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(
   out,
-  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, backend: linalgBackend(), rows, checks }, null, 2)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, backend: linalgBackend(), rows, inverseRows, checks }, null, 2)}\n`,
 );
 console.log(`wrote ${out}  (checksum ${sinkArr[0] !== 0 ? "ok" : "0"})`);
 if (failed > 0) process.exitCode = 1;

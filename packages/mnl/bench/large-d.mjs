@@ -1,0 +1,73 @@
+// Per-update time of OFU-MNL+ at large contextDim: 20 candidates a round, K = 5, clipped-normal features
+// (norm <= 1), choices drawn from a fixed w*. Reports the median update (and select) time over the
+// rounds after a warm-up, and how much of an update the H^-1 refresh (linalg's choleskyInverseUpper on a
+// factor of the same size) accounts for.
+//   node --expose-gc bench/large-d.mjs [d ...]      (after `npx tsup`; PRESET=paper|authors-uniform|..., T=rounds)
+import { Rng } from "@routekit/core";
+import { allocF64, choleskyInverseUpper } from "@routekit/linalg";
+import { OfuMnlPlus } from "../dist/index.js";
+
+const N = 20;
+const K = 5;
+const preset = process.env.PRESET ?? "paper";
+const dims = process.argv.slice(2).map(Number);
+const median = (a) => Float64Array.from(a).sort()[a.length >> 1];
+
+function run(d, T) {
+  const rng = Rng.fromSeed(d);
+  const b = 1 / Math.sqrt(d);
+  const wStar = Float64Array.from({ length: d }, () => rng.uniformIn(-b, b));
+  const pool = Array.from({ length: 32 }, () =>
+    Float64Array.from({ length: N * d }, () => Math.max(-b, Math.min(b, b * rng.normal()))),
+  );
+  const p = new OfuMnlPlus({ contextDim: d, maxSize: K, preset });
+  const selectMs = [];
+  const updateMs = [];
+  for (let t = 0; t < T; t++) {
+    const q = { features: pool[t & 31], numItems: N, maxSize: K };
+    const s0 = performance.now();
+    const dec = p.select(q);
+    const s1 = performance.now();
+    const weights = dec.items.map((i) => {
+      let u = 0;
+      for (let k = 0; k < d; k++) u += q.features[i * d + k] * wStar[k];
+      return Math.exp(u);
+    });
+    weights.push(p.v0);
+    const c = rng.categorical(weights);
+    const s2 = performance.now();
+    p.update(dec, { choice: c === dec.items.length ? null : dec.items[c] });
+    const s3 = performance.now();
+    if (t >= T >> 2) {
+      selectMs.push(s1 - s0);
+      updateMs.push(s3 - s2);
+    }
+  }
+  // The refresh alone, on the policy's own factor (the same memory kind: allocF64).
+  const L = allocF64(d * d);
+  const H = p.gram();
+  for (let i = 0; i < d; i++)
+    for (let j = 0; j <= i; j++) {
+      let s = H[i * d + j];
+      for (let k = 0; k < j; k++) s -= L[i * d + k] * L[j * d + k];
+      L[i * d + j] = i === j ? Math.sqrt(s) : s / L[j * d + j];
+    }
+  const out = allocF64(d * d);
+  const work = allocF64(d);
+  const invMs = [];
+  for (let r = 0; r < Math.max(20, updateMs.length); r++) {
+    const s = performance.now();
+    choleskyInverseUpper(L, d, out, work);
+    invMs.push(performance.now() - s);
+  }
+  return { select: median(selectMs), update: median(updateMs), inverse: median(invMs.slice(5)) };
+}
+
+for (const d of dims.length > 0 ? dims : [64, 256]) {
+  const T = Number(process.env.T ?? (d >= 200 ? 120 : 600));
+  const r = run(d, T);
+  console.log(
+    `OFU-MNL+ ${preset} d=${d} N=${N} K=${K}: update ${r.update.toFixed(3)} ms, select ${r.select.toFixed(3)} ms;` +
+      ` choleskyInverseUpper ${r.inverse.toFixed(3)} ms (${((100 * r.inverse) / r.update).toFixed(0)}% of an update)`,
+  );
+}
