@@ -134,6 +134,7 @@ describe("meanStd", () => {
     expect(meanStd([7])).toEqual({ mean: 7, std: 0, se: 0 });
     const e = meanStd([]);
     expect(Number.isNaN(e.mean) && Number.isNaN(e.std) && Number.isNaN(e.se)).toBe(true);
+    expect(Number.isNaN(meanStd([1, Number.NaN]).mean)).toBe(true); // the README: a NaN entry makes it NaN
   });
 });
 
@@ -168,6 +169,7 @@ describe("logLogSlope", () => {
     expect(logLogSlope([1, 2, 4, 8], [0, -1, 16, 64])).toBeCloseTo(2, 12);
     expect(Number.isNaN(logLogSlope([1, 2], [1, 0]))).toBe(true);
     expect(Number.isNaN(logLogSlope([], []))).toBe(true);
+    expect(logLogSlope([1, 2, 3, 4], [1, 4, Number.NaN, 16])).toBeCloseTo(2, 12); // NaN points skipped
   });
 });
 
