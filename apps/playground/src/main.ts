@@ -651,7 +651,11 @@ function refuseRepeatedFlags(cmd: Command): void {
  * subcommands, as Commander offers it), else undefined (plain `help`, or no help request).
  */
 function helpRequest(program: Command, argv: readonly string[]): string[] | undefined {
-  if (argv[0] === "help") return argv.length > 1 ? helpArgv(program, argv.slice(1)) : undefined;
+  if (argv[0] === "help") {
+    // `help help` asks what help does: the program's help says it (as `git help help` does).
+    if (argv.length === 2 && argv[1] === "help") return ["--help"];
+    return argv.length > 1 ? helpArgv(program, argv.slice(1)) : undefined;
+  }
   let cmd = program;
   for (let i = 0; i < argv.length; i++) {
     const w = argv[i] as string;

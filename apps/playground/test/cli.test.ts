@@ -72,6 +72,10 @@ describe("argument parsing and exit codes", () => {
       expect([r.code, r.err, r.out], argv.join(" ")).toEqual([0, "", sub.out]);
     }
     expect((await cli(["check", "help"])).out).toBe((await cli(["check", "--help"])).out);
+    // `help help` (was "unknown command"): the program's help, which says what help does.
+    const top = await cli(["--help"]);
+    expect(top.out).toMatch(/help \[command\.\.\.\]/);
+    expect(await cli(["help", "help"])).toMatchObject({ code: 0, out: top.out });
     const cases: [string[], string][] = [
       [
         ["help", "check", "nope"],
