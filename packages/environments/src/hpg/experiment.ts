@@ -11,8 +11,8 @@ import {
   describe,
   ErrorCode,
   optionKeys,
-  RouteKitError,
   Rng,
+  RouteKitError,
   rejectUnknownOptions,
 } from "@routekit/core";
 import { allocF64, symmetricEigen, syrUpper } from "@routekit/linalg";
