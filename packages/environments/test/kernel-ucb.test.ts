@@ -179,6 +179,15 @@ describe("prompt-pool environments (the offline benchmark presets)", () => {
       reused.reset(Rng.fromSeed(12));
       expect(bits(reused.prompts)).not.toEqual(bits(drawn.prompts));
     }
+    // Settings that do not serialise (a cycle) are drawn every time, to the same numbers.
+    const cfg = promptPoolConfig("swap", { contextDim: 8, poolSize: 40 });
+    const layout: Record<string, unknown> = { ...cfg.layout };
+    layout.self = layout;
+    const cyclic = new PromptPoolEnvironment({ ...cfg, layout: layout as unknown as typeof cfg.layout });
+    const plain = new PromptPoolEnvironment(cfg);
+    cyclic.reset(Rng.fromSeed(13));
+    plain.reset(Rng.fromSeed(13));
+    expect(bits(cyclic.table)).toEqual(bits(plain.table));
   });
 
   it("swap: the expected best arm matches the category; OPR reference is the 5-generation mean", () => {

@@ -143,10 +143,11 @@ function keepDraw(key: string, draw: PoolDraw): void {
   }
 }
 
-/** JSON.stringify replacer of a cache key: numbers exactly (-0, NaN and the infinities too), told apart from strings. */
+/** JSON.stringify replacer of a cache key: numbers exactly (-0, NaN and the infinities too) and bigints, told apart from strings. */
 function exactValues(_key: string, v: unknown): unknown {
   if (typeof v === "number") return Object.is(v, -0) ? "n-0" : `n${v}`;
   if (typeof v === "string") return `s${v}`;
+  if (typeof v === "bigint") return `b${v}`;
   return v;
 }
 
@@ -307,10 +308,10 @@ export class PromptPoolEnvironment implements ArmEnvironment {
 
   reset(rng: Rng): void {
     const key = this.drawKey(rng);
-    const drawn = cachedDraw(key);
+    const drawn = key === undefined ? undefined : cachedDraw(key);
     if (drawn === undefined) {
       this.drawPool(rng);
-      keepDraw(key, this.drawnCopy());
+      if (key !== undefined) keepDraw(key, this.drawnCopy());
     } else {
       // The environment's public arrays are its own copies (a caller writing to them changes no other run).
       this.space = drawn.space;
@@ -367,9 +368,10 @@ export class PromptPoolEnvironment implements ArmEnvironment {
 
   /**
    * The key of what {@link PromptPoolEnvironment.drawPool} draws: the reset stream's key (its forks depend on the key
-   * alone, not on draws already made) and every setting the draw reads, numbers written exactly.
+   * alone, not on draws already made) and every setting the draw reads, numbers written exactly. Undefined (no reuse)
+   * when the configuration does not serialise (a cycle in it).
    */
-  private drawKey(rng: Rng): string {
+  private drawKey(rng: Rng): string | undefined {
     const settings = {
       N: this.N,
       G: this.G,
@@ -379,7 +381,11 @@ export class PromptPoolEnvironment implements ArmEnvironment {
       sampling: this.sampling,
       config: this.config,
     };
-    return `${rng.toJSON().key.join(",")}|${JSON.stringify(settings, exactValues)}`;
+    try {
+      return `${rng.toJSON().key.join(",")}|${JSON.stringify(settings, exactValues)}`;
+    } catch {
+      return undefined;
+    }
   }
 
   /** A copy of this reset's draw for the cache (the parts never written after the draw are shared, not copied). */
