@@ -1,6 +1,13 @@
-import { Rng } from "@routekit/core";
+import { type ArmEvent, ErrorCode, Rng, RouteKitError } from "@routekit/core";
 import { describe, expect, test } from "vitest";
-import { fitPolicyClasses, PlantedQuadraticEnvironment, RoutingMeter, TwoTowerEnvironment } from "../src/index.js";
+import {
+  type DistributionRouter,
+  fitPolicyClasses,
+  PlantedQuadraticEnvironment,
+  RoutingMeter,
+  runRoutingExperiment,
+  TwoTowerEnvironment,
+} from "../src/index.js";
 
 describe("hpg environments", () => {
   test("planted quadratic: unit queries, balanced planted matrices (trace 0, nuclear norm 2s), R = clip(0.5 + kappa q^T W q)", () => {
@@ -77,5 +84,51 @@ describe("hpg environments", () => {
     // and -2 q q^T on model 1 (another 5); the -sum pi A log pi term is 0 for the uniform router.
     expect(m2.linearizedRegret()).toBeCloseTo(10, 12);
     expect(m2.oracleGap).toBeCloseTo(5, 12);
+  });
+
+  test("runRoutingExperiment scores with the distribution in each decision's record, and refuses records without one", () => {
+    // A router that picks at random and records the distribution (0.25, 0.75): the expected reward is that mix
+    // of the rounds' means (queries come from their own stream, so replaying next() alone gives the same rounds).
+    const probs = [0.25, 0.75];
+    const router = (withProbs: boolean) => (rng: Rng) => {
+      const arms = ["model0", "model1"];
+      const picks = new Map<string, string>();
+      return {
+        arms,
+        select() {
+          const id = String(picks.size);
+          picks.set(id, arms[rng.categorical(probs)] as string);
+          return { id, arm: picks.get(id) as string };
+        },
+        update() {},
+        decisionRecord(id: string): ArmEvent {
+          const decision = { arm: picks.get(id) as string, context: null };
+          return {
+            v: 1,
+            kind: "test/fixed-mix",
+            protocol: "arm",
+            id,
+            decision: withProbs ? { ...decision, state: { arms, probs } } : decision,
+          };
+        },
+      } satisfies DistributionRouter;
+    };
+    const env = () => new PlantedQuadraticEnvironment({ contextDim: 4, models: 2, mcSamples: 10 });
+    const r = runRoutingExperiment(env(), router(true), { horizon: 50, seed: 3 });
+    const replay = env();
+    replay.reset(Rng.fromSeed(3).fork("env"));
+    let expected = 0;
+    for (let t = 0; t < 50; t++) {
+      replay.next(t);
+      expected += 0.25 * (replay.means[0] as number) + 0.75 * (replay.means[1] as number);
+    }
+    expect(r.expectedReward).toBeCloseTo(expected, 10);
+    let code: unknown;
+    try {
+      runRoutingExperiment(env(), router(false), { horizon: 5, seed: 3 });
+    } catch (e) {
+      code = e instanceof RouteKitError ? e.code : e;
+    }
+    expect(code).toBe(ErrorCode.InvalidArgument);
   });
 });

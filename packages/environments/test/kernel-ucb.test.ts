@@ -1,6 +1,12 @@
 import { Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
-import { presetSampling, promptPool, promptPoolConfig, promptPoolPresets } from "../src/index.js";
+import {
+  PromptPoolEnvironment,
+  presetSampling,
+  promptPool,
+  promptPoolConfig,
+  promptPoolPresets,
+} from "../src/index.js";
 
 const cos = (a: Float64Array, ao: number, b: Float64Array, bo: number, d: number) => {
   let s = 0;
@@ -137,6 +143,51 @@ describe("prompt-pool environments (the offline benchmark presets)", () => {
       a.pull("a");
       if (t % 3 === 0) b.pull("b");
     }
+  });
+
+  it("a reset with the stream key and settings of an earlier one reuses its draw: the same bits as drawing, in arrays of its own", () => {
+    const bits = (a: Float64Array | Int32Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+    for (const sampling of ["pool", "fresh"] as const) {
+      const cfg = promptPoolConfig("swap", { contextDim: 8, poolSize: 40, sampling, perPromptAmplitude: 0.1 });
+      // Another name is another key: this one is drawn, whatever the cache holds.
+      const drawn = new PromptPoolEnvironment({ ...cfg, name: `${cfg.name} (drawn apart)` });
+      const first = new PromptPoolEnvironment(cfg);
+      const reused = new PromptPoolEnvironment(cfg);
+      drawn.reset(Rng.fromSeed(11));
+      first.reset(Rng.fromSeed(11));
+      // A caller writing to one environment's arrays changes no other environment's.
+      first.prompts.fill(0);
+      first.means.fill(0);
+      first.table.fill(0);
+      reused.reset(Rng.fromSeed(11));
+      for (const k of ["prompts", "category", "means", "table", "sampleMeans"] as const) {
+        expect(bits(reused[k]), `${sampling} ${k}`).toEqual(bits(drawn[k]));
+        expect(reused[k]).not.toBe(drawn[k]);
+      }
+      // The streams after the draw (contexts, fresh prompts, generations) are where they were.
+      expect(reused.bestFixedArm()).toBe(drawn.bestFixedArm());
+      for (let t = 0; t < 40; t++) {
+        const ca = Float64Array.from(drawn.next(t).context as Float64Array);
+        expect(bits(reused.next(t).context as Float64Array)).toEqual(bits(ca));
+        for (const arm of ["a", "b"]) {
+          expect(reused.expectedReward(arm)).toBe(drawn.expectedReward(arm));
+          expect(reused.pull(arm).reward).toBe(drawn.pull(arm).reward);
+        }
+        expect(reused.isOptimalRealised("a")).toBe(drawn.isOptimalRealised("a"));
+      }
+      // Another seed, another draw.
+      reused.reset(Rng.fromSeed(12));
+      expect(bits(reused.prompts)).not.toEqual(bits(drawn.prompts));
+    }
+    // Settings that do not serialise (a cycle) are drawn every time, to the same numbers.
+    const cfg = promptPoolConfig("swap", { contextDim: 8, poolSize: 40 });
+    const layout: Record<string, unknown> = { ...cfg.layout };
+    layout.self = layout;
+    const cyclic = new PromptPoolEnvironment({ ...cfg, layout: layout as unknown as typeof cfg.layout });
+    const plain = new PromptPoolEnvironment(cfg);
+    cyclic.reset(Rng.fromSeed(13));
+    plain.reset(Rng.fromSeed(13));
+    expect(bits(cyclic.table)).toEqual(bits(plain.table));
   });
 
   it("swap: the expected best arm matches the category; OPR reference is the 5-generation mean", () => {

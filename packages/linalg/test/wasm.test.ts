@@ -273,6 +273,31 @@ describe("allocF64 / freeF64", () => {
       expect(linalgMemoryStats().liveBlocks).toBeLessThanOrEqual(live0);
     },
   );
+
+  test.runIf(simd && typeof globalThis.gc === "function")(
+    "a view freed explicitly and garbage-collected later leaves its block's next owner alone",
+    async () => {
+      // Freed views are not unregistered from the safety net: their finaliser must see the block has a new owner.
+      const n = 1234; // a size class of its own in this file
+      let owner: Float64Array = new Float64Array(0);
+      let dropped = 0;
+      (() => {
+        for (let i = 0; i < 50; i++) freeF64(allocF64(n));
+        owner = allocF64(n); // the block the 50 views had
+        allocF64(n); // dropped without freeF64: the safety net returns it
+        dropped = linalgMemoryStats().liveBlocks;
+      })();
+      for (let k = 0; k < 50 && linalgMemoryStats().liveBlocks >= dropped; k++) {
+        globalThis.gc?.();
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(linalgMemoryStats().liveBlocks).toBeLessThan(dropped); // the finalisers ran
+      const next = allocF64(n);
+      expect(next.byteOffset).not.toBe(owner.byteOffset); // the owner's block was not handed out again
+      expect(freeF64(owner)).toBe(true); // and is still the owner's to free
+      freeF64(next);
+    },
+  );
 });
 
 function rng32(): Float64Array {

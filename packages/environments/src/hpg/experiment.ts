@@ -2,10 +2,19 @@
  * Online routing metrics for softmax routers over embedding models ("Policy Regret for Embedding Model
  * Routing", Dai, Golrezaei & Jaillet): linearized policy regret
  * against the product nuclear ball B_*^M(tau'), policy regret against a planted comparator, the gap to the
- * per-query oracle and the expected reward, plus a runner that drives any router exposing its routing
- * distribution.
+ * per-query oracle and the expected reward, plus a runner that drives any router whose decision records
+ * carry the routing distribution each decision was sampled from.
  */
-import { type ArmFeedback, optionKeys, Rng, rejectUnknownOptions } from "@routekit/core";
+import {
+  type ArmEvent,
+  type ArmFeedback,
+  describe,
+  ErrorCode,
+  optionKeys,
+  Rng,
+  RouteKitError,
+  rejectUnknownOptions,
+} from "@routekit/core";
 import { allocF64, symmetricEigen, syrUpper } from "@routekit/linalg";
 import type { RoutingEnvironment } from "./common.js";
 import { PlantedQuadraticEnvironment } from "./planted.js";
@@ -97,13 +106,32 @@ export class RoutingMeter {
   }
 }
 
-/** What the runner needs from a router: a decision per query, feedback, and its routing distribution. */
+/**
+ * What the runner needs from a router: a decision per query, feedback, and the routing distribution each
+ * decision was sampled from. The runner reads that distribution from the decision's record (the arm protocol's
+ * `decisionRecord`): its `decision.state` must hold `probs`, one probability per live model in `arms` order, as
+ * the softmax routers of `@routekit/hpg` write it. So the distribution is the one `select` computed, not a second
+ * scoring of the query.
+ */
 export interface DistributionRouter {
   readonly arms: readonly string[];
   select(context: Float64Array): { readonly id: string; readonly arm: string };
   update(decision: string, feedback: ArmFeedback): void;
-  /** The distribution the next select(context) samples from, in `arms` order. */
-  probabilities(context: Float64Array): ArrayLike<number>;
+  /** The record of a pending decision; `decision.state.probs` is the distribution it was sampled from. */
+  decisionRecord(decision: string): ArmEvent;
+}
+
+/** The distribution a decision was sampled from, read from its record's `decision.state.probs`. */
+function sampledDistribution(router: DistributionRouter, decision: string, models: number): ArrayLike<number> {
+  const state = router.decisionRecord(decision).decision.state as { probs?: unknown } | null | undefined;
+  const probs = state?.probs;
+  if (!Array.isArray(probs) || probs.length !== models) {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `runRoutingExperiment needs a router whose decision records carry decision.state.probs (${models} numbers, one per model), got ${describe(probs)}`,
+    );
+  }
+  return probs as number[];
 }
 
 export interface RoutingExperimentOptions {
@@ -162,10 +190,10 @@ export function runRoutingExperiment(
   let realised = 0;
   for (let t = 0; t < options.horizon; t++) {
     const q = env.next(t).context as Float64Array;
-    const p = router.probabilities(q);
+    const d = router.select(q);
+    const p = sampledDistribution(router, d.id, M);
     for (let m = 0; m < M; m++) pi[m] = p[order[m] as number] as number;
     meter.record(q, pi, env.means, planted);
-    const d = router.select(q);
     const fb = env.pull(d.arm);
     realised += fb.reward;
     router.update(d.id, fb);

@@ -95,6 +95,63 @@ export const PROMPT_POOL_CONFIG_KEYS = optionKeys<PromptPoolConfig>()([
 ]);
 
 /**
+ * What a reset draws from its "pool" and "table" streams, kept so that resets with the same stream key and settings
+ * (every policy of an experiment on one seed) draw it once: 1000 x 512 normals and the means on every pool prompt
+ * are most of a short run's time. The environment never writes to any of it after the draw.
+ */
+interface PoolDraw {
+  readonly space: PromptSpace;
+  readonly armFns: ((x: Float64Array, xo: number) => number)[];
+  readonly armScale: Float64Array;
+  readonly catMean: Float64Array;
+  /** Copied into each environment (public fields: a caller may write to them). */
+  readonly prompts: Float64Array;
+  readonly category: Int32Array;
+  readonly means: Float64Array;
+  readonly table: Float64Array;
+  readonly sampleMeans: Float64Array;
+  /** Approximate size, for the cache's budget. */
+  readonly bytes: number;
+}
+
+/**
+ * Bytes of draws kept (the least recently used dropped first): 16 seeds of a d = 512 pool of 1000 prompts. An
+ * experiment runs its policies one after another on each seed, so it needs one draw per seed kept.
+ */
+const POOL_CACHE_BYTES = 64 * 1024 * 1024;
+const poolCache = new Map<string, PoolDraw>();
+let poolCacheBytes = 0;
+
+function cachedDraw(key: string): PoolDraw | undefined {
+  const hit = poolCache.get(key);
+  if (hit !== undefined) {
+    // Most recently used last.
+    poolCache.delete(key);
+    poolCache.set(key, hit);
+  }
+  return hit;
+}
+
+function keepDraw(key: string, draw: PoolDraw): void {
+  if (draw.bytes > POOL_CACHE_BYTES) return;
+  poolCache.set(key, draw);
+  poolCacheBytes += draw.bytes;
+  for (const [k, old] of poolCache) {
+    if (poolCacheBytes <= POOL_CACHE_BYTES) break;
+    poolCache.delete(k);
+    poolCacheBytes -= old.bytes;
+  }
+}
+
+/** JSON.stringify replacer of a cache key: numbers exactly (-0, NaN and the infinities too) and bigints, told apart from strings. */
+function exactValues(_key: string, v: unknown): unknown {
+  if (typeof v === "number") return Object.is(v, -0) ? "n-0" : `n${v}`;
+  if (typeof v === "string") return `s${v}`;
+  if (typeof v === "bigint") return `b${v}`;
+  return v;
+}
+
+/**
  * Synthetic prompt-routing benchmark: prompts on the unit sphere with category structure, noisy
  * scores per model around expected means, and `generations` scores per (model, prompt). Each round
  * draws an active category uniformly, then a prompt of it (`pool`: uniformly from the pool;
@@ -111,6 +168,11 @@ export const PROMPT_POOL_CONFIG_KEYS = optionKeys<PromptPoolConfig>()([
  * generation is returned; fresh-mode generations). All of them are consumed in `next`, never in
  * `pull`, so every policy run on one seed sees the same prompts and the same scores. The returned
  * context buffer is reused: copy it if you keep it past the next round.
+ *
+ * What the "pool" and "table" streams draw depends only on the reset stream's key and the settings, so it is drawn
+ * once and reused by later resets with the same key and settings, in this or another environment (the policies of
+ * an experiment on one seed; up to 64 MB of draws are kept, the least recently used dropped first). Each
+ * environment still gets its own copy of `prompts`, `category`, `means`, `table` and `sampleMeans`.
  */
 export class PromptPoolEnvironment implements ArmEnvironment {
   readonly name: string;
@@ -139,8 +201,8 @@ export class PromptPoolEnvironment implements ArmEnvironment {
   sampleMeans: Float64Array = new Float64Array(0);
   private space: PromptSpace | undefined;
   private armFns: ((x: Float64Array, xo: number) => number)[] = [];
-  private armScale = new Float64Array(0);
-  private catMean = new Float64Array(0);
+  private armScale: Float64Array = new Float64Array(0);
+  private catMean: Float64Array = new Float64Array(0);
   private ctxRng: Rng | undefined;
   private fbRng: Rng | undefined;
   private readonly context: Float64Array;
@@ -245,6 +307,42 @@ export class PromptPoolEnvironment implements ArmEnvironment {
   }
 
   reset(rng: Rng): void {
+    const key = this.drawKey(rng);
+    const drawn = key === undefined ? undefined : cachedDraw(key);
+    if (drawn === undefined) {
+      this.drawPool(rng);
+      if (key !== undefined) keepDraw(key, this.drawnCopy());
+    } else {
+      // The environment's public arrays are its own copies (a caller writing to them changes no other run).
+      this.space = drawn.space;
+      this.armFns = drawn.armFns;
+      this.armScale = drawn.armScale;
+      this.catMean = drawn.catMean;
+      this.prompts = drawn.prompts.slice();
+      this.category = drawn.category.slice();
+      this.means = drawn.means.slice();
+      this.table = drawn.table.slice();
+      this.sampleMeans = drawn.sampleMeans.slice();
+    }
+    const N = this.N;
+    this.seen = new Uint8Array(this.sampling === "pool" ? N : 0);
+    this.repeat = false;
+    this.ctxRng = rng.fork("contexts");
+    this.fbRng = rng.fork("feedback");
+    // State of round 0 before next(0), so bestFixedArm() works right after reset (the one-arm
+    // oracle is built then).
+    this.t = 0;
+    this.bestFixedKey = "";
+    for (let g = 0; g < this.G; g++) this.live[g] = this.arrival[g] === 0;
+    this.activeCats = 0;
+    for (let k = 0; k < this.K; k++) if ((this.catStart[k] as number) <= 0) this.activeCats++;
+  }
+
+  /**
+   * Everything drawn from the "pool" and "table" streams: the prompt geometry, the pool (or reference sample), the
+   * mean model, the expected means on the pool and the pool-mode generations.
+   */
+  private drawPool(rng: Rng): void {
     const c = this.config;
     const d = c.contextDim;
     const N = this.N;
@@ -266,17 +364,49 @@ export class PromptPoolEnvironment implements ArmEnvironment {
       this.table = new Float64Array(0);
       this.sampleMeans = new Float64Array(0);
     }
-    this.seen = new Uint8Array(this.sampling === "pool" ? N : 0);
-    this.repeat = false;
-    this.ctxRng = rng.fork("contexts");
-    this.fbRng = rng.fork("feedback");
-    // State of round 0 before next(0), so bestFixedArm() works right after reset (the one-arm
-    // oracle is built then).
-    this.t = 0;
-    this.bestFixedKey = "";
-    for (let g = 0; g < this.G; g++) this.live[g] = this.arrival[g] === 0;
-    this.activeCats = 0;
-    for (let k = 0; k < this.K; k++) if ((this.catStart[k] as number) <= 0) this.activeCats++;
+  }
+
+  /**
+   * The key of what {@link PromptPoolEnvironment.drawPool} draws: the reset stream's key (its forks depend on the key
+   * alone, not on draws already made) and every setting the draw reads, numbers written exactly. Undefined (no reuse)
+   * when the configuration does not serialise (a cycle in it).
+   */
+  private drawKey(rng: Rng): string | undefined {
+    const settings = {
+      N: this.N,
+      G: this.G,
+      K: this.K,
+      R: this.R,
+      clip: this.clip,
+      sampling: this.sampling,
+      config: this.config,
+    };
+    try {
+      return `${rng.toJSON().key.join(",")}|${JSON.stringify(settings, exactValues)}`;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A copy of this reset's draw for the cache (the parts never written after the draw are shared, not copied). */
+  private drawnCopy(): PoolDraw {
+    const d = this.contextDim;
+    const centers = this.config.realizable?.centers ?? this.config.perPrompt?.centers ?? 20;
+    const arrays = [this.prompts, this.category, this.means, this.table, this.sampleMeans, this.armScale, this.catMean];
+    let bytes = (this.K + 1 + this.armFns.length * (Math.min(centers, this.N) + 1)) * d * 8;
+    for (const a of arrays) bytes += a.byteLength;
+    return {
+      space: this.space as PromptSpace,
+      armFns: this.armFns,
+      armScale: this.armScale,
+      catMean: this.catMean,
+      prompts: this.prompts.slice(),
+      category: this.category.slice(),
+      means: this.means.slice(),
+      table: this.table.slice(),
+      sampleMeans: this.sampleMeans.slice(),
+      bytes,
+    };
   }
 
   /** Category means (after contrast) and the per-arm per-prompt functions, from the reference prompts. */
