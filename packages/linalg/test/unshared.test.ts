@@ -27,6 +27,8 @@ function sameBits(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
 describe("plain (non-shared) WebAssembly memory", () => {
   test("is used when SharedArrayBuffer does not exist", async () => {
     vi.stubGlobal("SharedArrayBuffer", undefined);
+    // Whatever backend the run forces (the scalar suite sets ROUTEKIT_LINALG=scalar), this is the default path.
+    vi.stubEnv("ROUTEKIT_LINALG", undefined);
     const L = await freshLinalg();
     expect(L.linalgBackend()).toBe("wasm-simd");
     const stats = L.linalgMemoryStats();
