@@ -31,6 +31,7 @@ import {
   rngOption,
   type Snapshot,
   snapshotCorrupt,
+  type VectorInput,
 } from "@routekit/core";
 import { CascadePolicyBase, type CascadeRecord } from "./episodes.js";
 import { type IndexLink, type IndexLinkName, indexLink, type RewardLinkName, rewardLink } from "./links.js";
@@ -43,7 +44,7 @@ export interface BaselineOptions {
   contextDim: number;
   outputDim: number;
   /** Known reward parameter theta* (omit to learn the reward by ridge GLM from deployed outputs). */
-  rewardParameter?: readonly number[] | null;
+  rewardParameter?: VectorInput | null;
   /** Reward link G (default "identity"). */
   rewardLink?: RewardLinkName;
   /** Prepend 1 to the output features (default false). */
@@ -309,9 +310,9 @@ export interface WeitzmanOracleOptions {
   contextDim: number;
   outputDim: number;
   /** True index parameter rho_a per box: sigma*_a(x) = Lambda(rho_a . psi(x)). */
-  indexParameters: Readonly<Record<string, readonly number[]>>;
+  indexParameters: Readonly<Record<string, VectorInput>>;
   /** True reward parameter theta*: mu* = G(theta* . phi). */
-  rewardParameter: readonly number[];
+  rewardParameter: VectorInput;
   indexLink?: IndexLinkName;
   linkKnee?: number;
   indexIntercept?: boolean;

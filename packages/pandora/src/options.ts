@@ -7,6 +7,7 @@ import {
   checkNumber,
   ErrorCode,
   enumOption,
+  isFloatArray,
   type Json,
   maxPendingOption,
   numberOption,
@@ -16,6 +17,7 @@ import {
   readOptions,
   rejectUnknownOptions,
   requiredNumber,
+  type VectorInput,
 } from "@routekit/core";
 import { MAX_SQUARED_NORM } from "./episodes.js";
 import type { IndexLinkName, RewardLinkName } from "./links.js";
@@ -46,7 +48,7 @@ export interface CosmosOptions {
    * mu*(x, omega) = G(theta* . phi) and is not learned (the paper's Section 4). Omit it to learn the reward
    * (Section 5). Default: omitted.
    */
-  rewardParameter?: readonly number[] | null;
+  rewardParameter?: VectorInput | null;
   /** Reward link G: "identity" (default) or "logistic". */
   rewardLink?: RewardLinkName;
   /** Index link Lambda: "tanh" (default), "logistic" (tanh(s/2)) or "linear" (identity with tanh tails). */
@@ -169,7 +171,8 @@ export const RIDGE_RANGE = { min: 1e-8, max: 1e8 } as const;
  * their dot product cannot overflow.
  */
 export function parameterVector(v: unknown, length: number, what: string, lengthHint = ""): number[] {
-  if (!Array.isArray(v)) bad(`option ${what} must be an array of numbers`);
+  // A Float64Array or Float32Array too, as every vector input (its values are kept as a plain array).
+  if (!Array.isArray(v) && !isFloatArray(v)) bad(`option ${what} must be an array of numbers`);
   if (v.length !== length)
     throw new RouteKitError(
       ErrorCode.DimensionMismatch,

@@ -41,3 +41,22 @@ describe("Float32Array contexts and output features", () => {
     expect(Q.estimatedIndex("mini", ctx)).toBe(P.estimatedIndex("mini", Float64Array.from(ctx)));
   });
 });
+
+describe("parameter vectors given as typed arrays", () => {
+  it("rewardParameter as a Float64Array or Float32Array is the same policy as the plain array (was INVALID_ARGUMENT)", () => {
+    const plain = JSON.stringify(make().toJSON());
+    const opts = { arms: ["mini", "standard", "frontier"], contextDim: 2, outputDim: 2, seed: 3 };
+    expect(JSON.stringify(new Cosmos({ ...opts, rewardParameter: Float64Array.of(1, 0) }).toJSON())).toBe(plain);
+    expect(JSON.stringify(new Cosmos({ ...opts, rewardParameter: Float32Array.of(1, 0) }).toJSON())).toBe(plain);
+    // Other typed arrays stay refused, and the typed arrays get the plain array's checks.
+    expect(() => new Cosmos({ ...opts, rewardParameter: Int8Array.of(1, 0) as never })).toThrow(
+      expect.objectContaining({ code: "INVALID_ARGUMENT" }),
+    );
+    expect(() => new Cosmos({ ...opts, rewardParameter: Float64Array.of(1, Number.NaN) })).toThrow(
+      expect.objectContaining({ code: "NON_FINITE" }),
+    );
+    expect(() => new Cosmos({ ...opts, rewardParameter: Float32Array.of(1) })).toThrow(
+      expect.objectContaining({ code: "DIMENSION_MISMATCH" }),
+    );
+  });
+});
