@@ -166,10 +166,40 @@ describe("LinearContextualBandit", () => {
     expect(env.initialArms).toEqual(["arm0", "arm1"]);
   });
 
+  it("takes thetas as Float64Array or Float32Array rows, the same bandit as plain arrays", () => {
+    const plain = new LinearContextualBandit({
+      contextDim: 2,
+      thetas: [
+        [1, 0.5],
+        [0, 1],
+      ],
+    });
+    const typed = new LinearContextualBandit({
+      contextDim: 2,
+      thetas: [Float64Array.of(1, 0.5), Float32Array.of(0, 1)],
+    });
+    const a = Rng.fromSeed(4);
+    const b = Rng.fromSeed(4);
+    plain.reset(a);
+    typed.reset(b);
+    for (let t = 0; t < 20; t++) {
+      const x = plain.next(t);
+      expect(typed.next(t)).toEqual(x);
+      for (const arm of plain.initialArms) expect(typed.expectedReward(arm)).toBe(plain.expectedReward(arm));
+    }
+  });
+
   it("rejects bad options with typed errors", () => {
     expect(code(() => new LinearContextualBandit({ contextDim: 0 }))).toBe(ErrorCode.OutOfRange);
     expect(code(() => new LinearContextualBandit({ contextDim: 2, thetas: [[1, 2, 3]] }))).toBe(
       ErrorCode.DimensionMismatch,
+    );
+    // A theta that is no array of numbers is INVALID_ARGUMENT (it was DIMENSION_MISMATCH); other typed arrays too.
+    expect(code(() => new LinearContextualBandit({ contextDim: 2, thetas: ["ab" as never] }))).toBe(
+      ErrorCode.InvalidArgument,
+    );
+    expect(code(() => new LinearContextualBandit({ contextDim: 2, thetas: [Int8Array.of(1, 2) as never] }))).toBe(
+      ErrorCode.InvalidArgument,
     );
     expect(code(() => new LinearContextualBandit({ spread: 0 }))).toBe(ErrorCode.OutOfRange);
     expect(code(() => new LinearContextualBandit({ arrivals: [{ round: 0, arm: "x" }] }))).toBe(ErrorCode.OutOfRange);

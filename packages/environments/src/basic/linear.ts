@@ -3,10 +3,12 @@ import {
   type ArmFeedback,
   type ArmRound,
   ErrorCode,
+  isFloatArray,
   optionKeys,
   type Rng,
   RouteKitError,
   rejectUnknownOptions,
+  type VectorInput,
 } from "@routekit/core";
 import { dot } from "@routekit/linalg";
 import { armIds, checkNumber, needReset, unknownArm } from "./common.js";
@@ -17,7 +19,7 @@ export interface LinearArrival {
   readonly round: number;
   readonly arm: string;
   /** Its true weight vector (length d); drawn uniformly on the unit sphere when omitted. */
-  readonly theta?: readonly number[];
+  readonly theta?: VectorInput;
 }
 
 /** The option keys of {@link LinearArrival}. */
@@ -34,7 +36,7 @@ export interface LinearContextualBanditOptions {
    * True weight vector of each initial arm (K rows of length d). When omitted, drawn at every reset()
    * uniformly on the unit sphere (so |expected reward| <= 1).
    */
-  readonly thetas?: readonly (readonly number[])[];
+  readonly thetas?: readonly VectorInput[];
   /**
    * Spread of the contexts around their mean direction (default 1), > 0. A context is
    * x = (c + spread g / sqrt(d)) / |c + spread g / sqrt(d)|, with g ~ N(0, I_d) and c a unit vector
@@ -84,7 +86,7 @@ export class LinearContextualBandit implements ArmEnvironment {
   private readonly allArms: string[];
   private readonly index = new Map<string, number>();
   private readonly arrivalRounds: number[];
-  private readonly givenThetas: (readonly number[] | undefined)[];
+  private readonly givenThetas: (VectorInput | undefined)[];
   /** Row-major (all arms) x d weights of the current instance. */
   private readonly thetas: Float64Array;
   private readonly center: Float64Array;
@@ -137,7 +139,11 @@ export class LinearContextualBandit implements ArmEnvironment {
     armIds(this.allArms, this.allArms.length, "arm ids (initial and arrivals)");
     for (const th of this.givenThetas) {
       if (th === undefined) continue;
-      if (!Array.isArray(th) || th.length !== d) {
+      // A Float64Array or Float32Array too, as every vector input.
+      if (!Array.isArray(th) && !isFloatArray(th)) {
+        throw new RouteKitError(ErrorCode.InvalidArgument, "every theta must be an array of numbers");
+      }
+      if (th.length !== d) {
         throw new RouteKitError(ErrorCode.DimensionMismatch, `every theta must have length ${d}`);
       }
       for (const v of th) checkNumber(v, "theta entries", () => true, "finite");
