@@ -43,12 +43,24 @@ for (const t of marks) {
   const line = { ...record, feedback: { reward: 1 } };
   const log = EventLog.open(logPath);
   const parts = [
-    ["featurize the prompt (HashingFeaturizer, 256)", () => prompts.forEach((p) => featurizer.transform(p, x))],
+    [
+      "featurize the prompt (HashingFeaturizer, 256)",
+      () => {
+        for (const p of prompts) featurizer.transform(p, x);
+      },
+    ],
     [
       "RFF-UCB select + update (3 arms, D = 200)",
-      () => prompts.forEach(() => gw.policy.update(gw.policy.select(x), { reward: 1 })),
+      () => {
+        for (let i = 0; i < prompts.length; i++) gw.policy.update(gw.policy.select(x), { reward: 1 });
+      },
     ],
-    ["the event's JSON line + write(2) (EventLog.append)", () => prompts.forEach(() => log.append(line))],
+    [
+      "the event's JSON line + write(2) (EventLog.append)",
+      () => {
+        for (let i = 0; i < prompts.length; i++) log.append(line);
+      },
+    ],
   ];
   for (const [what, fn] of parts) {
     fn();
