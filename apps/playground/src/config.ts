@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { parse as parseYaml } from "yaml";
+import { parseDocument, parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { CliFailure, UsageError } from "./errors.js";
 import type { FamilyRegistry } from "./registry/types.js";
@@ -48,12 +48,17 @@ export function parseCompareConfig(text: string, file: string): CompareConfig {
   let raw: unknown;
   // A leading byte order mark (Windows editors save UTF-8 with one) is not part of the document.
   const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
+  const json = /\.json$/i.test(file);
   try {
-    raw = /\.json$/i.test(file) ? JSON.parse(body) : parseYaml(body);
+    raw = json ? JSON.parse(body) : parseYaml(body);
   } catch (e) {
-    throw new UsageError(
-      `${file}: cannot parse ${/\.json$/i.test(file) ? "JSON" : "YAML"}: ${(e as Error).message.split("\n")[0]}`,
-    );
+    throw new UsageError(`${file}: cannot parse ${json ? "JSON" : "YAML"}: ${(e as Error).message.split("\n")[0]}`);
+  }
+  // JSON.parse keeps the last of two equal keys without a word (YAML refuses them above): a config with
+  // `"seeds"` twice ran the second. The YAML reader, which reads JSON too, finds them.
+  if (json) {
+    const dup = parseDocument(body).errors.find((e) => e.code === "DUPLICATE_KEY");
+    if (dup !== undefined) throw new UsageError(`${file}: cannot parse JSON: ${dup.message.split("\n")[0]}`);
   }
   const r = CompareConfigSchema.safeParse(raw);
   if (!r.success) {

@@ -86,6 +86,16 @@ horizon: 400
       /^exp.yaml: cannot parse YAML/,
     );
     expect(errorOf("{ nope", "exp.json")).toMatch(/^exp.json: cannot parse JSON/);
+    // A key given twice is refused in JSON as YAML refuses it (JSON.parse kept the last one silently),
+    // nested keys too; the same key in two different objects is fine.
+    const twice = '{"environment": "linear-contextual", "policies": ["random"], "seeds": 3, "seeds": 5}';
+    expect(errorOf(twice, "exp.json")).toMatch(/^exp.json: cannot parse JSON: Map keys must be unique at line 1/);
+    expect(errorOf(twice, "exp.yaml")).toMatch(/^exp.yaml: cannot parse YAML: Map keys must be unique/);
+    const nested = '{"environment": {"name": "linear-contextual", "params": {"k": 2, "k": 3}}, "policies": ["random"]}';
+    expect(errorOf(nested, "exp.json")).toMatch(/Map keys must be unique/);
+    const fine =
+      '{"environment": {"name": "linear-contextual", "params": {"k": 2}}, "policies": [{"policy": "random", "params": {}}, {"policy": "ucb1", "params": {}}]}';
+    expect(parseCompareConfig(fine, "exp.json").policies).toHaveLength(2);
     // A seed listed twice is an invalid config (exit 2), not a failure of the run (it was exit 1).
     expect(errorOf("environment: k-armed\npolicies: [ucb1]\nseeds: [3, 17, 3]")).toBe(
       "exp.yaml: seeds[2]: seed 3 is also seeds[0]; seeds must be distinct (the runs would be identical)",
