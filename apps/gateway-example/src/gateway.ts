@@ -8,7 +8,7 @@ import { HashingFeaturizer } from "@routekit/environments";
 import { DecisionIds } from "./decision-ids.js";
 import { EventLog } from "./event-log.js";
 import { errorResponse, RequestError } from "./http-errors.js";
-import { readSnapshotFile, writeSnapshotFile } from "./snapshot-file.js";
+import { readSnapshotFile, writeSnapshotFile, writeSnapshotFileSync } from "./snapshot-file.js";
 import { acquireStateLock } from "./state-lock.js";
 
 export interface GatewayOptions<P extends ArmPolicy> {
@@ -126,9 +126,18 @@ export class RoutingGateway<P extends ArmPolicy> {
         }
         replayed++;
       }
+      const armsBefore = policy.arms.join("\n");
       for (const model of opts.models) if (!policy.arms.includes(model)) policy.addArm(model);
       for (const arm of [...policy.arms]) if (!opts.models.includes(arm)) policy.removeArm(arm);
-      const ids = new DecisionIds(randomBytes(4).toString("hex"), snap?.lineage ?? []);
+      const lineage = snap?.lineage ?? [];
+      if (snap !== undefined && policy.arms.join("\n") !== armsBefore) {
+        // Snapshot the new list before serving: replaying the log onto the old snapshot after a crash would
+        // drop what a new model learned (learn ignores events of arms the policy lacks) and bring back a
+        // dropped model's old state. Synchronous, so no event is logged before it is on disk.
+        const path = join(opts.stateDir, "snapshot.json");
+        writeSnapshotFileSync(path, { v: 1, logOffset: log.bytes, lineage, policy: policy.toJSON() });
+      }
+      const ids = new DecisionIds(randomBytes(4).toString("hex"), lineage);
       return new RoutingGateway(policy, unlock, log, ids, replayed, opts);
     } catch (e) {
       log?.close();
