@@ -11,6 +11,11 @@ export interface GatewaySnapshot {
   logOffset: number;
   lineage: Lineage[];
   policy: unknown;
+  /**
+   * Written by a clean stop (`close()`), after which nothing is appended: the log may then be archived
+   * (moved away) and the next start begins a new one.
+   */
+  clean?: true;
 }
 
 /**

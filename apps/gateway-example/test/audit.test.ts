@@ -1,6 +1,6 @@
 // An outside tester's probes of the README's promises: each test here failed before its fix.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -81,6 +81,45 @@ describe("audit: restarts", () => {
     expect(afterCrash.policy.visits().c).toBe(0);
     await clean.close();
     await afterCrash.close();
+  });
+
+  it("a log archived after a clean stop (README: archive it as you would access logs) starts a new log", async () => {
+    const dir = stateDir();
+    const opts = { models: ["a", "b"], contextDim: 4 };
+    const gw = createRffGateway({ stateDir: dir, ...opts });
+    const url = `http://127.0.0.1:${await gw.listen()}`;
+    const d = (await post(url, "/route", { embedding: [1, 0, 0, 0] })).body;
+    await post(url, "/feedback", { decisionId: d.decisionId, reward: 1 });
+    await gw.close();
+    renameSync(join(dir, "events.jsonl"), join(stateDir(), "events-archived.jsonl"));
+    const next = createRffGateway({ stateDir: dir, ...opts });
+    expect(next.policy.visits()).toEqual({ [d.model]: 1, [d.model === "a" ? "b" : "a"]: 0 });
+    const url2 = `http://127.0.0.1:${await next.listen()}`;
+    const d2 = (await post(url2, "/route", { embedding: [0, 1, 0, 0] })).body;
+    await post(url2, "/feedback", { decisionId: d2.decisionId, reward: 1 });
+    // A kill -9 now: the restart replays the new log from its start, not from the old log's offset.
+    const crashed = crashCopy(dir);
+    const live = learned(next);
+    await next.close();
+    const restored = createRffGateway({ stateDir: crashed, ...opts });
+    expect(restored.stats().replayed).toBe(1);
+    expect(learned(restored)).toBe(live);
+    await restored.close();
+  });
+
+  it("a log replaced or truncated after a crash (not a clean stop) still stops the start", async () => {
+    const dir = stateDir();
+    const gw = createRffGateway({ stateDir: dir, models: ["a", "b"], contextDim: 4, snapshotEvery: 1 });
+    const url = `http://127.0.0.1:${await gw.listen()}`;
+    for (let i = 0; i < 2; i++) {
+      const d = (await post(url, "/route", { embedding: [1, i, 0, 0] })).body;
+      await post(url, "/feedback", { decisionId: d.decisionId, reward: 1 });
+    }
+    await new Promise((r) => setTimeout(r, 100)); // the background snapshots land
+    const crashed = crashCopy(dir);
+    await gw.close();
+    writeFileSync(join(crashed, "events.jsonl"), "");
+    expect(() => createRffGateway({ stateDir: crashed, models: ["a", "b"], contextDim: 4 })).toThrow(/truncated/);
   });
 
   it("a pid file naming this very process (a container restart reuses the pid) is taken over", async () => {
