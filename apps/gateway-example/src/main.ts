@@ -34,11 +34,19 @@ function main(): void {
     policy: { seed: integer(values.seed, "--seed") },
   });
   const s = gateway.stats();
-  gateway.listen(integer(values.port, "--port"), values.host).then((port) => {
-    console.log(
-      `routing among ${s.models.join(", ")} on http://${values.host}:${port} (run ${s.run}, ${s.replayed} events replayed from ${values.state})`,
-    );
-  });
+  const port = integer(values.port, "--port");
+  gateway.listen(port, values.host).then(
+    (bound) => {
+      console.log(
+        `routing among ${s.models.join(", ")} on http://${values.host}:${bound} (run ${s.run}, ${s.replayed} events replayed from ${values.state})`,
+      );
+    },
+    (e: Error) => {
+      // A port in use: say so in one line and free the state directory (an uncaught error left the pid file).
+      console.error(`routekit-gateway: cannot listen on ${values.host}:${port}: ${e.message}`);
+      gateway.close().finally(() => process.exit(1));
+    },
+  );
   let stopping = false;
   const stop = () => {
     if (stopping) return;

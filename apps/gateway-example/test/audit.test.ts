@@ -1,6 +1,7 @@
 // An outside tester's probes of the README's promises: each test here failed before its fix.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -145,6 +146,26 @@ describe("audit: the command line", () => {
       expect(r.stderr).toMatch(/^--models /);
     });
   }
+});
+
+describe("audit: the command line, a port in use", () => {
+  it("--port in use: a one-line message, exit 1, and the state directory freed", async () => {
+    const busy = createServer();
+    const port = await new Promise<number>((r) =>
+      busy.listen(0, "127.0.0.1", () => r((busy.address() as { port: number }).port)),
+    );
+    const dir = stateDir();
+    const main = join(here, "..", "dist", "main.js");
+    const r = spawnSync(process.execPath, [main, "--port", String(port), "--state", dir, "--models", "a,b"], {
+      encoding: "utf8",
+      timeout: 10_000,
+    });
+    busy.close();
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim()).toMatch(/^routekit-gateway: cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE/);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(existsSync(join(dir, "gateway.pid"))).toBe(false);
+  });
 });
 
 describe("audit: the event log", () => {
