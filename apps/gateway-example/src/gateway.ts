@@ -8,7 +8,7 @@ import { HashingFeaturizer } from "@routekit/environments";
 import { DecisionIds } from "./decision-ids.js";
 import { EventLog } from "./event-log.js";
 import { errorResponse, RequestError } from "./http-errors.js";
-import { readSnapshotFile, writeSnapshotFile } from "./snapshot-file.js";
+import { type GatewaySnapshot, readSnapshotFile, writeSnapshotFile, writeSnapshotFileSync } from "./snapshot-file.js";
 import { acquireStateLock } from "./state-lock.js";
 
 export interface GatewayOptions<P extends ArmPolicy> {
@@ -95,7 +95,9 @@ export class RoutingGateway<P extends ArmPolicy> {
       const snap = readSnapshotFile(join(opts.stateDir, "snapshot.json"));
       const policy = snap === undefined ? opts.create(opts.models) : opts.restore(snap.policy);
       log = EventLog.open(join(opts.stateDir, "events.jsonl"));
-      const offset = snap?.logOffset ?? 0;
+      // An empty log under a clean stop's snapshot was archived: the snapshot holds all of it.
+      const archived = snap?.clean === true && log.bytes === 0 && snap.logOffset > 0;
+      const offset = archived ? 0 : (snap?.logOffset ?? 0);
       if (offset > log.bytes) {
         throw new Error(
           `events.jsonl holds ${log.bytes} bytes but the snapshot includes ${offset}: the log was truncated or replaced`,
@@ -126,9 +128,19 @@ export class RoutingGateway<P extends ArmPolicy> {
         }
         replayed++;
       }
+      const armsBefore = policy.arms.join("\n");
       for (const model of opts.models) if (!policy.arms.includes(model)) policy.addArm(model);
       for (const arm of [...policy.arms]) if (!opts.models.includes(arm)) policy.removeArm(arm);
-      const ids = new DecisionIds(randomBytes(4).toString("hex"), snap?.lineage ?? []);
+      const lineage = snap?.lineage ?? [];
+      if (snap !== undefined && (archived || policy.arms.join("\n") !== armsBefore)) {
+        // Snapshot the new list before serving: replaying the log onto the old snapshot after a crash would
+        // drop what a new model learned (learn ignores events of arms the policy lacks) and bring back a
+        // dropped model's old state. Likewise a new log: the old snapshot's offset is into the archived one.
+        // Synchronous, so no event is logged before it is on disk.
+        const path = join(opts.stateDir, "snapshot.json");
+        writeSnapshotFileSync(path, { v: 1, logOffset: log.bytes, lineage, policy: policy.toJSON() });
+      }
+      const ids = new DecisionIds(randomBytes(4).toString("hex"), lineage);
       return new RoutingGateway(policy, unlock, log, ids, replayed, opts);
     } catch (e) {
       log?.close();
@@ -193,13 +205,18 @@ export class RoutingGateway<P extends ArmPolicy> {
 
   /** Captures the state now (synchronously, with the log offset it includes) and writes it after any earlier one. */
   snapshot(): Promise<void> {
+    return this.writeSnapshot(false);
+  }
+
+  private writeSnapshot(clean: boolean): Promise<void> {
     this.sinceSnapshot = 0;
-    const snap = {
-      v: 1 as const,
+    const snap: GatewaySnapshot = {
+      v: 1,
       logOffset: this.log.bytes,
       lineage: this.ids.lineage(),
       policy: this.policy.toJSON(),
     };
+    if (clean) snap.clean = true;
     const path = join(this.opts.stateDir, "snapshot.json");
     this.writing = this.writing.catch(() => {}).then(() => writeSnapshotFile(path, snap));
     return this.writing.then(() => {
@@ -225,7 +242,7 @@ export class RoutingGateway<P extends ArmPolicy> {
       this.server.closeAllConnections();
       await closed;
     }
-    await this.snapshot();
+    await this.writeSnapshot(true);
     this.log.close();
     this.unlock();
   }

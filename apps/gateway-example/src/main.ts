@@ -28,17 +28,25 @@ function main(): void {
   if (values.help) return void console.log(HELP);
   const gateway = createRffGateway({
     stateDir: values.state,
-    models: values.models.split(",").filter((m) => m !== ""),
+    models: modelList(values.models),
     contextDim: integer(values.dim, "--dim"),
     snapshotEvery: integer(values["snapshot-every"], "--snapshot-every"),
     policy: { seed: integer(values.seed, "--seed") },
   });
   const s = gateway.stats();
-  gateway.listen(integer(values.port, "--port"), values.host).then((port) => {
-    console.log(
-      `routing among ${s.models.join(", ")} on http://${values.host}:${port} (run ${s.run}, ${s.replayed} events replayed from ${values.state})`,
-    );
-  });
+  const port = integer(values.port, "--port");
+  gateway.listen(port, values.host).then(
+    (bound) => {
+      console.log(
+        `routing among ${s.models.join(", ")} on http://${values.host}:${bound} (run ${s.run}, ${s.replayed} events replayed from ${values.state})`,
+      );
+    },
+    (e: Error) => {
+      // A port in use: say so in one line and free the state directory (an uncaught error left the pid file).
+      console.error(`routekit-gateway: cannot listen on ${values.host}:${port}: ${e.message}`);
+      gateway.close().finally(() => process.exit(1));
+    },
+  );
   let stopping = false;
   const stop = () => {
     if (stopping) return;
@@ -53,6 +61,21 @@ function main(): void {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+}
+
+/** `a,b,c` -> the list; exits 2 on an empty list or a repeated model (the router would throw a stack trace, or serve nothing). */
+function modelList(text: string): string[] {
+  const models = text.split(",").filter((m) => m !== "");
+  const repeated = models.find((m, i) => models.indexOf(m) !== i);
+  if (models.length === 0 || repeated !== undefined) {
+    console.error(
+      repeated === undefined
+        ? `--models must name at least one model, got ${JSON.stringify(text)}`
+        : `--models lists ${JSON.stringify(repeated)} twice`,
+    );
+    process.exit(2);
+  }
+  return models;
 }
 
 function integer(text: string, flag: string): number {

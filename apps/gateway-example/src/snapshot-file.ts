@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { rename, writeFile } from "node:fs/promises";
 
 /**
@@ -11,6 +11,11 @@ export interface GatewaySnapshot {
   logOffset: number;
   lineage: Lineage[];
   policy: unknown;
+  /**
+   * Written by a clean stop (`close()`), after which nothing is appended: the log may then be archived
+   * (moved away) and the next start begins a new one.
+   */
+  clean?: true;
 }
 
 /**
@@ -44,4 +49,11 @@ export async function writeSnapshotFile(path: string, snap: GatewaySnapshot): Pr
   const tmp = `${path}.tmp`;
   await writeFile(tmp, JSON.stringify(snap));
   await rename(tmp, path);
+}
+
+/** The same, synchronously: for the snapshot a start writes before it serves its first request. */
+export function writeSnapshotFileSync(path: string, snap: GatewaySnapshot): void {
+  const tmp = `${path}.tmp`;
+  writeFileSync(tmp, JSON.stringify(snap));
+  renameSync(tmp, path);
 }

@@ -1,0 +1,180 @@
+// An outside tester's probes of the README's promises: each test here failed before its fix.
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { learnedState } from "@routekit/core";
+import type { RffUcb } from "@routekit/kernel-ucb";
+import { afterAll, describe, expect, it } from "vitest";
+import { createRffGateway, EventLog } from "../src/index.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dirs: string[] = [];
+function stateDir(): string {
+  const d = mkdtempSync(join(tmpdir(), "gateway-audit-"));
+  dirs.push(d);
+  return d;
+}
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function learned(gw: { policy: RffUcb }): string {
+  return JSON.stringify(learnedState(gw.policy.toJSON()));
+}
+
+async function post(
+  url: string,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; body: Record<string, string> }> {
+  const res = await fetch(url + path, { method: "POST", body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as Record<string, string> };
+}
+
+/** A kill -9 between two requests: the state directory as it is, without the (dead) process's pid file. */
+function crashCopy(dir: string): string {
+  const copy = stateDir();
+  cpSync(dir, copy, { recursive: true });
+  rmSync(join(copy, "gateway.pid"));
+  return copy;
+}
+
+describe("audit: restarts", () => {
+  it("a model added at a start and learned before a kill -9 keeps what it learned", async () => {
+    const dir = stateDir();
+    const opts = { contextDim: 8, policy: { seed: 1, frequencies: 16 } };
+    await createRffGateway({ stateDir: dir, models: ["a", "b"], ...opts }).close();
+    const gw = createRffGateway({ stateDir: dir, models: ["a", "b", "new"], ...opts });
+    const url = `http://127.0.0.1:${await gw.listen()}`;
+    for (let i = 0; i < 30; i++) {
+      const d = (await post(url, "/route", { embedding: [1, i % 3, 0, 0, 0, 0, 0, 0.5] })).body;
+      await post(url, "/feedback", { decisionId: d.decisionId, reward: d.model === "new" ? 1 : 0 });
+    }
+    expect(gw.policy.visits().new).toBeGreaterThan(0);
+    const crashed = crashCopy(dir);
+    const live = learned(gw);
+    await gw.close();
+    const restored = createRffGateway({ stateDir: crashed, models: ["a", "b", "new"], ...opts });
+    expect(learned(restored)).toBe(live);
+    await restored.close();
+  });
+
+  it("a model dropped at a start and listed again after a kill -9 starts fresh, as without the crash", async () => {
+    const opts = { contextDim: 8, policy: { seed: 1, frequencies: 16 } };
+    const dir = stateDir();
+    const first = createRffGateway({ stateDir: dir, models: ["a", "b", "c"], ...opts });
+    const url = `http://127.0.0.1:${await first.listen()}`;
+    for (let i = 0; i < 20; i++) {
+      const d = (await post(url, "/route", { embedding: [1, i % 2, 0, 0, 0, 0, 0, 0] })).body;
+      await post(url, "/feedback", { decisionId: d.decisionId, reward: 1 });
+    }
+    await first.close();
+    // Drops c, then dies; a clean stop would have snapshotted the list without c.
+    const dropped = createRffGateway({ stateDir: dir, models: ["a", "b"], ...opts });
+    const crashed = crashCopy(dir);
+    await dropped.close();
+    const clean = createRffGateway({ stateDir: dir, models: ["a", "b", "c"], ...opts });
+    const afterCrash = createRffGateway({ stateDir: crashed, models: ["a", "b", "c"], ...opts });
+    expect(afterCrash.policy.visits()).toEqual(clean.policy.visits());
+    expect(afterCrash.policy.visits().c).toBe(0);
+    await clean.close();
+    await afterCrash.close();
+  });
+
+  it("a log archived after a clean stop (README: archive it as you would access logs) starts a new log", async () => {
+    const dir = stateDir();
+    const opts = { models: ["a", "b"], contextDim: 4 };
+    const gw = createRffGateway({ stateDir: dir, ...opts });
+    const url = `http://127.0.0.1:${await gw.listen()}`;
+    const d = (await post(url, "/route", { embedding: [1, 0, 0, 0] })).body;
+    await post(url, "/feedback", { decisionId: d.decisionId, reward: 1 });
+    await gw.close();
+    renameSync(join(dir, "events.jsonl"), join(stateDir(), "events-archived.jsonl"));
+    const next = createRffGateway({ stateDir: dir, ...opts });
+    expect(next.policy.visits()).toEqual({ [d.model]: 1, [d.model === "a" ? "b" : "a"]: 0 });
+    const url2 = `http://127.0.0.1:${await next.listen()}`;
+    const d2 = (await post(url2, "/route", { embedding: [0, 1, 0, 0] })).body;
+    await post(url2, "/feedback", { decisionId: d2.decisionId, reward: 1 });
+    // A kill -9 now: the restart replays the new log from its start, not from the old log's offset.
+    const crashed = crashCopy(dir);
+    const live = learned(next);
+    await next.close();
+    const restored = createRffGateway({ stateDir: crashed, ...opts });
+    expect(restored.stats().replayed).toBe(1);
+    expect(learned(restored)).toBe(live);
+    await restored.close();
+  });
+
+  it("a log replaced or truncated after a crash (not a clean stop) still stops the start", async () => {
+    const dir = stateDir();
+    const gw = createRffGateway({ stateDir: dir, models: ["a", "b"], contextDim: 4, snapshotEvery: 1 });
+    const url = `http://127.0.0.1:${await gw.listen()}`;
+    for (let i = 0; i < 2; i++) {
+      const d = (await post(url, "/route", { embedding: [1, i, 0, 0] })).body;
+      await post(url, "/feedback", { decisionId: d.decisionId, reward: 1 });
+    }
+    await new Promise((r) => setTimeout(r, 100)); // the background snapshots land
+    const crashed = crashCopy(dir);
+    await gw.close();
+    writeFileSync(join(crashed, "events.jsonl"), "");
+    expect(() => createRffGateway({ stateDir: crashed, models: ["a", "b"], contextDim: 4 })).toThrow(/truncated/);
+  });
+
+  it("a pid file naming this very process (a container restart reuses the pid) is taken over", async () => {
+    const dir = stateDir();
+    writeFileSync(join(dir, "gateway.pid"), String(process.pid));
+    const gw = createRffGateway({ stateDir: dir, models: ["a", "b"] });
+    // ... while a second gateway of this process on the same directory is still refused.
+    expect(() => createRffGateway({ stateDir: dir, models: ["a", "b"] })).toThrow(/in use by process/);
+    await gw.close();
+  });
+});
+
+describe("audit: the command line", () => {
+  const main = join(here, "..", "dist", "main.js");
+  for (const models of ["a,a,b", "", ","]) {
+    it(`--models ${JSON.stringify(models)} is refused with a one-line message (exit 2), before touching the state`, () => {
+      const dir = join(stateDir(), "state");
+      const r = spawnSync(process.execPath, [main, "--port", "0", "--state", dir, "--models", models], {
+        encoding: "utf8",
+        timeout: 10_000,
+      });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/^--models /);
+    });
+  }
+});
+
+describe("audit: the command line, a port in use", () => {
+  it("--port in use: a one-line message, exit 1, and the state directory freed", async () => {
+    const busy = createServer();
+    const port = await new Promise<number>((r) =>
+      busy.listen(0, "127.0.0.1", () => r((busy.address() as { port: number }).port)),
+    );
+    const dir = stateDir();
+    const main = join(here, "..", "dist", "main.js");
+    const r = spawnSync(process.execPath, [main, "--port", String(port), "--state", dir, "--models", "a,b"], {
+      encoding: "utf8",
+      timeout: 10_000,
+    });
+    busy.close();
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim()).toMatch(/^routekit-gateway: cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE/);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(existsSync(join(dir, "gateway.pid"))).toBe(false);
+  });
+});
+
+describe("audit: the event log", () => {
+  it("reads lines longer than its 64 KiB chunk with multi-byte characters across the chunk boundaries", () => {
+    const path = join(stateDir(), "events.jsonl");
+    const log = EventLog.open(path);
+    const events = [1, 70_000, 3, 200_000, 65_535, 65_536, 2].map((n, i) => ({ i, s: "é日🚀".repeat(n / 3) + "x" }));
+    for (const e of events) log.append(e);
+    expect([...log.readFrom(0)]).toEqual(events);
+    log.close();
+  });
+});
