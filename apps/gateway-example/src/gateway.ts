@@ -289,8 +289,10 @@ function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
     let size = 0;
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      // Past the limit the rest is read and dropped, so the 413 reaches the client instead of a reset.
+      // Past the limit the rest is read and dropped, so the 413 reaches the client instead of a reset;
+      // past 8 times the limit the connection is cut, so no client can keep the sidecar reading forever.
       if (size <= limit) chunks.push(chunk);
+      else if (size > 8 * limit) req.destroy();
     });
     req.on("error", reject);
     req.on("end", () => {

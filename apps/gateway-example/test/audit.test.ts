@@ -1,6 +1,7 @@
 // An outside tester's probes of the README's promises: each test here failed before its fix.
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -177,4 +178,35 @@ describe("audit: the event log", () => {
     expect([...log.readFrom(0)]).toEqual(events);
     log.close();
   });
+});
+
+describe("a body that never ends", () => {
+  it("is cut past 8 times the body limit, and the sidecar keeps serving", async () => {
+    const gw = createRffGateway({ stateDir: stateDir(), models: ["a", "b"], contextDim: 4, maxBodyBytes: 4096 });
+    const port = await gw.listen();
+    // A client streaming a body until the server stops it (before the cut, the sidecar read every byte).
+    const cap = 64 << 20;
+    const written = await new Promise<number>((resolve) => {
+      let sent = 0;
+      const req = request({ host: "127.0.0.1", port, path: "/route", method: "POST" });
+      const chunk = Buffer.alloc(1 << 16, 0x20);
+      const pump = () => {
+        while (sent < cap) {
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once("drain", pump);
+        }
+        req.end();
+      };
+      req.on("error", () => resolve(sent));
+      req.on("response", (res) => {
+        res.resume();
+        resolve(sent);
+        req.destroy();
+      });
+      pump();
+    });
+    expect(written).toBeLessThan(cap);
+    expect((await post(`http://127.0.0.1:${port}`, "/route", { embedding: [1, 0, 0, 0] })).status).toBe(200);
+    await gw.close();
+  }, 30_000);
 });
