@@ -9,7 +9,10 @@ const HELP = `routekit-gateway [--port 8787] [--host 127.0.0.1] [--state ./gatew
 
 POST /route     { "prompt": "..." } or { "embedding": [...] }  -> { decisionId, model }
 POST /feedback  { "decisionId": "...", "reward": 0..1 }       -> { learned: true }
-GET  /stats, GET /healthz`;
+GET  /stats, GET /healthz
+
+--seed applies to a new state directory (a restored router continues its own random stream); --dim must
+match the state directory's router.`;
 
 function main(): void {
   const { values } = parseArgs({
@@ -26,13 +29,20 @@ function main(): void {
     strict: true,
   });
   if (values.help) return void console.log(HELP);
-  const gateway = createRffGateway({
-    stateDir: values.state,
-    models: modelList(values.models),
-    contextDim: integer(values.dim, "--dim"),
-    snapshotEvery: integer(values["snapshot-every"], "--snapshot-every"),
-    policy: { seed: integer(values.seed, "--seed") },
-  });
+  let gateway: ReturnType<typeof createRffGateway>;
+  try {
+    gateway = createRffGateway({
+      stateDir: values.state,
+      models: modelList(values.models),
+      contextDim: integer(values.dim, "--dim"),
+      snapshotEvery: integer(values["snapshot-every"], "--snapshot-every"),
+      policy: { seed: integer(values.seed, "--seed") },
+    });
+  } catch (e) {
+    // A state directory in use, of another --dim, or with a damaged log: one line, not a stack trace.
+    console.error(`routekit-gateway: ${(e as Error).message}`);
+    process.exit(1);
+  }
   const s = gateway.stats();
   const port = integer(values.port, "--port");
   gateway.listen(port, values.host).then(

@@ -14,6 +14,15 @@ export function createRffGateway(o: RffGatewayOptions): RoutingGateway<RffUcb> {
   return RoutingGateway.open({
     ...rest,
     create: (models) => new RffUcb({ ...policy, arms: [...models], contextDim }),
-    restore: (snapshot) => RffUcb.fromJSON(snapshot),
+    restore: (snapshot) => {
+      const policy = RffUcb.fromJSON(snapshot);
+      // An embedding of the new length would be refused on every request: say so at the start instead.
+      if (policy.contextDim !== contextDim) {
+        throw new Error(
+          `the state directory's router takes contexts of length ${policy.contextDim}, not ${contextDim} (--dim): use a new state directory to change it`,
+        );
+      }
+      return policy;
+    },
   });
 }

@@ -210,3 +210,24 @@ describe("a body that never ends", () => {
     await gw.close();
   }, 30_000);
 });
+
+describe("--dim against a restored router", () => {
+  it("a --dim other than the state directory's context length stops the start (it was ignored)", async () => {
+    const dir = stateDir();
+    const gw = createRffGateway({ stateDir: dir, models: ["a", "b"], contextDim: 8 });
+    await gw.close();
+    expect(() => createRffGateway({ stateDir: dir, models: ["a", "b"], contextDim: 16 })).toThrow(
+      /takes contexts of length 8, not 16 \(--dim\)/,
+    );
+    expect(existsSync(join(dir, "gateway.pid"))).toBe(false);
+    const main = join(here, "..", "dist", "main.js");
+    const r = spawnSync(process.execPath, [main, "--port", "0", "--state", dir, "--models", "a,b", "--dim", "16"], {
+      encoding: "utf8",
+      timeout: 10_000,
+    });
+    expect([r.status, r.stderr.trim().split("\n").length]).toEqual([1, 1]);
+    expect(r.stderr).toMatch(/^routekit-gateway: the state directory's router takes contexts of length 8/);
+    const again = createRffGateway({ stateDir: dir, models: ["a", "b"], contextDim: 8 });
+    await again.close();
+  });
+});
