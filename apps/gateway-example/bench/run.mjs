@@ -62,14 +62,25 @@ for (const t of marks) {
       },
     ],
   ];
-  for (const [what, fn] of parts) {
+  const syncedPath = `${logPath}.fsync`;
+  const synced = EventLog.open(syncedPath, { fsync: true });
+  parts.push([
+    "the same with --fsync (fdatasync after each line; 200 lines)",
+    () => {
+      for (let i = 0; i < 200; i++) synced.append(line);
+    },
+    200,
+  ]);
+  for (const [what, fn, count = prompts.length] of parts) {
     fn();
     const t0 = performance.now();
     fn();
-    console.log(`  ${what}: ${(((performance.now() - t0) * 1000) / prompts.length).toFixed(1)} us`);
+    console.log(`  ${what}: ${(((performance.now() - t0) * 1000) / count).toFixed(1)} us`);
   }
   log.close();
+  synced.close();
   rmSync(logPath);
+  rmSync(syncedPath);
 }
 
 const url = `http://127.0.0.1:${await gw.listen()}`;

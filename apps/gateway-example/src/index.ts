@@ -18,3 +18,4 @@ export {
   type TrafficResult,
 } from "./simulate.js";
 export { type GatewaySnapshot, type Lineage, readSnapshotFile, writeSnapshotFile } from "./snapshot-file.js";
+export { acquireStateLock } from "./state-lock.js";

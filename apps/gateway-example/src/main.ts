@@ -5,14 +5,15 @@ import { createRffGateway } from "./rff-gateway.js";
 import { MODELS } from "./simulate.js";
 
 const HELP = `routekit-gateway [--port 8787] [--host 127.0.0.1] [--state ./gateway-state]
-                 [--models a,b,c] [--dim 256] [--seed 1] [--snapshot-every 1000]
+                 [--models a,b,c] [--dim 256] [--seed 1] [--snapshot-every 1000] [--fsync]
 
 POST /route     { "prompt": "..." } or { "embedding": [...] }  -> { decisionId, model }
 POST /feedback  { "decisionId": "...", "reward": 0..1 }       -> { learned: true }
 GET  /stats, GET /healthz
 
 --seed applies to a new state directory (a restored router continues its own random stream); --dim must
-match the state directory's router.`;
+match the state directory's router. --fsync flushes the event log to disk before each feedback is
+answered (survives a power cut, costs a disk flush per feedback).`;
 
 function main(): void {
   const { values } = parseArgs({
@@ -24,6 +25,7 @@ function main(): void {
       dim: { type: "string", default: "256" },
       seed: { type: "string", default: "1" },
       "snapshot-every": { type: "string", default: "1000" },
+      fsync: { type: "boolean", default: false },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -36,6 +38,7 @@ function main(): void {
       models: modelList(values.models),
       contextDim: integer(values.dim, "--dim"),
       snapshotEvery: integer(values["snapshot-every"], "--snapshot-every"),
+      fsync: values.fsync,
       policy: { seed: integer(values.seed, "--seed") },
     });
   } catch (e) {
