@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import {
+  Cosmos,
   ONE_SHOT_OPTION_KEYS,
   OneShot,
   QUERY_ALL_OPTION_KEYS,
@@ -60,5 +61,28 @@ describe("outside audit: README sentences checked against the code", () => {
     expect(() => new WeitzmanOracle({ ...oracle, ridge: 1 } as never)).toThrow(code("INVALID_ARGUMENT"));
     expect(new QueryAll({ ...dims, ridge: 2 }).toJSON().kind).toBe("pandora/query-all");
     expect(new ThresholdCascade({ ...dims, rewardIntercept: true }).threshold).toBe(0.7);
+  });
+
+  it("without horizon, T in the radii is the current period t, at least 2, as the README says", () => {
+    const row = readme.split("\n").find((l) => l.startsWith("| `horizon` |")) as string;
+    expect(row).toMatch(/at least 2/); // (it said "the current period t", which is 1 after the first episode)
+    const o = { arms: ["a", "b"], contextDim: 1, outputDim: 1, rewardParameter: [1] };
+    for (const [episodes, T] of [
+      [1, 2],
+      [2, 2],
+      [3, 3],
+      [7, 7],
+    ] as const) {
+      const anytime = new Cosmos(o);
+      const fixed = new Cosmos({ ...o, horizon: T });
+      for (const p of [anytime, fixed])
+        for (let t = 0; t < episodes; t++) {
+          const e = p.begin([0.2]);
+          for (let s = p.next(e); "query" in s; s = p.next(e)) p.observe(e, s.query, [0.5 + 0.1 * t], 0.05);
+          p.choose(e);
+          p.feedback(e, 1);
+        }
+      expect(anytime.indexRadius(0), `after ${episodes} episodes`).toBe(fixed.indexRadius(0));
+    }
   });
 });
