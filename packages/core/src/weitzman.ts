@@ -8,7 +8,27 @@
  */
 import { ErrorCode, RouteKitError } from "./errors.js";
 import { normalCdf, normalPdf } from "./normal.js";
-import { assertFinite, describe } from "./validate.js";
+import type { VectorInput } from "./protocols.js";
+import { assertFinite, copyNumbers, describe, isFloatArray, readLength } from "./validate.js";
+
+/**
+ * A list of numbers given to the toolkit, as every RouteKit vector input: a Float64Array, a Float32Array (widened
+ * exactly) or a number[]; anything else (another typed array, an array-like object, null) is INVALID_ARGUMENT, and
+ * so is an entry that is not a number. Copied with each entry read once (a getter cannot pass the checks with one
+ * value and be used with another); finiteness is the caller's check.
+ */
+function readList(src: unknown, what: string): Float64Array {
+  if (!isFloatArray(src) && !Array.isArray(src))
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `${what} must be a Float64Array, Float32Array or number[], got ${describe(src)}`,
+    );
+  const n = readLength(src, what);
+  const out = new Float64Array(n);
+  if (isFloatArray(src)) out.set(src);
+  else copyNumbers(src, out, n, what);
+  return out;
+}
 
 function checkCost(c: number): void {
   assertFinite(c, "cost");
@@ -83,32 +103,35 @@ export function indexNormal(mean: number, sd: number, cost: number): number {
 
 /**
  * Index of a discrete reward distribution (values with probabilities summing to 1): exact, since
- * E[(mu - sigma)^+] is piecewise linear in sigma.
+ * E[(mu - sigma)^+] is piecewise linear in sigma. `values` and `probs` are Float64Array, Float32Array or number[]
+ * (INVALID_ARGUMENT otherwise).
  */
-export function indexDiscrete(values: ArrayLike<number>, probs: ArrayLike<number>, cost: number): number {
-  const n = values.length;
-  if (n === 0 || probs.length !== n)
+export function indexDiscrete(values: VectorInput, probs: VectorInput, cost: number): number {
+  const v = readList(values, "values");
+  const p = readList(probs, "probs");
+  const n = v.length;
+  if (n === 0 || p.length !== n)
     throw new RouteKitError(ErrorCode.DimensionMismatch, "values and probs must be non-empty and of equal length");
   let total = 0;
   for (let i = 0; i < n; i++) {
-    assertFinite(values[i] as number, `values[${i}]`);
-    assertFinite(probs[i] as number, `probs[${i}]`);
-    if ((probs[i] as number) < 0) throw new RouteKitError(ErrorCode.OutOfRange, `probs[${i}] must be >= 0`);
-    total += probs[i] as number;
+    assertFinite(v[i] as number, `values[${i}]`);
+    assertFinite(p[i] as number, `probs[${i}]`);
+    if ((p[i] as number) < 0) throw new RouteKitError(ErrorCode.OutOfRange, `probs[${i}] must be >= 0`);
+    total += p[i] as number;
   }
   if (Math.abs(total - 1) > 1e-9) throw new RouteKitError(ErrorCode.OutOfRange, `probs sum to ${total}, expected 1`);
   checkCost(cost);
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (values[b] as number) - (values[a] as number));
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (v[b] as number) - (v[a] as number));
   // Walk down the sorted values: on [v_{k+1}, v_k], E(mu - s)^+ = sum_{j<=k} p_j (v_j - s).
   let pSum = 0;
   let pvSum = 0;
   for (let j = 0; j < n; j++) {
     const i = order[j] as number;
-    pSum += probs[i] as number;
-    pvSum += (probs[i] as number) * (values[i] as number);
+    pSum += p[i] as number;
+    pvSum += (p[i] as number) * (v[i] as number);
     if (pSum <= 0) continue;
     const s = (pvSum - cost) / pSum;
-    const next = j + 1 < n ? (values[order[j + 1] as number] as number) : Number.NEGATIVE_INFINITY;
+    const next = j + 1 < n ? (v[order[j + 1] as number] as number) : Number.NEGATIVE_INFINITY;
     if (s >= next) return s;
   }
   return (pvSum - cost) / pSum;
@@ -121,34 +144,54 @@ export function indexDiscrete(values: ArrayLike<number>, probs: ArrayLike<number
  * widens when needed.
  */
 export function reservationIndex(excess: (sigma: number) => number, cost: number, tol = 1e-12): number {
+  if (typeof excess !== "function")
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `excess must be a function sigma => E[(mu - sigma)^+], got ${describe(excess)}`,
+    );
   checkCost(cost);
   assertFinite(tol, "tol");
   if (!(tol >= 0)) throw new RouteKitError(ErrorCode.OutOfRange, `tol must be >= 0, got ${tol}`);
+  // Each value is checked: a string would be compared by coercion, and a NaN would steer the bisection silently.
+  const e = (sigma: number): number => {
+    const v: unknown = excess(sigma);
+    if (typeof v !== "number")
+      throw new RouteKitError(ErrorCode.InvalidArgument, `excess(${sigma}) must return a number, got ${describe(v)}`);
+    if (Number.isNaN(v)) throw new RouteKitError(ErrorCode.NonFinite, `excess(${sigma}) returned NaN`);
+    return v;
+  };
   let lo = -1 - 1e-9;
   let hi = 1;
-  for (let i = 0; i < 200 && !(excess(lo) >= cost); i++) lo = lo * 2 - 1;
-  for (let i = 0; i < 200 && !(excess(hi) <= cost); i++) hi = hi * 2 + 1;
-  if (!(excess(lo) >= cost) || !(excess(hi) <= cost))
+  for (let i = 0; i < 200 && !(e(lo) >= cost); i++) lo = lo * 2 - 1;
+  for (let i = 0; i < 200 && !(e(hi) <= cost); i++) hi = hi * 2 + 1;
+  if (!(e(lo) >= cost) || !(e(hi) <= cost))
     throw new RouteKitError(ErrorCode.Numerical, "could not bracket the reservation index");
   while (hi - lo > tol) {
     const mid = 0.5 * (lo + hi);
     if (mid <= lo || mid >= hi) break;
-    if (excess(mid) > cost) lo = mid;
+    if (e(mid) > cost) lo = mid;
     else hi = mid;
   }
   return 0.5 * (lo + hi);
 }
 
-/** Box positions sorted by decreasing index, ties to the lower position (deterministic). Indices may be +-Infinity. */
-export function weitzmanOrder(indices: ArrayLike<number>): number[] {
-  for (let i = 0; i < indices.length; i++) {
-    const v: unknown = indices[i];
-    if (typeof v !== "number" || Number.isNaN(v))
-      throw new RouteKitError(
-        typeof v === "number" ? ErrorCode.NonFinite : ErrorCode.InvalidArgument,
-        `indices[${i}] must be a number (+-Infinity allowed), got ${describe(v)}`,
-      );
-  }
+/**
+ * Box positions sorted by decreasing index, ties to the lower position (deterministic). Indices may be +-Infinity.
+ * `indices` is a Float64Array, Float32Array or number[] (INVALID_ARGUMENT otherwise; NaN is NON_FINITE).
+ */
+export function weitzmanOrder(indices: VectorInput): number[] {
+  return orderOf(readIndices(indices));
+}
+
+function readIndices(indices: unknown): Float64Array {
+  const v = readList(indices, "indices");
+  for (let i = 0; i < v.length; i++)
+    if (Number.isNaN(v[i]))
+      throw new RouteKitError(ErrorCode.NonFinite, `indices[${i}] must be a number (+-Infinity allowed), got NaN`);
+  return v;
+}
+
+function orderOf(indices: Float64Array): number[] {
   const order = Array.from({ length: indices.length }, (_, i) => i);
   order.sort((a, b) => (indices[b] as number) - (indices[a] as number) || a - b);
   return order;
@@ -166,24 +209,27 @@ export interface WeitzmanPlay {
 /**
  * Plays the index policy on one realisation: rewards[a] and costs[a] are what box a would reveal.
  * Opens in decreasing index order, stops when the best opened reward is >= the next index (ties stop).
+ * Each argument is a Float64Array, Float32Array or number[] with one entry per box (INVALID_ARGUMENT,
+ * DIMENSION_MISMATCH); rewards and costs finite (NON_FINITE), costs >= 0 as in the cascade protocol (OUT_OF_RANGE).
  */
-export function weitzmanPlay(
-  indices: ArrayLike<number>,
-  rewards: ArrayLike<number>,
-  costs: ArrayLike<number>,
-): WeitzmanPlay {
-  const n = indices.length;
+export function weitzmanPlay(indices: VectorInput, rewards: VectorInput, costs: VectorInput): WeitzmanPlay {
+  const idx = readIndices(indices);
+  const r = readList(rewards, "rewards");
+  const c = readList(costs, "costs");
+  const n = idx.length;
   if (n === 0) throw new RouteKitError(ErrorCode.InvalidArgument, "no boxes to open");
-  if (rewards.length !== n || costs.length !== n)
+  if (r.length !== n || c.length !== n)
     throw new RouteKitError(
       ErrorCode.DimensionMismatch,
-      `indices, rewards and costs must have one entry per box (${n}), got ${rewards.length} rewards and ${costs.length} costs`,
+      `indices, rewards and costs must have one entry per box (${n}), got ${r.length} rewards and ${c.length} costs`,
     );
   for (let a = 0; a < n; a++) {
-    assertFinite(rewards[a] as number, `rewards[${a}]`);
-    assertFinite(costs[a] as number, `costs[${a}]`);
+    assertFinite(r[a] as number, `rewards[${a}]`);
+    assertFinite(c[a] as number, `costs[${a}]`);
+    if ((c[a] as number) < 0)
+      throw new RouteKitError(ErrorCode.OutOfRange, `costs[${a}] must be >= 0, got ${c[a] as number}`);
   }
-  const order = weitzmanOrder(indices);
+  const order = orderOf(idx);
   const queried: number[] = [];
   let best = Number.NEGATIVE_INFINITY;
   let chosen = -1;
@@ -191,44 +237,53 @@ export function weitzmanPlay(
   for (let k = 0; k < n; k++) {
     const a = order[k] as number;
     queried.push(a);
-    paid += costs[a] as number;
-    if ((rewards[a] as number) > best) {
-      best = rewards[a] as number;
+    paid += c[a] as number;
+    if ((r[a] as number) > best) {
+      best = r[a] as number;
       chosen = a;
     }
-    const nextIndex = k + 1 < n ? (indices[order[k + 1] as number] as number) : Number.NEGATIVE_INFINITY;
+    const nextIndex = k + 1 < n ? (idx[order[k + 1] as number] as number) : Number.NEGATIVE_INFINITY;
     if (best >= nextIndex) break;
   }
   return { queried, chosen, utility: best - paid };
 }
 
-/** A box with a finite reward distribution: values, probabilities, and mean cost. */
+/** A box with a finite reward distribution: values, probabilities (Float64Array, Float32Array or number[]), and mean cost. */
 export interface DiscreteBox {
-  readonly values: readonly number[];
-  readonly probs: readonly number[];
+  readonly values: VectorInput;
+  readonly probs: VectorInput;
   readonly cost: number;
 }
 
 /** The oracle value E[max_a min(mu_a, sigma_a)] (eq. 3) for independent discrete boxes, exactly. */
 export function weitzmanValue(boxes: readonly DiscreteBox[]): number {
   if (!Array.isArray(boxes) || boxes.length === 0) throw new RouteKitError(ErrorCode.InvalidArgument, "no boxes");
-  boxes.forEach((b, a) => {
+  // Each box's fields read once, as indexDiscrete checks them.
+  const values: Float64Array[] = [];
+  const probs: Float64Array[] = [];
+  const sig: number[] = [];
+  boxes.forEach((b: unknown, a) => {
     if (b === null || typeof b !== "object")
       throw new RouteKitError(ErrorCode.InvalidArgument, `boxes[${a}] must be an object { values, probs, cost }`);
+    const box = b as DiscreteBox;
+    const v = readList(box.values, `boxes[${a}].values`);
+    const p = readList(box.probs, `boxes[${a}].probs`);
+    sig.push(indexDiscrete(v, p, box.cost));
+    values.push(v);
+    probs.push(p);
   });
-  const sig = boxes.map((b) => indexDiscrete(b.values, b.probs, b.cost));
   // Y_a = min(mu_a, sigma_a); E[max Y] = sum over the support points of max of P(max Y >= y) steps.
   const pts = new Set<number>();
-  boxes.forEach((b, a) => {
-    for (const v of b.values) pts.add(Math.min(v, sig[a] as number));
+  values.forEach((v, a) => {
+    for (const x of v) pts.add(Math.min(x, sig[a] as number));
   });
   const ys = [...pts].sort((x, y) => x - y);
   const cdf = (y: number) => {
     let p = 1;
-    boxes.forEach((b, a) => {
+    values.forEach((v, a) => {
+      const pa = probs[a] as Float64Array;
       let q = 0;
-      for (let i = 0; i < b.values.length; i++)
-        if (Math.min(b.values[i] as number, sig[a] as number) <= y) q += b.probs[i] as number;
+      for (let i = 0; i < v.length; i++) if (Math.min(v[i] as number, sig[a] as number) <= y) q += pa[i] as number;
       p *= q;
     });
     return p;

@@ -214,3 +214,71 @@ describe("Weitzman helpers at the edges of double range and on malformed input",
     expect(() => weitzmanValue([null as unknown as DiscreteBox])).toThrow(code("INVALID_ARGUMENT"));
   });
 });
+
+describe("toolkit inputs are vector inputs, as everywhere in RouteKit (outside audit)", () => {
+  const code = (c: string) => expect.objectContaining({ name: "RouteKitError", code: c });
+  const bad: unknown[] = [
+    Int32Array.of(1, 0),
+    Uint8Array.of(1, 0),
+    new Uint8ClampedArray([1, 0]),
+    BigInt64Array.of(1n, 0n),
+    { length: 2, 0: 1, 1: 0 },
+    "10",
+    null,
+    undefined,
+    7,
+  ];
+  const as = (v: unknown) => v as number[];
+
+  it("another typed array, an array-like object or null is INVALID_ARGUMENT (it was read as numbers, or a TypeError)", () => {
+    for (const v of bad) {
+      expect(() => indexDiscrete(as(v), [0.5, 0.5], 0.1), String(v)).toThrow(code("INVALID_ARGUMENT"));
+      expect(() => indexDiscrete([1, 0], as(v), 0.1)).toThrow(code("INVALID_ARGUMENT"));
+      expect(() => weitzmanOrder(as(v))).toThrow(code("INVALID_ARGUMENT"));
+      expect(() => weitzmanPlay(as(v), [1, 0], [0.1, 0.1])).toThrow(code("INVALID_ARGUMENT"));
+      expect(() => weitzmanPlay([0.5, 0.9], as(v), [0.1, 0.1])).toThrow(code("INVALID_ARGUMENT"));
+      expect(() => weitzmanPlay([0.5, 0.9], [1, 0], as(v))).toThrow(code("INVALID_ARGUMENT"));
+      expect(() => weitzmanValue([{ values: as(v), probs: [0.5, 0.5], cost: 0.1 }])).toThrow(code("INVALID_ARGUMENT"));
+      expect(() => weitzmanValue([{ values: [1, 0], probs: as(v), cost: 0.1 }])).toThrow(code("INVALID_ARGUMENT"));
+    }
+  });
+
+  it("a Float32Array is read as its exact float64 widening, a Float64Array as itself", () => {
+    const v32 = Float32Array.of(0.9, 0.2);
+    const p32 = Float32Array.of(0.25, 0.75);
+    const wide = (a: Float32Array) => Array.from(a);
+    expect(indexDiscrete(v32, p32, 0.05)).toBe(indexDiscrete(wide(v32), wide(p32), 0.05));
+    expect(indexDiscrete(Float64Array.of(1, 0), Float64Array.of(0.1, 0.9), 0.01)).toBe(0.9);
+    expect(weitzmanOrder(Float32Array.of(0.1, 0.7, 0.3))).toEqual([1, 2, 0]);
+    const play = weitzmanPlay(Float32Array.of(0.5, 0.9), Float32Array.of(1, 0), Float32Array.of(0.5, 0.01));
+    expect(play).toEqual(weitzmanPlay([0.5, 0.9], [1, 0], [0.5, Math.fround(0.01)]));
+    expect(weitzmanValue([{ values: Float64Array.of(1), probs: Float32Array.of(1), cost: 0.5 }])).toBe(0.5);
+  });
+
+  it("entries are read once: a getter cannot pass the checks with one value and be used with another", () => {
+    let reads = 0;
+    const values = [0, 1];
+    Object.defineProperty(values, 0, {
+      get: () => (reads++ === 0 ? 0 : Number.NaN),
+    });
+    expect(indexDiscrete(values, [0.9, 0.1], 0.01)).toBe(indexDiscrete([0, 1], [0.9, 0.1], 0.01));
+    expect(reads).toBe(1);
+  });
+
+  it("reservationIndex: an excess that is not a function, or returns a non-number or NaN, is a typed error", () => {
+    expect(() => reservationIndex(null as unknown as (s: number) => number, 0.1)).toThrow(code("INVALID_ARGUMENT"));
+    expect(() => reservationIndex((() => "0.5") as unknown as (s: number) => number, 0.1)).toThrow(
+      code("INVALID_ARGUMENT"),
+    );
+    expect(() => reservationIndex(() => Number.NaN, 0.1)).toThrow(code("NON_FINITE"));
+    // NaN inside the bracket only (it steered the bisection to an arbitrary end).
+    expect(() => reservationIndex((s) => (s > 0.5 && s < 0.9 ? Number.NaN : Math.max(1 - s, 0)), 0.1)).toThrow(
+      code("NON_FINITE"),
+    );
+  });
+
+  it("weitzmanPlay refuses a negative cost (OUT_OF_RANGE, as the cascade protocol does); 0 is a free box", () => {
+    expect(() => weitzmanPlay([0.5], [1], [-0.1])).toThrow(code("OUT_OF_RANGE"));
+    expect(weitzmanPlay([0.5], [1], [0]).utility).toBe(1);
+  });
+});

@@ -201,6 +201,12 @@ export interface LogLinearPgOptions extends BaselineOptions {
 /** The option keys of {@link LogLinearPgOptions}. */
 export const LOG_LINEAR_PG_OPTION_KEYS = optionKeys<LogLinearPgOptions>()([...BASELINE_OPTION_KEYS, "stepSize"]);
 
+/**
+ * Largest |coefficient| LogLinearPg keeps (see its update). With |q| <= 1 and at most 65,536 query entries a score is
+ * then below 3e302, so scores and their differences stay finite.
+ */
+export const LOG_LINEAR_COEFFICIENT_CAP = 1e300;
+
 interface LinArm extends ArmState {
   /** theta_m (contextDim entries) then the intercept b_m. */
   readonly theta: Float64Array;
@@ -249,8 +255,14 @@ export class LogLinearPg extends RouterBase<LinArm> {
       const s = this.live(p.ids[i] as string);
       if (s === undefined) continue;
       const c = this.stepSize * reward * ((i === p.chosen ? 1 : 0) - (p.probs[i] as number));
-      for (let l = 0; l < d; l++) s.theta[l] = (s.theta[l] as number) + c * (q[l] as number);
-      s.theta[d] = (s.theta[d] as number) + c;
+      // Each coefficient is capped at +-1e300: a step size near the largest double made them +-Infinity within
+      // two rounds, the scores NaN and every later select a NUMERICAL error. A lead of 745 in the scores already
+      // takes all of the softmax's mass, so the cap changes no probability at ordinary settings.
+      const cap = LOG_LINEAR_COEFFICIENT_CAP;
+      for (let l = 0; l <= d; l++) {
+        const v = (s.theta[l] as number) + (l < d ? c * (q[l] as number) : c);
+        s.theta[l] = v > cap ? cap : v < -cap ? -cap : v;
+      }
     }
   }
   protected encodeArm(s: LinArm): Record<string, Json> {

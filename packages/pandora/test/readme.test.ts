@@ -227,7 +227,7 @@ describe("README promises", () => {
     }
   });
 
-  it("Weitzman index helpers: cost 0 is OUT_OF_RANGE; reservationIndex throws NUMERICAL beyond +-1.6e60", () => {
+  it("Weitzman index helpers: cost 0 is OUT_OF_RANGE; reservationIndex throws NUMERICAL beyond about +-3.2e60", () => {
     expect(() => indexDiscrete([0, 1], [0.5, 0.5], 0)).toThrow(code("OUT_OF_RANGE"));
     expect(() => indexBernoulli(0.5, 0)).toThrow(code("OUT_OF_RANGE"));
     // Pareto(1.01) rewards: E[(mu - s)^+] = s^-0.01 / 0.01 for s >= 1, so cost 1e-6 puts the index at 1e800.
