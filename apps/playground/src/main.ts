@@ -647,8 +647,9 @@ function refuseRepeatedFlags(cmd: Command): void {
 }
 
 /**
- * The `--help` arguments for a help request, `help WORD...` or `COMMAND... help WORD...` (after a command that has
- * subcommands, as Commander offers it), else undefined (plain `help`, or no help request).
+ * The `--help` arguments for a help request, `help WORD...` or `COMMAND... help WORD...` (the word `help` right after
+ * any command, with or without subcommands: `routekit compare help` was "too many arguments", `routekit run help`
+ * "unknown scenario"), else undefined (plain `help`, or no help request).
  */
 function helpRequest(program: Command, argv: readonly string[]): string[] | undefined {
   if (argv[0] === "help") {
@@ -659,7 +660,7 @@ function helpRequest(program: Command, argv: readonly string[]): string[] | unde
   let cmd = program;
   for (let i = 0; i < argv.length; i++) {
     const w = argv[i] as string;
-    if (w === "help" && cmd !== program && cmd.commands.length > 0) {
+    if (w === "help" && cmd !== program) {
       return helpArgv(program, [...argv.slice(0, i), ...argv.slice(i + 1)]);
     }
     const sub = cmd.commands.find((c) => c.name() === w || c.aliases().includes(w));
