@@ -1,5 +1,6 @@
 import { describe, ErrorCode, optionKeys, RouteKitError, rejectUnknownOptions } from "@routekit/core";
 import { type FeaturizerConfig, type FeaturizerOptions, HashingFeaturizer } from "./featurizer.js";
+import { duplicateKeyMessage, findDuplicateJsonKey } from "./json-keys.js";
 
 /** One problem found in the input, by 1-based line number of the file. */
 export interface ReplayIssue {
@@ -122,6 +123,11 @@ function jsonlRecords(text: string, issues: ReplayIssue[], wanted?: readonly str
       obj = JSON.parse(raw);
     } catch (e) {
       issues.push({ line, message: `not valid JSON (${(e as Error).message})` });
+      continue;
+    }
+    const dup = findDuplicateJsonKey(raw, obj);
+    if (dup !== undefined) {
+      issues.push({ line, message: duplicateKeyMessage(dup) });
       continue;
     }
     if (obj === null || typeof obj !== "object" || Array.isArray(obj)) {
