@@ -27,6 +27,29 @@ async function expectOneLine(argv: string[], code: number, re: RegExp): Promise<
 }
 
 describe("bad input ends with one clear line and the documented exit code", () => {
+  it("replay lists bad rows and prompts missing a model together, as the README's example message (exit 1)", async () => {
+    // Found: the prompts missing a model were checked only when no row had a problem of its own, so this file
+    // reported line 3 alone, not the README's two problems.
+    const rust = "Write a Rust function that parses a date.";
+    const rows = [
+      { prompt: rust, model: "coder-7b", score: 0.91, cost: 0.2 },
+      { prompt: rust, model: "generalist-70b", score: 0.72, cost: 1.0 },
+      { prompt: rust, model: "math-13b", score: "high", cost: 0.3 },
+      { prompt: "Solve x^2 = 4", model: "coder-7b", score: 0.5, cost: 0.2 },
+      { prompt: "Solve x^2 = 4", model: "generalist-70b", score: 0.9, cost: 1.0 },
+      { prompt: "Solve x^2 = 4", model: "math-13b", score: 0.95, cost: 0.3 },
+      { prompt: "Who wrote Middlemarch?", model: "generalist-70b", score: 0.9, cost: 1.0 },
+      { prompt: "Who wrote Middlemarch?", model: "math-13b", score: 0.1, cost: 0.3 },
+    ];
+    const data = join(dir, "readme-example.jsonl");
+    writeFileSync(data, rows.map((r) => JSON.stringify(r)).join("\n"));
+    const readme = readFileSync(join(__dirname, "..", "README.md"), "utf8").replace(/\s+/g, " ");
+    const quoted = /e\.g\. `(replay data has 2 problems: [^`]+)`/.exec(readme)?.[1] as string;
+    expect(quoted).toMatch(/line 3: .*; line 7: /);
+    const r = await runCli(["replay", "--data", data, ...small, "--out", join(dir, "readme-example")]);
+    expect([r.code, r.err, r.out]).toEqual([1, `routekit: ${quoted}\n`, ""]);
+  });
+
   it("an environment arm count no policy takes is bad usage (k = 1e9 used to run out of memory)", async () => {
     for (const env of ["k-armed", "linear-contextual"]) {
       await expectOneLine(

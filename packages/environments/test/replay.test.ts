@@ -166,6 +166,23 @@ describe("parseReplay", () => {
     expect(issues[1]?.message).toMatch(/^key "x" given twice in meta/);
   });
 
+  it("lists bad rows and prompts missing a model in one message, as the playground README's example shows", () => {
+    const rust = "Write a Rust function that parses a date.";
+    const text = jsonl([
+      { prompt: rust, model: "coder-7b", score: 0.91, cost: 0.2 },
+      { prompt: rust, model: "generalist-70b", score: 0.72, cost: 1.0 },
+      { prompt: rust, model: "math-13b", score: "high", cost: 0.3 }, // refused: not also "no score for math-13b"
+      { prompt: "Solve x^2 = 4", model: "coder-7b", score: 0.5, cost: 0.2 },
+      { prompt: "Solve x^2 = 4", model: "generalist-70b", score: 0.9, cost: 1.0 },
+      { prompt: "Solve x^2 = 4", model: "math-13b", score: 0.95, cost: 0.3 },
+      { prompt: "Who wrote Middlemarch?", model: "generalist-70b", score: 0.9, cost: 1.0 },
+      { prompt: "Who wrote Middlemarch?", model: "math-13b", score: 0.1, cost: 0.3 },
+    ]);
+    expect(() => parseReplay(text)).toThrow(
+      'replay data has 2 problems: line 3: score "high" is not a finite number; line 7: prompt "Who wrote Middlemarch?" has no score for "coder-7b" (every prompt needs all 3 models)',
+    );
+  });
+
   it("reports prompts missing a model at the prompt's first line", () => {
     const text = jsonl([
       { prompt: "p", model: "a", score: 1 },
