@@ -475,7 +475,7 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
         new Option("--context <source>", "context source").choices(["auto", "text", "embedding"]).default("auto"),
       )
       .addOption(new Option("--format <format>", "input format").choices(["auto", "jsonl", "csv"]).default("auto"))
-      .option("--dim <n>", "featurizer dimension for text prompts", int(1, "--dim"), 256)
+      .option("--dim <n>", "featurizer dimension for text prompts, at most 2^20", int(1, "--dim", 1 << 20), 256)
       .option(
         "--passes <n>",
         "passes over the prompts (horizon = passes x prompts; default 1); later passes replay prompts already rewarded",

@@ -27,6 +27,30 @@ async function expectOneLine(argv: string[], code: number, re: RegExp): Promise<
 }
 
 describe("bad input ends with one clear line and the documented exit code", () => {
+  it("a replay featurizer or order value the library refuses is bad usage (exit 2), not a data failure (exit 1)", async () => {
+    // Found: `--dim 1000000000` exited 1 ("featurizer dim must be in [1, 1048576]"), as if the file were bad.
+    const data = join(__dirname, "..", "examples", "prompts.jsonl");
+    const out = ["--out", join(dir, "replay-params")];
+    await expectOneLine(
+      ["replay", "--data", data, ...small, ...out, "--dim", "1048577"],
+      2,
+      /--dim must be an integer in \[1, 1048576\], got "1048577"/,
+    );
+    for (const [param, re] of [
+      ["dim=1000000000", /environment replay \{.*\}: featurizer dim must be in \[1, 1048576\]/],
+      ["wordNgrams=9", /environment replay \{.*\}: featurizer wordNgrams/],
+      ["charMin=9", /environment replay \{.*\}: .*char/],
+      ["order=random", /order must be "shuffle" or "sequential", got "random"/],
+    ] as const) {
+      const argv = ["compare", "--env", "replay", "--env-param", `data=${data}`, "--env-param", param];
+      await expectOneLine([...argv, "--policies", "ucb1", ...small, ...out], 2, re);
+    }
+    const cascade = ["compare", "--env", "replay-cascade", "--env-param", `data=${data}`, "--policies", "query-all"];
+    await expectOneLine([...cascade, "--env-param", "costWeight=0", ...small, ...out], 2, /costWeight must be a finite/);
+    // The data's own problems stay failures (exit 1).
+    await expectOneLine(["replay", "--data", file, ...small, ...out], 1, /replay data has/);
+  });
+
   it("replay lists bad rows and prompts missing a model together, as the README's example message (exit 1)", async () => {
     // Found: the prompts missing a model were checked only when no row had a problem of its own, so this file
     // reported line 3 alone, not the README's two problems.
