@@ -46,7 +46,11 @@ describe("bad input ends with one clear line and the documented exit code", () =
       await expectOneLine([...argv, "--policies", "ucb1", ...small, ...out], 2, re);
     }
     const cascade = ["compare", "--env", "replay-cascade", "--env-param", `data=${data}`, "--policies", "query-all"];
-    await expectOneLine([...cascade, "--env-param", "costWeight=0", ...small, ...out], 2, /costWeight must be a finite/);
+    await expectOneLine(
+      [...cascade, "--env-param", "costWeight=0", ...small, ...out],
+      2,
+      /costWeight must be a finite/,
+    );
     // The data's own problems stay failures (exit 1).
     await expectOneLine(["replay", "--data", file, ...small, ...out], 1, /replay data has/);
   });
