@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { parseDocument, parse as parseYaml } from "yaml";
+import { isPair, isScalar, isSeq, parseDocument, parse as parseYaml, visit } from "yaml";
 import { z } from "zod";
 import { CliFailure, UsageError } from "./errors.js";
 import type { FamilyRegistry } from "./registry/types.js";
@@ -43,22 +43,45 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   return v;
 }
 
+/** `policies[1].params.k: key given twice in one object (line 3) ...` for a document's first repeated key, or undefined. */
+function duplicateKey(body: string): string | undefined {
+  const doc = parseDocument(body);
+  const dup = doc.errors.find((e) => e.code === "DUPLICATE_KEY");
+  if (dup === undefined) return undefined;
+  let parts: PropertyKey[] | undefined;
+  visit(doc, {
+    Pair(_, pair, ancestors) {
+      if (!(isScalar(pair.key) && pair.key.range?.[0] === dup.pos[0])) return undefined;
+      const chain = [...ancestors, pair];
+      parts = [];
+      for (let i = 0; i < chain.length; i++) {
+        const n = chain[i];
+        if (isPair(n) && isScalar(n.key)) parts.push(String(n.key.value));
+        else if (isSeq(n)) parts.push(n.items.indexOf(chain[i + 1] as (typeof n.items)[number]));
+      }
+      return visit.BREAK;
+    },
+  });
+  const line = dup.linePos?.[0].line;
+  const where = line === undefined ? "" : ` (line ${line})`;
+  const what = parts === undefined ? "a key" : pathOf(parts);
+  return `${what}: key given twice in one object${where}; give it once (never a silent "last one wins")`;
+}
+
 /** Parses and validates a config file's text; errors name the file and the offending key path. */
 export function parseCompareConfig(text: string, file: string): CompareConfig {
   let raw: unknown;
   // A leading byte order mark (Windows editors save UTF-8 with one) is not part of the document.
   const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
   const json = /\.json$/i.test(file);
+  // JSON.parse keeps the last of two equal keys without a word, and the YAML reader's own error named no key: the
+  // YAML reader (which reads JSON too) finds them, and the message names the key's path.
+  const twice = duplicateKey(body);
+  if (twice !== undefined) throw new UsageError(`${file}: ${twice}`);
   try {
     raw = json ? JSON.parse(body) : parseYaml(body);
   } catch (e) {
     throw new UsageError(`${file}: cannot parse ${json ? "JSON" : "YAML"}: ${(e as Error).message.split("\n")[0]}`);
-  }
-  // JSON.parse keeps the last of two equal keys without a word (YAML refuses them above): a config with
-  // `"seeds"` twice ran the second. The YAML reader, which reads JSON too, finds them.
-  if (json) {
-    const dup = parseDocument(body).errors.find((e) => e.code === "DUPLICATE_KEY");
-    if (dup !== undefined) throw new UsageError(`${file}: cannot parse JSON: ${dup.message.split("\n")[0]}`);
   }
   const r = CompareConfigSchema.safeParse(raw);
   if (!r.success) {

@@ -12,6 +12,7 @@ import {
   type Protocol,
   Rng,
 } from "@routekit/core";
+import { duplicateKeyMessage, findDuplicateJsonKey } from "@routekit/environments";
 import { CliFailure, UsageError } from "./errors.js";
 import type { AnyEnvironment, AnyPolicy, Params, PolicyEntry } from "./registry/types.js";
 import { fromUserParams } from "./spec.js";
@@ -82,6 +83,13 @@ export function readEventLog(
       v = JSON.parse(s);
     } catch (e) {
       issues.push({ line, message: `not JSON (${(e as Error).message})` });
+      continue;
+    }
+    // JSON.parse keeps the last of two equal keys without a word (`"reward":1,"reward":0` learned 0), where
+    // `compare --config` refuses them: a line naming a key twice is invalid.
+    const dup = findDuplicateJsonKey(s, v);
+    if (dup !== undefined) {
+      issues.push({ line, message: duplicateKeyMessage(dup) });
       continue;
     }
     try {

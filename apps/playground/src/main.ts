@@ -475,7 +475,7 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
         new Option("--context <source>", "context source").choices(["auto", "text", "embedding"]).default("auto"),
       )
       .addOption(new Option("--format <format>", "input format").choices(["auto", "jsonl", "csv"]).default("auto"))
-      .option("--dim <n>", "featurizer dimension for text prompts", int(1, "--dim"), 256)
+      .option("--dim <n>", "featurizer dimension for text prompts, at most 2^20", int(1, "--dim", 1 << 20), 256)
       .option(
         "--passes <n>",
         "passes over the prompts (horizon = passes x prompts; default 1); later passes replay prompts already rewarded",
@@ -647,8 +647,9 @@ function refuseRepeatedFlags(cmd: Command): void {
 }
 
 /**
- * The `--help` arguments for a help request, `help WORD...` or `COMMAND... help WORD...` (after a command that has
- * subcommands, as Commander offers it), else undefined (plain `help`, or no help request).
+ * The `--help` arguments for a help request, `help WORD...` or `COMMAND... help WORD...` (the word `help` right after
+ * any command, with or without subcommands: `routekit compare help` was "too many arguments", `routekit run help`
+ * "unknown scenario"), else undefined (plain `help`, or no help request).
  */
 function helpRequest(program: Command, argv: readonly string[]): string[] | undefined {
   if (argv[0] === "help") {
@@ -659,7 +660,7 @@ function helpRequest(program: Command, argv: readonly string[]): string[] | unde
   let cmd = program;
   for (let i = 0; i < argv.length; i++) {
     const w = argv[i] as string;
-    if (w === "help" && cmd !== program && cmd.commands.length > 0) {
+    if (w === "help" && cmd !== program) {
       return helpArgv(program, [...argv.slice(0, i), ...argv.slice(i + 1)]);
     }
     const sub = cmd.commands.find((c) => c.name() === w || c.aliases().includes(w));

@@ -27,6 +27,57 @@ async function expectOneLine(argv: string[], code: number, re: RegExp): Promise<
 }
 
 describe("bad input ends with one clear line and the documented exit code", () => {
+  it("a replay featurizer or order value the library refuses is bad usage (exit 2), not a data failure (exit 1)", async () => {
+    // Found: `--dim 1000000000` exited 1 ("featurizer dim must be in [1, 1048576]"), as if the file were bad.
+    const data = join(__dirname, "..", "examples", "prompts.jsonl");
+    const out = ["--out", join(dir, "replay-params")];
+    await expectOneLine(
+      ["replay", "--data", data, ...small, ...out, "--dim", "1048577"],
+      2,
+      /--dim must be an integer in \[1, 1048576\], got "1048577"/,
+    );
+    for (const [param, re] of [
+      ["dim=1000000000", /environment replay \{.*\}: featurizer dim must be in \[1, 1048576\]/],
+      ["wordNgrams=9", /environment replay \{.*\}: featurizer wordNgrams/],
+      ["charMin=9", /environment replay \{.*\}: .*char/],
+      ["order=random", /order must be "shuffle" or "sequential", got "random"/],
+    ] as const) {
+      const argv = ["compare", "--env", "replay", "--env-param", `data=${data}`, "--env-param", param];
+      await expectOneLine([...argv, "--policies", "ucb1", ...small, ...out], 2, re);
+    }
+    const cascade = ["compare", "--env", "replay-cascade", "--env-param", `data=${data}`, "--policies", "query-all"];
+    await expectOneLine(
+      [...cascade, "--env-param", "costWeight=0", ...small, ...out],
+      2,
+      /costWeight must be a finite/,
+    );
+    // The data's own problems stay failures (exit 1).
+    await expectOneLine(["replay", "--data", file, ...small, ...out], 1, /replay data has/);
+  });
+
+  it("replay lists bad rows and prompts missing a model together, as the README's example message (exit 1)", async () => {
+    // Found: the prompts missing a model were checked only when no row had a problem of its own, so this file
+    // reported line 3 alone, not the README's two problems.
+    const rust = "Write a Rust function that parses a date.";
+    const rows = [
+      { prompt: rust, model: "coder-7b", score: 0.91, cost: 0.2 },
+      { prompt: rust, model: "generalist-70b", score: 0.72, cost: 1.0 },
+      { prompt: rust, model: "math-13b", score: "high", cost: 0.3 },
+      { prompt: "Solve x^2 = 4", model: "coder-7b", score: 0.5, cost: 0.2 },
+      { prompt: "Solve x^2 = 4", model: "generalist-70b", score: 0.9, cost: 1.0 },
+      { prompt: "Solve x^2 = 4", model: "math-13b", score: 0.95, cost: 0.3 },
+      { prompt: "Who wrote Middlemarch?", model: "generalist-70b", score: 0.9, cost: 1.0 },
+      { prompt: "Who wrote Middlemarch?", model: "math-13b", score: 0.1, cost: 0.3 },
+    ];
+    const data = join(dir, "readme-example.jsonl");
+    writeFileSync(data, rows.map((r) => JSON.stringify(r)).join("\n"));
+    const readme = readFileSync(join(__dirname, "..", "README.md"), "utf8").replace(/\s+/g, " ");
+    const quoted = /e\.g\. `(replay data has 2 problems: [^`]+)`/.exec(readme)?.[1] as string;
+    expect(quoted).toMatch(/line 3: .*; line 7: /);
+    const r = await runCli(["replay", "--data", data, ...small, "--out", join(dir, "readme-example")]);
+    expect([r.code, r.err, r.out]).toEqual([1, `routekit: ${quoted}\n`, ""]);
+  });
+
   it("an environment arm count no policy takes is bad usage (k = 1e9 used to run out of memory)", async () => {
     for (const env of ["k-armed", "linear-contextual"]) {
       await expectOneLine(

@@ -3,7 +3,7 @@
  * hostile parameter keys and arm ids, help that shows defaults, `list algorithms NAME`, `list --quiet`, `check`
  * without a name, and user-facing wording.
  */
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StochasticBandit } from "@routekit/environments";
@@ -53,6 +53,22 @@ describe("parameter values and keys", () => {
       expect(r.err).not.toMatch(/Invalid typed array length|unexpected error/);
       expect(r.err.trim().split("\n")).toHaveLength(1);
       expect(r.out).toBe("");
+    }
+  });
+
+  it("the README's examples of a refused parameter value are refused values, not unknown keys", async () => {
+    const readme = readFileSync(join(__dirname, "..", "README.md"), "utf8").replace(/\s+/g, " ");
+    const quoted = /A parameter value the library refuses \(`--param ([^`]+)`, `--env-param ([^`]+)`/.exec(readme);
+    expect(quoted).not.toBeNull();
+    const [, param, envParam] = quoted as unknown as [string, string, string];
+    for (const argv of [
+      [...compare, "--param", param],
+      [...compare, "--env-param", envParam],
+    ]) {
+      const r = await cli(argv);
+      expect(r.code, argv.join(" ")).toBe(2);
+      // "ucb1 has no parameter "c"" was the README's first example: a key, not a value the library refuses.
+      expect(r.err, argv.join(" ")).toMatch(/^routekit: (policy ucb1|environment k-armed) \{.*\}: /);
     }
   });
 

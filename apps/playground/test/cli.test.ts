@@ -104,6 +104,25 @@ describe("argument parsing and exit codes", () => {
     }
   });
 
+  it("`routekit <command> help` is `<command> --help` for every command (`compare help` was 'too many arguments')", async () => {
+    const program = cliProgram({ stdout: new Capture(), stderr: new Capture(), registry: fixtureRegistry });
+    for (const c of program.commands) {
+      const help = await cli([c.name(), "--help"]);
+      expect(help.out, c.name()).toMatch(new RegExp(`^Usage: routekit ${c.name()} `));
+      const r = await cli([c.name(), "help"]);
+      expect([r.code, r.err, r.out], `${c.name()} help`).toEqual([0, "", help.out]);
+    }
+    // As `help compare extra`: a word after `help` names a subcommand, and compare has none.
+    const extra = await cli(["compare", "help", "extra"]);
+    expect([extra.code, extra.err, extra.out]).toEqual([
+      2,
+      'routekit: help: `routekit compare` has no subcommands, got "extra" (`routekit help compare` shows its help)\n',
+      "",
+    ]);
+    // Only right after the command: an option value or a scenario's argument named "help" is not a help request.
+    expect((await cli(["run", "nope", "help"])).err).toMatch(/too many arguments for 'run'/);
+  });
+
   it("exits 2 with one line and no stack on bad usage", async () => {
     const cases: [string[], RegExp][] = [
       [["frobnicate"], /unknown command "frobnicate"/],

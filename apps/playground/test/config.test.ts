@@ -89,10 +89,18 @@ horizon: 400
     // A key given twice is refused in JSON as YAML refuses it (JSON.parse kept the last one silently),
     // nested keys too; the same key in two different objects is fine.
     const twice = '{"environment": "linear-contextual", "policies": ["random"], "seeds": 3, "seeds": 5}';
-    expect(errorOf(twice, "exp.json")).toMatch(/^exp.json: cannot parse JSON: Map keys must be unique at line 1/);
-    expect(errorOf(twice, "exp.yaml")).toMatch(/^exp.yaml: cannot parse YAML: Map keys must be unique/);
+    // The message names the key's path (the YAML reader's "Map keys must be unique at line 1, column 66:" did not).
+    const message = (path: string, line: number) =>
+      `${path}: key given twice in one object (line ${line}); give it once (never a silent "last one wins")`;
+    expect(errorOf(twice, "exp.json")).toBe(`exp.json: ${message("seeds", 1)}`);
+    expect(errorOf(twice, "exp.yaml")).toBe(`exp.yaml: ${message("seeds", 1)}`);
     const nested = '{"environment": {"name": "linear-contextual", "params": {"k": 2, "k": 3}}, "policies": ["random"]}';
-    expect(errorOf(nested, "exp.json")).toMatch(/Map keys must be unique/);
+    expect(errorOf(nested, "exp.json")).toBe(`exp.json: ${message("environment.params.k", 1)}`);
+    const inList = "environment: k-armed\npolicies:\n  - ucb1\n  - policy: random\n    label: a\n    label: b\n";
+    expect(errorOf(inList, "exp.yaml")).toBe(`exp.yaml: ${message("policies[1].label", 6)}`);
+    expect(errorOf('{"environment": "k-armed", "\\u0065nvironment": "x", "policies": ["ucb1"]}', "e.json")).toBe(
+      `e.json: ${message("environment", 1)}`,
+    );
     const fine =
       '{"environment": {"name": "linear-contextual", "params": {"k": 2}}, "policies": [{"policy": "random", "params": {}}, {"policy": "ucb1", "params": {}}]}';
     expect(parseCompareConfig(fine, "exp.json").policies).toHaveLength(2);

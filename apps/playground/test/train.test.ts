@@ -138,6 +138,32 @@ describe("routekit train", () => {
     expect(LinUCBDisjoint.fromJSON(JSON.parse(readFileSync(out, "utf8"))).arms).toEqual(ARMS);
   });
 
+  it("a line naming a key twice is an invalid line naming it (JSON.parse kept the last value), for train and evaluate", async () => {
+    const { lines } = loggedRun();
+    const dir = mkdtempSync(join(tmpdir(), "routekit-train-dupkeys-"));
+    const events = join(dir, "events.jsonl");
+    // Line 2 gives feedback.reward twice (learned the second value); line 3 the top-level id twice (a colon in a
+    // string value and an escaped key do not count as keys: line 4 is valid).
+    const twice = (lines[1] as string).replace(/"feedback":\{"reward":/, '"feedback":{"reward":5,"reward":');
+    const idTwice = (lines[2] as string).replace(/^\{/, '{"id":"x:y",');
+    const escaped = (lines[3] as string).replace('"feedback":', '"feedb\\u0061ck":');
+    expect(JSON.parse(twice).feedback.reward).not.toBe(5);
+    writeFileSync(events, [lines[0], twice, idTwice, escaped, lines[4]].join("\r\n"));
+    const out = join(dir, "s.json");
+    const r = await cli(["train", "--events", events, "--policy", "ucb1", "--out", out]);
+    expect([r.code, r.out]).toEqual([1, ""]);
+    expect(r.err.split("\n")).toHaveLength(2); // one line
+    expect(r.err).toMatch(
+      /has 2 invalid lines: line 2: key "reward" given twice in feedback .*; line 3: key "id" given twice in the top-level object/,
+    );
+    const r2 = await cli(["train", "--events", events, "--policy", "ucb1", "--out", out, "--skip-invalid", "--json"]);
+    expect(r2.code).toBe(0);
+    expect(JSON.parse(r2.out).learned).toBe(3);
+    const ev = await cli(["evaluate", "--events", events, "--policy", "ucb1", "--fallback-propensity", "0.5"]);
+    expect(ev.code).toBe(1);
+    expect(ev.err).toMatch(/line 2: key "reward" given twice in feedback/);
+  });
+
   it("an object line that is no decision record is an invalid line, not a record 'without feedback'", async () => {
     const { lines } = loggedRun();
     const dir = mkdtempSync(join(tmpdir(), "routekit-train-records-"));

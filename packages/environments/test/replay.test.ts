@@ -1,6 +1,12 @@
 import { isRouteKitError, Rng, RouteKitError } from "@routekit/core";
 import { describe, expect, it } from "vitest";
-import { HashingFeaturizer, parseReplay, ReplayEnvironment, type ReplayIssue } from "../src/replay/index.js";
+import {
+  findDuplicateJsonKey,
+  HashingFeaturizer,
+  parseReplay,
+  ReplayEnvironment,
+  type ReplayIssue,
+} from "../src/replay/index.js";
 
 function issuesOf(fn: () => unknown): ReplayIssue[] {
   try {
@@ -145,6 +151,36 @@ describe("parseReplay", () => {
     expect(issues[2]?.message).toMatch(/missing "model"/);
     expect(issues[3]?.message).toMatch(/cost -1/);
     expect(() => parseReplay(text)).toThrow(/line 3: score "high"/);
+  });
+
+  it("refuses a JSONL row naming a key twice (JSON.parse kept the last score), naming the line", () => {
+    const text = [
+      '{"prompt": "p", "model": "a", "score": 0.9}',
+      '{"prompt": "p", "model": "b", "score": 0.1, "score": 0.95}',
+      '{"prompt": "q:r", "model": "a", "score": 0.5, "meta": {"x": 1, "y": {"x": 2}}}',
+      '{"prompt": "q:r", "model": "b", "score": 0.5, "meta": {"x": 1, "x": 2}}',
+    ].join("\r\n");
+    const issues = issuesOf(() => parseReplay(text));
+    expect(issues.map((i) => i.line)).toEqual([2, 4]);
+    expect(issues[0]?.message).toMatch(/^key "score" given twice in the top-level object/);
+    expect(issues[1]?.message).toMatch(/^key "x" given twice in meta/);
+  });
+
+  it("lists bad rows and prompts missing a model in one message, as the playground README's example shows", () => {
+    const rust = "Write a Rust function that parses a date.";
+    const text = jsonl([
+      { prompt: rust, model: "coder-7b", score: 0.91, cost: 0.2 },
+      { prompt: rust, model: "generalist-70b", score: 0.72, cost: 1.0 },
+      { prompt: rust, model: "math-13b", score: "high", cost: 0.3 }, // refused: not also "no score for math-13b"
+      { prompt: "Solve x^2 = 4", model: "coder-7b", score: 0.5, cost: 0.2 },
+      { prompt: "Solve x^2 = 4", model: "generalist-70b", score: 0.9, cost: 1.0 },
+      { prompt: "Solve x^2 = 4", model: "math-13b", score: 0.95, cost: 0.3 },
+      { prompt: "Who wrote Middlemarch?", model: "generalist-70b", score: 0.9, cost: 1.0 },
+      { prompt: "Who wrote Middlemarch?", model: "math-13b", score: 0.1, cost: 0.3 },
+    ]);
+    expect(() => parseReplay(text)).toThrow(
+      'replay data has 2 problems: line 3: score "high" is not a finite number; line 7: prompt "Who wrote Middlemarch?" has no score for "coder-7b" (every prompt needs all 3 models)',
+    );
   });
 
   it("reports prompts missing a model at the prompt's first line", () => {
@@ -298,5 +334,80 @@ describe("replay numbers and model filters (hostile input)", () => {
   it("a requested model that is not in the file is an error listing the file's models", () => {
     const issues = issuesOf(() => parseReplay(csv("0.1"), { format: "csv", models: ["nonexist"] }));
     expect(issues.map((i) => i.message)).toContain('model "nonexist" has no rows (models in the file: a, b)');
+  });
+});
+
+describe("findDuplicateJsonKey", () => {
+  const cases: [string, { key: string; path: string } | undefined][] = [
+    ['{"a":1,"b":2}', undefined],
+    ['{"a":1,"a":2}', { key: "a", path: "" }],
+    ['{"a":1,"b":{"a":2}}', undefined],
+    ['{"a":"x:y","b":"\\":"}', undefined], // colons and escaped quotes inside strings
+    ['{"a:b":1,"a:b":2}', { key: "a:b", path: "" }],
+    ['{"a":1,"\\u0061":2}', { key: "a", path: "" }], // the same key, escaped
+    ['{"\\u003a":1,":":2}', { key: ":", path: "" }], // a colon written as an escape
+    ['{"\\u003a":1,"b":2}', undefined],
+    ['{"d":{"s":[{"p":1},{"p":2,"q":3,"p":4}]}}', { key: "p", path: "d.s[1]" }],
+    ['[{"a":1},{"a":1}]', undefined],
+    ['{"__proto__":1,"__proto__":2}', { key: "__proto__", path: "" }],
+    ['{"a\\\\":1,"a\\\\":2}', { key: "a\\", path: "" }], // a key ending in an escaped backslash
+    ["{}", undefined],
+    ['"a:b"', undefined],
+    ["3", undefined],
+  ];
+  it("finds the first key given twice in one object, with or without the parsed value", () => {
+    for (const [text, expected] of cases) {
+      expect(findDuplicateJsonKey(text), text).toEqual(expected);
+      expect(findDuplicateJsonKey(text, JSON.parse(text)), text).toEqual(expected);
+    }
+  });
+
+  it("agrees with a reference on random objects with and without duplicates", () => {
+    const rng = Rng.fromSeed("dup-keys");
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rng.uniform() * xs.length)] as T;
+    const keys = ["a", "b", ":", "a:b", '"', "\\", "\u00e9"];
+    const value = (depth: number): string => {
+      const u = rng.uniform();
+      if (depth > 2 || u < 0.4) return pick(["1", '"x:y"', '":"', "null", '"\\""']);
+      if (u < 0.6)
+        return `[${Array.from({ length: Math.floor(rng.uniform() * 3) }, () => value(depth + 1)).join(",")}]`;
+      const n = Math.floor(rng.uniform() * 4);
+      const ks = Array.from({ length: n }, () => pick(keys));
+      return `{${ks.map((k) => `${JSON.stringify(k)}:${value(depth + 1)}`).join(",")}}`;
+    };
+    // Reference: the text has more key/value pairs (colons outside strings) than the parsed value has keys.
+    const hasDuplicate = (text: string): boolean => {
+      let pairs = 0;
+      let inString = false;
+      for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (inString) {
+          if (c === "\\") i++;
+          else if (c === '"') inString = false;
+        } else if (c === '"') inString = true;
+        else if (c === ":") pairs++;
+      }
+      let keysParsed = 0;
+      const walk = (v: unknown): void => {
+        if (Array.isArray(v)) v.forEach(walk);
+        else if (v !== null && typeof v === "object") {
+          for (const k of Object.keys(v)) {
+            keysParsed++;
+            walk((v as Record<string, unknown>)[k]);
+          }
+        }
+      };
+      walk(JSON.parse(text));
+      return pairs > keysParsed;
+    };
+    let withDuplicates = 0;
+    for (let i = 0; i < 400; i++) {
+      const text = value(0);
+      const expected = hasDuplicate(text);
+      if (expected) withDuplicates++;
+      expect(findDuplicateJsonKey(text) !== undefined, text).toBe(expected);
+      expect(findDuplicateJsonKey(text, JSON.parse(text)) !== undefined, text).toBe(expected);
+    }
+    expect(withDuplicates).toBeGreaterThan(20);
   });
 });

@@ -1,7 +1,13 @@
 import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { ErrorCode, RouteKitError } from "@routekit/core";
-import { CascadeReplayEnvironment, parseReplay, ReplayEnvironment, type ReplayTable } from "@routekit/environments";
+import { ErrorCode, isRouteKitError, RouteKitError } from "@routekit/core";
+import {
+  CascadeReplayEnvironment,
+  HashingFeaturizer,
+  parseReplay,
+  ReplayEnvironment,
+  type ReplayTable,
+} from "@routekit/environments";
 import { UsageError } from "../errors.js";
 import type { FamilyRegistry, Params } from "./types.js";
 
@@ -27,6 +33,14 @@ export function loadReplayTable(params: Params): ReplayTable {
   if (!isFile) {
     throw new RouteKitError(ErrorCode.InvalidArgument, `cannot read replay data file ${data}: not a regular file`);
   }
+  const featurizer = {
+    dim: Number(params.dim),
+    wordNgrams: Number(params.wordNgrams),
+    charNgrams: [Number(params.charMin), Number(params.charMax)] as [number, number],
+  };
+  // The featurizer's options are the user's parameters, not the data: a value it refuses (`--dim 1e9`) is bad usage
+  // (exit 2), checked before the file is read; only the table's own problems are failures (exit 1).
+  userParam(params, () => new HashingFeaturizer(featurizer));
   const key = JSON.stringify({ ...params, data: path, mtime });
   const hit = cache.get(key);
   if (hit) return hit;
@@ -45,11 +59,7 @@ export function loadReplayTable(params: Params): ReplayTable {
     format: params.format as "auto" | "jsonl" | "csv",
     context: params.context as "auto" | "text" | "embedding",
     ...(models.length > 0 ? { models } : {}),
-    featurizer: {
-      dim: Number(params.dim),
-      wordNgrams: Number(params.wordNgrams),
-      charNgrams: [Number(params.charMin), Number(params.charMax)],
-    },
+    featurizer,
   });
   cache.set(key, table);
   return table;
@@ -67,10 +77,20 @@ const replayDefaults: Params = {
   order: "shuffle",
 };
 
+/** `build()`, with a library error (a parameter value it refuses) turned into bad usage naming the parameters. */
+function userParam<T>(params: Params, build: () => T): T {
+  try {
+    return build();
+  } catch (e) {
+    if (isRouteKitError(e)) throw new UsageError(`environment replay ${JSON.stringify(params)}: ${e.message}`);
+    throw e;
+  }
+}
+
 function readOrder(params: Params): "shuffle" | "sequential" {
   const order = String(params.order);
   if (order !== "shuffle" && order !== "sequential") {
-    throw new RouteKitError(ErrorCode.InvalidArgument, `order must be "shuffle" or "sequential", got "${order}"`);
+    throw new UsageError(`environment replay: order must be "shuffle" or "sequential", got "${order}"`);
   }
   return order;
 }
@@ -87,7 +107,8 @@ export const replayRegistry: FamilyRegistry = {
         "your logged outcomes (JSONL/CSV: prompt or embedding, model, score, cost) replayed as a full-information table",
       defaults: replayDefaults,
       create(params) {
-        return new ReplayEnvironment(loadReplayTable(params), { order: readOrder(params) });
+        const order = readOrder(params);
+        return new ReplayEnvironment(loadReplayTable(params), { order });
       },
     },
     {
@@ -99,10 +120,12 @@ export const replayRegistry: FamilyRegistry = {
       defaults: { ...replayDefaults, costWeight: 1 },
       create(params) {
         const { costWeight, ...tableParams } = params;
-        return new CascadeReplayEnvironment(loadReplayTable(tableParams), {
-          order: readOrder(params),
-          costWeight: Number(costWeight),
-        });
+        const order = readOrder(params);
+        const weight = Number(costWeight);
+        if (!(Number.isFinite(weight) && weight > 0)) {
+          throw new UsageError(`environment replay-cascade: costWeight must be a finite number > 0, got ${costWeight}`);
+        }
+        return new CascadeReplayEnvironment(loadReplayTable(tableParams), { order, costWeight: weight });
       },
     },
   ],

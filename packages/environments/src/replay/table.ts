@@ -1,5 +1,6 @@
 import { describe, ErrorCode, optionKeys, RouteKitError, rejectUnknownOptions } from "@routekit/core";
 import { type FeaturizerConfig, type FeaturizerOptions, HashingFeaturizer } from "./featurizer.js";
+import { duplicateKeyMessage, findDuplicateJsonKey } from "./json-keys.js";
 
 /** One problem found in the input, by 1-based line number of the file. */
 export interface ReplayIssue {
@@ -122,6 +123,11 @@ function jsonlRecords(text: string, issues: ReplayIssue[], wanted?: readonly str
       obj = JSON.parse(raw);
     } catch (e) {
       issues.push({ line, message: `not valid JSON (${(e as Error).message})` });
+      continue;
+    }
+    const dup = findDuplicateJsonKey(raw, obj);
+    if (dup !== undefined) {
+      issues.push({ line, message: duplicateKeyMessage(dup) });
       continue;
     }
     if (obj === null || typeof obj !== "object" || Array.isArray(obj)) {
@@ -380,6 +386,8 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
   let dim = -1;
   let dimLine = 0;
   const recordCost: { line: number; has: boolean }[] = [];
+  // (prompt key, model) of rows refused for a problem of their own: not reported again as a missing score.
+  const refusedCells = new Set<string>();
   for (const r of records) {
     const before = issues.length;
     const model = r.get("model");
@@ -437,25 +445,33 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
         });
       } else ctxText = raw;
     }
-    if (issues.length > before) continue;
     const id = r.get("id");
     const key =
       id !== undefined && (typeof id === "string" || typeof id === "number")
         ? `id:${String(id)}`
         : ctxText !== undefined
           ? `text:${ctxText}`
-          : `vec:${(vector as number[]).join(",")}`;
-    let p = prompts.get(key);
+          : vector !== undefined
+            ? `vec:${vector.join(",")}`
+            : undefined;
+    if (issues.length > before) {
+      // Its prompt is not "missing" this model: the row was there, and is reported for what is wrong with it.
+      if (key !== undefined) refusedCells.add(`${key}\u0000${modelId}`);
+      continue;
+    }
+    let p = prompts.get(key as string);
     if (!p) {
-      p = { key, line: r.line, cells: new Map() };
+      p = { key: key as string, line: r.line, cells: new Map() };
       if (ctxText !== undefined) p.text = ctxText;
       if (vector !== undefined) p.vector = vector;
-      prompts.set(key, p);
+      prompts.set(key as string, p);
     } else if (ctxText !== undefined && p.text !== ctxText) {
       issues.push({ line: r.line, message: `prompt text differs from line ${p.line}'s for the same prompt id` });
+      refusedCells.add(`${key}\u0000${modelId}`);
       continue;
     } else if (vector && p.vector?.some((x, i) => x !== vector[i])) {
       issues.push({ line: r.line, message: `embedding differs from line ${p.line}'s for the same prompt id` });
+      refusedCells.add(`${key}\u0000${modelId}`);
       continue;
     }
     if (!seenModelSet.has(modelId)) {
@@ -487,9 +503,10 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
     }
   }
   if (issues.length === 0 && prompts.size === 0) issues.push({ line: 0, message: "no data rows" });
-  if (issues.length === 0) {
+  // Checked beside the rows' own problems, so that one run lists them all (the README's example has both kinds).
+  if (!issues.some((i) => i.line === 0)) {
     for (const p of prompts.values()) {
-      const missing = models.filter((m) => !p.cells.has(m));
+      const missing = models.filter((m) => !p.cells.has(m) && !refusedCells.has(`${p.key}\u0000${m}`));
       if (missing.length > 0) {
         const what = p.key.startsWith("text:") ? `prompt "${shorten(p.key.slice(5))}"` : `prompt ${shorten(p.key)}`;
         issues.push({
