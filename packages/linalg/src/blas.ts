@@ -27,6 +27,20 @@ export function dotScalar(x: Float64Array, y: Float64Array, n = x.length, xo = 0
  */
 const DOT_OUT = new Float64Array(1);
 
+/** {@link dotScalar} stored into out[oi] rather than returned (nothing to box: see DOT_OUT). */
+export function dotScalarTo(
+  x: Float64Array,
+  y: Float64Array,
+  n: number,
+  xo: number,
+  yo: number,
+  out: Float64Array,
+  oi: number,
+): void {
+  dotInto(x, y, n, xo, yo);
+  out[oi] = DOT_OUT[0] as number;
+}
+
 /** dotScalar's body; the result goes to DOT_OUT[0]. */
 function dotInto(x: Float64Array, y: Float64Array, n: number, xo: number, yo: number): void {
   let s0 = 0;
@@ -109,8 +123,10 @@ export function gemvT(
  * adds A[i][j] x[j] to row i's sum (same partial-sum order as {@link dotScalar}) and A[i][j] x[i] to y[j].
  */
 export function symvUpperScalar(A: Float64Array, n: number, x: Float64Array, y: Float64Array, ld = n): void {
-  // The fused pass writes y with exactly these bits; its quadratic form costs one multiply-add per row.
-  symvQuadUpperScalar(A, n, x, y, ld);
+  // The fused pass writes y with exactly these bits; its quadratic form costs one multiply-add per row. It is
+  // called through symvQuadInto, which returns nothing: symvQuadUpperScalar's returned double, when V8 does not
+  // inline it (it is too large to be), is boxed into a 16-byte heap number even if nobody reads it.
+  symvQuadInto(A, n, x, y, ld);
 }
 
 /**
@@ -119,6 +135,12 @@ export function symvUpperScalar(A: Float64Array, n: number, x: Float64Array, y: 
  * product's, the same operations in the same order). y must not alias x.
  */
 export function symvQuadUpperScalar(A: Float64Array, n: number, x: Float64Array, y: Float64Array, ld = n): number {
+  symvQuadInto(A, n, x, y, ld);
+  return DOT_OUT[0] as number;
+}
+
+/** symvQuadUpperScalar's body; the quadratic form goes to DOT_OUT[0]. */
+function symvQuadInto(A: Float64Array, n: number, x: Float64Array, y: Float64Array, ld: number): void {
   y.fill(0, 0, n);
   let total = 0;
   for (let i = 0; i < n; i++) {
@@ -178,7 +200,7 @@ export function symvQuadUpperScalar(A: Float64Array, n: number, x: Float64Array,
     y[i] = (y[i] as number) + (di + r);
     total += xi * (di + 2 * r);
   }
-  return total;
+  DOT_OUT[0] = total;
 }
 
 /** x^T A x for symmetric A, reading the upper triangle only: sum_i x_i (A_ii x_i + 2 sum_{j>i} A_ij x_j). */
@@ -196,6 +218,26 @@ export function quadFormUpperScalar(A: Float64Array, n: number, x: Float64Array,
 
 /** A += alpha x x^T on the upper triangle of symmetric n x n A. */
 export function syrUpperScalar(A: Float64Array, n: number, alpha: number, x: Float64Array, ld = n): void {
+  ALPHA[0] = alpha;
+  syrUpperScalarAt(A, n, ALPHA, 0, x, ld);
+}
+
+/** Scratch for syrUpperScalar's alpha. */
+const ALPHA = new Float64Array(1);
+
+/**
+ * {@link syrUpperScalar} with alpha = alphas[ai]. For callers that compute alpha: a double passed to a function
+ * V8 does not inline is boxed into a 16-byte heap number, a double read from a typed array is not.
+ */
+export function syrUpperScalarAt(
+  A: Float64Array,
+  n: number,
+  alphas: Float64Array,
+  ai: number,
+  x: Float64Array,
+  ld: number,
+): void {
+  const alpha = alphas[ai] as number;
   for (let i = 0; i < n; i++) {
     const axi = alpha * (x[i] as number);
     if (axi === 0) continue;

@@ -13,11 +13,13 @@
 import {
   addRowsScalar,
   dotScalar,
+  dotScalarTo,
   gemvScalar,
   quadFormUpperScalar,
   symvQuadUpperScalar,
   symvUpperScalar,
   syrUpperScalar,
+  syrUpperScalarAt,
 } from "./blas.js";
 import {
   arenaKernelsAt,
@@ -109,6 +111,21 @@ export function dot(x: Float64Array, y: Float64Array, n = x.length, xo = 0, yo =
   return dotScalar(x, y, n, xo, yo);
 }
 
+/**
+ * {@link dot}(x, y, n) stored into out[oi] instead of returned: a double returned from a call V8 does not inline
+ * is boxed into a 16-byte heap number, one stored into a typed array is not. Same bits as `dot`.
+ */
+export function dotTo(x: Float64Array, y: Float64Array, n: number, out: Float64Array, oi: number): void {
+  if (n >= DOT_WASM_MIN_N && K !== null) {
+    const k = dotKernels(x, y, n, 0, 0);
+    if (k !== null) {
+      out[oi] = k.dot(x.byteOffset, y.byteOffset, n);
+      return;
+    }
+  }
+  dotScalarTo(x, y, n, 0, 0, out, oi);
+}
+
 /** y = alpha A x + beta y (row-major A, row stride ld); with beta = 0, y is not read. */
 export function gemv(
   A: Float64Array,
@@ -194,6 +211,29 @@ export function syrUpper(A: Float64Array, n: number, alpha: number, x: Float64Ar
     }
   }
   syrUpperScalar(A, n, alpha, x, ld);
+}
+
+/**
+ * {@link syrUpper} with alpha = alphas[ai], for a caller that computes alpha: a double passed to a function V8
+ * does not inline is boxed into a 16-byte heap number, one read from a typed array is not. Same bits.
+ */
+export function syrUpperAt(
+  A: Float64Array,
+  n: number,
+  alphas: Float64Array,
+  ai: number,
+  x: Float64Array,
+  ld: number,
+): void {
+  if (K !== null && fitsMatrix(A, n, n, ld) && fits(x, 0, n)) {
+    const a = arenaOf(A.buffer);
+    const xo = a < 0 ? -1 : vectorIn(a, x, n, 0);
+    if (xo >= 0) {
+      arenaKernelsAt(a).syr(A.byteOffset, n, alphas[ai] as number, xo, ld);
+      return;
+    }
+  }
+  syrUpperScalarAt(A, n, alphas, ai, x, ld);
 }
 
 /**

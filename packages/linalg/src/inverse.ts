@@ -1,5 +1,11 @@
-import { dot, symvUpper, syrUpper } from "./dispatch.js";
+import { dot, dotTo, symvUpper, syrUpperAt } from "./dispatch.js";
 import { syrUpperMirrored } from "./mirror32.js";
+
+/**
+ * Scratch for the Sherman-Morrison and bordered-inverse steps: [0] = the dot product, [1] = the rank-1
+ * coefficient. Its slots hold doubles unboxed (see shermanMorrisonUpdate).
+ */
+const SM_SCRATCH = new Float64Array(2);
 
 /**
  * Sherman-Morrison: given the upper triangle of Ainv = A^-1 (symmetric n x n), makes it
@@ -17,10 +23,13 @@ export function shermanMorrisonUpdate(
   ld = n,
 ): number {
   symvUpper(Ainv, n, x, u, ld);
-  // Same two lines as shermanMorrisonWithU, not a call to it: a double returned from a call V8 does
-  // not inline is boxed (a 16-byte allocation per update).
-  const denom = 1 + w * dot(x, u, n);
-  syrUpper(Ainv, n, -w / denom, u, ld);
+  // Same lines as shermanMorrisonWithU, not a call to it: a double returned from a call V8 does not inline
+  // is boxed (a 16-byte allocation per update), and so is one passed to such a call. The dot product and
+  // the rank-1 coefficient therefore travel through SM_SCRATCH, whose slots hold them unboxed.
+  dotTo(x, u, n, SM_SCRATCH, 0);
+  const denom = 1 + w * (SM_SCRATCH[0] as number);
+  SM_SCRATCH[1] = -w / denom;
+  syrUpperAt(Ainv, n, SM_SCRATCH, 1, u, ld);
   return denom;
 }
 
@@ -33,8 +42,10 @@ export function shermanMorrisonWithU(
   w = 1,
   ld = n,
 ): number {
-  const denom = 1 + w * dot(x, u, n);
-  syrUpper(Ainv, n, -w / denom, u, ld);
+  dotTo(x, u, n, SM_SCRATCH, 0); // through SM_SCRATCH: see shermanMorrisonUpdate
+  const denom = 1 + w * (SM_SCRATCH[0] as number);
+  SM_SCRATCH[1] = -w / denom;
+  syrUpperAt(Ainv, n, SM_SCRATCH, 1, u, ld);
   return denom;
 }
 
@@ -91,11 +102,13 @@ export function borderedInverseAppendWithProduct(
   u: Float64Array,
   minSchur = 1e-12,
 ): number {
-  let s = c - dot(b, u, n);
+  dotTo(b, u, n, SM_SCRATCH, 0); // through SM_SCRATCH: see shermanMorrisonUpdate
+  let s = c - (SM_SCRATCH[0] as number);
   if (!(s > minSchur)) s = minSchur;
   const inv = 1 / s;
+  SM_SCRATCH[1] = inv;
   // Top-left block: M^-1 + (M^-1 b)(M^-1 b)^T / s.
-  syrUpper(Ainv, n, inv, u, ld);
+  syrUpperAt(Ainv, n, SM_SCRATCH, 1, u, ld);
   for (let i = 0; i < n; i++) Ainv[i * ld + n] = -(u[i] as number) * inv;
   Ainv[n * ld + n] = inv;
   return s;

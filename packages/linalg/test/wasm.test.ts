@@ -14,6 +14,7 @@ import {
   addRows,
   allocF64,
   allocF64From,
+  borderedInverseAppendWithProduct,
   dot,
   freeF64,
   gemv,
@@ -21,6 +22,8 @@ import {
   linalgBackend,
   linalgMemoryStats,
   quadFormUpper,
+  shermanMorrisonUpdate,
+  shermanMorrisonWithU,
   symvQuadUpper,
   symvUpper,
   syrUpper,
@@ -167,6 +170,49 @@ describe.runIf(simd)("WebAssembly SIMD kernels give the same bits as the TypeScr
         expectSameBits(y, y2, n + 2);
         expectSameBits(y, y3, n + 2);
       }
+    }
+  });
+
+  test("shermanMorrisonUpdate, shermanMorrisonWithU, borderedInverseAppendWithProduct: both backends, the bits of dot + syr", () => {
+    for (const n of sizes) {
+      const ld = n + 1 + (n % 3);
+      const size = (n + 1) * ld; // room for the bordered row n
+      const A = allocF64(size);
+      for (let i = 0; i < n; i++) A[i * ld + i] = 2;
+      for (let i = 0; i < size; i++) A[i] = (A[i] as number) + 0.01 * rng.normal();
+      const x = rng.fill(allocF64(n), 0.3);
+      const w = 0.5 + rng.uniform();
+      // Reference: the formula spelled out with the public kernels (scalar twins on plain copies).
+      const ref = new Float64Array(A);
+      const uRef = new Float64Array(n);
+      symvUpperScalar(ref, n, new Float64Array(x), uRef, ld);
+      const denomRef = 1 + w * dotScalar(x, uRef, n);
+      syrUpperScalar(ref, n, -w / denomRef, uRef, ld);
+      const P = new Float64Array(A); // TypeScript path
+      const uP = new Float64Array(n);
+      expect(Object.is(shermanMorrisonUpdate(P, n, new Float64Array(x), uP, w, ld), denomRef)).toBe(true);
+      expectSameBits(P, ref, size);
+      expectSameBits(uP, uRef, n);
+      const W = allocF64From(A); // WebAssembly path
+      const uW = allocF64(n);
+      expect(Object.is(shermanMorrisonUpdate(W, n, x, uW, w, ld), denomRef)).toBe(true);
+      expectSameBits(W, ref, size);
+      const V = allocF64From(A);
+      expect(Object.is(shermanMorrisonWithU(V, n, x, uW, w, ld), denomRef)).toBe(true);
+      expectSameBits(V, ref, size);
+      // Bordering: the inverse's row n from b = x and a c that keeps the Schur complement above its floor.
+      const B = allocF64From(A);
+      const Bs = new Float64Array(A);
+      const refB = new Float64Array(A);
+      const c = 1 + 2 * Math.abs(dotScalar(x, uRef, n));
+      const sRef = c - dotScalar(x, uRef, n);
+      syrUpperScalar(refB, n, 1 / sRef, uRef, ld);
+      for (let i = 0; i < n; i++) refB[i * ld + n] = -(uRef[i] as number) * (1 / sRef);
+      refB[n * ld + n] = 1 / sRef;
+      expect(Object.is(borderedInverseAppendWithProduct(B, n, ld, x, c, uW), sRef)).toBe(true);
+      expect(Object.is(borderedInverseAppendWithProduct(Bs, n, ld, new Float64Array(x), c, uP), sRef)).toBe(true);
+      expectSameBits(B, refB, size);
+      expectSameBits(Bs, refB, size);
     }
   });
 

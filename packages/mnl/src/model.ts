@@ -3,6 +3,7 @@
  * matrices. Probability vectors have n + 1 entries: the n offered items, then the outside option.
  */
 import {
+  addRows,
   choleskyInverseUpper,
   choleskyRank1Update,
   choleskySolve,
@@ -405,6 +406,15 @@ export function checkedOptimisticUtilities(
 ): number {
   const kernel = checkedUtilitiesKernel(d);
   if (kernel !== undefined) return kernel(f, n, w, M, c, util, max, T, cand, stats);
+  const bad = firstRowAbove(f, n, d, max);
+  if (bad >= 0) return bad;
+  optimisticUtilitiesGeneric(f, n, d, w, M, c, util);
+  topKCandidates(util, n, T, cand, stats);
+  return -1;
+}
+
+/** The index of the first of the n rows of f (row stride d) whose squared norm is not <= max (NaN fails), or -1. */
+function firstRowAbove(f: Float64Array, n: number, d: number, max: number): number {
   for (let i = 0; i < n; i++) {
     let s = 0;
     for (let k = 0; k < d; k++) {
@@ -413,7 +423,14 @@ export function checkedOptimisticUtilities(
     }
     if (!(s <= max)) return i;
   }
-  optimisticUtilitiesGeneric(f, n, d, w, M, c, util);
+  return -1;
+}
+
+/**
+ * The top-K's threshold path for utilities util[0..n) (see {@link checkedOptimisticUtilities}): the indices of the
+ * items above T into cand, stats = [sum, sum of squares, count].
+ */
+function topKCandidates(util: Float64Array, n: number, T: number, cand: Int32Array, stats: Float64Array): void {
   let s1 = 0;
   let s2 = 0;
   let nc = 0;
@@ -427,6 +444,77 @@ export function checkedOptimisticUtilities(
   stats[0] = s1;
   stats[1] = s2;
   stats[2] = nc;
+}
+
+/**
+ * Optimistic utilities util[i] = x_i . w + c ||x_i||_{H^-1} for the n rows of f (row stride d) from the lower
+ * Cholesky factor L of H (row-major, H = L L^T), without H^-1: ||x||^2_{H^-1} = ||L^-1 x||^2. One forward
+ * substitution for a batch of b items at once, Y = L^-1 X^T: row k of Y (the k-th entry of every item's
+ * solution, b long) is (row k of X^T - sum_{j<k} L_kj Y_j) / L_kk, linalg's `addRows` (WebAssembly SIMD when Y
+ * and L live in its memory), and each item's squared norm adds up along its column. About d^2 / 2 multiply-adds
+ * per item, as many as the quadratic form with H^-1, and no O(d^3) inverse to keep after each update. `Y` is
+ * scratch of at least d values (`allocF64` for the SIMD path); a batch is floor(Y.length / d) items. Each item's
+ * result depends on nothing else in its batch, so the batch size does not change a bit.
+ */
+export function factorUtilities(
+  f: Float64Array,
+  n: number,
+  d: number,
+  w: Float64Array,
+  L: Float64Array,
+  c: number,
+  util: Float64Array,
+  Y: Float64Array,
+): void {
+  if (c !== 0) {
+    const batch = Math.floor(Y.length / d);
+    for (let i0 = 0; i0 < n; i0 += batch) {
+      const b = Math.min(batch, n - i0);
+      for (let i = 0; i < b; i++) util[i0 + i] = 0;
+      for (let k = 0; k < d; k++) {
+        const r = k * b;
+        for (let i = 0; i < b; i++) Y[r + i] = f[(i0 + i) * d + k] as number;
+        if (k > 0) addRows(Y, r, b, Y, 0, b, L, k * d, k, -1);
+        const lkk = L[k * d + k] as number;
+        for (let i = 0; i < b; i++) {
+          const y = (Y[r + i] as number) / lkk;
+          Y[r + i] = y;
+          util[i0 + i] = (util[i0 + i] as number) + y * y;
+        }
+      }
+    }
+  }
+  for (let i = 0; i < n; i++) {
+    const o = i * d;
+    let mean = 0;
+    for (let k = 0; k < d; k++) mean += (f[o + k] as number) * (w[k] as number);
+    util[i] = c === 0 ? mean : mean + c * Math.sqrt(util[i] as number);
+  }
+}
+
+/**
+ * {@link factorUtilities} after checking each row's squared norm is <= `max` (NaN fails): returns the first row
+ * failing the check (utilities then not computed) or -1, and prepares the top-K's threshold path like
+ * {@link checkedOptimisticUtilities}.
+ */
+export function checkedFactorUtilities(
+  f: Float64Array,
+  n: number,
+  d: number,
+  w: Float64Array,
+  L: Float64Array,
+  c: number,
+  util: Float64Array,
+  max: number,
+  T: number,
+  cand: Int32Array,
+  stats: Float64Array,
+  Y: Float64Array,
+): number {
+  const bad = firstRowAbove(f, n, d, max);
+  if (bad >= 0) return bad;
+  factorUtilities(f, n, d, w, L, c, util, Y);
+  topKCandidates(util, n, T, cand, stats);
   return -1;
 }
 

@@ -3,7 +3,8 @@
  * full MNL log-likelihood, optimistic utilities alpha_i = x_i.w + beta_t ||x_i||_{H_t^-1}, and the
  * revenue-maximising assortment of e^{alpha}. Constant time and memory per round (independent of t):
  * O(N d^2) for the utilities, O(n d^2 + d^3) to add the MNL Hessian to the Cholesky factor (formed and
- * factored again), and O(d^3) per iterate only when the exact projection is active.
+ * factored again; past d = 8 with few offered items, n + 1 rank-1 updates in O(n d^2)), O(d^3) for H^-1 for
+ * d <= 8 only, and O(d^3) per iterate only when the exact projection is active.
  */
 import {
   ErrorCode,
@@ -37,7 +38,9 @@ import {
 } from "./base.js";
 import { type BetaParams, ofuMnlBeta, ofuMnlHyperparameters } from "./beta.js";
 import {
+  checkedFactorUtilities,
   checkedOptimisticUtilities,
+  factorUtilities,
   invertCholeskyUpper,
   mnlProbabilities,
   mnlProbabilitiesAndGradient,
@@ -47,6 +50,16 @@ import {
 } from "./model.js";
 import { ProjectionWorkspace, projectUnitBall } from "./projection.js";
 import { WasmUtilities } from "./utilities-wasm.js";
+
+/**
+ * From this contextDim on the utilities are computed from the Cholesky factor (forward substitutions, see
+ * factorUtilities) instead of from an H^-1 refreshed after each update: the d <= 8 kernels (unrolled, WebAssembly)
+ * read H^-1 and keep its exact bits.
+ */
+const FACTOR_UTILITIES_MIN_D = 9;
+
+/** Items per forward substitution of factorUtilities (its scratch is contextDim x this). */
+const FACTOR_UTILITIES_BATCH = 64;
 
 /** Smallest `ridge` and `stepSize` accepted (see resolve). */
 const MIN_RIDGE = 1e-100;
@@ -201,8 +214,15 @@ export class OfuMnlPlus extends MnlPolicyBase {
   private w: Float64Array;
   /** Cholesky factor of H_t (lower, row-major). */
   private L: Float64Array;
-  /** Upper triangle of H_t^-1, refreshed from L after each update (O(d^3), independent of t). */
+  /**
+   * Upper triangle of H_t^-1, refreshed from L after each update (O(d^3), independent of t), for d <= 8 (the
+   * unrolled kernels). Past d = 8 the utilities come from L itself (forward substitutions) and this is empty.
+   */
   private readonly Hinv: Float64Array;
+  /** d > 8: the utilities are computed from the factor L (see factorUtilities), with Y as scratch. */
+  private readonly fromFactor: boolean;
+  /** Scratch of factorUtilities (d x FACTOR_UTILITIES_BATCH, in linalg's memory) when fromFactor. */
+  private readonly Y: Float64Array;
   private updates = 0;
   private readonly frozenBeta: number;
   /** Parameters of beta_t (one object, so the per-round radius allocates nothing). */
@@ -232,7 +252,9 @@ export class OfuMnlPlus extends MnlPolicyBase {
     this.L = allocF64(d * d);
     const s = Math.sqrt(cfg.ridge);
     for (let i = 0; i < d; i++) this.L[i * d + i] = s;
-    this.Hinv = allocF64(d * d);
+    this.fromFactor = d >= FACTOR_UTILITIES_MIN_D;
+    this.Hinv = this.fromFactor ? new Float64Array(0) : allocF64(d * d);
+    this.Y = this.fromFactor ? allocF64(d * FACTOR_UTILITIES_BATCH) : new Float64Array(0);
     const bp = { d, K: this.maxSize, eta: cfg.stepSize, lambda: cfg.ridge, delta: cfg.confidence };
     this.betaParams = bp;
     this.frozenBeta = ofuMnlBeta(1, bp);
@@ -313,12 +335,31 @@ export class OfuMnlPlus extends MnlPolicyBase {
 
   protected scoreItems(f: Float64Array, n: number): void {
     // alpha_i = x_i.w + beta ||x_i||_{H^-1}
-    optimisticUtilities(f, n, this.contextDim, this.w, this.Hinv, this.beta, this.util);
+    if (this.fromFactor) factorUtilities(f, n, this.contextDim, this.w, this.L, this.beta, this.util, this.Y);
+    else optimisticUtilities(f, n, this.contextDim, this.w, this.Hinv, this.beta, this.util);
   }
 
   protected override scoreCheckedItems(f: Float64Array, n: number, revenues: ArrayLike<number> | undefined): number {
     const d = this.contextDim;
     const c = this.beta;
+    if (this.fromFactor) {
+      const bad = checkedFactorUtilities(
+        f,
+        n,
+        d,
+        this.w,
+        this.L,
+        c,
+        this.util,
+        MAX_FEATURE_SQUARED_NORM,
+        this.topHint,
+        this.cand,
+        this.scoreStats,
+        this.Y,
+      );
+      if (bad < 0) this.checkRevenues(revenues, n);
+      return bad;
+    }
     const wasm = this.wasm;
     // Two items per instruction; a row above the norm bound goes to the TypeScript kernel below, which
     // names the first such row. c = 0 (no exploration) also runs there.
@@ -389,7 +430,7 @@ export class OfuMnlPlus extends MnlPolicyBase {
   }
 
   private refreshInverse(): void {
-    invertCholeskyUpper(this.L, this.contextDim, this.Hinv, this.g);
+    if (!this.fromFactor) invertCholeskyUpper(this.L, this.contextDim, this.Hinv, this.g);
   }
 
   toJSON(): Snapshot {

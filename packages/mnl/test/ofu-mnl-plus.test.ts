@@ -1,6 +1,8 @@
 import { Rng } from "@routekit/core";
+import { allocF64, choleskyInverseUpper, invertSPD } from "@routekit/linalg";
 import { describe, expect, it } from "vitest";
 import { OfuMnlPlus, ofuMnlBeta, ofuMnlHyperparameters } from "../src/index.js";
+import { checkedFactorUtilities, factorUtilities, optimisticUtilitiesGeneric } from "../src/model.js";
 import { naiveMnl, randomQuery, sampleChoice, solveDense } from "./helpers.js";
 
 const rowsOf = (f: Float64Array, items: readonly number[], d: number) =>
@@ -284,5 +286,111 @@ describe("OFU-MNL+ state handling", () => {
     const q = randomQuery(rng, 9, 2, 4);
     const arr = p.select({ ...q, features: Array.from(q.features) as unknown as Float64Array });
     expect(arr.items).toEqual(p.select(q).items);
+  });
+});
+
+describe("OFU-MNL+ past d = 8: utilities from the Cholesky factor (no H^-1)", () => {
+  /** A random lower factor with a dominant diagonal (row-major d x d), in plain memory or linalg's. */
+  const randomFactor = (rng: Rng, d: number, wasm: boolean): Float64Array => {
+    const L = wasm ? allocF64(d * d) : new Float64Array(d * d);
+    for (let i = 0; i < d; i++) {
+      for (let j = 0; j < i; j++) L[i * d + j] = rng.normal(0, 0.3);
+      L[i * d + i] = 0.5 + rng.uniform() * 3;
+    }
+    return L;
+  };
+
+  it("factorUtilities is within 1e-12 of the quadratic form with a fresh H^-1, the same bits on both linalg backends and any batch", () => {
+    const rng = Rng.fromSeed(31);
+    for (const d of [9, 16, 33, 64]) {
+      for (const n of [1, 3, 20, 37]) {
+        const L = randomFactor(rng, d, true);
+        const Lplain = new Float64Array(L);
+        const Hinv = new Float64Array(d * d);
+        choleskyInverseUpper(L, d, Hinv, new Float64Array(d));
+        const f = Float64Array.from({ length: n * d }, () => rng.normal(0, 0.3));
+        const w = Float64Array.from({ length: d }, () => rng.normal(0, 0.3));
+        const mean = new Float64Array(n);
+        optimisticUtilitiesGeneric(f, n, d, w, Hinv, 0, mean);
+        for (const c of [0, 0.7, 250]) {
+          const a = new Float64Array(n);
+          const b = new Float64Array(n);
+          const ref = new Float64Array(n);
+          const e = new Float64Array(n);
+          factorUtilities(f, n, d, w, L, c, a, allocF64(d * n)); // one batch, WebAssembly addRows
+          factorUtilities(f, n, d, w, Lplain, c, b, new Float64Array(d * 3)); // batches of 3, TypeScript
+          factorUtilities(f, n, d, w, L, c, e, allocF64(d * 7 + 5)); // batches of 7
+          optimisticUtilitiesGeneric(f, n, d, w, Hinv, c, ref);
+          expect(
+            a.every((v, i) => Object.is(v, b[i]) && Object.is(v, e[i])),
+            `d=${d} n=${n} c=${c}`,
+          ).toBe(true);
+          if (c === 0) expect(a.every((v, i) => Object.is(v, ref[i]))).toBe(true);
+          for (let i = 0; i < n; i++) {
+            // Relative to the sizes of the two terms: sum |x_k w_k| and the width c ||x||_{H^-1}.
+            let meanAbs = 0;
+            for (let k = 0; k < d; k++) meanAbs += Math.abs(f[i * d + k]! * w[k]!);
+            const width = ref[i]! - mean[i]!;
+            expect(Math.abs(a[i]! - ref[i]!)).toBeLessThan(1e-12 * (meanAbs + width));
+          }
+        }
+      }
+    }
+  });
+
+  it("checkedFactorUtilities: the first bad row, or the utilities and the top-K's threshold path", () => {
+    const rng = Rng.fromSeed(32);
+    const d = 12;
+    const n = 13;
+    for (const bad of [-1, 0, 5, 12]) {
+      const L = randomFactor(rng, d, true);
+      const f = Float64Array.from({ length: n * d }, () => rng.normal(0, 0.3));
+      if (bad >= 0) f[bad * d + rng.int(d)] = rng.uniform() < 0.5 ? Number.NaN : -3e50;
+      const w = Float64Array.from({ length: d }, () => rng.normal(0, 0.3));
+      const util = new Float64Array(n);
+      const cand = new Int32Array(n);
+      const stats = new Float64Array(3);
+      const T = rng.normal(0, 0.5);
+      expect(checkedFactorUtilities(f, n, d, w, L, 1.5, util, 1e100, T, cand, stats, allocF64(d * 4))).toBe(bad);
+      if (bad < 0) {
+        const ref = new Float64Array(n);
+        factorUtilities(f, n, d, w, L, 1.5, ref, allocF64(d * n));
+        expect(util.every((v, i) => Object.is(v, ref[i]))).toBe(true);
+        const above = [...ref.keys()].filter((i) => ref[i]! > T);
+        expect(stats[2]).toBe(above.length);
+        expect(Array.from(cand.subarray(0, above.length))).toEqual(above);
+      }
+    }
+  });
+
+  it("after 400 updates (d = 24) the utilities are within 1e-9 of a fresh H^-1 from the factor's H, for every query size", () => {
+    const d = 24;
+    const rng = Rng.fromSeed(33);
+    const wStar = Array.from({ length: d }, () => rng.uniformIn(-0.2, 0.2));
+    const p = new OfuMnlPlus({ contextDim: d, maxSize: 4, preset: "practical" });
+    for (let t = 0; t < 400; t++) {
+      const q = randomQuery(rng, 10 + (t % 30), d, 4, t % 5 === 0);
+      const dec = p.select(q);
+      p.update(dec, { choice: sampleChoice(rng, q, d, wStar, dec.items) });
+    }
+    const H = p.gram();
+    const Hinv = new Float64Array(d * d);
+    expect(invertSPD(H, d, Hinv)).toBe(true);
+    const w = p.weights;
+    for (const N of [1, 7, 50]) {
+      const q = randomQuery(rng, N, d, 4);
+      const dec = p.select(q);
+      const got = (p as unknown as { util: Float64Array }).util;
+      const ref = new Float64Array(N);
+      optimisticUtilitiesGeneric(q.features as Float64Array, N, d, w, Hinv, p.beta, ref);
+      const mean = new Float64Array(N);
+      optimisticUtilitiesGeneric(q.features as Float64Array, N, d, w, Hinv, 0, mean);
+      for (let i = 0; i < N; i++) {
+        const width = ref[i]! - mean[i]!;
+        expect(width).toBeGreaterThan(0);
+        expect(Math.abs(got[i]! - ref[i]!)).toBeLessThan(1e-9 * (Math.abs(mean[i]!) + width));
+      }
+      p.discard(dec);
+    }
   });
 });
