@@ -8,7 +8,9 @@
  * every live replica's position.
  */
 import {
+  describe,
   ErrorCode,
+  errorText,
   isRouteKitError,
   type Json,
   learnedState,
@@ -185,7 +187,14 @@ export class Replica<P extends ReplicaPolicy> {
    */
   static async start<P extends ReplicaPolicy>(options: ReplicaOptions<P>): Promise<Replica<P>> {
     checkOptions(options);
-    const r = new Replica(options, options.create());
+    const policy = options.create();
+    let r: Replica<P>;
+    try {
+      r = new Replica(options, policy);
+    } catch (e) {
+      // ioredis parses a URL string in its constructor (e.g. "not a url" throws TypeError: Invalid URL).
+      throw new RouteKitError(ErrorCode.InvalidArgument, `option redis is not usable: ${errorText(e)}`, { cause: e });
+    }
     try {
       await r.writer.connect();
       await r.reader.connect();
@@ -241,28 +250,32 @@ export class Replica<P extends ReplicaPolicy> {
    * policy's `learn` (a refused event is skipped by every replica alike).
    */
   feedback(globalId: string, feedback: Json): void {
+    this.checkOpen();
     if (typeof globalId !== "string") {
-      throw new RouteKitError(ErrorCode.InvalidArgument, `a decision id must be a string, got ${typeof globalId}`);
+      throw new RouteKitError(ErrorCode.InvalidArgument, `a decision id must be a string, got ${describe(globalId)}`);
     }
-    if (!globalId.includes("~")) {
-      throw new RouteKitError(ErrorCode.UnknownDecision, `not a replicated decision id: ${JSON.stringify(globalId)}`);
-    }
-    if (feedback === null || typeof feedback !== "object" || Array.isArray(feedback)) {
-      throw new RouteKitError(ErrorCode.InvalidArgument, "feedback must be an object, e.g. { reward: 0.8 }");
+    if (!GLOBAL_ID.test(globalId)) {
+      throw new RouteKitError(
+        ErrorCode.UnknownDecision,
+        `not a replicated decision id (<replicaId>~<incarnation>:<local id>): ${describe(globalId)}`,
+      );
     }
     // The stream carries JSON: NaN would arrive as null and be refused by every replica, long after the call.
-    checkJson(feedback, "feedback");
-    this.publish({ type: "f", id: globalId, feedback: JSON.stringify(feedback), writer: this.prefix, ts: Date.now() });
+    // Each field is read once, into the copy that is written.
+    const text = JSON.stringify(feedbackJson(feedback));
+    this.publish({ type: "f", id: globalId, feedback: text, writer: this.prefix, ts: Date.now() });
   }
 
   /** Adds an arm on every replica (applied when read from the stream, here too). */
   addArm(id: string): void {
+    this.checkOpen();
     checkArmId(id);
     this.publish({ type: "a", arm: id, writer: this.prefix, ts: Date.now() });
   }
 
   /** Removes an arm on every replica (applied when read from the stream, here too). */
   removeArm(id: string): void {
+    this.checkOpen();
     checkArmId(id);
     this.publish({ type: "r", arm: id, writer: this.prefix, ts: Date.now() });
   }
@@ -550,30 +563,58 @@ function checkOptions<P extends ReplicaPolicy>(o: ReplicaOptions<P>): void {
 
 function checkArmId(id: unknown): void {
   if (typeof id !== "string" || id.length === 0) {
-    throw new RouteKitError(
-      ErrorCode.InvalidArgument,
-      `an arm id must be a non-empty string, got ${JSON.stringify(id)}`,
-    );
+    throw new RouteKitError(ErrorCode.InvalidArgument, `an arm id must be a non-empty string, got ${describe(id)}`);
   }
 }
 
-/** Throws unless `v` survives JSON exactly: finite numbers (NON_FINITE), strings, booleans, null, arrays, objects. */
-function checkJson(v: unknown, path: string): void {
-  if (v === null || typeof v === "string" || typeof v === "boolean") return;
+/** A decision id `select` returns: `<replicaId>~<incarnation>:<local id>`. */
+const GLOBAL_ID = /^[^~\s]+~[0-9a-z]+:.+$/s;
+
+/**
+ * A plain copy of a feedback object that survives JSON exactly, each field read once (a getter cannot pass
+ * the check with one value and be written with another): NaN or Infinity anywhere is NON_FINITE; a BigInt,
+ * function, symbol, cycle, or a getter that throws is INVALID_ARGUMENT.
+ */
+function feedbackJson(feedback: unknown): Json {
+  try {
+    if (feedback === null || typeof feedback !== "object" || Array.isArray(feedback)) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, "feedback must be an object, e.g. { reward: 0.8 }");
+    }
+    return jsonCopy(feedback, "feedback", "", new Set()) as Json;
+  } catch (e) {
+    if (isRouteKitError(e)) throw e;
+    throw new RouteKitError(ErrorCode.InvalidArgument, `reading the feedback threw: ${errorText(e)}`);
+  }
+}
+
+function jsonCopy(v: unknown, path: string, key: string, open: Set<object>): Json {
+  if (v === null || typeof v === "string" || typeof v === "boolean") return v;
   if (typeof v === "number") {
     if (!Number.isFinite(v)) throw new RouteKitError(ErrorCode.NonFinite, `${path} must be finite, got ${v}`);
-    return;
+    return v;
   }
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) checkJson(v[i], `${path}[${i}]`);
-    return;
+  if (typeof v !== "object") {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `${path} must be plain JSON data, got ${describe(v)}`);
   }
-  if (typeof v === "object") {
-    for (const [k, x] of Object.entries(v as Record<string, unknown>))
-      if (x !== undefined) checkJson(x, `${path}.${k}`);
-    return;
+  if (open.has(v)) {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `${path} contains itself (a cycle): JSON cannot carry it`);
   }
-  throw new RouteKitError(ErrorCode.InvalidArgument, `${path} must be plain JSON data, got a ${typeof v}`);
+  // What JSON.stringify would write for it (a Date's ISO string).
+  const toJSON = (v as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === "function") return jsonCopy(toJSON.call(v, key), path, key, open);
+  open.add(v);
+  try {
+    if (Array.isArray(v)) {
+      const out: Json[] = [];
+      for (let i = 0; i < v.length; i++) out.push(jsonCopy(v[i], `${path}[${i}]`, String(i), open));
+      return out;
+    }
+    const out: Record<string, Json> = Object.create(null);
+    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = jsonCopy(x, `${path}.${k}`, k, open);
+    return out;
+  } finally {
+    open.delete(v);
+  }
 }
 
 function sleep(ms: number): Promise<void> {

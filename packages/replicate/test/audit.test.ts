@@ -1,0 +1,114 @@
+/**
+ * Outside audit of the README against a real redis-server: a stream trimmed under a replica that stalled,
+ * a corrupt newest snapshot, and call checks on odd input. Seeded; no timing assertions.
+ */
+import { LinUCBDisjoint } from "@routekit/classic";
+import { ErrorCode, isRouteKitError, Rng, type Snapshot } from "@routekit/core";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Replica, type ReplicaOptions } from "../src/index.js";
+import { type RedisServer, startRedisServer } from "../src/server.js";
+
+const ARMS = ["small", "medium", "large"];
+const create = () => new LinUCBDisjoint({ arms: ARMS, contextDim: 3, seed: 1 });
+const restore = (s: Snapshot) => LinUCBDisjoint.fromJSON(s);
+
+let server: RedisServer;
+beforeAll(async () => {
+  server = await startRedisServer();
+}, 600_000);
+afterAll(async () => {
+  await server?.stop({ removeData: true });
+});
+
+function opts(stream: string, replicaId: string, extra: Partial<ReplicaOptions<LinUCBDisjoint>> = {}) {
+  return { redis: server.url, stream, replicaId, create, restore, blockMs: 50, ...extra };
+}
+
+async function codeOf(fn: () => unknown): Promise<string | undefined> {
+  try {
+    await fn();
+  } catch (e) {
+    return isRouteKitError(e) ? e.code : `untyped: ${String(e)}`;
+  }
+  return undefined;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Serves `rounds` requests on `r` with feedback, seeded. */
+async function play(r: Replica<LinUCBDisjoint>, rounds: number, rng: Rng): Promise<void> {
+  for (let t = 0; t < rounds; t++) {
+    const ctx = new Float64Array([rng.uniformIn(-1, 1), 0.5, 1]);
+    const d = r.select(ctx);
+    r.feedback(d.id, { reward: d.arm === "large" ? 0.5 + 0.4 * (ctx[0] as number) : 0.45 });
+    if (t % 20 === 19) await sleep(5);
+  }
+  await r.flush();
+}
+
+/** Holds a replica's stream reads (a GC pause, a partition) until the returned function is called. */
+function stallReads(r: Replica<LinUCBDisjoint>): () => void {
+  const reader = (r as unknown as { reader: Redis }).reader;
+  const xread = reader.xread.bind(reader);
+  let release = () => {};
+  const gate = new Promise<void>((res) => {
+    release = res;
+  });
+  (reader as unknown as { xread: (...a: unknown[]) => unknown }).xread = (...args: unknown[]) =>
+    gate.then(() => (xread as (...a: unknown[]) => unknown)(...args));
+  return () => {
+    (reader as unknown as { xread: unknown }).xread = xread;
+    release();
+  };
+}
+
+describe("calls with input a user would try", () => {
+  it("typed errors at the call, nothing written: a bigint arm id, a cyclic or throwing feedback, an id of the wrong form, a bad URL", async () => {
+    const a = await Replica.start(opts("audit:calls", "gw:1"));
+    try {
+      const d = a.select(Float64Array.of(0.1, 0.2, 0.3));
+      await a.flush();
+      const cyclic: Record<string, unknown> = { reward: 1 };
+      cyclic.self = cyclic;
+      expect(await codeOf(() => a.addArm(10n as never))).toBe(ErrorCode.InvalidArgument);
+      expect(await codeOf(() => a.removeArm(Symbol("x") as never))).toBe(ErrorCode.InvalidArgument);
+      expect(await codeOf(() => a.feedback(d.id, cyclic as never))).toBe(ErrorCode.InvalidArgument);
+      const throwing = {
+        get reward(): number {
+          throw new Error("boom");
+        },
+      };
+      expect(await codeOf(() => a.feedback(d.id, throwing as never))).toBe(ErrorCode.InvalidArgument);
+      expect(await codeOf(() => a.feedback(10n as never, { reward: 1 }))).toBe(ErrorCode.InvalidArgument);
+      // Not of the form <replicaId>~<incarnation>:<local id>.
+      for (const id of ["gw:1~abc", "~", "x~:d0", "gw:1~abc:"]) {
+        expect(await codeOf(() => a.feedback(id, { reward: 1 }))).toBe(ErrorCode.UnknownDecision);
+      }
+      expect(a.stats().buffered).toBe(0);
+      // A getter is read once: the value checked is the value written.
+      let reads = 0;
+      const flaky = {
+        get reward(): number {
+          reads++;
+          return reads === 1 ? 0.25 : Number.NaN;
+        },
+      };
+      a.feedback(d.id, flaky as never);
+      expect(reads).toBe(1);
+      await a.flush();
+      await a.catchUp();
+      expect(a.stats().counts.learned).toBe(1);
+      expect(a.stats().counts.rejected).toBe(0);
+      // A URL ioredis cannot parse is a bad option, not a crash.
+      expect(await codeOf(() => Replica.start(opts("audit:calls", "b", { redis: "not a url" })))).toBe(
+        ErrorCode.InvalidArgument,
+      );
+    } finally {
+      await a.close();
+    }
+    // After close, a writing call throws INVALID_STATE whatever its arguments.
+    expect(await codeOf(() => a.feedback(5 as never, { reward: 1 }))).toBe(ErrorCode.InvalidState);
+    expect(await codeOf(() => a.addArm("" as never))).toBe(ErrorCode.InvalidState);
+  });
+});
