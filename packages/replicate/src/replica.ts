@@ -122,6 +122,21 @@ return 1
 
 const LIVE_MS = 60_000;
 
+// The stream's first entry id, its length and the entries ever added (-1 before Redis 7), without the
+// entries' contents (XINFO STREAM returns the first and last entries whole).
+const STREAM_HEAD = `
+local ok, info = pcall(redis.call, 'XINFO', 'STREAM', KEYS[1])
+if not ok then return {} end
+local out = {'', '0', '-1'}
+for i = 1, #info, 2 do
+  local k = info[i]
+  if k == 'first-entry' and info[i + 1] then out[1] = info[i + 1][1]
+  elseif k == 'length' then out[2] = tostring(info[i + 1])
+  elseif k == 'entries-added' then out[3] = tostring(info[i + 1]) end
+end
+return out
+`;
+
 export class Replica<P extends ReplicaPolicy> {
   private readonly writer: Redis;
   private readonly reader: Redis;
@@ -410,6 +425,10 @@ export class Replica<P extends ReplicaPolicy> {
           this.options.stream,
           this.position,
         )) as [string, [string, string[]][]][] | null;
+        // Entries this replica never read may have been trimmed meanwhile (it looked dead to the trimming
+        // replica: silent for LIVE_MS, a paused process, a clock behind): applying what follows would skip
+        // them silently. The newest snapshot covers every trimmed entry, so load it and read on from there.
+        if (res !== null && (await this.resyncIfTrimmed())) continue;
         if (res !== null)
           for (const [, entries] of res) for (const [id, fields] of entries) this.applyEntry(id, fields);
         if (this.sinceSnapshot >= (this.options.snapshotEvery ?? 1000) && !this.snapshotting) {
@@ -442,21 +461,78 @@ export class Replica<P extends ReplicaPolicy> {
   // ------------------------------------------------------------ snapshots
 
   private async loadNewestSnapshot(): Promise<void> {
-    const text = await this.writer.get(this.keys.snapshot);
-    if (text === null) return;
-    const stored = parseStored(text);
-    if (stored === undefined) {
-      this.report(
-        new RouteKitError(ErrorCode.SnapshotCorrupt, "the stored replication snapshot is malformed; starting fresh"),
-      );
-      return;
-    }
+    const stored = await this.readStoredSnapshot();
+    if (stored !== undefined) this.loadStored(stored);
+  }
+
+  /**
+   * The newest snapshot, or the previous one when the newest is malformed (both cover every trimmed
+   * entry: the stream is trimmed only behind the previous one); undefined when Redis holds neither.
+   */
+  private async readStoredSnapshot(): Promise<StoredSnapshot | undefined> {
+    const [newest, prev] = await Promise.all([
+      this.writer.get(this.keys.snapshot),
+      this.writer.get(this.keys.prevSnapshot),
+    ]);
+    if (newest === null) return undefined;
+    const stored = parseStored(newest);
+    if (stored !== undefined) return stored;
+    const older = prev === null ? undefined : parseStored(prev);
+    this.report(
+      new RouteKitError(
+        ErrorCode.SnapshotCorrupt,
+        older === undefined
+          ? "the stored replication snapshot is malformed, and no valid previous one is kept; starting fresh"
+          : "the stored replication snapshot is malformed; loading the previous one",
+      ),
+    );
+    return older;
+  }
+
+  private loadStored(stored: StoredSnapshot): void {
     const rng = Rng.fromSeed(this.prefix);
     const policy = this.options.restore(withReplicaParts(stored.policy, rng));
     this.current = policy;
     this.applier = this.makeApplier(policy);
     this.applier.loadJoinState(stored.join, stored.counts);
     this.position = stored.position;
+    this.sinceSnapshot = 0;
+    // The restored policy holds no pending decisions of this replica's (their events are learned from the stream).
+    this.own.clear();
+  }
+
+  /** First stream entry id at the last reported loss (see resyncIfTrimmed): each loss is reported once. */
+  private gapReported = "0-0";
+
+  /**
+   * Whether entries after this replica's position may have been trimmed before it read them: the stream's
+   * first entry lies past the position (the entry at the position is gone; from "0-0", entries were ever
+   * removed). If the newest snapshot is at or past that first entry it covers them: loads it and returns
+   * true. Otherwise reports the loss once (onError) and returns false, and the replica reads on.
+   */
+  private async resyncIfTrimmed(): Promise<boolean> {
+    const head = (await this.reader.eval(STREAM_HEAD, 1, this.options.stream)) as string[];
+    const [first, length, added] = head;
+    if (first === undefined || first === "" || compareStreamIds(first, this.position) <= 0) return false;
+    // From the start, a stream that never lost an entry holds every entry ever added (-1: Redis < 7 cannot tell).
+    if (this.position === "0-0" && (added === "-1" || added === length)) return false;
+    const stored = await this.readStoredSnapshot();
+    if (stored !== undefined && compareStreamIds(stored.position, first) >= 0) {
+      this.loadStored(stored);
+      return true;
+    }
+    if (compareStreamIds(first, this.gapReported) > 0) {
+      this.gapReported = first;
+      this.report(
+        new RouteKitError(
+          ErrorCode.InvalidState,
+          `stream entries after position ${this.position} were trimmed before this replica read them (the stream ` +
+            `now starts at ${first}), and no stored snapshot covers them: its learned state may now differ from the other replicas'`,
+          { position: this.position, first },
+        ),
+      );
+    }
+    return false;
   }
 
   /** Writes a snapshot at the current position when no other replica is writing one, then trims. */
