@@ -416,19 +416,23 @@ export class Replica<P extends ReplicaPolicy> {
     let lastBeat = 0;
     while (!this.closed) {
       try {
-        const res = (await this.reader.xread(
-          "COUNT",
-          1024,
-          "BLOCK",
-          this.options.blockMs ?? 500,
-          "STREAMS",
-          this.options.stream,
-          this.position,
-        )) as [string, [string, string[]][]][] | null;
-        // Entries this replica never read may have been trimmed meanwhile (it looked dead to the trimming
-        // replica: silent for LIVE_MS, a paused process, a clock behind): applying what follows would skip
-        // them silently. The newest snapshot covers every trimmed entry, so load it and read on from there.
-        if (res !== null && (await this.resyncIfTrimmed())) continue;
+        // The stream's head is read right after the blocking read, in the same pipeline (no extra round
+        // trip): entries this replica never read may have been trimmed meanwhile (it looked dead to the
+        // trimming replica: silent for LIVE_MS, a paused process, a clock behind), and applying what follows
+        // would skip them silently. The newest snapshot covers every trimmed entry: load it, read on from there.
+        const stream = this.options.stream;
+        const pipe = this.reader.pipeline();
+        pipe.xread("COUNT", 1024, "BLOCK", this.options.blockMs ?? 500, "STREAMS", stream, this.position);
+        pipe.eval(STREAM_HEAD, 1, stream);
+        const replies = (await pipe.exec()) ?? [];
+        const [readError, read] = replies[0] ?? [new Error("no reply to XREAD")];
+        if (readError) throw readError;
+        const res = read as [string, [string, string[]][]][] | null;
+        if (res !== null) {
+          const [headError, head] = replies[1] ?? [new Error("no reply to the stream head")];
+          if (headError) throw headError;
+          if (await this.resyncIfTrimmed(head as string[])) continue;
+        }
         if (res !== null)
           for (const [, entries] of res) for (const [id, fields] of entries) this.applyEntry(id, fields);
         if (this.sinceSnapshot >= (this.options.snapshotEvery ?? 1000) && !this.snapshotting) {
@@ -510,8 +514,7 @@ export class Replica<P extends ReplicaPolicy> {
    * removed). If the newest snapshot is at or past that first entry it covers them: loads it and returns
    * true. Otherwise reports the loss once (onError) and returns false, and the replica reads on.
    */
-  private async resyncIfTrimmed(): Promise<boolean> {
-    const head = (await this.reader.eval(STREAM_HEAD, 1, this.options.stream)) as string[];
+  private async resyncIfTrimmed(head: readonly string[]): Promise<boolean> {
     const [first, length, added] = head;
     if (first === undefined || first === "" || compareStreamIds(first, this.position) <= 0) return false;
     // From the start, a stream that never lost an entry holds every entry ever added (-1: Redis < 7 cannot tell).
