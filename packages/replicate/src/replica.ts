@@ -120,6 +120,14 @@ redis.call('SET', KEYS[2], ARGV[1])
 return 1
 `;
 
+// Stores the first replica's fresh policy, unless a snapshot exists already.
+const WRITE_INITIAL_SNAPSHOT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+redis.call('SET', KEYS[2], ARGV[1])
+return 1
+`;
+
 const LIVE_MS = 60_000;
 
 // The stream's first entry id, its length and the entries ever added (-1 before Redis 7), without the
@@ -465,8 +473,42 @@ export class Replica<P extends ReplicaPolicy> {
   // ------------------------------------------------------------ snapshots
 
   private async loadNewestSnapshot(): Promise<void> {
-    const stored = await this.readStoredSnapshot();
+    let stored = await this.readStoredSnapshot();
+    if (stored === undefined && (await this.writer.exists(this.keys.snapshot)) === 0) {
+      // The first replica on this stream: its fresh policy becomes every replica's starting point, so all
+      // start from the same learned state even when `create` draws differently per replica (another seed:
+      // a StageRoute's deployment tie-breaks, RFF-UCB's random features).
+      if (await this.writeInitialSnapshot()) return;
+      stored = await this.readStoredSnapshot(); // another replica's fresh policy came first
+    }
     if (stored !== undefined) this.loadStored(stored);
+  }
+
+  /** Stores this replica's fresh policy at position "0-0" unless a snapshot exists; whether it did. */
+  private async writeInitialSnapshot(): Promise<boolean> {
+    const stored = this.storedNow();
+    const wrote = await this.writer.eval(
+      WRITE_INITIAL_SNAPSHOT,
+      2,
+      this.keys.snapshot,
+      this.keys.snapshotPos,
+      stored.position,
+      JSON.stringify(stored),
+    );
+    if (wrote !== 1) return false;
+    this.snapshotsWritten++;
+    return true;
+  }
+
+  /** The replicated state at the current position, as a snapshot stores it. */
+  private storedNow(): StoredSnapshot {
+    return {
+      v: 1,
+      position: this.position,
+      policy: withReplicaParts(this.current.toJSON(), Rng.fromSeed("snapshot")),
+      join: this.applier.joinState(),
+      counts: { ...this.applier.counts },
+    };
   }
 
   /**
@@ -546,13 +588,7 @@ export class Replica<P extends ReplicaPolicy> {
       if (got !== "OK") return;
       try {
         // Everything below the await-free block is one consistent state at `position`.
-        const stored: StoredSnapshot = {
-          v: 1,
-          position: this.position,
-          policy: withReplicaParts(this.current.toJSON(), Rng.fromSeed("snapshot")),
-          join: this.applier.joinState(),
-          counts: { ...this.applier.counts },
-        };
+        const stored = this.storedNow();
         const k = this.keys;
         const wrote = await this.writer.eval(
           WRITE_SNAPSHOT,

@@ -4,6 +4,7 @@
  */
 import { LinUCBDisjoint } from "@routekit/classic";
 import { ErrorCode, isRouteKitError, Rng, type Snapshot } from "@routekit/core";
+import { StageRoute } from "@routekit/stageroute";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Replica, type ReplicaOptions } from "../src/index.js";
@@ -172,4 +173,40 @@ describe("calls with input a user would try", () => {
     expect(await codeOf(() => a.feedback(5 as never, { reward: 1 }))).toBe(ErrorCode.InvalidState);
     expect(await codeOf(() => a.addArm("" as never))).toBe(ErrorCode.InvalidState);
   });
+});
+
+describe("replicas whose create() draws differently (per-replica seeds, as in examples/shared-learning.mjs)", () => {
+  it("StageRoute replicas seeded 1 and 2 start from the first one's policy and hold the same learned state", async () => {
+    const arms = ["a", "b", "c", "d"];
+    const COST: Record<string, number> = { a: 0.1, b: 0.5, c: 1, d: 2 };
+    // Padding the deployed set breaks ties between unplayed models by a seeded shuffle: seeds 1 and 2
+    // deploy [a, c] and [a, b] at stage 0.
+    const make = (seed: number) => () => new StageRoute({ arms, budget: 0.6, maxDeployed: 2, stageLength: 10, seed });
+    const restoreSr = (s: Snapshot) => StageRoute.fromJSON(s);
+    const base = { redis: server.url, stream: "audit:seeds", restore: restoreSr, blockMs: 20 };
+    const [a, b] = await Promise.all([
+      Replica.start({ ...base, replicaId: "s1", create: make(1) }),
+      Replica.start({ ...base, replicaId: "s2", create: make(2) }),
+    ]);
+    expect(b.policy.deployedArms).toEqual(a.policy.deployedArms);
+    const rng = Rng.fromSeed(13);
+    for (let t = 0; t < 120; t++) {
+      const here = t % 2 === 0 ? a : b;
+      const d = here.select();
+      (rng.uniform() < 0.5 ? a : b).feedback(d.id, {
+        reward: rng.uniform() < 0.6 ? 1 : 0,
+        cost: COST[d.arm] as number,
+      });
+      if (t % 10 === 9) await sleep(2);
+    }
+    await a.flush();
+    await b.flush();
+    await a.catchUp();
+    await b.catchUp();
+    expect(a.stats().counts.learned).toBe(120);
+    expect(b.learnedState()).toBe(a.learnedState());
+    expect(b.policy.deployedArms).toEqual(a.policy.deployedArms);
+    await a.close();
+    await b.close();
+  }, 60_000);
 });
