@@ -474,7 +474,7 @@ export class Replica<P extends ReplicaPolicy> {
 
   private async loadNewestSnapshot(): Promise<void> {
     let stored = await this.readStoredSnapshot();
-    if (stored === undefined && (await this.writer.exists(this.keys.snapshot)) === 0) {
+    if (stored === undefined && this.noSnapshot) {
       // The first replica on this stream: its fresh policy becomes every replica's starting point, so all
       // start from the same learned state even when `create` draws differently per replica (another seed:
       // a StageRoute's deployment tie-breaks, RFF-UCB's random features).
@@ -511,6 +511,9 @@ export class Replica<P extends ReplicaPolicy> {
     };
   }
 
+  /** Whether the last {@link Replica.readStoredSnapshot} found no snapshot key at all. */
+  private noSnapshot = false;
+
   /**
    * The newest snapshot, or the previous one when the newest is malformed (both cover every trimmed
    * entry: the stream is trimmed only behind the previous one); undefined when Redis holds neither.
@@ -520,6 +523,7 @@ export class Replica<P extends ReplicaPolicy> {
       this.writer.get(this.keys.snapshot),
       this.writer.get(this.keys.prevSnapshot),
     ]);
+    this.noSnapshot = newest === null;
     if (newest === null) return undefined;
     const stored = parseStored(newest);
     if (stored !== undefined) return stored;
