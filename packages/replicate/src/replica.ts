@@ -639,7 +639,12 @@ export class Replica<P extends ReplicaPolicy> {
 
   private report(e: unknown): void {
     if (this.closed) return;
-    this.options.onError?.(e);
+    try {
+      this.options.onError?.(e);
+    } catch {
+      // A hook that throws (e.g. rethrows) must not stop the read loop or surface as an uncaught
+      // exception from a Redis client's event: these errors do not stop the replica.
+    }
   }
 }
 

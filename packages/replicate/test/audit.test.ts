@@ -210,3 +210,24 @@ describe("replicas whose create() draws differently (per-replica seeds, as in ex
     await b.close();
   }, 60_000);
 });
+
+describe("onError (errors that do not stop the replica)", () => {
+  it("a hook that throws does not stop the replica: a start that reports a malformed snapshot still starts and learns", async () => {
+    const raw = new Redis(server.url);
+    await raw.set("audit:hook:snapshot", "{ not json");
+    raw.disconnect();
+    const a = await Replica.start(
+      opts("audit:hook", "a", {
+        onError: (e) => {
+          throw e;
+        },
+      }),
+    );
+    const d = a.select(Float64Array.of(0.1, 0.2, 0.3));
+    a.feedback(d.id, { reward: 0.5 });
+    await a.flush();
+    await a.catchUp();
+    expect(a.stats().counts.learned).toBe(1);
+    await a.close();
+  });
+});
