@@ -8,7 +8,9 @@
  * every live replica's position.
  */
 import {
+  describe,
   ErrorCode,
+  errorText,
   isRouteKitError,
   type Json,
   learnedState,
@@ -118,7 +120,30 @@ redis.call('SET', KEYS[2], ARGV[1])
 return 1
 `;
 
+// Stores the first replica's fresh policy, unless a snapshot exists already.
+const WRITE_INITIAL_SNAPSHOT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+redis.call('SET', KEYS[2], ARGV[1])
+return 1
+`;
+
 const LIVE_MS = 60_000;
+
+// The stream's first entry id, its length and the entries ever added (-1 before Redis 7), without the
+// entries' contents (XINFO STREAM returns the first and last entries whole).
+const STREAM_HEAD = `
+local ok, info = pcall(redis.call, 'XINFO', 'STREAM', KEYS[1])
+if not ok then return {} end
+local out = {'', '0', '-1'}
+for i = 1, #info, 2 do
+  local k = info[i]
+  if k == 'first-entry' and info[i + 1] then out[1] = info[i + 1][1]
+  elseif k == 'length' then out[2] = tostring(info[i + 1])
+  elseif k == 'entries-added' then out[3] = tostring(info[i + 1]) end
+end
+return out
+`;
 
 export class Replica<P extends ReplicaPolicy> {
   private readonly writer: Redis;
@@ -185,7 +210,14 @@ export class Replica<P extends ReplicaPolicy> {
    */
   static async start<P extends ReplicaPolicy>(options: ReplicaOptions<P>): Promise<Replica<P>> {
     checkOptions(options);
-    const r = new Replica(options, options.create());
+    const policy = options.create();
+    let r: Replica<P>;
+    try {
+      r = new Replica(options, policy);
+    } catch (e) {
+      // ioredis parses a URL string in its constructor (e.g. "not a url" throws TypeError: Invalid URL).
+      throw new RouteKitError(ErrorCode.InvalidArgument, `option redis is not usable: ${errorText(e)}`, { cause: e });
+    }
     try {
       await r.writer.connect();
       await r.reader.connect();
@@ -241,28 +273,32 @@ export class Replica<P extends ReplicaPolicy> {
    * policy's `learn` (a refused event is skipped by every replica alike).
    */
   feedback(globalId: string, feedback: Json): void {
+    this.checkOpen();
     if (typeof globalId !== "string") {
-      throw new RouteKitError(ErrorCode.InvalidArgument, `a decision id must be a string, got ${typeof globalId}`);
+      throw new RouteKitError(ErrorCode.InvalidArgument, `a decision id must be a string, got ${describe(globalId)}`);
     }
-    if (!globalId.includes("~")) {
-      throw new RouteKitError(ErrorCode.UnknownDecision, `not a replicated decision id: ${JSON.stringify(globalId)}`);
-    }
-    if (feedback === null || typeof feedback !== "object" || Array.isArray(feedback)) {
-      throw new RouteKitError(ErrorCode.InvalidArgument, "feedback must be an object, e.g. { reward: 0.8 }");
+    if (!GLOBAL_ID.test(globalId)) {
+      throw new RouteKitError(
+        ErrorCode.UnknownDecision,
+        `not a replicated decision id (<replicaId>~<incarnation>:<local id>): ${describe(globalId)}`,
+      );
     }
     // The stream carries JSON: NaN would arrive as null and be refused by every replica, long after the call.
-    checkJson(feedback, "feedback");
-    this.publish({ type: "f", id: globalId, feedback: JSON.stringify(feedback), writer: this.prefix, ts: Date.now() });
+    // Each field is read once, into the copy that is written.
+    const text = JSON.stringify(feedbackJson(feedback));
+    this.publish({ type: "f", id: globalId, feedback: text, writer: this.prefix, ts: Date.now() });
   }
 
   /** Adds an arm on every replica (applied when read from the stream, here too). */
   addArm(id: string): void {
+    this.checkOpen();
     checkArmId(id);
     this.publish({ type: "a", arm: id, writer: this.prefix, ts: Date.now() });
   }
 
   /** Removes an arm on every replica (applied when read from the stream, here too). */
   removeArm(id: string): void {
+    this.checkOpen();
     checkArmId(id);
     this.publish({ type: "r", arm: id, writer: this.prefix, ts: Date.now() });
   }
@@ -388,15 +424,23 @@ export class Replica<P extends ReplicaPolicy> {
     let lastBeat = 0;
     while (!this.closed) {
       try {
-        const res = (await this.reader.xread(
-          "COUNT",
-          1024,
-          "BLOCK",
-          this.options.blockMs ?? 500,
-          "STREAMS",
-          this.options.stream,
-          this.position,
-        )) as [string, [string, string[]][]][] | null;
+        // The stream's head is read right after the blocking read, in the same pipeline (no extra round
+        // trip): entries this replica never read may have been trimmed meanwhile (it looked dead to the
+        // trimming replica: silent for LIVE_MS, a paused process, a clock behind), and applying what follows
+        // would skip them silently. The newest snapshot covers every trimmed entry: load it, read on from there.
+        const stream = this.options.stream;
+        const pipe = this.reader.pipeline();
+        pipe.xread("COUNT", 1024, "BLOCK", this.options.blockMs ?? 500, "STREAMS", stream, this.position);
+        pipe.eval(STREAM_HEAD, 1, stream);
+        const replies = (await pipe.exec()) ?? [];
+        const [readError, read] = replies[0] ?? [new Error("no reply to XREAD")];
+        if (readError) throw readError;
+        const res = read as [string, [string, string[]][]][] | null;
+        if (res !== null) {
+          const [headError, head] = replies[1] ?? [new Error("no reply to the stream head")];
+          if (headError) throw headError;
+          if (await this.resyncIfTrimmed(head as string[])) continue;
+        }
         if (res !== null)
           for (const [, entries] of res) for (const [id, fields] of entries) this.applyEntry(id, fields);
         if (this.sinceSnapshot >= (this.options.snapshotEvery ?? 1000) && !this.snapshotting) {
@@ -429,21 +473,115 @@ export class Replica<P extends ReplicaPolicy> {
   // ------------------------------------------------------------ snapshots
 
   private async loadNewestSnapshot(): Promise<void> {
-    const text = await this.writer.get(this.keys.snapshot);
-    if (text === null) return;
-    const stored = parseStored(text);
-    if (stored === undefined) {
-      this.report(
-        new RouteKitError(ErrorCode.SnapshotCorrupt, "the stored replication snapshot is malformed; starting fresh"),
-      );
-      return;
+    let stored = await this.readStoredSnapshot();
+    if (stored === undefined && this.noSnapshot) {
+      // The first replica on this stream: its fresh policy becomes every replica's starting point, so all
+      // start from the same learned state even when `create` draws differently per replica (another seed:
+      // a StageRoute's deployment tie-breaks, RFF-UCB's random features).
+      if (await this.writeInitialSnapshot()) return;
+      stored = await this.readStoredSnapshot(); // another replica's fresh policy came first
     }
+    if (stored !== undefined) this.loadStored(stored);
+  }
+
+  /** Stores this replica's fresh policy at position "0-0" unless a snapshot exists; whether it did. */
+  private async writeInitialSnapshot(): Promise<boolean> {
+    const stored = this.storedNow();
+    const wrote = await this.writer.eval(
+      WRITE_INITIAL_SNAPSHOT,
+      2,
+      this.keys.snapshot,
+      this.keys.snapshotPos,
+      stored.position,
+      JSON.stringify(stored),
+    );
+    if (wrote !== 1) return false;
+    this.snapshotsWritten++;
+    return true;
+  }
+
+  /** The replicated state at the current position, as a snapshot stores it. */
+  private storedNow(): StoredSnapshot {
+    return {
+      v: 1,
+      position: this.position,
+      policy: withReplicaParts(this.current.toJSON(), Rng.fromSeed("snapshot")),
+      join: this.applier.joinState(),
+      counts: { ...this.applier.counts },
+    };
+  }
+
+  /** Whether the last {@link Replica.readStoredSnapshot} found no snapshot key at all. */
+  private noSnapshot = false;
+
+  /**
+   * The newest snapshot, or the previous one when the newest is malformed (both cover every trimmed
+   * entry: the stream is trimmed only behind the previous one); undefined when Redis holds neither.
+   */
+  private async readStoredSnapshot(): Promise<StoredSnapshot | undefined> {
+    const [newest, prev] = await Promise.all([
+      this.writer.get(this.keys.snapshot),
+      this.writer.get(this.keys.prevSnapshot),
+    ]);
+    this.noSnapshot = newest === null;
+    if (newest === null) return undefined;
+    const stored = parseStored(newest);
+    if (stored !== undefined) return stored;
+    const older = prev === null ? undefined : parseStored(prev);
+    this.report(
+      new RouteKitError(
+        ErrorCode.SnapshotCorrupt,
+        older === undefined
+          ? "the stored replication snapshot is malformed, and no valid previous one is kept; starting fresh"
+          : "the stored replication snapshot is malformed; loading the previous one",
+      ),
+    );
+    return older;
+  }
+
+  private loadStored(stored: StoredSnapshot): void {
     const rng = Rng.fromSeed(this.prefix);
     const policy = this.options.restore(withReplicaParts(stored.policy, rng));
     this.current = policy;
     this.applier = this.makeApplier(policy);
     this.applier.loadJoinState(stored.join, stored.counts);
     this.position = stored.position;
+    this.sinceSnapshot = 0;
+    // The restored policy holds no pending decisions of this replica's (their events are learned from the stream).
+    this.own.clear();
+  }
+
+  /** First stream entry id at the last reported loss (see resyncIfTrimmed): each loss is reported once. */
+  private gapReported = "0-0";
+
+  /**
+   * Whether entries after this replica's position may have been trimmed before it read them: the stream's
+   * first entry lies past the position (the entry at the position is gone; from "0-0", entries were ever
+   * removed). If the newest snapshot is at or past that first entry it covers them: loads it and returns
+   * true. Otherwise reports the loss once (onError) and returns false, and the replica reads on.
+   */
+  private async resyncIfTrimmed(head: readonly string[]): Promise<boolean> {
+    const [first, length, added] = head;
+    if (first === undefined || first === "" || compareStreamIds(first, this.position) <= 0) return false;
+    // From the start, a stream that never lost an entry holds every entry ever added (-1: Redis < 7 cannot tell).
+    if (this.position === "0-0" && (added === "-1" || added === length)) return false;
+    const stored = await this.readStoredSnapshot();
+    if (stored !== undefined && compareStreamIds(stored.position, first) >= 0) {
+      this.loadStored(stored);
+      return true;
+    }
+    if (compareStreamIds(first, this.gapReported) > 0) {
+      this.gapReported = first;
+      this.report(
+        new RouteKitError(
+          ErrorCode.InvalidState,
+          `stream entries after position ${this.position} were trimmed before this replica read them (the stream ` +
+            `now starts at ${first}), and no stored snapshot covers them: its learned state may now differ from the other replicas'`,
+          { position: this.position, first },
+        ),
+      );
+    }
+    return false;
   }
 
   /** Writes a snapshot at the current position when no other replica is writing one, then trims. */
@@ -454,13 +592,7 @@ export class Replica<P extends ReplicaPolicy> {
       if (got !== "OK") return;
       try {
         // Everything below the await-free block is one consistent state at `position`.
-        const stored: StoredSnapshot = {
-          v: 1,
-          position: this.position,
-          policy: withReplicaParts(this.current.toJSON(), Rng.fromSeed("snapshot")),
-          join: this.applier.joinState(),
-          counts: { ...this.applier.counts },
-        };
+        const stored = this.storedNow();
         const k = this.keys;
         const wrote = await this.writer.eval(
           WRITE_SNAPSHOT,
@@ -507,7 +639,12 @@ export class Replica<P extends ReplicaPolicy> {
 
   private report(e: unknown): void {
     if (this.closed) return;
-    this.options.onError?.(e);
+    try {
+      this.options.onError?.(e);
+    } catch {
+      // A hook that throws (e.g. rethrows) must not stop the read loop or surface as an uncaught
+      // exception from a Redis client's event: these errors do not stop the replica.
+    }
   }
 }
 
@@ -550,30 +687,58 @@ function checkOptions<P extends ReplicaPolicy>(o: ReplicaOptions<P>): void {
 
 function checkArmId(id: unknown): void {
   if (typeof id !== "string" || id.length === 0) {
-    throw new RouteKitError(
-      ErrorCode.InvalidArgument,
-      `an arm id must be a non-empty string, got ${JSON.stringify(id)}`,
-    );
+    throw new RouteKitError(ErrorCode.InvalidArgument, `an arm id must be a non-empty string, got ${describe(id)}`);
   }
 }
 
-/** Throws unless `v` survives JSON exactly: finite numbers (NON_FINITE), strings, booleans, null, arrays, objects. */
-function checkJson(v: unknown, path: string): void {
-  if (v === null || typeof v === "string" || typeof v === "boolean") return;
+/** A decision id `select` returns: `<replicaId>~<incarnation>:<local id>`. */
+const GLOBAL_ID = /^[^~\s]+~[0-9a-z]+:.+$/s;
+
+/**
+ * A plain copy of a feedback object that survives JSON exactly, each field read once (a getter cannot pass
+ * the check with one value and be written with another): NaN or Infinity anywhere is NON_FINITE; a BigInt,
+ * function, symbol, cycle, or a getter that throws is INVALID_ARGUMENT.
+ */
+function feedbackJson(feedback: unknown): Json {
+  try {
+    if (feedback === null || typeof feedback !== "object" || Array.isArray(feedback)) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, "feedback must be an object, e.g. { reward: 0.8 }");
+    }
+    return jsonCopy(feedback, "feedback", "", new Set()) as Json;
+  } catch (e) {
+    if (isRouteKitError(e)) throw e;
+    throw new RouteKitError(ErrorCode.InvalidArgument, `reading the feedback threw: ${errorText(e)}`);
+  }
+}
+
+function jsonCopy(v: unknown, path: string, key: string, open: Set<object>): Json {
+  if (v === null || typeof v === "string" || typeof v === "boolean") return v;
   if (typeof v === "number") {
     if (!Number.isFinite(v)) throw new RouteKitError(ErrorCode.NonFinite, `${path} must be finite, got ${v}`);
-    return;
+    return v;
   }
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) checkJson(v[i], `${path}[${i}]`);
-    return;
+  if (typeof v !== "object") {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `${path} must be plain JSON data, got ${describe(v)}`);
   }
-  if (typeof v === "object") {
-    for (const [k, x] of Object.entries(v as Record<string, unknown>))
-      if (x !== undefined) checkJson(x, `${path}.${k}`);
-    return;
+  if (open.has(v)) {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `${path} contains itself (a cycle): JSON cannot carry it`);
   }
-  throw new RouteKitError(ErrorCode.InvalidArgument, `${path} must be plain JSON data, got a ${typeof v}`);
+  // What JSON.stringify would write for it (a Date's ISO string).
+  const toJSON = (v as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === "function") return jsonCopy(toJSON.call(v, key), path, key, open);
+  open.add(v);
+  try {
+    if (Array.isArray(v)) {
+      const out: Json[] = [];
+      for (let i = 0; i < v.length; i++) out.push(jsonCopy(v[i], `${path}[${i}]`, String(i), open));
+      return out;
+    }
+    const out: Record<string, Json> = Object.create(null);
+    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = jsonCopy(x, `${path}.${k}`, k, open);
+    return out;
+  } finally {
+    open.delete(v);
+  }
 }
 
 function sleep(ms: number): Promise<void> {

@@ -66,7 +66,12 @@ export class RatioGreedy extends StagePolicyBase {
     return restoring(RatioGreedy.kind, () => {
       const options = configFromJson(st.config);
       const snap = readStageSnapshot(st, options.maxDeployed);
-      const p = new RatioGreedy({ arms: [], ...options, maxPending: snap.base.maxPending });
+      const p = new RatioGreedy({
+        arms: [],
+        ...options,
+        contextDim: snap.base.contextDim,
+        maxPending: snap.base.maxPending,
+      });
       p.restoreStage(snap);
       return p;
     });

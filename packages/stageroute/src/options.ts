@@ -179,8 +179,9 @@ export function readStageOptions(o: Record<string, unknown>): StageConfig {
     costUnit = checkNumber(cu, "option costUnit", unitRange);
     costUnitMode = "number";
     // The budget in cost units gets the same floor as the budget itself: below it (1e-100 / 1e250 is 0)
-    // the routing LPs would see a budget of 0 and costs rounded to 0.
-    if (!(budget / costUnit >= MIN_COST_UNIT)) {
+    // the routing LPs would see a budget of 0 and costs rounded to 0. The bound is the documented
+    // b * 1e100 as computed (b / (b * 1e100) can round a hair below 1e-100, e.g. for b = 3; still far from 0).
+    if (!(costUnit <= budget * 1e100)) {
       throw new RouteKitError(
         ErrorCode.OutOfRange,
         `option costUnit must be at most budget * 1e100 (= ${budget * 1e100}), got ${costUnit}: the budget in cost units must stay >= 1e-100`,

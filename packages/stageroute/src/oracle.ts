@@ -138,7 +138,13 @@ export class StageOracle extends StagePolicyBase {
       for (const a of snap.base.arms) {
         if (!Object.hasOwn(means, a.id)) snapshotCorrupt(`means["${a.id}"]`, "the true means of every live model");
       }
-      const p = new StageOracle({ arms: [], ...options, means, maxPending: snap.base.maxPending });
+      const p = new StageOracle({
+        arms: [],
+        ...options,
+        means,
+        contextDim: snap.base.contextDim,
+        maxPending: snap.base.maxPending,
+      });
       p.restoreStage(snap);
       return p;
     });

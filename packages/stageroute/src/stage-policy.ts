@@ -546,8 +546,8 @@ export interface StageSnapshot {
 
 /** Reads and validates a stage policy's snapshot state (SNAPSHOT_CORRUPT naming the bad field). */
 export function readStageSnapshot(st: Record<string, Json>, maxDeployed: number): StageSnapshot {
+  // contextDim is whatever the options gave (a context of that length is required by select and ignored).
   const base = readArmBaseState(st, {
-    maxContextDim: 0,
     arm: (a) => {
       const n = readInt(a, "n");
       return {

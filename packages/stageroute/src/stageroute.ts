@@ -68,7 +68,12 @@ export class StageRoute extends StagePolicyBase {
     return restoring(StageRoute.kind, () => {
       const options = configFromJson(st.config);
       const snap = readStageSnapshot(st, options.maxDeployed);
-      const p = new StageRoute({ arms: [], ...options, maxPending: snap.base.maxPending });
+      const p = new StageRoute({
+        arms: [],
+        ...options,
+        contextDim: snap.base.contextDim,
+        maxPending: snap.base.maxPending,
+      });
       p.restoreStage(snap);
       return p;
     });
