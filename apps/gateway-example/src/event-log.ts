@@ -1,4 +1,5 @@
 import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
+import { readLines } from "@routekit/core/node";
 
 /**
  * The gateway's decision-event log: one JSON event per line (`{ ...decisionRecord, feedback }`), the
@@ -58,21 +59,10 @@ export class EventLog {
 
   /** The events from byte `offset` on (a snapshot's offset), parsed, in order. */
   *readFrom(offset: number): Generator<unknown> {
-    let chunk = Buffer.alloc(1 << 16);
-    let kept = 0; // bytes of an unfinished line carried from the previous read, at chunk's start
-    for (let pos = offset; pos < this.size; ) {
-      if (kept === chunk.length) chunk = Buffer.concat([chunk, Buffer.alloc(chunk.length)]); // a line longer than the chunk
-      const n = readSync(this.fd, chunk, kept, Math.min(chunk.length - kept, this.size - pos), pos);
-      if (n === 0) break;
-      pos += n;
-      const end = kept + n;
-      // Cut at the last newline byte before decoding, so a UTF-8 character split by the read stays whole.
-      const cut = chunk.subarray(0, end).lastIndexOf(10) + 1;
-      for (const line of chunk.toString("utf8", 0, cut).split("\n")) if (line !== "") yield JSON.parse(line);
-      chunk.copy(chunk, 0, cut, end);
-      kept = end - cut;
+    // open() dropped any unfinished last line and append() writes whole lines, so every line is whole.
+    for (const line of readLines(this.fd, { start: offset, end: this.size })) {
+      if (line !== "") yield JSON.parse(line);
     }
-    // open() dropped any unfinished last line and append() writes whole lines, so nothing is left over.
   }
 
   close(): void {

@@ -3,7 +3,6 @@
  * train` and `routekit evaluate` read them: every line validated, duplicates and records without feedback counted,
  * and a registry policy built for the log's arms and context length.
  */
-import { readFileSync } from "node:fs";
 import {
   checkDecisionRecord,
   checkEvent,
@@ -12,6 +11,7 @@ import {
   type Protocol,
   Rng,
 } from "@routekit/core";
+import { readLines } from "@routekit/core/node";
 import { duplicateKeyMessage, findDuplicateJsonKey } from "@routekit/environments";
 import { CliFailure, UsageError } from "./errors.js";
 import type { AnyEnvironment, AnyPolicy, Params, PolicyEntry } from "./registry/types.js";
@@ -60,24 +60,26 @@ export function readEventLog(
   max: number,
   verb: string,
 ): EventLog {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    throw new CliFailure(`cannot read events file ${path}: ${(e as NodeJS.ErrnoException).code ?? e}`);
-  }
   const issues: LogIssue[] = [];
   const events: LoggedLine[] = [];
   const ids = new Set<string>();
   let lines = 0;
   let duplicates = 0;
   let withoutFeedback = 0;
-  const raw = text.split(/\r?\n/);
-  for (let i = 0; i < raw.length; i++) {
-    const s = (raw[i] as string).trim();
+  // A line at a time: a gateway's log outgrows the longest string V8 holds (about 512 MB), which reading it
+  // whole needed.
+  const raw = readLines(path);
+  for (let line = 1; ; line++) {
+    let next: IteratorResult<string>;
+    try {
+      next = raw.next();
+    } catch (e) {
+      throw new CliFailure(`cannot read events file ${path}: ${(e as NodeJS.ErrnoException).code ?? e}`);
+    }
+    if (next.done) break;
+    const s = next.value.trim();
     if (s === "") continue;
     lines++;
-    const line = i + 1;
     let v: unknown;
     try {
       v = JSON.parse(s);
