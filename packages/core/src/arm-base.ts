@@ -269,10 +269,12 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
     const ctx = ev.decision.context;
     let context: Float64Array | undefined;
     if (this.contextDim > 0) {
-      if (ctx === null) {
+      if (ctx !== null) context = eventVector(ctx, "decision.context", this.contextDim);
+      else if (this.recordsContext()) {
         throw new RouteKitError(ErrorCode.InvalidEvent, `event decision.context must hold ${this.contextDim} numbers`);
       }
-      context = eventVector(ctx, "decision.context", this.contextDim);
+      // A context-free policy given a contextDim (to sit beside contextual ones) records `context: null`: its
+      // own events are learned like any other.
     }
     const fb = ev.feedback;
     if (this.costRequired && fb.cost === undefined) {
@@ -321,6 +323,10 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
   protected abstract applyFeedback(state: S, payload: P, feedback: ArmFeedback): void;
   /** The uid of the arm a payload's decision chose. */
   protected abstract uidOf(payload: P): number;
+  /** Whether decision records carry the context (the policy overrides {@link eventContext}) or null. */
+  private recordsContext(): boolean {
+    return this.eventContext !== ArmPolicyBase.prototype.eventContext;
+  }
   /** The context a pending decision saw, as event JSON (null for context-free policies). */
   protected eventContext(_payload: P): number[] | null {
     return null;
