@@ -1,6 +1,7 @@
 /**
  * Deterministic properties every policy of every family must keep (see `@routekit/core/testing`):
- * update == learn(JSON event) + discard bit for bit; late feedback for a removed then re-added arm ignored;
+ * update == learn(JSON event) + discard bit for bit; late feedback for a removed then re-added arm ignored (for
+ * cascades: an open episode treats its planned box as removed after the same id was re-added);
  * hostile arm ids; maxPending small and large across restores; declared option ranges at both ends and just
  * outside; JavaScript-level misuse of the constructor; getter-backed contexts read twice; Float32Array inputs.
  * A family that adds policies to policies.ts gets all of these.
@@ -23,6 +24,7 @@ import {
   checkMaxPendingCascade,
   checkMisuse,
   checkOptionRanges,
+  checkReAddWithOpenEpisodes,
   checkReAddWithPending,
   checkUnknownOptionKey,
 } from "@routekit/core/testing";
@@ -173,6 +175,14 @@ describe.each(cascadeConstructed.map((s) => [s.name, s] as const))("%s", (_n, sp
 });
 
 describe.each(cascadePolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => {
+  check(
+    spec.name,
+    "re-add",
+    "an episode open across removeArm/addArm of one id treats its planned box as removed (the new box learns nothing from it)",
+    () => {
+      checkReAddWithOpenEpisodes(spec);
+    },
+  );
   check(
     spec.name,
     "hostile-values",

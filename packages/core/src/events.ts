@@ -49,6 +49,11 @@ export interface CascadeQueried {
   readonly arm: string;
   readonly features: number[];
   readonly cost: number;
+  /**
+   * True when the box had been removed by the time the record was made. `learn` then learns nothing about that
+   * box from the episode (as `feedback` does), even after a box with the same id was added again.
+   */
+  readonly retired?: boolean;
 }
 
 /** What a cascade policy saw and decided in one episode. */
@@ -241,6 +246,8 @@ function checkEventFields<P extends Protocol>(event: unknown, protocol: P, withF
       eventVector(b.features, `decision.queried[${i}].features`);
       const cost = checkFinite(b.cost, `decision.queried[${i}].cost`);
       if (!(cost >= 0)) bad(`decision.queried[${i}].cost`, ">= 0", cost);
+      if (b.retired !== undefined && typeof b.retired !== "boolean")
+        bad(`decision.queried[${i}].retired`, "a boolean", b.retired);
     }
     if (!arms.has(checkId(d.chosen, "decision.chosen"))) bad("decision.chosen", "one of the queried boxes", d.chosen);
     if (isObject(f)) checkFinite(f.reward, "feedback.reward");

@@ -35,11 +35,24 @@ function checkCost(c: number): void {
   if (!(c > 0)) throw new RouteKitError(ErrorCode.OutOfRange, `cost must be > 0, got ${c}`);
 }
 
+/**
+ * A closed-form index, finite: valid arguments whose index lies beyond the largest double (a reward near
+ * -1.8e308 with a cost near 1.8e308, a normal sd near 1e308) throw NUMERICAL instead of returning +-Infinity.
+ */
+function finiteIndex(sigma: number, what: string): number {
+  if (!Number.isFinite(sigma))
+    throw new RouteKitError(
+      ErrorCode.Numerical,
+      `${what}: the index is ${sigma}, beyond the largest double for these arguments (rescale the rewards and cost)`,
+    );
+  return sigma;
+}
+
 /** Index of a deterministic reward v with cost c: v - c. */
 export function indexDeterministic(value: number, cost: number): number {
   assertFinite(value, "value");
   checkCost(cost);
-  return value - cost;
+  return finiteIndex(value - cost, "indexDeterministic");
 }
 
 /** Index of a Bernoulli(p) reward on {0, 1}: 1 - c/p when c <= p, else p - c. */
@@ -47,7 +60,7 @@ export function indexBernoulli(p: number, cost: number): number {
   assertFinite(p, "p");
   if (p < 0 || p > 1) throw new RouteKitError(ErrorCode.OutOfRange, `p must be in [0, 1], got ${p}`);
   checkCost(cost);
-  return cost <= p ? 1 - cost / p : p - cost;
+  return finiteIndex(cost <= p ? 1 - cost / p : p - cost, "indexBernoulli");
 }
 
 /** Index of a U[lo, hi] reward: hi - sqrt(2 w c) when c <= w/2 (w = hi - lo), else lo + w/2 - c. */
@@ -57,10 +70,11 @@ export function indexUniform(lo: number, hi: number, cost: number): number {
   if (!(hi >= lo)) throw new RouteKitError(ErrorCode.OutOfRange, `need lo <= hi, got [${lo}, ${hi}]`);
   checkCost(cost);
   const w = hi - lo;
-  if (Number.isFinite(w)) return cost <= w / 2 ? hi - Math.sqrt(2 * w * cost) : lo + w / 2 - cost;
+  if (Number.isFinite(w))
+    return finiteIndex(cost <= w / 2 ? hi - Math.sqrt(2 * w * cost) : lo + w / 2 - cost, "indexUniform");
   // The width overflows (bounds near +-1.8e308): the same formulas in half-widths, sqrt(2 w c) = 2 sqrt(h c).
   const half = hi / 2 - lo / 2;
-  return cost <= half ? hi - 2 * Math.sqrt(half) * Math.sqrt(cost) : lo + half - cost;
+  return finiteIndex(cost <= half ? hi - 2 * Math.sqrt(half) * Math.sqrt(cost) : lo + half - cost, "indexUniform");
 }
 
 /**
@@ -72,11 +86,11 @@ export function indexNormal(mean: number, sd: number, cost: number): number {
   assertFinite(sd, "sd");
   if (!(sd >= 0)) throw new RouteKitError(ErrorCode.OutOfRange, `sd must be >= 0, got ${sd}`);
   checkCost(cost);
-  if (sd === 0) return mean - cost;
+  if (sd === 0) return finiteIndex(mean - cost, "indexNormal");
   const target = cost / sd;
   // For k >= 40, pdf(k) + k Phi(k) = k to double precision, so the root is k = c / s and sigma = mean - c
   // (computed directly: c / s may overflow).
-  if (!(target < 40)) return mean - cost;
+  if (!(target < 40)) return finiteIndex(mean - cost, "indexNormal");
   const h = (k: number) => normalPdf(k) + k * normalCdf(k) - target;
   // h(k) -> -target as k -> -inf, h(k) ~ k - target as k -> +inf.
   let lo = -1;
@@ -98,7 +112,7 @@ export function indexNormal(mean: number, sd: number, cost: number): number {
     }
     k = nk;
   }
-  return mean - sd * k;
+  return finiteIndex(mean - sd * k, "indexNormal");
 }
 
 /**
@@ -132,9 +146,9 @@ export function indexDiscrete(values: VectorInput, probs: VectorInput, cost: num
     if (pSum <= 0) continue;
     const s = (pvSum - cost) / pSum;
     const next = j + 1 < n ? (v[order[j + 1] as number] as number) : Number.NEGATIVE_INFINITY;
-    if (s >= next) return s;
+    if (s >= next) return finiteIndex(s, "indexDiscrete");
   }
-  return (pvSum - cost) / pSum;
+  return finiteIndex((pvSum - cost) / pSum, "indexDiscrete");
 }
 
 /**

@@ -282,3 +282,18 @@ describe("toolkit inputs are vector inputs, as everywhere in RouteKit (outside a
     expect(weitzmanPlay([0.5], [1], [0]).utility).toBe(1);
   });
 });
+
+describe("closed-form indices beyond the largest double are NUMERICAL, never +-Infinity (outside test)", () => {
+  const numerical = expect.objectContaining({ name: "RouteKitError", code: "NUMERICAL" });
+  it("each closed form", () => {
+    expect(() => indexNormal(1e308, 1e308, 1)).toThrow(numerical); // returned Infinity
+    expect(() => indexDeterministic(-1.7e308, 1.7e308)).toThrow(numerical); // returned -Infinity
+    expect(() => indexNormal(-1.7e308, 0, 1.7e308)).toThrow(numerical);
+    expect(() => indexUniform(-1.7e308, 1.7e308, 1.7e308)).toThrow(numerical);
+    expect(() => indexDiscrete([-1.7e308, -1e308], [0.5, 0.5], 1.7e308)).toThrow(numerical);
+    // Near the edge but representable: still a number.
+    expect(indexDeterministic(-0.8e308, 0.8e308)).toBe(-1.6e308);
+    expect(indexNormal(1e300, 1e300, 1)).toBeGreaterThan(1e300);
+    expect(Number.isFinite(indexUniform(-1.7e308, 1.7e308, 1))).toBe(true);
+  });
+});

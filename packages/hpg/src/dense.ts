@@ -6,8 +6,8 @@
  */
 import { optionKeys, rejectUnknownOptions, type VectorInput } from "@routekit/core";
 import { symmetricEigen } from "@routekit/linalg";
-import { checkStep, readIterateOptions, readQuery } from "./iterate-options.js";
-import { hypentropyProject } from "./threshold.js";
+import { checkStep, MAX_STEP_WEIGHT, readIterateOptions, readQuery, type StepInput } from "./iterate-options.js";
+import { hypentropyProjectUnchecked } from "./threshold-core.js";
 
 /** Options of {@link DenseMirrorIterate}. */
 export interface DenseMirrorIterateOptions {
@@ -36,8 +36,9 @@ export class DenseMirrorIterate {
   readonly W: Float64Array;
   lastThreshold = 0;
   private readonly scratch: Float64Array;
-  /** The checked copy of a query that is not a Float64Array. */
+  /** The checked copy of a query that is not a Float64Array (or whose squared norm overflows: scaled). */
   private readonly query: Float64Array;
+  private readonly stepInput: StepInput = { q: new Float64Array(0), rho: 0 };
 
   constructor(options: DenseMirrorIterateOptions) {
     rejectUnknownOptions(options, DENSE_MIRROR_ITERATE_OPTION_KEYS, "DenseMirrorIterate");
@@ -65,15 +66,24 @@ export class DenseMirrorIterate {
     return s;
   }
 
+  /**
+   * One step Y <- Y + rho q q^T, then the projection (and the rank cap); q and rho are checked as by
+   * `MirrorIterate.step`, and a q whose squared norm overflows is scaled the same way (the step saturates the ball).
+   */
   step(query: VectorInput, rho: number): void {
-    const q = checkStep(query, this.dim, rho, this.query);
+    const { q, rho: r0 } = checkStep(query, this.dim, rho, this.query, this.stepInput);
     const d = this.dim;
+    // The dense eigensolver overflows on entries near the largest double (it threw a TypeError): a weight
+    // rho |q|^2 above MAX_STEP_WEIGHT, which saturates the ball anyway, is capped there.
+    let q2 = 0;
+    for (let a = 0; a < d; a++) q2 += (q[a] as number) * (q[a] as number);
+    const r = Math.abs(r0) * q2 > MAX_STEP_WEIGHT ? (r0 > 0 ? MAX_STEP_WEIGHT : -MAX_STEP_WEIGHT) / q2 : r0;
     for (let a = 0; a < d; a++)
       for (let b = 0; b < d; b++)
-        this.Y[a * d + b] = (this.Y[a * d + b] as number) + rho * (q[a] as number) * (q[b] as number);
+        this.Y[a * d + b] = (this.Y[a * d + b] as number) + r * (q[a] as number) * (q[b] as number);
     const { values, vectors } = symmetricEigen(this.Y, d);
     const gamma = Float64Array.from(values);
-    this.lastThreshold = hypentropyProject(gamma, d, this.beta, this.radius, this.scratch);
+    this.lastThreshold = hypentropyProjectUnchecked(gamma, d, this.beta, this.radius, this.scratch);
     if (this.maxRank < d) {
       const order = Array.from({ length: d }, (_, i) => i).sort(
         (x, y) => Math.abs(gamma[y] as number) - Math.abs(gamma[x] as number),

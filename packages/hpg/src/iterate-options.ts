@@ -50,27 +50,62 @@ export function readIterateOptions(options: unknown, what: string): IterateConfi
 /**
  * A query given to an iterate's `score` or `step`, checked as every RouteKit vector input (a Float64Array,
  * Float32Array or number[] of `dim` finite numbers: INVALID_ARGUMENT, DIMENSION_MISMATCH, NON_FINITE, as the
- * routers' `select`): `q` itself when it is a Float64Array of `dim` finite numbers, else a checked copy in `scratch`
- * (each entry read once, see core's readVectorInto). The routers' path (a Float64Array of the right length, every
- * model on every round) costs one multiply-add per entry: x * 0 is 0 for every finite x and NaN for NaN or
- * +-Infinity.
+ * routers' `select`): `q` itself when it is a Float64Array of `dim` finite numbers whose squared norm is finite,
+ * else a checked copy in `scratch` (each entry read once, see core's readVectorInto). The routers' path (a
+ * Float64Array of the right length, every model on every round) costs one multiply-add per entry: the squared
+ * norm is finite exactly when every entry is finite and |q|^2 does not overflow.
  */
 export function readQuery(q: unknown, dim: number, scratch: Float64Array): Float64Array {
   if (q instanceof Float64Array && q.length === dim) {
     let z = 0;
-    for (let i = 0; i < dim; i++) z += (q[i] as number) * 0;
-    if (z === 0) return q;
+    for (let i = 0; i < dim; i++) z += (q[i] as number) * (q[i] as number);
+    if (z < Number.POSITIVE_INFINITY) return q;
   }
   return readVectorInto(q, dim, scratch, "q");
 }
 
 /**
- * Checks the arguments of an iterate's `step(q, rho)`: rho a finite number (INVALID_ARGUMENT, NON_FINITE), q as
- * {@link readQuery}, which returns the query to use.
+ * Largest |rho| |q|^2 a step applies. A query whose squared norm overflows a double (|q| above about 1.3e154) is
+ * scaled to unit largest entry and its weight rho |q|^2 capped here: a step that large already saturates the
+ * ball (the iterate becomes, to rounding, the ball's extreme point along q), as the same step written with a
+ * smaller q and a larger rho does. Before, |q|^2 = Infinity made the step a silent no-op (MirrorIterate) or a
+ * TypeError (DenseMirrorIterate).
  */
-export function checkStep(q: unknown, dim: number, rho: unknown, scratch: Float64Array): Float64Array {
+export const MAX_STEP_WEIGHT = 1e300;
+
+/** A step's checked query and weight (reused per iterate: no allocation per step). */
+export interface StepInput {
+  q: Float64Array;
+  rho: number;
+}
+
+/**
+ * Checks the arguments of an iterate's `step(q, rho)`: rho a finite number (INVALID_ARGUMENT, NON_FINITE), q as
+ * {@link readQuery}. Fills `out` with the query and weight to apply: q and rho themselves, or, when |q|^2
+ * overflows, q scaled into `scratch` (largest entry 1) with rho |q|^2 carried by the weight (capped at
+ * {@link MAX_STEP_WEIGHT} / |scaled q|^2).
+ */
+export function checkStep(q: unknown, dim: number, rho: unknown, scratch: Float64Array, out: StepInput): StepInput {
   assertFinite(rho as number, "rho");
-  return readQuery(q, dim, scratch);
+  const x = readQuery(q, dim, scratch);
+  let r = rho as number;
+  let z = 0;
+  if (x === scratch) for (let i = 0; i < dim; i++) z += (x[i] as number) * (x[i] as number);
+  if (z === Number.POSITIVE_INFINITY) {
+    let m = 0;
+    for (let i = 0; i < dim; i++) m = Math.max(m, Math.abs(x[i] as number));
+    let u2 = 0;
+    for (let i = 0; i < dim; i++) {
+      const u = (x[i] as number) / m;
+      scratch[i] = u;
+      u2 += u * u;
+    }
+    r = r * m * m;
+    if (!(Math.abs(r) * u2 <= MAX_STEP_WEIGHT)) r = (r > 0 ? MAX_STEP_WEIGHT : -MAX_STEP_WEIGHT) / u2;
+    out.q = scratch;
+  } else out.q = x;
+  out.rho = r;
+  return out;
 }
 
 /** Largest |row_i . row_j - [i = j]| of the n rows (length m) of A. */

@@ -13,8 +13,8 @@
  */
 import { optionKeys, rejectUnknownOptions, type VectorInput } from "@routekit/core";
 import { LowRankSymmetricEigen } from "@routekit/linalg";
-import { checkLoad, checkStep, readIterateOptions, readQuery } from "./iterate-options.js";
-import { hypentropyProject, l1Threshold, softThreshold } from "./threshold.js";
+import { checkLoad, checkStep, readIterateOptions, readQuery, type StepInput } from "./iterate-options.js";
+import { hypentropyProjectUnchecked, l1ThresholdUnchecked, softThresholdUnchecked } from "./threshold-core.js";
 
 /**
  * The regulariser of the mirror step: the matrix hypentropy (HPG), or half the squared Frobenius norm
@@ -63,8 +63,9 @@ export class MirrorIterate {
   /** Primal eigenvalues (beta sinh(gamma); gamma itself in the Euclidean geometry), kept in step with `eig.values`. */
   private lambda: Float64Array;
   private readonly scratch: Float64Array;
-  /** The checked copy of a query that is not a Float64Array. */
+  /** The checked copy of a query that is not a Float64Array (or whose squared norm overflows: scaled). */
   private readonly query: Float64Array;
+  private readonly stepInput: StepInput = { q: new Float64Array(0), rho: 0 };
 
   constructor(options: MirrorIterateOptions) {
     rejectUnknownOptions(options, MIRROR_ITERATE_OPTION_KEYS, "MirrorIterate");
@@ -98,21 +99,22 @@ export class MirrorIterate {
   /**
    * One greedy OMD step: Y <- Y + rho q q^T, then the Bregman projection (and the rank cap). A q that is
    * not `dim` finite numbers (checked as in {@link score}) or a non-finite rho throws (RouteKitError) before
-   * anything changes. A step that
+   * anything changes. A q whose squared norm overflows (|q| above about 1.3e154) is scaled, its weight
+   * rho |q|^2 capped at MAX_STEP_WEIGHT (1e300): the step saturates the ball along q. A step that
    * leaves Y as it was (rho = 0, or |rho| |q|^2 below MIN_UPDATE) leaves W in the ball: its projection is W
    * itself and is skipped (it still counts towards the re-orthonormalisation period).
    */
   step(q: VectorInput, rho: number): void {
-    const x = checkStep(q, this.dim, rho, this.query);
+    const { q: x, rho: r } = checkStep(q, this.dim, rho, this.query, this.stepInput);
     const eig = this.eig;
     // `lambda` is kept in step with the spectrum: recomputed after the threshold (and the guard), moved
     // along with the pairs removed.
-    if (eig.rankOneUpdate(x, rho)) {
+    if (eig.rankOneUpdate(x, r)) {
       if (this.geometry === "hypentropy") {
-        this.lastThreshold = hypentropyProject(eig.values, eig.rank, this.beta, this.radius, this.scratch);
+        this.lastThreshold = hypentropyProjectUnchecked(eig.values, eig.rank, this.beta, this.radius, this.scratch);
       } else {
-        this.lastThreshold = l1Threshold(eig.values, eig.rank, this.radius, this.scratch);
-        softThreshold(eig.values, eig.rank, this.lastThreshold);
+        this.lastThreshold = l1ThresholdUnchecked(eig.values, eig.rank, this.radius, this.scratch);
+        softThresholdUnchecked(eig.values, eig.rank, this.lastThreshold);
       }
       this.refresh();
       if (this.fitBall()) this.refresh();

@@ -1,21 +1,30 @@
 /**
  * Bregman projection of a spectrum onto the nuclear-norm ball under the hypentropy (paper §5.1, Eq. 17
- * and 35-36). By von Neumann's trace inequality the eigenvectors stay; the eigenvalues solve
- * min_{|lambda|_1 <= tau} sum_i D_phi(lambda_i || beta sinh(gamma_i)), whose solution in mirror
- * coordinates is a plain soft threshold: gamma_i <- sign(gamma_i) max(|gamma_i| - nu, 0), with nu the
+ * and 35-36), exported with input checks. By von Neumann's trace inequality the eigenvectors stay; the
+ * eigenvalues solve min_{|lambda|_1 <= tau} sum_i D_phi(lambda_i || beta sinh(gamma_i)), whose solution in
+ * mirror coordinates is a plain soft threshold: gamma_i <- sign(gamma_i) max(|gamma_i| - nu, 0), with nu the
  * smallest nu >= 0 such that beta sum_i max(sinh(|gamma_i| - nu), 0) <= tau (equality when nu > 0).
+ *
+ * Every function checks its input before reading or writing anything (core's rule): vectors are Float64Array,
+ * Float32Array or number[] (INVALID_ARGUMENT otherwise; a vector updated in place must be a Float64Array) with at
+ * least `n` entries (DIMENSION_MISMATCH), all finite (NON_FINITE); `n` an integer >= 0, `beta` > 0, `tau` >= 0 and
+ * `nu` >= 0 finite numbers (OUT_OF_RANGE, NON_FINITE, INVALID_ARGUMENT); `scratch` a Float64Array of at least `n`
+ * entries sharing no memory with the input. The iterates run the same kernels unchecked (threshold-core.ts).
  */
-
-/** Segments whose root lies within this relative distance below the next breakpoint are accepted. */
-const BREAKPOINT_TOL = 1e-12;
+import {
+  bisectThresholdUnchecked,
+  hypentropyProjectUnchecked,
+  hypentropyThresholdUnchecked,
+  l1ThresholdUnchecked,
+  softThresholdUnchecked,
+} from "./threshold-core.js";
+import { checkBeta, checkRadius, checkScratch, finiteResult, readInPlace, readPrefix } from "./toolkit-checks.js";
 
 /**
- * The threshold nu for mirror eigenvalues gamma[0..n) (signed; zeros are ignored), exact on each
- * segment of the active set: (beta/2)(A e^-nu - B e^nu) = tau with A = sum exp(z), B = sum exp(-z) over
- * the active z = |gamma|, solved without cancellation as nu = ln A - ln(c + sqrt(c^2 + A B)), c = tau/beta.
- * O(n log n). When some |gamma| exceeds 700 (exp overflows; only with a tiny beta) it bisects instead.
- * `scratch` needs n entries. Right after a projection the input can sit on the boundary, where rounding
- * makes the last segment's root slightly negative: the result is clamped at 0.
+ * The threshold nu for mirror eigenvalues gamma[0..n) (signed; zeros are ignored), exact on each segment of the
+ * active set (closed form; bisection when some |gamma| exceeds 700). O(n log n). `scratch` (n entries) is
+ * overwritten. Right after a projection the input can sit on the boundary, where rounding makes the last
+ * segment's root slightly negative: the result is clamped at 0.
  */
 export function hypentropyThreshold(
   gamma: ArrayLike<number>,
@@ -24,71 +33,25 @@ export function hypentropyThreshold(
   tau: number,
   scratch: Float64Array,
 ): number {
-  let m = 0;
-  let total = 0;
-  let zmax = 0;
-  for (let i = 0; i < n; i++) {
-    const z = Math.abs(gamma[i] as number);
-    if (z === 0) continue;
-    scratch[m++] = z;
-    total += Math.sinh(z);
-    if (z > zmax) zmax = z;
-  }
-  if (beta * total <= tau) return 0;
-  if (zmax > 700) return bisectThreshold(scratch, m, beta, tau);
-  sortDescending(scratch, m);
-  const c = tau / beta;
-  let A = 0;
-  let B = 0;
-  let nu = 0;
-  for (let j = 0; j < m; j++) {
-    const z = scratch[j] as number;
-    A += Math.exp(z);
-    B += Math.exp(-z);
-    nu = Math.log(A) - Math.log(c + Math.sqrt(c * c + A * B));
-    const next = j + 1 < m ? (scratch[j + 1] as number) : 0;
-    if (nu >= next - BREAKPOINT_TOL * Math.max(1, next)) return Math.max(nu, 0);
-  }
-  return Math.max(nu, 0);
+  const g = readPrefix(gamma, n, "gamma");
+  const b = checkBeta(beta);
+  const t = checkRadius(tau);
+  return finiteResult(hypentropyThresholdUnchecked(g.values, g.n, b, t, checkScratch(scratch, g.n, gamma)), "nu");
 }
 
 /** The same threshold by bisection on the decreasing g(nu) = beta sum max(sinh(z_i - nu), 0) - tau over z[0..m). */
 export function bisectThreshold(z: ArrayLike<number>, m: number, beta: number, tau: number): number {
-  const g = (nu: number): number => {
-    let s = 0;
-    for (let i = 0; i < m; i++) {
-      const v = (z[i] as number) - nu;
-      if (v > 0) s += Math.sinh(v);
-    }
-    return beta * s - tau;
-  };
-  if (g(0) <= 0) return 0;
-  let lo = 0;
-  let hi = 0;
-  for (let i = 0; i < m; i++) hi = Math.max(hi, Math.abs(z[i] as number));
-  for (let it = 0; it < 200 && hi - lo > 1e-15 * Math.max(1, hi); it++) {
-    const mid = 0.5 * (lo + hi);
-    if (g(mid) > 0) lo = mid;
-    else hi = mid;
-  }
-  return hi;
+  const v = readPrefix(z, m, "z");
+  const b = checkBeta(beta);
+  const t = checkRadius(tau);
+  return finiteResult(bisectThresholdUnchecked(v.values, v.n, b, t), "nu");
 }
 
 /**
- * Kept values below this fraction of the largest |gamma| come from the cancellation-free form of
- * {@link hypentropyProject}: subtracting nu from |gamma| would keep fewer than about 10 of their digits.
- */
-const CANCELLATION = 1e-6;
-
-/**
- * The hypentropy projection in place: gamma_i <- sign(gamma_i) max(|gamma_i| - nu, 0) with nu =
- * {@link hypentropyThreshold}; returns nu. When the kept values are tiny next to |gamma| (a beta many orders
- * above the radius: they are about asinh(tau / beta)), |gamma_i| - nu loses their digits to rounding (at
- * beta = 1e17 x radius every value rounded to 0 and the router never learned), so they are computed
- * from the differences to the largest |gamma| instead: with d_j = z_j - z_max over the active set,
- * delta = z_max - nu = asinh(c / sqrt(A B)) + log1p(2 S / A) / 2, A = sum e^d_j, S = sum sinh(-d_j),
- * B = A + 2 S, c = tau / beta, and gamma_i <- sign(gamma_i) max(delta + d_i, 0). Otherwise (every ordinary
- * setting) it is exactly softThreshold(gamma, n, hypentropyThreshold(...)). `scratch` needs n entries.
+ * The hypentropy projection of gamma[0..n) in place (a Float64Array): gamma_i <- sign(gamma_i) max(|gamma_i| - nu,
+ * 0) with nu = {@link hypentropyThreshold}; returns nu. When the kept values are tiny next to |gamma| (a beta many
+ * orders above the radius) they are computed from the differences to the largest |gamma|, so they keep their
+ * digits; otherwise it is exactly softThreshold(gamma, n, hypentropyThreshold(...)). `scratch` needs n entries.
  */
 export function hypentropyProject(
   gamma: Float64Array,
@@ -97,88 +60,25 @@ export function hypentropyProject(
   tau: number,
   scratch: Float64Array,
 ): number {
-  const nu = hypentropyThreshold(gamma, n, beta, tau, scratch);
-  if (nu === 0) return 0;
-  let zmax = 0;
-  for (let i = 0; i < n; i++) zmax = Math.max(zmax, Math.abs(gamma[i] as number));
-  if (zmax - nu >= CANCELLATION * zmax) {
-    softThreshold(gamma, n, nu);
-    return nu;
-  }
-  let m = 0;
-  for (let i = 0; i < n; i++) {
-    const z = Math.abs(gamma[i] as number);
-    if (z !== 0) scratch[m++] = z - zmax;
-  }
-  sortDescending(scratch, m);
-  const c = tau / beta;
-  let A = 0;
-  let S = 0;
-  let delta = 0;
-  for (let j = 0; j < m; j++) {
-    const dj = scratch[j] as number;
-    A += Math.exp(dj);
-    S += Math.sinh(-dj);
-    delta = Math.asinh(c / Math.sqrt(A * (A + 2 * S))) + 0.5 * Math.log1p((2 * S) / A);
-    if (j + 1 === m || delta + (scratch[j + 1] as number) <= 0) break;
-  }
-  for (let i = 0; i < n; i++) {
-    const g = gamma[i] as number;
-    const z = g === 0 ? 0 : delta + (Math.abs(g) - zmax);
-    gamma[i] = z > 0 ? (g > 0 ? z : -z) : 0;
-  }
-  return zmax - delta;
+  const count = readInPlace(gamma, n, "gamma");
+  const b = checkBeta(beta);
+  const t = checkRadius(tau);
+  return hypentropyProjectUnchecked(gamma, count, b, t, checkScratch(scratch, count, gamma));
 }
 
-/** gamma_i <- sign(gamma_i) max(|gamma_i| - nu, 0) for i < n. */
+/** gamma_i <- sign(gamma_i) max(|gamma_i| - nu, 0) for i < n, in place (gamma a Float64Array, nu >= 0). */
 export function softThreshold(gamma: Float64Array, n: number, nu: number): void {
-  if (nu === 0) return;
-  for (let i = 0; i < n; i++) {
-    const g = gamma[i] as number;
-    const z = Math.abs(g) - nu;
-    gamma[i] = z > 0 ? (g > 0 ? z : -z) : 0;
-  }
-}
-
-function sortDescending(a: Float64Array, m: number): void {
-  if (m > 48) {
-    a.subarray(0, m).sort();
-    a.subarray(0, m).reverse();
-    return;
-  }
-  for (let i = 1; i < m; i++) {
-    const v = a[i] as number;
-    let j = i - 1;
-    while (j >= 0 && (a[j] as number) < v) {
-      a[j + 1] = a[j] as number;
-      j--;
-    }
-    a[j + 1] = v;
-  }
+  const count = readInPlace(gamma, n, "gamma");
+  softThresholdUnchecked(gamma, count, checkRadius(nu, "nu"));
 }
 
 /**
  * Threshold of the Euclidean projection onto the l1 ball of radius tau (Duchi, Shalev-Shwartz, Singer &
- * Chandra 2008): the theta >= 0 with sum max(|x_i| - theta, 0) = tau, or 0 when |x|_1 <= tau.
+ * Chandra 2008): the theta >= 0 with sum max(|x_i| - theta, 0) = tau, or 0 when |x|_1 <= tau. `scratch`
+ * (n entries) is overwritten.
  */
 export function l1Threshold(x: ArrayLike<number>, n: number, tau: number, scratch: Float64Array): number {
-  let m = 0;
-  let total = 0;
-  for (let i = 0; i < n; i++) {
-    const z = Math.abs(x[i] as number);
-    if (z === 0) continue;
-    scratch[m++] = z;
-    total += z;
-  }
-  if (total <= tau) return 0;
-  sortDescending(scratch, m);
-  let cum = 0;
-  let theta = 0;
-  for (let j = 0; j < m; j++) {
-    cum += scratch[j] as number;
-    const t = (cum - tau) / (j + 1);
-    if ((scratch[j] as number) > t) theta = t;
-    else break;
-  }
-  return Math.max(theta, 0);
+  const v = readPrefix(x, n, "x");
+  const t = checkRadius(tau);
+  return finiteResult(l1ThresholdUnchecked(v.values, v.n, t, checkScratch(scratch, v.n, x)), "theta");
 }

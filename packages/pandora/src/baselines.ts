@@ -558,7 +558,8 @@ export class OneShot extends CascadePolicyBase {
     const i = this.table.find(r.chosen);
     if (i === undefined) return;
     const q = r.queried.find((x) => x.arm === r.chosen);
-    if (!q) return;
+    // The chosen box was removed since the episode began: a box added again under its id learns nothing from it.
+    if (!q || q.retired === true) return;
     const st = this.states[this.table.indexOf(r.chosen)] as OneShotArm;
     const psi = this.toPsi(r.context);
     const m = this.m;

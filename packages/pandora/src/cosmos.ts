@@ -231,6 +231,8 @@ export class Cosmos extends CascadePolicyBase {
   protected learnRecord(r: CascadeRecord): void {
     const psi = this.toPsi(r.context);
     for (const q of r.queried) {
+      // A box removed since the episode began teaches nothing, also to a box added again under its id.
+      if (q.retired === true) continue;
       const i = this.table.find(q.arm);
       if (i === undefined) continue;
       const phi = this.toPhi(q.features);

@@ -10,6 +10,11 @@
  * `feedback(reward)` learns from the whole episode and closes it; `discard` closes it without learning.
  * Many episodes may be open at once; learning happens only at feedback, so the learned state is a
  * function of the sequence of completed episodes.
+ *
+ * A box removed while an episode is open stays removed for that episode, even if a box with the same id is
+ * added again (the episode's `retired` list): it is not asked if it was not asked yet, and the episode
+ * teaches the new box nothing (its record marks the old box's output `retired`), as the arm protocol ignores
+ * late feedback for a removed arm after its id was re-added.
  */
 import {
   ArmTable,
@@ -90,12 +95,23 @@ export interface Episode {
   awaiting: string | null;
   stopped: boolean;
   chosen: string | null;
+  /**
+   * Planned boxes removed since `begin` (in removal order; usually empty): skipped by `next` and not learned
+   * about at feedback, even after a box with the same id was added again.
+   */
+  readonly retired: string[];
 }
 
 /** A completed episode as the learner sees it (also the shape of a logged cascade event). */
 export interface CascadeRecord {
   readonly context: Float64Array;
-  readonly queried: readonly { readonly arm: string; readonly features: Float64Array; readonly cost: number }[];
+  readonly queried: readonly {
+    readonly arm: string;
+    readonly features: Float64Array;
+    readonly cost: number;
+    /** The box was removed since the episode began: learn nothing about the box (a box with its id is another). */
+    readonly retired?: boolean;
+  }[];
   readonly chosen: string;
   readonly reward: number;
 }
@@ -185,6 +201,8 @@ export abstract class CascadePolicyBase implements CascadePolicy {
     const i = this.table.indexOf(id);
     this.removeBox(i);
     this.table.remove(id);
+    // Open episodes that planned this box keep it removed, also once a box with the same id is added again.
+    for (const e of this.ledger.values()) if (e.order.includes(id) && !e.retired.includes(id)) e.retired.push(id);
   }
 
   begin(context: VectorInput): string {
@@ -221,6 +239,7 @@ export abstract class CascadePolicyBase implements CascadePolicy {
       awaiting: null,
       stopped: false,
       chosen: null,
+      retired: [],
     });
   }
 
@@ -228,9 +247,9 @@ export abstract class CascadePolicyBase implements CascadePolicy {
     const e = this.ledger.get(episode);
     if (e.awaiting !== null) return { query: e.awaiting };
     if (e.stopped || e.chosen !== null) return { stop: true };
-    // Skip planned boxes removed since begin.
+    // Skip planned boxes removed since begin (also when a box with the same id was added again).
     let k = e.pos;
-    while (k < e.order.length && !this.table.has(e.order[k] as string)) k++;
+    while (k < e.order.length && this.removedFor(e, e.order[k] as string)) k++;
     if (k >= e.order.length) {
       if (e.queried.length === 0)
         throw new RouteKitError(ErrorCode.InvalidState, "every box planned for this episode was removed; discard it");
@@ -274,6 +293,11 @@ export abstract class CascadePolicyBase implements CascadePolicy {
     e.costs.push(cost === 0 ? 0 : cost);
     e.optimistic.push(mu);
     e.awaiting = null;
+  }
+
+  /** Whether planned box `id` is gone for episode `e`: removed since `begin`, even if its id was added again. */
+  private removedFor(e: Episode, id: string): boolean {
+    return !this.table.has(id) || (e.retired.length > 0 && e.retired.includes(id));
   }
 
   choose(episode: DecisionRef): string {
@@ -320,11 +344,11 @@ export abstract class CascadePolicyBase implements CascadePolicy {
       id,
       decision: {
         context: vectorToJson(e.context),
-        queried: e.queried.map((arm, i) => ({
-          arm,
-          features: vectorToJson(e.features[i] as Float64Array),
-          cost: e.costs[i] as number,
-        })),
+        queried: e.queried.map((arm, i) =>
+          e.retired.includes(arm)
+            ? { arm, features: vectorToJson(e.features[i] as Float64Array), cost: e.costs[i] as number, retired: true }
+            : { arm, features: vectorToJson(e.features[i] as Float64Array), cost: e.costs[i] as number },
+        ),
         chosen: e.chosen,
       },
     };
@@ -332,7 +356,8 @@ export abstract class CascadePolicyBase implements CascadePolicy {
 
   /**
    * Learns from a self-contained logged episode (from this policy, another replica, or another cascade
-   * policy kind); open episodes are not touched. Boxes no longer live are ignored. Throws INVALID_EVENT.
+   * policy kind); open episodes are not touched. Boxes no longer live, and outputs marked `retired` (their box
+   * was removed before the record was made), teach no box. Throws INVALID_EVENT.
    */
   learn(event: CascadeEvent): void {
     const ev = checkEvent(event, "cascade");
@@ -343,7 +368,9 @@ export abstract class CascadePolicyBase implements CascadePolicy {
       const features = eventVector(q.features, `decision.queried[${i}].features`, this.outputDim);
       checkNorm(features, `event decision.queried[${i}].features`, ErrorCode.InvalidEvent);
       checkMagnitude(q.cost, `event decision.queried[${i}].cost`, 0, ErrorCode.InvalidEvent);
-      return { arm: q.arm, features, cost: q.cost + 0 };
+      return q.retired === true
+        ? { arm: q.arm, features, cost: q.cost + 0, retired: true }
+        : { arm: q.arm, features, cost: q.cost + 0 };
     });
     checkMagnitude(ev.feedback.reward, "event feedback.reward", -MAX_MAGNITUDE, ErrorCode.InvalidEvent);
     this.learnRecord({ context, queried, chosen: d.chosen, reward: ev.feedback.reward });
@@ -353,11 +380,11 @@ export abstract class CascadePolicyBase implements CascadePolicy {
   protected recordOf(e: Episode, reward: number): CascadeRecord {
     return {
       context: e.context,
-      queried: e.queried.map((arm, i) => ({
-        arm,
-        features: e.features[i] as Float64Array,
-        cost: e.costs[i] as number,
-      })),
+      queried: e.queried.map((arm, i) =>
+        e.retired.includes(arm)
+          ? { arm, features: e.features[i] as Float64Array, cost: e.costs[i] as number, retired: true }
+          : { arm, features: e.features[i] as Float64Array, cost: e.costs[i] as number },
+      ),
       chosen: e.chosen as string,
       reward,
     };
@@ -365,7 +392,7 @@ export abstract class CascadePolicyBase implements CascadePolicy {
 
   /** Episode payloads in snapshots. */
   private encodeEpisode(e: Episode): Json {
-    return {
+    const json: Record<string, Json> = {
       context: encodeF64(e.context),
       order: [...e.order],
       sigma: encodeF64(e.sigma),
@@ -379,6 +406,9 @@ export abstract class CascadePolicyBase implements CascadePolicy {
       stopped: e.stopped,
       chosen: e.chosen,
     };
+    // Written only when a planned box was removed, so the snapshot of an episode without one is unchanged.
+    if (e.retired.length > 0) json.retired = [...e.retired];
+    return json;
   }
 
   private decodeEpisode(j: Json): Episode {
@@ -426,6 +456,12 @@ export abstract class CascadePolicyBase implements CascadePolicy {
     const chosen = o.chosen;
     if (chosen !== null && (typeof chosen !== "string" || !queried.includes(chosen)))
       snapshotCorrupt("episode.chosen", "null or a queried id");
+    let retired: string[] = [];
+    if (o.retired !== undefined) {
+      retired = strings(o.retired, "episode.retired");
+      if (retired.length === 0 || new Set(retired).size !== retired.length || !retired.every((r) => order.includes(r)))
+        snapshotCorrupt("episode.retired", "absent, or distinct planned ids");
+    }
     return {
       context,
       order,
@@ -439,6 +475,7 @@ export abstract class CascadePolicyBase implements CascadePolicy {
       awaiting: awaiting as string | null,
       stopped: o.stopped as boolean,
       chosen: chosen as string | null,
+      retired: [...retired],
     };
   }
 }

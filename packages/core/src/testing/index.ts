@@ -87,6 +87,7 @@ export {
   checkMaxPendingAssortment,
   checkMaxPendingCascade,
   checkMaxPendingRestore,
+  checkReAddWithOpenEpisodes,
   checkReAddWithPending,
   HOSTILE_IDS,
 } from "./properties.js";

@@ -3,13 +3,15 @@
  * - `update(d, fb)` equals `learn(JSON round trip of { ...decisionRecord(d), feedback: fb })` plus `discard(d)`,
  *   bit for bit, with late and out-of-order feedback, arm removal and re-adding of the same id;
  * - late feedback for a removed arm is accepted and ignored even after an arm of the same id is re-added;
+ * - a cascade episode open across the removal and re-adding of a box's id treats its planned box as removed:
+ *   the new box is never asked in it and learns nothing from it;
  * - hostile arm ids (`__proto__`, `constructor`, `toString`, very long, unicode) are ordinary ids;
  * - maxPending, small or large, survives a snapshot: the restored policy expires exactly what the original does
  *   (for cascades the pending items are open episodes: begun, not yet given feedback).
  */
 
 import { RouteKitError } from "../errors.js";
-import type { ArmEvent } from "../events.js";
+import type { ArmEvent, CascadeEvent } from "../events.js";
 import type {
   ArmDecision,
   ArmPolicy,
@@ -206,6 +208,120 @@ export function checkReAddWithPending(spec: ArmPolicySpec, seed = 3): void {
   if (text(R) !== text(Q)) {
     trace.fail(
       `learn of a record made after the arm was removed changed the re-added arm:\n      after learn:   ${text(R)}\n      after discard: ${text(Q)}`,
+    );
+  }
+}
+
+/** Deterministic output features and cost of box `arm` in stale episode `k` (equal inputs for every twin). */
+function cascadeOutput(p: CascadePolicy, name: string, k: number, arm: string): { f: Float64Array; cost: number } {
+  const r = Rng.fromSeed(`re-add-cascade:${name}:${k}:${arm}`);
+  const f = new Float64Array(p.outputDim);
+  for (let i = 0; i < f.length; i++) f[i] = r.uniform();
+  return { f, cost: Math.round(r.uniform() * 100) / 1000 };
+}
+
+/**
+ * Drives an open episode of `p` through `steps` more calls of next/observe (or to its end with Infinity), then
+ * chooses when `choose` is set; returns what the policy answered, one line per call.
+ */
+function driveEpisode(
+  trace: Trace,
+  p: CascadePolicy,
+  name: string,
+  k: number,
+  ep: string,
+  steps: number,
+  choose: boolean,
+): string[] {
+  const out: string[] = [];
+  for (let s = 0; s < steps; s++) {
+    const step = run(trace, `next(${ep})`, () => p.next(ep));
+    out.push(`next -> ${show(step)}`);
+    if (!("query" in step)) break;
+    const { f, cost } = cascadeOutput(p, name, k, step.query);
+    run(trace, `observe(${ep}, ${show(step.query)})`, () => p.observe(ep, step.query, f, cost));
+  }
+  if (choose) out.push(`choose -> ${show(run(trace, `choose(${ep})`, () => p.choose(ep)))}`);
+  return out;
+}
+
+/**
+ * A cascade episode open while a box is removed and a box with the same id is added again treats the old box as
+ * removed (the rule the arm protocol keeps for late feedback, `checkReAddWithPending`): the new box is never asked
+ * in it, and its feedback teaches the new box nothing. P removes and re-adds the box with episodes open at every
+ * stage (begun, box asked, box observed, chosen); its twin Q only removes it, plays the same episodes and adds the
+ * box after they closed. Both must answer alike and end in the same state; a third twin R, restored from P after
+ * the re-add, learns each episode from P's decision record plus the feedback and must end as P does too.
+ */
+export function checkReAddWithOpenEpisodes(spec: CascadePolicySpec, seed = 3): void {
+  const trace: Trace = new Trace();
+  const arms = ["arm-0", "arm-1", "arm-2"];
+  const P = spec.create({ seed, arms });
+  const rng = Rng.fromSeed(`re-add-cascade:${spec.name}`);
+  const ctx = () => rng.fillNormal(new Float64Array(P.contextDim), 0, 0.5);
+  // Warm-up: complete episodes, so every box has data of its own.
+  for (let t = 0; t < 30; t++) {
+    const ep = run(trace, "begin", () => P.begin(ctx()));
+    driveEpisode(trace, P, `${spec.name}:warm`, t, ep, Number.POSITIVE_INFINITY, true);
+    run(trace, "feedback", () => P.feedback(ep, rng.uniform() < 0.6 ? 1 : 0));
+  }
+  // Stale episodes at every stage: begun only, one box asked, one observed, two observed, chosen.
+  const stages = [0, 1, 1, 2, 3, Number.POSITIVE_INFINITY];
+  const stale: { ep: string; k: number }[] = [];
+  const before: string[] = [];
+  for (let r = 0; r < 2; r++) {
+    for (const n of stages) {
+      const k = stale.length;
+      const ep = run(trace, "begin", () => P.begin(ctx()));
+      stale.push({ ep, k });
+      // Stage 1 leaves the asked box unobserved: the call is under way when the box is removed.
+      if (n === 1 && r === 0) {
+        const step = run(trace, `next(${ep})`, () => P.next(ep));
+        before.push(show(step));
+      } else if (n > 0) {
+        before.push(...driveEpisode(trace, P, spec.name, k, ep, n, n === Number.POSITIVE_INFINITY));
+      }
+    }
+  }
+  // The victim: the first box asked in a stale episode (so the stale episodes plan it, and some opened it).
+  const first = run(trace, "next", () => P.next((stale[1] as { ep: string }).ep));
+  if (!("query" in first)) trace.fail(`next on an episode just begun said ${show(first)}`);
+  const victim = first.query;
+  const Q = spec.restore(roundTrip(P.toJSON()) as Snapshot);
+  trace.push(`${spec.name}: ${stale.length} episodes open; removeArm(${victim}), addArm(${victim}) again`);
+  run(trace, "removeArm", () => P.removeArm(victim));
+  run(trace, "addArm (same id)", () => P.addArm(victim));
+  run(trace, "removeArm on the twin", () => Q.removeArm(victim));
+  const R = spec.restore(roundTrip(P.toJSON()) as Snapshot);
+  for (const { ep, k } of stale) {
+    const reward = rng.uniform() < 0.6 ? 1 : 0;
+    const a = driveEpisode(trace, P, spec.name, k, ep, Number.POSITIVE_INFINITY, true);
+    const b = driveEpisode(trace, Q, spec.name, k, ep, Number.POSITIVE_INFINITY, true);
+    if (show(a) !== show(b)) {
+      trace.fail(
+        `episode ${ep}, open across removeArm/addArm(${victim}), went on differently from a twin that only removed the box:\n      re-added: ${a.join("; ")}\n      removed:  ${b.join("; ")}`,
+      );
+    }
+    const event = roundTrip({
+      ...run(trace, "decisionRecord", () => P.decisionRecord(ep)),
+      feedback: { reward },
+    }) as CascadeEvent;
+    trace.push(`feedback(${ep}, ${reward}) [${a.join("; ")}]`);
+    run(trace, "feedback", () => P.feedback(ep, reward));
+    run(trace, "feedback on the twin", () => Q.feedback(ep, reward));
+    run(trace, "learn of the record on the third twin", () => R.learn(event));
+    run(trace, "discard on the third twin", () => R.discard(ep));
+  }
+  run(trace, "addArm on the twin, after the episodes closed", () => Q.addArm(victim));
+  const tp = checkState(P, spec, trace);
+  if (tp !== text(Q)) {
+    trace.fail(
+      `episodes begun before removeArm/addArm(${victim}) taught the new box:\n      re-added during the episodes: ${tp}\n      added after them:             ${text(Q)}`,
+    );
+  }
+  if (text(R) !== tp) {
+    trace.fail(
+      `learn of the records made after the removal differs from feedback:\n      feedback: ${tp}\n      learn:    ${text(R)}`,
     );
   }
 }
