@@ -30,13 +30,8 @@ export interface Lineage {
 }
 
 export function readSnapshotFile(path: string): GatewaySnapshot | undefined {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw e;
-  }
+  const text = readTextIfExists(path);
+  if (text === undefined) return undefined;
   const snap = JSON.parse(text) as GatewaySnapshot;
   if (snap?.v !== 1 || !Number.isSafeInteger(snap.logOffset) || !Array.isArray(snap.lineage)) {
     throw new Error(`${path} is not a gateway snapshot (v 1)`);
@@ -56,4 +51,14 @@ export function writeSnapshotFileSync(path: string, snap: GatewaySnapshot): void
   const tmp = `${path}.tmp`;
   writeFileSync(tmp, JSON.stringify(snap));
   renameSync(tmp, path);
+}
+
+/** A file's text, or undefined when there is no such file (other errors are thrown). */
+export function readTextIfExists(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw e;
+  }
 }

@@ -1,5 +1,6 @@
-import { linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, rmSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { readTextIfExists } from "./snapshot-file.js";
 
 /** Lock files this process holds: its own pid in a pid file means a live lock only if it is in here. */
 const held = new Set<string>();
@@ -72,13 +73,8 @@ function createExclusive(path: string): boolean {
 
 /** The pid in a lock file; undefined if it is gone. A file without a valid pid reads as 0 (stale). */
 function readPid(path: string): number | undefined {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw e;
-  }
+  const text = readTextIfExists(path);
+  if (text === undefined) return undefined;
   const pid = Number(text);
   return Number.isSafeInteger(pid) && pid > 0 ? pid : 0;
 }
