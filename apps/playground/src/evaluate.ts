@@ -16,7 +16,7 @@ import {
   replayEvaluate,
 } from "@routekit/core";
 import { CliFailure, UsageError } from "./errors.js";
-import { armsOf, type LoggedLine, type LogIssue, policyForLog, readEventLog } from "./event-log.js";
+import { type LoggedLine, type LogIssue, policyForLog, readEventLog } from "./event-log.js";
 import { table } from "./format.js";
 import type { FamilyRegistry, Params } from "./registry/types.js";
 import { findPolicy, mergeParams } from "./spec.js";
@@ -147,7 +147,8 @@ export function evaluate(opts: EvaluateOptions): EvaluateResult {
     } else {
       // The policy held fixed: it selects on each event's context and the decision is discarded (nothing is learned).
       // Its probability of the logged arm is estimated by 1[pick = logged arm] (exact for a deterministic policy).
-      const known = new Set(opts.arms && opts.arms.length > 0 ? opts.arms : armsOf(log.events, "arm"));
+      // The logging policy's arms: every logged arm, a retired one too (it was played; core's default).
+      const known = new Set(opts.arms && opts.arms.length > 0 ? opts.arms : events.map((e) => e.decision.arm));
       const outside = policy.arms.filter((a) => !known.has(a));
       if (outside.length > 0) {
         throw new CliFailure(
