@@ -6,12 +6,14 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { CascadeEvent } from "@routekit/core";
+import type { ArmEvent, CascadeEvent } from "@routekit/core";
 import { Cosmos } from "@routekit/pandora";
 import { describe, expect, it } from "vitest";
+import { evaluate } from "../src/evaluate.js";
 import { namedArms } from "../src/event-log.js";
 import type { FamilyRegistry } from "../src/registry/types.js";
 import { train } from "../src/train.js";
+import { fixtureRegistry } from "./fixture.js";
 
 const dims = { contextDim: 2, outputDim: 2 };
 const registry: FamilyRegistry = {
@@ -98,5 +100,47 @@ describe("routekit train: retired cascade boxes", () => {
     };
     expect(namedArms(arm as never)).toEqual(["a"]);
     expect(namedArms({ ...arm, decision: { ...arm.decision, retired: true } } as never)).toEqual([]);
+  });
+});
+
+describe("arm events marked retired: train ignores them, evaluate counts them (documented)", () => {
+  /** A uniform logger over a, b, c; c was removed before each of its records was made (retired). */
+  const events = (retired: boolean): ArmEvent[] =>
+    Array.from({ length: 60 }, (_, t) => {
+      const arm = ["a", "b", "c"][t % 3] as string;
+      return {
+        v: 1,
+        kind: "test/logger",
+        protocol: "arm",
+        id: `e${t}`,
+        decision: { arm, context: null, propensity: 1 / 3, ...(retired && arm === "c" ? { retired: true } : {}) },
+        feedback: { reward: arm === "c" ? 1 : (t % 2) * 0.5 },
+      };
+    });
+  const file = (retired: boolean) => {
+    const f = join(mkdtempSync(join(tmpdir(), "routekit-retired-arm-")), "events.jsonl");
+    writeFileSync(
+      f,
+      `${events(retired)
+        .map((e) => JSON.stringify(e))
+        .join("\n")}\n`,
+    );
+    return f;
+  };
+
+  it("train: a retired arm is no default arm and --arms may leave it out", () => {
+    const r = train({ events: file(true), policy: "ucb1", arms: ["a", "b"], registry: fixtureRegistry });
+    expect([r.learned, r.skipped.length]).toEqual([60, 0]);
+    const d = train({ events: file(true), policy: "ucb1", registry: fixtureRegistry });
+    expect((d.snapshot.state as { arms: { id: string }[] }).arms.map((a) => a.id)).toEqual(["a", "b"]);
+  });
+
+  it("evaluate: a retired event is the logging policy's play of its arm, counted as if unmarked; --arms must name it", () => {
+    const opts = { policy: "random", estimator: "ips", registry: fixtureRegistry } as const;
+    const marked = evaluate({ ...opts, events: file(true) });
+    const plain = evaluate({ ...opts, events: file(false) });
+    expect(marked.n).toBe(60);
+    expect(marked.estimate).toBe(plain.estimate);
+    expect(() => evaluate({ ...opts, events: file(true), arms: ["a", "b"] })).toThrow(/line 3: .*"c"/);
   });
 });
