@@ -16,7 +16,7 @@ import {
   replayEvaluate,
 } from "@routekit/core";
 import { CliFailure, UsageError } from "./errors.js";
-import { armsOf, type LoggedLine, type LogIssue, policyForLog, readEventLog } from "./event-log.js";
+import { type LoggedLine, type LogIssue, policyForLog, readEventLog } from "./event-log.js";
 import { table } from "./format.js";
 import type { FamilyRegistry, Params } from "./registry/types.js";
 import { findPolicy, mergeParams } from "./spec.js";
@@ -64,8 +64,17 @@ export interface EvaluateResult extends OffPolicyResult {
   readonly skipped: readonly LogIssue[];
 }
 
+/**
+ * The logging policy's arms by default: every arm the events name, in order of first appearance, a retired one too
+ * (it was played; core's estimators default to the same). `routekit train` leaves retired ones out.
+ */
+function loggedArms(events: readonly LoggedLine[]): string[] {
+  return [...new Set(events.map((l) => (l.event as ArmEvent).decision.arm))];
+}
+
 /** The policy to evaluate: fresh from the registry, or restored from a snapshot with its class's fromJSON. */
 function buildPolicy(opts: EvaluateOptions, events: readonly LoggedLine[]): ArmPolicy {
+  const arms = opts.arms && opts.arms.length > 0 ? opts.arms : loggedArms(events);
   const entry = findPolicy(opts.registry, opts.policy);
   if (entry.protocol !== "arm") {
     throw new UsageError(
@@ -74,7 +83,7 @@ function buildPolicy(opts: EvaluateOptions, events: readonly LoggedLine[]): ArmP
   }
   if (opts.snapshot === undefined) {
     const params = mergeParams(`policy ${entry.name}`, entry.defaults, opts.params ?? {});
-    return policyForLog(entry, params, events, opts.arms, opts.seed ?? 0) as ArmPolicy;
+    return policyForLog(entry, params, events, arms, opts.seed ?? 0) as ArmPolicy;
   }
   if (opts.params && Object.keys(opts.params).length > 0) {
     throw new UsageError("--param does not apply with --snapshot (the snapshot holds the policy's parameters)");
@@ -89,7 +98,7 @@ function buildPolicy(opts: EvaluateOptions, events: readonly LoggedLine[]): ArmP
     throw new CliFailure(`cannot read snapshot ${opts.snapshot}: ${code ?? (e as Error).message}`);
   }
   // Every policy class has a static fromJSON; a fresh instance of the entry names the class.
-  const fresh = policyForLog(entry, entry.defaults, events, opts.arms, 0);
+  const fresh = policyForLog(entry, entry.defaults, events, arms, 0);
   const cls = fresh.constructor as { fromJSON?: (s: unknown) => ArmPolicy };
   if (typeof cls.fromJSON !== "function") throw new UsageError(`policy "${entry.name}" cannot restore a snapshot`);
   try {
@@ -147,7 +156,7 @@ export function evaluate(opts: EvaluateOptions): EvaluateResult {
     } else {
       // The policy held fixed: it selects on each event's context and the decision is discarded (nothing is learned).
       // Its probability of the logged arm is estimated by 1[pick = logged arm] (exact for a deterministic policy).
-      const known = new Set(opts.arms && opts.arms.length > 0 ? opts.arms : armsOf(log.events, "arm"));
+      const known = new Set(opts.arms && opts.arms.length > 0 ? opts.arms : loggedArms(log.events));
       const outside = policy.arms.filter((a) => !known.has(a));
       if (outside.length > 0) {
         throw new CliFailure(

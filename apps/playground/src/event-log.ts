@@ -123,14 +123,24 @@ export function readEventLog(
   return { lines, events, duplicates, withoutFeedback, issues };
 }
 
-/** Arms named by the events, in order of first appearance. */
+/**
+ * The arms an event's learning can touch: an arm event's arm, a cascade event's opened boxes; none that is marked
+ * `retired` (removed before the record was made: `learn` ignores it, even if an arm with its id was added again).
+ */
+export function namedArms(event: DecisionEvent): string[] {
+  const d = event.decision as {
+    arm?: string;
+    retired?: boolean;
+    queried?: readonly { arm: string; retired?: boolean }[];
+  };
+  if (d.arm !== undefined) return d.retired === true ? [] : [d.arm];
+  return (d.queried ?? []).filter((q) => q.retired !== true).map((q) => q.arm);
+}
+
+/** Arms named by the events (retired ones aside, see {@link namedArms}), in order of first appearance. */
 export function armsOf(events: readonly LoggedLine[], protocol: Protocol): string[] {
   const seen = new Set<string>();
-  for (const { event } of events) {
-    const d = event.decision as { arm?: string; queried?: { arm: string }[] };
-    if (protocol === "arm" && d.arm !== undefined) seen.add(d.arm);
-    if (protocol === "cascade") for (const q of d.queried ?? []) seen.add(q.arm);
-  }
+  for (const { event } of events) if (protocol !== "assortment") for (const a of namedArms(event)) seen.add(a);
   return [...seen];
 }
 

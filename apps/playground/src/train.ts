@@ -7,7 +7,7 @@ import { statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { type DecisionEvent, isRouteKitError, type Snapshot } from "@routekit/core";
 import { CliFailure, UsageError } from "./errors.js";
-import { type LogIssue, listIssues, policyForLog, readEventLog } from "./event-log.js";
+import { type LogIssue, listIssues, namedArms, policyForLog, readEventLog } from "./event-log.js";
 import { checkOutDir, ensureOutDir } from "./out-dir.js";
 import type { FamilyRegistry, Params } from "./registry/types.js";
 import { findPolicy, mergeParams } from "./spec.js";
@@ -61,11 +61,11 @@ export function train(opts: TrainOptions): TrainResult {
   // logged arm, those events were counted as learned but changed nothing. Each is a refused line instead.
   const arms = (policy as { arms?: readonly string[] }).arms;
   const live = arms ? new Set(arms) : undefined;
+  // A retired arm (arm events) or retired opened box (cascade events) was removed before the record was made: learn
+  // ignores it whatever the policy's arms are, as it ignores other events of removed arms, so it is no refusal.
   const outside = (event: DecisionEvent): string | undefined => {
-    const d = event.decision as { arm?: string; retired?: boolean; queried?: readonly { arm: string }[] };
-    if (!live || d.retired === true) return undefined;
-    const named = d.arm !== undefined ? [d.arm] : (d.queried ?? []).map((q) => q.arm);
-    return named.find((a) => !live.has(a));
+    if (!live) return undefined;
+    return namedArms(event).find((a) => !live.has(a));
   };
   let learned = 0;
   for (const { line, event } of log.events) {

@@ -21,16 +21,9 @@ import {
   restoring,
   type Snapshot,
 } from "@routekit/core";
+import { checkRoutePayloadUnchecked, initialModelCountUnchecked, softmaxIntoUnchecked } from "./helpers-core.js";
 import { HPG_SNAPSHOT_VERSION } from "./hpg-snapshot.js";
-import {
-  checkRoutePayload,
-  initialModelCount,
-  ROUTER_OPTION_KEYS,
-  type RoutePayload,
-  RouterBase,
-  type RouterOptions,
-  softmaxInto,
-} from "./router.js";
+import { ROUTER_OPTION_KEYS, type RoutePayload, RouterBase, type RouterOptions } from "./router.js";
 
 export interface BaselineOptions extends RouterOptions {
   readonly contextDim: number;
@@ -92,7 +85,7 @@ export class UniformRouter extends RouterBase<ArmState> {
     const snap = readArmBaseState(st, {
       minContextDim: 1,
       arm: () => ({}),
-      payload: (j, d) => checkRoutePayload(j, d, 0),
+      payload: (j, d) => checkRoutePayloadUnchecked(j, d, 0),
     });
     return restoring(UniformRouter.kind, () => {
       const p = new UniformRouter({ arms: [], contextDim: snap.contextDim, maxPending: snap.maxPending, ...c });
@@ -136,7 +129,7 @@ export class Exp3 extends RouterBase<Exp3Arm> {
     super(options, 0, Exp3.kind);
     const o = readOptions(options, Exp3.kind);
     this.horizon = numberOption(o, "horizon", 10_000, { integer: true, min: 1, max: Number.MAX_SAFE_INTEGER });
-    const m = initialModelCount(o);
+    const m = initialModelCountUnchecked(o);
     const g = Math.min(1, Math.sqrt((m * Math.log(m)) / ((Math.E - 1) * this.horizon)));
     this.gamma = numberOption(o, "gamma", g, { min: 0, max: 1, openMin: true });
     this.addInitialArms(options);
@@ -148,7 +141,7 @@ export class Exp3 extends RouterBase<Exp3Arm> {
     const k = this.table.size;
     const s = this.scores;
     for (let i = 0; i < k; i++) s[i] = (this.table.states[i] as Exp3Arm).logWeight;
-    softmaxInto(s, k, probs);
+    softmaxIntoUnchecked(s, k, probs);
     for (let i = 0; i < k; i++) probs[i] = (1 - this.gamma) * (probs[i] as number) + this.gamma / k;
   }
   protected learnRound(p: RoutePayload, _q: Float64Array, reward: number): void {
@@ -181,7 +174,7 @@ export class Exp3 extends RouterBase<Exp3Arm> {
     const snap = readArmBaseState(st, {
       minContextDim: 1,
       arm: (json) => readNumber(json, "logWeight", () => true, "a finite number"),
-      payload: (j, d) => checkRoutePayload(j, d, 0),
+      payload: (j, d) => checkRoutePayloadUnchecked(j, d, 0),
     });
     return restoring(Exp3.kind, () => {
       const p = new Exp3({ arms: [], contextDim: snap.contextDim, maxPending: snap.maxPending, gamma, ...c });
@@ -228,7 +221,7 @@ export class LogLinearPg extends RouterBase<LinArm> {
     super(options, 0, LogLinearPg.kind);
     const o = readOptions(options, LogLinearPg.kind);
     this.horizon = numberOption(o, "horizon", 10_000, { integer: true, min: 1, max: Number.MAX_SAFE_INTEGER });
-    this.stepSize = numberOption(o, "stepSize", Math.sqrt(initialModelCount(o) / this.horizon), {
+    this.stepSize = numberOption(o, "stepSize", Math.sqrt(initialModelCountUnchecked(o) / this.horizon), {
       min: 0,
       openMin: true,
     });
@@ -247,7 +240,7 @@ export class LogLinearPg extends RouterBase<LinArm> {
       for (let l = 0; l < d; l++) v += (th[l] as number) * (q[l] as number);
       s[i] = v;
     }
-    softmaxInto(s, k, probs);
+    softmaxIntoUnchecked(s, k, probs);
   }
   protected learnRound(p: RoutePayload, q: Float64Array, reward: number): void {
     const d = this.contextDim;
@@ -284,7 +277,7 @@ export class LogLinearPg extends RouterBase<LinArm> {
     const snap = readArmBaseState(st, {
       minContextDim: 1,
       arm: (json, d) => readF64(json.theta, "arms[].theta", d + 1),
-      payload: (j, d) => checkRoutePayload(j, d, 0),
+      payload: (j, d) => checkRoutePayloadUnchecked(j, d, 0),
     });
     return restoring(LogLinearPg.kind, () => {
       const p = new LogLinearPg({ arms: [], contextDim: snap.contextDim, maxPending: snap.maxPending, stepSize, ...c });

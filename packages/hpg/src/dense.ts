@@ -6,7 +6,14 @@
  */
 import { optionKeys, rejectUnknownOptions, type VectorInput } from "@routekit/core";
 import { symmetricEigen } from "@routekit/linalg";
-import { checkStep, MAX_STEP_WEIGHT, readIterateOptions, readQuery, type StepInput } from "./iterate-options.js";
+import {
+  checkStep,
+  MAX_STEP_WEIGHT,
+  readIterateOptions,
+  readQuery,
+  type StepInput,
+  scaledScore,
+} from "./iterate-options.js";
 import { hypentropyProjectUnchecked } from "./threshold-core.js";
 
 /** Options of {@link DenseMirrorIterate}. */
@@ -53,9 +60,18 @@ export class DenseMirrorIterate {
     this.query = new Float64Array(this.dim);
   }
 
-  /** q^T W q; q is checked as by `MirrorIterate.score` (INVALID_ARGUMENT, DIMENSION_MISMATCH, NON_FINITE). */
+  /**
+   * q^T W q; q is checked and a huge q scaled as by `MirrorIterate.score` (INVALID_ARGUMENT, DIMENSION_MISMATCH,
+   * NON_FINITE; NUMERICAL when the value exceeds the largest double).
+   */
   score(query: VectorInput): number {
     const q = readQuery(query, this.dim, this.query);
+    const v = this.quad(q);
+    if (Number.isFinite(v)) return v;
+    return scaledScore(q, this.dim, this.query, (u) => this.quad(u));
+  }
+
+  private quad(q: Float64Array): number {
     const d = this.dim;
     let s = 0;
     for (let a = 0; a < d; a++) {

@@ -11,7 +11,8 @@ import {
   restoring,
   type Snapshot,
 } from "@routekit/core";
-import { HPG_SNAPSHOT_VERSION, readIterate } from "./hpg-snapshot.js";
+import { checkRoutePayloadUnchecked, initialModelCountUnchecked, readIterateUnchecked } from "./helpers-core.js";
+import { HPG_SNAPSHOT_VERSION } from "./hpg-snapshot.js";
 import {
   LOW_RANK_ROUTER_OPTION_KEYS,
   type LowRankArm,
@@ -20,7 +21,6 @@ import {
   readLowRankState,
 } from "./low-rank.js";
 import { MirrorIterate } from "./mirror.js";
-import { checkRoutePayload, initialModelCount } from "./router.js";
 
 export interface EuclideanPgOptions extends LowRankRouterOptions {
   readonly contextDim: number;
@@ -60,7 +60,7 @@ export class EuclideanPg extends LowRankRouter<LowRankArm> {
     const o = readOptions(options, EuclideanPg.kind);
     this.latentRank = numberOption(o, "latentRank", 1, { integer: true, min: 1, max: this.contextDim });
     this.radius = numberOption(o, "radius", 2 * this.latentRank, { min: 0, openMin: true });
-    const m = initialModelCount(o);
+    const m = initialModelCountUnchecked(o);
     // At least the smallest positive double: a radius near it must not give a step of 0.
     const step = Math.max(this.radius * Math.sqrt(m / (2 * this.horizon)), Number.MIN_VALUE);
     this.stepSize = this.readStepSize(options, EuclideanPg.kind, step);
@@ -93,8 +93,8 @@ export class EuclideanPg extends LowRankRouter<LowRankArm> {
     const common = readLowRankState(st);
     const snap = readArmBaseState(st, {
       minContextDim: 1,
-      arm: (json, d) => readIterate(json, d, Math.min(d, common.maxRank), 1, radius, "euclidean"),
-      payload: (json, d) => checkRoutePayload(json, d, 0),
+      arm: (json, d) => readIterateUnchecked(json, d, Math.min(d, common.maxRank), 1, radius, "euclidean"),
+      payload: (json, d) => checkRoutePayloadUnchecked(json, d, 0),
     });
     const latentRank = readInt(st, "latentRank", 1, snap.contextDim);
     return restoring(EuclideanPg.kind, () => {

@@ -1,31 +1,31 @@
-/** Snapshot pieces shared by the routers of this package: the layout version and one model's factored iterate. */
-import { encodeF64, type Json, readF64, readInt, snapshotCorrupt } from "@routekit/core";
-import { mirrorNuclearNorm, rowsOrthonormalityError } from "./iterate-options.js";
-import { basisCap, type MirrorGeometry, type MirrorIterate } from "./mirror.js";
+/**
+ * Snapshot pieces shared by the routers of this package: the layout version and one model's factored iterate.
+ * The exported readers check their arguments (core's rule); the routers call the unchecked versions
+ * (helpers-core.ts) with their own, already valid, configuration.
+ */
+import {
+  checkNumber,
+  describe,
+  ErrorCode,
+  enumOption,
+  type Json,
+  MAX_CONTEXT_DIM,
+  RouteKitError,
+  readObject,
+} from "@routekit/core";
+import { encodeIterateUnchecked, type IterateData, readIterateUnchecked } from "./helpers-core.js";
+import { type MirrorGeometry, MirrorIterate } from "./mirror.js";
+
+export type { IterateData } from "./helpers-core.js";
 
 /** Snapshot layout version of every policy in this package. */
 export const HPG_SNAPSHOT_VERSION = 3;
 
-export interface IterateData {
-  readonly rank: number;
-  readonly steps: number;
-  readonly basisSize: number;
-  readonly basis: Float64Array;
-  readonly coef: Float64Array;
-  readonly gamma: Float64Array;
-}
-
-/** One model's factored mirror eigenpairs as snapshot JSON. */
+/** One model's factored mirror eigenpairs as snapshot JSON. `it` must be a MirrorIterate (INVALID_ARGUMENT). */
 export function encodeIterate(it: MirrorIterate): Record<string, Json> {
-  const e = it.eig;
-  return {
-    rank: e.rank,
-    steps: it.steps,
-    basisSize: e.basisSize,
-    basis: encodeF64(e.basis.subarray(0, e.basisSize * e.dim)),
-    coef: encodeF64(e.coefRows()),
-    gamma: encodeF64(e.values.subarray(0, e.rank)),
-  };
+  if (!(it instanceof MirrorIterate))
+    throw new RouteKitError(ErrorCode.InvalidArgument, `it must be a MirrorIterate, got ${describe(it)}`);
+  return encodeIterateUnchecked(it);
 }
 
 export function loadIterate(it: MirrorIterate, a: IterateData): void {
@@ -35,7 +35,10 @@ export function loadIterate(it: MirrorIterate, a: IterateData): void {
 /**
  * Reads one model's factored mirror eigenpairs from a snapshot: rank <= maxRank <= basisSize <=
  * basisCap, orthonormal basis rows and coefficient rows (to 1e-6), nonzero mirror eigenvalues, and a
- * primal nuclear norm inside the ball (the mirror eigenvalues are the primal ones in the Euclidean geometry).
+ * primal nuclear norm inside the ball (the mirror eigenvalues are the primal ones in the Euclidean geometry);
+ * SNAPSHOT_CORRUPT otherwise (also when `json` is no object). The configuration it is read against is checked
+ * first: `d` an integer in [1, 65536], `maxRank` one in [1, d], `beta` and `radius` finite and > 0, `geometry`
+ * "hypentropy" (default) or "euclidean" (INVALID_ARGUMENT, NON_FINITE, OUT_OF_RANGE).
  */
 export function readIterate(
   json: Record<string, Json>,
@@ -45,16 +48,10 @@ export function readIterate(
   radius: number,
   geometry: MirrorGeometry = "hypentropy",
 ): IterateData {
-  const rank = readInt(json, "rank", 0, maxRank);
-  const steps = readInt(json, "steps", 0);
-  const basisSize = readInt(json, "basisSize", rank, basisCap(d, maxRank));
-  const basis = readF64(json.basis, "arms[].basis", basisSize * d);
-  const coef = readF64(json.coef, "arms[].coef", rank * basisSize);
-  const gamma = readF64(json.gamma, "arms[].gamma", rank, (x) => x !== 0);
-  const nuclear = mirrorNuclearNorm(gamma, rank, beta, geometry);
-  if (!(nuclear <= radius * (1 + 1e-9)))
-    snapshotCorrupt("arms[].gamma", `a spectrum of nuclear norm <= radius (${radius})`);
-  if (rowsOrthonormalityError(basis, basisSize, d) > 1e-6) snapshotCorrupt("arms[].basis", "orthonormal rows");
-  if (rowsOrthonormalityError(coef, rank, basisSize) > 1e-6) snapshotCorrupt("arms[].coef", "orthonormal rows");
-  return { rank, steps, basisSize, basis, coef, gamma };
+  const dim = checkNumber(d, "d", { integer: true, min: 1, max: MAX_CONTEXT_DIM });
+  const rank = checkNumber(maxRank, "maxRank", { integer: true, min: 1, max: dim });
+  const b = checkNumber(beta, "beta", { min: 0, openMin: true });
+  const r = checkNumber(radius, "radius", { min: 0, openMin: true });
+  const g = enumOption({ geometry }, "geometry", ["hypentropy", "euclidean"] as const, "hypentropy");
+  return readIterateUnchecked(readObject(json, "arms[]"), dim, rank, b, r, g);
 }

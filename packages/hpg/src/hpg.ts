@@ -1,4 +1,6 @@
 import {
+  checkNumber,
+  MAX_CONTEXT_DIM,
   makeSnapshot,
   numberOption,
   optionKeys,
@@ -11,7 +13,8 @@ import {
   restoring,
   type Snapshot,
 } from "@routekit/core";
-import { HPG_SNAPSHOT_VERSION, readIterate } from "./hpg-snapshot.js";
+import { checkRoutePayloadUnchecked, hpgStepSizeUnchecked, readIterateUnchecked } from "./helpers-core.js";
+import { HPG_SNAPSHOT_VERSION } from "./hpg-snapshot.js";
 import {
   LOW_RANK_ROUTER_OPTION_KEYS,
   type LowRankArm,
@@ -20,7 +23,6 @@ import {
   readLowRankState,
 } from "./low-rank.js";
 import { MirrorIterate } from "./mirror.js";
-import { checkRoutePayload } from "./router.js";
 
 export interface HpgOptions extends LowRankRouterOptions {
   /** Query embedding length d (>= 1). */
@@ -43,9 +45,16 @@ export const HPG_OPTION_KEYS = optionKeys<HpgOptions>()([
   "beta",
 ]);
 
-/** The defaults of the paper's Theorem 3: radius 2s, beta = radius / d, eta = sqrt(M ln d / T). */
+/**
+ * The default step size of the paper's Theorem 3 (whose other defaults are radius 2s and beta = radius / d):
+ * eta = sqrt(M ln max(d, 3) / T) with M = max(2, models). `models` is an integer >= 0, `dim` one in [1, 65536] and
+ * `horizon` one >= 1 (INVALID_ARGUMENT, NON_FINITE, OUT_OF_RANGE).
+ */
 export function hpgStepSize(models: number, dim: number, horizon: number): number {
-  return Math.sqrt((Math.max(2, models) * Math.log(Math.max(dim, 3))) / horizon);
+  const m = checkNumber(models, "models", { integer: true, min: 0 });
+  const d = checkNumber(dim, "dim", { integer: true, min: 1, max: MAX_CONTEXT_DIM });
+  const t = checkNumber(horizon, "horizon", { integer: true, min: 1 });
+  return hpgStepSizeUnchecked(m, d, t);
 }
 
 /**
@@ -75,7 +84,7 @@ export class Hpg extends LowRankRouter<LowRankArm> {
     // snapshot accepts): it is at least the smallest positive double.
     this.beta = numberOption(o, "beta", Math.max(this.radius / d, Number.MIN_VALUE), { min: 0, openMin: true });
     const m = Array.isArray(o.arms) ? (o.arms as unknown[]).length : 0;
-    this.stepSize = this.readStepSize(options, Hpg.kind, hpgStepSize(m, d, this.horizon));
+    this.stepSize = this.readStepSize(options, Hpg.kind, hpgStepSizeUnchecked(m, d, this.horizon));
     this.addInitialArms(options);
   }
 
@@ -120,8 +129,8 @@ export class Hpg extends LowRankRouter<LowRankArm> {
     const common = readLowRankState(st);
     const snap = readArmBaseState(st, {
       minContextDim: 1,
-      arm: (json, d) => readIterate(json, d, Math.min(d, common.maxRank), beta, radius),
-      payload: (json, d) => checkRoutePayload(json, d, 0),
+      arm: (json, d) => readIterateUnchecked(json, d, Math.min(d, common.maxRank), beta, radius),
+      payload: (json, d) => checkRoutePayloadUnchecked(json, d, 0),
     });
     const latentRank = readInt(st, "latentRank", 1, snap.contextDim);
     return restoring(Hpg.kind, () => {

@@ -108,6 +108,29 @@ export function checkStep(q: unknown, dim: number, rho: unknown, scratch: Float6
   return out;
 }
 
+/**
+ * q^T W q by `quad` when its direct value overflowed (Infinity, or NaN from Infinity - Infinity: a query of norm
+ * above about 1.3e154, whose squared norm overflows, or a huge ball): computed as (m^2) u^T W u with u = q / m, m
+ * the largest |q_i| (u written into `scratch`, which may be `q`), as `step` scales such a query. Returns the value
+ * when it is a finite double; throws NUMERICAL when q^T W q itself lies beyond the largest double.
+ */
+export function scaledScore(
+  q: Float64Array,
+  dim: number,
+  scratch: Float64Array,
+  quad: (u: Float64Array) => number,
+): number {
+  let m = 0;
+  for (let i = 0; i < dim; i++) m = Math.max(m, Math.abs(q[i] as number));
+  for (let i = 0; i < dim; i++) scratch[i] = (q[i] as number) / m;
+  const v = quad(scratch) * m * m;
+  if (Number.isFinite(v)) return v;
+  throw new RouteKitError(
+    ErrorCode.Numerical,
+    `q^T W q overflows a double for this q (largest |q_i| = ${m}): scale q down (|q^T W q| <= radius |q|^2)`,
+  );
+}
+
 /** Largest |row_i . row_j - [i = j]| of the n rows (length m) of A. */
 export function rowsOrthonormalityError(A: Float64Array, n: number, m: number): number {
   let worst = 0;

@@ -15,9 +15,10 @@ import {
   readNumber,
   readOptions,
 } from "@routekit/core";
-import { encodeIterate, type IterateData, loadIterate } from "./hpg-snapshot.js";
+import { encodeIterateUnchecked, type IterateData, softmaxIntoUnchecked } from "./helpers-core.js";
+import { loadIterate } from "./hpg-snapshot.js";
 import type { MirrorIterate } from "./mirror.js";
-import { ROUTER_OPTION_KEYS, type RoutePayload, RouterBase, type RouterOptions, softmaxInto } from "./router.js";
+import { ROUTER_OPTION_KEYS, type RoutePayload, RouterBase, type RouterOptions } from "./router.js";
 
 export interface LowRankRouterOptions extends RouterOptions {
   readonly contextDim: number;
@@ -86,7 +87,7 @@ export abstract class LowRankRouter<S extends LowRankArm> extends RouterBase<S> 
     const k = this.table.size;
     const s = this.scores;
     for (let i = 0; i < k; i++) s[i] = (this.table.states[i] as S).iterate.score(q);
-    softmaxInto(s, k, probs);
+    softmaxIntoUnchecked(s, k, probs);
   }
 
   /** Every live model of the decision steps along its estimate -r (1[m = m_t] - pi_m) q q^T. */
@@ -109,7 +110,7 @@ export abstract class LowRankRouter<S extends LowRankArm> extends RouterBase<S> 
   }
 
   protected encodeArm(s: S): Record<string, Json> {
-    return encodeIterate(s.iterate);
+    return encodeIterateUnchecked(s.iterate);
   }
 
   /** horizon, stepSize, maxRank, reorthEvery, normalizeContext, clipRewards (snapshot order). */

@@ -11,9 +11,10 @@
  * so a step costs O(d r + k^2 r + k^3) for rank k and basis size r <= min(d, 2 maxRank + 1), and a score
  * O(d r); the eigenvectors are re-orthonormalised every `reorthEvery` steps.
  */
-import { optionKeys, rejectUnknownOptions, type VectorInput } from "@routekit/core";
+import { checkNumber, MAX_CONTEXT_DIM, optionKeys, rejectUnknownOptions, type VectorInput } from "@routekit/core";
 import { LowRankSymmetricEigen } from "@routekit/linalg";
-import { checkLoad, checkStep, readIterateOptions, readQuery, type StepInput } from "./iterate-options.js";
+import { basisCapUnchecked } from "./helpers-core.js";
+import { checkLoad, checkStep, readIterateOptions, readQuery, type StepInput, scaledScore } from "./iterate-options.js";
 import { hypentropyProjectUnchecked, l1ThresholdUnchecked, softThresholdUnchecked } from "./threshold-core.js";
 
 /**
@@ -77,7 +78,7 @@ export class MirrorIterate {
     this.maxRank = Math.min(o.maxRank, o.dim);
     this.reorthEvery = o.reorthEvery;
     const cap = Math.min(this.dim, this.maxRank + 1);
-    this.eig = new LowRankSymmetricEigen(this.dim, basisCap(this.dim, this.maxRank), Math.min(cap, 8));
+    this.eig = new LowRankSymmetricEigen(this.dim, basisCapUnchecked(this.dim, this.maxRank), Math.min(cap, 8));
     this.lambda = new Float64Array(cap);
     this.scratch = new Float64Array(cap);
     this.query = new Float64Array(this.dim);
@@ -90,10 +91,15 @@ export class MirrorIterate {
   /**
    * q^T W q = sum_i beta sinh(gamma_i) (u_i . q)^2. q is `dim` finite numbers (Float64Array, Float32Array or
    * number[]), checked as the routers' `select` checks a query: another type or a non-number entry is
-   * INVALID_ARGUMENT, another length DIMENSION_MISMATCH, NaN or +-Infinity NON_FINITE (it returned NaN).
+   * INVALID_ARGUMENT, another length DIMENSION_MISMATCH, NaN or +-Infinity NON_FINITE (it returned NaN). A q whose
+   * squared norm overflows (|q| above about 1.3e154) is scaled as `step` scales it: the score is finite, or
+   * NUMERICAL when q^T W q itself exceeds the largest double (it returned Infinity or NaN).
    */
   score(q: VectorInput): number {
-    return this.eig.quadForm(readQuery(q, this.dim, this.query), this.lambda);
+    const x = readQuery(q, this.dim, this.query);
+    const v = this.eig.quadForm(x, this.lambda);
+    if (Number.isFinite(v)) return v;
+    return scaledScore(x, this.dim, this.query, (u) => this.eig.quadForm(u, this.lambda));
   }
 
   /**
@@ -182,7 +188,7 @@ export class MirrorIterate {
     rank: number,
     steps: number,
   ): void {
-    const c = checkLoad(this, basisCap(this.dim, this.maxRank), basis, basisSize, coef, gamma, rank, steps);
+    const c = checkLoad(this, basisCapUnchecked(this.dim, this.maxRank), basis, basisSize, coef, gamma, rank, steps);
     this.eig.load(c.basis, basisSize, c.coef, c.gamma, rank);
     this.steps = steps;
     this.refresh();
@@ -225,8 +231,11 @@ export class MirrorIterate {
 
 /**
  * Most basis rows kept for a rank cap: maxRank + 1 for the update plus maxRank of slack, so the
- * O(d k r) compression runs about once every maxRank steps.
+ * O(d k r) compression runs about once every maxRank steps; at most `dim`. `dim` is an integer in [1, 65536] and
+ * `maxRank` one >= 1 (INVALID_ARGUMENT, NON_FINITE, OUT_OF_RANGE).
  */
 export function basisCap(dim: number, maxRank: number): number {
-  return Math.min(dim, 2 * maxRank + 1);
+  const d = checkNumber(dim, "dim", { integer: true, min: 1, max: MAX_CONTEXT_DIM });
+  const r = checkNumber(maxRank, "maxRank", { integer: true, min: 1 });
+  return basisCapUnchecked(d, r);
 }

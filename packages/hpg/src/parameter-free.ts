@@ -14,8 +14,14 @@ import {
   type Snapshot,
 } from "@routekit/core";
 import { CoinBetting } from "./coin.js";
-import { hpgStepSize } from "./hpg.js";
-import { encodeIterate, HPG_SNAPSHOT_VERSION, loadIterate, readIterate } from "./hpg-snapshot.js";
+import {
+  checkRoutePayloadUnchecked,
+  encodeIterateUnchecked,
+  hpgStepSizeUnchecked,
+  readIterateUnchecked,
+  softmaxIntoUnchecked,
+} from "./helpers-core.js";
+import { HPG_SNAPSHOT_VERSION, loadIterate } from "./hpg-snapshot.js";
 import {
   LOW_RANK_ROUTER_OPTION_KEYS,
   type LowRankArm,
@@ -24,7 +30,7 @@ import {
   readLowRankState,
 } from "./low-rank.js";
 import { MirrorIterate } from "./mirror.js";
-import { checkRoutePayload, type RoutePayload, softmaxInto } from "./router.js";
+import type { RoutePayload } from "./router.js";
 
 export interface ParameterFreeHpgOptions extends LowRankRouterOptions {
   readonly contextDim: number;
@@ -65,7 +71,11 @@ export class ParameterFreeHpg extends LowRankRouter<PfArm> {
     super(options, 2, ParameterFreeHpg.kind);
     const o = readOptions(options, ParameterFreeHpg.kind);
     const m = Array.isArray(o.arms) ? (o.arms as unknown[]).length : 0;
-    this.stepSize = this.readStepSize(options, ParameterFreeHpg.kind, hpgStepSize(m, this.contextDim, this.horizon));
+    this.stepSize = this.readStepSize(
+      options,
+      ParameterFreeHpg.kind,
+      hpgStepSizeUnchecked(m, this.contextDim, this.horizon),
+    );
     this.initialWealth = numberOption(o, "initialWealth", 1, { min: 0, openMin: true });
     this.addInitialArms(options);
   }
@@ -98,7 +108,7 @@ export class ParameterFreeHpg extends LowRankRouter<PfArm> {
       aux[2 * i + 1] = z;
       s[i] = z * a;
     }
-    softmaxInto(s, k, probs);
+    softmaxIntoUnchecked(s, k, probs);
   }
 
   protected override learnRound(p: RoutePayload, q: Float64Array, reward: number): void {
@@ -122,7 +132,7 @@ export class ParameterFreeHpg extends LowRankRouter<PfArm> {
 
   protected override encodeArm(s: PfArm): Record<string, Json> {
     return {
-      ...encodeIterate(s.iterate),
+      ...encodeIterateUnchecked(s.iterate),
       coin: encodeF64(Float64Array.of(s.coin.wealth, s.coin.fraction, s.coin.curvature)),
     };
   }
@@ -142,14 +152,14 @@ export class ParameterFreeHpg extends LowRankRouter<PfArm> {
     const snap = readArmBaseState(st, {
       minContextDim: 1,
       arm: (json, d) => {
-        const it = readIterate(json, d, Math.min(d, common.maxRank), 1 / d, 1);
+        const it = readIterateUnchecked(json, d, Math.min(d, common.maxRank), 1 / d, 1);
         // Wealth > 0, |fraction| <= 1/2, curvature >= 1: the coin-betting invariants.
         const c = readF64(json.coin, "arms[].coin", 3, (x, i) =>
           i === 0 ? x > 0 : i === 1 ? Math.abs(x) <= 0.5 : x >= 1,
         );
         return { it, c };
       },
-      payload: (json, d) => checkRoutePayload(json, d, 2),
+      payload: (json, d) => checkRoutePayloadUnchecked(json, d, 2),
     });
     return restoring(ParameterFreeHpg.kind, () => {
       const p = new ParameterFreeHpg({

@@ -14,22 +14,31 @@ import {
   type ArmPolicyOptions,
   type ArmState,
   booleanOption,
+  checkNumber,
   decodeF64,
+  describe,
   ErrorCode,
   encodeF64,
   type Json,
   type LedgerCodec,
+  MAX_CONTEXT_DIM,
   missingEventState,
   ObjectPool,
   optionKeys,
   RouteKitError,
   readObject,
   readOptions,
-  snapshotCorrupt,
   type VectorInput,
   vectorToJson,
 } from "@routekit/core";
 import { allocF64 } from "@routekit/linalg";
+import {
+  checkDistribution,
+  checkRoutePayloadUnchecked,
+  initialModelCountUnchecked,
+  softmaxIntoUnchecked,
+} from "./helpers-core.js";
+import { readPrefix } from "./toolkit-checks.js";
 
 /** Options every router of this package accepts. */
 export interface RouterOptions extends ArmPolicyOptions {
@@ -128,36 +137,15 @@ class RouteCodec implements LedgerCodec<RoutePayload> {
   }
 }
 
-/** Validates a snapshot's pending decision and returns its arm uid (SNAPSHOT_CORRUPT otherwise). */
+/**
+ * Validates a snapshot's pending decision (`json`, as a router's snapshot holds it) and returns its arm uid:
+ * SNAPSHOT_CORRUPT when `json` is no such payload. `dim` (the query length) must be an integer in [1, 65536] and
+ * `auxPerArm` (decision-time numbers per model) an integer >= 0 (INVALID_ARGUMENT, NON_FINITE, OUT_OF_RANGE).
+ */
 export function checkRoutePayload(json: Json, dim: number, auxPerArm: number): number {
-  const o = readObject(json, "ledger payload");
-  const uid = o.uid;
-  if (!Number.isSafeInteger(uid) || (uid as number) < 0) snapshotCorrupt("ledger uid", "an arm uid");
-  const probs = decodeF64(o.probs, "ledger probs");
-  const n = probs.length;
-  const arms = o.arms;
-  if (!Array.isArray(arms) || arms.length !== n || n === 0 || arms.some((a) => typeof a !== "string" || a === "")) {
-    snapshotCorrupt("ledger arms", "one model id per probability");
-  }
-  if (!Number.isSafeInteger(o.chosen) || (o.chosen as number) < 0 || (o.chosen as number) >= n) {
-    snapshotCorrupt("ledger chosen", `an index in [0, ${n})`);
-  }
-  checkDistribution(probs, n, () => snapshotCorrupt("ledger probs", "a probability distribution"));
-  const x = decodeF64(o.x, "ledger x", dim);
-  const a = decodeF64(o.aux, "ledger aux", n * auxPerArm);
-  for (const v of x) if (!Number.isFinite(v)) snapshotCorrupt("ledger x", "finite numbers");
-  for (const v of a) if (!Number.isFinite(v)) snapshotCorrupt("ledger aux", "finite numbers");
-  return uid as number;
-}
-
-function checkDistribution(p: ArrayLike<number>, n: number, fail: () => never): void {
-  let s = 0;
-  for (let i = 0; i < n; i++) {
-    const v = p[i] as number;
-    if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > 1) fail();
-    s += v;
-  }
-  if (!(Math.abs(s - 1) <= 1e-9)) fail();
+  const d = checkNumber(dim, "dim", { integer: true, min: 1, max: MAX_CONTEXT_DIM });
+  const aux = checkNumber(auxPerArm, "auxPerArm", { integer: true, min: 0 });
+  return checkRoutePayloadUnchecked(json, d, aux);
 }
 
 /**
@@ -392,20 +380,39 @@ export abstract class RouterBase<S extends ArmState> extends ArmPolicyBase<S, Ro
   }
 }
 
-/** Softmax of scores[0..k) into out (max-shifted). */
+/**
+ * Softmax of scores[0..k) into out[0..k) (max-shifted, so any finite scores give a distribution). `scores` is a
+ * Float64Array, Float32Array or number[] of at least k finite numbers (INVALID_ARGUMENT, DIMENSION_MISMATCH,
+ * NON_FINITE), `k` an integer >= 1 (OUT_OF_RANGE), `out` a Float64Array of at least k entries (INVALID_ARGUMENT,
+ * DIMENSION_MISMATCH), which may be `scores` itself. Nothing is written when a check fails.
+ */
 export function softmaxInto(scores: Float64Array, k: number, out: Float64Array): void {
-  let mx = Number.NEGATIVE_INFINITY;
-  for (let i = 0; i < k; i++) if ((scores[i] as number) > mx) mx = scores[i] as number;
-  let z = 0;
-  for (let i = 0; i < k; i++) {
-    const e = Math.exp((scores[i] as number) - mx);
-    out[i] = e;
-    z += e;
-  }
-  for (let i = 0; i < k; i++) out[i] = (out[i] as number) / z;
+  checkNumber(k, "k", { integer: true, min: 1 });
+  if (!(out instanceof Float64Array))
+    throw new RouteKitError(ErrorCode.InvalidArgument, `out must be a Float64Array, got ${describe(out)}`);
+  const { values } = readPrefix(scores, k, "scores");
+  if (out.length < k)
+    throw new RouteKitError(ErrorCode.DimensionMismatch, `out has length ${out.length}, expected at least k = ${k}`, {
+      expected: k,
+      actual: out.length,
+    });
+  // An out overlapping the scores at another offset would be overwritten before it is read: read a copy.
+  const shifted =
+    values instanceof Float64Array && values.buffer === out.buffer && values.byteOffset !== out.byteOffset;
+  softmaxIntoUnchecked(shifted ? values.slice(0, k) : values, k, out);
 }
 
-/** Initial model count for the default step sizes (at least 2). */
+/**
+ * Initial model count for the default step sizes: the length of `o.arms` (router options), at least 2. `o` must be
+ * an object and `o.arms`, when present, an array (INVALID_ARGUMENT).
+ */
 export function initialModelCount(o: Record<string, unknown>): number {
-  return Math.max(2, Array.isArray(o.arms) ? (o.arms as unknown[]).length : 0);
+  const opts = readOptions(o, "initialModelCount");
+  const arms = opts.arms;
+  if (arms !== undefined && !Array.isArray(arms))
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `options.arms must be an array of model ids, got ${describe(arms)}`,
+    );
+  return initialModelCountUnchecked({ arms });
 }

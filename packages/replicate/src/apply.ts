@@ -16,6 +16,7 @@ import type { StreamEntry } from "./entries.js";
 export interface ReplicablePolicy extends PolicyBase {
   learn(event: DecisionEvent): void;
   decisionRecord(ref: string): DecisionEvent;
+  /** A second argument, when the policy's addArm takes one (e.g. StageRoute's `{ maxShare }`), is replicated too. */
   addArm?(id: string): void;
   removeArm?(id: string): void;
 }
@@ -133,9 +134,21 @@ export class StreamApplier {
   apply(e: StreamEntry): void {
     this.counts.entries++;
     if (e.type === "a" || e.type === "r") {
+      let options: Json | undefined;
+      if (e.type === "a" && e.options !== undefined) {
+        try {
+          options = JSON.parse(e.options) as Json;
+        } catch {
+          // Options that do not parse (another writer's entry) are skipped like options the policy refuses.
+          this.counts.armChangesIgnored++;
+          return;
+        }
+      }
       try {
-        if (e.type === "a") this.policy.addArm?.(e.arm);
-        else this.policy.removeArm?.(e.arm);
+        if (e.type === "r") this.policy.removeArm?.(e.arm);
+        else if (options === undefined) this.policy.addArm?.(e.arm);
+        else
+          (this.policy.addArm as ((id: string, options: Json) => void) | undefined)?.call(this.policy, e.arm, options);
       } catch (err) {
         if (!isRouteKitError(err)) throw err;
         this.counts.armChangesIgnored++;

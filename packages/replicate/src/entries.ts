@@ -7,7 +7,14 @@
 export type StreamEntry =
   | { readonly type: "d"; readonly id: string; readonly record: string; readonly writer: string; readonly ts: number }
   | { readonly type: "f"; readonly id: string; readonly feedback: string; readonly writer: string; readonly ts: number }
-  | { readonly type: "a"; readonly arm: string; readonly writer: string; readonly ts: number }
+  | {
+      readonly type: "a";
+      readonly arm: string;
+      /** The policy's addArm options as JSON text (absent: addArm(arm) alone). */
+      readonly options?: string;
+      readonly writer: string;
+      readonly ts: number;
+    }
   | { readonly type: "r"; readonly arm: string; readonly writer: string; readonly ts: number };
 
 /** Field list for XADD. */
@@ -15,6 +22,7 @@ export function encodeEntry(e: StreamEntry): string[] {
   const head = ["t", e.type, "w", e.writer, "ts", String(e.ts)];
   if (e.type === "d") return [...head, "id", e.id, "r", e.record];
   if (e.type === "f") return [...head, "id", e.id, "f", e.feedback];
+  if (e.type === "a" && e.options !== undefined) return [...head, "arm", e.arm, "o", e.options];
   return [...head, "arm", e.arm];
 }
 
@@ -36,7 +44,9 @@ export function decodeEntry(fields: readonly string[]): StreamEntry | undefined 
   }
   if (t === "a" || t === "r") {
     const arm = m.get("arm");
-    return arm !== undefined && arm.length > 0 ? { type: t, arm, writer, ts } : undefined;
+    if (arm === undefined || arm.length === 0) return undefined;
+    const options = t === "a" ? m.get("o") : undefined;
+    return options !== undefined ? { type: "a", arm, options, writer, ts } : { type: t, arm, writer, ts };
   }
   return undefined;
 }

@@ -8,6 +8,7 @@
  * every live replica's position.
  */
 import {
+  checkNumber,
   describe,
   ErrorCode,
   errorText,
@@ -157,6 +158,13 @@ export class Replica<P extends ReplicaPolicy> {
   private sending = false;
   private dropped = 0;
   private closed = false;
+  /**
+   * Settles when `close()` is called. The read loop's awaits of Redis replies race it: ioredis never settles a
+   * command it queued for retry across a reconnect once the client is disconnected while reconnecting, so a
+   * `close()` while Redis was unreachable waited for the read loop forever.
+   */
+  private readonly closedSignal: Promise<undefined>;
+  private fireClosed: () => void = () => undefined;
   private readLoop: Promise<void> | undefined;
   private sinceSnapshot = 0;
   private snapshotting = false;
@@ -202,6 +210,14 @@ export class Replica<P extends ReplicaPolicy> {
       positions: `${s}:positions`,
     };
     this.applier = this.makeApplier(current);
+    this.closedSignal = new Promise((resolve) => {
+      this.fireClosed = () => resolve(undefined);
+    });
+  }
+
+  /** `p`, or undefined once the replica is closed (whichever comes first). */
+  private orClosed<T>(p: Promise<T>): Promise<T | undefined> {
+    return Promise.race([p, this.closedSignal]);
   }
 
   /**
@@ -289,11 +305,24 @@ export class Replica<P extends ReplicaPolicy> {
     this.publish({ type: "f", id: globalId, feedback: text, writer: this.prefix, ts: Date.now() });
   }
 
-  /** Adds an arm on every replica (applied when read from the stream, here too). */
-  addArm(id: string): void {
+  /**
+   * Adds an arm on every replica (applied when read from the stream, here too). `options`, when given, is passed
+   * to the policy's own `addArm(id, options)` on every replica (e.g. StageRoute's `{ maxShare }`): it must be a
+   * plain JSON object (checked here as feedback is: INVALID_ARGUMENT, NaN or Infinity NON_FINITE; each field read
+   * once); its content is checked by each policy's addArm, and an addition it refuses is skipped on every replica
+   * alike (counted in `counts.armChangesIgnored`).
+   */
+  addArm(id: string, options?: AddArmOptionsOf<P>): void {
     this.checkOpen();
     checkArmId(id);
-    this.publish({ type: "a", arm: id, writer: this.prefix, ts: Date.now() });
+    const text = options === undefined ? undefined : JSON.stringify(armOptionsJson(options));
+    this.publish({
+      type: "a",
+      arm: id,
+      ...(text === undefined ? {} : { options: text }),
+      writer: this.prefix,
+      ts: Date.now(),
+    });
   }
 
   /** Removes an arm on every replica (applied when read from the stream, here too). */
@@ -323,13 +352,27 @@ export class Replica<P extends ReplicaPolicy> {
     return JSON.stringify({ policy: learnedState(this.current.toJSON()), join: this.applier.joinState() });
   }
 
-  /** Resolves once every locally written entry is acknowledged by Redis (or rejects after `timeoutMs`). */
+  /**
+   * Resolves once every locally written entry is acknowledged by Redis (or rejects after `timeoutMs`). On a closed
+   * replica it rejects with INVALID_STATE at once (its unwritten entries are lost), as does a flush under way when
+   * the replica is closed.
+   */
   async flush(timeoutMs = 30_000): Promise<void> {
-    await until(() => this.buffer.length === this.bufferHead && !this.sending, timeoutMs, "flush");
+    this.checkOpen();
+    await until(
+      () => this.buffer.length === this.bufferHead && !this.sending,
+      timeoutMs,
+      "flush",
+      () => this.closed,
+    );
   }
 
-  /** Resolves once this replica has applied every entry the stream held when called. */
+  /**
+   * Resolves once this replica has applied every entry the stream held when called. On a closed replica it rejects
+   * with INVALID_STATE at once, as does a catchUp under way when the replica is closed.
+   */
   async catchUp(timeoutMs = 30_000): Promise<string> {
+    this.checkOpen();
     const deadline = Date.now() + timeoutMs;
     let last: string | undefined;
     while (last === undefined) {
@@ -337,12 +380,18 @@ export class Replica<P extends ReplicaPolicy> {
         const r = (await this.writer.xrevrange(this.options.stream, "+", "-", "COUNT", 1)) as [string, string[]][];
         last = r[0]?.[0] ?? "0-0";
       } catch (e) {
+        this.checkOpen();
         if (Date.now() > deadline) throw unavailable(e, "catchUp");
         await sleep(50);
       }
     }
     const target = last;
-    await until(() => compareStreamIds(this.position, target) >= 0, Math.max(1, deadline - Date.now()), "catchUp");
+    await until(
+      () => compareStreamIds(this.position, target) >= 0,
+      Math.max(1, deadline - Date.now()),
+      "catchUp",
+      () => this.closed,
+    );
     return target;
   }
 
@@ -350,6 +399,7 @@ export class Replica<P extends ReplicaPolicy> {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.fireClosed();
     this.writer.disconnect();
     this.reader.disconnect();
     await this.readLoop?.catch(() => undefined);
@@ -432,14 +482,17 @@ export class Replica<P extends ReplicaPolicy> {
         const pipe = this.reader.pipeline();
         pipe.xread("COUNT", 1024, "BLOCK", this.options.blockMs ?? 500, "STREAMS", stream, this.position);
         pipe.eval(STREAM_HEAD, 1, stream);
-        const replies = (await pipe.exec()) ?? [];
+        const replies = (await this.orClosed(pipe.exec())) ?? [];
+        if (this.closed) break;
         const [readError, read] = replies[0] ?? [new Error("no reply to XREAD")];
         if (readError) throw readError;
         const res = read as [string, [string, string[]][]][] | null;
         if (res !== null) {
           const [headError, head] = replies[1] ?? [new Error("no reply to the stream head")];
           if (headError) throw headError;
-          if (await this.resyncIfTrimmed(head as string[])) continue;
+          const resynced = await this.orClosed(this.resyncIfTrimmed(head as string[]));
+          if (this.closed) break;
+          if (resynced) continue;
         }
         if (res !== null)
           for (const [, entries] of res) for (const [id, fields] of entries) this.applyEntry(id, fields);
@@ -449,7 +502,9 @@ export class Replica<P extends ReplicaPolicy> {
         }
         if (Date.now() - lastBeat > 250) {
           lastBeat = Date.now();
-          await this.writer.hset(this.keys.positions, this.prefix, `${this.position} ${lastBeat}`).catch(() => 0);
+          await this.orClosed(
+            this.writer.hset(this.keys.positions, this.prefix, `${this.position} ${lastBeat}`).catch(() => 0),
+          );
         }
       } catch (e) {
         if (this.closed) break;
@@ -679,15 +734,82 @@ function checkOptions<P extends ReplicaPolicy>(o: ReplicaOptions<P>): void {
   if (typeof o.redis !== "string" && (o.redis === null || typeof o.redis !== "object")) {
     throw new RouteKitError(ErrorCode.InvalidArgument, "option redis must be a URL string or ioredis options");
   }
+  checkRedisPort(o.redis);
   // Wrong type INVALID_ARGUMENT, NaN/Infinity NON_FINITE, below 1 or fractional OUT_OF_RANGE.
   for (const k of ["snapshotEvery", "maxBuffered", "joinCapacity", "blockMs"] as const) {
     numberOption(o as unknown as Record<string, unknown>, k, 1, { integer: true, min: 1 });
   }
 }
 
+/**
+ * The port the `redis` option names, checked before anything connects: an integer in [1, 65535]. ioredis 5.9 took
+ * `redis://127.0.0.1:70000` (and every version takes `{ port: 70000 }`) and failed to connect, so the bad option
+ * came out as UNAVAILABLE. A URL string with a bad port (or that does not parse) is INVALID_ARGUMENT; an options
+ * object's `port` follows the error-code rule (wrong type INVALID_ARGUMENT, NaN NON_FINITE, out of range
+ * OUT_OF_RANGE). The URL is not echoed: it may hold a password.
+ */
+function checkRedisPort(redis: string | RedisOptions): void {
+  const bad = (why: string): never => {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `option redis must be a Redis URL (redis://host:port, port an integer in [1, 65535]): ${why}`,
+    );
+  };
+  if (typeof redis !== "string") {
+    const port = (redis as { port?: unknown }).port;
+    if (port !== undefined) checkNumber(port, "option redis.port", { integer: true, min: 1, max: 65535 });
+    return;
+  }
+  // As ioredis reads the string: a bare integer is a port, a leading "/" a Unix socket path, else a URL.
+  if (/^\d+$/.test(redis)) {
+    if (!(Number(redis) >= 1 && Number(redis) <= 65535)) bad("the port is out of range");
+    return;
+  }
+  if (redis.startsWith("/") && !redis.startsWith("//")) return;
+  let url: URL | undefined;
+  try {
+    url = new URL(
+      /^rediss?:\/\//i.test(redis) ? redis : redis.startsWith("//") ? `redis:${redis}` : `redis://${redis}`,
+    );
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined) bad("this one does not parse (a port above 65535 or not a number?)");
+  else if (url.port === "0") bad("the port is 0");
+}
+
 function checkArmId(id: unknown): void {
   if (typeof id !== "string" || id.length === 0) {
     throw new RouteKitError(ErrorCode.InvalidArgument, `an arm id must be a non-empty string, got ${describe(id)}`);
+  }
+}
+
+/**
+ * The options a policy's own `addArm(id, options)` takes (e.g. StageRoute's `{ maxShare }`); `undefined` for a
+ * policy whose addArm takes none.
+ */
+export type AddArmOptionsOf<P> = P extends { addArm(id: string, ...rest: infer R): void }
+  ? R extends []
+    ? undefined
+    : R[0]
+  : undefined;
+
+/**
+ * A plain copy of addArm options, as {@link feedbackJson} copies feedback: an object of JSON data, each field read
+ * once; NaN or Infinity NON_FINITE, anything else JSON cannot carry INVALID_ARGUMENT.
+ */
+function armOptionsJson(options: unknown): Json {
+  try {
+    if (options === null || typeof options !== "object" || Array.isArray(options)) {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `addArm options must be an object (the policy's own addArm options), got ${describe(options)}`,
+      );
+    }
+    return jsonCopy(options, "addArm options", "", new Set()) as Json;
+  } catch (e) {
+    if (isRouteKitError(e)) throw e;
+    throw new RouteKitError(ErrorCode.InvalidArgument, `reading the addArm options threw: ${errorText(e)}`);
   }
 }
 
@@ -745,9 +867,10 @@ function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-async function until(done: () => boolean, timeoutMs: number, what: string): Promise<void> {
+async function until(done: () => boolean, timeoutMs: number, what: string, closed: () => boolean): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!done()) {
+    if (closed()) throw new RouteKitError(ErrorCode.InvalidState, `${what}: the replica was closed`);
     if (Date.now() > deadline)
       throw new RouteKitError(ErrorCode.InvalidState, `${what} timed out after ${timeoutMs} ms`);
     await sleep(5);

@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { LinUCBDisjoint } from "@routekit/classic";
 import { ErrorCode, isRouteKitError, type Snapshot } from "@routekit/core";
+import { StageRoute } from "@routekit/stageroute";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Replica, type ReplicaOptions } from "../src/index.js";
 import { type RedisServer, startRedisServer } from "../src/server.js";
@@ -55,6 +56,25 @@ describe("options", () => {
     expect(await codeOf(start({ redis: 6379 }))).toBe(ErrorCode.InvalidArgument);
     expect(await codeOf(start({ replicaId: "gw 1" }))).toBe(ErrorCode.InvalidArgument);
     expect(await codeOf(start({ stream: "a~b" }))).toBe(ErrorCode.InvalidArgument);
+  });
+
+  it("a redis port outside [1, 65535] is a bad option, not UNAVAILABLE (ioredis 5.9 took redis://host:70000)", async () => {
+    const start = (redis: unknown) => () => Replica.start(opts("edges:port", "gw", { redis }));
+    for (const url of ["redis://127.0.0.1:70000", "redis://127.0.0.1:0", "127.0.0.1:65536", "70000", "0"]) {
+      expect(await codeOf(start(url)), url).toBe(ErrorCode.InvalidArgument);
+    }
+    // An options object's port follows the error-code rule.
+    expect(await codeOf(start({ host: "127.0.0.1", port: 70000 }))).toBe(ErrorCode.OutOfRange);
+    expect(await codeOf(start({ host: "127.0.0.1", port: 0 }))).toBe(ErrorCode.OutOfRange);
+    expect(await codeOf(start({ host: "127.0.0.1", port: 6379.5 }))).toBe(ErrorCode.OutOfRange);
+    expect(await codeOf(start({ host: "127.0.0.1", port: Number.NaN }))).toBe(ErrorCode.NonFinite);
+    expect(await codeOf(start({ host: "127.0.0.1", port: "6379" }))).toBe(ErrorCode.InvalidArgument);
+    // The server's own URL and port still start.
+    const port = Number(new URL(server.url).port);
+    for (const redis of [{ host: "127.0.0.1", port }, `127.0.0.1:${port}`]) {
+      const r = await Replica.start(opts("edges:port", "gw", { redis }));
+      await r.close();
+    }
   });
 
   // Runs the built package (dist), as the cluster test's replica processes do.
@@ -120,5 +140,66 @@ describe("calls on a running replica", () => {
     expect(await codeOf(() => a.removeArm("small"))).toBe(ErrorCode.InvalidState);
     expect(JSON.stringify(a.policy.toJSON())).toBe(before);
     expect(a.stats().buffered).toBe(buffered);
+  });
+
+  it("flush and catchUp on a closed replica reject with INVALID_STATE at once (flush waited for its whole timeout)", async () => {
+    // A Redis of its own, stopped: the entry stays buffered, and after close it can never be written.
+    const own = await startRedisServer();
+    const a = await Replica.start({ ...opts("edges:closed-flush", "gw-a"), redis: own.url });
+    await own.stop({ removeData: true });
+    while (a.stats().connected) await new Promise((r) => setTimeout(r, 10));
+    a.select(Float64Array.of(0.1, 0.2, 0.3));
+    await a.close();
+    expect(a.stats().buffered).toBe(1);
+    // With a 60 s timeout, a flush that waited would fail this test by its own 20 s timeout.
+    expect(await codeOf(() => a.flush(60_000))).toBe(ErrorCode.InvalidState);
+    expect(await codeOf(() => a.catchUp(60_000))).toBe(ErrorCode.InvalidState);
+    const b = await Replica.start(opts("edges:closed-flush-empty", "gw-b"));
+    await b.close();
+    expect(await codeOf(() => b.flush())).toBe(ErrorCode.InvalidState); // nothing buffered: the same
+  }, 20_000);
+});
+
+describe("addArm options (the policy's own addArm options, replicated)", () => {
+  const arms = ["a", "b", "c"];
+  const srOpts = (replicaId: string) =>
+    ({
+      redis: server.url,
+      stream: "edges:arm-options",
+      replicaId,
+      create: () => new StageRoute({ arms, budget: 1, maxShare: 0.5, maxDeployed: 3, stageLength: 10, seed: 1 }),
+      restore: (s: Snapshot) => StageRoute.fromJSON(s),
+      blockMs: 20,
+    }) as ReplicaOptions<StageRoute>;
+
+  it("StageRoute's maxShare reaches every replica; bad options throw at the call or are skipped everywhere", async () => {
+    const [a, b] = [await Replica.start(srOpts("o1")), await Replica.start(srOpts("o2"))];
+    try {
+      a.addArm("d", { maxShare: 0.25 });
+      b.addArm("e");
+      // Shape checked at the call, nothing written.
+      expect(await codeOf(() => a.addArm("f", { maxShare: Number.NaN }))).toBe(ErrorCode.NonFinite);
+      expect(await codeOf(() => a.addArm("f", [] as never))).toBe(ErrorCode.InvalidArgument);
+      expect(await codeOf(() => a.addArm("f", 0.3 as never))).toBe(ErrorCode.InvalidArgument);
+      expect(await codeOf(() => a.addArm("f", { maxShare: 1n } as never))).toBe(ErrorCode.InvalidArgument);
+      expect(a.stats().buffered + b.stats().buffered).toBeLessThanOrEqual(2);
+      // Content checked by the policy's addArm on every replica alike: skipped and counted.
+      a.addArm("g", { maxShare: 1.5 });
+      b.addArm("h", { maxShare: 0.5, cost: 1 } as never);
+      await a.flush();
+      await b.flush();
+      await a.catchUp();
+      await b.catchUp();
+      for (const r of [a, b]) {
+        expect(r.policy.arms).toEqual(["a", "b", "c", "d", "e"]);
+        expect(r.policy.stats("d").maxShare).toBe(0.25);
+        expect(r.policy.stats("e").maxShare).toBe(0.5);
+        expect(r.stats().counts.armChangesIgnored).toBe(2);
+      }
+      expect(b.learnedState()).toBe(a.learnedState());
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 });

@@ -214,12 +214,24 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
   /** Extra checks of a new arm (the oracle needs its true means). */
   protected checkNewArm(_id: string): void {}
 
+  /**
+   * A removal must not make a pool that can carry all traffic unable to: INFEASIBLE_BUDGET then. A pool that
+   * already cannot (e.g. after adding models with small caps) loses nothing by a removal, which is allowed, so a
+   * mistaken `addArm` can be undone.
+   */
   protected override checkRemovable(id: string): void {
     const state = this.table.get(id);
-    // After removal the live pool must still be able to carry all traffic.
+    const all = this.table.states.map((s) => s.maxShare);
+    if (!this.canCarry(all)) return;
     const caps: number[] = [];
     for (const s of this.table.states) if (s !== state) caps.push(s.maxShare);
     this.checkCapacity(caps, caps.length);
+  }
+
+  /** Whether some maxDeployed of these caps sum to 1 (an empty pool carries nothing). */
+  private canCarry(caps: readonly number[]): boolean {
+    const n = caps.length;
+    return n > 0 && topCapSum(caps, n, Math.min(this.config.maxDeployed, n)) >= 1 - 1e-12;
   }
 
   protected override onRemoved(state: StageArm): void {

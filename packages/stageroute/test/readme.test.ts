@@ -274,6 +274,30 @@ describe("README promises (options table, errors, how it works)", () => {
     expect(snap(p)).toBe(before);
   });
 
+  it("removeArm on a pool that already cannot carry all traffic is allowed (a mistaken addArm can be undone)", () => {
+    const p = new StageRoute({ ...req, arms: [], maxDeployed: 2 });
+    p.addArm("a", { maxShare: 0.4 });
+    p.addArm("b", { maxShare: 0.4 }); // meant 0.6: 0.8 cannot carry all traffic
+    expect(errCode(() => p.select())).toBe("INFEASIBLE_BUDGET");
+    p.removeArm("b");
+    expect(p.arms).toEqual(["a"]);
+    p.addArm("b", { maxShare: 0.6 });
+    p.update(p.select(), { reward: 1, cost: 0.5 });
+    expect(p.deployedArms).toEqual(["a", "b"]);
+    // Now feasible: a removal that would make it infeasible is refused again, and changes nothing.
+    const before = snap(p);
+    expect(errCode(() => p.removeArm("b"))).toBe("INFEASIBLE_BUDGET");
+    expect(snap(p)).toBe(before);
+    // An infeasible pool through maxDeployed: three caps of 0.4 with two slots; any one can go.
+    const q = new StageRoute({ ...req, arms: [], maxDeployed: 2 });
+    for (const id of ["x", "y", "z"]) q.addArm(id, { maxShare: 0.4 });
+    q.removeArm("y");
+    expect(q.arms).toEqual(["x", "z"]);
+    q.removeArm("x");
+    expect(q.arms).toEqual(["z"]);
+    expect(errCode(() => q.removeArm("z"))).toBe("LAST_ARM");
+  });
+
   it("feedback for a removed model is accepted and ignored (update and learn)", () => {
     const p = new StageRoute({ ...req, arms: ["c", "a", "b"], maxDeployed: 3, stageLength: 2, maxShare: { c: 0.5 } });
     const ds = Array.from({ length: 30 }, () => p.select());
