@@ -154,6 +154,12 @@ function dimOf(events: readonly LoggedLine[], protocol: Protocol): number {
   return first.context?.length ?? 0;
 }
 
+/** Output feature length of the first event's first opened box (cascade logs). */
+function outputDimOf(events: readonly LoggedLine[]): number {
+  const first = events[0]?.event.decision as { queried?: { features?: number[] }[] } | undefined;
+  return first?.queried?.[0]?.features?.length ?? 0;
+}
+
 /**
  * A fresh policy of a registry entry for a log: its arms are `arms` (default: the arms the events name, in order of
  * first appearance), its context length the first event's. A parameter the policy refuses is bad usage.
@@ -169,6 +175,7 @@ export function policyForLog(
     protocol: entry.protocol,
     arms: arms && arms.length > 0 ? [...arms] : armsOf(events, entry.protocol),
     dim: dimOf(events, entry.protocol),
+    ...(entry.protocol === "cascade" ? { outputDim: outputDimOf(events) } : {}),
     horizon: events.length,
     // No environment: a policy that reads one (e.g. the one-arm oracle asks it for the best arm) cannot be built
     // for a log, which is bad usage, not a crash.

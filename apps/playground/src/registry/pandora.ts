@@ -1,6 +1,7 @@
 import { ErrorCode, RouteKitError } from "@routekit/core";
 import { type CascadeEnvironmentBase, envA, envB, llmCascadePreset } from "@routekit/environments";
 import { Cosmos, OneShot, QueryAll, ThresholdCascade, WeitzmanOracle } from "@routekit/pandora";
+import { UsageError } from "../errors.js";
 import type { EnvInfo, FamilyRegistry, Params, PolicyEntry, ScenarioEntry } from "./types.js";
 
 const FAMILY = "@routekit/pandora";
@@ -15,10 +16,30 @@ function cascadeEnv(info: EnvInfo, policy: string): CascadeEnvironmentBase {
   return env as CascadeEnvironmentBase;
 }
 
-/** "env" = the environment's own link; otherwise the named one. */
-function link<T extends string>(v: unknown, fromEnv: T): T {
+/**
+ * What a learning cascade policy needs from its setting: the output length, and the environment when there is
+ * one. A policy built for a log (`routekit train`) has none: its links are the policy's defaults (or
+ * `--param indexLink=...`), and a reward it should know must be learned instead.
+ */
+function cascadeSetting(
+  info: EnvInfo,
+  policy: string,
+  known: boolean,
+): { outputDim: number; env?: CascadeEnvironmentBase } {
+  if (info.outputDim === undefined)
+    return { outputDim: cascadeEnv(info, policy).outputDim, env: cascadeEnv(info, policy) };
+  if (known) {
+    throw new UsageError(
+      `${policy}: reward=known takes the true reward parameter from a simulated environment; for a log use --param reward=learned`,
+    );
+  }
+  return { outputDim: info.outputDim };
+}
+
+/** "env" = the environment's own link (the policy's default when there is no environment); otherwise the named one. */
+function link<T extends string>(v: unknown, fromEnv: T | undefined): T | undefined {
   const s = String(v ?? "env");
-  return (s === "env" ? fromEnv : s) as T;
+  return (s === "env" ? fromEnv : s) as T | undefined;
 }
 
 /** 0 (the default) = no value (option omitted); anything else is passed on for COSMOS to validate. */
@@ -55,18 +76,19 @@ function knownReward(p: Params, name: string): boolean {
 }
 
 function cosmosOptions(p: Params, info: EnvInfo, name: string) {
-  const env = cascadeEnv(info, name);
   const known = knownReward(p, name);
+  const { outputDim, env } = cascadeSetting(info, name, known);
+  const indexLink = link(p.indexLink, env?.indexLink);
   // -1 (the default) = the option's own default; any other value is passed on for COSMOS to validate.
   const scale = (v: unknown) => (v === undefined || Number(v) === -1 ? undefined : Number(v));
   const theory = String(p.radiusMode) === "theory";
   return {
     arms: info.arms,
     contextDim: info.dim,
-    outputDim: env.outputDim,
-    indexLink: link(p.indexLink, env.indexLink),
-    rewardLink: env.rewardLink,
-    ...(known ? { rewardParameter: env.rewardParameter() } : {}),
+    outputDim,
+    ...(indexLink !== undefined ? { indexLink } : {}),
+    ...(env !== undefined ? { rewardLink: env.rewardLink } : {}),
+    ...(known && env !== undefined ? { rewardParameter: env.rewardParameter() } : {}),
     ...(scale(p.exploration) !== undefined ? { exploration: scale(p.exploration) } : {}),
     ...(scale(p.explorationPlugIn) !== undefined ? { explorationPlugIn: scale(p.explorationPlugIn) } : {}),
     ...(scale(p.explorationReward) !== undefined ? { explorationReward: scale(p.explorationReward) } : {}),
@@ -135,14 +157,14 @@ const oracle: PolicyEntry = {
 };
 
 function rewardOptions(p: Params, info: EnvInfo, name: string) {
-  const env = cascadeEnv(info, name);
   const known = knownReward(p, name);
+  const { outputDim, env } = cascadeSetting(info, name, known);
   return {
     arms: info.arms,
     contextDim: info.dim,
-    outputDim: env.outputDim,
-    rewardLink: env.rewardLink,
-    ...(known ? { rewardParameter: env.rewardParameter() } : {}),
+    outputDim,
+    ...(env !== undefined ? { rewardLink: env.rewardLink } : {}),
+    ...(known && env !== undefined ? { rewardParameter: env.rewardParameter() } : {}),
   };
 }
 
@@ -176,7 +198,7 @@ const oneShot: PolicyEntry = {
       rng,
       arms: info.arms,
       contextDim: info.dim,
-      outputDim: cascadeEnv(info, "one-shot").outputDim,
+      outputDim: info.outputDim ?? cascadeEnv(info, "one-shot").outputDim,
       exploration: Number(p.exploration),
       ridge: Number(p.ridge),
     }),

@@ -29,6 +29,11 @@ export interface EnvInfo {
   readonly horizon: number;
   /** The environment instance (read-only use: e.g. the one-arm oracle asks for the best arm). */
   readonly env: ArmEnvironment | AssortmentEnvironment | CascadeEnvironment;
+  /**
+   * For a policy built for a log (no environment; `env` throws when read): the cascade boxes' output
+   * feature length, from the log's first event.
+   */
+  readonly outputDim?: number;
 }
 
 export type AnyPolicy = ArmPolicy | AssortmentPolicy | CascadePolicy;
