@@ -24,6 +24,9 @@ export const FULL = 1 + 1e-9;
  */
 const SELECT_MAX = 12;
 
+/** Models per insertion-sorted run of the cost order (up to it, one insertion sort). */
+const SORT_RUN = 16;
+
 /** Buffers and fill kernels of the routing LP solvers, reusable across calls with up to `capacity` models. */
 export abstract class FillKernels {
   /** Objective `u . p` of the last solve (cheapest fill's value when infeasible-budget, NaN when infeasible-mass). */
@@ -34,6 +37,8 @@ export abstract class FillKernels {
   protected keys = new Float64Array(0);
   /** Models in cost order (then higher reward, then index), and in index order. */
   protected idx = new Int32Array(0);
+  /** Merge buffer of the cost order. */
+  private merged = new Int32Array(0);
   protected ident = new Int32Array(0);
   protected kept = new Int32Array(0);
   /** Pairwise order-change points (exact fallback only). */
@@ -57,6 +62,7 @@ export abstract class FillKernels {
     this.cap = c;
     this.keys = new Float64Array(c);
     this.idx = new Int32Array(c);
+    this.merged = new Int32Array(c);
     this.ident = Int32Array.from({ length: c }, (_, i) => i);
     this.kept = new Int32Array(c);
     this.lam = new Float64Array((c * (c - 1)) / 2 + 1);
@@ -89,23 +95,62 @@ export abstract class FillKernels {
     return false;
   }
 
-  /** Sorts the models into `idx` by cost, then higher reward, then index (insertion sort: n is small). */
+  /**
+   * Sorts the models into `idx` by cost, then higher reward, then index: insertion sort of runs of
+   * `SORT_RUN` models (all of them when n is small), then stable bottom-up merges, O(n log n). Both are
+   * stable, so the order is the same as one insertion sort's (which was O(n^2) on large pools).
+   */
   protected sortByCost(u: ArrayLike<number>, c: ArrayLike<number>, n: number): void {
     const idx = this.idx;
-    for (let i = 0; i < n; i++) {
-      const ci = c[i] as number;
-      const ui = u[i] as number;
-      let j = i;
-      while (j > 0) {
-        const w = idx[j - 1] as number;
-        const cw = c[w] as number;
-        if (ci < cw || (ci === cw && ui > (u[w] as number))) {
-          idx[j] = w;
-          j--;
-        } else break;
+    for (let lo = 0; lo < n; lo += SORT_RUN) {
+      const hi = Math.min(lo + SORT_RUN, n);
+      for (let i = lo; i < hi; i++) {
+        const ci = c[i] as number;
+        const ui = u[i] as number;
+        let j = i;
+        while (j > lo) {
+          const w = idx[j - 1] as number;
+          const cw = c[w] as number;
+          if (ci < cw || (ci === cw && ui > (u[w] as number))) {
+            idx[j] = w;
+            j--;
+          } else break;
+        }
+        idx[j] = i;
       }
-      idx[j] = i;
     }
+    if (n <= SORT_RUN) return;
+    let src = idx;
+    let dst = this.merged;
+    for (let w = SORT_RUN; w < n; w *= 2) {
+      for (let lo = 0; lo < n; lo += 2 * w) {
+        const mid = Math.min(lo + w, n);
+        const hi = Math.min(lo + 2 * w, n);
+        let a = lo;
+        let b = mid;
+        let o = lo;
+        while (a < mid && b < hi) {
+          const x = src[a] as number;
+          const y = src[b] as number;
+          const cx = c[x] as number;
+          const cy = c[y] as number;
+          // The right run's model goes first only when strictly before: ties keep index order.
+          if (cy < cx || (cy === cx && (u[y] as number) > (u[x] as number))) {
+            dst[o++] = y;
+            b++;
+          } else {
+            dst[o++] = x;
+            a++;
+          }
+        }
+        while (a < mid) dst[o++] = src[a++] as number;
+        while (b < hi) dst[o++] = src[b++] as number;
+      }
+      const t = src;
+      src = dst;
+      dst = t;
+    }
+    if (src !== idx) idx.set(src.subarray(0, n));
   }
 
   /**
