@@ -24,6 +24,9 @@ export const FULL = 1 + 1e-9;
  */
 const SELECT_MAX = 12;
 
+/** Solver capacity up to which the fallback's order-change-point buffer is preallocated by `grow`. */
+const LAM_EAGER_MAX = 64;
+
 /** Models per insertion-sorted run of the cost order (up to it, one insertion sort). */
 const SORT_RUN = 16;
 
@@ -41,7 +44,7 @@ export abstract class FillKernels {
   private merged = new Int32Array(0);
   protected ident = new Int32Array(0);
   protected kept = new Int32Array(0);
-  /** Pairwise order-change points (exact fallback only). */
+  /** Pairwise order-change points (exact fallback only; see `lamFor`). */
   protected lam = new Float64Array(0);
   /** Ranked prefixes of fills: the models that receive traffic, in fill order. */
   protected oA = new Int32Array(0);
@@ -65,10 +68,19 @@ export abstract class FillKernels {
     this.merged = new Int32Array(c);
     this.ident = Int32Array.from({ length: c }, (_, i) => i);
     this.kept = new Int32Array(c);
-    this.lam = new Float64Array((c * (c - 1)) / 2 + 1);
+    // The exact fallback's order-change points take O(c^2) memory: preallocated for small solvers (the
+    // per-query routing LP), allocated on first use beyond (DeployOPT's LPs over the whole pool).
+    if (c <= LAM_EAGER_MAX) this.lam = new Float64Array((c * (c - 1)) / 2 + 1);
     this.oA = new Int32Array(c);
     this.oB = new Int32Array(c);
     this.oC = new Int32Array(c);
+  }
+
+  /** The order-change-point buffer with room for the pairs of `m` models (allocates only when it grows). */
+  protected lamFor(m: number): Float64Array {
+    const need = (m * (m - 1)) / 2 + 1;
+    if (this.lam.length < need) this.lam = new Float64Array(need);
+    return this.lam;
   }
 
   /**
