@@ -1,14 +1,17 @@
 // StageRoute speed: RouteOPT per query (2..10 deployed models), DeployOPT per stage boundary (15 and
-// 50 available models, each solver path), and a 10^6-query simulation end to end.
-// Usage: pnpm bench (node --expose-gc bench/run.mjs [--quick]). Imports the built ../dist/index.js.
+// 50 available models, each solver path), a pool-size sweep (100, 500, 2,000 models: a stage boundary and
+// a routing round of StageRoute and of RatioGreedy), and a 10^6-query simulation end to end.
+// Usage: pnpm bench (node --expose-gc bench/run.mjs [--quick] [--sweep]: --sweep runs the sweep only).
+// Imports the built ../dist/index.js.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Rng } from "@routekit/core";
+import { makeSnapshot, Rng } from "@routekit/core";
 import { arenaSim2025 } from "@routekit/environments";
-import { DeploySolver, RouteSolver, STAGE_PRESETS, StageRoute, stageValue } from "../dist/index.js";
+import { DeploySolver, RatioGreedy, RouteSolver, STAGE_PRESETS, StageRoute, stageValue } from "../dist/index.js";
 
 const quick = process.argv.includes("--quick");
+const sweepOnly = process.argv.includes("--sweep");
 const rows = [];
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -27,143 +30,224 @@ function calibrate() {
 }
 const calib = calibrate();
 
-// ---------------------------------------------------------------- RouteOPT per query
-// Independent random instances, bounds drawn like a live deployment: UCB in [0.3, 1], LCB in [0.1, 3]
-// (budget 1 in cost units), caps 0.4 (one 1.0). 65,536 of them per n, cycled: with a few hundred the
-// branch predictor learns the whole sequence and the time comes out too low.
-const ROUTE_INSTANCES = 65_536;
-const rng = Rng.fromSeed("bench");
-const TARGET_ROUTE_US = 2;
-for (const n of [2, 3, 4, 5, 6, 7, 8, 9, 10]) {
-  const inst = Array.from({ length: ROUTE_INSTANCES }, () => ({
-    u: Float64Array.from({ length: n }, () => 0.3 + 0.7 * rng.uniform()),
-    c: Float64Array.from({ length: n }, () => 0.1 + 2.9 * rng.uniform()),
-    a: Float64Array.from({ length: n }, (_, i) => (i === 0 ? 1 : 0.4)),
-  }));
-  const solver = new RouteSolver(n);
-  const out = new Float64Array(n);
-  const batch = quick ? 2000 : 20000;
-  let k = 0;
-  for (let i = 0; i < batch; i++, k++) {
-    const x = inst[k & (ROUTE_INSTANCES - 1)];
-    solver.solve(x.u, x.c, x.a, n, 1, out);
-  }
-  const us = [];
-  const cpu = [];
-  for (let r = 0; r < 21; r++) {
-    const c0 = process.cpuUsage();
-    const t0 = process.hrtime.bigint();
+if (!sweepOnly) {
+  // ---------------------------------------------------------------- RouteOPT per query
+  // Independent random instances, bounds drawn like a live deployment: UCB in [0.3, 1], LCB in [0.1, 3]
+  // (budget 1 in cost units), caps 0.4 (one 1.0). 65,536 of them per n, cycled: with a few hundred the
+  // branch predictor learns the whole sequence and the time comes out too low.
+  const ROUTE_INSTANCES = 65_536;
+  const rng = Rng.fromSeed("bench");
+  const TARGET_ROUTE_US = 2;
+  for (const n of [2, 3, 4, 5, 6, 7, 8, 9, 10]) {
+    const inst = Array.from({ length: ROUTE_INSTANCES }, () => ({
+      u: Float64Array.from({ length: n }, () => 0.3 + 0.7 * rng.uniform()),
+      c: Float64Array.from({ length: n }, () => 0.1 + 2.9 * rng.uniform()),
+      a: Float64Array.from({ length: n }, (_, i) => (i === 0 ? 1 : 0.4)),
+    }));
+    const solver = new RouteSolver(n);
+    const out = new Float64Array(n);
+    const batch = quick ? 2000 : 20000;
+    let k = 0;
     for (let i = 0; i < batch; i++, k++) {
       const x = inst[k & (ROUTE_INSTANCES - 1)];
       solver.solve(x.u, x.c, x.a, n, 1, out);
     }
-    us.push(Number(process.hrtime.bigint() - t0) / 1000 / batch);
-    const dc = process.cpuUsage(c0);
-    cpu.push((dc.user + dc.system) / batch);
-  }
-  const m = median(us);
-  rows.push({
-    bench: "RouteOPT per query",
-    size: `n=${n}`,
-    us: m,
-    minUs: Math.min(...us),
-    cpuUs: median(cpu),
-    target: TARGET_ROUTE_US,
-    ok: m < TARGET_ROUTE_US,
-  });
-}
-
-// Live routing: one model's bounds move a little per query (as after one feedback); the same instance
-// over and over is kinder to the branch predictor than independent ones.
-for (const n of [6, 10]) {
-  const u = Float64Array.from({ length: n }, () => 0.3 + 0.7 * rng.uniform());
-  const c = Float64Array.from({ length: n }, () => 0.1 + 2.9 * rng.uniform());
-  const a = Float64Array.from({ length: n }, (_, i) => (i === 0 ? 1 : 0.4));
-  const u0 = u.slice();
-  const c0 = c.slice();
-  const solver = new RouteSolver(n);
-  const out = new Float64Array(n);
-  const batch = quick ? 2000 : 20000;
-  const us = [];
-  let k = 0;
-  for (let r = 0; r < 22; r++) {
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < batch; i++, k++) {
-      const j = k % n;
-      u[j] = u0[j] + 0.01 * Math.sin(k);
-      c[j] = c0[j] + 0.01 * Math.cos(k);
-      solver.solve(u, c, a, n, 1, out);
-    }
-    if (r > 0) us.push(Number(process.hrtime.bigint() - t0) / 1000 / batch);
-  }
-  const m = median(us);
-  rows.push({
-    bench: "RouteOPT per query, live",
-    size: `n=${n}`,
-    us: m,
-    minUs: Math.min(...us),
-    target: TARGET_ROUTE_US,
-    ok: m < TARGET_ROUTE_US,
-  });
-}
-
-// ---------------------------------------------------------------- DeployOPT per stage boundary
-// Its own stream, so its instances do not depend on how many RouteOPT instances were drawn above.
-const deployRng = Rng.fromSeed("bench-deploy");
-function deployCase(label, N, s, cap, enumLimit) {
-  const rng = deployRng;
-  const inst = Array.from({ length: 16 }, () => {
-    // A mid-run pool where better models cost more and the budget binds (the hard case for DeployOPT).
-    const x = Float64Array.from({ length: N }, () => rng.uniform());
-    const u = x.map((v) => 0.2 + 0.7 * v + 0.05 * rng.uniform());
-    const c = x.map((v) => 0.05 + 3 * v * v + 0.1 * rng.uniform());
-    const a = Float64Array.from({ length: N }, (_, i) => (i === 1 ? 1 : cap));
-    return { u, c, a };
-  });
-  const solver = new DeploySolver(enumLimit);
-  const order = Int32Array.from({ length: N }, (_, i) => i);
-  const us = [];
-  // The solver path is chosen per instance (the relaxation when its support fits the slots), so one case
-  // mixes paths: the row of the case says how many instances each path solved, and one row per path gives
-  // that path's own median.
-  const byMethod = new Map();
-  const reps = quick ? 1 : 5;
-  for (let r = 0; r < reps; r++) {
-    for (const x of inst) {
+    const us = [];
+    const cpu = [];
+    for (let r = 0; r < 21; r++) {
+      const c0 = process.cpuUsage();
       const t0 = process.hrtime.bigint();
-      const res = solver.solve(x.u, x.c, x.a, N, 1, s, order);
-      const t = Number(process.hrtime.bigint() - t0) / 1000;
-      us.push(t);
-      if (!byMethod.has(res.method)) byMethod.set(res.method, []);
-      byMethod.get(res.method).push(t);
+      for (let i = 0; i < batch; i++, k++) {
+        const x = inst[k & (ROUTE_INSTANCES - 1)];
+        solver.solve(x.u, x.c, x.a, n, 1, out);
+      }
+      us.push(Number(process.hrtime.bigint() - t0) / 1000 / batch);
+      const dc = process.cpuUsage(c0);
+      cpu.push((dc.user + dc.system) / batch);
+    }
+    const m = median(us);
+    rows.push({
+      bench: "RouteOPT per query",
+      size: `n=${n}`,
+      us: m,
+      minUs: Math.min(...us),
+      cpuUs: median(cpu),
+      target: TARGET_ROUTE_US,
+      ok: m < TARGET_ROUTE_US,
+    });
+  }
+
+  // Live routing: one model's bounds move a little per query (as after one feedback); the same instance
+  // over and over is kinder to the branch predictor than independent ones.
+  for (const n of [6, 10]) {
+    const u = Float64Array.from({ length: n }, () => 0.3 + 0.7 * rng.uniform());
+    const c = Float64Array.from({ length: n }, () => 0.1 + 2.9 * rng.uniform());
+    const a = Float64Array.from({ length: n }, (_, i) => (i === 0 ? 1 : 0.4));
+    const u0 = u.slice();
+    const c0 = c.slice();
+    const solver = new RouteSolver(n);
+    const out = new Float64Array(n);
+    const batch = quick ? 2000 : 20000;
+    const us = [];
+    let k = 0;
+    for (let r = 0; r < 22; r++) {
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < batch; i++, k++) {
+        const j = k % n;
+        u[j] = u0[j] + 0.01 * Math.sin(k);
+        c[j] = c0[j] + 0.01 * Math.cos(k);
+        solver.solve(u, c, a, n, 1, out);
+      }
+      if (r > 0) us.push(Number(process.hrtime.bigint() - t0) / 1000 / batch);
+    }
+    const m = median(us);
+    rows.push({
+      bench: "RouteOPT per query, live",
+      size: `n=${n}`,
+      us: m,
+      minUs: Math.min(...us),
+      target: TARGET_ROUTE_US,
+      ok: m < TARGET_ROUTE_US,
+    });
+  }
+
+  // ---------------------------------------------------------------- DeployOPT per stage boundary
+  // Its own stream, so its instances do not depend on how many RouteOPT instances were drawn above.
+  const deployRng = Rng.fromSeed("bench-deploy");
+  function deployCase(label, N, s, cap, enumLimit) {
+    const rng = deployRng;
+    const inst = Array.from({ length: 16 }, () => {
+      // A mid-run pool where better models cost more and the budget binds (the hard case for DeployOPT).
+      const x = Float64Array.from({ length: N }, () => rng.uniform());
+      const u = x.map((v) => 0.2 + 0.7 * v + 0.05 * rng.uniform());
+      const c = x.map((v) => 0.05 + 3 * v * v + 0.1 * rng.uniform());
+      const a = Float64Array.from({ length: N }, (_, i) => (i === 1 ? 1 : cap));
+      return { u, c, a };
+    });
+    const solver = new DeploySolver(enumLimit);
+    const order = Int32Array.from({ length: N }, (_, i) => i);
+    const us = [];
+    // The solver path is chosen per instance (the relaxation when its support fits the slots), so one case
+    // mixes paths: the row of the case says how many instances each path solved, and one row per path gives
+    // that path's own median.
+    const byMethod = new Map();
+    const reps = quick ? 1 : 5;
+    for (let r = 0; r < reps; r++) {
+      for (const x of inst) {
+        const t0 = process.hrtime.bigint();
+        const res = solver.solve(x.u, x.c, x.a, N, 1, s, order);
+        const t = Number(process.hrtime.bigint() - t0) / 1000;
+        us.push(t);
+        if (!byMethod.has(res.method)) byMethod.set(res.method, []);
+        byMethod.get(res.method).push(t);
+      }
+    }
+    const mix = [...byMethod].map(([m, ts]) => `${m} ${ts.length / reps}`).join(", ");
+    rows.push({
+      bench: "DeployOPT per boundary",
+      size: label,
+      us: median(us),
+      note: `all 16 instances (${mix}), max ${(Math.max(...us) / 1000).toFixed(1)} ms`,
+    });
+    if (byMethod.size > 1)
+      for (const [m, ts] of byMethod)
+        rows.push({
+          bench: "  DeployOPT, one path",
+          size: `${label}: ${m}`,
+          us: median(ts),
+          note: `${ts.length / reps} of 16 instances, max ${(Math.max(...ts) / 1000).toFixed(1)} ms`,
+        });
+  }
+  deployCase("N=15, M_max=6, caps 0.4", 15, 6, 0.4, 50_000);
+  deployCase("N=15, M_max=3, caps 0.4", 15, 3, 0.4, 50_000);
+  deployCase("N=15, M_max=5, caps 0.2", 15, 5, 0.2, 50_000);
+  deployCase("N=15, M_max=5, caps 0.2 (B&B)", 15, 5, 0.2, 0);
+  deployCase("N=50, M_max=6, caps 0.4", 50, 6, 0.4, 50_000);
+  deployCase("N=50, M_max=3, caps 0.4", 50, 3, 0.4, 50_000);
+  deployCase("N=50, M_max=5, caps 0.2 (B&B)", 50, 5, 0.2, 50_000);
+}
+
+// ---------------------------------------------------------------- pool-size sweep
+// A stage boundary (the feedback that ends a stage, with the deployment; the second after a restore) and a routing round (select + update
+// inside a stage) over pools of 100, 500 and 2,000 models with learned statistics (5..204 plays each;
+// better models cost more). StageRoute: caps 0.4 (DeployOPT by its relaxation). RatioGreedy: rate-limited
+// pools, the cheap models (high UCB/LCB ratio) capped at 0.05, one in ten (the dearest) at 0.5, so the
+// greedy passes over many cheap models before a slot needs a large cap (the case that was O(n^2 log n)).
+function sweepPool(Cls, n, s, rateLimited) {
+  const rng = Rng.fromSeed(`sweep-${n}-${s}`);
+  const L = 200;
+  const arms = Array.from({ length: n }, (_, i) => `m${i}`);
+  const q = arms.map(() => rng.uniform());
+  const maxShare = {};
+  arms.forEach((a, i) => {
+    maxShare[a] = rateLimited ? (q[i] > 0.9 ? 0.5 : 0.05) : 0.4;
+  });
+  const p = new Cls({ arms, budget: 1, maxDeployed: s, stageLength: L, maxShare, seed: 1 });
+  const snap = p.toJSON();
+  const st = structuredClone(snap.state);
+  st.arms.forEach((a, i) => {
+    a.n = 5 + rng.int(200);
+    a.sr = a.n * (0.2 + 0.7 * q[i]) * (0.9 + 0.1 * rng.uniform());
+    a.sc = a.n * (0.05 + 3 * q[i] * q[i] + 0.1 * rng.uniform());
+  });
+  st.learned = L - 1; // the next feedback ends the stage
+  return { snapshot: makeSnapshot(snap.kind, snap.kindVersion, st), L };
+}
+const sweepBase = new Map();
+for (const [Cls, label, rateLimited] of [
+  [RatioGreedy, "RatioGreedy", true],
+  [StageRoute, "StageRoute", false],
+]) {
+  for (const s of [4, 16]) {
+    // A first pass over 100 models warms the JIT up (not recorded).
+    for (const [w, n] of [100, 100, 500, 2000].entries()) {
+      const { snapshot, L } = sweepPool(Cls, n, s, rateLimited);
+      const boundary = [];
+      const round = [];
+      let method = "";
+      const reps = quick ? 3 : n >= 2000 ? 9 : 15;
+      for (let r = 0; r < reps + 1; r++) {
+        const p = Cls.fromJSON(snapshot);
+        // The first boundary after a restore also sizes the solvers' buffers: time the next one.
+        p.update(p.select(), { reward: 0.5, cost: 0.5 });
+        const t1 = process.hrtime.bigint();
+        for (let t = 1; t < L; t++) p.update(p.select(), { reward: 0.5, cost: 0.5 });
+        const tr = Number(process.hrtime.bigint() - t1) / 1000 / (L - 1);
+        const d = p.select();
+        const t0 = process.hrtime.bigint();
+        p.update(d, { reward: 0.5, cost: 0.5 });
+        const tb = Number(process.hrtime.bigint() - t0) / 1000;
+        method = p.deployment?.method ?? "";
+        if (r > 0) {
+          // The first repetition warms the JIT up.
+          boundary.push(tb);
+          round.push(tr);
+        }
+      }
+      if (w === 0) continue;
+      const key = `${label} ${s}`;
+      const mb = median(boundary);
+      const mr = median(round);
+      if (n === 100) sweepBase.set(key, [mb, mr]);
+      const [b0, r0] = sweepBase.get(key);
+      rows.push({
+        bench: `sweep: ${label} boundary`,
+        size: `n=${n}, M_max=${s}${rateLimited ? ", caps 0.05/0.5" : ", caps 0.4"}`,
+        us: mb,
+        note: `${method}; x${(mb / b0).toFixed(1)} of n=100 (n x${n / 100}); max ${(Math.max(...boundary) / 1000).toFixed(2)} ms`,
+      });
+      rows.push({
+        bench: `sweep: ${label} round`,
+        size: `n=${n}, M_max=${s}`,
+        us: mr,
+        note: `select + update inside a stage; x${(mr / r0).toFixed(1)} of n=100`,
+      });
     }
   }
-  const mix = [...byMethod].map(([m, ts]) => `${m} ${ts.length / reps}`).join(", ");
-  rows.push({
-    bench: "DeployOPT per boundary",
-    size: label,
-    us: median(us),
-    note: `all 16 instances (${mix}), max ${(Math.max(...us) / 1000).toFixed(1)} ms`,
-  });
-  if (byMethod.size > 1)
-    for (const [m, ts] of byMethod)
-      rows.push({
-        bench: "  DeployOPT, one path",
-        size: `${label}: ${m}`,
-        us: median(ts),
-        note: `${ts.length / reps} of 16 instances, max ${(Math.max(...ts) / 1000).toFixed(1)} ms`,
-      });
 }
-deployCase("N=15, M_max=6, caps 0.4", 15, 6, 0.4, 50_000);
-deployCase("N=15, M_max=3, caps 0.4", 15, 3, 0.4, 50_000);
-deployCase("N=15, M_max=5, caps 0.2", 15, 5, 0.2, 50_000);
-deployCase("N=15, M_max=5, caps 0.2 (B&B)", 15, 5, 0.2, 0);
-deployCase("N=50, M_max=6, caps 0.4", 50, 6, 0.4, 50_000);
-deployCase("N=50, M_max=3, caps 0.4", 50, 3, 0.4, 50_000);
-deployCase("N=50, M_max=5, caps 0.2 (B&B)", 50, 5, 0.2, 50_000);
 
 // ---------------------------------------------------------------- 10^6-query simulation
-{
+if (!sweepOnly) {
   const T = quick ? 100_000 : 1_000_000;
   const env = arenaSim2025({ oracle: stageValue, stageLength: 1000, maxDeployed: 6, arrivalInterval: T / 10 });
   env.reset(Rng.fromSeed(1).fork("environment"));

@@ -85,7 +85,7 @@ export class BreakpointSolver extends FillKernels {
     let valHi = this.val;
     if (costHi <= b + eps) return this.pour(u, alpha, n, oHi, lenHi, costHi, out, "ok");
     // Order-change points lambda = (u_i - u_j) / (c_i - c_j) > 0 of the kept models.
-    const lam = this.lam;
+    const lam = this.lamFor(ns);
     let m = 0;
     let top = 0;
     for (let r = 0; r < ns; r++) {

@@ -24,6 +24,12 @@ export const FULL = 1 + 1e-9;
  */
 const SELECT_MAX = 12;
 
+/** Solver capacity up to which the fallback's order-change-point buffer is preallocated by `grow`. */
+const LAM_EAGER_MAX = 64;
+
+/** Models per insertion-sorted run of the cost order (up to it, one insertion sort). */
+const SORT_RUN = 16;
+
 /** Buffers and fill kernels of the routing LP solvers, reusable across calls with up to `capacity` models. */
 export abstract class FillKernels {
   /** Objective `u . p` of the last solve (cheapest fill's value when infeasible-budget, NaN when infeasible-mass). */
@@ -34,9 +40,11 @@ export abstract class FillKernels {
   protected keys = new Float64Array(0);
   /** Models in cost order (then higher reward, then index), and in index order. */
   protected idx = new Int32Array(0);
+  /** Merge buffer of the cost order. */
+  private merged = new Int32Array(0);
   protected ident = new Int32Array(0);
   protected kept = new Int32Array(0);
-  /** Pairwise order-change points (exact fallback only). */
+  /** Pairwise order-change points (exact fallback only; see `lamFor`). */
   protected lam = new Float64Array(0);
   /** Ranked prefixes of fills: the models that receive traffic, in fill order. */
   protected oA = new Int32Array(0);
@@ -57,12 +65,22 @@ export abstract class FillKernels {
     this.cap = c;
     this.keys = new Float64Array(c);
     this.idx = new Int32Array(c);
+    this.merged = new Int32Array(c);
     this.ident = Int32Array.from({ length: c }, (_, i) => i);
     this.kept = new Int32Array(c);
-    this.lam = new Float64Array((c * (c - 1)) / 2 + 1);
+    // The exact fallback's order-change points take O(c^2) memory: preallocated for small solvers (the
+    // per-query routing LP), allocated on first use beyond (DeployOPT's LPs over the whole pool).
+    if (c <= LAM_EAGER_MAX) this.lam = new Float64Array((c * (c - 1)) / 2 + 1);
     this.oA = new Int32Array(c);
     this.oB = new Int32Array(c);
     this.oC = new Int32Array(c);
+  }
+
+  /** The order-change-point buffer with room for the pairs of `m` models (allocates only when it grows). */
+  protected lamFor(m: number): Float64Array {
+    const need = (m * (m - 1)) / 2 + 1;
+    if (this.lam.length < need) this.lam = new Float64Array(need);
+    return this.lam;
   }
 
   /**
@@ -89,23 +107,62 @@ export abstract class FillKernels {
     return false;
   }
 
-  /** Sorts the models into `idx` by cost, then higher reward, then index (insertion sort: n is small). */
+  /**
+   * Sorts the models into `idx` by cost, then higher reward, then index: insertion sort of runs of
+   * `SORT_RUN` models (all of them when n is small), then stable bottom-up merges, O(n log n). Both are
+   * stable, so the order is the same as one insertion sort's (which was O(n^2) on large pools).
+   */
   protected sortByCost(u: ArrayLike<number>, c: ArrayLike<number>, n: number): void {
     const idx = this.idx;
-    for (let i = 0; i < n; i++) {
-      const ci = c[i] as number;
-      const ui = u[i] as number;
-      let j = i;
-      while (j > 0) {
-        const w = idx[j - 1] as number;
-        const cw = c[w] as number;
-        if (ci < cw || (ci === cw && ui > (u[w] as number))) {
-          idx[j] = w;
-          j--;
-        } else break;
+    for (let lo = 0; lo < n; lo += SORT_RUN) {
+      const hi = Math.min(lo + SORT_RUN, n);
+      for (let i = lo; i < hi; i++) {
+        const ci = c[i] as number;
+        const ui = u[i] as number;
+        let j = i;
+        while (j > lo) {
+          const w = idx[j - 1] as number;
+          const cw = c[w] as number;
+          if (ci < cw || (ci === cw && ui > (u[w] as number))) {
+            idx[j] = w;
+            j--;
+          } else break;
+        }
+        idx[j] = i;
       }
-      idx[j] = i;
     }
+    if (n <= SORT_RUN) return;
+    let src = idx;
+    let dst = this.merged;
+    for (let w = SORT_RUN; w < n; w *= 2) {
+      for (let lo = 0; lo < n; lo += 2 * w) {
+        const mid = Math.min(lo + w, n);
+        const hi = Math.min(lo + 2 * w, n);
+        let a = lo;
+        let b = mid;
+        let o = lo;
+        while (a < mid && b < hi) {
+          const x = src[a] as number;
+          const y = src[b] as number;
+          const cx = c[x] as number;
+          const cy = c[y] as number;
+          // The right run's model goes first only when strictly before: ties keep index order.
+          if (cy < cx || (cy === cx && (u[y] as number) > (u[x] as number))) {
+            dst[o++] = y;
+            b++;
+          } else {
+            dst[o++] = x;
+            a++;
+          }
+        }
+        while (a < mid) dst[o++] = src[a++] as number;
+        while (b < hi) dst[o++] = src[b++] as number;
+      }
+      const t = src;
+      src = dst;
+      dst = t;
+    }
+    if (src !== idx) idx.set(src.subarray(0, n));
   }
 
   /**
