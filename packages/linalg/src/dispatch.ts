@@ -126,6 +126,29 @@ export function dotTo(x: Float64Array, y: Float64Array, n: number, out: Float64A
   dotScalarTo(x, y, n, 0, 0, out, oi);
 }
 
+/**
+ * {@link dot}(x, y, n, xo, yo) stored into out[oi] instead of returned: {@link dotTo} with offsets, for row loops
+ * such as forward substitution (a returned double would be boxed, see dotTo). Same bits as `dot`.
+ */
+export function dotAtTo(
+  x: Float64Array,
+  y: Float64Array,
+  n: number,
+  xo: number,
+  yo: number,
+  out: Float64Array,
+  oi: number,
+): void {
+  if (n >= DOT_WASM_MIN_N && K !== null) {
+    const k = dotKernels(x, y, n, xo, yo);
+    if (k !== null) {
+      out[oi] = k.dot(x.byteOffset + 8 * xo, y.byteOffset + 8 * yo, n);
+      return;
+    }
+  }
+  dotScalarTo(x, y, n, xo, yo, out, oi);
+}
+
 /** y = alpha A x + beta y (row-major A, row stride ld); with beta = 0, y is not read. */
 export function gemv(
   A: Float64Array,
