@@ -16,6 +16,7 @@ import {
   dotScalarTo,
   gemvScalar,
   quadFormUpperScalar,
+  quadFormUpperScalarTo,
   symvQuadUpperScalar,
   symvUpperScalar,
   syrUpperScalar,
@@ -221,6 +222,29 @@ export function quadFormUpper(A: Float64Array, n: number, x: Float64Array, ld = 
     if (xo >= 0) return arenaKernelsAt(a).quad(A.byteOffset, n, xo, ld);
   }
   return quadFormUpperScalar(A, n, x, ld);
+}
+
+/**
+ * {@link quadFormUpper} stored into out[oi] instead of returned (a returned double is boxed when the call is not
+ * inlined, see {@link dotTo}). Same bits.
+ */
+export function quadFormUpperTo(
+  A: Float64Array,
+  n: number,
+  x: Float64Array,
+  out: Float64Array,
+  oi: number,
+  ld = n,
+): void {
+  if (K !== null && fitsMatrix(A, n, n, ld) && fits(x, 0, n)) {
+    const a = arenaOf(A.buffer);
+    const xo = a < 0 ? -1 : vectorIn(a, x, n, 0);
+    if (xo >= 0) {
+      out[oi] = arenaKernelsAt(a).quad(A.byteOffset, n, xo, ld);
+      return;
+    }
+  }
+  quadFormUpperScalarTo(A, n, x, ld, out, oi);
 }
 
 /** A += alpha x x^T on the upper triangle. */

@@ -1,5 +1,5 @@
 import { dot, dotAtTo, dotTo, symvUpper, syrUpperAt } from "./dispatch.js";
-import { syrUpperMirrored } from "./mirror32.js";
+import { syrUpperMirroredAt } from "./mirror32.js";
 
 /**
  * Scratch for the Sherman-Morrison and bordered-inverse steps: [0] = the dot product, [1] = the rank-1
@@ -62,8 +62,10 @@ export function shermanMorrisonWithUMirrored(
   w = 1,
   ld = n,
 ): number {
-  const denom = 1 + w * dot(x, u, n);
-  syrUpperMirrored(Ainv, n, -w / denom, u, M, ld);
+  dotTo(x, u, n, SM_SCRATCH, 0); // through SM_SCRATCH: see shermanMorrisonUpdate
+  const denom = 1 + w * (SM_SCRATCH[0] as number);
+  SM_SCRATCH[1] = -w / denom;
+  syrUpperMirroredAt(Ainv, n, SM_SCRATCH, 1, u, M, ld);
   return denom;
 }
 
