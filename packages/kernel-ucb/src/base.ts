@@ -32,11 +32,14 @@ import {
   checkExploration,
   type Exploration,
   learnedScore,
+  learnedScoreTo,
   normalizeInto,
+  normalizeIntoTo,
   type ResolvedTransform,
   readTransform,
   readTransformJSON,
   resolveExploration,
+  resolveExplorationTo,
   type ScoreTransform,
 } from "./options.js";
 import { type KernelPayload, PayloadStore } from "./payload.js";
@@ -82,6 +85,10 @@ export const MIN_RIDGE = 1e-4;
 export const MAX_RIDGE = 1e9;
 const RIDGE = { min: MIN_RIDGE, max: MAX_RIDGE } as const;
 const CONFIDENCE = { min: 0, max: 1, openMin: true, openMax: true } as const;
+/** Where checkReward puts the score it checks (and drops). */
+const CHECKED_SCORE = new Float64Array(1);
+/** Where normalize puts the norm nobody reads. */
+const NORM2_DROPPED = new Float64Array(1);
 
 /** The shared options as read from a snapshot (every field present). */
 export interface CommonSnapshotOptions {
@@ -159,9 +166,30 @@ export abstract class KernelPolicyBase<S extends ArmState> extends ArmPolicyBase
     return resolveExploration(this.exploration, this.confidence, this.table.size, this.ledger.issued + 1, this.horizon);
   }
 
+  /**
+   * {@link currentExploration} stored into out[oi]: a returned double is boxed (16 bytes per select) when the call is
+   * not inlined, one stored into a typed array is not. Same value.
+   */
+  protected currentExplorationTo(out: Float64Array, oi: number): void {
+    resolveExplorationTo(
+      this.exploration,
+      this.confidence,
+      this.table.size,
+      this.ledger.issued + 1,
+      this.horizon,
+      out,
+      oi,
+    );
+  }
+
   /** Normalises `x` into `this.y` (when normalizeContext) and returns ||y||^2. */
   protected normalized(x: ArrayLike<number>): number {
     return normalizeInto(x, this.y, this.contextDim, this.normalizeContext);
+  }
+
+  /** {@link normalized} without the returned norm (which would be boxed when the call is not inlined). */
+  protected normalize(x: ArrayLike<number>): void {
+    normalizeIntoTo(x, this.y, this.contextDim, this.normalizeContext, NORM2_DROPPED, 0);
   }
 
   /**
@@ -201,12 +229,17 @@ export abstract class KernelPolicyBase<S extends ArmState> extends ArmPolicyBase
 
   /** Rewards whose learned score would overflow the regressions are refused before anything changes. */
   protected override checkReward(reward: number): void {
-    learnedScore(reward, this.transform);
+    learnedScoreTo(reward, this.transform, CHECKED_SCORE, 0); // not learnedScore: its unused result would be boxed
   }
 
   /** The learned score of a (checked) reward. */
   protected score(reward: number): number {
     return learnedScore(reward, this.transform);
+  }
+
+  /** {@link score} stored into out[oi] (not boxed, see {@link currentExplorationTo}). */
+  protected scoreTo(reward: number, out: Float64Array, oi: number): void {
+    learnedScoreTo(reward, this.transform, out, oi);
   }
 
   /** The shared options, for snapshots. */

@@ -56,11 +56,34 @@ export function resolveExploration(
   t: number,
   horizon: number | undefined,
 ): number {
-  if (typeof e === "number") return e;
+  resolveExplorationTo(e, confidence, arms, t, horizon, EXPLORATION_OUT, 0);
+  return EXPLORATION_OUT[0] as number;
+}
+
+/** Scratch for {@link resolveExploration}. */
+const EXPLORATION_OUT = new Float64Array(1);
+
+/**
+ * {@link resolveExploration} stored into out[oi] instead of returned (a returned double is boxed when the call is
+ * not inlined: 16 bytes per select). Same value.
+ */
+export function resolveExplorationTo(
+  e: Exploration,
+  confidence: number,
+  arms: number,
+  t: number,
+  horizon: number | undefined,
+  out: Float64Array,
+  oi: number,
+): void {
+  if (typeof e === "number") {
+    out[oi] = e;
+    return;
+  }
   const G = Math.max(1, arms);
-  if (e === "paper") return Math.sqrt(2 * logRatio(2 * G, confidence));
-  if (e === "theory") return Math.sqrt(2 * logRatio(2 * G * (horizon ?? 1), confidence));
-  return Math.sqrt(2 * logRatio(2 * G * Math.max(1, t), confidence));
+  if (e === "paper") out[oi] = Math.sqrt(2 * logRatio(2 * G, confidence));
+  else if (e === "theory") out[oi] = Math.sqrt(2 * logRatio(2 * G * (horizon ?? 1), confidence));
+  else out[oi] = Math.sqrt(2 * logRatio(2 * G * Math.max(1, t), confidence));
 }
 
 /**
@@ -130,6 +153,18 @@ export const MAX_SCORE = 1e12;
 
 /** The learned score of a reward: (reward - offset) * scale - priorMean, checked before any mutation. */
 export function learnedScore(reward: number, t: ResolvedTransform): number {
+  learnedScoreTo(reward, t, SCORE_OUT, 0);
+  return SCORE_OUT[0] as number;
+}
+
+/** Scratch for {@link learnedScore}. */
+const SCORE_OUT = new Float64Array(1);
+
+/**
+ * {@link learnedScore} stored into out[oi] instead of returned: a double returned from a call V8 does not inline
+ * is boxed into a 16-byte heap number (per round, in the update path), one stored into a typed array is not.
+ */
+export function learnedScoreTo(reward: number, t: ResolvedTransform, out: Float64Array, oi: number): void {
   const s = (reward - t.offset) * t.scale - t.priorMean;
   if (!(Math.abs(s) <= MAX_SCORE)) {
     throw new RouteKitError(
@@ -137,7 +172,7 @@ export function learnedScore(reward: number, t: ResolvedTransform): number {
       `reward ${reward} maps to a learned score of ${s}, beyond +-${MAX_SCORE}: rescale the scores (scoreTransform.scale)`,
     );
   }
-  return s;
+  out[oi] = s;
 }
 
 /** Largest ||y||^2 accepted for unnormalised contexts (normalizeContext: false). */
@@ -150,6 +185,25 @@ export const MAX_CONTEXT_NORM2 = 1e12;
  * otherwise). A pure function of y: the same input gives the same bits at select and at update.
  */
 export function normalizeInto(y: ArrayLike<number>, out: Float64Array, d: number, normalize: boolean): number {
+  normalizeIntoTo(y, out, d, normalize, NORM2_OUT, 0);
+  return NORM2_OUT[0] as number;
+}
+
+/** Scratch for {@link normalizeInto}. */
+const NORM2_OUT = new Float64Array(1);
+
+/**
+ * {@link normalizeInto} with ||out||^2 stored into norm2[ni] instead of returned (a returned double is boxed when
+ * the call is not inlined; RFF-UCB's select does not use the norm). Same bits.
+ */
+export function normalizeIntoTo(
+  y: ArrayLike<number>,
+  out: Float64Array,
+  d: number,
+  normalize: boolean,
+  norm2: Float64Array,
+  ni: number,
+): void {
   let s = 0;
   for (let i = 0; i < d; i++) {
     const v = y[i] as number;
@@ -163,13 +217,17 @@ export function normalizeInto(y: ArrayLike<number>, out: Float64Array, d: number
         `context has squared norm ${s}, above ${MAX_CONTEXT_NORM2}: normalise it (normalizeContext: true) or scale it down`,
       );
     }
-    return s;
+    norm2[ni] = s;
+    return;
   }
   if (s === 0 || !Number.isFinite(s) || s < 1e-290) {
     // All zeros, or squares that overflow or underflow: rescale by the largest magnitude first.
     let m = 0;
     for (let i = 0; i < d; i++) m = Math.max(m, Math.abs(out[i] as number));
-    if (m === 0) return 0;
+    if (m === 0) {
+      norm2[ni] = 0;
+      return;
+    }
     for (let i = 0; i < d; i++) out[i] = (out[i] as number) / m;
     s = 0;
     for (let i = 0; i < d; i++) s += (out[i] as number) * (out[i] as number);
@@ -181,5 +239,5 @@ export function normalizeInto(y: ArrayLike<number>, out: Float64Array, d: number
     out[i] = v;
     s2 += v * v;
   }
-  return s2;
+  norm2[ni] = s2;
 }

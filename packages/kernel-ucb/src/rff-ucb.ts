@@ -98,6 +98,8 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
   private readonly nOf = (i: number): number => (this.table.states[i] as RffArm).ridge.n;
   /** phi rounded to f32, for the arms' Float32 mirrors (see RidgeArm.selectionVariance). */
   private readonly phi32: Float32Array;
+  /** [0] the exploration multiplier of a select, [1] the learned score of an update (unboxed doubles). */
+  private readonly work = new Float64Array(2);
 
   constructor(options: RffUcbOptions) {
     rejectUnknownOptions(options, RFF_UCB_OPTION_KEYS, "RffUcb");
@@ -146,7 +148,7 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
 
   /** Writes phi(y) of a validated context (after the optional normalisation) into `out`. */
   private featurizeInto(x: ArrayLike<number>, out: Float64Array): Float64Array {
-    this.normalized(x);
+    this.normalize(x);
     this.feats.map(this.y, out);
     if (this.counter) this.counter.ops += this.frequencies * this.contextDim;
     return out;
@@ -164,12 +166,11 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
     const states = this.table.states;
     let pick = pickUnvisited(G, this.nOf, this.rng);
     if (pick < 0) {
-      const e = this.currentExploration();
+      // The exploration multiplier and the indices travel through typed arrays, so no double is boxed.
+      this.currentExplorationTo(this.work, 0);
       const phi32 = roundToF32(phi, this.numFeatures, this.phi32);
       for (let g = 0; g < G; g++) {
-        const s = (states[g] as RffArm).ridge;
-        const mu = s.mean(phi);
-        this.scores[g] = e === 0 ? mu : mu + e * Math.sqrt(s.selectionVariance(phi, phi32));
+        (states[g] as RffArm).ridge.selectionScoreTo(phi, phi32, this.work, 0, this.scores, g);
       }
       pick = argmaxRandomTie(this.scores, G, this.rng);
     }
@@ -183,7 +184,7 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
   }
 
   protected applyFeedback(arm: RffArm, p: KernelPayload, feedback: ArmFeedback): void {
-    const score = this.score(feedback.reward);
+    this.scoreTo(feedback.reward, this.work, 1);
     const s = arm.ridge;
     // phi and A^-1 phi cached at select are the same functions of the same context and (unchanged)
     // model as the recompute below, so both paths give the same bits.
@@ -191,7 +192,7 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
       this.featurizeInto(p.x, p.phi);
       s.solve(p.phi, p.u);
     }
-    s.update(p.phi, score, p.u);
+    s.updateAt(p.phi, this.work, 1, p.u);
     p.version = -1;
   }
 

@@ -4,12 +4,15 @@ import {
   allocF64,
   axpy,
   dot,
+  dotTo,
   freeF64,
   mirror32Length,
   mirrorUpper,
   paddedLength,
   quadFormMirror32,
+  quadFormMirror32To,
   quadFormUpper,
+  quadFormUpperTo,
   roundToF32,
   setScaledIdentity,
   shermanMorrisonWithU,
@@ -17,6 +20,13 @@ import {
   symvUpper,
 } from "@routekit/linalg";
 import type { OpCounter } from "./krr.js";
+
+/**
+ * Scratch doubles of the per-round methods: [0] a mean or dot product, [1] a quadratic form, [2] the score
+ * {@link RidgeArm.update} hands to {@link RidgeArm.updateAt}. Doubles returned from (or passed to) calls V8 does
+ * not inline are boxed into 16-byte heap numbers; typed-array slots hold them unboxed.
+ */
+const SLOT = new Float64Array(3);
 
 /**
  * Ridge regression in a fixed F-dimensional feature space (one arm of RFF-UCB):
@@ -83,6 +93,33 @@ export class RidgeArm {
     return q > 0 ? q : 0;
   }
 
+  /**
+   * out[oi] = mean(phi) + e sqrt(selectionVariance(phi, phi32)) with e = es[ei], or mean(phi) when e = 0: a
+   * selection index with the bits of those two methods, allocating nothing.
+   */
+  selectionScoreTo(
+    phi: Float64Array,
+    phi32: Float32Array,
+    es: Float64Array,
+    ei: number,
+    out: Float64Array,
+    oi: number,
+  ): void {
+    const F = this.F;
+    if (this.counter) this.counter.ops += F;
+    dotTo(this.theta, phi, F, SLOT, 0);
+    const e = es[ei] as number;
+    if (e === 0) {
+      out[oi] = SLOT[0] as number;
+      return;
+    }
+    if (this.counter) this.counter.ops += (F * (F + 1)) / 2;
+    if (this.single) quadFormMirror32To(this.mirrorOf(), F, phi32, phi, SLOT, 1);
+    else quadFormUpperTo(this.Ainv, F, phi, SLOT, 1);
+    const q = SLOT[1] as number;
+    out[oi] = (SLOT[0] as number) + e * Math.sqrt(q > 0 ? q : 0);
+  }
+
   private mirrorOf(): Float32Array {
     if (this.mirror === null) {
       this.mirror = allocF32(mirror32Length(this.F));
@@ -99,8 +136,10 @@ export class RidgeArm {
 
   private checkMirror(phi: Float64Array, M: Float32Array): void {
     const phi32 = roundToF32(phi, this.F, this.phi32 as Float32Array);
-    const q32 = quadFormMirror32(M, this.F, phi32, phi);
-    const q64 = quadFormUpper(this.Ainv, this.F, phi);
+    quadFormMirror32To(M, this.F, phi32, phi, SLOT, 1);
+    quadFormUpperTo(this.Ainv, this.F, phi, SLOT, 0);
+    const q32 = SLOT[1] as number;
+    const q64 = SLOT[0] as number;
     if (!(Math.abs(Math.sqrt(q32 > 0 ? q32 : 0) - Math.sqrt(q64)) <= RidgeArm.MIRROR_TOLERANCE * Math.sqrt(q64))) {
       this.dropMirror();
     }
@@ -122,8 +161,16 @@ export class RidgeArm {
 
   /** Adds (phi, s) given u = Ainv phi for the current state. */
   update(phi: Float64Array, s: number, u: Float64Array): void {
+    SLOT[2] = s;
+    this.updateAt(phi, SLOT, 2, u);
+  }
+
+  /** {@link update} with s = scores[si] (a double read from a typed array is not boxed). */
+  updateAt(phi: Float64Array, scores: Float64Array, si: number, u: Float64Array): void {
     const F = this.F;
-    const err = s - dot(phi, this.theta, F);
+    const s = scores[si] as number;
+    dotTo(phi, this.theta, F, SLOT, 0);
+    const err = s - (SLOT[0] as number);
     const M = this.mirror;
     const denom =
       M === null ? shermanMorrisonWithU(this.Ainv, F, phi, u) : shermanMorrisonWithUMirrored(this.Ainv, F, phi, u, M);

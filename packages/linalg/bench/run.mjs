@@ -488,6 +488,12 @@ for (const kernel of ["syrUpper", "shermanMorrison"]) {
     });
   }
 }
+for (const r of rows.filter((x) => x.kernel === "choleskySolve")) {
+  checks.push({
+    what: `choleskySolve n=${r.n}: 0 bytes allocated per call (TS ${r.tsBytes.toFixed(1)}, WASM ${r.wasmBytes.toFixed(1)})`,
+    ok: r.tsBytes <= 16.5 && r.wasmBytes <= 16.5,
+  });
+}
 for (const r of rows.filter(
   (x) => ["dot", "gemv", "symvUpper", "quadFormUpper", "syrUpper"].includes(x.kernel) && x.n >= 200,
 )) {

@@ -205,6 +205,22 @@ function symvQuadInto(A: Float64Array, n: number, x: Float64Array, y: Float64Arr
 
 /** x^T A x for symmetric A, reading the upper triangle only: sum_i x_i (A_ii x_i + 2 sum_{j>i} A_ij x_j). */
 export function quadFormUpperScalar(A: Float64Array, n: number, x: Float64Array, ld = n): number {
+  quadFormUpperScalarTo(A, n, x, ld, QUAD_OUT, 0);
+  return QUAD_OUT[0] as number;
+}
+
+/** Scratch for quadFormUpperScalar (DOT_OUT is taken by the row dot products). */
+const QUAD_OUT = new Float64Array(1);
+
+/** {@link quadFormUpperScalar} stored into out[oi] rather than returned (nothing to box: see DOT_OUT). */
+export function quadFormUpperScalarTo(
+  A: Float64Array,
+  n: number,
+  x: Float64Array,
+  ld: number,
+  out: Float64Array,
+  oi: number,
+): void {
   let total = 0;
   for (let i = 0; i < n; i++) {
     const row = i * ld;
@@ -213,7 +229,7 @@ export function quadFormUpperScalar(A: Float64Array, n: number, x: Float64Array,
     const off = DOT_OUT[0] as number;
     total += xi * ((A[row + i] as number) * xi + 2 * off);
   }
-  return total;
+  out[oi] = total;
 }
 
 /** A += alpha x x^T on the upper triangle of symmetric n x n A. */

@@ -16,6 +16,7 @@ import {
   dotScalarTo,
   gemvScalar,
   quadFormUpperScalar,
+  quadFormUpperScalarTo,
   symvQuadUpperScalar,
   symvUpperScalar,
   syrUpperScalar,
@@ -126,6 +127,29 @@ export function dotTo(x: Float64Array, y: Float64Array, n: number, out: Float64A
   dotScalarTo(x, y, n, 0, 0, out, oi);
 }
 
+/**
+ * {@link dot}(x, y, n, xo, yo) stored into out[oi] instead of returned: {@link dotTo} with offsets, for row loops
+ * such as forward substitution (a returned double would be boxed, see dotTo). Same bits as `dot`.
+ */
+export function dotAtTo(
+  x: Float64Array,
+  y: Float64Array,
+  n: number,
+  xo: number,
+  yo: number,
+  out: Float64Array,
+  oi: number,
+): void {
+  if (n >= DOT_WASM_MIN_N && K !== null) {
+    const k = dotKernels(x, y, n, xo, yo);
+    if (k !== null) {
+      out[oi] = k.dot(x.byteOffset + 8 * xo, y.byteOffset + 8 * yo, n);
+      return;
+    }
+  }
+  dotScalarTo(x, y, n, xo, yo, out, oi);
+}
+
 /** y = alpha A x + beta y (row-major A, row stride ld); with beta = 0, y is not read. */
 export function gemv(
   A: Float64Array,
@@ -198,6 +222,29 @@ export function quadFormUpper(A: Float64Array, n: number, x: Float64Array, ld = 
     if (xo >= 0) return arenaKernelsAt(a).quad(A.byteOffset, n, xo, ld);
   }
   return quadFormUpperScalar(A, n, x, ld);
+}
+
+/**
+ * {@link quadFormUpper} stored into out[oi] instead of returned (a returned double is boxed when the call is not
+ * inlined, see {@link dotTo}). Same bits.
+ */
+export function quadFormUpperTo(
+  A: Float64Array,
+  n: number,
+  x: Float64Array,
+  out: Float64Array,
+  oi: number,
+  ld = n,
+): void {
+  if (K !== null && fitsMatrix(A, n, n, ld) && fits(x, 0, n)) {
+    const a = arenaOf(A.buffer);
+    const xo = a < 0 ? -1 : vectorIn(a, x, n, 0);
+    if (xo >= 0) {
+      out[oi] = arenaKernelsAt(a).quad(A.byteOffset, n, xo, ld);
+      return;
+    }
+  }
+  quadFormUpperScalarTo(A, n, x, ld, out, oi);
 }
 
 /** A += alpha x x^T on the upper triangle. */

@@ -6,6 +6,8 @@ export {
   allocF64,
   allocF64From,
   dot,
+  dotAtTo,
+  dotTo,
   freeF64,
   gemv,
   isInWasmMemory,
@@ -14,6 +16,7 @@ export {
   linalgBackend,
   linalgMemoryStats,
   quadFormUpper,
+  quadFormUpperTo,
   symvQuadUpper,
   symvUpper,
   syrUpper,
@@ -27,8 +30,10 @@ export {
   paddedLength,
   quadFormMirror32,
   quadFormMirror32Scalar,
+  quadFormMirror32To,
   roundToF32,
   syrUpperMirrored,
+  syrUpperMirroredAt,
   syrUpperMirroredScalar,
 } from "./mirror32.js";
 export * from "./rff.js";

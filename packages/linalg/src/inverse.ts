@@ -1,5 +1,5 @@
-import { dot, dotTo, symvUpper, syrUpperAt } from "./dispatch.js";
-import { syrUpperMirrored } from "./mirror32.js";
+import { dot, dotAtTo, dotTo, symvUpper, syrUpperAt } from "./dispatch.js";
+import { syrUpperMirroredAt } from "./mirror32.js";
 
 /**
  * Scratch for the Sherman-Morrison and bordered-inverse steps: [0] = the dot product, [1] = the rank-1
@@ -62,8 +62,10 @@ export function shermanMorrisonWithUMirrored(
   w = 1,
   ld = n,
 ): number {
-  const denom = 1 + w * dot(x, u, n);
-  syrUpperMirrored(Ainv, n, -w / denom, u, M, ld);
+  dotTo(x, u, n, SM_SCRATCH, 0); // through SM_SCRATCH: see shermanMorrisonUpdate
+  const denom = 1 + w * (SM_SCRATCH[0] as number);
+  SM_SCRATCH[1] = -w / denom;
+  syrUpperMirroredAt(Ainv, n, SM_SCRATCH, 1, u, M, ld);
   return denom;
 }
 
@@ -137,10 +139,18 @@ export function choleskyFactor(A: Float64Array, n: number, L: Float64Array, ld =
   return true;
 }
 
-/** Solves L y = b (forward substitution), writing y into `out` (may alias b). */
+/**
+ * Scratch for {@link forwardSubst}'s row dot products: taken as `dot`'s return value they were boxed into a
+ * 16-byte heap number per row whenever V8 did not inline `dot` (784 bytes a solve at n = 50); a typed-array
+ * slot holds them unboxed. Same bits: `dotAtTo` is `dot` with the same kernel choice.
+ */
+const FS_DOT = new Float64Array(1);
+
+/** Solves L y = b (forward substitution), writing y into `out` (may alias b). Allocates nothing. */
 export function forwardSubst(L: Float64Array, n: number, b: Float64Array, out: Float64Array, ld = n): void {
   for (let i = 0; i < n; i++) {
-    const s = (b[i] as number) - dot(L, out, i, i * ld, 0);
+    dotAtTo(L, out, i, i * ld, 0, FS_DOT, 0);
+    const s = (b[i] as number) - (FS_DOT[0] as number);
     out[i] = s / (L[i * ld + i] as number);
   }
 }

@@ -119,6 +119,12 @@ function rowDot32(M: Float32Array, p: number, x32: Float32Array, q: number, L: n
 
 /** TypeScript twin of {@link quadFormMirror32}. */
 export function quadFormMirror32Scalar(M: Float32Array, n: number, x32: Float32Array, x: Float64Array): number {
+  quadFormMirror32Into(M, n, x32, x);
+  return ROW_OUT[0] as number;
+}
+
+/** quadFormMirror32Scalar's body; the quadratic form goes to ROW_OUT[0] (nothing to box: see ROW_OUT). */
+function quadFormMirror32Into(M: Float32Array, n: number, x32: Float32Array, x: Float64Array): void {
   const np = paddedLength(n);
   let total = 0;
   let p = 0;
@@ -129,7 +135,7 @@ export function quadFormMirror32Scalar(M: Float32Array, n: number, x32: Float32A
     total += (x[i] as number) * (ROW_OUT[0] as number);
     p += L;
   }
-  return total;
+  ROW_OUT[0] = total;
 }
 
 /**
@@ -153,6 +159,38 @@ export function quadFormMirror32(M: Float32Array, n: number, x32: Float32Array, 
   return quadFormMirror32Scalar(M, n, x32, x);
 }
 
+/**
+ * {@link quadFormMirror32} stored into out[oi] instead of returned: a double returned from a call V8 does not
+ * inline is boxed into a 16-byte heap number, one stored into a typed array is not. Same bits.
+ */
+export function quadFormMirror32To(
+  M: Float32Array,
+  n: number,
+  x32: Float32Array,
+  x: Float64Array,
+  out: Float64Array,
+  oi: number,
+): void {
+  const a = arenaOf(M.buffer);
+  if (
+    a >= 0 &&
+    (n | 0) === n &&
+    n >= 0 &&
+    M.length >= mirror32Length(n) &&
+    x32.length >= paddedLength(n) &&
+    x.length >= n
+  ) {
+    const o32 = arenaOf(x32.buffer) === a ? x32.byteOffset : stageF32(a, 0, x32, paddedLength(n));
+    const o64 = vectorIn(a, x, n, 1);
+    if (o32 >= 0 && o64 >= 0) {
+      out[oi] = arenaKernelsAt(a).quad32(M.byteOffset, n, o32, o64);
+      return;
+    }
+  }
+  quadFormMirror32Into(M, n, x32, x);
+  out[oi] = ROW_OUT[0] as number;
+}
+
 /** TypeScript twin of {@link syrUpperMirrored}. */
 export function syrUpperMirroredScalar(
   A: Float64Array,
@@ -162,6 +200,24 @@ export function syrUpperMirroredScalar(
   M: Float32Array,
   ld = n,
 ): void {
+  ALPHA[0] = alpha;
+  syrUpperMirroredScalarAt(A, n, ALPHA, 0, x, M, ld);
+}
+
+/** Scratch for syrUpperMirroredScalar's alpha. */
+const ALPHA = new Float64Array(1);
+
+/** {@link syrUpperMirroredScalar} with alpha = alphas[ai] (a double read from a typed array is not boxed). */
+function syrUpperMirroredScalarAt(
+  A: Float64Array,
+  n: number,
+  alphas: Float64Array,
+  ai: number,
+  x: Float64Array,
+  M: Float32Array,
+  ld: number,
+): void {
+  const alpha = alphas[ai] as number;
   const np = paddedLength(n);
   let p = 0;
   for (let i = 0; i < n; i++) {
@@ -193,6 +249,23 @@ export function syrUpperMirrored(
   M: Float32Array,
   ld = n,
 ): void {
+  ALPHA[0] = alpha;
+  syrUpperMirroredAt(A, n, ALPHA, 0, x, M, ld);
+}
+
+/**
+ * {@link syrUpperMirrored} with alpha = alphas[ai], for a caller that computes alpha: a double passed to a
+ * function V8 does not inline is boxed into a 16-byte heap number, one read from a typed array is not. Same bits.
+ */
+export function syrUpperMirroredAt(
+  A: Float64Array,
+  n: number,
+  alphas: Float64Array,
+  ai: number,
+  x: Float64Array,
+  M: Float32Array,
+  ld: number,
+): void {
   const a = arenaOf(A.buffer);
   if (
     a >= 0 &&
@@ -207,9 +280,9 @@ export function syrUpperMirrored(
   ) {
     const xo = vectorIn(a, x, n, 0);
     if (xo >= 0) {
-      arenaKernelsAt(a).syrmirror(A.byteOffset, n, alpha, xo, ld, M.byteOffset);
+      arenaKernelsAt(a).syrmirror(A.byteOffset, n, alphas[ai] as number, xo, ld, M.byteOffset);
       return;
     }
   }
-  syrUpperMirroredScalar(A, n, alpha, x, M, ld);
+  syrUpperMirroredScalarAt(A, n, alphas, ai, x, M, ld);
 }

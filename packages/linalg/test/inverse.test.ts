@@ -12,6 +12,7 @@ import {
   choleskyRank1Downdate,
   choleskyRank1Update,
   choleskySolve,
+  dot,
   forwardSubst,
   invertSPD,
   setScaledIdentity,
@@ -245,6 +246,53 @@ describe("Cholesky", () => {
     const inv = new Float64Array(n * ld);
     choleskyInverseUpper(L, n, inv, new Float64Array(n), ld);
     expect(relErrUpper(inv, mlInverse(A, n), n, ld, n)).toBeLessThan(100 * n * EPS * cond);
+  });
+
+  test("choleskySolve and forwardSubst give the bits of the implementation that took dot's return value (both backends)", () => {
+    // The forward substitution as it was before its row dot products went through a typed-array slot.
+    const referenceSolve = (L: Float64Array, n: number, b: Float64Array, out: Float64Array, ld: number): void => {
+      for (let i = 0; i < n; i++) out[i] = ((b[i] as number) - dot(L, out, i, i * ld, 0)) / (L[i * ld + i] as number);
+      for (let i = n - 1; i >= 0; i--) {
+        let s = out[i] as number;
+        for (let k = i + 1; k < n; k++) s -= (L[k * ld + i] as number) * (out[k] as number);
+        out[i] = s / (L[i * ld + i] as number);
+      }
+    };
+    const sameBits = (a: Float64Array, b: Float64Array, n: number): number => {
+      let mismatches = 0;
+      for (let i = 0; i < n; i++) if (!Object.is(a[i], b[i])) mismatches++;
+      return mismatches;
+    };
+    const srng = new TestRng(77);
+    const sizes = [...Array.from({ length: 40 }, (_, i) => i + 1), 64, 65, 129, 200, 333];
+    for (const n of sizes) {
+      const ld = n + (n % 3);
+      const A = randomSpd(srng, n);
+      const Ls = new Float64Array(n * ld);
+      expect(choleskyFactor(withStride(A, n, ld, 0), n, Ls, ld)).toBe(true);
+      const b = srng.vector(n);
+      for (const make of [(k: number) => new Float64Array(k), (k: number) => allocF64(k)]) {
+        const L = make(n * ld);
+        L.set(Ls);
+        const bb = make(n);
+        bb.set(b);
+        const want = make(n);
+        referenceSolve(L, n, bb, want, ld);
+        const got = make(n);
+        choleskySolve(L, n, bb, got, ld);
+        expect(sameBits(got, want, n)).toBe(0);
+        const inPlace = make(n); // out aliasing b
+        inPlace.set(b);
+        choleskySolve(L, n, inPlace, inPlace, ld);
+        expect(sameBits(inPlace, want, n)).toBe(0);
+        const y = make(n);
+        forwardSubst(L, n, bb, y, ld);
+        const yWant = make(n);
+        for (let i = 0; i < n; i++)
+          yWant[i] = ((bb[i] as number) - dot(L, yWant, i, i * ld, 0)) / (L[i * ld + i] as number);
+        expect(sameBits(y, yWant, n)).toBe(0);
+      }
+    }
   });
 
   test("a non-SPD matrix is rejected", () => {

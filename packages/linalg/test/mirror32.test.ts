@@ -2,21 +2,28 @@ import { describe, expect, test } from "vitest";
 import {
   allocF32,
   allocF64,
+  dot,
+  dotAtTo,
+  dotTo,
   linalgBackend,
   mirror32Length,
   mirrorUpper,
   paddedLength,
   quadFormMirror32,
   quadFormMirror32Scalar,
+  quadFormMirror32To,
   quadFormUpper,
+  quadFormUpperTo,
   RandomFourierFeatures,
   roundToF32,
   setScaledIdentity,
   shermanMorrisonUpdate,
+  shermanMorrisonWithU,
   shermanMorrisonWithUMirrored,
   symvUpper,
   syrUpper,
   syrUpperMirrored,
+  syrUpperMirroredAt,
   syrUpperMirroredScalar,
 } from "../src/index.js";
 import { TestRng } from "./helpers.js";
@@ -77,6 +84,64 @@ describe("single-precision mirror: both backends give the same bits", () => {
       const fresh = new Float32Array(M2.length);
       mirrorUpper(A2, n, fresh, ld);
       expect(sameBits(M2, fresh)).toBe(0);
+    }
+  });
+  test("the typed-array-slot variants (quadFormMirror32To, quadFormUpperTo, dotTo, dotAtTo, syrUpperMirroredAt) and shermanMorrisonWithUMirrored give the bits of the number-passing kernels", () => {
+    const slot = new Float64Array(3);
+    for (const n of sizes) {
+      const ld = n + (n % 3);
+      for (const wasm of [true, false]) {
+        const f64 = (k: number) => (wasm ? allocF64(k) : new Float64Array(k));
+        const f32 = (k: number) => (wasm ? allocF32(k) : new Float32Array(k));
+        const A = f64(n * ld);
+        for (let i = 0; i < n; i++) A[i * ld + i] = 2;
+        for (let i = 0; i < A.length; i++) A[i] = (A[i] as number) + 0.01 * rng.normal();
+        const M = f32(mirror32Length(n));
+        mirrorUpper(A, n, M, ld);
+        const x = rng.fill(f64(n), 0.3);
+        const x32 = roundToF32(x, n, f32(paddedLength(n)));
+        quadFormMirror32To(M, n, x32, x, slot, 1);
+        expect(Object.is(slot[1], quadFormMirror32(M, n, x32, x))).toBe(true);
+        quadFormUpperTo(A, n, x, slot, 2, ld);
+        expect(Object.is(slot[2], quadFormUpper(A, n, x, ld))).toBe(true);
+        const u = f64(n);
+        symvUpper(A, n, x, u, ld);
+        dotTo(x, u, n, slot, 0);
+        expect(Object.is(slot[0], dot(x, u, n))).toBe(true);
+        const off = n >> 1;
+        dotAtTo(A, u, n - off, off * ld + off, off, slot, 0);
+        expect(Object.is(slot[0], dot(A, u, n - off, off * ld + off, off))).toBe(true);
+        // syrUpperMirroredAt = syrUpperMirrored
+        const A1 = f64(A.length);
+        A1.set(A);
+        const M1 = f32(M.length);
+        M1.set(M);
+        const A2 = new Float64Array(A);
+        const M2 = new Float32Array(M);
+        slot[0] = -0.375;
+        syrUpperMirroredAt(A1, n, slot, 0, x, M1, ld);
+        syrUpperMirrored(A2, n, -0.375, new Float64Array(x), M2, ld);
+        expect(sameBits(A1, A2)).toBe(0);
+        expect(sameBits(M1, M2)).toBe(0);
+        // shermanMorrisonWithUMirrored: the formula with dot and syrUpperMirrored, and shermanMorrisonWithU's master
+        const w = 0.5 + rng.uniform();
+        const S = f64(A.length);
+        S.set(A);
+        const SM = f32(M.length);
+        SM.set(M);
+        const R = new Float64Array(A);
+        const RM = new Float32Array(M);
+        const denomRef = 1 + w * dot(x, u, n);
+        syrUpperMirrored(R, n, -w / denomRef, new Float64Array(u), RM, ld);
+        expect(Object.is(shermanMorrisonWithUMirrored(S, n, x, u, SM, w, ld), denomRef)).toBe(true);
+        expect(sameBits(S, R)).toBe(0);
+        expect(sameBits(SM, RM)).toBe(0);
+        const P = new Float64Array(A);
+        expect(Object.is(shermanMorrisonWithU(P, n, new Float64Array(x), new Float64Array(u), w, ld), denomRef)).toBe(
+          true,
+        );
+        expect(sameBits(P, R)).toBe(0);
+      }
     }
   });
   test.runIf(simd)("arrays in WebAssembly memory take the SIMD path (agrees with the scalar twin)", () => {

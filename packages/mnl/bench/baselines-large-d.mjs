@@ -1,0 +1,75 @@
+// Per-round time (select + update) of UCB-MNL and TS-MNL at large contextDim: 20 candidates a round, K = 5,
+// clipped-normal features (norm <= 1), choices drawn from a fixed w*, the authors-uniform preset. Reports the
+// median round over rounds T/4..T of each run and the median of those over REPEATS runs, and the V^-1 refresh
+// alone (linalg's choleskyInverseUpper at the same size), which each update does (see the README: the refit, not
+// the refresh, is the round's cost at large d).
+//   node --expose-gc bench/baselines-large-d.mjs [d ...]   (after `npx tsup`; T=rounds, REPEATS=runs,
+//   DIST=another build's index.js, relative to this file, for before/after comparisons)
+import { Rng } from "@routekit/core";
+import { allocF64, choleskyInverseUpper } from "@routekit/linalg";
+
+const dist = process.env.DIST ?? "../dist/index.js";
+const { TsMnl, UcbMnl } = await import(new URL(dist, import.meta.url).href);
+const N = 20;
+const K = 5;
+const REPEATS = Number(process.env.REPEATS ?? 3);
+const dims = process.argv.slice(2).map(Number);
+const median = (a) => Float64Array.from(a).sort()[a.length >> 1];
+
+function run(Policy, d, T) {
+  const rng = Rng.fromSeed(d);
+  const b = 1 / Math.sqrt(d);
+  const wStar = Float64Array.from({ length: d }, () => rng.uniformIn(-b, b));
+  const pool = Array.from({ length: 32 }, () =>
+    Float64Array.from({ length: N * d }, () => Math.max(-b, Math.min(b, b * rng.normal()))),
+  );
+  const p = new Policy({ contextDim: d, maxSize: K, seed: 1 });
+  const roundMs = [];
+  for (let t = 0; t < T; t++) {
+    const q = { features: pool[t & 31], numItems: N, maxSize: K };
+    const s0 = performance.now();
+    const dec = p.select(q);
+    const s1 = performance.now();
+    const weights = dec.items.map((i) => {
+      let u = 0;
+      for (let k = 0; k < d; k++) u += q.features[i * d + k] * wStar[k];
+      return Math.exp(u);
+    });
+    weights.push(p.v0);
+    const c = rng.categorical(weights);
+    const s2 = performance.now();
+    p.update(dec, { choice: c === dec.items.length ? null : dec.items[c] });
+    const s3 = performance.now();
+    if (t >= T >> 2) roundMs.push(s1 - s0 + (s3 - s2));
+  }
+  return median(roundMs);
+}
+
+function inverseMs(d) {
+  const L = allocF64(d * d);
+  for (let i = 0; i < d; i++) L[i * d + i] = 1 + i / d;
+  const out = allocF64(d * d);
+  const work = allocF64(d);
+  const ms = [];
+  for (let r = 0; r < 25; r++) {
+    const s = performance.now();
+    choleskyInverseUpper(L, d, out, work);
+    ms.push(performance.now() - s);
+  }
+  return median(ms.slice(5));
+}
+
+for (const d of dims.length > 0 ? dims : [16, 64, 256]) {
+  const T = Number(process.env.T ?? (d >= 200 ? 120 : 400));
+  for (const [name, Policy] of [
+    ["UCB-MNL", UcbMnl],
+    ["TS-MNL", TsMnl],
+  ]) {
+    const runs = Array.from({ length: REPEATS }, () => run(Policy, d, T));
+    console.log(
+      `${name} d=${d} N=${N} K=${K} T=${T}: round (select + update) ${median(runs).toFixed(3)} ms` +
+        ` (runs ${runs.map((x) => x.toFixed(3)).join(", ")})`,
+    );
+  }
+  console.log(`  choleskyInverseUpper d=${d}: ${inverseMs(d).toFixed(3)} ms`);
+}
