@@ -1,6 +1,7 @@
 // StageRoute speed: RouteOPT per query (2..10 deployed models), DeployOPT per stage boundary (15 and
 // 50 available models, each solver path), a pool-size sweep (100, 500, 2,000 models: a stage boundary and
-// a routing round of StageRoute and of RatioGreedy), and a 10^6-query simulation end to end.
+// a routing round of StageRoute and of RatioGreedy; StageRoute also on mixed caps, where DeployOPT runs its
+// branch-and-bound), and a 10^6-query simulation end to end.
 // Usage: pnpm bench (node --expose-gc bench/run.mjs [--quick] [--sweep]: --sweep runs the sweep only).
 // Imports the built ../dist/index.js.
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -173,14 +174,16 @@ if (!sweepOnly) {
 // better models cost more). StageRoute: caps 0.4 (DeployOPT by its relaxation). RatioGreedy: rate-limited
 // pools, the cheap models (high UCB/LCB ratio) capped at 0.05, one in ten (the dearest) at 0.5, so the
 // greedy passes over many cheap models before a slot needs a large cap (the case that was O(n^2 log n)).
-function sweepPool(Cls, n, s, rateLimited) {
+// StageRoute on mixed caps: 0.2, one model 1.0, M_max 5: the relaxation's support exceeds the slots, so
+// DeployOPT runs its branch-and-bound (LP bounds over the whole pool at every node).
+function sweepPool(Cls, n, s, caps) {
   const rng = Rng.fromSeed(`sweep-${n}-${s}`);
   const L = 200;
   const arms = Array.from({ length: n }, (_, i) => `m${i}`);
   const q = arms.map(() => rng.uniform());
   const maxShare = {};
   arms.forEach((a, i) => {
-    maxShare[a] = rateLimited ? (q[i] > 0.9 ? 0.5 : 0.05) : 0.4;
+    maxShare[a] = caps === "rate" ? (q[i] > 0.9 ? 0.5 : 0.05) : caps === "mixed" ? (i === 1 ? 1 : 0.2) : 0.4;
   });
   const p = new Cls({ arms, budget: 1, maxDeployed: s, stageLength: L, maxShare, seed: 1 });
   const snap = p.toJSON();
@@ -194,18 +197,21 @@ function sweepPool(Cls, n, s, rateLimited) {
   return { snapshot: makeSnapshot(snap.kind, snap.kindVersion, st), L };
 }
 const sweepBase = new Map();
-for (const [Cls, label, rateLimited] of [
-  [RatioGreedy, "RatioGreedy", true],
-  [StageRoute, "StageRoute", false],
+const capsLabel = { rate: "caps 0.05/0.5", flat: "caps 0.4", mixed: "caps 0.2, one 1.0" };
+for (const [Cls, label, caps, slots] of [
+  [RatioGreedy, "RatioGreedy", "rate", [4, 16]],
+  [StageRoute, "StageRoute", "flat", [4, 16]],
+  [StageRoute, "StageRoute", "mixed", [5]],
 ]) {
-  for (const s of [4, 16]) {
+  for (const s of slots) {
     // A first pass over 100 models warms the JIT up (not recorded).
     for (const [w, n] of [100, 100, 500, 2000].entries()) {
-      const { snapshot, L } = sweepPool(Cls, n, s, rateLimited);
+      const { snapshot, L } = sweepPool(Cls, n, s, caps);
       const boundary = [];
       const round = [];
       let method = "";
-      const reps = quick ? 3 : n >= 2000 ? 9 : 15;
+      // Branch-and-bound boundaries take up to seconds at 2,000 models: fewer repetitions there.
+      const reps = quick ? 3 : caps === "mixed" ? (n >= 2000 ? 5 : n >= 500 ? 9 : 15) : n >= 2000 ? 9 : 15;
       for (let r = 0; r < reps + 1; r++) {
         const p = Cls.fromJSON(snapshot);
         // The first boundary after a restore also sizes the solvers' buffers: time the next one.
@@ -218,6 +224,7 @@ for (const [Cls, label, rateLimited] of [
         p.update(d, { reward: 0.5, cost: 0.5 });
         const tb = Number(process.hrtime.bigint() - t0) / 1000;
         method = p.deployment?.method ?? "";
+        if (method === "branch-and-bound") method += ` (${p.deploySolver.search.nodes} nodes)`;
         if (r > 0) {
           // The first repetition warms the JIT up.
           boundary.push(tb);
@@ -225,14 +232,14 @@ for (const [Cls, label, rateLimited] of [
         }
       }
       if (w === 0) continue;
-      const key = `${label} ${s}`;
+      const key = `${label} ${s} ${caps}`;
       const mb = median(boundary);
       const mr = median(round);
       if (n === 100) sweepBase.set(key, [mb, mr]);
       const [b0, r0] = sweepBase.get(key);
       rows.push({
         bench: `sweep: ${label} boundary`,
-        size: `n=${n}, M_max=${s}${rateLimited ? ", caps 0.05/0.5" : ", caps 0.4"}`,
+        size: `n=${n}, M_max=${s}, ${capsLabel[caps]}`,
         us: mb,
         note: `${method}; x${(mb / b0).toFixed(1)} of n=100 (n x${n / 100}); max ${(Math.max(...boundary) / 1000).toFixed(2)} ms`,
       });

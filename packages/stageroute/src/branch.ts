@@ -14,6 +14,7 @@
  * that: the same subset the plain enumeration keeps (it keeps the first best, replacing only on a strict
  * improvement above 1e-12), barring values that differ by less than 1e-12 without being equal.
  */
+import { SELECT_MAX } from "./route-fill.js";
 import { SubsetLp } from "./subset-lp.js";
 
 export interface SubsetResult {
@@ -28,6 +29,14 @@ export class SubsetSearch {
   private bestIdx = new Int32Array(0);
   private bestP = new Float64Array(0);
   private base = new Float64Array(0);
+  /** Positions 0..n-1 by cost (ties by position), sorted once per search: every bound ranks its LP's models from it. */
+  private byCost = new Int32Array(0);
+  /** Each position's index in the current bound's LP (valid where `mark` equals `stamp`). */
+  private slot = new Int32Array(0);
+  private mark = new Float64Array(0);
+  private stamp = 0;
+  /** The current LP's cost order, up to where its cheapest fill places all traffic. */
+  private cord = new Int32Array(0);
   private slope = 0;
   private muScale = 1;
   private incumbent = Number.NEGATIVE_INFINITY;
@@ -42,6 +51,10 @@ export class SubsetSearch {
     if (this.perm.length >= n) return;
     const m = Math.max(n, 16);
     this.base = new Float64Array(m);
+    this.byCost = new Int32Array(m);
+    this.slot = new Int32Array(m);
+    this.mark = new Float64Array(m);
+    this.cord = new Int32Array(m);
     this.perm = new Int32Array(m);
     this.idx = new Int32Array(m);
     this.bestIdx = new Int32Array(m);
@@ -70,6 +83,8 @@ export class SubsetSearch {
       uMin = Math.min(uMin, u[i] as number);
     }
     this.muScale = Math.max(uMax - uMin, 1e-6) / 8;
+    const byCost = Array.from({ length: n }, (_, i) => i).sort((x, y) => (c[x] as number) - (c[y] as number) || x - y);
+    for (let i = 0; i < n; i++) this.byCost[i] = byCost[i] as number;
     // Phase 1: the optimal value, exploring promising models first.
     const perm = this.perm;
     const order = Array.from({ length: n }, (_, i) => i).sort(
@@ -148,27 +163,34 @@ export class SubsetSearch {
     cut: number,
   ): number {
     this.nodes++;
-    const { idx, perm, base } = this;
+    const { idx, perm, base, slot, mark, cord } = this;
     const { su, sc, sa, sp, route } = this.lp;
+    const stamp = ++this.stamp;
     const f = k + 1;
     let m = 0;
     for (let q = 0; q < f; q++) {
       const i = idx[q] as number;
+      mark[i] = stamp;
+      slot[i] = m;
       base[m] = u[i] as number;
       sc[m] = c[i] as number;
       sa[m++] = a[i] as number;
     }
     for (let r = j + 1; r < n; r++) {
       const i = perm[r] as number;
+      mark[i] = stamp;
+      slot[i] = m;
       base[m] = u[i] as number;
       sc[m] = c[i] as number;
       sa[m++] = a[i] as number;
     }
     const left = s - f;
+    const ranked = m > SELECT_MAX;
     // mu prices the row sum_{free} d / alpha <= left (each free model adds at most 1): any mu >= 0 bounds.
     const at = (mu: number): number => {
       for (let q = 0; q < m; q++) su[q] = q < f ? (base[q] as number) : (base[q] as number) - mu / (sa[q] as number);
-      if (route.solve(su, sc, sa, m, b, sp) !== "ok") return Number.NEGATIVE_INFINITY;
+      const len = ranked ? this.costPrefix(c, n, stamp) : 0;
+      if (route.solve(su, sc, sa, m, b, sp, ranked ? cord : undefined, len) !== "ok") return Number.NEGATIVE_INFINITY;
       let used = 0;
       for (let q = f; q < m; q++) used += (sp[q] as number) / (sa[q] as number);
       this.slope = left - used;
@@ -196,5 +218,48 @@ export class SubsetSearch {
       else hi = mid;
     }
     return best;
+  }
+
+  /**
+   * Ranks the current LP's models (positions marked with `stamp`, LP index `slot`) into `cord` by cost,
+   * then higher reward `su`, then LP index (the order `sortByCost` gives), from the pool's one cost sort:
+   * each run of equal costs is ranked by insertion. Stops after the run in which the cheapest fill
+   * places all traffic (its remainder tracked exactly as `settle` does); returns how many are ranked.
+   */
+  private costPrefix(c: Float64Array, n: number, stamp: number): number {
+    const { byCost, mark, slot, cord } = this;
+    const { su, sa } = this.lp;
+    let len = 0;
+    let rem = 1;
+    let r = 0;
+    while (r < n && rem > 0) {
+      const i = byCost[r++] as number;
+      if (mark[i] !== stamp) continue;
+      const cost = c[i] as number;
+      const start = len;
+      cord[len++] = slot[i] as number;
+      for (; r < n; r++) {
+        const k = byCost[r] as number;
+        if ((c[k] as number) !== cost) break;
+        if (mark[k] !== stamp) continue;
+        const q = slot[k] as number;
+        const uq = su[q] as number;
+        let p = len++;
+        while (p > start) {
+          const w = cord[p - 1] as number;
+          const uw = su[w] as number;
+          if (uq > uw || (uq === uw && q < w)) {
+            cord[p] = w;
+            p--;
+          } else break;
+        }
+        cord[p] = q;
+      }
+      for (let t = start; t < len && rem > 0; t++) {
+        const av = sa[cord[t] as number] as number;
+        rem -= av < rem ? av : rem;
+      }
+    }
+    return len;
   }
 }

@@ -22,7 +22,7 @@ export const FULL = 1 + 1e-9;
  * Most models for which fills pick by selection (n comparisons per model used); beyond it they rank by
  * insertion into a trimmed prefix, which wins when small caps spread traffic over many models.
  */
-const SELECT_MAX = 12;
+export const SELECT_MAX = 12;
 
 /** Solver capacity up to which the fallback's order-change-point buffer is preallocated by `grow`. */
 const LAM_EAGER_MAX = 64;
@@ -168,7 +168,7 @@ export abstract class FillKernels {
   /**
    * The cheapest fill: models by cost, then higher reward, then index (the fill as lambda grows without
    * bound), picked by selection as in `fillAt` (beyond `SELECT_MAX` models, the prefix of the cost
-   * order); sets `len` and `val`, returns the cost.
+   * order: sorted here, or `costOrder[0..costLen)` when given); sets `len` and `val`, returns the cost.
    */
   protected cheapestFill(
     u: ArrayLike<number>,
@@ -176,11 +176,15 @@ export abstract class FillKernels {
     alpha: ArrayLike<number>,
     n: number,
     ord: Int32Array,
+    costOrder?: Int32Array,
+    costLen = 0,
   ): number {
     if (n > SELECT_MAX) {
-      this.sortByCost(u, c, n);
-      const cost = this.settle(u, c, alpha, this.idx, n);
-      for (let r = 0; r < this.len; r++) ord[r] = this.idx[r] as number;
+      // A caller's prefix of the cost order saves the sort (see RouteSolver.solve).
+      const order = costOrder ?? this.idx;
+      if (costOrder === undefined) this.sortByCost(u, c, n);
+      const cost = this.settle(u, c, alpha, order, costOrder === undefined ? n : costLen);
+      for (let r = 0; r < this.len; r++) ord[r] = order[r] as number;
       return cost;
     }
     const keys = this.keys;

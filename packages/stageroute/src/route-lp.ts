@@ -34,6 +34,12 @@ export class RouteSolver extends BreakpointSolver {
   /** Solves that fell back to the exact breakpoint search because the Newton iteration did not settle. */
   fallbacks = 0;
 
+  /**
+   * `costOrder[0..costLen)`, when given, is a prefix of the models' cost order (by cost, then higher
+   * reward `u`, then index, exactly as `sortByCost` ranks them) that reaches the first model at which
+   * the cheapest fill places all traffic (or holds all n models): the cheapest fill then skips its sort.
+   * A caller that solves many LPs over subsets of one pool ranks them from one sort of the pool.
+   */
   override solve(
     u: ArrayLike<number>,
     c: ArrayLike<number>,
@@ -41,13 +47,15 @@ export class RouteSolver extends BreakpointSolver {
     n: number,
     b: number,
     out: Float64Array,
+    costOrder?: Int32Array,
+    costLen = 0,
   ): RouteStatus {
     this.grow(n);
     if (!this.massOk(alpha, n, out)) return "infeasible-mass";
     const eps = Number.isFinite(b) ? 1e-12 * Math.abs(b) : 0;
     // The cheapest fill: when it is over budget, no routing meets the budget.
     let oLo = this.oB;
-    let costLo = this.cheapestFill(u, c, alpha, n, oLo);
+    let costLo = this.cheapestFill(u, c, alpha, n, oLo, costOrder, costLen);
     let lenLo = this.len;
     let valLo = this.val;
     if (costLo > b + eps) return this.pour(u, alpha, n, oLo, lenLo, costLo, out, "infeasible-budget");
