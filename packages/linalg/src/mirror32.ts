@@ -143,21 +143,12 @@ function quadFormMirror32Into(M: Float32Array, n: number, x32: Float32Array, x: 
  * entries), x the Float64 vector itself. About 1e-7 relative to the Float64 quadratic form.
  */
 export function quadFormMirror32(M: Float32Array, n: number, x32: Float32Array, x: Float64Array): number {
-  const a = arenaOf(M.buffer);
-  if (
-    a >= 0 &&
-    (n | 0) === n &&
-    n >= 0 &&
-    M.length >= mirror32Length(n) &&
-    x32.length >= paddedLength(n) &&
-    x.length >= n
-  ) {
-    const o32 = arenaOf(x32.buffer) === a ? x32.byteOffset : stageF32(a, 0, x32, paddedLength(n));
-    const o64 = vectorIn(a, x, n, 1);
-    if (o32 >= 0 && o64 >= 0) return arenaKernelsAt(a).quad32(M.byteOffset, n, o32, o64);
-  }
-  return quadFormMirror32Scalar(M, n, x32, x);
+  quadFormMirror32To(M, n, x32, x, QUAD_OUT, 0);
+  return QUAD_OUT[0] as number;
 }
+
+/** quadFormMirror32's result slot (see {@link quadFormMirror32To}). */
+const QUAD_OUT = new Float64Array(1);
 
 /**
  * {@link quadFormMirror32} stored into out[oi] instead of returned: a double returned from a call V8 does not
