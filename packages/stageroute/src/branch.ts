@@ -167,7 +167,9 @@ export class SubsetSearch {
       // leaves are all skipped.
       if (
         this.feasibilityCuts &&
-        (this.shortOfMass(a, n, s, k, j) || (b < Number.POSITIVE_INFINITY && this.overBudget(c, a, n, b, s, k, j)))
+        (this.shortOfMass(a, n, s, k, j) ||
+          // Once there is an incumbent (or a threshold) the LP bound cuts these too, as its multiplier grows.
+          (!first && !this.found && b < Number.POSITIVE_INFINITY && this.overBudget(c, a, n, b, s, k, j)))
       ) {
         this.budgetCuts++;
         continue;
@@ -326,6 +328,9 @@ export class SubsetSearch {
     }
     const left = s - f;
     const limit = b + 1e-12 * Math.abs(b);
+    // A completion within budget (the chosen models and the `left` cheapest eligible ones, filled by
+    // cost) settles it at once: no cut. This is the common case and costs one walk of the cost order.
+    if (this.cheapCompletion(c, a, n, k, j, left) <= limit) return false;
     // 1: cut; -1: cannot cut; 0: undecided.
     const test = (lambda: number): number => {
       const r = this.reducedFill(m, f, lambda, left);
@@ -342,7 +347,7 @@ export class SubsetSearch {
     let lo = 0;
     let hi = Math.max(cMax - cMin, 1e-12) * Math.max(aMax, 1e-12);
     let bracket = false;
-    for (let it = 0; it < 60; it++) {
+    for (let it = 0; it < 40; it++) {
       t = test(hi);
       if (t !== 0) return t > 0;
       if (this.fillUsed <= left) {
@@ -353,7 +358,7 @@ export class SubsetSearch {
       hi *= 2;
     }
     if (!bracket) return false;
-    for (let it = 0; it < 30; it++) {
+    for (let it = 0; it < 20; it++) {
       const mid = (lo + hi) / 2;
       t = test(mid);
       if (t !== 0) return t > 0;
@@ -361,6 +366,34 @@ export class SubsetSearch {
       else hi = mid;
     }
     return false;
+  }
+
+  /**
+   * Cost of filling the chosen models idx[0..k] and the `left` cheapest eligible models perm[j+1..n)
+   * in cost order (each up to its cap): a routing of one completion, hence an upper bound on the
+   * cheapest completion's cost; +Infinity when they cannot carry all traffic.
+   */
+  private cheapCompletion(c: Float64Array, a: Float64Array, n: number, k: number, j: number, left: number): number {
+    const { idx, perm, byCost, mark } = this;
+    const stamp = ++this.stamp;
+    for (let q = 0; q <= k; q++) mark[idx[q] as number] = -stamp;
+    for (let r = j + 1; r < n; r++) mark[perm[r] as number] = stamp;
+    let rem = 1;
+    let cost = 0;
+    let free = left;
+    for (let r = 0; r < n && rem > 0; r++) {
+      const i = byCost[r] as number;
+      const m = mark[i] as number;
+      if (m === stamp) {
+        if (free === 0) continue;
+        free--;
+      } else if (m !== -stamp) continue;
+      const cap = a[i] as number;
+      const t = cap < rem ? cap : rem;
+      cost += (c[i] as number) * t;
+      rem -= t;
+    }
+    return rem > 1e-12 ? Number.POSITIVE_INFINITY : cost;
   }
 
   private fillUsed = 0;
