@@ -10,6 +10,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { makeSnapshot, Rng } from "@routekit/core";
 import { arenaSim2025 } from "@routekit/environments";
+
 // STAGEROUTE_DIST=<path to a build's index.js> times another build (e.g. the previous version) instead.
 const { DeploySolver, RatioGreedy, RouteSolver, STAGE_PRESETS, StageRoute, stageValue } = await import(
   process.env.STAGEROUTE_DIST ?? "../dist/index.js"
