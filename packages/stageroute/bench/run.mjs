@@ -2,17 +2,23 @@
 // 50 available models, each solver path), a pool-size sweep (100, 500, 2,000 models: a stage boundary and
 // a routing round of StageRoute and of RatioGreedy; StageRoute also on mixed caps, where DeployOPT runs its
 // branch-and-bound), and a 10^6-query simulation end to end.
-// Usage: pnpm bench (node --expose-gc bench/run.mjs [--quick] [--sweep]: --sweep runs the sweep only).
+// Usage: pnpm bench (node --expose-gc bench/run.mjs [--quick] [--sweep] [--rate]: --sweep runs the sweep
+// only, --rate only its rate-limited StageRoute case).
 // Imports the built ../dist/index.js.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { makeSnapshot, Rng } from "@routekit/core";
 import { arenaSim2025 } from "@routekit/environments";
-import { DeploySolver, RatioGreedy, RouteSolver, STAGE_PRESETS, StageRoute, stageValue } from "../dist/index.js";
+
+// STAGEROUTE_DIST=<path to a build's index.js> times another build (e.g. the previous version) instead.
+const { DeploySolver, RatioGreedy, RouteSolver, STAGE_PRESETS, StageRoute, stageValue } = await import(
+  process.env.STAGEROUTE_DIST ?? "../dist/index.js"
+);
 
 const quick = process.argv.includes("--quick");
-const sweepOnly = process.argv.includes("--sweep");
+const rateOnly = process.argv.includes("--rate");
+const sweepOnly = rateOnly || process.argv.includes("--sweep");
 const rows = [];
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -175,7 +181,9 @@ if (!sweepOnly) {
 // pools, the cheap models (high UCB/LCB ratio) capped at 0.05, one in ten (the dearest) at 0.5, so the
 // greedy passes over many cheap models before a slot needs a large cap (the case that was O(n^2 log n)).
 // StageRoute on mixed caps: 0.2, one model 1.0, M_max 5: the relaxation's support exceeds the slots, so
-// DeployOPT runs its branch-and-bound (LP bounds over the whole pool at every node).
+// DeployOPT runs its branch-and-bound (LP bounds over the whole pool at every node). StageRoute on the
+// rate-limited pools too (caps 0.05, one in ten 0.5, M_max 4; 50 and 100 models): no 4 models meet the
+// budget, so DeployOPT runs three searches (no subset within budget, the cheapest reach, the best within it).
 function sweepPool(Cls, n, s, caps) {
   const rng = Rng.fromSeed(`sweep-${n}-${s}`);
   const L = 200;
@@ -198,33 +206,54 @@ function sweepPool(Cls, n, s, caps) {
 }
 const sweepBase = new Map();
 const capsLabel = { rate: "caps 0.05/0.5", flat: "caps 0.4", mixed: "caps 0.2, one 1.0" };
-for (const [Cls, label, caps, slots] of [
+for (const [Cls, label, caps, slots, sizes] of [
   [RatioGreedy, "RatioGreedy", "rate", [4, 16]],
   [StageRoute, "StageRoute", "flat", [4, 16]],
   [StageRoute, "StageRoute", "mixed", [5]],
+  [StageRoute, "StageRoute", "rate", [4], [50, 50, 100]],
 ]) {
+  if (rateOnly && !(Cls === StageRoute && caps === "rate")) continue;
   for (const s of slots) {
-    // A first pass over 100 models warms the JIT up (not recorded).
-    for (const [w, n] of [100, 100, 500, 2000].entries()) {
+    // A first pass over the smallest pool warms the JIT up (not recorded).
+    for (const [w, n] of (sizes ?? [100, 100, 500, 2000]).entries()) {
       const { snapshot, L } = sweepPool(Cls, n, s, caps);
       const boundary = [];
       const round = [];
       let method = "";
       // Branch-and-bound boundaries take up to seconds at 2,000 models: fewer repetitions there.
-      const reps = quick ? 3 : caps === "mixed" ? (n >= 2000 ? 5 : n >= 500 ? 9 : 15) : n >= 2000 ? 9 : 15;
+      const bnb = Cls === StageRoute && caps !== "flat";
+      const reps = quick ? 3 : bnb ? (n >= 2000 ? 5 : n >= 500 ? 9 : 15) : n >= 2000 ? 9 : 15;
       for (let r = 0; r < reps + 1; r++) {
         const p = Cls.fromJSON(snapshot);
+        // Nodes over all of a boundary's branch-and-bound searches.
+        let nodes = 0;
+        let searches = 0;
+        const search = p.deploySolver?.search;
+        if (search !== undefined) {
+          const solve = search.solve;
+          search.solve = function (...args) {
+            const found = solve.apply(this, args);
+            nodes += this.nodes;
+            searches++;
+            return found;
+          };
+        }
         // The first boundary after a restore also sizes the solvers' buffers: time the next one.
         p.update(p.select(), { reward: 0.5, cost: 0.5 });
         const t1 = process.hrtime.bigint();
         for (let t = 1; t < L; t++) p.update(p.select(), { reward: 0.5, cost: 0.5 });
         const tr = Number(process.hrtime.bigint() - t1) / 1000 / (L - 1);
         const d = p.select();
+        nodes = 0;
+        searches = 0;
         const t0 = process.hrtime.bigint();
         p.update(d, { reward: 0.5, cost: 0.5 });
         const tb = Number(process.hrtime.bigint() - t0) / 1000;
         method = p.deployment?.method ?? "";
-        if (method === "branch-and-bound") method += ` (${p.deploySolver.search.nodes} nodes)`;
+        if (p.deployment?.status === "budget-relaxed") method += " (budget-relaxed)";
+        if (method.startsWith("branch-and-bound")) {
+          method += ` (${nodes} nodes${searches > 1 ? ` over ${searches} searches` : ""})`;
+        }
         if (r > 0) {
           // The first repetition warms the JIT up.
           boundary.push(tb);
@@ -235,19 +264,20 @@ for (const [Cls, label, caps, slots] of [
       const key = `${label} ${s} ${caps}`;
       const mb = median(boundary);
       const mr = median(round);
-      if (n === 100) sweepBase.set(key, [mb, mr]);
+      if (w === 1) sweepBase.set(key, [mb, mr]);
       const [b0, r0] = sweepBase.get(key);
+      const n0 = (sizes ?? [100, 100])[1];
       rows.push({
         bench: `sweep: ${label} boundary`,
         size: `n=${n}, M_max=${s}, ${capsLabel[caps]}`,
         us: mb,
-        note: `${method}; x${(mb / b0).toFixed(1)} of n=100 (n x${n / 100}); max ${(Math.max(...boundary) / 1000).toFixed(2)} ms`,
+        note: `${method}; x${(mb / b0).toFixed(1)} of n=${n0} (n x${n / n0}); max ${(Math.max(...boundary) / 1000).toFixed(2)} ms`,
       });
       rows.push({
         bench: `sweep: ${label} round`,
         size: `n=${n}, M_max=${s}`,
         us: mr,
-        note: `select + update inside a stage; x${(mr / r0).toFixed(1)} of n=100`,
+        note: `select + update inside a stage; x${(mr / r0).toFixed(1)} of n=${n0}`,
       });
     }
   }

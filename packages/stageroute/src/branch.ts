@@ -13,6 +13,13 @@
  * caller's enumeration order whose value is within 1e-12 of V, cutting subtrees whose bound is below
  * that: the same subset the plain enumeration keeps (it keeps the first best, replacing only on a strict
  * improvement above 1e-12), barring values that differ by less than 1e-12 without being equal.
+ *
+ * Both phases also skip a subtree none of whose leaves can pass the routing LP (caps summing to 1, the
+ * cheapest fill within budget): the LP bound relaxes the cardinality row, so it cannot see that a few
+ * chosen models of small caps leave no room for the rest, and with no incumbent yet (or when no subset
+ * meets the budget at all) the search would otherwise enumerate such subtrees leaf by leaf. The skipped
+ * leaves would have been skipped anyway, so the incumbent, the threshold, every other bound and the
+ * returned subset are unchanged (`shortOfMass`, `overBudget`).
  */
 import { SELECT_MAX } from "./route-fill.js";
 import { SubsetLp } from "./subset-lp.js";
@@ -39,12 +46,25 @@ export class SubsetSearch {
   private cord = new Int32Array(0);
   private slope = 0;
   private muScale = 1;
+  /** Costs, caps and the reduced-cost fill order of the current budget test (see `overBudget`). */
+  private lc = new Float64Array(0);
+  private la = new Float64Array(0);
+  private lk = new Float64Array(0);
+  private lord = new Int32Array(0);
   private incumbent = Number.NEGATIVE_INFINITY;
   private threshold = Number.POSITIVE_INFINITY;
   private found = false;
   private foundValue = Number.NaN;
   /** Nodes bounded in the last search (diagnostics for tests and benches). */
   nodes = 0;
+  /**
+   * Cut subtrees none of whose leaves can carry all traffic or meet the budget (on by default; the
+   * result is the same either way, only the nodes visited differ: tests compare against the search
+   * without them).
+   */
+  feasibilityCuts = true;
+  /** Subtrees the last search cut because no completion meets the budget (see `overBudget`). */
+  budgetCuts = 0;
 
   private grow(n: number): void {
     this.lp.grow(n);
@@ -59,6 +79,10 @@ export class SubsetSearch {
     this.idx = new Int32Array(m);
     this.bestIdx = new Int32Array(m);
     this.bestP = new Float64Array(m);
+    this.lc = new Float64Array(m);
+    this.la = new Float64Array(m);
+    this.lk = new Float64Array(m);
+    this.lord = new Int32Array(m);
   }
 
   /**
@@ -76,6 +100,7 @@ export class SubsetSearch {
   ): SubsetResult | undefined {
     this.grow(n);
     this.nodes = 0;
+    this.budgetCuts = 0;
     let uMax = Number.NEGATIVE_INFINITY;
     let uMin = Number.POSITIVE_INFINITY;
     for (let i = 0; i < n; i++) {
@@ -136,6 +161,17 @@ export class SubsetSearch {
           }
           if (first) return true;
         }
+        continue;
+      }
+      // A subtree none of whose leaves can carry all traffic or meet the budget changes nothing: its
+      // leaves are all skipped.
+      if (
+        this.feasibilityCuts &&
+        (this.shortOfMass(a, n, s, k, j) ||
+          // Once there is an incumbent (or a threshold) the LP bound cuts these too, as its multiplier grows.
+          (!first && !this.found && b < Number.POSITIVE_INFINITY && this.overBudget(c, a, n, b, s, k, j)))
+      ) {
+        this.budgetCuts++;
         continue;
       }
       // The 1e-13 absorbs the rounding of a bound that equals a completion's value.
@@ -218,6 +254,187 @@ export class SubsetSearch {
       else hi = mid;
     }
     return best;
+  }
+
+  /**
+   * Whether no completion of idx[0..k] by s - k - 1 more of positions perm[j+1..n) has caps summing to
+   * 1 - 1e-12 (the routing LP's mass test, so every leaf below is skipped): the chosen caps plus the
+   * s - k - 1 largest eligible caps fall short of it by more than 1e-9 (far above the rounding of s sums).
+   */
+  private shortOfMass(a: Float64Array, n: number, s: number, k: number, j: number): boolean {
+    const { idx, perm, lk } = this;
+    const left = s - k - 1;
+    let sum = 0;
+    for (let q = 0; q <= k; q++) sum += a[idx[q] as number] as number;
+    // lk[0..left): the largest eligible caps so far, descending.
+    let have = 0;
+    for (let r = j + 1; r < n; r++) {
+      const v = a[perm[r] as number] as number;
+      if (have === left && v <= (lk[left - 1] as number)) continue;
+      let p = have < left ? have++ : left - 1;
+      while (p > 0 && (lk[p - 1] as number) < v) {
+        lk[p] = lk[p - 1] as number;
+        p--;
+      }
+      lk[p] = v;
+    }
+    for (let q = 0; q < have; q++) sum += lk[q] as number;
+    return sum + 1e-9 < 1 - 1e-12;
+  }
+
+  /**
+   * Whether no completion of idx[0..k] by s - k - 1 more of positions perm[j+1..n) meets budget b, so
+   * that every leaf below fails the routing LP's budget test (its cheapest fill costs more than
+   * b + 1e-12 |b|) and the search skips it: cutting the subtree leaves the incumbent, the threshold and
+   * every other bound exactly as they were, hence the nodes kept and the subset returned.
+   *
+   * A leaf's routing d (box 0 <= d <= alpha, sum d = 1) has at most `left` = s - k - 1 positive weights
+   * among the free models, each at most its cap, so sum_free d / alpha <= left. For any lambda >= 0,
+   *   c.d >= c.d + lambda (sum_free d / alpha - left) >= min over the box-simplex of
+   *   (c + lambda [free] / alpha).d - lambda left =: g(lambda),
+   * the fill of the cheapest reduced costs (weak duality). g is concave: lambda doubles while the fill
+   * uses more than `left` free slots (its slope), then bisects. Each fill that uses at most `left`
+   * free slots is a routing of the aggregated relaxation, so its cost bounds that relaxation's minimum
+   * from above: at or under the budget, no lambda can cut and the test stops. The cut requires g to
+   * exceed b + 1e-12 |b| by a relative 1e-9 of the magnitudes summed, far above the rounding of g and of
+   * a leaf's fill (a few ulps per model).
+   */
+  private overBudget(c: Float64Array, a: Float64Array, n: number, b: number, s: number, k: number, j: number): boolean {
+    const { idx, perm, lc, la } = this;
+    const f = k + 1;
+    let m = 0;
+    let cMin = Number.POSITIVE_INFINITY;
+    let cMax = Number.NEGATIVE_INFINITY;
+    let aMax = 0;
+    for (let q = 0; q < f; q++) {
+      const i = idx[q] as number;
+      lc[m] = c[i] as number;
+      la[m++] = a[i] as number;
+    }
+    for (let r = j + 1; r < n; r++) {
+      const i = perm[r] as number;
+      const ci = c[i] as number;
+      const ai = a[i] as number;
+      lc[m] = ci;
+      la[m++] = ai;
+      if (ci < cMin) cMin = ci;
+      if (ci > cMax) cMax = ci;
+      if (ai > aMax) aMax = ai;
+    }
+    for (let q = 0; q < f; q++) {
+      const ci = lc[q] as number;
+      if (ci < cMin) cMin = ci;
+      if (ci > cMax) cMax = ci;
+    }
+    const left = s - f;
+    const limit = b + 1e-12 * Math.abs(b);
+    // A completion within budget (the chosen models and the `left` cheapest eligible ones, filled by
+    // cost) settles it at once: no cut. This is the common case and costs one walk of the cost order.
+    if (this.cheapCompletion(c, a, n, k, j, left) <= limit) return false;
+    // 1: cut; -1: cannot cut; 0: undecided.
+    const test = (lambda: number): number => {
+      const r = this.reducedFill(m, f, lambda, left);
+      if (r === Number.NEGATIVE_INFINITY) return -1;
+      const g = r - lambda * left;
+      const scale = Math.abs(this.fillAbs) + lambda * left + Math.abs(b);
+      if (g > limit + 1e-9 * scale) return 1;
+      if (this.fillUsed <= left && this.fillCost <= limit) return -1;
+      return 0;
+    };
+    let t = test(0);
+    if (t !== 0) return t > 0;
+    if (this.fillUsed <= left) return false;
+    let lo = 0;
+    let hi = Math.max(cMax - cMin, 1e-12) * Math.max(aMax, 1e-12);
+    let bracket = false;
+    for (let it = 0; it < 40; it++) {
+      t = test(hi);
+      if (t !== 0) return t > 0;
+      if (this.fillUsed <= left) {
+        bracket = true;
+        break;
+      }
+      lo = hi;
+      hi *= 2;
+    }
+    if (!bracket) return false;
+    for (let it = 0; it < 20; it++) {
+      const mid = (lo + hi) / 2;
+      t = test(mid);
+      if (t !== 0) return t > 0;
+      if (this.fillUsed > left) lo = mid;
+      else hi = mid;
+    }
+    return false;
+  }
+
+  /**
+   * Cost of filling the chosen models idx[0..k] and the `left` cheapest eligible models perm[j+1..n)
+   * in cost order (each up to its cap): a routing of one completion, hence an upper bound on the
+   * cheapest completion's cost; +Infinity when they cannot carry all traffic.
+   */
+  private cheapCompletion(c: Float64Array, a: Float64Array, n: number, k: number, j: number, left: number): number {
+    const { idx, perm, byCost, mark } = this;
+    const stamp = ++this.stamp;
+    for (let q = 0; q <= k; q++) mark[idx[q] as number] = -stamp;
+    for (let r = j + 1; r < n; r++) mark[perm[r] as number] = stamp;
+    let rem = 1;
+    let cost = 0;
+    let free = left;
+    for (let r = 0; r < n && rem > 0; r++) {
+      const i = byCost[r] as number;
+      const m = mark[i] as number;
+      if (m === stamp) {
+        if (free === 0) continue;
+        free--;
+      } else if (m !== -stamp) continue;
+      const cap = a[i] as number;
+      const t = cap < rem ? cap : rem;
+      cost += (c[i] as number) * t;
+      rem -= t;
+    }
+    return rem > 1e-12 ? Number.POSITIVE_INFINITY : cost;
+  }
+
+  private fillUsed = 0;
+  private fillCost = 0;
+  private fillAbs = 0;
+
+  /**
+   * The cheapest fill of the gathered models (costs lc, caps la; the first f fixed, the rest free) by
+   * reduced cost c + lambda / alpha on the free ones; returns its reduced cost sum (without -lambda left)
+   * and sets fillUsed (sum_free d / alpha), fillCost (c.d) and fillAbs (sum |reduced| d). -Infinity when
+   * the caps cannot carry all traffic.
+   */
+  private reducedFill(m: number, f: number, lambda: number, left: number): number {
+    const { lc, la, lk, lord } = this;
+    for (let q = 0; q < m; q++) {
+      lk[q] = q < f ? (lc[q] as number) : (lc[q] as number) + lambda / (la[q] as number);
+      lord[q] = q;
+    }
+    const ord = lord.subarray(0, m).sort((x, y) => (lk[x] as number) - (lk[y] as number) || x - y);
+    let rem = 1;
+    let val = 0;
+    let abs = 0;
+    let cost = 0;
+    let used = 0;
+    for (let r = 0; r < m && rem > 0; r++) {
+      const q = ord[r] as number;
+      const cap = la[q] as number;
+      const t = cap < rem ? cap : rem;
+      const key = lk[q] as number;
+      val += key * t;
+      abs += Math.abs(key) * t;
+      cost += (lc[q] as number) * t;
+      if (q >= f) used += t / cap;
+      rem -= t;
+    }
+    void left;
+    if (rem > 1e-12) return Number.NEGATIVE_INFINITY;
+    this.fillUsed = used;
+    this.fillCost = cost;
+    this.fillAbs = abs;
+    return val;
   }
 
   /**
