@@ -5,44 +5,17 @@
 // the refresh, is the round's cost at large d).
 //   node --expose-gc bench/baselines-large-d.mjs [d ...]   (after `npx tsup`; T=rounds, REPEATS=runs,
 //   DIST=another build's index.js, relative to this file, for before/after comparisons)
-import { Rng } from "@routekit/core";
 import { allocF64, choleskyInverseUpper } from "@routekit/linalg";
+import { K, median, N, timeRounds } from "./large-d-rounds.mjs";
 
 const dist = process.env.DIST ?? "../dist/index.js";
 const { TsMnl, UcbMnl } = await import(new URL(dist, import.meta.url).href);
-const N = 20;
-const K = 5;
 const REPEATS = Number(process.env.REPEATS ?? 3);
 const dims = process.argv.slice(2).map(Number);
-const median = (a) => Float64Array.from(a).sort()[a.length >> 1];
 
 function run(Policy, d, T) {
-  const rng = Rng.fromSeed(d);
-  const b = 1 / Math.sqrt(d);
-  const wStar = Float64Array.from({ length: d }, () => rng.uniformIn(-b, b));
-  const pool = Array.from({ length: 32 }, () =>
-    Float64Array.from({ length: N * d }, () => Math.max(-b, Math.min(b, b * rng.normal()))),
-  );
-  const p = new Policy({ contextDim: d, maxSize: K, seed: 1 });
-  const roundMs = [];
-  for (let t = 0; t < T; t++) {
-    const q = { features: pool[t & 31], numItems: N, maxSize: K };
-    const s0 = performance.now();
-    const dec = p.select(q);
-    const s1 = performance.now();
-    const weights = dec.items.map((i) => {
-      let u = 0;
-      for (let k = 0; k < d; k++) u += q.features[i * d + k] * wStar[k];
-      return Math.exp(u);
-    });
-    weights.push(p.v0);
-    const c = rng.categorical(weights);
-    const s2 = performance.now();
-    p.update(dec, { choice: c === dec.items.length ? null : dec.items[c] });
-    const s3 = performance.now();
-    if (t >= T >> 2) roundMs.push(s1 - s0 + (s3 - s2));
-  }
-  return median(roundMs);
+  const { selectMs, updateMs } = timeRounds(new Policy({ contextDim: d, maxSize: K, seed: 1 }), d, T);
+  return median(selectMs.map((s, i) => s + updateMs[i]));
 }
 
 function inverseMs(d) {

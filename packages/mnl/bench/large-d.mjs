@@ -3,46 +3,16 @@
 // rounds after a warm-up, and for comparison the H^-1 refresh (linalg's choleskyInverseUpper on a factor of
 // the same size) that each update did before past d = 8, when the utilities read H^-1 rather than the factor.
 //   node --expose-gc bench/large-d.mjs [d ...]      (after `npx tsup`; PRESET=paper|authors-uniform|..., T=rounds)
-import { Rng } from "@routekit/core";
 import { allocF64, choleskyInverseUpper } from "@routekit/linalg";
 import { OfuMnlPlus } from "../dist/index.js";
+import { K, median, N, timeRounds } from "./large-d-rounds.mjs";
 
-const N = 20;
-const K = 5;
 const preset = process.env.PRESET ?? "paper";
 const dims = process.argv.slice(2).map(Number);
-const median = (a) => Float64Array.from(a).sort()[a.length >> 1];
 
 function run(d, T) {
-  const rng = Rng.fromSeed(d);
-  const b = 1 / Math.sqrt(d);
-  const wStar = Float64Array.from({ length: d }, () => rng.uniformIn(-b, b));
-  const pool = Array.from({ length: 32 }, () =>
-    Float64Array.from({ length: N * d }, () => Math.max(-b, Math.min(b, b * rng.normal()))),
-  );
   const p = new OfuMnlPlus({ contextDim: d, maxSize: K, preset });
-  const selectMs = [];
-  const updateMs = [];
-  for (let t = 0; t < T; t++) {
-    const q = { features: pool[t & 31], numItems: N, maxSize: K };
-    const s0 = performance.now();
-    const dec = p.select(q);
-    const s1 = performance.now();
-    const weights = dec.items.map((i) => {
-      let u = 0;
-      for (let k = 0; k < d; k++) u += q.features[i * d + k] * wStar[k];
-      return Math.exp(u);
-    });
-    weights.push(p.v0);
-    const c = rng.categorical(weights);
-    const s2 = performance.now();
-    p.update(dec, { choice: c === dec.items.length ? null : dec.items[c] });
-    const s3 = performance.now();
-    if (t >= T >> 2) {
-      selectMs.push(s1 - s0);
-      updateMs.push(s3 - s2);
-    }
-  }
+  const { selectMs, updateMs } = timeRounds(p, d, T);
   // The refresh alone, on the policy's own factor (the same memory kind: allocF64).
   const L = allocF64(d * d);
   const H = p.gram();
