@@ -2,28 +2,22 @@
  * Outside audit of the README against a real redis-server: a stream trimmed under a replica that stalled,
  * a corrupt newest snapshot, and call checks on odd input. Seeded; no timing assertions.
  */
-import { LinUCBDisjoint } from "@routekit/classic";
+import type { LinUCBDisjoint } from "@routekit/classic";
 import { ErrorCode, isRouteKitError, Rng, type Snapshot } from "@routekit/core";
 import { StageRoute } from "@routekit/stageroute";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Replica, type ReplicaOptions } from "../src/index.js";
-import { type RedisServer, startRedisServer } from "../src/server.js";
+import { linucbOptions, redisForFile } from "./fixture.js";
 
-const ARMS = ["small", "medium", "large"];
-const create = () => new LinUCBDisjoint({ arms: ARMS, contextDim: 3, seed: 1 });
-const restore = (s: Snapshot) => LinUCBDisjoint.fromJSON(s);
+const redis = redisForFile();
 
-let server: RedisServer;
-beforeAll(async () => {
-  server = await startRedisServer();
-}, 600_000);
-afterAll(async () => {
-  await server?.stop({ removeData: true });
-});
-
-function opts(stream: string, replicaId: string, extra: Partial<ReplicaOptions<LinUCBDisjoint>> = {}) {
-  return { redis: server.url, stream, replicaId, create, restore, blockMs: 50, ...extra };
+function opts(
+  stream: string,
+  replicaId: string,
+  extra: Partial<ReplicaOptions<LinUCBDisjoint>> | Record<string, unknown> = {},
+) {
+  return linucbOptions(redis.server.url, stream, replicaId, extra);
 }
 
 async function codeOf(fn: () => unknown): Promise<string | undefined> {
@@ -78,7 +72,7 @@ describe("a stream trimmed under a replica", () => {
     await sleep(120); // b's read in flight returns; the next one waits at the gate
     const stalledAt = b.stats().position;
     // b has been silent for 61 s as far as the other replicas can tell.
-    const raw = new Redis(server.url);
+    const raw = new Redis(redis.server.url);
     await raw.hset("audit:trim:positions", b.decisionPrefix, `${stalledAt} ${Date.now() - 61_000}`);
     for (let k = 0; k < 4; k++) {
       await play(a, 30, rng);
@@ -108,7 +102,7 @@ describe("a malformed newest snapshot", () => {
       await a.catchUp();
       await sleep(60);
     }
-    const raw = new Redis(server.url);
+    const raw = new Redis(redis.server.url);
     expect(await raw.exists("audit:corrupt:snapshot:prev")).toBe(1);
     expect(await raw.xlen("audit:corrupt")).toBeLessThan(240); // trimmed: the start of the stream is gone
     await raw.set("audit:corrupt:snapshot", "{ not json");
@@ -183,7 +177,7 @@ describe("replicas whose create() draws differently (per-replica seeds, as in ex
     // deploy [a, c] and [a, b] at stage 0.
     const make = (seed: number) => () => new StageRoute({ arms, budget: 0.6, maxDeployed: 2, stageLength: 10, seed });
     const restoreSr = (s: Snapshot) => StageRoute.fromJSON(s);
-    const base = { redis: server.url, stream: "audit:seeds", restore: restoreSr, blockMs: 20 };
+    const base = { redis: redis.server.url, stream: "audit:seeds", restore: restoreSr, blockMs: 20 };
     const [a, b] = await Promise.all([
       Replica.start({ ...base, replicaId: "s1", create: make(1) }),
       Replica.start({ ...base, replicaId: "s2", create: make(2) }),
@@ -213,7 +207,7 @@ describe("replicas whose create() draws differently (per-replica seeds, as in ex
 
 describe("onError (errors that do not stop the replica)", () => {
   it("a hook that throws does not stop the replica: a start that reports a malformed snapshot still starts and learns", async () => {
-    const raw = new Redis(server.url);
+    const raw = new Redis(redis.server.url);
     await raw.set("audit:hook:snapshot", "{ not json");
     raw.disconnect();
     const a = await Replica.start(

@@ -4,35 +4,22 @@
  */
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { LinUCBDisjoint } from "@routekit/classic";
+import type { LinUCBDisjoint } from "@routekit/classic";
 import { ErrorCode, isRouteKitError, type Snapshot } from "@routekit/core";
 import { StageRoute } from "@routekit/stageroute";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Replica, type ReplicaOptions } from "../src/index.js";
-import { type RedisServer, startRedisServer } from "../src/server.js";
+import { startRedisServer } from "../src/server.js";
+import { linucbOptions, redisForFile } from "./fixture.js";
 
-const ARMS = ["small", "medium", "large"];
-const create = () => new LinUCBDisjoint({ arms: ARMS, contextDim: 3, seed: 1 });
-const restore = (s: Snapshot) => LinUCBDisjoint.fromJSON(s);
+const redis = redisForFile();
 
-let server: RedisServer;
-beforeAll(async () => {
-  server = await startRedisServer();
-}, 600_000);
-afterAll(async () => {
-  await server?.stop({ removeData: true });
-});
-
-function opts(stream: string, replicaId: string, extra: Record<string, unknown> = {}) {
-  return {
-    redis: server.url,
-    stream,
-    replicaId,
-    create,
-    restore,
-    blockMs: 50,
-    ...extra,
-  } as ReplicaOptions<LinUCBDisjoint>;
+function opts(
+  stream: string,
+  replicaId: string,
+  extra: Partial<ReplicaOptions<LinUCBDisjoint>> | Record<string, unknown> = {},
+) {
+  return linucbOptions(redis.server.url, stream, replicaId, extra);
 }
 
 async function codeOf(fn: () => unknown): Promise<string | undefined> {
@@ -70,7 +57,7 @@ describe("options", () => {
     expect(await codeOf(start({ host: "127.0.0.1", port: Number.NaN }))).toBe(ErrorCode.NonFinite);
     expect(await codeOf(start({ host: "127.0.0.1", port: "6379" }))).toBe(ErrorCode.InvalidArgument);
     // The server's own URL and port still start.
-    const port = Number(new URL(server.url).port);
+    const port = Number(new URL(redis.server.url).port);
     for (const redis of [{ host: "127.0.0.1", port }, `127.0.0.1:${port}`]) {
       const r = await Replica.start(opts("edges:port", "gw", { redis }));
       await r.close();
@@ -164,7 +151,7 @@ describe("addArm options (the policy's own addArm options, replicated)", () => {
   const arms = ["a", "b", "c"];
   const srOpts = (replicaId: string) =>
     ({
-      redis: server.url,
+      redis: redis.server.url,
       stream: "edges:arm-options",
       replicaId,
       create: () => new StageRoute({ arms, budget: 1, maxShare: 0.5, maxDeployed: 3, stageLength: 10, seed: 1 }),

@@ -1,27 +1,21 @@
-import { LinUCBDisjoint } from "@routekit/classic";
-import { learnedState, Rng, type Snapshot } from "@routekit/core";
+import type { LinUCBDisjoint } from "@routekit/classic";
+import { learnedState, Rng } from "@routekit/core";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { StreamApplier } from "../src/apply.js";
 import { decodeEntry } from "../src/entries.js";
 import { Replica, type ReplicaOptions } from "../src/index.js";
-import { type RedisServer, startRedisServer } from "../src/server.js";
+import { startRedisServer } from "../src/server.js";
+import { create, linucbOptions, redisForFile } from "./fixture.js";
 
-const ARMS = ["small", "medium", "large"];
-const create = () => new LinUCBDisjoint({ arms: ARMS, contextDim: 3, seed: 1 });
-const restore = (s: Snapshot) => LinUCBDisjoint.fromJSON(s);
+const redis = redisForFile();
 
-let server: RedisServer;
-// The first start may install Debian's redis-server (apt-get), which can take a few minutes.
-beforeAll(async () => {
-  server = await startRedisServer();
-}, 600_000);
-afterAll(async () => {
-  await server?.stop({ removeData: true });
-});
-
-function opts(stream: string, replicaId: string, extra: Partial<ReplicaOptions<LinUCBDisjoint>> = {}) {
-  return { redis: server.url, stream, replicaId, create, restore, blockMs: 50, ...extra };
+function opts(
+  stream: string,
+  replicaId: string,
+  extra: Partial<ReplicaOptions<LinUCBDisjoint>> | Record<string, unknown> = {},
+) {
+  return linucbOptions(redis.server.url, stream, replicaId, extra);
 }
 
 /** A toy world: the best arm depends on the context's first coordinate. */
@@ -33,7 +27,7 @@ function reward(arm: string, ctx: Float64Array, rng: Rng): number {
 
 /** The state one policy reaches by folding the whole stream in order. */
 async function replayStream(stream: string): Promise<string> {
-  const c = new Redis(server.url);
+  const c = new Redis(redis.server.url);
   const entries = (await c.xrange(stream, "-", "+")) as [string, string[]][];
   c.disconnect();
   const a = new StreamApplier(create(), 100_000);
@@ -85,7 +79,7 @@ describe("Replica on a real Redis", () => {
     await a.catchUp();
     await new Promise((r) => setTimeout(r, 200));
     expect(a.stats().snapshotsWritten).toBeGreaterThan(0);
-    const c = new Redis(server.url);
+    const c = new Redis(redis.server.url);
     const len = await c.xlen("t2");
     c.disconnect();
     expect(len).toBeLessThan(1200); // trimmed behind the previous snapshot
@@ -117,10 +111,10 @@ describe("Replica on a real Redis", () => {
     await play(200);
     await a.flush();
     await b.flush();
-    await server.stop(); // SIGTERM: acknowledged writes are in the append-only file
+    await redis.server.stop(); // SIGTERM: acknowledged writes are in the append-only file
     await play(200); // served from local state, buffered
     expect(a.stats().buffered + b.stats().buffered).toBeGreaterThan(0);
-    server = await startRedisServer({ port: server.port, dir: server.dir });
+    redis.server = await startRedisServer({ port: redis.server.port, dir: redis.server.dir });
     await play(100);
     await a.flush();
     await b.flush();
@@ -135,11 +129,11 @@ describe("Replica on a real Redis", () => {
 
   it("bounds the buffer while Redis is down: the oldest entries are dropped and counted", async () => {
     const a = await Replica.start(opts("t4", "a", { maxBuffered: 10 }));
-    await server.stop();
+    await redis.server.stop();
     for (let t = 0; t < 30; t++) a.select(new Float64Array([0, 0, 1]));
     expect(a.stats().buffered).toBe(10);
     expect(a.stats().dropped).toBe(20);
-    server = await startRedisServer({ port: server.port, dir: server.dir });
+    redis.server = await startRedisServer({ port: redis.server.port, dir: redis.server.dir });
     await a.flush();
     await a.close();
   });
