@@ -32,7 +32,8 @@ export interface GatewayOptions<P extends ArmPolicy> {
   maxBodyBytes?: number;
   /**
    * `fdatasync` the log after each feedback's line (default false): a power cut then loses no answered
-   * feedback, at the price of one disk flush per feedback (see the README's bench).
+   * feedback, at the price of one disk flush per feedback (see the README's bench). Snapshots are then
+   * flushed too, file and directory entry.
    */
   fsync?: boolean;
   /** Called with errors of background snapshots (default: console.error). */
@@ -143,7 +144,11 @@ export class RoutingGateway<P extends ArmPolicy> {
         // dropped model's old state. Likewise a new log: the old snapshot's offset is into the archived one.
         // Synchronous, so no event is logged before it is on disk.
         const path = join(opts.stateDir, "snapshot.json");
-        writeSnapshotFileSync(path, { v: 1, logOffset: log.bytes, lineage, policy: policy.toJSON() });
+        writeSnapshotFileSync(
+          path,
+          { v: 1, logOffset: log.bytes, lineage, policy: policy.toJSON() },
+          { fsync: opts.fsync === true },
+        );
       }
       const ids = new DecisionIds(randomBytes(4).toString("hex"), lineage);
       return new RoutingGateway(policy, unlock, log, ids, replayed, opts);
@@ -236,7 +241,9 @@ export class RoutingGateway<P extends ArmPolicy> {
     };
     if (clean) snap.clean = true;
     const path = join(this.opts.stateDir, "snapshot.json");
-    this.writing = this.writing.catch(() => {}).then(() => writeSnapshotFile(path, snap));
+    this.writing = this.writing
+      .catch(() => {})
+      .then(() => writeSnapshotFile(path, snap, { fsync: this.opts.fsync === true }));
     return this.writing.then(() => {
       this.snapshots++;
     });

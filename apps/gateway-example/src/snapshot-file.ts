@@ -1,5 +1,5 @@
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
-import { rename, writeFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { type WriteFileAtomicOptions, writeFileAtomic, writeFileAtomicSync } from "@routekit/core/node";
 
 /**
  * The gateway's snapshot file: the policy's own snapshot plus what a restart needs to continue the event
@@ -39,18 +39,21 @@ export function readSnapshotFile(path: string): GatewaySnapshot | undefined {
   return snap;
 }
 
-/** Write then rename: a crash mid-write leaves the previous snapshot, never half of one. */
-export async function writeSnapshotFile(path: string, snap: GatewaySnapshot): Promise<void> {
-  const tmp = `${path}.tmp`;
-  await writeFile(tmp, JSON.stringify(snap));
-  await rename(tmp, path);
+/**
+ * Written through a temporary file renamed over the old one: a crash mid-write leaves the previous snapshot,
+ * never half of one. With `fsync` the file and the directory entry are on the disk when it resolves.
+ */
+export function writeSnapshotFile(
+  path: string,
+  snap: GatewaySnapshot,
+  options: WriteFileAtomicOptions = {},
+): Promise<void> {
+  return writeFileAtomic(path, JSON.stringify(snap), options);
 }
 
 /** The same, synchronously: for the snapshot a start writes before it serves its first request. */
-export function writeSnapshotFileSync(path: string, snap: GatewaySnapshot): void {
-  const tmp = `${path}.tmp`;
-  writeFileSync(tmp, JSON.stringify(snap));
-  renameSync(tmp, path);
+export function writeSnapshotFileSync(path: string, snap: GatewaySnapshot, options: WriteFileAtomicOptions = {}): void {
+  writeFileAtomicSync(path, JSON.stringify(snap), options);
 }
 
 /** A file's text, or undefined when there is no such file (other errors are thrown). */

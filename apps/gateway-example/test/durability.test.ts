@@ -1,7 +1,16 @@
 // The event log against failing disks: a write that fails leaves neither half a line nor a learned event
 // the log lacks, and feedback the router refuses leaves no line.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -126,6 +135,26 @@ describe("the event log and the learned state never disagree", () => {
     expect([...log.readFrom(0)]).toEqual([{ a: 1 }]);
     expect(() => log.truncate(100)).toThrow(/holds 8 bytes/);
     log.close();
+  });
+});
+
+describe("snapshots with fsync: true", () => {
+  it("are written atomically, leave no temporary file, and restore the learned state", async () => {
+    const dir = stateDir();
+    const gw = createRffGateway({ stateDir: dir, models: ["a", "b"], contextDim: 4, fsync: true, snapshotEvery: 2 });
+    const url = `http://127.0.0.1:${await gw.listen()}`;
+    for (let i = 0; i < 5; i++) {
+      const d = (await post(url, "/route", { embedding: [1, i, 0, 0] })).body.decisionId;
+      expect((await post(url, "/feedback", { decisionId: d, reward: i / 4 })).status).toBe(200);
+    }
+    await gw.snapshot();
+    const live = learned(gw);
+    await gw.close();
+    expect(readdirSync(dir).sort()).toEqual(["events.jsonl", "snapshot.json"]);
+    const again = createRffGateway({ stateDir: dir, models: ["a", "b"], contextDim: 4, fsync: true });
+    expect(learned(again)).toBe(live);
+    expect(again.stats().replayed).toBe(0);
+    await again.close();
   });
 });
 

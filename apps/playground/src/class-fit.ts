@@ -5,9 +5,10 @@
  * each class's gap to the per-query oracle on the held-out half. The paper's claim to reproduce:
  * Gap_const >= Gap_lin >> Gap_quad.
  */
-import { writeFileSync } from "node:fs";
+
 import { join } from "node:path";
 import { Rng } from "@routekit/core";
+import { writeFileAtomicSync } from "@routekit/core/node";
 import { fitPolicyClasses, TwoTowerEnvironment } from "@routekit/environments";
 import { UsageError } from "./errors.js";
 import { ensureOutDir } from "./out-dir.js";
@@ -140,7 +141,7 @@ export function writeClassFit(r: ClassFitReport, dir: string): string[] {
   ensureOutDir(dir);
   const md = join(dir, "table.md");
   const json = join(dir, "class-fit.json");
-  writeFileSync(md, `${formatClassFit(r)}\n`);
-  writeFileSync(json, `${JSON.stringify(r, null, 2)}\n`);
+  writeFileAtomicSync(md, `${formatClassFit(r)}\n`);
+  writeFileAtomicSync(json, `${JSON.stringify(r, null, 2)}\n`);
   return [md, json];
 }

@@ -2,8 +2,9 @@
  * Scenario groups: the members of one paper figure (e.g. Fig. 1 at K = 5, 10, 15) run with one command and get a
  * combined figure (one panel per member) and a combined report next to each member's own outputs.
  */
-import { writeFileSync } from "node:fs";
+
 import { join, relative } from "node:path";
+import { writeFileAtomicSync } from "@routekit/core/node";
 import { aggregateSeries, type BandPoint, METRIC_TITLES, type Metric } from "./aggregate.js";
 import type { CommandResult } from "./api.js";
 import { UsageError } from "./errors.js";
@@ -290,7 +291,7 @@ export async function writeGroupOutputs(
   const metrics = groupMetrics(group.members);
   const points = groupPoints(group.members, metrics);
   const json = join(abs, "group.json");
-  writeFileSync(
+  writeFileAtomicSync(
     json,
     `${JSON.stringify(
       {
@@ -313,7 +314,7 @@ export async function writeGroupOutputs(
     )}\n`,
   );
   const summaryCsv = join(abs, "summary.csv");
-  writeFileSync(
+  writeFileAtomicSync(
     summaryCsv,
     csv([
       ["scenario", "panel", "policy", "seeds", ...SUMMARY_COLUMNS],
@@ -323,7 +324,7 @@ export async function writeGroupOutputs(
     ]),
   );
   const seriesCsv = join(abs, "series.csv");
-  writeFileSync(
+  writeFileAtomicSync(
     seriesCsv,
     csv([
       ["scenario", "panel", "policy", "metric", "t", "mean", "se"],
@@ -334,7 +335,7 @@ export async function writeGroupOutputs(
   const refs: { referencesCsv?: string; referencesMd?: string } = {};
   if (checks.length > 0) {
     refs.referencesCsv = join(abs, "references.csv");
-    writeFileSync(
+    writeFileAtomicSync(
       refs.referencesCsv,
       csv(
         referenceCsvRows(
@@ -345,7 +346,7 @@ export async function writeGroupOutputs(
       ),
     );
     refs.referencesMd = join(abs, "references.md");
-    writeFileSync(refs.referencesMd, groupReferencesMarkdown(group));
+    writeFileAtomicSync(refs.referencesMd, groupReferencesMarkdown(group));
   }
   if (options.plots === false) return { dir: abs, json, summaryCsv, seriesCsv, ...refs };
   const png = options.png !== false;
@@ -363,13 +364,13 @@ export async function writeGroupOutputs(
   const spec = groupFigureSpec(points, metrics, group.title, subtitle);
   const svg = await renderSvg(spec as Parameters<typeof renderSvg>[0]);
   const figure: { svg: string; png?: string } = { svg: join(abs, "figure.svg") };
-  writeFileSync(figure.svg, svg);
+  writeFileAtomicSync(figure.svg, svg);
   if (png) {
     figure.png = join(abs, "figure.png");
-    writeFileSync(figure.png, svgToPng(svg, font));
+    writeFileAtomicSync(figure.png, svgToPng(svg, font));
   }
   const report = join(abs, "report.html");
-  writeFileSync(
+  writeFileAtomicSync(
     report,
     `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(group.title)} · RouteKit</title>

@@ -1,6 +1,6 @@
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ExperimentResult, PolicySummary } from "@routekit/core";
+import { writeFileAtomicSync } from "@routekit/core/node";
 import { aggregateSeries, METRIC_TITLES, METRICS, type Metric, meanPickShare, pickShareSeries } from "./aggregate.js";
 import { extraColumns, pm } from "./format.js";
 import { ensureOutDir, removeStaleOutputs } from "./out-dir.js";
@@ -210,7 +210,7 @@ export async function writeOutputs(
   const shares = pickShareSeries(result);
   const pick = pickTitle(result.protocol);
   const json = join(abs, "results.json");
-  writeFileSync(
+  writeFileAtomicSync(
     json,
     `${JSON.stringify(
       {
@@ -232,9 +232,9 @@ export async function writeOutputs(
     )}\n`,
   );
   const summaryCsv = join(abs, "summary.csv");
-  writeFileSync(summaryCsv, csv(summaryRows(result.summary)));
+  writeFileAtomicSync(summaryCsv, csv(summaryRows(result.summary)));
   const runsCsv = join(abs, "runs.csv");
-  writeFileSync(
+  writeFileAtomicSync(
     runsCsv,
     csv([
       ["policy", "seed", "horizon", "regret", "o2b", "opr", "reward", "cost", "costPerRound", "usPerRound", "wallMs"],
@@ -254,12 +254,12 @@ export async function writeOutputs(
     ]),
   );
   const seriesCsv = join(abs, "series.csv");
-  writeFileSync(
+  writeFileAtomicSync(
     seriesCsv,
     csv([["policy", "metric", "t", "mean", "se"], ...points.map((p) => [p.policy, p.metric, p.t, p.mean, p.se])]),
   );
   const pickShareCsv = join(abs, "pick-share.csv");
-  writeFileSync(
+  writeFileAtomicSync(
     pickShareCsv,
     csv([
       ["policy", pick === "arm" ? "arm" : "pick", "t", "mean", "se"],
@@ -269,7 +269,7 @@ export async function writeOutputs(
   let referencesCsv: string | undefined;
   if (out.referenceChecks?.length) {
     referencesCsv = join(abs, "references.csv");
-    writeFileSync(referencesCsv, csv(referenceCsvRows(out.referenceChecks)));
+    writeFileAtomicSync(referencesCsv, csv(referenceCsvRows(out.referenceChecks)));
   }
   const plots: Record<string, { svg: string; png?: string }> = {};
   let report: string | undefined;
@@ -294,16 +294,16 @@ export async function writeOutputs(
     for (const f of figures) {
       const svg = await renderSvg(f.spec);
       const svgPath = join(abs, `${f.name}.svg`);
-      writeFileSync(svgPath, svg);
+      writeFileAtomicSync(svgPath, svg);
       if (png) {
         const pngPath = join(abs, `${f.name}.png`);
-        writeFileSync(pngPath, svgToPng(svg, font));
+        writeFileAtomicSync(pngPath, svgToPng(svg, font));
         plots[f.name] = { svg: svgPath, png: pngPath };
       } else plots[f.name] = { svg: svgPath };
       if (f.name !== "panel") svgs.push({ name: f.name, svg });
     }
     report = join(abs, "report.html");
-    writeFileSync(report, htmlReport(out, svgs, withCost));
+    writeFileAtomicSync(report, htmlReport(out, svgs, withCost));
   }
   return {
     dir: abs,

@@ -3,9 +3,10 @@
  * logs `{ ...policy.decisionRecord(decision), feedback }`) and writes its snapshot, which a service loads with
  * the policy class's `fromJSON`.
  */
-import { statSync, writeFileSync } from "node:fs";
+import { statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { type DecisionEvent, isRouteKitError, type Snapshot } from "@routekit/core";
+import { writeFileAtomicSync } from "@routekit/core/node";
 import { CliFailure, UsageError } from "./errors.js";
 import { type LogIssue, listIssues, namedArms, policyForLog, readEventLog } from "./event-log.js";
 import { checkOutDir, ensureOutDir } from "./out-dir.js";
@@ -124,7 +125,7 @@ export function checkSnapshotPath(out: string): void {
 export function writeSnapshot(result: TrainResult, out: string): void {
   ensureOutDir(dirname(resolve(out)));
   try {
-    writeFileSync(out, `${JSON.stringify(result.snapshot)}\n`);
+    writeFileAtomicSync(out, `${JSON.stringify(result.snapshot)}\n`);
   } catch (e) {
     throw new CliFailure(`cannot write ${out}: ${(e as NodeJS.ErrnoException).code ?? e}`);
   }
