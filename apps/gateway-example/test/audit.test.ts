@@ -1,40 +1,15 @@
 // An outside tester's probes of the README's promises: each test here failed before its fix.
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { learnedState } from "@routekit/core";
-import type { RffUcb } from "@routekit/kernel-ucb";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createRffGateway, EventLog } from "../src/index.js";
+import { learned, post, stateDir } from "./fixture.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const dirs: string[] = [];
-function stateDir(): string {
-  const d = mkdtempSync(join(tmpdir(), "gateway-audit-"));
-  dirs.push(d);
-  return d;
-}
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-function learned(gw: { policy: RffUcb }): string {
-  return JSON.stringify(learnedState(gw.policy.toJSON()));
-}
-
-async function post(
-  url: string,
-  path: string,
-  body: unknown,
-): Promise<{ status: number; body: Record<string, string> }> {
-  const res = await fetch(url + path, { method: "POST", body: JSON.stringify(body) });
-  return { status: res.status, body: (await res.json()) as Record<string, string> };
-}
-
 /** A kill -9 between two requests: the state directory as it is, without the (dead) process's pid file. */
 function crashCopy(dir: string): string {
   const copy = stateDir();

@@ -1,51 +1,15 @@
 // The event log against failing disks: a write that fails leaves neither half a line nor a learned event
 // the log lacks, and feedback the router refuses leaves no line.
 import { spawn, spawnSync } from "node:child_process";
-import {
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { learnedState } from "@routekit/core";
-import type { RffUcb } from "@routekit/kernel-ucb";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createRffGateway, EventLog } from "../src/index.js";
 import { acquireStateLock, takeOver } from "../src/state-lock.js";
+import { learned, post, stateDir } from "./fixture.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const dirs: string[] = [];
-function stateDir(): string {
-  const d = mkdtempSync(join(tmpdir(), "gateway-durability-"));
-  dirs.push(d);
-  return d;
-}
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-function learned(gw: { policy: RffUcb }): string {
-  return JSON.stringify(learnedState(gw.policy.toJSON()));
-}
-
-/** The fields a test reads from either a success or an error body. */
-interface Reply {
-  decisionId: string;
-  error: { code: string };
-}
-
-async function post(url: string, path: string, body: unknown): Promise<{ status: number; body: Reply }> {
-  const res = await fetch(url + path, { method: "POST", body: JSON.stringify(body) });
-  return { status: res.status, body: (await res.json()) as Reply };
-}
-
 describe("the event log and the learned state never disagree", () => {
   it("feedback the router refuses (a reward that is not a number) leaves no line in the log", async () => {
     const dir = stateDir();

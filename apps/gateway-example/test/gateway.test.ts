@@ -1,53 +1,16 @@
 import { spawn } from "node:child_process";
-import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LinUCBDisjoint } from "@routekit/classic";
 import { type ArmPolicy, checkEvent, learnedState } from "@routekit/core";
 import { PakUcb, RffUcb } from "@routekit/kernel-ucb";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { benchmarks, createRffGateway, formatReport, MODELS, RoutingGateway, simulateTraffic } from "../src/index.js";
+import { call, learned, stateDir } from "./fixture.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const readme = readFileSync(join(here, "..", "README.md"), "utf8");
-
-const dirs: string[] = [];
-function stateDir(): string {
-  const d = mkdtempSync(join(tmpdir(), "gateway-test-"));
-  dirs.push(d);
-  return d;
-}
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-/** The fields a test reads from either a success or an error body. */
-interface Reply {
-  decisionId: string;
-  model: string;
-  feedbacks: number;
-  error: { code: string; message: string };
-}
-
-async function call(
-  url: string,
-  path: string,
-  body?: unknown,
-  method = "POST",
-): Promise<{ status: number; body: Reply }> {
-  const res = await fetch(url + path, {
-    method,
-    headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Reply };
-}
-
-/** The learned state as JSON text: equal texts mean equal Float64 bits (snapshots are base64 of the bytes). */
-function learned(gw: { policy: RffUcb }): string {
-  return JSON.stringify(learnedState(gw.policy.toJSON()));
-}
 
 describe("routing quality (README: better than the best single model after 1000 requests)", () => {
   it("beats the best single model in the last 500 of 1500 requests, for seeds 1 and 2", async () => {

@@ -7,27 +7,12 @@ import { ErrorCode, isRouteKitError, Rng, type Snapshot } from "@routekit/core";
 import { StageRoute } from "@routekit/stageroute";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
-import { Replica, type ReplicaOptions } from "../src/index.js";
-import { linucbOptions, redisForFile } from "./fixture.js";
+import { Replica } from "../src/index.js";
+import { codeOf, linucbOptionsOn, redisForFile } from "./fixture.js";
 
 const redis = redisForFile();
 
-function opts(
-  stream: string,
-  replicaId: string,
-  extra: Partial<ReplicaOptions<LinUCBDisjoint>> | Record<string, unknown> = {},
-) {
-  return linucbOptions(redis.server.url, stream, replicaId, extra);
-}
-
-async function codeOf(fn: () => unknown): Promise<string | undefined> {
-  try {
-    await fn();
-  } catch (e) {
-    return isRouteKitError(e) ? e.code : `untyped: ${String(e)}`;
-  }
-  return undefined;
-}
+const opts = linucbOptionsOn(redis);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -4,33 +4,16 @@
  */
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import type { LinUCBDisjoint } from "@routekit/classic";
-import { ErrorCode, isRouteKitError, type Snapshot } from "@routekit/core";
+import { ErrorCode, type Snapshot } from "@routekit/core";
 import { StageRoute } from "@routekit/stageroute";
 import { describe, expect, it } from "vitest";
 import { Replica, type ReplicaOptions } from "../src/index.js";
 import { startRedisServer } from "../src/server.js";
-import { linucbOptions, redisForFile } from "./fixture.js";
+import { codeOf, linucbOptionsOn, redisForFile } from "./fixture.js";
 
 const redis = redisForFile();
 
-function opts(
-  stream: string,
-  replicaId: string,
-  extra: Partial<ReplicaOptions<LinUCBDisjoint>> | Record<string, unknown> = {},
-) {
-  return linucbOptions(redis.server.url, stream, replicaId, extra);
-}
-
-async function codeOf(fn: () => unknown): Promise<string | undefined> {
-  try {
-    await fn();
-  } catch (e) {
-    expect(isRouteKitError(e), String(e)).toBe(true);
-    return (e as { code: string }).code;
-  }
-  return undefined;
-}
+const opts = linucbOptionsOn(redis);
 
 describe("options", () => {
   it("follow the error-code rule: wrong type INVALID_ARGUMENT, NaN NON_FINITE, out of range OUT_OF_RANGE", async () => {

@@ -1,7 +1,7 @@
 /** What the replica test files share: a LinUCB policy over three arms and a real redis-server per file. */
 import { LinUCBDisjoint } from "@routekit/classic";
-import type { Snapshot } from "@routekit/core";
-import { afterAll, beforeAll } from "vitest";
+import { isRouteKitError, type Snapshot } from "@routekit/core";
+import { afterAll, beforeAll, expect } from "vitest";
 import type { ReplicaOptions } from "../src/index.js";
 import { type RedisServer, startRedisServer } from "../src/server.js";
 
@@ -33,4 +33,24 @@ export function linucbOptions(
   extra: Partial<ReplicaOptions<LinUCBDisjoint>> | Record<string, unknown> = {},
 ): ReplicaOptions<LinUCBDisjoint> {
   return { redis: url, stream, replicaId, create, restore, blockMs: 50, ...extra } as ReplicaOptions<LinUCBDisjoint>;
+}
+
+/** {@link linucbOptions} on the file's redis-server (from {@link redisForFile}), once it has started. */
+export function linucbOptionsOn(redis: { server: RedisServer }) {
+  return (
+    stream: string,
+    replicaId: string,
+    extra: Partial<ReplicaOptions<LinUCBDisjoint>> | Record<string, unknown> = {},
+  ): ReplicaOptions<LinUCBDisjoint> => linucbOptions(redis.server.url, stream, replicaId, extra);
+}
+
+/** The RouteKitError code `fn` throws or rejects with (the test fails on any other error), or undefined. */
+export async function codeOf(fn: () => unknown): Promise<string | undefined> {
+  try {
+    await fn();
+  } catch (e) {
+    expect(isRouteKitError(e), String(e)).toBe(true);
+    return (e as { code: string }).code;
+  }
+  return undefined;
 }

@@ -1,22 +1,15 @@
-import type { LinUCBDisjoint } from "@routekit/classic";
 import { learnedState, Rng } from "@routekit/core";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { StreamApplier } from "../src/apply.js";
 import { decodeEntry } from "../src/entries.js";
-import { Replica, type ReplicaOptions } from "../src/index.js";
+import { Replica } from "../src/index.js";
 import { startRedisServer } from "../src/server.js";
-import { create, linucbOptions, redisForFile } from "./fixture.js";
+import { create, linucbOptionsOn, redisForFile } from "./fixture.js";
 
 const redis = redisForFile();
 
-function opts(
-  stream: string,
-  replicaId: string,
-  extra: Partial<ReplicaOptions<LinUCBDisjoint>> | Record<string, unknown> = {},
-) {
-  return linucbOptions(redis.server.url, stream, replicaId, extra);
-}
+const opts = linucbOptionsOn(redis);
 
 /** A toy world: the best arm depends on the context's first coordinate. */
 function reward(arm: string, ctx: Float64Array, rng: Rng): number {
