@@ -4,7 +4,7 @@
 import { PlantedQuadraticEnvironment, RoutingMeter } from "@routekit/environments";
 import { symmetricEigen } from "@routekit/linalg";
 import { describe, expect, test } from "vitest";
-import { CoinBetting, EuclideanPg, Hpg, type MirrorIterate, ParameterFreeHpg, softmaxInto } from "../src/index.js";
+import { CoinBetting, EuclideanPg, Hpg, MirrorIterate, ParameterFreeHpg, softmaxInto } from "../src/index.js";
 import { randomSymmetric, seeded, unitVector } from "./helpers.js";
 
 const quad = (W: ArrayLike<number>, q: ArrayLike<number>, d: number): number => {
@@ -280,5 +280,38 @@ describe("spec 000 P13: parameter-free HPG computes g_m with the decision's inne
       // The alternative reading gives other wealths, so the check can tell them apart.
       expect(Math.abs((wrong[i] as number) - (right[i] as number))).toBeGreaterThan(1e-9);
     }
+  });
+});
+
+describe("spec 000 P1 and P8: clipped rewards, removed eigenvalues", () => {
+  test("P1: by default a reward above 1 (below -1) updates exactly as 1 (-1) does", () => {
+    const d = 4;
+    const rng = seeded(81);
+    const qs = Array.from({ length: 20 }, () => unitVector(rng, d));
+    const rewards = qs.map((_, t) => (t % 3 === 0 ? 7 : t % 3 === 1 ? -3 : 0.4));
+    const run = (clip: (r: number) => number) => {
+      const p = new Hpg({ arms: ["a", "b", "c"], contextDim: d, seed: 82, stepSize: 0.5 });
+      qs.forEach((q, t) => p.update(p.select(q), { reward: clip(rewards[t] as number) }));
+      return JSON.stringify(p.toJSON());
+    };
+    const raw = run((r) => r);
+    expect(raw).toBe(run((r) => Math.max(-1, Math.min(1, r))));
+    expect(raw).not.toBe(run((r) => r / 7)); // the rewards do matter: scaling them changes the state
+  });
+
+  test("P8: an eigenvalue soft-thresholded to exactly 0 leaves the spectrum (the rank drops, its score is 0)", () => {
+    const d = 4;
+    const it = new MirrorIterate({ dim: d, beta: 1 / d, radius: 1 });
+    const e = (i: number) => Float64Array.from({ length: d }, (_, j) => (j === i ? 1 : 0));
+    it.step(e(0), 50);
+    expect(it.rank).toBe(1);
+    expect(it.score(e(0))).toBeCloseTo(1, 12); // saturates the ball along e_0
+    // Along e_1 the mirror eigenvalue is 100 against asinh(4) = 2.09 along e_0, so the threshold
+    // (about 100 - asinh(4)) removes e_0.
+    it.step(e(1), 100);
+    expect(it.lastThreshold).toBeGreaterThan(Math.asinh(4));
+    expect(it.rank).toBe(1);
+    expect(it.score(e(0))).toBe(0);
+    expect(it.score(e(1))).toBeCloseTo(1, 12);
   });
 });
