@@ -1,0 +1,184 @@
+// Spec 001 (Pandora / COSMOS) §5 test cases and §4 pitfalls that no other test file checked, or checked
+// only in part: oracle equivalence of COSMOS itself (not the oracle baseline), consistency's 2x error drop,
+// P8 ties, P9 (always at least one call, negative indices) and P15 (indices fixed when an episode begins).
+import { Rng } from "@routekit/core";
+import { envA } from "@routekit/environments";
+import { describe, expect, it } from "vitest";
+import { Cosmos, IndexSolver, indexLink, WeitzmanOracle } from "../src/index.js";
+import { ENV_A_ARMS, play } from "./helpers.js";
+
+type Cascade = Pick<Cosmos, "begin" | "next" | "observe" | "choose" | "discard">;
+
+/** One episode with the outputs given per box; returns the boxes called in order and the deployed one. */
+function episode(p: Cascade, ctx: Float64Array, out: Record<string, { r: number; c: number }>, discard = true) {
+  const e = p.begin(ctx);
+  const called: string[] = [];
+  for (let s = p.next(e); "query" in s; s = p.next(e)) {
+    called.push(s.query);
+    const o = out[s.query] as { r: number; c: number };
+    p.observe(e, s.query, Float64Array.of(o.r, 0, 0, 0), o.c);
+  }
+  const chosen = p.choose(e);
+  if (discard) p.discard(e);
+  return { e, called, chosen };
+}
+
+const known = (extra: Record<string, unknown> = {}) =>
+  new Cosmos({
+    arms: ENV_A_ARMS,
+    contextDim: 2,
+    outputDim: 4,
+    indexLink: "linear",
+    rewardParameter: [1, 0, 0, 0],
+    ...extra,
+  });
+
+describe("spec 001 integration: oracle equivalence of COSMOS itself", () => {
+  it("with zero radii and a known reward, COSMOS calls and deploys exactly as Weitzman's oracle given its rho-hat", () => {
+    const p = known({ exploration: 0, seed: 1 });
+    // Learn rho-hat on Env-A first, so the indices differ across boxes and contexts.
+    play(
+      () => envA(),
+      () => p,
+      400,
+      2,
+    );
+    const oracle = new WeitzmanOracle({
+      arms: ENV_A_ARMS,
+      contextDim: 2,
+      outputDim: 4,
+      indexLink: "linear",
+      indexParameters: Object.fromEntries(ENV_A_ARMS.map((a) => [a, Array.from(p.indexParameter(a))])),
+      rewardParameter: [1, 0, 0, 0],
+    });
+    const rng = Rng.fromSeed(3);
+    const sizes = new Set<number>();
+    for (let t = 0; t < 500; t++) {
+      const ctx = Float64Array.of(rng.uniformIn(-1, 1), rng.uniformIn(-1, 1));
+      const out = Object.fromEntries(ENV_A_ARMS.map((a) => [a, { r: rng.uniform(), c: 0.05 * rng.uniform() }]));
+      const a = episode(p, ctx, out);
+      const b = episode(oracle, ctx, out);
+      expect(a.called).toEqual(b.called);
+      expect(a.chosen).toBe(b.chosen);
+      sizes.add(a.called.length);
+    }
+    // Not vacuous: the stopping rule ends episodes after one, two and three calls.
+    expect([...sizes].sort()).toEqual([1, 2, 3]);
+  });
+});
+
+describe("spec 001 estimator: consistency", () => {
+  it("the index estimate's error drops about 2x from n = 1000 to n = 4000 (mean over 20 seeds: ratio < 0.65)", () => {
+    const link = indexLink("linear", 0.9);
+    const L = [0.3, 0, 0.15];
+    const w = 0.55;
+    const cbar = 0.04;
+    const rhoTrue = [(L[0] as number) + w - Math.sqrt(2 * w * cbar), L[1] as number, L[2] as number];
+    const err = (n: number, seed: number) => {
+      const rng = Rng.fromSeed(seed);
+      const Psi = new Float64Array(n * 3);
+      const mu = new Float64Array(n);
+      const c = new Float64Array(n);
+      for (let s = 0; s < n; s++) {
+        const x1 = rng.uniformIn(-1, 1);
+        const x2 = rng.uniformIn(-1, 1);
+        Psi.set([1, x1, x2], s * 3);
+        mu[s] = (L[0] as number) + (L[1] as number) * x1 + (L[2] as number) * x2 + w * rng.uniform();
+        c[s] = cbar * (0.5 + rng.uniform());
+      }
+      const rho = new Float64Array(3);
+      new IndexSolver(3).solve(link, Psi, mu, c, n, 3, rho);
+      return Math.hypot(...rhoTrue.map((v, k) => (rho[k] as number) - v));
+    };
+    let e1 = 0;
+    let e4 = 0;
+    for (let seed = 0; seed < 20; seed++) {
+      e1 += err(1000, 100 + seed);
+      e4 += err(4000, 200 + seed);
+    }
+    // sqrt(1000 / 4000) = 0.5 at the root-n rate.
+    expect(e4 / e1).toBeLessThan(0.65);
+    expect(e4 / e1).toBeGreaterThan(0.35);
+  });
+});
+
+describe("spec 001 P8: ties", () => {
+  it("equal indices are called in the order the boxes were added (not by name); a box added later goes last", () => {
+    const arms = ["zeta", "alpha", "mid"];
+    const rho = [0.4, 0, 0];
+    const oracle = new WeitzmanOracle({
+      arms,
+      contextDim: 2,
+      outputDim: 4,
+      indexLink: "linear",
+      indexParameters: { zeta: rho, alpha: rho, mid: rho, aaa: rho },
+      rewardParameter: [1, 0, 0, 0],
+    });
+    const low = Object.fromEntries([...arms, "aaa"].map((a) => [a, { r: 0.1, c: 0.01 }]));
+    const ctx = Float64Array.of(0.3, -0.2);
+    expect(episode(oracle, ctx, low).called).toEqual(["zeta", "alpha", "mid"]);
+    oracle.addArm("aaa");
+    expect(episode(oracle, ctx, low).called).toEqual(["zeta", "alpha", "mid", "aaa"]);
+    // COSMOS: boxes without data all have index +Infinity, a tie broken the same way.
+    const p = new Cosmos({ arms, contextDim: 2, outputDim: 4, rewardParameter: [1, 0, 0, 0] });
+    expect(episode(p, ctx, low).called).toEqual(["zeta", "alpha", "mid"]);
+  });
+});
+
+describe("spec 001 P9: no outside option", () => {
+  it("when every index is negative the policy still calls one box and deploys its answer", () => {
+    const arms = ["a", "b"];
+    const oracle = new WeitzmanOracle({
+      arms,
+      contextDim: 2,
+      outputDim: 4,
+      indexLink: "linear",
+      indexParameters: { a: [-0.2, 0, 0], b: [-0.5, 0, 0] },
+      rewardParameter: [1, 0, 0, 0],
+    });
+    const ctx = Float64Array.of(0.1, 0.1);
+    const link = indexLink("linear", 0.9);
+    expect(link.value(-0.2)).toBeLessThan(0);
+    expect(link.value(-0.5)).toBeLessThan(link.value(-0.2));
+    const r = episode(oracle, ctx, { a: { r: 0, c: 0.3 }, b: { r: 0, c: 0.6 } });
+    // The first reward (0) is above the next index (-0.5): stop after one call.
+    expect(r.called).toEqual(["a"]);
+    expect(r.chosen).toBe("a");
+  });
+});
+
+describe("spec 001 P15: non-anticipation", () => {
+  it("an episode keeps the indices and order it began with while other episodes are learned", () => {
+    const p = known({ exploration: 0, seed: 4 });
+    play(
+      () => envA(),
+      () => p,
+      200,
+      5,
+    );
+    const ctx = Float64Array.of(0.2, 0.4);
+    const before = Array.from(p.optimisticIndices(ctx).sigma);
+    const order = ENV_A_ARMS.map((a, i) => [a, before[i] as number] as const)
+      .sort((x, y) => y[1] - x[1])
+      .map(([a]) => a);
+    const first = order[0] as string;
+    const e = p.begin(ctx);
+    // Meanwhile the first box keeps answering badly and expensively, which lowers its index below another's.
+    for (let t = 0; t < 300; t++) {
+      const bad = Object.fromEntries(ENV_A_ARMS.map((a) => [a, a === first ? { r: 0, c: 0.5 } : { r: 0.9, c: 0.01 }]));
+      const r = episode(p, ctx, bad, false);
+      p.feedback(r.e, r.chosen === first ? 0 : 0.9);
+    }
+    const after = Array.from(p.optimisticIndices(ctx).sigma);
+    const i = ENV_A_ARMS.indexOf(first);
+    expect(after[i]).toBeLessThan(Math.max(...after.filter((_, k) => k !== i)));
+    const fresh = p.begin(ctx);
+    expect(p.next(fresh)).not.toEqual({ query: first }); // a new episode starts elsewhere
+    p.discard(fresh);
+    // The old episode still asks its first box first, and stops against its own planned indices.
+    expect(p.next(e)).toEqual({ query: first });
+    const second = before[ENV_A_ARMS.indexOf(order[1] as string)] as number;
+    p.observe(e, first, Float64Array.of(second, 0, 0, 0), 0.01);
+    expect(p.next(e)).toEqual({ stop: true });
+  });
+});
