@@ -4,7 +4,7 @@
 import { Rng } from "@routekit/core";
 import { envA } from "@routekit/environments";
 import { describe, expect, it } from "vitest";
-import { Cosmos, IndexSolver, indexLink, WeitzmanOracle } from "../src/index.js";
+import { Cosmos, IndexSolver, indexLink, sampleLoss, sampleLossDerivative, WeitzmanOracle } from "../src/index.js";
 import { ENV_A_ARMS, play } from "./helpers.js";
 
 type Cascade = Pick<Cosmos, "begin" | "next" | "observe" | "choose" | "discard">;
@@ -180,5 +180,21 @@ describe("spec 001 P15: non-anticipation", () => {
     const second = before[ENV_A_ARMS.indexOf(order[1] as string)] as number;
     p.observe(e, first, Float64Array.of(second, 0, 0, 0), 0.01);
     expect(p.next(e)).toEqual({ stop: true });
+  });
+});
+
+describe("spec 001 P3: range handling", () => {
+  it("mu = 1 on the tanh and logistic links (u* = +Infinity): finite loss and derivative, minimiser Lambda^-1(1 - c)", () => {
+    for (const name of ["tanh", "logistic"] as const) {
+      const link = indexLink(name);
+      expect(link.inverse(1)).toBe(Number.POSITIVE_INFINITY);
+      for (const z of [-3, 0, 0.5, 3]) {
+        expect(Number.isFinite(sampleLoss(link, 1, 0.05, z))).toBe(true);
+        expect(Number.isFinite(sampleLossDerivative(link, 1, 0.05, z))).toBe(true);
+      }
+      const rho = new Float64Array(1);
+      new IndexSolver(1).solve(link, Float64Array.of(1), Float64Array.of(1), Float64Array.of(0.05), 1, 5, rho);
+      expect(rho[0]).toBeCloseTo(link.inverse(0.95), 8);
+    }
   });
 });
