@@ -198,3 +198,48 @@ describe("spec 001 P3: range handling", () => {
     }
   });
 });
+
+describe("spec 001 P4: a non-unique rho-hat", () => {
+  it("a rank-deficient design (one context repeated) gives finite rho with rho . psi equal to the 1-D solution", () => {
+    const link = indexLink("tanh");
+    const rng = Rng.fromSeed(9);
+    const n = 200;
+    const psi = [1, 0.3, -0.2];
+    const Psi = new Float64Array(n * 3);
+    const ones = new Float64Array(n).fill(1);
+    const mu = new Float64Array(n);
+    const c = new Float64Array(n);
+    for (let s = 0; s < n; s++) {
+      Psi.set(psi, s * 3);
+      mu[s] = 0.3 + 0.5 * rng.uniform();
+      c[s] = 0.02 + 0.05 * rng.uniform();
+    }
+    const rho = new Float64Array(3);
+    new IndexSolver(3).solve(link, Psi, mu, c, n, 3, rho);
+    const z1 = new Float64Array(1);
+    new IndexSolver(1).solve(link, ones, mu, c, n, 3, z1);
+    expect(rho.every(Number.isFinite)).toBe(true);
+    const z = rho.reduce((s, v, k) => s + v * (psi[k] as number), 0);
+    expect(z).toBeCloseTo(z1[0] as number, 6);
+    // Only the direction along psi is determined: the damping keeps rho in it (the minimum-norm solution).
+    const along = z / psi.reduce((s, v) => s + v * v, 0);
+    for (let k = 0; k < 3; k++) expect(rho[k]).toBeCloseTo(along * (psi[k] as number), 6);
+  });
+});
+
+describe("spec 001 P7: the learned reward before any reward data", () => {
+  it("theta-hat = 0, a finite reward radius at t = 1, and the first episodes run without NaN", () => {
+    const p = new Cosmos({ arms: ENV_A_ARMS, contextDim: 2, outputDim: 4, rewardLink: "logistic", seed: 6 });
+    expect(Array.from(p.rewardParameter())).toEqual([0, 0, 0, 0]);
+    expect(Number.isFinite(p.rewardRadius())).toBe(true);
+    expect(p.rewardRadius()).toBeGreaterThan(0);
+    const run = play(
+      () => envA(),
+      () => p,
+      50,
+      7,
+    );
+    expect(Number.isFinite(run.final.regret)).toBe(true);
+    expect(p.rewardParameter().every(Number.isFinite)).toBe(true);
+  });
+});
