@@ -1,6 +1,7 @@
-// Spec 000 (HPG) §5 test cases and §4 pitfalls that no other test file checked: Prop. 7's identities
-// (test 8), the closed-form linearized regret behind tests 11-15 (P5), policy sampling (test 6),
-// Alg. 2's unit ball and seeded reproducibility (test 10), and P13 (g_m uses the decision's inner iterate).
+// Checks of the implementation notes' test list and pitfalls that no other test file made: Proposition 7's
+// identities, the closed-form linearized regret (Eq. 11) the statistical tests report, policy sampling,
+// Algorithm 2's unit ball, seeded reproducibility, which inner iterate g_m uses (Appendix E.2), clipped
+// rewards and eigenvalues removed by the threshold.
 import { PlantedQuadraticEnvironment, RoutingMeter } from "@routekit/environments";
 import { symmetricEigen } from "@routekit/linalg";
 import { describe, expect, test } from "vitest";
@@ -33,7 +34,7 @@ function trained(d: number, arms: string[], rounds: number, seed: number, radius
   return p;
 }
 
-describe("spec 000 test 8: Prop. 7 identities on the router's own policy", () => {
+describe("Proposition 7's identities on the router's own policy", () => {
   test("pi = softmax(q^T W_m q); <grad L, W_t - W*> = sum pi A log(pi*/pi); L(W_t) - L(W*) = sum pi* A; sum_m grad = 0", () => {
     const d = 5;
     const M = 4;
@@ -77,7 +78,7 @@ describe("spec 000 test 8: Prop. 7 identities on the router's own policy", () =>
   });
 });
 
-describe("spec 000 P5 / tests 11-15: the linearized regret is a sup over the product nuclear ball", () => {
+describe("the linearized regret (Eq. 11) is a sup over the product nuclear ball", () => {
   test("RoutingMeter = sum_t <grad L_t(W_t), W_t> + tau' sum_m |sum_t grad_m L_t|_2, attained by a rank-one W*, never exceeded", () => {
     const d = 4;
     const env = new PlantedQuadraticEnvironment({ contextDim: d, models: 3, mcSamples: 10 });
@@ -145,7 +146,7 @@ describe("spec 000 P5 / tests 11-15: the linearized regret is a sup over the pro
   });
 });
 
-describe("spec 000 test 6: the policy", () => {
+describe("the softmax policy", () => {
   test("softmax: shift invariant (the same matrix added to every W_m adds q^T C q to every score); finite at |s| = 1e300", () => {
     const rng = seeded(31);
     for (let trial = 0; trial < 100; trial++) {
@@ -191,7 +192,7 @@ describe("spec 000 test 6: the policy", () => {
 const inner = (p: ParameterFreeHpg) =>
   (p as unknown as { table: { states: { coin: CoinBetting; iterate: MirrorIterate }[] } }).table.states;
 
-describe("spec 000 test 10: invariants along runs", () => {
+describe("invariants along runs", () => {
   test("parameter-free HPG (Alg. 2): every inner direction w_m stays in the unit nuclear ball, every round", () => {
     const d = 8;
     const env = new PlantedQuadraticEnvironment({ contextDim: d, models: 3, mcSamples: 10 });
@@ -236,7 +237,7 @@ describe("spec 000 test 10: invariants along runs", () => {
   });
 });
 
-describe("spec 000 P13: parameter-free HPG computes g_m with the decision's inner iterate and bet", () => {
+describe("parameter-free HPG computes g_m with the decision's inner iterate and bet", () => {
   test("late feedback moves each coin by g = c_m a_m with a_m = <w_m, q q^T> at decision time, not at feedback time", () => {
     const d = 4;
     const arms = ["a", "b"];
@@ -283,8 +284,8 @@ describe("spec 000 P13: parameter-free HPG computes g_m with the decision's inne
   });
 });
 
-describe("spec 000 P1 and P8: clipped rewards, removed eigenvalues", () => {
-  test("P1: by default a reward above 1 (below -1) updates exactly as 1 (-1) does", () => {
+describe("clipped rewards, removed eigenvalues", () => {
+  test("by default a reward above 1 (below -1) updates exactly as 1 (-1) does", () => {
     const d = 4;
     const rng = seeded(81);
     const qs = Array.from({ length: 20 }, () => unitVector(rng, d));
@@ -299,7 +300,7 @@ describe("spec 000 P1 and P8: clipped rewards, removed eigenvalues", () => {
     expect(raw).not.toBe(run((r) => r / 7)); // the rewards do matter: scaling them changes the state
   });
 
-  test("P8: an eigenvalue soft-thresholded to exactly 0 leaves the spectrum (the rank drops, its score is 0)", () => {
+  test("an eigenvalue soft-thresholded to exactly 0 leaves the spectrum (the rank drops, its score is 0)", () => {
     const d = 4;
     const it = new MirrorIterate({ dim: d, beta: 1 / d, radius: 1 });
     const e = (i: number) => Float64Array.from({ length: d }, (_, j) => (j === i ? 1 : 0));

@@ -1,10 +1,10 @@
-// Spec 002 (StageRoute) §4 pitfall 11, which no other test file checked: a model's statistics are global,
-// never reset at a stage boundary (Lemma 3 says "within the current stage", the algorithm uses all history).
+// A model's statistics are global, never reset at a stage boundary: Lemma 3 says "within the current stage",
+// but the algorithm's text uses all history (and the README says the statistics span the run).
 import { Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { StageRoute } from "../src/index.js";
 
-describe("spec 002 pitfall 11: statistics span stages", () => {
+describe("statistics span stages", () => {
   it("plays, mean reward and mean cost of every model count every round since the start, across 12 stages", () => {
     const arms = ["a", "b", "c", "d"];
     const mu: Record<string, number> = { a: 0.8, b: 0.6, c: 0.5, d: 0.3 };
