@@ -1,6 +1,6 @@
-// Spec 001 (Pandora / COSMOS) §5 test cases and §4 pitfalls that no other test file checked, or checked
-// only in part: oracle equivalence of COSMOS itself (not the oracle baseline), consistency's 2x error drop,
-// P8 ties, P9 (always at least one call, negative indices) and P15 (indices fixed when an episode begins).
+// Checks of the implementation notes' test list and pitfalls that no other test file made, or made only in
+// part: oracle equivalence of COSMOS itself (not the oracle baseline), the index error's 2x drop, ties, no
+// outside option, indices fixed when an episode begins, mu = 1, a non-unique rho-hat, the start of the reward fit.
 import { Rng } from "@routekit/core";
 import { envA } from "@routekit/environments";
 import { describe, expect, it } from "vitest";
@@ -33,7 +33,7 @@ const known = (extra: Record<string, unknown> = {}) =>
     ...extra,
   });
 
-describe("spec 001 integration: oracle equivalence of COSMOS itself", () => {
+describe("oracle equivalence of COSMOS itself", () => {
   it("with zero radii and a known reward, COSMOS calls and deploys exactly as Weitzman's oracle given its rho-hat", () => {
     const p = known({ exploration: 0, seed: 1 });
     // Learn rho-hat on Env-A first, so the indices differ across boxes and contexts.
@@ -67,7 +67,7 @@ describe("spec 001 integration: oracle equivalence of COSMOS itself", () => {
   });
 });
 
-describe("spec 001 estimator: consistency", () => {
+describe("index estimator consistency", () => {
   it("the index estimate's error drops about 2x from n = 1000 to n = 4000 (mean over 20 seeds: ratio < 0.65)", () => {
     const link = indexLink("linear", 0.9);
     const L = [0.3, 0, 0.15];
@@ -102,7 +102,7 @@ describe("spec 001 estimator: consistency", () => {
   });
 });
 
-describe("spec 001 P8: ties", () => {
+describe("ties", () => {
   it("equal indices are called in the order the boxes were added (not by name); a box added later goes last", () => {
     const arms = ["zeta", "alpha", "mid"];
     const rho = [0.4, 0, 0];
@@ -125,7 +125,7 @@ describe("spec 001 P8: ties", () => {
   });
 });
 
-describe("spec 001 P9: no outside option", () => {
+describe("no outside option", () => {
   it("when every index is negative the policy still calls one box and deploys its answer", () => {
     const arms = ["a", "b"];
     const oracle = new WeitzmanOracle({
@@ -147,7 +147,7 @@ describe("spec 001 P9: no outside option", () => {
   });
 });
 
-describe("spec 001 P15: non-anticipation", () => {
+describe("non-anticipation", () => {
   it("an episode keeps the indices and order it began with while other episodes are learned", () => {
     const p = known({ exploration: 0, seed: 4 });
     play(
@@ -183,7 +183,7 @@ describe("spec 001 P15: non-anticipation", () => {
   });
 });
 
-describe("spec 001 P3: range handling", () => {
+describe("range handling", () => {
   it("mu = 1 on the tanh and logistic links (u* = +Infinity): finite loss and derivative, minimiser Lambda^-1(1 - c)", () => {
     for (const name of ["tanh", "logistic"] as const) {
       const link = indexLink(name);
@@ -199,7 +199,7 @@ describe("spec 001 P3: range handling", () => {
   });
 });
 
-describe("spec 001 P4: a non-unique rho-hat", () => {
+describe("a non-unique rho-hat", () => {
   it("a rank-deficient design (one context repeated) gives finite rho with rho . psi equal to the 1-D solution", () => {
     const link = indexLink("tanh");
     const rng = Rng.fromSeed(9);
@@ -227,10 +227,13 @@ describe("spec 001 P4: a non-unique rho-hat", () => {
   });
 });
 
-describe("spec 001 P7: the learned reward before any reward data", () => {
+describe("the learned reward before any reward data", () => {
   it("theta-hat = 0, a finite reward radius at t = 1, and the first episodes run without NaN", () => {
     const p = new Cosmos({ arms: ENV_A_ARMS, contextDim: 2, outputDim: 4, rewardLink: "logistic", seed: 6 });
     expect(Array.from(p.rewardParameter())).toEqual([0, 0, 0, 0]);
+    const Phi = (p as unknown as { reward: { Phi: Float64Array } }).reward.Phi;
+    const ridge = p.config.ridge;
+    expect(Array.from(Phi)).toEqual(Array.from({ length: 16 }, (_, i) => (i % 5 === 0 ? ridge : 0)));
     expect(Number.isFinite(p.rewardRadius())).toBe(true);
     expect(p.rewardRadius()).toBeGreaterThan(0);
     const run = play(
