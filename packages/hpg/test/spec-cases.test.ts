@@ -292,7 +292,8 @@ describe("clipped rewards, removed eigenvalues", () => {
     const rewards = qs.map((_, t) => (t % 3 === 0 ? 7 : t % 3 === 1 ? -3 : 0.4));
     const run = (clip: (r: number) => number) => {
       const p = new Hpg({ arms: ["a", "b", "c"], contextDim: d, seed: 82, stepSize: 0.5 });
-      qs.forEach((q, t) => p.update(p.select(q), { reward: clip(rewards[t] as number) }));
+      for (let t = 0; t < qs.length; t++)
+        p.update(p.select(qs[t] as Float64Array), { reward: clip(rewards[t] as number) });
       return JSON.stringify(p.toJSON());
     };
     const raw = run((r) => r);
