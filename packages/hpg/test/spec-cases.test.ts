@@ -5,7 +5,18 @@
 import { PlantedQuadraticEnvironment, RoutingMeter } from "@routekit/environments";
 import { symmetricEigen } from "@routekit/linalg";
 import { describe, expect, test } from "vitest";
-import { CoinBetting, EuclideanPg, Hpg, MirrorIterate, ParameterFreeHpg, softmaxInto } from "../src/index.js";
+import {
+  CoinBetting,
+  EuclideanPg,
+  Hpg,
+  MirrorIterate,
+  matrixBregman,
+  matrixInverseMirrorMap,
+  matrixMirrorMap,
+  nuclearNorm,
+  ParameterFreeHpg,
+  softmaxInto,
+} from "../src/index.js";
 import { randomSymmetric, seeded, unitVector } from "./helpers.js";
 
 const quad = (W: ArrayLike<number>, q: ArrayLike<number>, d: number): number => {
@@ -316,4 +327,51 @@ describe("clipped rewards, removed eigenvalues", () => {
     expect(it.score(e(0))).toBe(0);
     expect(it.score(e(1))).toBeCloseTo(1, 12);
   });
+});
+
+describe("a full mirror-descent step solves Eq. 14 (small d, against random feasible points)", () => {
+  test.each([2, 3])(
+    "d = %i: W_(t+1) minimises -rho q^T W q + D_Phi(W || W_t) over the nuclear ball; the Euclidean rescaling does not",
+    (d) => {
+      const rng = seeded(90 + d);
+      const tau = 1;
+      const beta = tau / d;
+      const it = new MirrorIterate({ dim: d, beta, radius: tau });
+      for (let t = 0; t < 20; t++) it.step(unitVector(rng, d), 2 * rng.normal());
+      let checked = 0;
+      for (let t = 0; t < 30; t++) {
+        const Wt = it.toDense();
+        const q = unitVector(rng, d);
+        const rho = 3 * rng.normal();
+        it.step(q, rho);
+        const next = it.toDense();
+        const f = (W: Float64Array) => -rho * quad(W, q, d) + matrixBregman(W, Wt, d, beta);
+        const fNext = f(next);
+        const feasible = (W: Float64Array) => {
+          const n = nuclearNorm(W, d);
+          return n <= tau ? W : W.map((v) => (v * tau) / n);
+        };
+        for (let k = 0; k < 300; k++) {
+          const H = randomSymmetric(rng, d);
+          const scale = 10 ** (-4 + 4 * rng.uniform());
+          const near = feasible(next.map((v, i) => v + scale * (H[i] as number)));
+          expect(f(near)).toBeGreaterThanOrEqual(fNext - 1e-12);
+          const shrink = rng.uniform();
+          const far = feasible(randomSymmetric(rng, d).map((v) => v * shrink));
+          expect(f(far)).toBeGreaterThanOrEqual(fNext - 1e-12);
+        }
+        if (it.lastThreshold > 0) {
+          // Projection active: rescaling the unprojected point onto the ball is feasible but worse.
+          const Y = matrixMirrorMap(Wt, d, beta);
+          for (let a = 0; a < d; a++)
+            for (let b = 0; b < d; b++)
+              Y[a * d + b] = (Y[a * d + b] as number) + rho * (q[a] as number) * (q[b] as number);
+          const scaled = feasible(matrixInverseMirrorMap(Y, d, beta));
+          expect(f(scaled)).toBeGreaterThan(fNext + 1e-9);
+          checked++;
+        }
+      }
+      expect(checked).toBeGreaterThan(5);
+    },
+  );
 });
