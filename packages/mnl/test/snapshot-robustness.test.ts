@@ -1,4 +1,4 @@
-import { type AssortmentPolicy, isRouteKitError, Rng, type Snapshot } from "@routekit/core";
+import { type AssortmentPolicy, isRouteKitError, makeSnapshot, Rng, type Snapshot } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { MAX_FEATURE_SQUARED_NORM, OfuMnlPlus, TsMnl, UcbMnl } from "../src/index.js";
 import { ChoiceHistory } from "../src/mle.js";
@@ -121,4 +121,48 @@ describe("ChoiceHistory", () => {
     }
     for (let r = 1; r < 200; r++) expect(h.choice[r]).toBe(r % 2 === 0 ? 0 : -1);
   });
+});
+
+describe("pending items and history arrays in a snapshot", () => {
+  type State = { ledger: { entries: [number, { items: number[] }][] }; history: { choice: number[] } };
+  const restamp = (s: Snapshot, edit: (state: State) => void): Snapshot => {
+    const state = JSON.parse(JSON.stringify(s.state));
+    edit(state);
+    return makeSnapshot(s.kind, s.kindVersion, state);
+  };
+  it.each(specs)(
+    "%s: item indices past 2^31 - 1 or holes are SNAPSHOT_CORRUPT (they wrapped in the Int32Array)",
+    (_n, create, restore) => {
+      const p = create();
+      const rng = Rng.fromSeed("items");
+      for (let t = 0; t < 2; t++) round(p, rng);
+      p.select({ features: new Float64Array(2 * d).fill(0.1), numItems: 2, maxSize: 2 });
+      const s = p.toJSON();
+      const last = (st: State) => (st.ledger.entries.at(-1) as [number, { items: number[] }])[1];
+      expect(text(restore(restamp(s, () => {})))).toBe(text(p));
+      // 2^31 was stored as -2^31 (its own snapshot then failed to restore), 2^32 + 1 as item 1, a duplicate.
+      for (const bad of [2 ** 31, 2 ** 32 + 1]) {
+        expect(() => restore(restamp(s, (st) => (last(st).items[0] = bad)))).toThrow(
+          expect.objectContaining({ code: "SNAPSHOT_CORRUPT" }),
+        );
+      }
+      expect(() => restore(restamp(s, (st) => delete last(st).items[0]))).toThrow(
+        expect.objectContaining({ code: "SNAPSHOT_CORRUPT" }),
+      );
+      const top = restore(restamp(s, (st) => (last(st).items[0] = 2 ** 31 - 1)));
+      expect(last(top.toJSON().state as unknown as State).items[0]).toBe(2 ** 31 - 1);
+    },
+  );
+  it.each(specs.filter(([n]) => !n.startsWith("ofu")))(
+    "%s: a hole in history.choice is SNAPSHOT_CORRUPT (it loaded as item 0)",
+    (_n, create, restore) => {
+      const p = create();
+      const rng = Rng.fromSeed("holes");
+      for (let t = 0; t < 3; t++) round(p, rng);
+      const s = p.toJSON();
+      expect(() => restore(restamp(s, (st) => delete st.history.choice[1]))).toThrow(
+        expect.objectContaining({ code: "SNAPSHOT_CORRUPT" }),
+      );
+    },
+  );
 });
