@@ -14,6 +14,13 @@ function lastThreeDigits(): string[] {
   return threeDigits;
 }
 
+/**
+ * Sequence numbers stay below 10^15: `get` reads at most 15 digits (so the value is a safe integer), and a
+ * ledger restored at nextSeq 10^15 + 10 issued ids it then refused as never issued (past 2^53 it issued the
+ * same id twice).
+ */
+const SEQ_LIMIT = 1e15;
+
 /** How a ledger stores its payloads in a snapshot, and what to do with a payload it drops. */
 export interface LedgerCodec<P> {
   encode(payload: P): Json;
@@ -98,6 +105,12 @@ export class DecisionLedger<P> {
 
   /** Records a new decision and returns its id. */
   issue(payload: P): string {
+    if (this.nextSeq >= SEQ_LIMIT) {
+      throw new RouteKitError(
+        ErrorCode.InvalidState,
+        `this ledger has issued ${SEQ_LIMIT} decision ids, the most it can tell apart; start a new policy`,
+      );
+    }
     const seq = this.nextSeq++;
     if (this.hotSeq >= 0) this.pending.set(this.hotSeq, this.hotPayload as P);
     this.hotSeq = seq;
@@ -287,6 +300,7 @@ function parseLedger<P>(
     !Number.isSafeInteger(o.nextSeq) ||
     !Number.isSafeInteger(o.lastEvicted) ||
     (o.nextSeq as number) < 0 ||
+    (o.nextSeq as number) > SEQ_LIMIT ||
     (o.lastEvicted as number) < -1 ||
     (o.lastEvicted as number) >= (o.nextSeq as number) ||
     !Array.isArray(o.entries)

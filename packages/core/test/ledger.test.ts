@@ -383,7 +383,7 @@ describe("DecisionLedger", () => {
   });
 
   it("writes every id in canonical decimal, across the thousands it caches", () => {
-    const starts = [0, 990, 1990, 9990, 99_990, 999_990, 123_456_789, 2 ** 31 - 5, 999_999_999_999_990];
+    const starts = [0, 990, 1990, 9990, 99_990, 999_990, 123_456_789, 2 ** 31 - 5, 999_999_999_999_975];
     for (const start of starts) {
       const l = new DecisionLedger(numCodec());
       if (start > 0) l.loadJSON({ nextSeq: start, lastEvicted: start - 1, entries: [] });
@@ -395,6 +395,26 @@ describe("DecisionLedger", () => {
       }
       expect(l.size).toBe(12 + (start % 2 === 0 ? 0 : 1));
     }
+  });
+});
+
+describe("sequence numbers stop at 10^15, the ids get can parse (15 digits)", () => {
+  it("a ledger restored past 10^15 is SNAPSHOT_CORRUPT; issuing the 10^15-th id is INVALID_STATE, nothing changed", () => {
+    // Before: nextSeq 10^15 + 10 loaded, and get of its own pending "d1000000000000001" was UNKNOWN_DECISION.
+    const l = new DecisionLedger(numCodec());
+    expect(codeOf(() => l.loadJSON({ nextSeq: 1e15 + 10, lastEvicted: -1, entries: [[1e15 + 1, 5]] }))).toBe(
+      ErrorCode.SnapshotCorrupt,
+    );
+    l.loadJSON({ nextSeq: 1e15 - 1, lastEvicted: -1, entries: [[1e15 - 2, 5]] });
+    const id = l.issue(6);
+    expect(id).toBe("d999999999999999");
+    expect(l.get("d999999999999998")).toBe(5);
+    const before = JSON.stringify(l.toJSON());
+    expect(codeOf(() => l.issue(7))).toBe(ErrorCode.InvalidState);
+    expect(JSON.stringify(l.toJSON())).toBe(before);
+    expect(l.get(`d${999_999_999_999_999}`)).toBe(6);
+    l.loadJSON({ nextSeq: 1e15, lastEvicted: -1, entries: [] });
+    expect(codeOf(() => l.issue(8))).toBe(ErrorCode.InvalidState);
   });
 });
 
