@@ -1,4 +1,5 @@
 import { ErrorCode, RouteKitError } from "./errors.js";
+import { rejectUnknownOptions } from "./option-keys.js";
 import { maxPendingOption } from "./options.js";
 import type { Json } from "./snapshot.js";
 import { describe, errorText } from "./validate.js";
@@ -85,6 +86,8 @@ export class DecisionLedger<P> {
     if (options === null || typeof options !== "object") {
       throw new RouteKitError(ErrorCode.InvalidArgument, `ledger options must be an object, got ${describe(options)}`);
     }
+    // As every constructor in RouteKit: a misspelt key (`maxPendng`) was ignored, leaving the default in force.
+    rejectUnknownOptions(options, ["maxPending", "prefix"], "DecisionLedger");
     this.maxPending = maxPendingOption(options as Record<string, unknown>);
     const prefix: unknown = options.prefix ?? "d";
     if (typeof prefix !== "string") {

@@ -7,6 +7,7 @@ import {
   Float64Pool,
   type Json,
   type LedgerCodec,
+  type LedgerOptions,
   RouteKitError,
 } from "../src/index.js";
 
@@ -169,6 +170,13 @@ describe("DecisionLedger", () => {
     );
     expect(codeOf(() => new DecisionLedger(numCodec(), null as unknown as object))).toBe(ErrorCode.InvalidArgument);
     expect(new DecisionLedger(numCodec(), { maxPending: 10_000_000, prefix: undefined }).issue(1)).toBe("d0");
+    // A misspelt key was ignored (the default 100,000 stayed in force).
+    expect(() => new DecisionLedger(numCodec(), { maxPendng: 5 } as LedgerOptions)).toThrow(
+      /did you mean "maxPending"/,
+    );
+    expect(codeOf(() => new DecisionLedger(numCodec(), { maxPendng: 5 } as LedgerOptions))).toBe(
+      ErrorCode.InvalidArgument,
+    );
   });
 
   it("round-trips a snapshot with pending entries: ids, payloads, expired and used decisions", () => {
