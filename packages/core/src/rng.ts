@@ -184,7 +184,7 @@ export class Rng {
   /** Bernoulli(p). */
   bernoulli(p: number): boolean {
     // A NaN p answered false silently; p outside [0, 1] keeps its natural meaning (always or never).
-    if (p !== p) throw new RouteKitError(ErrorCode.InvalidArgument, "bernoulli(p) needs a number p, got NaN");
+    if (Number.isNaN(p)) throw new RouteKitError(ErrorCode.InvalidArgument, "bernoulli(p) needs a number p, got NaN");
     return uniformFloat64(this.gen) < p;
   }
 
