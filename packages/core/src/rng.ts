@@ -284,6 +284,10 @@ export class Rng {
 
   /** Fisher-Yates shuffle in place. */
   shuffle<T>(a: T[]): T[] {
+    // A string (or any non-array) failed with a raw TypeError part-way, after drawing.
+    if (!Array.isArray(a) && !ArrayBuffer.isView(a)) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `shuffle needs an array, got ${describe(a)}`);
+    }
     for (let i = a.length - 1; i > 0; i--) {
       const j = uniformInt(this.gen, 0, i);
       const t = a[i] as T;

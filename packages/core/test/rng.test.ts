@@ -327,7 +327,7 @@ describe("Rng argument errors draw nothing", () => {
     }
   });
 
-  it("uniformIn, normal and bernoulli refuse NaN / infinite parameters (they returned NaN or Infinity)", () => {
+  it("uniformIn, normal and bernoulli refuse NaN / infinite parameters (they returned NaN or Infinity), shuffle a non-array", () => {
     const r = Rng.fromSeed(8);
     const before = JSON.stringify(r.toJSON());
     const nan = Number.NaN;
@@ -354,6 +354,7 @@ describe("Rng argument errors draw nothing", () => {
     expect(codeOf(() => r.fillNormal(out, 0, nan))).toBe(ErrorCode.InvalidArgument);
     expect(Array.from(out)).toEqual([7, 7]);
     expect(codeOf(() => r.bernoulli(nan))).toBe(ErrorCode.InvalidArgument);
+    expect(codeOf(() => r.shuffle("abc" as unknown as string[]))).toBe(ErrorCode.InvalidArgument);
     expect(JSON.stringify(r.toJSON())).toBe(before);
     // p outside [0, 1] keeps its meaning; sd = 0 is the mean.
     expect(r.bernoulli(1.5)).toBe(true);
