@@ -334,6 +334,8 @@ export function snapshotOptions<T>(fn: () => T): T {
   try {
     return fn();
   } catch (e) {
+    // Already a snapshot error (a nested snapshotOptions, readFields): the prefix was repeated in the message.
+    if (e instanceof RouteKitError && e.code === ErrorCode.SnapshotCorrupt) throw e;
     throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot options are invalid: ${(e as Error).message}`);
   }
 }

@@ -166,3 +166,20 @@ describe("pending items and history arrays in a snapshot", () => {
     },
   );
 });
+
+describe("snapshot option errors", () => {
+  it.each(specs)("%s: a bad option in a snapshot says so once", (_n, create, restore) => {
+    const s = create().toJSON();
+    const state = JSON.parse(JSON.stringify(s.state));
+    state.common.utilityClip = [1, 0];
+    let message = "";
+    try {
+      restore(makeSnapshot(s.kind, s.kindVersion, state));
+    } catch (e) {
+      expect(isRouteKitError(e, "SNAPSHOT_CORRUPT")).toBe(true);
+      message = (e as Error).message;
+    }
+    // UCB-MNL and TS-MNL said "snapshot options are invalid: snapshot options are invalid: ...".
+    expect(message.match(/snapshot options are invalid/g)?.length).toBe(1);
+  });
+});
