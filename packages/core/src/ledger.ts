@@ -253,7 +253,14 @@ export class DecisionLedger<P> {
   private parse(ref: DecisionRef): number {
     const id = typeof ref === "string" ? ref : ref !== null && typeof ref === "object" ? readRefId(ref) : undefined;
     if (id === this.lastId && this.lastIdSeq >= 0) return this.lastIdSeq;
-    if (typeof id !== "string" || !id.startsWith(this.prefix)) {
+    if (typeof id !== "string") {
+      // Not an id at all (a number, null, an object without id): "unknown decision id undefined" named nothing.
+      throw new RouteKitError(
+        ErrorCode.UnknownDecision,
+        `unknown decision: expected an id string or a decision { id }, got ${describe(ref)}`,
+      );
+    }
+    if (!id.startsWith(this.prefix)) {
       throw new RouteKitError(ErrorCode.UnknownDecision, `unknown decision id ${JSON.stringify(id)}`);
     }
     // Canonical decimal digits after the prefix (no sign, no leading zero), parsed without a regex:

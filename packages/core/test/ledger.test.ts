@@ -406,6 +406,27 @@ describe("DecisionLedger", () => {
   });
 });
 
+describe("a reference that is no id", () => {
+  it('says what it got (the message was "unknown decision id undefined")', () => {
+    const l = new DecisionLedger(numCodec());
+    l.issue(1);
+    for (const [ref, shown] of [
+      [0, "0"],
+      [null, "null"],
+      [{}, "an object"],
+    ] as const) {
+      let message = "";
+      try {
+        l.get(ref as never);
+      } catch (e) {
+        expect((e as RouteKitError).code).toBe(ErrorCode.UnknownDecision);
+        message = (e as Error).message;
+      }
+      expect(message).toContain(`expected an id string or a decision { id }, got ${shown}`);
+    }
+  });
+});
+
 describe("sequence numbers stop at 10^15, the ids get can parse (15 digits)", () => {
   it("a ledger restored past 10^15 is SNAPSHOT_CORRUPT; issuing the 10^15-th id is INVALID_STATE, nothing changed", () => {
     // Before: nextSeq 10^15 + 10 loaded, and get of its own pending "d1000000000000001" was UNKNOWN_DECISION.
