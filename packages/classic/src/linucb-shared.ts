@@ -46,7 +46,7 @@ export interface LinUCBSharedOptions extends BasePolicyOptions {
   /** Ridge lambda: A starts at lambda I_{d+M} (default 1), > 0. */
   readonly ridge?: number;
   /**
-   * One-hot slots reserved up front (default 64). Every arm ever added takes a slot (slots of removed
+   * One-hot slots reserved up front (default 64, or 4,096 - contextDim when that is less). Every arm ever added takes a slot (slots of removed
    * arms are not reused, so a re-added id starts fresh); past `maxArms` the model doubles its capacity,
    * which is exact because an unused slot's row and column of A are lambda e_j.
    */
@@ -102,7 +102,9 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
     rejectUnknownOptions(options, LINUCB_SHARED_OPTION_KEYS, LinUCBShared.kind);
     const d = options?.contextDim;
     assertInt(d, "option contextDim", 1, MAX_RIDGE_DIM - 1);
-    const maxArms = options.maxArms ?? 64;
+    // The default fits the 4,096-feature cap: a plain 64 made every contextDim above 4,032 throw OUT_OF_RANGE
+    // for an option the caller never gave.
+    const maxArms = options.maxArms ?? Math.min(64, MAX_RIDGE_DIM - d);
     assertInt(maxArms, "option maxArms", 1, MAX_RIDGE_DIM - d);
     const store = new VecPayloadStore(d, d + maxArms);
     super(options, store, d);

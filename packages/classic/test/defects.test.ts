@@ -209,3 +209,20 @@ describe("feedback fields are read once", () => {
     expect(Array.from(q.theta("a"))).toEqual(Array.from(r.theta("a")));
   });
 });
+
+describe("LinUCBShared's default maxArms fits the 4,096-feature cap", () => {
+  it("contextDim above 4,032 without maxArms builds (the default 64 was OUT_OF_RANGE), with 4,096 - contextDim slots", () => {
+    const p = new LinUCBShared({ arms: ["a", "b"], contextDim: 4090 });
+    expect(p.maxArms).toBe(6);
+    expect(p.capacity).toBe(6);
+    const x = new Float64Array(4090).fill(1e-3);
+    const d = p.select(x);
+    p.update(d, { reward: 1 });
+    expect(JSON.stringify(LinUCBShared.fromJSON(JSON.parse(JSON.stringify(p.toJSON()))).toJSON())).toBe(
+      JSON.stringify(p.toJSON()),
+    );
+    // Unchanged where 64 fits; an explicit value past the cap is still OUT_OF_RANGE.
+    expect(new LinUCBShared({ arms: [], contextDim: 4032 }).maxArms).toBe(64);
+    expect(codeOf(() => new LinUCBShared({ arms: [], contextDim: 4090, maxArms: 7 }))).toBe(ErrorCode.OutOfRange);
+  });
+});

@@ -1,4 +1,5 @@
 import { ErrorCode, RouteKitError } from "./errors.js";
+import { rejectUnknownOptions } from "./option-keys.js";
 import { maxPendingOption } from "./options.js";
 import type { Json } from "./snapshot.js";
 import { describe, errorText } from "./validate.js";
@@ -13,6 +14,13 @@ function lastThreeDigits(): string[] {
   if (threeDigits === undefined) threeDigits = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, "0"));
   return threeDigits;
 }
+
+/**
+ * Sequence numbers stay below 10^15: `get` reads at most 15 digits (so the value is a safe integer), and a
+ * ledger restored at nextSeq 10^15 + 10 issued ids it then refused as never issued (past 2^53 it issued the
+ * same id twice).
+ */
+const SEQ_LIMIT = 1e15;
 
 /** How a ledger stores its payloads in a snapshot, and what to do with a payload it drops. */
 export interface LedgerCodec<P> {
@@ -78,6 +86,8 @@ export class DecisionLedger<P> {
     if (options === null || typeof options !== "object") {
       throw new RouteKitError(ErrorCode.InvalidArgument, `ledger options must be an object, got ${describe(options)}`);
     }
+    // As every constructor in RouteKit: a misspelt key (`maxPendng`) was ignored, leaving the default in force.
+    rejectUnknownOptions(options, ["maxPending", "prefix"], "DecisionLedger");
     this.maxPending = maxPendingOption(options as Record<string, unknown>);
     const prefix: unknown = options.prefix ?? "d";
     if (typeof prefix !== "string") {
@@ -98,6 +108,12 @@ export class DecisionLedger<P> {
 
   /** Records a new decision and returns its id. */
   issue(payload: P): string {
+    if (this.nextSeq >= SEQ_LIMIT) {
+      throw new RouteKitError(
+        ErrorCode.InvalidState,
+        `this ledger has issued ${SEQ_LIMIT} decision ids, the most it can tell apart; start a new policy`,
+      );
+    }
     const seq = this.nextSeq++;
     if (this.hotSeq >= 0) this.pending.set(this.hotSeq, this.hotPayload as P);
     this.hotSeq = seq;
@@ -237,7 +253,14 @@ export class DecisionLedger<P> {
   private parse(ref: DecisionRef): number {
     const id = typeof ref === "string" ? ref : ref !== null && typeof ref === "object" ? readRefId(ref) : undefined;
     if (id === this.lastId && this.lastIdSeq >= 0) return this.lastIdSeq;
-    if (typeof id !== "string" || !id.startsWith(this.prefix)) {
+    if (typeof id !== "string") {
+      // Not an id at all (a number, null, an object without id): "unknown decision id undefined" named nothing.
+      throw new RouteKitError(
+        ErrorCode.UnknownDecision,
+        `unknown decision: expected an id string or a decision { id }, got ${describe(ref)}`,
+      );
+    }
+    if (!id.startsWith(this.prefix)) {
       throw new RouteKitError(ErrorCode.UnknownDecision, `unknown decision id ${JSON.stringify(id)}`);
     }
     // Canonical decimal digits after the prefix (no sign, no leading zero), parsed without a regex:
@@ -287,6 +310,7 @@ function parseLedger<P>(
     !Number.isSafeInteger(o.nextSeq) ||
     !Number.isSafeInteger(o.lastEvicted) ||
     (o.nextSeq as number) < 0 ||
+    (o.nextSeq as number) > SEQ_LIMIT ||
     (o.lastEvicted as number) < -1 ||
     (o.lastEvicted as number) >= (o.nextSeq as number) ||
     !Array.isArray(o.entries)

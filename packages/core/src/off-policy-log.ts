@@ -27,13 +27,17 @@ export interface CommonOptions {
   readonly level: number;
   readonly fallback: number | undefined;
   readonly arms: readonly string[];
+  /** Whether the caller gave `arms`: an explicit empty list names no arm, so every logged arm is outside it. */
+  readonly armsGiven: boolean;
 }
 
 export const UNIT_OPEN: NumberRange = { min: 0, max: 1, openMin: true, openMax: true };
 
 export function readCommon(o: Record<string, unknown>): CommonOptions {
+  const arms = o.arms; // read once: armsOption reads the copy below
   return {
-    arms: armsOption(o, false),
+    arms: armsOption({ arms }, false),
+    armsGiven: arms !== undefined,
     clip: numberOption(o, "clip", Number.POSITIVE_INFINITY, { min: 0, openMin: true }),
     level: numberOption(o, "level", 0.95, UNIT_OPEN),
     fallback: numberOption(o, "fallbackPropensity", undefined, { min: 0, max: 1, openMin: true }),
@@ -107,7 +111,8 @@ export function readLog(events: unknown, common: CommonOptions, contextDim: numb
       } else if (contextDim > 0 && len !== contextDim) {
         contextLength(`${contextDim} numbers (the policy's contextDim)`, len);
       }
-      if (common.arms.length > 0 && !given.has(arm)) {
+      // Not `arms.length > 0`: `arms: []` was read as "not given" and every logged arm passed.
+      if (common.armsGiven && !given.has(arm)) {
         throw new RouteKitError(ErrorCode.UnknownArm, `logged arm ${describe(arm)} is not one of the arms option`, {
           arm,
         });
@@ -132,7 +137,7 @@ export function readLog(events: unknown, common: CommonOptions, contextDim: numb
       atEvent(i, e);
     }
   }
-  const arms = common.arms.length > 0 ? common.arms : named;
+  const arms = common.armsGiven ? common.arms : named;
   return { events: out, arms, armSet: new Set(arms), missing };
 }
 

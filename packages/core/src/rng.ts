@@ -131,9 +131,26 @@ export class Rng {
     return uniformFloat64(this.gen);
   }
 
-  /** Uniform on [a, b). */
+  /** Uniform on [a, b) for finite a, b (else INVALID_ARGUMENT, nothing drawn). */
   uniformIn(a: number, b: number): number {
-    return a + (b - a) * uniformFloat64(this.gen);
+    const w = b - a;
+    if (!(w - w === 0)) return this.uniformInWide(a, b);
+    return a + w * uniformFloat64(this.gen);
+  }
+
+  /**
+   * uniformIn when b - a is not finite: a NaN or infinite end (refused, as every other draw refuses a non-finite
+   * parameter: it returned NaN or Infinity), or finite ends more than the largest double apart, such as
+   * (-1e308, 1e308), where a + (b - a) u returned Infinity. Half the width does not overflow, and a + h u + h u
+   * stays in [a, b]. Off the common path, so the usual draw keeps its bits.
+   */
+  private uniformInWide(a: number, b: number): number {
+    if (!(Number.isFinite(a) && Number.isFinite(b))) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `uniformIn(a, b) needs finite ends, got ${a} and ${b}`);
+    }
+    const h = b / 2 - a / 2;
+    const u = uniformFloat64(this.gen);
+    return a + h * u + h * u;
   }
 
   /** Uniform integer in [0, n). */
@@ -145,6 +162,13 @@ export class Rng {
 
   /** Standard normal by Box-Muller; stateless (no cached spare), so snapshots stay simple. */
   normal(mean = 0, sd = 1): number {
+    // One test for both: a NaN or infinite mean or sd, or a negative sd, returned NaN or +-Infinity silently.
+    if (!(mean - mean === 0 && sd >= 0 && sd < Number.POSITIVE_INFINITY)) {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `normal(mean, sd) needs a finite mean and a finite sd >= 0, got ${mean} and ${sd}`,
+      );
+    }
     let u = 0;
     while (u === 0) u = uniformFloat64(this.gen);
     const v = uniformFloat64(this.gen);
@@ -159,6 +183,8 @@ export class Rng {
 
   /** Bernoulli(p). */
   bernoulli(p: number): boolean {
+    // A NaN p answered false silently; p outside [0, 1] keeps its natural meaning (always or never).
+    if (Number.isNaN(p)) throw new RouteKitError(ErrorCode.InvalidArgument, "bernoulli(p) needs a number p, got NaN");
     return uniformFloat64(this.gen) < p;
   }
 
@@ -258,6 +284,10 @@ export class Rng {
 
   /** Fisher-Yates shuffle in place. */
   shuffle<T>(a: T[]): T[] {
+    // A string (or any non-array) failed with a raw TypeError part-way, after drawing.
+    if (!Array.isArray(a) && !ArrayBuffer.isView(a)) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `shuffle needs an array, got ${describe(a)}`);
+    }
     for (let i = a.length - 1; i > 0; i--) {
       const j = uniformInt(this.gen, 0, i);
       const t = a[i] as T;

@@ -133,13 +133,27 @@ export function copyNumbers(src: ArrayLike<unknown>, dst: Float64Array, n: numbe
  * decision events, so `update` and `learn` of the same decision agree bit for bit. Returns `dst`.
  */
 export function readVectorInto(src: unknown, dim: number, dst: Float64Array, what: string): Float64Array {
+  // A caller's buffer shorter than dim dropped the writes past its end and was then reported as a wrong length of
+  // the input (`what`); it is the caller's fault, said as such, before anything is read or written.
+  if (!(dst instanceof Float64Array) || dst.length < dim) {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `readVectorInto needs a Float64Array of at least ${dim} entries to copy ${what} into, got ${describe(dst)}`,
+    );
+  }
   if (!isFloatArray(src) && !Array.isArray(src)) assertVector(src, dim, what);
   const v = src as ArrayLike<number>;
   if (readLength(v, what) !== dim) assertVector(v, dim, what);
   const from = isFloatArray(v) ? v : dst;
   if (from === dst) copyNumbers(v, dst, dim, what);
   for (let i = 0; i < dim; i++) dst[i] = (from[i] as number) + 0;
-  assertVector(dst, dim, what);
+  // Only the first dim entries are the copy: a longer (pooled) buffer was refused as "what has length dst.length".
+  for (let i = 0; i < dim; i++) {
+    const e = dst[i] as number;
+    if (!Number.isFinite(e)) {
+      throw new RouteKitError(ErrorCode.NonFinite, `${what}[${i}] must be finite, got ${String(e)}`, { index: i });
+    }
+  }
   return dst;
 }
 

@@ -267,4 +267,18 @@ describe("readVectorInto", () => {
     expect(thrown(() => readVectorInto([1, "2", 3], 3, dst, "x")).code).toBe(ErrorCode.InvalidArgument);
     expect(thrown(() => readVectorInto(Int32Array.of(1, 2, 3), 3, dst, "x")).code).toBe(ErrorCode.InvalidArgument);
   });
+
+  it("copies into the first dim entries of a longer buffer, and names a too-short buffer, not the input", () => {
+    // Before: a buffer of 4 for dim 3 was DIMENSION_MISMATCH "x has length 4, expected 3" (x was right), and a
+    // buffer of 2 dropped the third entry and said "x has length 2".
+    const long = Float64Array.of(9, 9, 9, 9);
+    expect(Array.from(readVectorInto([1, -0, 2], 3, long, "x"))).toEqual([1, 0, 2, 9]);
+    expect(Array.from(readVectorInto(Float64Array.of(3, 4, 5), 3, long, "x"))).toEqual([3, 4, 5, 9]);
+    expect(thrown(() => readVectorInto([1, Number.NaN, 2], 3, long, "x")).code).toBe(ErrorCode.NonFinite);
+    const short = Float64Array.of(7, 7);
+    const e = thrown(() => readVectorInto([1, 2, 3], 3, short, "x"));
+    expect(e.code).toBe(ErrorCode.InvalidArgument);
+    expect(e.message).toMatch(/at least 3 entries to copy x into/);
+    expect(Array.from(short)).toEqual([7, 7]);
+  });
 });

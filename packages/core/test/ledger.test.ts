@@ -7,6 +7,7 @@ import {
   Float64Pool,
   type Json,
   type LedgerCodec,
+  type LedgerOptions,
   RouteKitError,
 } from "../src/index.js";
 
@@ -169,6 +170,13 @@ describe("DecisionLedger", () => {
     );
     expect(codeOf(() => new DecisionLedger(numCodec(), null as unknown as object))).toBe(ErrorCode.InvalidArgument);
     expect(new DecisionLedger(numCodec(), { maxPending: 10_000_000, prefix: undefined }).issue(1)).toBe("d0");
+    // A misspelt key was ignored (the default 100,000 stayed in force).
+    expect(() => new DecisionLedger(numCodec(), { maxPendng: 5 } as LedgerOptions)).toThrow(
+      /did you mean "maxPending"/,
+    );
+    expect(codeOf(() => new DecisionLedger(numCodec(), { maxPendng: 5 } as LedgerOptions))).toBe(
+      ErrorCode.InvalidArgument,
+    );
   });
 
   it("round-trips a snapshot with pending entries: ids, payloads, expired and used decisions", () => {
@@ -383,7 +391,7 @@ describe("DecisionLedger", () => {
   });
 
   it("writes every id in canonical decimal, across the thousands it caches", () => {
-    const starts = [0, 990, 1990, 9990, 99_990, 999_990, 123_456_789, 2 ** 31 - 5, 999_999_999_999_990];
+    const starts = [0, 990, 1990, 9990, 99_990, 999_990, 123_456_789, 2 ** 31 - 5, 999_999_999_999_975];
     for (const start of starts) {
       const l = new DecisionLedger(numCodec());
       if (start > 0) l.loadJSON({ nextSeq: start, lastEvicted: start - 1, entries: [] });
@@ -395,6 +403,47 @@ describe("DecisionLedger", () => {
       }
       expect(l.size).toBe(12 + (start % 2 === 0 ? 0 : 1));
     }
+  });
+});
+
+describe("a reference that is no id", () => {
+  it('says what it got (the message was "unknown decision id undefined")', () => {
+    const l = new DecisionLedger(numCodec());
+    l.issue(1);
+    for (const [ref, shown] of [
+      [0, "0"],
+      [null, "null"],
+      [{}, "an object"],
+    ] as const) {
+      let message = "";
+      try {
+        l.get(ref as never);
+      } catch (e) {
+        expect((e as RouteKitError).code).toBe(ErrorCode.UnknownDecision);
+        message = (e as Error).message;
+      }
+      expect(message).toContain(`expected an id string or a decision { id }, got ${shown}`);
+    }
+  });
+});
+
+describe("sequence numbers stop at 10^15, the ids get can parse (15 digits)", () => {
+  it("a ledger restored past 10^15 is SNAPSHOT_CORRUPT; issuing the 10^15-th id is INVALID_STATE, nothing changed", () => {
+    // Before: nextSeq 10^15 + 10 loaded, and get of its own pending "d1000000000000001" was UNKNOWN_DECISION.
+    const l = new DecisionLedger(numCodec());
+    expect(codeOf(() => l.loadJSON({ nextSeq: 1e15 + 10, lastEvicted: -1, entries: [[1e15 + 1, 5]] }))).toBe(
+      ErrorCode.SnapshotCorrupt,
+    );
+    l.loadJSON({ nextSeq: 1e15 - 1, lastEvicted: -1, entries: [[1e15 - 2, 5]] });
+    const id = l.issue(6);
+    expect(id).toBe("d999999999999999");
+    expect(l.get("d999999999999998")).toBe(5);
+    const before = JSON.stringify(l.toJSON());
+    expect(codeOf(() => l.issue(7))).toBe(ErrorCode.InvalidState);
+    expect(JSON.stringify(l.toJSON())).toBe(before);
+    expect(l.get(`d${999_999_999_999_999}`)).toBe(6);
+    l.loadJSON({ nextSeq: 1e15, lastEvicted: -1, entries: [] });
+    expect(codeOf(() => l.issue(8))).toBe(ErrorCode.InvalidState);
   });
 });
 

@@ -620,6 +620,11 @@ describe("errors: typed, before anything is computed, the policy untouched", () 
     expect(at(() => estimateOffPolicy(base, { target: { picks } }))).toEqual([ErrorCode.UnknownArm, 5]);
     const others = ARMS.filter((a) => a !== base[0]?.decision.arm);
     expect(at(() => estimateOffPolicy(base, { target, arms: others }))).toEqual([ErrorCode.UnknownArm, 0]);
+    // An explicit empty list names no arm: every logged arm is outside it (it was read as "not given" and passed).
+    expect(at(() => estimateOffPolicy(base, { target, arms: [] }))).toEqual([ErrorCode.UnknownArm, 0]);
+    expect(at(() => replayEvaluate(base, new TestPolicy({ arms: ARMS, theta: THETA, seed: 1 }), { arms: [] }))).toEqual(
+      [ErrorCode.UnknownArm, 0],
+    );
     for (const t of [undefined, null, "small", 0.5, { picks: "small" }]) {
       expect(codeOf(() => estimateOffPolicy(base, { target: t as never })).code).toBe(ErrorCode.InvalidArgument);
     }

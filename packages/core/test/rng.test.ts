@@ -327,6 +327,62 @@ describe("Rng argument errors draw nothing", () => {
     }
   });
 
+  it("uniformIn, normal and bernoulli refuse NaN / infinite parameters (they returned NaN or Infinity), shuffle a non-array", () => {
+    const r = Rng.fromSeed(8);
+    const before = JSON.stringify(r.toJSON());
+    const nan = Number.NaN;
+    const inf = Number.POSITIVE_INFINITY;
+    for (const [a, b] of [
+      [nan, 1],
+      [0, nan],
+      [0, inf],
+      [-inf, 0],
+      [inf, inf],
+    ] as const) {
+      expect(codeOf(() => r.uniformIn(a, b))).toBe(ErrorCode.InvalidArgument);
+    }
+    for (const [m, sd] of [
+      [nan, 1],
+      [inf, 1],
+      [0, nan],
+      [0, inf],
+      [0, -1],
+    ] as const) {
+      expect(codeOf(() => r.normal(m, sd))).toBe(ErrorCode.InvalidArgument);
+    }
+    const out = Float64Array.of(7, 7);
+    expect(codeOf(() => r.fillNormal(out, 0, nan))).toBe(ErrorCode.InvalidArgument);
+    expect(Array.from(out)).toEqual([7, 7]);
+    expect(codeOf(() => r.bernoulli(nan))).toBe(ErrorCode.InvalidArgument);
+    expect(codeOf(() => r.shuffle("abc" as unknown as string[]))).toBe(ErrorCode.InvalidArgument);
+    expect(JSON.stringify(r.toJSON())).toBe(before);
+    // p outside [0, 1] keeps its meaning; sd = 0 is the mean.
+    expect(r.bernoulli(1.5)).toBe(true);
+    expect(r.bernoulli(-0.5)).toBe(false);
+    expect(r.normal(3, 0)).toBe(3);
+  });
+
+  it("uniformIn over finite ends more than the largest double apart stays finite and in range (was Infinity)", () => {
+    const r = Rng.fromSeed(9);
+    const M = Number.MAX_VALUE;
+    for (const [a, b] of [
+      [-1e308, 1e308],
+      [-M, M],
+      [M, -M],
+    ] as const) {
+      for (let i = 0; i < 200; i++) {
+        const x = r.uniformIn(a, b);
+        expect(Number.isFinite(x)).toBe(true);
+        expect(x).toBeGreaterThanOrEqual(Math.min(a, b));
+        expect(x).toBeLessThanOrEqual(Math.max(a, b));
+      }
+    }
+    // The usual draw keeps its bits: a + (b - a) u.
+    const s = Rng.fromSeed(10);
+    const u = Rng.fromSeed(10).uniform();
+    expect(s.uniformIn(-2, 3)).toBe(-2 + 5 * u);
+  });
+
   it("int rejects n < 1 and non-integers", () => {
     const r = Rng.fromSeed(8);
     const before = JSON.stringify(r.toJSON());

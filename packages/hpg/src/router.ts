@@ -390,7 +390,7 @@ export function softmaxInto(scores: Float64Array, k: number, out: Float64Array):
   checkNumber(k, "k", { integer: true, min: 1 });
   if (!(out instanceof Float64Array))
     throw new RouteKitError(ErrorCode.InvalidArgument, `out must be a Float64Array, got ${describe(out)}`);
-  const { values } = readPrefix(scores, k, "scores");
+  const { values } = readPrefix(scores, k, "scores", "k");
   if (out.length < k)
     throw new RouteKitError(ErrorCode.DimensionMismatch, `out has length ${out.length}, expected at least k = ${k}`, {
       expected: k,

@@ -41,7 +41,7 @@ export function hypentropyThreshold(
 
 /** The same threshold by bisection on the decreasing g(nu) = beta sum max(sinh(z_i - nu), 0) - tau over z[0..m). */
 export function bisectThreshold(z: ArrayLike<number>, m: number, beta: number, tau: number): number {
-  const v = readPrefix(z, m, "z");
+  const v = readPrefix(z, m, "z", "m");
   const b = checkBeta(beta);
   const t = checkRadius(tau);
   return finiteResult(bisectThresholdUnchecked(v.values, v.n, b, t), "nu");

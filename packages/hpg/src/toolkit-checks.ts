@@ -49,20 +49,30 @@ export function readMatrix(X: unknown, d: number, what: string): Float64Array {
  * The first `n` entries of vector input `x` (n an integer in [0, x.length]), finite: `x` itself when it is a
  * Float64Array, else a checked copy (each entry read once).
  */
-export function readPrefix(x: unknown, n: unknown, what: string): { values: ArrayLike<number>; n: number } {
+export function readPrefix(
+  x: unknown,
+  n: unknown,
+  what: string,
+  // The caller's name for the count, so a message names the argument the caller passed (softmaxInto's is k).
+  countName = "n",
+): { values: ArrayLike<number>; n: number } {
   if (!isFloatArray(x) && !Array.isArray(x))
     throw new RouteKitError(
       ErrorCode.InvalidArgument,
       `${what} must be a Float64Array, Float32Array or number[], got ${describe(x)}`,
     );
-  assertInt(n as number, "n", 0);
+  assertInt(n as number, countName, 0);
   const count = n as number;
   const len = readLength(x as ArrayLike<unknown>, what);
   if (len < count)
-    throw new RouteKitError(ErrorCode.DimensionMismatch, `${what} has length ${len}, expected at least n = ${count}`, {
-      expected: count,
-      actual: len,
-    });
+    throw new RouteKitError(
+      ErrorCode.DimensionMismatch,
+      `${what} has length ${len}, expected at least ${countName} = ${count}`,
+      {
+        expected: count,
+        actual: len,
+      },
+    );
   let values: Float64Array;
   if (x instanceof Float64Array) values = x;
   else {

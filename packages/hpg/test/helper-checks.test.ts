@@ -7,6 +7,7 @@ import type { Json } from "@routekit/core";
 import { describe, expect, test } from "vitest";
 import {
   basisCap,
+  bisectThreshold,
   checkRoutePayload,
   DenseMirrorIterate,
   encodeIterate,
@@ -64,6 +65,15 @@ describe("softmaxInto", () => {
       expect(f).toThrow(code(c));
       expect(Array.from(out)).toEqual([7, 7, 7]);
     }
+  });
+});
+
+describe("length messages name the caller's count", () => {
+  test("softmaxInto's short scores name k, bisectThreshold's short z names m (they said n)", () => {
+    expect(() => softmaxInto(Float64Array.of(1, 2), 3, new Float64Array(3))).toThrow(
+      "scores has length 2, expected at least k = 3",
+    );
+    expect(() => bisectThreshold(Float64Array.of(1, 2), 3, 1, 1)).toThrow("z has length 2, expected at least m = 3");
   });
 });
 

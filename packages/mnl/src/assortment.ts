@@ -122,8 +122,12 @@ export function topKThreshold(sum: number, sumSquares: number, n: number, k: num
  * scores the earlier item stays. Popping the heap then writes the answer from the back. For n = 100,
  * k = 15 this does about half the moves of inserting every entering item into a sorted prefix.
  */
-function heapTopK(score: ArrayLike<number>, n: number, k: number, out: Int32Array, floor = -Infinity): number {
-  if (!(k > 0)) return 0;
+function heapTopK(score: ArrayLike<number>, n: number, kIn: number, out: Int32Array, floor = -Infinity): number {
+  if (!(kIn > 0)) return 0;
+  // At most n items can be kept: the heap is sized for those, not for k (optimalAssortment's K = 2^53, any
+  // integer >= 1, threw a RangeError allocating it). With k >= n the fill loop keeps every admitted item and
+  // the scan never runs, for k = n as for any larger k, so the answer is the same.
+  const k = kIn < n ? kIn : n;
   if (heapScore.length < k) {
     heapScore = new Float64Array(k);
     heapItem = new Int32Array(k);

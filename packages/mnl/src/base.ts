@@ -166,6 +166,22 @@ class PendingAssortment {
 }
 
 /**
+ * Whether `items` are distinct integers that fit the records' Int32Array: a larger index (a safe integer is
+ * not enough) wrapped when stored, so the restored decision offered other, possibly repeated, items and its
+ * own snapshot no longer restored. A plain loop, not `every`, so that a hole (a sparse array, not JSON but
+ * possible for an object built in code) is refused rather than skipped and stored as item 0.
+ */
+function distinctItemIndices(items: readonly unknown[]): boolean {
+  const seen = new Set<number>();
+  for (let j = 0; j < items.length; j++) {
+    const i = items[j];
+    if (typeof i !== "number" || !Number.isInteger(i) || i < 0 || i > 0x7fffffff || seen.has(i)) return false;
+    seen.add(i);
+  }
+  return true;
+}
+
+/**
  * Rows a pending-decision record holds at first. Records used to hold maxSize rows each, which at the top of
  * the maxSize range (2^20) with a wide contextDim was gigabytes per pending decision (the constructor's
  * first record threw a RangeError at contextDim 4096).
@@ -211,13 +227,8 @@ class RecordPool implements LedgerCodec<PendingAssortment> {
   decode(j: Json): PendingAssortment {
     const o = readObject(j, "pending decision");
     const items = o.items;
-    if (
-      !Array.isArray(items) ||
-      items.length > this.maxSize ||
-      !items.every((i) => Number.isSafeInteger(i) && (i as number) >= 0) ||
-      new Set(items).size !== items.length
-    ) {
-      snapshotCorrupt("pending.items", `at most ${this.maxSize} distinct item indices`);
+    if (!Array.isArray(items) || items.length > this.maxSize || !distinctItemIndices(items)) {
+      snapshotCorrupt("pending.items", `at most ${this.maxSize} distinct item indices in [0, 2^31 - 1]`);
     }
     const n = items.length;
     const x = readF64(o.x, "pending.x", n * this.contextDim);
@@ -323,6 +334,8 @@ export function snapshotOptions<T>(fn: () => T): T {
   try {
     return fn();
   } catch (e) {
+    // Already a snapshot error (a nested snapshotOptions, readFields): the prefix was repeated in the message.
+    if (e instanceof RouteKitError && e.code === ErrorCode.SnapshotCorrupt) throw e;
     throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot options are invalid: ${(e as Error).message}`);
   }
 }

@@ -271,8 +271,10 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
     const LV = decodeCholeskyF64(s.LV, "LV", d);
     const hj = field(s, "history", "object");
     const rounds = readInt(hj, "rounds");
-    const start = field(hj, "start", "array") as number[];
-    const choice = field(hj, "choice", "array") as number[];
+    // Array.from turns holes into undefined, which the checks below refuse; `every` on a sparse array (not JSON,
+    // but possible for a snapshot object built in code) skipped them, and a hole in `choice` loaded as item 0.
+    const start = Array.from(field(hj, "start", "array") as number[]);
+    const choice = Array.from(field(hj, "choice", "array") as number[]);
     const ok =
       start.length === rounds + 1 &&
       choice.length === rounds &&

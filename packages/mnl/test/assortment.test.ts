@@ -109,6 +109,18 @@ describe("Dinkelbach (exact, non-uniform revenues)", () => {
     expect(optimalAssortment([0.1, 0.5], undefined, 2, 5, 1)).toEqual([1, 0]);
     expect(optimalAssortment(Float32Array.of(-3), Float32Array.of(1), 1, 1, 1e-9)).toEqual([0]);
   });
+
+  it("any integer K >= 1 answers as K = n when K > n (K = 2^53 threw a RangeError sizing the heap by K)", () => {
+    const u = [0.1, 0.5, -0.2, 0.3];
+    const r = [0.5, 0.9, 1, 0.2];
+    for (const K of [2 ** 20, 2 ** 31, 2 ** 53 - 1]) {
+      expect(optimalAssortment(u, undefined, 4, K, 1)).toEqual(optimalAssortment(u, undefined, 4, 4, 1));
+      expect(optimalAssortment(u, r, 4, K, 1)).toEqual(optimalAssortment(u, r, 4, 4, 1));
+      const out = new Int32Array(4);
+      expect(topK(u, 4, K, out)).toBe(4);
+      expect(Array.from(out)).toEqual([1, 3, 0, 2]);
+    }
+  });
 });
 
 describe("Davis-Gallego-Topaloglu LP through HiGHS", () => {

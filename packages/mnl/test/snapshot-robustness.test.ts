@@ -1,4 +1,4 @@
-import { type AssortmentPolicy, isRouteKitError, Rng, type Snapshot } from "@routekit/core";
+import { type AssortmentPolicy, isRouteKitError, makeSnapshot, Rng, type Snapshot } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { MAX_FEATURE_SQUARED_NORM, OfuMnlPlus, TsMnl, UcbMnl } from "../src/index.js";
 import { ChoiceHistory } from "../src/mle.js";
@@ -120,5 +120,66 @@ describe("ChoiceHistory", () => {
       h.commit();
     }
     for (let r = 1; r < 200; r++) expect(h.choice[r]).toBe(r % 2 === 0 ? 0 : -1);
+  });
+});
+
+describe("pending items and history arrays in a snapshot", () => {
+  type State = { ledger: { entries: [number, { items: number[] }][] }; history: { choice: number[] } };
+  const restamp = (s: Snapshot, edit: (state: State) => void): Snapshot => {
+    const state = JSON.parse(JSON.stringify(s.state));
+    edit(state);
+    return makeSnapshot(s.kind, s.kindVersion, state);
+  };
+  it.each(specs)(
+    "%s: item indices past 2^31 - 1 or holes are SNAPSHOT_CORRUPT (they wrapped in the Int32Array)",
+    (_n, create, restore) => {
+      const p = create();
+      const rng = Rng.fromSeed("items");
+      for (let t = 0; t < 2; t++) round(p, rng);
+      p.select({ features: new Float64Array(2 * d).fill(0.1), numItems: 2, maxSize: 2 });
+      const s = p.toJSON();
+      const last = (st: State) => (st.ledger.entries.at(-1) as [number, { items: number[] }])[1];
+      expect(text(restore(restamp(s, () => {})))).toBe(text(p));
+      // 2^31 was stored as -2^31 (its own snapshot then failed to restore), 2^32 + 1 as item 1, a duplicate.
+      for (const bad of [2 ** 31, 2 ** 32 + 1]) {
+        expect(() => restore(restamp(s, (st) => (last(st).items[0] = bad)))).toThrow(
+          expect.objectContaining({ code: "SNAPSHOT_CORRUPT" }),
+        );
+      }
+      expect(() => restore(restamp(s, (st) => delete last(st).items[0]))).toThrow(
+        expect.objectContaining({ code: "SNAPSHOT_CORRUPT" }),
+      );
+      const top = restore(restamp(s, (st) => (last(st).items[0] = 2 ** 31 - 1)));
+      expect(last(top.toJSON().state as unknown as State).items[0]).toBe(2 ** 31 - 1);
+    },
+  );
+  it.each(specs.filter(([n]) => !n.startsWith("ofu")))(
+    "%s: a hole in history.choice is SNAPSHOT_CORRUPT (it loaded as item 0)",
+    (_n, create, restore) => {
+      const p = create();
+      const rng = Rng.fromSeed("holes");
+      for (let t = 0; t < 3; t++) round(p, rng);
+      const s = p.toJSON();
+      expect(() => restore(restamp(s, (st) => delete st.history.choice[1]))).toThrow(
+        expect.objectContaining({ code: "SNAPSHOT_CORRUPT" }),
+      );
+    },
+  );
+});
+
+describe("snapshot option errors", () => {
+  it.each(specs)("%s: a bad option in a snapshot says so once", (_n, create, restore) => {
+    const s = create().toJSON();
+    const state = JSON.parse(JSON.stringify(s.state));
+    state.common.utilityClip = [1, 0];
+    let message = "";
+    try {
+      restore(makeSnapshot(s.kind, s.kindVersion, state));
+    } catch (e) {
+      expect(isRouteKitError(e, "SNAPSHOT_CORRUPT")).toBe(true);
+      message = (e as Error).message;
+    }
+    // UCB-MNL and TS-MNL said "snapshot options are invalid: snapshot options are invalid: ...".
+    expect(message.match(/snapshot options are invalid/g)?.length).toBe(1);
   });
 });
