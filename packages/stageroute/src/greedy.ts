@@ -6,7 +6,13 @@
  */
 import { makeSnapshot, type Rng, readSnapshot, rejectUnknownOptions, restoring, type Snapshot } from "@routekit/core";
 import { greedyByRatio } from "./cap-greedy.js";
-import { configFromJson, STAGE_POLICY_OPTION_KEYS, type StagePolicyOptions } from "./options.js";
+import {
+  configFromJson,
+  restoreSolver,
+  STAGE_POLICY_OPTION_KEYS,
+  type StagePolicyOptions,
+  type StageRestoreOptions,
+} from "./options.js";
 import { readStageSnapshot, type StageArm, StagePolicyBase } from "./stage-policy.js";
 import { STAGE_SNAPSHOT_VERSION } from "./stageroute.js";
 
@@ -47,14 +53,18 @@ export class RatioGreedy extends StagePolicyBase {
     return makeSnapshot(RatioGreedy.kind, STAGE_SNAPSHOT_VERSION, this.stageState());
   }
 
-  static fromJSON(snapshot: unknown): RatioGreedy {
+  /** Restores a snapshot; an external `deploySolver` (a function) must be passed again in `options`. */
+  static fromJSON(snapshot: unknown, options?: StageRestoreOptions): RatioGreedy {
     const st = readSnapshot(snapshot, RatioGreedy.kind, STAGE_SNAPSHOT_VERSION);
+    // Outside `restoring`: a missing solver is the caller's option problem, not a corrupt snapshot.
+    const deploySolver = restoreSolver(RatioGreedy.kind, st.config, options);
     return restoring(RatioGreedy.kind, () => {
       const options = configFromJson(st.config);
       const snap = readStageSnapshot(st, options.maxDeployed);
       const p = new RatioGreedy({
         arms: [],
         ...options,
+        ...(deploySolver === undefined ? {} : { deploySolver }),
         contextDim: snap.base.contextDim,
         maxPending: snap.base.maxPending,
       });
