@@ -1,8 +1,8 @@
-import { isRouteKitError, makeSnapshot, Rng, type Snapshot } from "@routekit/core";
+import { isRouteKitError, makeSnapshot, Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { type DeployResult, DeploySolver } from "../src/deploy.js";
 import { StageRoute, type StageRouteOptions } from "../src/index.js";
-import { pool, shuffled } from "./pools.js";
+import { expectRoutable, poised, pool, shuffled } from "./pools.js";
 
 function bits(x: Float64Array): string {
   return Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString("hex");
@@ -108,57 +108,6 @@ describe("DeploySolver with a node limit", () => {
   });
 });
 
-/**
- * A StageRoute one feedback before a stage boundary over a pool with learned statistics (better models cost
- * more): `rate` caps 0.05, one in ten 0.5, as in the bench's sweep. `config` is merged into the snapshot's.
- */
-function poised(n: number, s: number, config: Record<string, unknown> = {}): Snapshot {
-  const rng = Rng.fromSeed(`poised-${n}-${s}`);
-  const L = 200;
-  const arms = Array.from({ length: n }, (_, i) => `m${i}`);
-  const q = arms.map(() => rng.uniform());
-  const maxShare: Record<string, number> = {};
-  arms.forEach((a, i) => {
-    maxShare[a] = (q[i] as number) > 0.9 ? 0.5 : 0.05;
-  });
-  const p = new StageRoute({ arms, budget: 1, maxDeployed: s, stageLength: L, maxShare, seed: 1 });
-  const snap = p.toJSON();
-  const st = structuredClone(snap.state) as Record<string, unknown> & {
-    arms: { n: number; sr: number; sc: number }[];
-    config: Record<string, unknown>;
-  };
-  st.arms.forEach((a, i) => {
-    const x = q[i] as number;
-    a.n = 5 + rng.int(200);
-    a.sr = a.n * (0.2 + 0.7 * x) * (0.9 + 0.1 * rng.uniform());
-    a.sc = a.n * (0.05 + 3 * x * x + 0.1 * rng.uniform());
-  });
-  st.learned = L - 1;
-  Object.assign(st.config, config);
-  return makeSnapshot(snap.kind, snap.kindVersion, st as never);
-}
-
-/** The deployed set carries all traffic and the routing the next query samples from meets the budget. */
-function expectRoutable(p: StageRoute): void {
-  let caps = 0;
-  for (const id of p.deployedArms) caps += p.stats(id).maxShare;
-  expect(caps).toBeGreaterThanOrEqual(1 - 1e-12);
-  const r = p.routing();
-  let mass = 0;
-  let cost = 0;
-  for (const [id, w] of Object.entries(r)) {
-    mass += w;
-    cost += w * p.stats(id).lcb;
-  }
-  expect(Math.abs(mass - 1)).toBeLessThan(1e-9);
-  expect(cost).toBeLessThanOrEqual(p.config.budget * (1 + 1e-9));
-  // The next query's routing LP meets the budget (not the cheapest-fill fallback).
-  const fallbacks = p.fallbackRounds;
-  p.select();
-  expect(p.routeStatus).toBe("ok");
-  expect(p.fallbackRounds).toBe(fallbacks);
-}
-
 describe("StageRoute option searchNodeLimit", () => {
   it("a boundary that hits it: status node-limit, counted, routable within budget; the snapshot keeps both", () => {
     // 50 models, M_max 16, caps 0.05 / 0.5: the unlimited search bounds about 710,000 nodes here.
@@ -221,7 +170,10 @@ describe("StageRoute option searchNodeLimit", () => {
       const d2 = limited.select();
       expect(d2).toEqual(d1);
       const i = Number(d1.arm.slice(1));
-      const fb = { reward: coin.uniform() < (quality[i] as number) ? 1 : 0, cost: 0.2 + 2 * (quality[i] as number) ** 2 };
+      const fb = {
+        reward: coin.uniform() < (quality[i] as number) ? 1 : 0,
+        cost: 0.2 + 2 * (quality[i] as number) ** 2,
+      };
       plain.update(d1, fb);
       limited.update(d2, fb);
       expect(limited.deployment).toEqual(plain.deployment);
@@ -248,7 +200,8 @@ describe("StageRoute option searchNodeLimit", () => {
         throw e;
       }
     };
-    for (const v of [1, 1000, Number.MAX_SAFE_INTEGER, Number.POSITIVE_INFINITY, undefined]) expect(code(v)).toBeUndefined();
+    for (const v of [1, 1000, Number.MAX_SAFE_INTEGER, Number.POSITIVE_INFINITY, undefined])
+      expect(code(v)).toBeUndefined();
     for (const v of [0, -1, 1.5, Number.MAX_SAFE_INTEGER + 1, Number.NEGATIVE_INFINITY]) {
       expect(code(v), String(v)).toBe(v === Number.NEGATIVE_INFINITY ? "NON_FINITE" : "OUT_OF_RANGE");
     }

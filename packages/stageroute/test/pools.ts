@@ -1,5 +1,7 @@
-/** Random DeployOPT inputs shared by the branch-and-bound and external-solver tests. */
-import type { Rng } from "@routekit/core";
+/** Random DeployOPT inputs and checks shared by the branch-and-bound, node-limit and external-solver tests. */
+import { makeSnapshot, Rng, type Snapshot } from "@routekit/core";
+import { expect } from "vitest";
+import { StageRoute } from "../src/index.js";
 
 export function shuffled(rng: Rng, n: number): Int32Array {
   const o = Int32Array.from({ length: n }, (_, i) => i);
@@ -56,4 +58,55 @@ export function pool(rng: Rng, n: number, kind: number, caps: "rate" | "small" |
     }
   }
   return { u, c, a };
+}
+
+/**
+ * A StageRoute one feedback before a stage boundary over a pool with learned statistics (better models cost
+ * more): `rate` caps 0.05, one in ten 0.5, as in the bench's sweep. `config` is merged into the snapshot's.
+ */
+export function poised(n: number, s: number, config: Record<string, unknown> = {}): Snapshot {
+  const rng = Rng.fromSeed(`sweep-${n}-${s}`);
+  const L = 200;
+  const arms = Array.from({ length: n }, (_, i) => `m${i}`);
+  const q = arms.map(() => rng.uniform());
+  const maxShare: Record<string, number> = {};
+  arms.forEach((a, i) => {
+    maxShare[a] = (q[i] as number) > 0.9 ? 0.5 : 0.05;
+  });
+  const p = new StageRoute({ arms, budget: 1, maxDeployed: s, stageLength: L, maxShare, seed: 1 });
+  const snap = p.toJSON();
+  const st = structuredClone(snap.state) as Record<string, unknown> & {
+    arms: { n: number; sr: number; sc: number }[];
+    config: Record<string, unknown>;
+  };
+  st.arms.forEach((a, i) => {
+    const x = q[i] as number;
+    a.n = 5 + rng.int(200);
+    a.sr = a.n * (0.2 + 0.7 * x) * (0.9 + 0.1 * rng.uniform());
+    a.sc = a.n * (0.05 + 3 * x * x + 0.1 * rng.uniform());
+  });
+  st.learned = L - 1;
+  Object.assign(st.config, config);
+  return makeSnapshot(snap.kind, snap.kindVersion, st as never);
+}
+
+/** The deployed set carries all traffic and the routing the next query samples from meets the budget. */
+export function expectRoutable(p: StageRoute): void {
+  let caps = 0;
+  for (const id of p.deployedArms) caps += p.stats(id).maxShare;
+  expect(caps).toBeGreaterThanOrEqual(1 - 1e-12);
+  const r = p.routing();
+  let mass = 0;
+  let cost = 0;
+  for (const [id, w] of Object.entries(r)) {
+    mass += w;
+    cost += w * p.stats(id).lcb;
+  }
+  expect(Math.abs(mass - 1)).toBeLessThan(1e-9);
+  expect(cost).toBeLessThanOrEqual(p.config.budget * (1 + 1e-9));
+  // The next query's routing LP meets the budget (not the cheapest-fill fallback).
+  const fallbacks = p.fallbackRounds;
+  p.select();
+  expect(p.routeStatus).toBe("ok");
+  expect(p.fallbackRounds).toBe(fallbacks);
 }
