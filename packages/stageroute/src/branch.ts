@@ -21,9 +21,12 @@
  * leaves would have been skipped anyway, so the incumbent, the threshold, every other bound and the
  * returned subset are unchanged (`shortOfMass`, `overBudget`).
  *
- * A node limit (`limit`, counted in bounded nodes, never in time, so that replicas stop at the same node)
- * ends the search early: the result is then the incumbent (phase 1's best so far, or phase 1's optimum when
- * phase 2 was cut short: optimal, but not necessarily the first in enumeration order) and `stopped` is set.
+ * A node limit (`limit`, counted in `visits`, never in time, so that replicas stop at the same node) ends
+ * the search early. A visit is any node of the search tree the search examines: a leaf (its routing LP), or a
+ * prefix, whether a feasibility test cuts it or it gets an LP bound; counting only the bounded ones would
+ * leave the tests' work (O(n log n) per prefix, n prefixes per bounded node) uncounted. The result is then
+ * the incumbent (phase 1's best so far, or phase 1's optimum when phase 2 was cut short: optimal, but not
+ * necessarily the first in enumeration order) and `stopped` is set.
  * Below the limit the search is the same, node for node.
  */
 import { SELECT_MAX } from "./route-fill.js";
@@ -70,6 +73,8 @@ export class SubsetSearch {
   feasibilityCuts = true;
   /** Subtrees the last search cut because no completion meets the budget (see `overBudget`). */
   budgetCuts = 0;
+  /** Nodes of the search tree examined in the last search: leaves, cut prefixes and bounded prefixes. */
+  visits = 0;
   /** Whether the last search stopped at its node limit (its result is then an incumbent, or undefined). */
   stopped = false;
   private limit = Number.POSITIVE_INFINITY;
@@ -96,7 +101,7 @@ export class SubsetSearch {
   /**
    * Best s-subset of models 0..n-1 (positions in the caller's enumeration order) under budget b; undefined
    * when no s-subset meets b. `relaxed` holds the relaxation's weights over the same positions. After
-   * `limit` bounded nodes the search stops (`stopped`) and returns its incumbent, or undefined if it has none.
+   * `limit` visits the search stops (`stopped`) and returns its incumbent, or undefined if it has none.
    */
   solve(
     u: Float64Array,
@@ -110,6 +115,7 @@ export class SubsetSearch {
   ): SubsetResult | undefined {
     this.grow(n);
     this.nodes = 0;
+    this.visits = 0;
     this.budgetCuts = 0;
     this.stopped = false;
     this.limit = limit;
@@ -165,6 +171,11 @@ export class SubsetSearch {
     const { lp, idx, perm } = this;
     const last = n - (s - k);
     for (let j = start; j <= last; j++) {
+      if (this.visits >= this.limit) {
+        this.stopped = true;
+        return true;
+      }
+      this.visits++;
       idx[k] = perm[j] as number;
       if (k + 1 === s) {
         if (lp.solve(u, c, a, idx, s, b) !== "ok") continue;
@@ -195,7 +206,6 @@ export class SubsetSearch {
       // The 1e-13 absorbs the rounding of a bound that equals a completion's value.
       const cut = first ? this.threshold - 1e-13 - Number.MIN_VALUE : this.incumbent + 1e-13;
       const bound = this.bound(u, c, a, n, b, s, k, j, cut);
-      if (this.stopped) return true;
       if (first ? bound + 1e-13 < this.threshold : bound - 1e-13 <= this.incumbent) continue;
       if (this.descend(u, c, a, n, b, s, k + 1, j + 1, first)) return true;
     }
@@ -217,10 +227,6 @@ export class SubsetSearch {
     j: number,
     cut: number,
   ): number {
-    if (this.nodes >= this.limit) {
-      this.stopped = true;
-      return Number.NEGATIVE_INFINITY;
-    }
     this.nodes++;
     const { idx, perm, base, slot, mark, cord } = this;
     const { su, sc, sa, sp, route } = this.lp;

@@ -18,7 +18,7 @@
  * Two opt-ins replace step 3. An external solver (`ExternalDeploySolver`, e.g. HiGHS) answers each search
  * the branch-and-bound would run; the routing over its subset is the package's own routing LP. If it
  * throws or returns a subset that LP rejects, the branch-and-bound runs instead (`solverError` says why).
- * A node limit stops the branch-and-bound after that many bounded nodes over the whole boundary
+ * A node limit stops the branch-and-bound after it examined that many nodes over the whole boundary
  * ("node-limit"): the result is the best subset found so far, else a feasible subset picked under the caps
  * in the relaxation's order or in cost order (method "fallback"), its budget relaxed to its own cheapest
  * routing when it cannot meet b.
@@ -92,10 +92,12 @@ export class DeploySolver {
   private solverError: string | undefined;
   /** Nodes bounded by the branch-and-bound over the last `solve` (all its searches; diagnostics). */
   nodes = 0;
+  /** Search-tree nodes examined over the last `solve` (leaves, cut and bounded prefixes): what `nodeLimit` counts. */
+  visits = 0;
 
   /**
    * @param enumLimit enumerate the subsets when there are at most this many
-   * @param nodeLimit most branch-and-bound nodes per `solve` (Infinity: no limit)
+   * @param nodeLimit most search-tree nodes the branch-and-bound examines per `solve` (Infinity: no limit)
    * @param external solves what the branch-and-bound would (see {@link ExternalDeploySolver})
    */
   constructor(
@@ -131,6 +133,7 @@ export class DeploySolver {
     this.limited = false;
     this.solverError = undefined;
     this.nodes = 0;
+    this.visits = 0;
     // 1. The relaxation, in arrival order (the tie-break order applies to the enumeration only).
     const relaxed = this.relaxation(u, c, alpha, n, b, s);
     if (relaxed !== undefined) return relaxed;
@@ -292,7 +295,8 @@ export class DeploySolver {
     }
     const found = this.search.solve(u, c, a, n, b, s, w, this.left);
     this.nodes += this.search.nodes;
-    this.left -= this.search.nodes;
+    this.visits += this.search.visits;
+    this.left -= this.search.visits;
     if (this.search.stopped) this.limited = true;
     return found === undefined ? undefined : { ...found, method: "branch-and-bound" };
   }

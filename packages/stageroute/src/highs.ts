@@ -36,8 +36,8 @@ export interface HighsDeploySolverOptions {
   readonly highs?: HighsInstance;
   /**
    * HiGHS options merged over the defaults: `output_flag: false`, `mip_rel_gap: 1e-9`, `mip_abs_gap: 1e-12`
-   * (feasibility tolerances stay HiGHS's: with `mip_feasibility_tolerance: 1e-9`, HiGHS 1.15 reported
-   * "Optimal" for subsets 2-6% off the optimum on permuted rate-limited pools).
+   * (feasibility tolerances stay HiGHS's: with `mip_feasibility_tolerance: 1e-9`, HiGHS 1.15.3 reported
+   * "Optimal" for subsets up to 6% off the optimum on a rate-limited pool, depending on its models' order).
    */
   readonly options?: Readonly<Record<string, unknown>>;
 }
@@ -51,7 +51,10 @@ const DEFAULTS: Readonly<Record<string, unknown>> = {
 
 let loaded: Promise<HighsInstance> | undefined;
 
-/** Imports and instantiates `highs` once (INVALID_STATE naming the package when it is not installed). */
+/**
+ * Imports and instantiates `highs` once: INVALID_STATE naming the package when it is not installed, or when
+ * its wasm is not beside its script (a bundler that inlined `highs` moved it away from `highs.wasm`).
+ */
 function loadHighs(): Promise<HighsInstance> {
   loaded ??= import("highs")
     .then((m: unknown) => {
@@ -65,7 +68,8 @@ function loadHighs(): Promise<HighsInstance> {
       loaded = undefined;
       throw new RouteKitError(
         ErrorCode.InvalidState,
-        `@routekit/stageroute/highs needs the optional peer dependency "highs" (npm install highs): ${e instanceof Error ? e.message : String(e)}`,
+        `@routekit/stageroute/highs could not load its optional peer dependency "highs" (npm install highs; ` +
+          `a bundle must keep "highs" external, or pass { highs } loaded yourself): ${e instanceof Error ? e.message : String(e)}`,
       );
     });
   return loaded;

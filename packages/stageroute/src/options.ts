@@ -65,7 +65,8 @@ export interface StagePolicyOptions extends ArmPolicyOptions {
   /** DeployOPT enumerates every subset when there are at most this many (default 50,000), else uses branch-and-bound. */
   readonly enumLimit?: number;
   /**
-   * Most nodes DeployOPT's branch-and-bound bounds at one stage boundary, over all its searches (default
+   * Most search-tree nodes (leaves, cut and bounded prefixes) DeployOPT's branch-and-bound examines at one
+   * stage boundary, over all its searches (default
    * Infinity: no limit). Beyond it the boundary deploys the best subset found so far, or a feasible fallback,
    * and `deployment.status` is "node-limit". Counted in nodes, not time, so replicas stay identical.
    */

@@ -59,16 +59,17 @@ describe("DeploySolver with a node limit", () => {
         expect(() => new DeploySolver(0, 1).solve(u, c, a, n, b, s, order)).toThrow((e as Error).message);
         continue;
       }
-      const nodes = free.nodes;
+      const nodes = free.visits;
       const atLimit = new DeploySolver(0, Math.max(nodes, 1));
       expectSame(atLimit.solve(u, c, a, n, b, s, order), want);
-      expect(atLimit.nodes).toBe(nodes);
+      expect(atLimit.visits).toBe(nodes);
+      expect(atLimit.nodes).toBe(free.nodes);
       if (nodes === 0) continue;
       for (const limit of [1, Math.ceil(nodes / 2), nodes - 1]) {
         if (limit < 1) continue;
         const d = new DeploySolver(0, limit);
         const got = d.solve(u, c, a, n, b, s, order);
-        expect(d.nodes).toBeLessThanOrEqual(limit);
+        expect(d.visits).toBeLessThanOrEqual(limit);
         expect(got.status).toBe("node-limit");
         expectFeasible(got, u, c, a, s);
         // No subset beats the optimum under the same budget.
@@ -100,7 +101,7 @@ describe("DeploySolver with a node limit", () => {
       const free = new DeploySolver(0);
       const want = free.solve(u, c, a, n, 1.5, 4, order);
       if (want.method !== "branch-and-bound" || want.status !== "ok") continue;
-      const got = new DeploySolver(0, free.nodes - 1).solve(u, c, a, n, 1.5, 4, order);
+      const got = new DeploySolver(0, free.visits - 1).solve(u, c, a, n, 1.5, 4, order);
       expect(got.status).toBe("node-limit");
       if (Math.abs(got.value - want.value) <= 1e-12) optimalAtLimit++;
     }
@@ -111,8 +112,9 @@ describe("DeploySolver with a node limit", () => {
 describe("StageRoute option searchNodeLimit", () => {
   it("a boundary that hits it: status node-limit, counted, routable within budget; the snapshot keeps both", () => {
     // 50 models, M_max 16, caps 0.05 / 0.5: the unlimited search bounds about 710,000 nodes here.
-    const p = StageRoute.fromJSON(poised(50, 16, { searchNodeLimit: 2000 }));
-    expect(p.config.searchNodeLimit).toBe(2000);
+    // 20,000 search-tree nodes find a subset (its incumbent) before the limit.
+    const p = StageRoute.fromJSON(poised(50, 16, { searchNodeLimit: 20_000 }));
+    expect(p.config.searchNodeLimit).toBe(20_000);
     expect(p.nodeLimitBoundaries).toBe(0);
     p.update(p.select(), { reward: 0.5, cost: 0.5 });
     expect(p.deployment?.status).toBe("node-limit");
@@ -122,14 +124,14 @@ describe("StageRoute option searchNodeLimit", () => {
     const snap = p.toJSON();
     expectRoutable(StageRoute.fromJSON(snap));
     const config = (snap.state as { config: Record<string, unknown> }).config;
-    expect(config.searchNodeLimit).toBe(2000);
+    expect(config.searchNodeLimit).toBe(20_000);
     expect((snap.state as { lastDeployment: { status: string } }).lastDeployment.status).toBe("node-limit");
     const again = StageRoute.fromJSON(JSON.parse(JSON.stringify(snap)));
     expect(JSON.stringify(again.toJSON())).toBe(JSON.stringify(snap));
     expect(again.deployment?.status).toBe("node-limit");
     // Counted since construction or restore, like fallbackRounds.
     expect(again.nodeLimitBoundaries).toBe(0);
-    expect(again.config.searchNodeLimit).toBe(2000);
+    expect(again.config.searchNodeLimit).toBe(20_000);
   });
 
   it("a limit of 1 on a budget-relaxed boundary (500 models, M_max 4): the fallback subset, routable", () => {
