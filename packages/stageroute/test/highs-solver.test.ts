@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { isRouteKitError, Rng } from "@routekit/core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type DeployResult, DeploySolver } from "../src/deploy.js";
@@ -70,7 +72,7 @@ describe("highsDeploySolver against the built-in exact search", () => {
       expectFeasible(got, c, a, s);
       expect(got.method).toBe(want.method === "branch-and-bound" ? "external" : want.method);
       // The built-in search was not run at all.
-      expect(ext.nodes).toBe(0);
+      expect(ext.visits).toBe(0);
       if (got.support.join() !== want.support.join()) differentSubset++;
       // Deterministic: the same input gives the same subset and weights.
       const again = new DeploySolver(0, Number.POSITIVE_INFINITY, highs).solve(u, c, a, n, b, s, order);
@@ -83,8 +85,13 @@ describe("highsDeploySolver against the built-in exact search", () => {
       expect(seen.get(`${shape} branch-and-bound/ok`) ?? 0, shape).toBeGreaterThan(30);
     }
     expect(seen.get("rate branch-and-bound/budget-relaxed") ?? 0).toBeGreaterThan(15);
-    // Ties: HiGHS need not return the subset the enumeration order keeps (the README says so).
-    expect(differentSubset).toBeGreaterThan(0);
+    // The README's counts: pools some M_max models can carry, those that reached the branch-and-bound (and of
+    // them budget-relaxed), and the ties: HiGHS need not return the subset the enumeration order keeps.
+    const count = (f: (k: string) => boolean) => [...seen].filter(([k]) => f(k)).reduce((t, [, v]) => t + v, 0);
+    expect(count(() => true)).toBe(324);
+    expect(count((k) => k.includes("branch-and-bound"))).toBe(223);
+    expect(count((k) => k.includes("branch-and-bound/budget-relaxed"))).toBe(58);
+    expect(differentSubset).toBe(59);
   });
 
   it("100 models, M_max 16, rate-limited caps: the HiGHS path finishes, and no worse than a node-limited search", () => {
@@ -245,6 +252,7 @@ describe("an external solver that fails", () => {
       [{ name: "many", solve: (p) => Array.from({ length: p.slots + 1 }, (_, i) => i) }, "at most 4 model indices"],
       [{ name: "shape", solve: () => "0,1" as never }, "at most 4 model indices"],
       [{ name: "dear", solve: (p) => dearest(p) }, "routing LP is infeasible"],
+      [{ name: "short", solve: (p) => [p.cap.indexOf(0.05)] }, "routing LP is infeasible"],
     ];
     for (const [solver, why] of cases) {
       const { ext, plain } = pair(solver);
@@ -256,6 +264,31 @@ describe("an external solver that fails", () => {
       const b = plain.toJSON().state as { config: Record<string, unknown> };
       a.config.deploySolver = null;
       expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+    }
+  });
+
+  it("with searchNodeLimit, the built-in search that takes over stops at it", () => {
+    const failing: ExternalDeploySolver = {
+      name: "failing",
+      solve: () => {
+        throw new Error("down");
+      },
+    };
+    const p = StageRoute.fromJSON(poised(50, 16, { deploySolver: "failing", searchNodeLimit: 100 }), {
+      deploySolver: failing,
+    });
+    p.update(p.select(), { reward: 0.5, cost: 0.5 });
+    expect(p.solverFallbacks).toBe(1);
+    expect(p.deployment?.status).toBe("node-limit");
+    expect(p.nodeLimitBoundaries).toBe(1);
+  });
+
+  it("the main entry's modules never import highs (only src/highs.ts does, and only when called)", () => {
+    const dir = fileURLToPath(new URL("../src/", import.meta.url));
+    for (const f of readdirSync(dir)) {
+      const text = readFileSync(`${dir}${f}`, "utf8");
+      const imports = /(from\s+|import\s*\()\s*["']highs["']/.test(text) || /from\s+["']\.\/highs\.js["']/.test(text);
+      expect(imports, f).toBe(f === "highs.ts");
     }
   });
 
@@ -300,3 +333,114 @@ function dearest(p: DeployProblem): number[] {
     .sort((x, y) => (p.cost[y] as number) - (p.cost[x] as number))
     .slice(0, p.slots);
 }
+
+describe("README numbers of the solver comparison (deterministic: node counts and values)", () => {
+  /** The first boundary after restoring the bench's pool: its deployment and the search-tree nodes examined. */
+  function boundary(n: number, s: number, config: Record<string, unknown>) {
+    const p = StageRoute.fromJSON(poised(n, s, config), config.deploySolver ? { deploySolver: highs } : undefined);
+    p.update(p.select(), { reward: 0.5, cost: 0.5 });
+    const solver = (p as unknown as { deploySolver: DeploySolver }).deploySolver;
+    return { d: p.deployment as NonNullable<StageRoute["deployment"]>, visits: solver.visits };
+  }
+  const below = (v: number, opt: number) => ((opt - v) / opt) * 100;
+
+  it("M_max 4 and 16 at 50, 100, 500 models: built-in nodes, node-limited values against HiGHS's optimum", () => {
+    const readme = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8").replace(/\s+/g, " ");
+    expect(readme).toContain(
+      "| M_max 4 (budget-relaxed), built-in | 31 ms (optimal; 11,342 nodes) | 59 ms (optimal; 49,527) | 7.5 s (optimal; 5,175,850) |",
+    );
+    for (const n of [50, 100]) {
+      const free = boundary(n, 4, {});
+      const opt = boundary(n, 4, { deploySolver: "highs" });
+      expect(free.d.status).toBe("budget-relaxed");
+      expect(free.visits).toBe(n === 50 ? 11_342 : 49_527);
+      expect(rel(opt.d.value as number, free.d.value as number)).toBeLessThanOrEqual(1e-9);
+    }
+    // [n, M_max, limit, % below HiGHS as printed (0: optimal)]
+    const rows: [number, number, number, string][] = [
+      [50, 4, 2000, "0"],
+      [100, 4, 2000, "0"],
+      [500, 4, 2000, "1.0"],
+      [50, 4, 20_000, "0"],
+      [100, 4, 20_000, "0"],
+      [500, 4, 20_000, "1.0"],
+      [50, 16, 2000, "13"],
+      [100, 16, 2000, "19"],
+      [500, 16, 2000, "16"],
+      [50, 16, 20_000, "10"],
+      [100, 16, 20_000, "9.5"],
+      [500, 16, 20_000, "16"],
+    ];
+    const optimum = new Map<string, number>();
+    for (const [n, s, limit, pct] of rows) {
+      const key = `${n}/${s}`;
+      if (!optimum.has(key)) optimum.set(key, boundary(n, s, { deploySolver: "highs" }).d.value as number);
+      const { d, visits } = boundary(n, s, { searchNodeLimit: limit });
+      const gap = below(d.value as number, optimum.get(key) as number);
+      if (pct === "0") expect(gap, `${key} ${limit}`).toBeLessThanOrEqual(1e-9);
+      else expect(gap.toFixed(pct.includes(".") ? 1 : 0), `${key} ${limit}`).toBe(pct);
+      // Every cell but one stops at its limit (50 models, M_max 4, 20,000: the search ends at 11,342).
+      if (n === 50 && s === 4 && limit === 20_000) expect(d.status).toBe("budget-relaxed");
+      else expect([d.status, visits]).toEqual(["node-limit", limit]);
+    }
+  }, 120_000);
+});
+
+describe("highsDeploySolver options", () => {
+  // A rate-limited pool (two caps 0.5, the rest 0.05) from the agreement test, in the search for the smallest
+  // reachable cost (reward = -cost, no budget row), its models permuted as tie-break orders permute them.
+  const cost = [
+    1.0535525712501042, 0.40829690855573525, 1.0535525712501046, 1.0535525712501037, 2.171254313638376,
+    1.0535525712501044, 0.24951916100924604, 0.7493590842438095, 1.0535525712501046, 1.0535525712501046,
+    1.4797896916118862, 1.0535525712501037, 0.9474703054809862, 1.0535525712501037, 1.0535525712501046,
+    0.7144470632192521, 1.2995906266033241, 1.8471990645552927, 2.186672402555441, 1.0535525712501046,
+    1.0535525712501037, 1.0535525712501037, 0.794332498691004, 2.323840656861036, 1.053552571250104, 0.0965209033019995,
+    2.964331722114984, 1.0535525712501037, 1.0535525712501044, 1.0535525712501037, 1.6315538229810278,
+    1.0535525712501046, 1.0535525712501042, 1.0948562701715805, 0.0673586681784607, 1.0535525712501042,
+    2.201433331860542,
+  ];
+  const n = cost.length;
+  const cap = cost.map((_, i) => (i === 10 || i === 21 ? 0.5 : 0.05));
+
+  /** The worst excess (%) of the returned subset's cheapest routing over the optimum, over 120 permutations. */
+  function worst(solver: ExternalDeploySolver): number {
+    const rng = Rng.fromSeed("highs-tolerance");
+    const lp = new DeploySolver(0);
+    let min = Number.POSITIVE_INFINITY;
+    const costs: number[] = [];
+    for (let t = 0; t < 120; t++) {
+      const perm = shuffled(rng, n);
+      const p: DeployProblem = {
+        n,
+        reward: Float64Array.from(perm, (i) => -(cost[i] as number)),
+        cost: Float64Array.from(perm, (i) => cost[i] as number),
+        cap: Float64Array.from(perm, (i) => cap[i] as number),
+        budget: Number.POSITIVE_INFINITY,
+        slots: 5,
+      };
+      const chosen = solver.solve(p) as number[];
+      // The subset's cheapest routing, by the package's own LP (enumeration over exactly that subset).
+      const sub = chosen.map((i) => perm[i] as number);
+      const r = lp.solve(
+        sub.map((i) => -(cost[i] as number)),
+        sub.map((i) => cost[i] as number),
+        sub.map((i) => cap[i] as number),
+        sub.length,
+        Number.POSITIVE_INFINITY,
+        sub.length,
+        Int32Array.from(sub, (_, j) => j),
+      );
+      costs.push(-r.value);
+      min = Math.min(min, -r.value);
+    }
+    return Math.max(...costs.map((x) => ((x - min) / min) * 100));
+  }
+
+  it("the defaults find the cheapest subset for every order; with mip_feasibility_tolerance 1e-9 HiGHS reports subsets up to 6% dearer as Optimal", async () => {
+    expect(worst(highs)).toBeLessThanOrEqual(1e-7);
+    const loose = await highsDeploySolver({ options: { mip_feasibility_tolerance: 1e-9 } });
+    const w = worst(loose);
+    expect(w).toBeGreaterThan(2);
+    expect(w).toBeLessThan(6);
+  });
+});
