@@ -327,7 +327,12 @@ export class DeploySolver {
     } catch (e) {
       return `deploySolver "${solver.name}" threw: ${e instanceof Error ? e.message : String(e)}`;
     }
-    if (answer === null) return null;
+    if (answer === null) {
+      // Without a budget row any s models whose caps reach 1 are feasible, and solve() checked that some are.
+      if (b === Number.POSITIVE_INFINITY)
+        return `deploySolver "${solver.name}" found no subset of a problem without a budget row`;
+      return null;
+    }
     const seen = new Uint8Array(n);
     if (!Array.isArray(answer) || answer.length > s) {
       return `deploySolver "${solver.name}" must return null or at most ${s} model indices`;

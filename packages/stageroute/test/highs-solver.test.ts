@@ -253,6 +253,7 @@ describe("an external solver that fails", () => {
       [{ name: "shape", solve: () => "0,1" as never }, "at most 4 model indices"],
       [{ name: "dear", solve: (p) => dearest(p) }, "routing LP is infeasible"],
       [{ name: "short", solve: (p) => [p.cap.indexOf(0.05)] }, "routing LP is infeasible"],
+      [{ name: "none", solve: () => null }, "found no subset of a problem without a budget row"],
     ];
     for (const [solver, why] of cases) {
       const { ext, plain } = pair(solver);
