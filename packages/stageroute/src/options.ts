@@ -66,9 +66,9 @@ export interface StagePolicyOptions extends ArmPolicyOptions {
   readonly enumLimit?: number;
   /**
    * Most search-tree nodes (leaves, cut and bounded prefixes) DeployOPT's branch-and-bound examines at one
-   * stage boundary, over all its searches (default
-   * Infinity: no limit). Beyond it the boundary deploys the best subset found so far, or a feasible fallback,
-   * and `deployment.status` is "node-limit". Counted in nodes, not time, so replicas stay identical.
+   * stage boundary, over all its searches (default Infinity: no limit). Beyond it the boundary deploys the best
+   * subset found so far, or a feasible fallback, and `deployment.status` is "node-limit". Counted in nodes, not
+   * time, so replicas stay identical.
    */
   readonly searchNodeLimit?: number;
   /**
