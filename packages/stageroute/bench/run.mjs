@@ -1,10 +1,11 @@
 // StageRoute speed: RouteOPT per query (2..10 deployed models), DeployOPT per stage boundary (15 and
 // 50 available models, each solver path), a pool-size sweep (100, 500, 2,000 models: a stage boundary and
 // a routing round of StageRoute and of RatioGreedy; StageRoute also on mixed caps, where DeployOPT runs its
-// branch-and-bound), and a 10^6-query simulation end to end.
-// Usage: pnpm bench (node --expose-gc bench/run.mjs [--quick] [--sweep] [--rate]: --sweep runs the sweep
-// only, --rate only its rate-limited StageRoute case).
-// Imports the built ../dist/index.js.
+// branch-and-bound), DeployOPT's ways out of a slow branch-and-bound (searchNodeLimit, the HiGHS
+// deploySolver) on rate-limited pools, and a 10^6-query simulation end to end.
+// Usage: pnpm bench (node --expose-gc bench/run.mjs [--quick] [--sweep] [--rate] [--solvers]: --sweep runs the
+// sweep only, --rate only its rate-limited StageRoute case, --solvers only the solver comparison).
+// Imports the built ../dist/index.js (and ../dist/highs.js for the solver comparison).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,7 +19,8 @@ const { DeploySolver, RatioGreedy, RouteSolver, STAGE_PRESETS, StageRoute, stage
 
 const quick = process.argv.includes("--quick");
 const rateOnly = process.argv.includes("--rate");
-const sweepOnly = rateOnly || process.argv.includes("--sweep");
+const solversOnly = process.argv.includes("--solvers");
+const sweepOnly = rateOnly || solversOnly || process.argv.includes("--sweep");
 const rows = [];
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -184,7 +186,7 @@ if (!sweepOnly) {
 // DeployOPT runs its branch-and-bound (LP bounds over the whole pool at every node). StageRoute on the
 // rate-limited pools too (caps 0.05, one in ten 0.5, M_max 4; 50 and 100 models): no 4 models meet the
 // budget, so DeployOPT runs three searches (no subset within budget, the cheapest reach, the best within it).
-function sweepPool(Cls, n, s, caps) {
+function sweepPool(Cls, n, s, caps, config = {}) {
   const rng = Rng.fromSeed(`sweep-${n}-${s}`);
   const L = 200;
   const arms = Array.from({ length: n }, (_, i) => `m${i}`);
@@ -202,6 +204,7 @@ function sweepPool(Cls, n, s, caps) {
     a.sc = a.n * (0.05 + 3 * q[i] * q[i] + 0.1 * rng.uniform());
   });
   st.learned = L - 1; // the next feedback ends the stage
+  Object.assign(st.config, config);
   return { snapshot: makeSnapshot(snap.kind, snap.kindVersion, st), L };
 }
 const sweepBase = new Map();
@@ -212,7 +215,7 @@ for (const [Cls, label, caps, slots, sizes] of [
   [StageRoute, "StageRoute", "mixed", [5]],
   [StageRoute, "StageRoute", "rate", [4], [50, 50, 100]],
 ]) {
-  if (rateOnly && !(Cls === StageRoute && caps === "rate")) continue;
+  if (solversOnly || (rateOnly && !(Cls === StageRoute && caps === "rate"))) continue;
   for (const s of slots) {
     // A first pass over the smallest pool warms the JIT up (not recorded).
     for (const [w, n] of (sizes ?? [100, 100, 500, 2000]).entries()) {
@@ -279,6 +282,57 @@ for (const [Cls, label, caps, slots, sizes] of [
         us: mr,
         note: `select + update inside a stage; x${(mr / r0).toFixed(1)} of n=${n0}`,
       });
+    }
+  }
+}
+
+// ---------------------------------------------------------------- solvers: built-in, node-limited, HiGHS
+// The first stage boundary after restoring the sweep's rate-limited pools (caps 0.05, one in ten 0.5) at 50,
+// 100 and 500 models, M_max 4 (no 4 models meet the budget: three searches) and 16 (within budget): the
+// built-in branch-and-bound, the same with searchNodeLimit 2,000 and 20,000 (search-tree nodes), and the HiGHS
+// deploySolver; the note gives each deployment's value against HiGHS's optimum.
+// The built-in search is not run where it takes over a minute (100 and 500 models at M_max 16).
+// Not with STAGEROUTE_DIST: builds before these options have neither.
+if (!rateOnly && (solversOnly || !sweepOnly) && !process.env.STAGEROUTE_DIST) {
+  const { highsDeploySolver } = await import("../dist/highs.js");
+  const highs = await highsDeploySolver();
+  const boundary = (n, s, config, solver) => {
+    const { snapshot } = sweepPool(StageRoute, n, s, "rate", config);
+    const p = StageRoute.fromJSON(snapshot, solver ? { deploySolver: highs } : undefined);
+    const d = p.select();
+    globalThis.gc?.();
+    const t0 = process.hrtime.bigint();
+    p.update(d, { reward: 0.5, cost: 0.5 });
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    return { ms, nodes: p.deploySolver.nodes, visits: p.deploySolver.visits, d: p.deployment };
+  };
+  // JIT warm-up on a small pool, each path once (not recorded).
+  boundary(30, 4, {});
+  boundary(30, 4, { searchNodeLimit: 2000 });
+  boundary(30, 4, { deploySolver: "highs" }, true);
+  for (const s of [4, 16]) {
+    for (const n of [50, 100, 500]) {
+      const optimum = boundary(n, s, { deploySolver: "highs" }, true).d.value;
+      const cases = [
+        ["HiGHS", { deploySolver: "highs" }, true],
+        ["searchNodeLimit 2,000", { searchNodeLimit: 2000 }],
+        ["searchNodeLimit 20,000", { searchNodeLimit: 20000 }],
+      ];
+      if (s === 4 || n === 50) cases.push(["built-in", {}]);
+      for (const [label, config, solver] of cases) {
+        // Seconds per boundary for the built-in search: one run; the others the median of 3.
+        const reps = quick || label === "built-in" ? 1 : 3;
+        const runs = Array.from({ length: reps }, () => boundary(n, s, config, solver));
+        const ms = median(runs.map((r) => r.ms));
+        const { nodes, visits, d } = runs[0];
+        const gap = ((optimum - d.value) / optimum) * 100;
+        rows.push({
+          bench: `solvers: ${label}`,
+          size: `n=${n}, M_max=${s}, caps 0.05/0.5`,
+          us: ms * 1000,
+          note: `${d.status} ${d.method}, ${visits} search-tree nodes (${nodes} bounded), value ${d.value.toFixed(4)} (${gap <= 1e-9 ? "optimal" : `${gap.toFixed(2)}% below HiGHS`})`,
+        });
+      }
     }
   }
 }

@@ -20,6 +20,14 @@
  * meets the budget at all) the search would otherwise enumerate such subtrees leaf by leaf. The skipped
  * leaves would have been skipped anyway, so the incumbent, the threshold, every other bound and the
  * returned subset are unchanged (`shortOfMass`, `overBudget`).
+ *
+ * A node limit (`limit`, counted in `visits`, never in time, so that replicas stop at the same node) ends
+ * the search early. A visit is any node of the search tree the search examines: a leaf (its routing LP), or a
+ * prefix, whether a feasibility test cuts it or it gets an LP bound; counting only the bounded ones would
+ * leave the tests' work (O(n log n) per prefix, n prefixes per bounded node) uncounted. The result is then
+ * the incumbent (phase 1's best so far, or phase 1's optimum when phase 2 was cut short: optimal, but not
+ * necessarily the first in enumeration order) and `stopped` is set.
+ * Below the limit the search is the same, node for node.
  */
 import { SELECT_MAX } from "./route-fill.js";
 import { SubsetLp } from "./subset-lp.js";
@@ -65,6 +73,11 @@ export class SubsetSearch {
   feasibilityCuts = true;
   /** Subtrees the last search cut because no completion meets the budget (see `overBudget`). */
   budgetCuts = 0;
+  /** Nodes of the search tree examined in the last search: leaves, cut prefixes and bounded prefixes. */
+  visits = 0;
+  /** Whether the last search stopped at its node limit (its result is then an incumbent, or undefined). */
+  stopped = false;
+  private limit = Number.POSITIVE_INFINITY;
 
   private grow(n: number): void {
     this.lp.grow(n);
@@ -87,7 +100,8 @@ export class SubsetSearch {
 
   /**
    * Best s-subset of models 0..n-1 (positions in the caller's enumeration order) under budget b; undefined
-   * when no s-subset meets b. `relaxed` holds the relaxation's weights over the same positions.
+   * when no s-subset meets b. `relaxed` holds the relaxation's weights over the same positions. After
+   * `limit` visits the search stops (`stopped`) and returns its incumbent, or undefined if it has none.
    */
   solve(
     u: Float64Array,
@@ -97,10 +111,14 @@ export class SubsetSearch {
     b: number,
     s: number,
     relaxed: ArrayLike<number>,
+    limit = Number.POSITIVE_INFINITY,
   ): SubsetResult | undefined {
     this.grow(n);
     this.nodes = 0;
+    this.visits = 0;
     this.budgetCuts = 0;
+    this.stopped = false;
+    this.limit = limit;
     let uMax = Number.NEGATIVE_INFINITY;
     let uMin = Number.POSITIVE_INFINITY;
     for (let i = 0; i < n; i++) {
@@ -121,12 +139,18 @@ export class SubsetSearch {
     this.found = false;
     this.descend(u, c, a, n, b, s, 0, 0, false);
     if (!this.found) return undefined;
-    // Phase 2: the first subset in enumeration order that attains it.
-    for (let i = 0; i < n; i++) perm[i] = i;
-    this.threshold = this.incumbent - 1e-12;
-    this.found = false;
-    this.descend(u, c, a, n, b, s, 0, 0, true);
-    if (!this.found) return undefined;
+    if (!this.stopped) {
+      // Phase 2: the first subset in enumeration order that attains it.
+      for (let i = 0; i < n; i++) perm[i] = i;
+      this.threshold = this.incumbent - 1e-12;
+      this.found = false;
+      this.descend(u, c, a, n, b, s, 0, 0, true);
+      if (!this.found) {
+        if (!this.stopped) return undefined;
+        // Phase 2 writes bestIdx only when it succeeds: it still holds phase 1's optimum.
+        this.foundValue = this.incumbent;
+      }
+    }
     const weights = new Float64Array(n);
     for (let j = 0; j < s; j++) weights[this.bestIdx[j] as number] = this.bestP[j] as number;
     return { value: this.foundValue, weights };
@@ -147,6 +171,11 @@ export class SubsetSearch {
     const { lp, idx, perm } = this;
     const last = n - (s - k);
     for (let j = start; j <= last; j++) {
+      if (this.visits >= this.limit) {
+        this.stopped = true;
+        return true;
+      }
+      this.visits++;
       idx[k] = perm[j] as number;
       if (k + 1 === s) {
         if (lp.solve(u, c, a, idx, s, b) !== "ok") continue;

@@ -14,14 +14,29 @@
  *    the subset the enumeration would keep.
  * When no s-subset meets the budget, the budget is relaxed to the smallest cost an s-subset can reach
  * ("budget-relaxed"). When no s models have caps summing to 1, it throws INFEASIBLE_BUDGET.
+ *
+ * Two opt-ins replace step 3. An external solver (`ExternalDeploySolver`, e.g. HiGHS) answers each search
+ * the branch-and-bound would run; the routing over its subset is the package's own routing LP. If it
+ * throws or returns a subset that LP rejects, the branch-and-bound runs instead (`solverError` says why).
+ * A node limit stops the branch-and-bound after it examined that many nodes over the whole boundary
+ * ("node-limit"): the result is the best subset found so far, else a feasible subset picked under the caps
+ * in the relaxation's order or in cost order (method "fallback"), its budget relaxed to its own cheapest
+ * routing when it cannot meet b.
  */
 import { ErrorCode, RouteKitError } from "@routekit/core";
 import { SubsetSearch } from "./branch.js";
+import { greedyByRatio } from "./cap-greedy.js";
+import type { ExternalDeploySolver } from "./external.js";
 import { SUPPORT_EPS } from "./route-lp.js";
 import { gather, SubsetLp } from "./subset-lp.js";
 
-export type DeployStatus = "ok" | "budget-relaxed";
-export type DeployMethod = "relaxation" | "enumeration" | "branch-and-bound";
+/**
+ * "ok"; "budget-relaxed": no subset met the budget under the bounds; "node-limit": the branch-and-bound
+ * stopped at `searchNodeLimit` (the subset may not be optimal; its budget may be relaxed too).
+ */
+export type DeployStatus = "ok" | "budget-relaxed" | "node-limit";
+/** "external": the external solver's subset; "fallback": picked under the caps after the node limit stopped the search with no subset. */
+export type DeployMethod = "relaxation" | "enumeration" | "branch-and-bound" | "external" | "fallback";
 
 export interface DeployResult {
   readonly status: DeployStatus;
@@ -35,7 +50,11 @@ export interface DeployResult {
   readonly weights: Float64Array;
   /** Indices with d*_m > 1e-12, ascending. */
   readonly support: number[];
+  /** Why the external solver's answer was not used (the built-in search ran instead), when it was not. */
+  readonly solverError?: string;
 }
+
+type Found = { value: number; weights: Float64Array; method: DeployMethod };
 
 /** Number of s-subsets of n, or `limit + 1` when it exceeds `limit`. */
 export function binomialCapped(n: number, s: number, limit: number): number {
@@ -67,8 +86,25 @@ export class DeploySolver {
   private pc = new Float64Array(16);
   private pa = new Float64Array(16);
   private pw = new Float64Array(16);
+  /** Nodes the branch-and-bound may still bound at this boundary. */
+  private left = Number.POSITIVE_INFINITY;
+  private limited = false;
+  private solverError: string | undefined;
+  /** Nodes bounded by the branch-and-bound over the last `solve` (all its searches; diagnostics). */
+  nodes = 0;
+  /** Search-tree nodes examined over the last `solve` (leaves, cut and bounded prefixes): what `nodeLimit` counts. */
+  visits = 0;
 
-  constructor(readonly enumLimit = 50_000) {}
+  /**
+   * @param enumLimit enumerate the subsets when there are at most this many
+   * @param nodeLimit most search-tree nodes the branch-and-bound examines per `solve` (Infinity: no limit)
+   * @param external solves what the branch-and-bound would (see {@link ExternalDeploySolver})
+   */
+  constructor(
+    readonly enumLimit = 50_000,
+    readonly nodeLimit = Number.POSITIVE_INFINITY,
+    readonly external?: ExternalDeploySolver,
+  ) {}
 
   /**
    * Solves DeployOPT over `n` models (`u` reward bounds, `c` cost bounds, `alpha` caps), budget `b`,
@@ -93,6 +129,11 @@ export class DeploySolver {
       );
     }
     this.grow(n);
+    this.left = this.nodeLimit;
+    this.limited = false;
+    this.solverError = undefined;
+    this.nodes = 0;
+    this.visits = 0;
     // 1. The relaxation, in arrival order (the tie-break order applies to the enumeration only).
     const relaxed = this.relaxation(u, c, alpha, n, b, s);
     if (relaxed !== undefined) return relaxed;
@@ -101,20 +142,32 @@ export class DeploySolver {
     let status: DeployStatus = "ok";
     let budget = b;
     let best = this.best(pu, pc, pa, n, b, s);
-    if (best === undefined) {
+    if (best === undefined && this.limited) {
+      // Stopped before any subset was found: whether one meets b is unknown.
+      ({ found: best, budget } = this.fallback(pu, pc, pa, n, b, s));
+    } else if (best === undefined) {
       // No s-subset meets b: find the smallest reachable cost (maximise -c without a budget row).
       const neg = this.lp.sp;
       for (let r = 0; r < n; r++) neg[r] = -(pc[r] as number);
       const cheapest = this.best(neg.slice(0, n), pc, pa, n, Number.POSITIVE_INFINITY, s);
-      const bMin = -(cheapest?.value ?? 0);
-      // A hair above the minimum, so the cheapest set's own rounding cannot make it infeasible.
-      budget = Math.max(b, bMin + 1e-12 * Math.abs(bMin));
-      status = "budget-relaxed";
-      best = this.best(pu, pc, pa, n, budget, s);
-      if (best === undefined) {
-        throw new RouteKitError(ErrorCode.Numerical, "DeployOPT: the relaxed budget is still infeasible");
+      if (cheapest === undefined) {
+        ({ found: best, budget } = this.fallback(pu, pc, pa, n, b, s));
+      } else {
+        const bMin = -cheapest.value;
+        // A hair above the minimum, so the cheapest set's own rounding cannot make it infeasible.
+        budget = Math.max(b, bMin + 1e-12 * Math.abs(bMin));
+        status = "budget-relaxed";
+        best = this.best(pu, pc, pa, n, budget, s);
+        // With the nodes spent, the cheapest set found meets the relaxed budget by construction.
+        if (best === undefined && this.limited)
+          best = this.routeMembers(pu, pc, pa, n, budget, cheapest.weights, "fallback");
+        if (best === undefined) {
+          throw new RouteKitError(ErrorCode.Numerical, "DeployOPT: the relaxed budget is still infeasible");
+        }
       }
     }
+    if (this.limited) status = "node-limit";
+    if (best === undefined) throw new RouteKitError(ErrorCode.Numerical, "DeployOPT: no feasible subset");
     const weights = new Float64Array(n);
     const support: number[] = [];
     for (let r = 0; r < n; r++) {
@@ -122,7 +175,78 @@ export class DeploySolver {
       if (v > SUPPORT_EPS) weights[order[r] as number] = v;
     }
     for (let i = 0; i < n; i++) if ((weights[i] as number) > 0) support.push(i);
-    return { status, method: best.method, value: best.value, budget, weights, support };
+    const res: DeployResult = { status, method: best.method, value: best.value, budget, weights, support };
+    return this.solverError === undefined ? res : { ...res, solverError: this.solverError };
+  }
+
+  /**
+   * A feasible subset when the node limit stopped the search with none: the caps-feasible picks (see
+   * greedyByRatio) in the order of the relaxation's weights (then reward), else in cost order; the first
+   * whose routing meets b, else the cost-order picks with the budget relaxed to their cheapest routing.
+   */
+  private fallback(
+    u: Float64Array,
+    c: Float64Array,
+    a: Float64Array,
+    n: number,
+    b: number,
+    s: number,
+  ): { found: Found; budget: number } {
+    const w = this.pw;
+    const relaxedOk = this.lp.route.solve(u, c, a, n, b, w) === "ok";
+    const byWeight = Array.from({ length: n }, (_, i) => i).sort(
+      (x, y) => (relaxedOk ? (w[y] as number) - (w[x] as number) : 0) || (u[y] as number) - (u[x] as number) || x - y,
+    );
+    const byCost = Array.from({ length: n }, (_, i) => i).sort((x, y) => (c[x] as number) - (c[y] as number) || x - y);
+    const mark = new Float64Array(n);
+    for (const picks of [byWeight, byCost]) {
+      mark.fill(0);
+      for (const i of greedyByRatio(picks, a, s)) mark[i] = 1;
+      const found = this.routeMembers(u, c, a, n, b, mark, "fallback");
+      if (found !== undefined) return { found, budget: b };
+    }
+    // The cost-order picks (in `mark`) cannot meet b: relax it to their cheapest routing.
+    const neg = new Float64Array(n);
+    for (let r = 0; r < n; r++) neg[r] = -(c[r] as number);
+    const cheapest = this.routeMembers(neg, c, a, n, Number.POSITIVE_INFINITY, mark, "fallback");
+    if (cheapest === undefined) throw new RouteKitError(ErrorCode.Numerical, "DeployOPT: no feasible fallback subset");
+    const bMin = -cheapest.value;
+    const budget = Math.max(b, bMin + 1e-12 * Math.abs(bMin));
+    const found = this.routeMembers(u, c, a, n, budget, mark, "fallback");
+    if (found === undefined) throw new RouteKitError(ErrorCode.Numerical, "DeployOPT: no feasible fallback subset");
+    return { found, budget };
+  }
+
+  /** The routing LP over the positions r with `members[r] > 0`; undefined when it is infeasible. */
+  private routeMembers(
+    u: Float64Array,
+    c: Float64Array,
+    a: Float64Array,
+    n: number,
+    b: number,
+    members: ArrayLike<number>,
+    method: DeployMethod,
+  ): Found | undefined {
+    const idx: number[] = [];
+    for (let r = 0; r < n; r++) if ((members[r] as number) > 0) idx.push(r);
+    return this.subset(u, c, a, n, b, idx, method);
+  }
+
+  /** The routing LP over the positions `idx` (ascending); undefined when it is infeasible. */
+  private subset(
+    u: Float64Array,
+    c: Float64Array,
+    a: Float64Array,
+    n: number,
+    b: number,
+    idx: readonly number[],
+    method: DeployMethod,
+  ): Found | undefined {
+    const ix = Int32Array.from(idx);
+    if (this.lp.solve(u, c, a, ix, ix.length, b) !== "ok") return undefined;
+    const weights = new Float64Array(n);
+    for (let j = 0; j < ix.length; j++) weights[ix[j] as number] = this.lp.sp[j] as number;
+    return { value: this.route.value, weights, method };
   }
 
   /** The LP relaxation's optimum when it meets the budget with at most s models, else undefined. */
@@ -163,9 +287,68 @@ export class DeploySolver {
     if (st === "ok" && supp <= s) return { value: route.value, weights: w.slice(0, n), method: "relaxation" };
     // 2. Enumeration of s-subsets (positions ascending in the permuted order).
     if (binomialCapped(n, s, this.enumLimit) <= this.enumLimit) return this.enumerate(u, c, a, n, b, s);
-    // 3. Branch-and-bound over the same subsets (w holds the relaxation's weights).
-    const found = this.search.solve(u, c, a, n, b, s, w);
+    // 3. The external solver, else branch-and-bound over the same subsets (w holds the relaxation's weights).
+    if (this.external !== undefined && this.solverError === undefined) {
+      const answer = this.ask(this.external, u, c, a, n, b, s);
+      if (typeof answer !== "string") return answer ?? undefined;
+      this.solverError = answer;
+    }
+    const found = this.search.solve(u, c, a, n, b, s, w, this.left);
+    this.nodes += this.search.nodes;
+    this.visits += this.search.visits;
+    this.left -= this.search.visits;
+    if (this.search.stopped) this.limited = true;
     return found === undefined ? undefined : { ...found, method: "branch-and-bound" };
+  }
+
+  /**
+   * The external solver's subset, routed by the package's LP: null when it finds none feasible, a message
+   * when it throws or answers something that LP rejects (not indices, too many, not meeting b or the caps).
+   */
+  private ask(
+    solver: ExternalDeploySolver,
+    u: Float64Array,
+    c: Float64Array,
+    a: Float64Array,
+    n: number,
+    b: number,
+    s: number,
+  ): Found | null | string {
+    let answer: unknown;
+    try {
+      answer = solver.solve({
+        n,
+        reward: u.slice(0, n),
+        cost: c.slice(0, n),
+        cap: a.slice(0, n),
+        budget: b,
+        slots: s,
+      });
+    } catch (e) {
+      return `deploySolver "${solver.name}" threw: ${e instanceof Error ? e.message : String(e)}`;
+    }
+    if (answer === null) {
+      // Without a budget row any s models whose caps reach 1 are feasible, and solve() checked that some are.
+      if (b === Number.POSITIVE_INFINITY)
+        return `deploySolver "${solver.name}" found no subset of a problem without a budget row`;
+      return null;
+    }
+    const seen = new Uint8Array(n);
+    if (!Array.isArray(answer) || answer.length > s) {
+      return `deploySolver "${solver.name}" must return null or at most ${s} model indices`;
+    }
+    for (const i of answer) {
+      if (!Number.isInteger(i) || i < 0 || i >= n || seen[i] === 1) {
+        return `deploySolver "${solver.name}" returned ${String(i)}: not a distinct model index in [0, ${n})`;
+      }
+      seen[i] = 1;
+    }
+    // Sorted positions: the routing LP, hence the weights, do not depend on the solver's listing order.
+    const found = this.routeMembers(u, c, a, n, b, seen, "external");
+    if (found === undefined) {
+      return `deploySolver "${solver.name}" returned a subset whose routing LP is infeasible (caps below 1 or over the budget)`;
+    }
+    return found;
   }
 
   private enumerate(

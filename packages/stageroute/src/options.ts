@@ -21,6 +21,7 @@ import {
   snapshotCorrupt,
 } from "@routekit/core";
 import type { Estimator } from "./bounds.js";
+import { checkDeploySolver, type ExternalDeploySolver } from "./external.js";
 
 export type BudgetMode = "average" | "paced";
 export type TieBreak = "random" | "index";
@@ -63,6 +64,19 @@ export interface StagePolicyOptions extends ArmPolicyOptions {
   readonly tieBreak?: TieBreak;
   /** DeployOPT enumerates every subset when there are at most this many (default 50,000), else uses branch-and-bound. */
   readonly enumLimit?: number;
+  /**
+   * Most search-tree nodes (leaves, cut and bounded prefixes) DeployOPT's branch-and-bound examines at one
+   * stage boundary, over all its searches (default Infinity: no limit). Beyond it the boundary deploys the best
+   * subset found so far, or a feasible fallback, and `deployment.status` is "node-limit". Counted in nodes, not
+   * time, so replicas stay identical.
+   */
+  readonly searchNodeLimit?: number;
+  /**
+   * An exact solver DeployOPT asks instead of running its branch-and-bound (beyond `enumLimit` subsets),
+   * e.g. `await highsDeploySolver()` from "@routekit/stageroute/highs". Snapshots record its `name`; pass it
+   * again to `fromJSON`.
+   */
+  readonly deploySolver?: ExternalDeploySolver;
   /** "average" (default, the paper): budget b per query in the LP; "paced": spend what is left over the rounds left. */
   readonly budgetMode?: BudgetMode;
   /** Planned number of rounds T (required by budgetMode "paced"). */
@@ -87,6 +101,8 @@ export const STAGE_POLICY_OPTION_KEYS = optionKeys<StagePolicyOptions>()([
   "fillSlots",
   "tieBreak",
   "enumLimit",
+  "searchNodeLimit",
+  "deploySolver",
   "budgetMode",
   "horizon",
 ]);
@@ -111,6 +127,10 @@ export interface StageConfig {
   readonly fillSlots: boolean;
   readonly tieBreak: TieBreak;
   readonly enumLimit: number;
+  /** Infinity when not given. */
+  readonly searchNodeLimit: number;
+  /** The external solver's name, or null (the solver itself is the policy's, not the configuration's). */
+  readonly deploySolver: string | null;
   readonly budgetMode: BudgetMode;
   /** 0 when not given. */
   readonly horizon: number;
@@ -197,6 +217,15 @@ export function readStageOptions(o: Record<string, unknown>): StageConfig {
   const fillSlots = booleanOption(o, "fillSlots", true);
   const tieBreak = enumOption(o, "tieBreak", ["random", "index"] as const, "random");
   const enumLimit = numberOption(o, "enumLimit", 50_000, { integer: true, min: 0, max: 1e8 });
+  const searchNodeLimit =
+    o.searchNodeLimit === Number.POSITIVE_INFINITY
+      ? Number.POSITIVE_INFINITY
+      : numberOption(o, "searchNodeLimit", Number.POSITIVE_INFINITY, {
+          integer: true,
+          min: 1,
+          max: Number.MAX_SAFE_INTEGER,
+        });
+  const deploySolver = checkDeploySolver(o.deploySolver)?.name ?? null;
   const budgetMode = enumOption(o, "budgetMode", ["average", "paced"] as const, "average");
   const horizon = numberOption(o, "horizon", 0, { integer: true, min: 1, max: Number.MAX_SAFE_INTEGER });
   if (budgetMode === "paced" && horizon === 0) {
@@ -224,6 +253,8 @@ export function readStageOptions(o: Record<string, unknown>): StageConfig {
     fillSlots,
     tieBreak,
     enumLimit,
+    searchNodeLimit,
+    deploySolver,
     budgetMode,
     horizon,
   });
@@ -248,6 +279,8 @@ export function configToJson(c: StageConfig): Record<string, Json> {
     fillSlots: c.fillSlots,
     tieBreak: c.tieBreak,
     enumLimit: c.enumLimit,
+    searchNodeLimit: Number.isFinite(c.searchNodeLimit) ? c.searchNodeLimit : null,
+    deploySolver: c.deploySolver,
     budgetMode: c.budgetMode,
     horizon: c.horizon === 0 ? null : c.horizon,
   };
@@ -271,12 +304,17 @@ const CONFIG_JSON_KEYS = [
   "fillSlots",
   "tieBreak",
   "enumLimit",
+  "searchNodeLimit",
+  "deploySolver",
   "budgetMode",
   "horizon",
 ] as const satisfies readonly (keyof ReturnType<typeof configToJson> & string)[];
 
-/** Reads a snapshot's configuration back into constructor options (throws SNAPSHOT_CORRUPT on a wrong type). */
-export function configFromJson(json: Json | undefined): Omit<StagePolicyOptions, "arms"> {
+/**
+ * Reads a snapshot's configuration back into constructor options (throws SNAPSHOT_CORRUPT on a wrong type).
+ * The external solver is not in it: {@link restoreSolver} checks the one passed to fromJSON against the name.
+ */
+export function configFromJson(json: Json | undefined): Omit<StagePolicyOptions, "arms" | "deploySolver"> {
   const o = readObject(json, '"config"');
   rejectUnknownOptions(o, CONFIG_JSON_KEYS, '"config"');
   const shares = readObject(o.maxShareByArm, '"config.maxShareByArm"');
@@ -291,6 +329,9 @@ export function configFromJson(json: Json | undefined): Omit<StagePolicyOptions,
   const maxCost = o.maxCost === null ? undefined : readNumber(o, "maxCost");
   const costUnit = o.costUnit === "budget" ? "budget" : readNumber(o, "costUnit");
   const horizon = o.horizon === null ? undefined : readNumber(o, "horizon");
+  // Absent in snapshots written before the option existed: no limit.
+  const searchNodeLimit =
+    o.searchNodeLimit === null || o.searchNodeLimit === undefined ? undefined : readNumber(o, "searchNodeLimit");
   return {
     budget: readNumber(o, "budget"),
     maxDeployed: readNumber(o, "maxDeployed"),
@@ -308,7 +349,68 @@ export function configFromJson(json: Json | undefined): Omit<StagePolicyOptions,
       o.fillSlots === true ? true : o.fillSlots === false ? false : snapshotCorrupt('"config.fillSlots"', "a boolean"),
     tieBreak: readEnum(o, "tieBreak", ["random", "index"] as const),
     enumLimit: readNumber(o, "enumLimit"),
+    ...(searchNodeLimit === undefined ? {} : { searchNodeLimit }),
     budgetMode: readEnum(o, "budgetMode", ["average", "paced"] as const),
     ...(horizon === undefined ? {} : { horizon }),
   };
+}
+
+/** What `fromJSON` takes besides the snapshot: the functions a snapshot cannot hold. */
+export interface StageRestoreOptions {
+  /** The external DeployOPT solver the snapshot's policy used (its `name` must match the snapshot's). */
+  readonly deploySolver?: ExternalDeploySolver;
+}
+
+/** The keys of {@link StageRestoreOptions}. */
+export const STAGE_RESTORE_OPTION_KEYS = optionKeys<StageRestoreOptions>()(["deploySolver"]);
+
+/**
+ * The external solver to restore a snapshot with: the one given, which must carry the name the snapshot
+ * recorded (`config.deploySolver`); none when the snapshot recorded none. INVALID_ARGUMENT otherwise (an
+ * option problem, not a corrupt snapshot), and SNAPSHOT_CORRUPT when the recorded name is not a string.
+ */
+export function restoreSolver(
+  kind: string,
+  config: Json | undefined,
+  options: unknown,
+): ExternalDeploySolver | undefined {
+  if (options !== undefined && (options === null || typeof options !== "object")) {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `${kind} fromJSON options must be an object { deploySolver? }`);
+  }
+  rejectUnknownOptions(
+    options as Record<string, unknown> | undefined,
+    STAGE_RESTORE_OPTION_KEYS,
+    `${kind} fromJSON`,
+    true,
+  );
+  const given = checkDeploySolver(
+    (options as StageRestoreOptions | undefined)?.deploySolver,
+    "fromJSON option deploySolver",
+  );
+  const o = readObject(config, '"config"');
+  const name = o.deploySolver ?? null;
+  if (name !== null && typeof name !== "string") snapshotCorrupt('"config.deploySolver"', "a solver name or null");
+  if (name === null) {
+    if (given !== undefined) {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `this ${kind} snapshot used the built-in DeployOPT search, but fromJSON was given deploySolver "${given.name}": a restore keeps the snapshot's configuration`,
+      );
+    }
+    return undefined;
+  }
+  if (given === undefined) {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `this ${kind} snapshot used the external DeployOPT solver "${name}": pass it again, fromJSON(snapshot, { deploySolver })` +
+        (name === "highs" ? ' with deploySolver = await highsDeploySolver() from "@routekit/stageroute/highs"' : ""),
+    );
+  }
+  if (given.name !== name) {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `this ${kind} snapshot used the external DeployOPT solver "${name}", but fromJSON was given "${given.name}"`,
+    );
+  }
+  return given;
 }

@@ -21,7 +21,13 @@ import {
   type Snapshot,
   snapshotCorrupt,
 } from "@routekit/core";
-import { configFromJson, STAGE_POLICY_OPTION_KEYS, type StagePolicyOptions } from "./options.js";
+import {
+  configFromJson,
+  restoreSolver,
+  STAGE_POLICY_OPTION_KEYS,
+  type StagePolicyOptions,
+  type StageRestoreOptions,
+} from "./options.js";
 import { readStageSnapshot, type StageArm, StagePolicyBase } from "./stage-policy.js";
 import { STAGE_SNAPSHOT_VERSION } from "./stageroute.js";
 
@@ -73,7 +79,13 @@ export class StageOracle extends StagePolicyBase {
     return this.means.get(st.id) as { reward: number; cost: number };
   }
 
-  protected chooseDeployment(rng: Rng): { deployed: StageArm[]; status: string; method: string; value: number } {
+  protected chooseDeployment(rng: Rng): {
+    deployed: StageArm[];
+    status: string;
+    method: string;
+    value: number;
+    solverError?: string;
+  } {
     const states = this.table.states;
     const n = states.length;
     const unit = this.config.costUnit;
@@ -93,6 +105,7 @@ export class StageOracle extends StagePolicyBase {
       status: res.status,
       method: res.method,
       value: res.value,
+      solverError: res.solverError,
     };
   }
 
@@ -123,8 +136,11 @@ export class StageOracle extends StagePolicyBase {
     return makeSnapshot(StageOracle.kind, STAGE_SNAPSHOT_VERSION, { means, ...this.stageState() });
   }
 
-  static fromJSON(snapshot: unknown): StageOracle {
+  /** Restores a snapshot; an external `deploySolver` (a function) must be passed again in `options`. */
+  static fromJSON(snapshot: unknown, options?: StageRestoreOptions): StageOracle {
     const st = readSnapshot(snapshot, StageOracle.kind, STAGE_SNAPSHOT_VERSION);
+    // Outside `restoring`: a missing solver is the caller's option problem, not a corrupt snapshot.
+    const deploySolver = restoreSolver(StageOracle.kind, st.config, options);
     return restoring(StageOracle.kind, () => {
       const options = configFromJson(st.config);
       const mj = readObject(st.means, '"means"');
@@ -141,6 +157,7 @@ export class StageOracle extends StagePolicyBase {
       const p = new StageOracle({
         arms: [],
         ...options,
+        ...(deploySolver === undefined ? {} : { deploySolver }),
         means,
         contextDim: snap.base.contextDim,
         maxPending: snap.base.maxPending,

@@ -39,6 +39,7 @@ import {
 } from "@routekit/core";
 import { costLcb, rewardUcb } from "./bounds.js";
 import { DeploySolver, topCapSum } from "./deploy.js";
+import { checkDeploySolver } from "./external.js";
 import { configToJson, readStageOptions, type StageConfig, type StagePolicyOptions } from "./options.js";
 import { RouteSolver, type RouteStatus, sampleIndex } from "./route-lp.js";
 
@@ -94,9 +95,15 @@ export interface DeploymentInfo {
   readonly stage: number;
   /** Deployed model ids. */
   readonly deployed: readonly string[];
-  /** "ok", "budget-relaxed" (no set met the budget under the bounds) or the baseline's own rule. */
+  /**
+   * "ok", "budget-relaxed" (no set met the budget under the bounds), "node-limit" (the search stopped at
+   * `searchNodeLimit`: the set may not be optimal, and its budget may be relaxed too) or the baseline's own rule.
+   */
   readonly status: string;
-  /** How DeployOPT found its optimum ("relaxation", "enumeration", "branch-and-bound"), or the baseline's rule. */
+  /**
+   * How DeployOPT found its set ("relaxation", "enumeration", "branch-and-bound", "external": the
+   * `deploySolver`, "fallback": picked under the caps after the node limit), or the baseline's rule.
+   */
   readonly method: string;
   /** DeployOPT's optimal value (the optimistic reward rate of the deployment), when the rule has one. */
   readonly value?: number;
@@ -124,13 +131,22 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
   protected depP = new Float64Array(8);
   /** Routing rounds served by the fallback since construction or restore (selection diagnostics, not snapshotted). */
   protected fallbacks = 0;
+  /** Deployments whose search stopped at searchNodeLimit, since construction or restore (not snapshotted). */
+  protected nodeLimited = 0;
+  /** Deployments where the external solver failed and the built-in search ran, since construction or restore. */
+  protected solverFailures = 0;
+  private lastSolverError: string | undefined;
   private lastStatus: RouteStatus = "ok";
 
   protected constructor(options: StagePolicyOptions, what: string) {
     super(options, codec, 0, what);
     const o = readOptions(options, what);
     this.config = readStageOptions(o);
-    this.deploySolver = new DeploySolver(this.config.enumLimit);
+    this.deploySolver = new DeploySolver(
+      this.config.enumLimit,
+      this.config.searchNodeLimit,
+      checkDeploySolver(o.deploySolver),
+    );
     this.routeSolver = new RouteSolver(Math.min(this.config.maxDeployed, 64));
     this.deployRng = this.rng.fork("stageroute/deploy");
   }
@@ -285,6 +301,11 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
       return;
     }
     const next = this.chooseDeployment(this.deployRng);
+    if (next.status === "node-limit") this.nodeLimited++;
+    if (next.solverError !== undefined) {
+      this.solverFailures++;
+      this.lastSolverError = next.solverError;
+    }
     this.deployed = next.deployed;
     this.deployedAt = this.learned;
     this.deployments++;
@@ -316,6 +337,7 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
     status: string;
     method: string;
     value?: number;
+    solverError?: string;
   };
 
   /** The pool's models in a tie-break order: arrival order, or a seeded shuffle. */
@@ -450,6 +472,27 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
   /** Rounds routed by the cheapest-fill fallback (no routing of the deployed set met the budget) since construction or restore. */
   get fallbackRounds(): number {
     return this.fallbacks;
+  }
+
+  /**
+   * Stage boundaries (and re-deployments after a removal) whose DeployOPT search stopped at
+   * `searchNodeLimit` (`deployment.status === "node-limit"`) since construction or restore.
+   */
+  get nodeLimitBoundaries(): number {
+    return this.nodeLimited;
+  }
+
+  /**
+   * Deployments where the `deploySolver` threw or answered a subset the routing LP rejected, so that the
+   * built-in search ran instead, since construction or restore; `lastSolverFailure` says why.
+   */
+  get solverFallbacks(): number {
+    return this.solverFailures;
+  }
+
+  /** The message of the last external-solver failure counted by `solverFallbacks`. */
+  get lastSolverFailure(): string | undefined {
+    return this.lastSolverError;
   }
 
   /** Costs received so far (reported units). */

@@ -5,7 +5,13 @@
  * with the freshest bounds and samples a model from its solution.
  */
 import { makeSnapshot, type Rng, readSnapshot, rejectUnknownOptions, restoring, type Snapshot } from "@routekit/core";
-import { configFromJson, STAGE_POLICY_OPTION_KEYS, type StagePolicyOptions } from "./options.js";
+import {
+  configFromJson,
+  restoreSolver,
+  STAGE_POLICY_OPTION_KEYS,
+  type StagePolicyOptions,
+  type StageRestoreOptions,
+} from "./options.js";
 import { readStageSnapshot, type StageArm, StagePolicyBase } from "./stage-policy.js";
 
 /** Snapshot layout version of the stage policies. */
@@ -23,7 +29,13 @@ export class StageRoute extends StagePolicyBase {
     this.addStageArms(options);
   }
 
-  protected chooseDeployment(rng: Rng): { deployed: StageArm[]; status: string; method: string; value: number } {
+  protected chooseDeployment(rng: Rng): {
+    deployed: StageArm[];
+    status: string;
+    method: string;
+    value: number;
+    solverError?: string;
+  } {
     const states = this.table.states;
     const n = states.length;
     const s = Math.min(this.config.maxDeployed, n);
@@ -56,21 +68,25 @@ export class StageRoute extends StagePolicyBase {
     }
     const deployed: StageArm[] = [];
     for (let i = 0; i < n; i++) if (chosen.has(i)) deployed.push(states[i] as StageArm);
-    return { deployed, status: res.status, method: res.method, value: res.value };
+    return { deployed, status: res.status, method: res.method, value: res.value, solverError: res.solverError };
   }
 
   toJSON(): Snapshot {
     return makeSnapshot(StageRoute.kind, STAGE_SNAPSHOT_VERSION, this.stageState());
   }
 
-  static fromJSON(snapshot: unknown): StageRoute {
+  /** Restores a snapshot; an external `deploySolver` (a function) must be passed again in `options`. */
+  static fromJSON(snapshot: unknown, options?: StageRestoreOptions): StageRoute {
     const st = readSnapshot(snapshot, StageRoute.kind, STAGE_SNAPSHOT_VERSION);
+    // Outside `restoring`: a missing solver is the caller's option problem, not a corrupt snapshot.
+    const deploySolver = restoreSolver(StageRoute.kind, st.config, options);
     return restoring(StageRoute.kind, () => {
       const options = configFromJson(st.config);
       const snap = readStageSnapshot(st, options.maxDeployed);
       const p = new StageRoute({
         arms: [],
         ...options,
+        ...(deploySolver === undefined ? {} : { deploySolver }),
         contextDim: snap.base.contextDim,
         maxPending: snap.base.maxPending,
       });

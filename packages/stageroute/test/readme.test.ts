@@ -1,7 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type ArmDecision, Rng } from "@routekit/core";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { DeploySolver, RouteSolver, StageOracle, StageRoute, type StageRouteOptions } from "../src/index.js";
 import { arenaRuns, mean, routerBenchRuns, routerBenchSetup } from "./helpers.js";
 
@@ -181,6 +181,32 @@ function errCode(fn: () => unknown): string | undefined {
   return undefined;
 }
 
+describe("README HiGHS example", () => {
+  it("runs as written (unbundled) and prints what its comment says", async () => {
+    const block = tsBlocks().find((c) => c.includes('from "@routekit/stageroute/highs"'));
+    if (block === undefined) throw new Error("README has no HiGHS example");
+    const md = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
+    // The conformance harness bundles blocks with esbuild, which moves HiGHS away from its wasm: a fragment there.
+    expect(md).toContain("<!-- fragment: needs highs unbundled");
+    const at = block.split("\n").indexOf("// prints:");
+    const promised = block
+      .split("\n")
+      .slice(at + 1)
+      .filter((l) => l.startsWith("// "))
+      .map((l) => l.slice(3));
+    const file = fileURLToPath(new URL("./readme-highs.generated.ts", import.meta.url));
+    writeFileSync(file, block);
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    try {
+      await import(file);
+      expect(log.mock.calls.map((c) => c.map(String).join(" "))).toEqual(promised);
+    } finally {
+      log.mockRestore();
+      rmSync(file, { force: true });
+    }
+  }, 120_000);
+});
+
 describe("README promises (options table, errors, how it works)", () => {
   const req = { arms: ["a", "b"], budget: 1, maxDeployed: 2, stageLength: 10 };
   const snap = (p: StageRoute) => JSON.stringify(p.toJSON());
@@ -201,6 +227,8 @@ describe("README promises (options table, errors, how it works)", () => {
       fillSlots: true,
       tieBreak: "random",
       enumLimit: 50_000,
+      searchNodeLimit: Number.POSITIVE_INFINITY,
+      deploySolver: null,
       budgetMode: "average",
       horizon: 0,
     });
@@ -229,6 +257,7 @@ describe("README promises (options table, errors, how it works)", () => {
       ["stageLength", 1, 2 ** 53 - 1],
       ["initialPulls", 1, 1e6],
       ["enumLimit", 0, 1e8],
+      ["searchNodeLimit", 1, 2 ** 53 - 1],
     ] as const) {
       expect(text).toContain(`| \`${name}\``);
       for (const v of [lo, hi]) expect(errCode(() => new StageRoute({ ...req, [name]: v }))).toBeUndefined();
@@ -240,6 +269,7 @@ describe("README promises (options table, errors, how it works)", () => {
     expect(text).toContain("L, an integer in [1, 2^53 - 1]");
     expect(text).toContain("an integer in [1, 10^6] (1 = the paper)");
     expect(text).toContain("integer in [0, 10^8]: DeployOPT enumerates");
+    expect(text).toContain("| `searchNodeLimit` | Infinity | integer in [1, 2^53 - 1]: most nodes");
   });
 
   it("maxShare: a record leaves unnamed models at 1; addArm(id, { maxShare }) sets a model's own cap", () => {

@@ -71,6 +71,7 @@ function stageOptions(p: Params, info: EnvInfo, policy: string): StageRouteOptio
     estimator: String(p.estimator) as "mean" | "shrunk",
     budgetMode: mode,
     ...(mode === "paced" ? { horizon: info.horizon } : {}),
+    ...(p.searchNodeLimit === "none" ? {} : { searchNodeLimit: Number(p.searchNodeLimit) }),
   };
 }
 
@@ -88,6 +89,8 @@ const stageDefaults: Params = {
   tieBreak: "random",
   estimator: "mean",
   budgetMode: "average",
+  /** DeployOPT's branch-and-bound node budget per stage boundary, or "none" (the library's default: no limit). */
+  searchNodeLimit: "none",
 };
 
 const policies: PolicyEntry[] = [

@@ -1,0 +1,142 @@
+/**
+ * `@routekit/stageroute/highs`: DeployOPT by the HiGHS MIP solver (npm `highs`, WebAssembly), an optional
+ * peer dependency that only this entry loads. The main entry never imports it, so bundles of the main
+ * entry stay dependency-free.
+ *
+ * ```ts
+ * import { StageRoute } from "@routekit/stageroute";
+ * import { highsDeploySolver } from "@routekit/stageroute/highs";
+ *
+ * const deploySolver = await highsDeploySolver(); // loads the wasm once
+ * const router = new StageRoute({ arms, budget: 1, maxDeployed: 16, stageLength: 500, maxShare: 0.05, deploySolver });
+ * const again = StageRoute.fromJSON(router.toJSON(), { deploySolver });
+ * ```
+ *
+ * @module
+ */
+import { ErrorCode, RouteKitError } from "@routekit/core";
+import type { DeployProblem, ExternalDeploySolver } from "./external.js";
+
+export type { DeployProblem, ExternalDeploySolver } from "./external.js";
+
+/** The part of a loaded HiGHS instance (`await require("highs")()`) the solver uses. */
+export interface HighsInstance {
+  solve(
+    problem: string,
+    options?: Record<string, unknown>,
+  ): {
+    Status: string;
+    Columns: Record<string, { Primal?: number }>;
+  };
+}
+
+/** Options of {@link highsDeploySolver}. */
+export interface HighsDeploySolverOptions {
+  /** A HiGHS instance already loaded (default: `highs` is imported and loaded once per process). */
+  readonly highs?: HighsInstance;
+  /**
+   * HiGHS options merged over the defaults: `output_flag: false`, `mip_rel_gap: 1e-9`, `mip_abs_gap: 1e-12`
+   * (feasibility tolerances stay HiGHS's: with `mip_feasibility_tolerance: 1e-9`, HiGHS 1.15.3 reported
+   * "Optimal" for subsets up to 6% off the optimum on a rate-limited pool, depending on its models' order).
+   */
+  readonly options?: Readonly<Record<string, unknown>>;
+}
+
+/** Tight gaps: the default absolute gap (1e-6) would accept subsets 1e-6 below the optimum of rewards in [0, 1]. */
+const DEFAULTS: Readonly<Record<string, unknown>> = {
+  output_flag: false,
+  mip_rel_gap: 1e-9,
+  mip_abs_gap: 1e-12,
+};
+
+let loaded: Promise<HighsInstance> | undefined;
+
+/**
+ * Imports and instantiates `highs` once: INVALID_STATE naming the package when it is not installed, or when
+ * its wasm is not beside its script (a bundler that inlined `highs` moved it away from `highs.wasm`).
+ */
+function loadHighs(): Promise<HighsInstance> {
+  loaded ??= import("highs")
+    .then((m: unknown) => {
+      const f = (typeof m === "function" ? m : (m as { default?: unknown }).default) as
+        | ((o?: unknown) => Promise<HighsInstance>)
+        | undefined;
+      if (typeof f !== "function") throw new Error("the module has no loader function");
+      return f();
+    })
+    .catch((e: unknown) => {
+      loaded = undefined;
+      throw new RouteKitError(
+        ErrorCode.InvalidState,
+        `@routekit/stageroute/highs could not load its optional peer dependency "highs" (npm install highs; ` +
+          `a bundle must keep "highs" external, or pass { highs } loaded yourself): ${e instanceof Error ? e.message : String(e)}`,
+      );
+    });
+  return loaded;
+}
+
+/** Exact decimal text of a double in the LP format (17 significant digits round-trip). */
+function num(x: number): string {
+  return Number(x.toPrecision(17)).toString();
+}
+
+/** `coef name`, with the sign written as the LP format's operator. */
+function term(first: boolean, coef: number, name: string): string {
+  const sign = coef < 0 || Object.is(coef, -0) ? "-" : "+";
+  const mag = num(Math.abs(coef));
+  return first ? `${sign === "-" ? "-" : ""}${mag} ${name}` : ` ${sign} ${mag} ${name}`;
+}
+
+/**
+ * The DeployOPT MIP in CPLEX LP format: max reward.d s.t. cost.d <= budget (when finite), sum d = 1,
+ * d_i <= cap_i y_i, sum y <= slots, 0 <= d_i <= cap_i, y binary.
+ */
+export function deployMipText(p: DeployProblem): string {
+  const { n } = p;
+  const obj: string[] = [];
+  const cost: string[] = [];
+  const lines: string[] = [];
+  for (let i = 0; i < n; i++) {
+    obj.push(term(i === 0, p.reward[i] as number, `d${i}`));
+    cost.push(term(i === 0, p.cost[i] as number, `d${i}`));
+  }
+  lines.push("Maximize", ` obj: ${obj.join("")}`, "Subject To");
+  if (Number.isFinite(p.budget)) lines.push(` budget: ${cost.join("")} <= ${num(p.budget)}`);
+  const mass: string[] = [];
+  const card: string[] = [];
+  for (let i = 0; i < n; i++) {
+    mass.push(`d${i}`);
+    card.push(`y${i}`);
+    lines.push(` cap${i}: d${i} - ${num(p.cap[i] as number)} y${i} <= 0`);
+  }
+  lines.push(` mass: ${mass.join(" + ")} = 1`, ` card: ${card.join(" + ")} <= ${p.slots}`, "Bounds");
+  for (let i = 0; i < n; i++) lines.push(` 0 <= d${i} <= ${num(p.cap[i] as number)}`);
+  lines.push("Binary", ` ${card.join(" ")}`, "End");
+  return lines.join("\n");
+}
+
+/**
+ * Loads HiGHS (once per process) and returns an {@link ExternalDeploySolver} named "highs" for the option
+ * `deploySolver`. Its `solve` returns the models with y = 1 at HiGHS's optimum, `null` when HiGHS reports
+ * the MIP infeasible, and throws RouteKitError NUMERICAL on any other status (time limit, unbounded, solver
+ * error): the policy then runs its built-in search for that boundary and counts it in `solverFallbacks`.
+ * HiGHS is deterministic, so the same problem gives the same subset; among equally good subsets it may
+ * pick another than the built-in search would.
+ */
+export async function highsDeploySolver(options: HighsDeploySolverOptions = {}): Promise<ExternalDeploySolver> {
+  const highs = options.highs ?? (await loadHighs());
+  const settings = { ...DEFAULTS, ...options.options };
+  return Object.freeze({
+    name: "highs",
+    solve(problem: DeployProblem): number[] | null {
+      const res = highs.solve(deployMipText(problem), settings);
+      if (res.Status === "Infeasible") return null;
+      if (res.Status !== "Optimal") {
+        throw new RouteKitError(ErrorCode.Numerical, `HiGHS did not solve the DeployOPT MIP: status "${res.Status}"`);
+      }
+      const chosen: number[] = [];
+      for (let i = 0; i < problem.n; i++) if ((res.Columns[`y${i}`]?.Primal ?? 0) > 0.5) chosen.push(i);
+      return chosen;
+    },
+  });
+}
