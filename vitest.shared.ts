@@ -12,7 +12,8 @@ export function sharedTestConfig(extra: UserConfig["test"] = {}): UserConfig {
     resolve: {
       alias: [
         { find: /^@routekit\/([a-z-]+)\/testing$/, replacement: `${root}packages/$1/src/testing/index.ts` },
-        { find: /^@routekit\/([a-z-]+)\/node$/, replacement: `${root}packages/$1/src/node.ts` },
+        // Other subpath entries (`/node`, `/highs`) are one source file each.
+        { find: /^@routekit\/([a-z-]+)\/([a-z-]+)$/, replacement: `${root}packages/$1/src/$2.ts` },
         { find: /^@routekit\/([a-z-]+)$/, replacement: `${root}packages/$1/src/index.ts` },
       ],
     },

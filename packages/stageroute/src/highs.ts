@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { ErrorCode, RouteKitError } from "@routekit/core";
+import { callDefaultExport, ErrorCode, optionalDependency, RouteKitError } from "@routekit/core";
 import type { DeployProblem, ExternalDeploySolver } from "./external.js";
 
 export type { DeployProblem, ExternalDeploySolver } from "./external.js";
@@ -49,31 +49,20 @@ const DEFAULTS: Readonly<Record<string, unknown>> = {
   mip_abs_gap: 1e-12,
 };
 
-let loaded: Promise<HighsInstance> | undefined;
+/** The optional dependency's name, in a variable so bundlers of this entry leave the import alone. */
+const highsSpecifier = "highs";
 
 /**
- * Imports and instantiates `highs` once: INVALID_STATE naming the package when it is not installed, or when
- * its wasm is not beside its script (a bundler that inlined `highs` moved it away from `highs.wasm`).
+ * `highs`, imported and instantiated once per process: MISSING_DEPENDENCY (as for `@routekit/mnl`'s
+ * assortment LP) when it is not installed, or when its wasm is not beside its script (a bundler that inlined
+ * `highs` moved it away from `highs.wasm`; keep it external, or pass `{ highs }` loaded yourself).
  */
-function loadHighs(): Promise<HighsInstance> {
-  loaded ??= import("highs")
-    .then((m: unknown) => {
-      const f = (typeof m === "function" ? m : (m as { default?: unknown }).default) as
-        | ((o?: unknown) => Promise<HighsInstance>)
-        | undefined;
-      if (typeof f !== "function") throw new Error("the module has no loader function");
-      return f();
-    })
-    .catch((e: unknown) => {
-      loaded = undefined;
-      throw new RouteKitError(
-        ErrorCode.InvalidState,
-        `@routekit/stageroute/highs could not load its optional peer dependency "highs" (npm install highs; ` +
-          `a bundle must keep "highs" external, or pass { highs } loaded yourself): ${e instanceof Error ? e.message : String(e)}`,
-      );
-    });
-  return loaded;
-}
+const highsDep = optionalDependency<HighsInstance>({
+  name: "highs",
+  purpose: "@routekit/stageroute/highs (DeployOPT by HiGHS)",
+  importer: () => import(/* @vite-ignore */ /* webpackIgnore: true */ highsSpecifier),
+  init: callDefaultExport,
+});
 
 /** Exact decimal text of a double in the LP format (17 significant digits round-trip). */
 function num(x: number): string {
@@ -124,7 +113,7 @@ export function deployMipText(p: DeployProblem): string {
  * pick another than the built-in search would.
  */
 export async function highsDeploySolver(options: HighsDeploySolverOptions = {}): Promise<ExternalDeploySolver> {
-  const highs = options.highs ?? (await loadHighs());
+  const highs = options.highs ?? (await highsDep.load());
   const settings = { ...DEFAULTS, ...options.options };
   return Object.freeze({
     name: "highs",
