@@ -190,6 +190,62 @@ describe("replicas whose create() draws differently (per-replica seeds, as in ex
   }, 60_000);
 });
 
+describe("a policy with options that JSON cannot carry (README: restore's closure supplies them)", () => {
+  it("StageRoute with an external DeployOPT solver: restore passes it again; replicas agree and deploy by it", async () => {
+    const arms = ["a", "b", "c", "d", "e", "f"];
+    const COST: Record<string, number> = { a: 0.1, b: 0.3, c: 0.5, d: 0.8, e: 1, f: 2 };
+    // A feasible answer the package's routing LP accepts (the cheapest models: their caps carry all traffic within
+    // budget), deterministic as replicas need; an exact solver would be plugged in the same way.
+    let asked = 0;
+    const deploySolver = {
+      name: "cheapest",
+      solve: (p: { n: number; cost: Float64Array; slots: number }) => {
+        asked++;
+        return Array.from({ length: p.n }, (_, i) => i)
+          .sort((i, j) => (p.cost[i] as number) - (p.cost[j] as number) || i - j)
+          .slice(0, p.slots);
+      },
+    };
+    const P_REWARD: Record<string, number> = { a: 0.1, b: 0.3, c: 0.4, d: 0.6, e: 0.7, f: 0.9 };
+    // The best models are the dearest, so the budget binds and the relaxation's support (up to two models at
+    // their cap plus two fractional ones) outgrows the three slots: DeployOPT asks the solver.
+    const options = { arms, budget: 0.5, maxShare: 0.4, maxDeployed: 3, stageLength: 10, enumLimit: 0, deploySolver };
+    const base = {
+      redis: redis.server.url,
+      stream: "audit:solver",
+      restore: (s: Snapshot) => StageRoute.fromJSON(s, { deploySolver }),
+      blockMs: 20,
+    };
+    const a = await Replica.start({ ...base, replicaId: "s1", create: () => new StageRoute({ ...options, seed: 1 }) });
+    const b = await Replica.start({ ...base, replicaId: "s2", create: () => new StageRoute({ ...options, seed: 2 }) });
+    const rng = Rng.fromSeed(17);
+    for (let t = 0; t < 80; t++) {
+      const d = (t % 2 === 0 ? a : b).select();
+      const reward = rng.uniform() < (P_REWARD[d.arm] as number) ? 1 : 0;
+      (rng.uniform() < 0.5 ? a : b).feedback(d.id, { reward, cost: COST[d.arm] as number });
+      // Both replicas apply each round before the next select, so what the run exercises (which boundaries the
+      // solver decides) does not depend on replication lag.
+      for (const r of [a, b]) await r.flush();
+      for (const r of [a, b]) await r.catchUp();
+    }
+    await a.flush();
+    await b.flush();
+    await a.catchUp();
+    await b.catchUp();
+    expect(b.learnedState()).toBe(a.learnedState());
+    expect(asked).toBeGreaterThan(0);
+    expect(b.policy.deployedArms).toEqual(a.policy.deployedArms);
+    expect(a.policy.solverFallbacks + b.policy.solverFallbacks).toBe(0);
+    // Without the solver, restoring the stream's snapshot is refused at start, typed.
+    const plain = { ...base, replicaId: "s3", create: () => new StageRoute({ ...options, seed: 3 }) };
+    expect(await codeOf(() => Replica.start({ ...plain, restore: (s: Snapshot) => StageRoute.fromJSON(s) }))).toBe(
+      ErrorCode.InvalidArgument,
+    );
+    await a.close();
+    await b.close();
+  }, 60_000);
+});
+
 describe("onError (errors that do not stop the replica)", () => {
   it("a hook that throws does not stop the replica: a start that reports a malformed snapshot still starts and learns", async () => {
     const raw = new Redis(redis.server.url);
