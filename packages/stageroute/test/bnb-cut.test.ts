@@ -1,10 +1,10 @@
 import { Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { SubsetSearch } from "../src/branch.js";
-import { type DeployResult, DeploySolver } from "../src/deploy.js";
+import type { DeployResult } from "../src/deploy.js";
 import { SELECT_MAX } from "../src/route-fill.js";
 import { SubsetLp } from "../src/subset-lp.js";
-import { pool, shuffled } from "./pools.js";
+import { expectSame, pool, shuffled, solverWith } from "./pools.js";
 
 /**
  * The branch-and-bound as before it cut subtrees that cannot carry all traffic or meet the budget
@@ -328,26 +328,6 @@ function expectSameOutsideCuts(ref: [string, number][], cur: [string, number][],
   }
   expect(q).toBe(cur.length);
   return skipped;
-}
-
-/** A DeploySolver whose branch-and-bound is `search`. */
-function solverWith(search: object, enumLimit: number): DeploySolver {
-  const d = new DeploySolver(enumLimit);
-  (d as unknown as { search: object }).search = search;
-  return d;
-}
-
-function bits(x: Float64Array): string {
-  return Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString("hex");
-}
-
-function expectSame(got: DeployResult, want: DeployResult): void {
-  expect(got.method).toBe(want.method);
-  expect(got.status).toBe(want.status);
-  expect(Object.is(got.value, want.value)).toBe(true);
-  expect(Object.is(got.budget, want.budget)).toBe(true);
-  expect(got.support).toEqual(want.support);
-  expect(bits(got.weights)).toBe(bits(want.weights));
 }
 
 describe("branch-and-bound cuts of subtrees that cannot carry all traffic or meet the budget", () => {

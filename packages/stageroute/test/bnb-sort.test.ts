@@ -1,8 +1,9 @@
 import { Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { SubsetSearch } from "../src/branch.js";
-import { type DeployResult, DeploySolver } from "../src/deploy.js";
+import type { DeployResult } from "../src/deploy.js";
 import { SubsetLp } from "../src/subset-lp.js";
+import { expectSame, pool, solverWith } from "./pools.js";
 
 /**
  * The branch-and-bound as before 0.1.1 (src/branch.ts at 72dc086), verbatim: every LP bound's routing LP
@@ -202,26 +203,6 @@ function recordBounds(search: object): number[] {
   return log;
 }
 
-/** A DeploySolver whose branch-and-bound is `search` (the reference or the current one, recorded). */
-function solverWith(search: object, enumLimit: number): DeploySolver {
-  const d = new DeploySolver(enumLimit);
-  (d as unknown as { search: object }).search = search;
-  return d;
-}
-
-function bits(x: Float64Array): string {
-  return Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString("hex");
-}
-
-function expectSame(got: DeployResult, want: DeployResult): void {
-  expect(got.method).toBe(want.method);
-  expect(got.status).toBe(want.status);
-  expect(Object.is(got.value, want.value)).toBe(true);
-  expect(Object.is(got.budget, want.budget)).toBe(true);
-  expect(got.support).toEqual(want.support);
-  expect(bits(got.weights)).toBe(bits(want.weights));
-}
-
 function shuffled(rng: Rng, n: number): Int32Array {
   const o = Int32Array.from({ length: n }, (_, i) => i);
   for (let i = n - 1; i > 0; i--) {
@@ -233,39 +214,8 @@ function shuffled(rng: Rng, n: number): Int32Array {
   return o;
 }
 
-/**
- * A pool where better models cost more. kind 0: continuous; 1: costs and rewards on a coarse grid (exact
- * ties in cost, in reward and in both, hence in the bounds' penalised rewards too); 2: near-ties (values a
- * few ulps apart); 3: duplicated models (identical cost, reward and cap). Caps mixed, one model at 1.
- */
-function pool(rng: Rng, n: number, kind: number) {
-  const x = Array.from({ length: n }, () => rng.uniform());
-  let u = x.map((v) => 0.2 + 0.7 * v + 0.05 * rng.uniform());
-  let c = x.map((v) => 0.05 + 3 * v * v + 0.1 * rng.uniform());
-  const caps = [0.1, 0.2, 0.2, 0.25, 1 / 3, 0.5];
-  const a = Array.from({ length: n }, (_, i) => (i === 1 ? 1 : (caps[rng.int(caps.length)] as number)));
-  if (kind === 1) {
-    u = u.map((v) => Math.round(v * 8) / 8);
-    c = c.map((v) => Math.round(v * 6) / 6);
-  } else if (kind === 2) {
-    const base = c[0] as number;
-    const ub = u[0] as number;
-    for (let i = 0; i < n; i++) {
-      if (rng.uniform() < 0.5) c[i] = base * (1 + (rng.int(5) - 2) * Number.EPSILON);
-      if (rng.uniform() < 0.5) u[i] = ub * (1 + (rng.int(5) - 2) * Number.EPSILON);
-    }
-  } else if (kind === 3) {
-    for (let i = 2; i < n; i++) {
-      if (rng.uniform() < 0.4) {
-        const j = rng.int(i);
-        u[i] = u[j] as number;
-        c[i] = c[j] as number;
-        a[i] = a[j] as number;
-      }
-    }
-  }
-  return { u, c, a };
-}
+/** The mixed caps these pools were drawn with (pools.ts's `pool` with this list draws them bit for bit). */
+const CAPS = [0.1, 0.2, 0.2, 0.25, 1 / 3, 0.5];
 
 describe("branch-and-bound bounds ranked from one cost sort per search match the per-LP sort they replaced", () => {
   it("the same bounds, nodes and deployments, bit for bit, on 600 random pools of 13-90 models with ties and near-ties", () => {
@@ -284,7 +234,7 @@ describe("branch-and-bound bounds ranked from one cost sort per search match the
       const n = 13 + rng.int(78);
       const s = 2 + rng.int(5);
       const kind = k % 4;
-      const { u, c, a } = pool(rng, n, kind);
+      const { u, c, a } = pool(rng, n, kind, CAPS);
       // Budgets from below the cheapest reach (budget-relaxed) to slack.
       const b = [0.02, 0.3, 0.6, 1, 1.5, 3][rng.int(6)] as number;
       const order = shuffled(rng, n);
@@ -325,7 +275,7 @@ describe("branch-and-bound bounds ranked from one cost sort per search match the
     const curSolver = solverWith(cur, 50_000);
     for (let k = 0; k < 6; k++) {
       const n = 300;
-      const { u, c } = pool(rng, n, k % 3 === 2 ? 1 : k % 3 === 1 ? 3 : 0);
+      const { u, c } = pool(rng, n, k % 3 === 2 ? 1 : k % 3 === 1 ? 3 : 0, CAPS);
       const a = Array.from({ length: n }, (_, i) => (i === 1 ? 1 : 0.2));
       const order = shuffled(rng, n);
       const want = refSolver.solve(u, c, a, n, 1, 5, order);

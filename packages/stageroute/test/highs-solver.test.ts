@@ -5,16 +5,12 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { type DeployResult, DeploySolver } from "../src/deploy.js";
 import { deployMipText, type HighsInstance, highsDeploySolver } from "../src/highs.js";
 import { type DeployProblem, type ExternalDeploySolver, StageOracle, StageRoute } from "../src/index.js";
-import { expectRoutable, poised, pool, shuffled } from "./pools.js";
+import { bits, expectRoutable, poised, pool, shuffled } from "./pools.js";
 
 let highs: ExternalDeploySolver;
 beforeAll(async () => {
   highs = await highsDeploySolver();
 });
-
-function bits(x: Float64Array): string {
-  return Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString("hex");
-}
 
 function code(fn: () => unknown): string | undefined {
   try {

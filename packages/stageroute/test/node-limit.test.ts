@@ -2,20 +2,7 @@ import { isRouteKitError, makeSnapshot, Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { type DeployResult, DeploySolver } from "../src/deploy.js";
 import { StageRoute, type StageRouteOptions } from "../src/index.js";
-import { expectRoutable, poised, pool, shuffled } from "./pools.js";
-
-function bits(x: Float64Array): string {
-  return Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString("hex");
-}
-
-function expectSame(got: DeployResult, want: DeployResult): void {
-  expect(got.method).toBe(want.method);
-  expect(got.status).toBe(want.status);
-  expect(Object.is(got.value, want.value)).toBe(true);
-  expect(Object.is(got.budget, want.budget)).toBe(true);
-  expect(got.support).toEqual(want.support);
-  expect(bits(got.weights)).toBe(bits(want.weights));
-}
+import { expectRoutable, expectSame, poised, pool, shuffled } from "./pools.js";
 
 /** A deployment routes all traffic over at most s models within the caps and within its budget. */
 function expectFeasible(r: DeployResult, u: number[], c: number[], a: number[], s: number): void {

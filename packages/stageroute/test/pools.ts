@@ -1,6 +1,7 @@
 /** Random DeployOPT inputs and checks shared by the branch-and-bound, node-limit and external-solver tests. */
 import { makeSnapshot, Rng, type Snapshot } from "@routekit/core";
 import { expect } from "vitest";
+import { type DeployResult, DeploySolver } from "../src/deploy.js";
 import { StageRoute } from "../src/index.js";
 
 export function shuffled(rng: Rng, n: number): Int32Array {
@@ -17,15 +18,15 @@ export function shuffled(rng: Rng, n: number): Int32Array {
 /**
  * A pool where better models cost more. Caps: `rate` 0.05 with one model in ten (at random) 0.5, as on
  * rate-limited pools; `small` from {0.05, 0.1, 0.25, 0.5}; `mixed` from {0.1, 0.2, 0.25, 1/3, 0.5}, one
- * model at 1. Values: kind 0 continuous; 1 on a coarse grid (exact ties); 2 near-ties (a few ulps apart);
+ * model at 1; a list: drawn from it as `mixed` is. Values: kind 0 continuous; 1 on a coarse grid (exact ties); 2 near-ties (a few ulps apart);
  * 3 duplicated models (identical cost, reward and cap).
  */
-export function pool(rng: Rng, n: number, kind: number, caps: "rate" | "small" | "mixed") {
+export function pool(rng: Rng, n: number, kind: number, caps: "rate" | "small" | "mixed" | readonly number[]) {
   const x = Array.from({ length: n }, () => rng.uniform());
   let u = x.map((v) => 0.2 + 0.7 * v + 0.05 * rng.uniform());
   let c = x.map((v) => 0.05 + 3 * v * v + 0.1 * rng.uniform());
   const small = [0.05, 0.1, 0.25, 0.5];
-  const mixed = [0.1, 0.2, 0.25, 1 / 3, 0.5];
+  const mixed = typeof caps === "string" ? [0.1, 0.2, 0.25, 1 / 3, 0.5] : caps;
   const a = Array.from({ length: n }, (_, i) =>
     caps === "rate"
       ? rng.uniform() < 0.1
@@ -109,4 +110,26 @@ export function expectRoutable(p: StageRoute): void {
   p.select();
   expect(p.routeStatus).toBe("ok");
   expect(p.fallbackRounds).toBe(fallbacks);
+}
+
+/** Bits of a Float64Array as hex: equal strings mean equal values, -0 and NaN payloads included. */
+export function bits(x: Float64Array): string {
+  return Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString("hex");
+}
+
+/** Two deployments agree bit for bit: method, status, value, budget, support and weights. */
+export function expectSame(got: DeployResult, want: DeployResult): void {
+  expect(got.method).toBe(want.method);
+  expect(got.status).toBe(want.status);
+  expect(Object.is(got.value, want.value)).toBe(true);
+  expect(Object.is(got.budget, want.budget)).toBe(true);
+  expect(got.support).toEqual(want.support);
+  expect(bits(got.weights)).toBe(bits(want.weights));
+}
+
+/** A DeploySolver whose branch-and-bound is `search` (a reference version of it, or a recording one). */
+export function solverWith(search: object, enumLimit: number): DeploySolver {
+  const d = new DeploySolver(enumLimit);
+  (d as unknown as { search: object }).search = search;
+  return d;
 }
