@@ -1,0 +1,40 @@
+/**
+ * Outside audit (wt/audit-kernel): inputs the earlier tests did not try. Each test failed before its fix.
+ */
+import { ErrorCode } from "@routekit/core";
+import { describe, expect, it } from "vitest";
+import { SupRffUcb } from "../src/index.js";
+import { codeOf } from "./family.js";
+
+describe("SupRffUcb.fromJSON(snapshot, schedules): the second argument holds schedules only", () => {
+  const learned = (schedules: Record<string, unknown> = {}) => {
+    const p = new SupRffUcb({ arms: ["a", "b"], contextDim: 2, horizon: 16, seed: 1, maxFrequencies: 4, ...schedules });
+    for (let t = 0; t < 6; t++) {
+      const d = p.select(Float64Array.of(Math.sin(t), Math.cos(t)));
+      p.update(d, { reward: 0.5 });
+    }
+    return p.toJSON();
+  };
+
+  it("an option other than a schedule cannot override the snapshot's (sigma, ridge, arms were taken as given)", () => {
+    const snap = learned();
+    for (const extra of [{ sigma: 5 }, { ridge: 3 }, { arms: ["z"] }, { horizon: 3 }, { frequncies: () => 4 }]) {
+      expect(codeOf(() => SupRffUcb.fromJSON(snap, extra as never))).toBe(ErrorCode.InvalidArgument);
+    }
+    // The snapshot itself restores exactly, with or without an empty schedules object.
+    expect(JSON.stringify(SupRffUcb.fromJSON(snap).toJSON())).toBe(JSON.stringify(snap));
+    expect(JSON.stringify(SupRffUcb.fromJSON(snap, {}).toJSON())).toBe(JSON.stringify(snap));
+  });
+
+  it("a bad schedules argument is INVALID_ARGUMENT (it was SNAPSHOT_CORRUPT, or silently ignored), the snapshot being fine", () => {
+    const snap = learned();
+    const custom = learned({ bias1: () => 0 });
+    for (const bad of [null, 5, "x", []]) {
+      expect(codeOf(() => SupRffUcb.fromJSON(snap, bad as never))).toBe(ErrorCode.InvalidArgument);
+    }
+    expect(codeOf(() => SupRffUcb.fromJSON(snap, { frequencies: 5 } as never))).toBe(ErrorCode.InvalidArgument);
+    expect(codeOf(() => SupRffUcb.fromJSON(custom, { bias1: "x" } as never))).toBe(ErrorCode.InvalidArgument);
+    // Passing the custom schedule again restores exactly.
+    expect(JSON.stringify(SupRffUcb.fromJSON(custom, { bias1: () => 0 }).toJSON())).toBe(JSON.stringify(custom));
+  });
+});
