@@ -70,6 +70,15 @@ export function readKernel(k: unknown, what = "option kernel"): ResolvedKernel {
   );
 }
 
+/**
+ * The `kernel` option of an exact learner: undefined means `fallback`; anything else, null included, must be a
+ * kernel spec (INVALID_ARGUMENT otherwise: `??` took null for the default).
+ */
+export function kernelOption(o: Record<string, unknown>, fallback: KernelSpec): DotKernel {
+  const k = o.kernel;
+  return new DotKernel(k === undefined ? fallback : readKernel(k, "option kernel"));
+}
+
 /** A snapshot's kernel: every parameter present and valid (SNAPSHOT_CORRUPT otherwise). */
 export function readKernelJSON(v: Json | undefined): ResolvedKernel {
   const o = readObject(v, '"kernel"');

@@ -23,7 +23,14 @@ import {
   type KernelPolicyOptions,
   readCommonJSON,
 } from "./base.js";
-import { checkKernelScale, DotKernel, type KernelSpec, type ResolvedKernel, readKernelJSON } from "./kernel.js";
+import {
+  checkKernelScale,
+  DotKernel,
+  type KernelSpec,
+  kernelOption,
+  type ResolvedKernel,
+  readKernelJSON,
+} from "./kernel.js";
 import { ExactKrr, MAX_INITIAL_CAPACITY } from "./krr.js";
 import { type KernelPayload, readPayload } from "./payload.js";
 import { pickUnvisited } from "./select.js";
@@ -96,7 +103,7 @@ export class PakUcb extends KernelPolicyBase<PakArm> {
     rejectUnknownOptions(options, PAK_UCB_OPTION_KEYS, "PakUcb");
     super(options, { what: "PakUcb", defaultExploration: "paper" });
     const o = options as unknown as Record<string, unknown>;
-    this.dotKernel = new DotKernel((o.kernel ?? { type: "rbf", sigma: 1 }) as KernelSpec);
+    this.dotKernel = kernelOption(o, { type: "rbf", sigma: 1 });
     this.kernel = this.dotKernel.spec;
     // Normalised contexts have ||y|| = 1, so k(y, y) <= diag(1) (diag grows with ||y||^2).
     if (this.normalizeContext) checkKernelScale(this.dotKernel.diag(1), this.ridge, "option kernel");

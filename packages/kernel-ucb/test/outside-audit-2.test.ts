@@ -4,7 +4,7 @@
 import { ErrorCode } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { SupRffUcb } from "../src/index.js";
-import { codeOf } from "./family.js";
+import { codeOf, family } from "./family.js";
 
 describe("SupRffUcb.fromJSON(snapshot, schedules): the second argument holds schedules only", () => {
   const learned = (schedules: Record<string, unknown> = {}) => {
@@ -37,4 +37,14 @@ describe("SupRffUcb.fromJSON(snapshot, schedules): the second argument holds sch
     // Passing the custom schedule again restores exactly.
     expect(JSON.stringify(SupRffUcb.fromJSON(custom, { bias1: () => 0 }).toJSON())).toBe(JSON.stringify(custom));
   });
+});
+
+describe("kernel: null is INVALID_ARGUMENT like every other null option (it was taken for the default)", () => {
+  for (const m of family.filter((f) => !f.name.includes("rff"))) {
+    it(m.name, () => {
+      expect(codeOf(() => m.make({ arms: ["a"], kernel: null }))).toBe(ErrorCode.InvalidArgument);
+      // undefined still means the default.
+      expect(codeOf(() => m.make({ arms: ["a"], kernel: undefined }))).toBeUndefined();
+    });
+  }
 });
