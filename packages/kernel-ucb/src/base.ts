@@ -31,6 +31,7 @@ import type { OpCounter } from "./krr.js";
 import {
   checkExploration,
   type Exploration,
+  explorationValue,
   learnedScore,
   learnedScoreTo,
   normalizeInto,
@@ -38,7 +39,6 @@ import {
   type ResolvedTransform,
   readTransform,
   readTransformJSON,
-  resolveExploration,
   resolveExplorationTo,
   type ScoreTransform,
 } from "./options.js";
@@ -163,7 +163,7 @@ export abstract class KernelPolicyBase<S extends ArmState> extends ArmPolicyBase
 
   /** The exploration multiplier used at the next select. */
   currentExploration(): number {
-    return resolveExploration(this.exploration, this.confidence, this.table.size, this.ledger.issued + 1, this.horizon);
+    return explorationValue(this.exploration, this.confidence, this.table.size, this.ledger.issued + 1, this.horizon);
   }
 
   /**

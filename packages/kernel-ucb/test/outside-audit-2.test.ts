@@ -3,7 +3,7 @@
  */
 import { ErrorCode } from "@routekit/core";
 import { describe, expect, it } from "vitest";
-import { SupRffUcb } from "../src/index.js";
+import { PakUcb, resolveExploration, SupRffUcb } from "../src/index.js";
 import { codeOf, family } from "./family.js";
 
 describe("SupRffUcb.fromJSON(snapshot, schedules): the second argument holds schedules only", () => {
@@ -47,4 +47,28 @@ describe("kernel: null is INVALID_ARGUMENT like every other null option (it was 
       expect(codeOf(() => m.make({ arms: ["a"], kernel: undefined }))).toBeUndefined();
     });
   }
+});
+
+describe("resolveExploration (exported) checks its arguments like the options", () => {
+  it("an unknown preset, a confidence outside (0, 1), theory without a horizon: typed errors, no NaN", () => {
+    // Before: "bogus" was computed as "anytime", confidence 3 gave NaN, 0 gave Infinity, theory used T = 1.
+    expect(codeOf(() => resolveExploration("bogus" as never, 0.05, 2, 1, undefined))).toBe(ErrorCode.InvalidArgument);
+    expect(codeOf(() => resolveExploration("paper", 3, 2, 1, undefined))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => resolveExploration("paper", 0, 2, 1, undefined))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => resolveExploration("paper", Number.NaN, 2, 1, undefined))).toBe(ErrorCode.NonFinite);
+    expect(codeOf(() => resolveExploration("theory", 0.05, 2, 1, undefined))).toBe(ErrorCode.InvalidArgument);
+    expect(codeOf(() => resolveExploration(-1, 0.05, 2, 1, undefined))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => resolveExploration("anytime", 0.05, 2, Number.NaN, undefined))).toBe(ErrorCode.NonFinite);
+    expect(codeOf(() => resolveExploration("paper", 0.05, -5, 1, undefined))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => resolveExploration("theory", 0.05, 2, 1, 0))).toBe(ErrorCode.OutOfRange);
+  });
+
+  it("valid arguments give the presets' values, and the policies' currentExploration() agrees", () => {
+    expect(resolveExploration("paper", 0.05, 2, 1, undefined)).toBe(Math.sqrt(2 * Math.log(4 / 0.05)));
+    expect(resolveExploration("theory", 0.05, 2, 1, 100)).toBe(Math.sqrt(2 * Math.log(400 / 0.05)));
+    expect(resolveExploration("anytime", 0.05, 2, 7, undefined)).toBe(Math.sqrt(2 * Math.log(28 / 0.05)));
+    expect(resolveExploration(0.5, 0.05, 0, 1, undefined)).toBe(0.5);
+    const p = new PakUcb({ arms: ["a", "b", "c"], contextDim: 2, exploration: "anytime", confidence: 0.1 });
+    expect(p.currentExploration()).toBe(resolveExploration("anytime", 0.1, 3, 1, undefined));
+  });
 });
