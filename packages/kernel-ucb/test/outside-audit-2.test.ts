@@ -1,9 +1,9 @@
 /**
  * Outside audit (wt/audit-kernel): inputs the earlier tests did not try. Each test failed before its fix.
  */
-import { ErrorCode } from "@routekit/core";
+import { ErrorCode, Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
-import { PakUcb, resolveExploration, SupRffUcb } from "../src/index.js";
+import { drawFeatures, effectiveParameters, PakUcb, resolveExploration, SupRffUcb } from "../src/index.js";
 import { codeOf, family } from "./family.js";
 
 describe("SupRffUcb.fromJSON(snapshot, schedules): the second argument holds schedules only", () => {
@@ -70,5 +70,32 @@ describe("resolveExploration (exported) checks its arguments like the options", 
     expect(resolveExploration(0.5, 0.05, 0, 1, undefined)).toBe(0.5);
     const p = new PakUcb({ arms: ["a", "b", "c"], contextDim: 2, exploration: "anytime", confidence: 0.1 });
     expect(p.currentExploration()).toBe(resolveExploration("anytime", 0.1, 3, 1, undefined));
+  });
+});
+
+describe("drawFeatures and effectiveParameters (exported) check the configuration", () => {
+  const ok = { contextDim: 3, sigma: 1, frequencies: 4, variant: "paper", ridge: 1 } as const;
+
+  it("a bandwidth of 0, a contextDim of 0, a frequency count of 0 or a bad rng are typed errors (they gave NaN / Infinity)", () => {
+    const rng = Rng.fromSeed(1);
+    expect(codeOf(() => drawFeatures({ ...ok, sigma: 0 }, rng))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => drawFeatures({ ...ok, contextDim: 0 }, rng))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => drawFeatures({ ...ok, frequencies: 0 }, rng))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => drawFeatures({ ...ok, variant: "repo" as never }, rng))).toBe(ErrorCode.InvalidArgument);
+    expect(codeOf(() => drawFeatures(null as never, rng))).toBe(ErrorCode.InvalidArgument);
+    expect(codeOf(() => drawFeatures(ok, {} as never))).toBe(ErrorCode.InvalidArgument);
+    expect(codeOf(() => effectiveParameters({ ...ok, variant: "repo2D", frequencies: 0 }))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => effectiveParameters({ ...ok, ridge: 0 }))).toBe(ErrorCode.OutOfRange);
+  });
+
+  it("a valid configuration draws what it drew before (finite, the same bits for the same stream)", () => {
+    const a = drawFeatures(ok, Rng.fromSeed(1));
+    const b = drawFeatures(ok, Rng.fromSeed(1));
+    expect(Array.from(a.W)).toEqual(Array.from(b.W));
+    expect(a.W.every(Number.isFinite)).toBe(true);
+    expect(effectiveParameters({ ...ok, variant: "repo2D", sigma: 2 * Math.PI, frequencies: 4 })).toEqual({
+      sigma: 1,
+      ridge: 0.25,
+    });
   });
 });
