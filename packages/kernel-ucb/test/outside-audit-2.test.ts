@@ -3,7 +3,7 @@
  */
 import { ErrorCode, Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
-import { drawFeatures, effectiveParameters, PakUcb, resolveExploration, SupRffUcb } from "../src/index.js";
+import { drawFeatures, effectiveParameters, PakUcb, RffUcb, resolveExploration, SupRffUcb } from "../src/index.js";
 import { codeOf, family } from "./family.js";
 
 describe("SupRffUcb.fromJSON(snapshot, schedules): the second argument holds schedules only", () => {
@@ -97,5 +97,19 @@ describe("drawFeatures and effectiveParameters (exported) check the configuratio
       sigma: 1,
       ridge: 0.25,
     });
+  });
+});
+
+describe("RffUcb.featurize(context, out) checks out", () => {
+  it("a short, missing or non-Float64Array out is a typed error (a short one got a truncated phi silently)", () => {
+    const p = new RffUcb({ arms: ["a"], contextDim: 3, frequencies: 4, seed: 1 });
+    const before = JSON.stringify(p.toJSON());
+    expect(codeOf(() => p.featurize([1, 2, 3], new Float64Array(7)))).toBe(ErrorCode.DimensionMismatch);
+    expect(codeOf(() => p.featurize([1, 2, 3], undefined as never))).toBe(ErrorCode.InvalidArgument);
+    expect(codeOf(() => p.featurize([1, 2, 3], [] as never))).toBe(ErrorCode.InvalidArgument);
+    expect(codeOf(() => p.featurize([1, 2, 3], new Float32Array(8) as never))).toBe(ErrorCode.InvalidArgument);
+    expect(JSON.stringify(p.toJSON())).toBe(before);
+    const phi = p.featurize([1, 2, 3], new Float64Array(p.numFeatures));
+    expect(phi.reduce((s, v) => s + v * v, 0)).toBeCloseTo(1, 14);
   });
 });
