@@ -106,7 +106,9 @@ export class PakUcb extends KernelPolicyBase<PakArm> {
     this.dotKernel = kernelOption(o, { type: "rbf", sigma: 1 });
     this.kernel = this.dotKernel.spec;
     // Normalised contexts have ||y|| = 1, so k(y, y) <= diag(1) (diag grows with ||y||^2).
-    if (this.normalizeContext) checkKernelScale(this.dotKernel.diag(1), this.ridge, "option kernel");
+    // Unnormalised contexts are checked one by one, but diag is least at y = 0: a kernel above the bound there
+    // (poly with c^degree > 1e4 ridge) would refuse every context, so it is refused here.
+    checkKernelScale(this.dotKernel.diag(this.normalizeContext ? 1 : 0), this.ridge, "option kernel");
     this.initialCapacity = numberOption(o, "initialCapacity", 16, { integer: true, min: 1, max: MAX_INITIAL_CAPACITY });
     this.onWarning = functionOption<(m: string) => void>(o, "onWarning", undefined) ?? ((m: string) => console.warn(m));
     this.addInitialArms(options);

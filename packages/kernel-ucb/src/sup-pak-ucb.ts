@@ -56,7 +56,9 @@ export class SupPakUcb extends SupBase<ExactKrr> {
     const o = options as unknown as Record<string, unknown>;
     this.dotKernel = kernelOption(o, { type: "rbf", sigma: 1 });
     this.kernel = this.dotKernel.spec;
-    if (this.normalizeContext) checkKernelScale(this.dotKernel.diag(1), this.ridge, "option kernel");
+    // Unnormalised contexts are checked one by one, but diag is least at y = 0: a kernel above the bound there
+    // (poly with c^degree > 1e4 ridge) would refuse every context, so it is refused here.
+    checkKernelScale(this.dotKernel.diag(this.normalizeContext ? 1 : 0), this.ridge, "option kernel");
     this.addInitialArms(options);
   }
 

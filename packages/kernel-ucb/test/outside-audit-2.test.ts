@@ -113,3 +113,17 @@ describe("RffUcb.featurize(context, out) checks out", () => {
     expect(phi.reduce((s, v) => s + v * v, 0)).toBeCloseTo(1, 14);
   });
 });
+
+describe("normalizeContext: false with a kernel no context can satisfy", () => {
+  // poly (gamma y.y' + c)^degree has k(0, 0) = c^degree: 1e32 here, far above 1e4 ridge, so every context was refused
+  // by select (OUT_OF_RANGE) after the constructor had accepted the kernel.
+  const kernel = { type: "poly", gamma: 1, c: 1e4, degree: 8 };
+  for (const m of family.filter((f) => !f.name.includes("rff"))) {
+    it(`${m.name}: refused by the constructor (OUT_OF_RANGE); a kernel within the bound at y = 0 is still accepted`, () => {
+      expect(codeOf(() => m.make({ arms: ["a"], normalizeContext: false, kernel }))).toBe(ErrorCode.OutOfRange);
+      const p = m.make({ arms: ["a", "b"], normalizeContext: false, kernel: { type: "poly", gamma: 1, c: 2, degree: 3 } });
+      const d = p.select(Float64Array.of(0.1, 0, 0));
+      p.update(d, { reward: 1 });
+    });
+  }
+});
