@@ -3,7 +3,17 @@
  */
 import { ErrorCode, Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
-import { drawFeatures, effectiveParameters, PakUcb, RffUcb, resolveExploration, SupRffUcb } from "../src/index.js";
+import {
+  DotKernel,
+  drawFeatures,
+  ExactKrr,
+  effectiveParameters,
+  PakUcb,
+  RffUcb,
+  RidgeArm,
+  resolveExploration,
+  SupRffUcb,
+} from "../src/index.js";
 import { codeOf, family } from "./family.js";
 
 describe("SupRffUcb.fromJSON(snapshot, schedules): the second argument holds schedules only", () => {
@@ -121,9 +131,36 @@ describe("normalizeContext: false with a kernel no context can satisfy", () => {
   for (const m of family.filter((f) => !f.name.includes("rff"))) {
     it(`${m.name}: refused by the constructor (OUT_OF_RANGE); a kernel within the bound at y = 0 is still accepted`, () => {
       expect(codeOf(() => m.make({ arms: ["a"], normalizeContext: false, kernel }))).toBe(ErrorCode.OutOfRange);
-      const p = m.make({ arms: ["a", "b"], normalizeContext: false, kernel: { type: "poly", gamma: 1, c: 2, degree: 3 } });
+      const p = m.make({
+        arms: ["a", "b"],
+        normalizeContext: false,
+        kernel: { type: "poly", gamma: 1, c: 2, degree: 3 },
+      });
       const d = p.select(Float64Array.of(0.1, 0, 0));
       p.update(d, { reward: 1 });
     });
   }
+});
+
+describe("the exported building blocks ExactKrr and RidgeArm check their constructor arguments", () => {
+  const k = new DotKernel({ type: "rbf", sigma: 1 });
+  it("a ridge of 0, a dimension of 0 or a kernel that is not a DotKernel are typed errors (they gave NaN later)", () => {
+    expect(codeOf(() => new RidgeArm(4, 0))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => new RidgeArm(4, Number.NaN))).toBe(ErrorCode.NonFinite);
+    expect(codeOf(() => new RidgeArm(0, 1))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => new RidgeArm(-1, 1))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => new ExactKrr(3, k, 0))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => new ExactKrr(3, k, -1))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => new ExactKrr(0, k, 1))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => new ExactKrr(3, k, 1, 0))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => new ExactKrr(3, { type: "rbf", sigma: 1 } as never, 1))).toBe(ErrorCode.InvalidArgument);
+  });
+
+  it("valid arguments work as before", () => {
+    const r = new RidgeArm(2, 0.5);
+    expect(r.variance(Float64Array.of(1, 0))).toBe(2);
+    const e = new ExactKrr(2, k, 0.5);
+    expect(e.cap).toBe(16);
+    expect(e.variance(e.row(Float64Array.of(1, 0), 1), 1)).toBe(2);
+  });
 });
