@@ -118,8 +118,10 @@ export function checkKernelScale(kmax: number, ridge: number, what: string): voi
 
 /** The matching @routekit/linalg kernel (for single evaluations and cross-checks). */
 export function toLinalgKernel(k: KernelSpec): Kernel {
-  if (k.type === "rbf") return rbfKernel(k.sigma);
-  if (k.type === "poly") return polynomialKernel(k.gamma, k.c ?? 1, k.degree ?? 3);
+  // Read as the option is: an unknown type fell through to the linear kernel, and sigma 0 gave NaN values.
+  const s = readKernel(k, "kernel");
+  if (s.type === "rbf") return rbfKernel(s.sigma);
+  if (s.type === "poly") return polynomialKernel(s.gamma, s.c, s.degree);
   return linearKernel();
 }
 

@@ -13,6 +13,7 @@ import {
   RidgeArm,
   resolveExploration,
   SupRffUcb,
+  toLinalgKernel,
 } from "../src/index.js";
 import { codeOf, family } from "./family.js";
 
@@ -162,5 +163,22 @@ describe("the exported building blocks ExactKrr and RidgeArm check their constru
     const e = new ExactKrr(2, k, 0.5);
     expect(e.cap).toBe(16);
     expect(e.variance(e.row(Float64Array.of(1, 0), 1), 1)).toBe(2);
+  });
+});
+
+describe("toLinalgKernel (exported) reads its spec like the kernel option", () => {
+  it("an unknown type or a bad parameter is a typed error (an unknown type was the linear kernel, sigma 0 gave NaN)", () => {
+    expect(codeOf(() => toLinalgKernel({ type: "rbff" } as never))).toBe(ErrorCode.InvalidArgument);
+    expect(codeOf(() => toLinalgKernel({ type: "rbf", sigma: 0 }))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => toLinalgKernel({ type: "poly", gamma: 1, degree: 2.5 }))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => toLinalgKernel(null as never))).toBe(ErrorCode.InvalidArgument);
+  });
+
+  it("valid specs give the kernels they gave (defaults c = 1, degree = 3)", () => {
+    const x = Float64Array.of(0.6, 0.8);
+    const y = Float64Array.of(1, 0);
+    expect(toLinalgKernel({ type: "poly", gamma: 2 }).eval(x, y, 2)).toBe((2 * 0.6 + 1) ** 3);
+    expect(toLinalgKernel({ type: "rbf", sigma: 1 }).eval(x, x, 2)).toBe(1);
+    expect(toLinalgKernel({ type: "linear" }).eval(x, y, 2)).toBe(0.6);
   });
 });
