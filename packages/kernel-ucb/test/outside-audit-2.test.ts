@@ -4,16 +4,23 @@
 import { ErrorCode, Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import {
+  betaD,
+  bias1,
+  bias2,
   DotKernel,
   drawFeatures,
   ExactKrr,
   effectiveParameters,
   PakUcb,
+  paperBias2,
+  paperFeatureCount,
+  paperFrequencySchedule,
   RffUcb,
   RidgeArm,
   resolveExploration,
   SupRffUcb,
   toLinalgKernel,
+  zetaRbfSphere,
 } from "../src/index.js";
 import { codeOf, family } from "./family.js";
 
@@ -180,5 +187,31 @@ describe("toLinalgKernel (exported) reads its spec like the kernel option", () =
     expect(toLinalgKernel({ type: "poly", gamma: 2 }).eval(x, y, 2)).toBe((2 * 0.6 + 1) ** 3);
     expect(toLinalgKernel({ type: "rbf", sigma: 1 }).eval(x, x, 2)).toBe(1);
     expect(toLinalgKernel({ type: "linear" }).eval(x, y, 2)).toBe(0.6);
+  });
+});
+
+describe("the Sup-RFF reference formulas (exported) check their arguments", () => {
+  const x = { d: 2, sigma: 1, eps: 0.1, Delta: 0.1, delta: 0.05, n: 1, alpha: 1 };
+  it("a d of 0, an eps of 0, a confidence of 2, a round of 0 or a missing field are typed errors (NaN / Infinity before)", () => {
+    expect(codeOf(() => betaD(0))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => betaD(-2))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => zetaRbfSphere(0, 0.1))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => zetaRbfSphere(1, Number.NaN))).toBe(ErrorCode.NonFinite);
+    expect(codeOf(() => paperFeatureCount({ ...x, d: 0 }))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => paperFeatureCount({ ...x, eps: 0 }))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => paperFeatureCount({ ...x, delta: 2 }))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => paperFeatureCount({} as never))).toBe(ErrorCode.InvalidArgument);
+    expect(codeOf(() => bias1(1, 0.1, 0.1, 0))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => bias2(0, 1, 0.1, 0.1, 1))).toBe(ErrorCode.OutOfRange);
+    const input = { t: 0, n: 1, d: 2, sigma: 1, ridge: 1, confidence: 0.05 };
+    expect(codeOf(() => paperFrequencySchedule(input))).toBe(ErrorCode.OutOfRange);
+    expect(codeOf(() => paperBias2({ ...input, t: -1 }))).toBe(ErrorCode.OutOfRange);
+  });
+
+  it("valid arguments give the values they gave (B1 = 2n/t^2 and B2 = 4/sqrt(alpha t) at the paper's thresholds)", () => {
+    expect(betaD(2)).toBe((1 + 1) * 2 ** (14 / 4));
+    const input = { t: 10, n: 3, d: 2, sigma: 1, ridge: 2, confidence: 0.05 };
+    expect(paperBias2(input)).toBeCloseTo(4 / Math.sqrt(2 * 10), 12);
+    expect(Number.isFinite(paperFrequencySchedule(input))).toBe(true);
   });
 });
