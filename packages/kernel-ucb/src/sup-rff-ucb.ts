@@ -1,5 +1,9 @@
 import {
+  type ArmDecision,
+  type ArmEvent,
+  type ArmFeedback,
   checkNumber,
+  type DecisionRef,
   ErrorCode,
   encodeF64,
   functionOption,
@@ -20,6 +24,7 @@ import {
   restoring,
   type Snapshot,
   snapshotCorrupt,
+  type VectorInput,
 } from "@routekit/core";
 import type { RandomFourierFeatures } from "@routekit/linalg";
 import { readCommonJSON } from "./base.js";
@@ -275,15 +280,66 @@ export class SupRffUcb extends SupBase<RffStage> {
    * returns NaN, a negative bias or a frequency count below 1 throws (NON_FINITE / OUT_OF_RANGE).
    */
   protected override beforeSelect(t: number): void {
-    for (const a of this.table.states) {
-      for (const e of a.stages) {
-        if (e.n === 0) continue;
-        const x = this.input(t, e.n);
-        e.nextD = this.frequenciesAt(t, e.n);
-        e.b1 = checkNumber(this.b1(x), `bias1 schedule at t = ${t}, n = ${e.n}`, { min: 0 });
-        e.b2 = checkNumber(this.b2(x), `bias2 schedule at t = ${t}, n = ${e.n}`, { min: 0 });
+    this.inSchedules = true;
+    try {
+      for (const a of this.table.states) {
+        for (const e of a.stages) {
+          if (e.n === 0) continue;
+          const x = this.input(t, e.n);
+          e.nextD = this.frequenciesAt(t, e.n);
+          e.b1 = checkNumber(this.b1(x), `bias1 schedule at t = ${t}, n = ${e.n}`, { min: 0 });
+          e.b2 = checkNumber(this.b2(x), `bias2 schedule at t = ${t}, n = ${e.n}`, { min: 0 });
+        }
       }
+    } finally {
+      this.inSchedules = false;
     }
+  }
+
+  /** True while select runs the user's schedules (which must not call back into the policy). */
+  private inSchedules = false;
+
+  /**
+   * Refuses a call made from inside a schedule: the schedules run in the middle of a select, whose scratch
+   * context a nested select overwrote (the outer decision was filed under the inner one's context).
+   */
+  private notFromSchedule(what: string): void {
+    if (this.inSchedules) {
+      throw new RouteKitError(
+        ErrorCode.InvalidState,
+        `SupRffUcb.${what} was called from inside a schedule: schedules must not call back into the policy`,
+      );
+    }
+  }
+
+  override select(context?: VectorInput): ArmDecision {
+    this.notFromSchedule("select");
+    return super.select(context);
+  }
+
+  override update(decision: DecisionRef, feedback: ArmFeedback): void {
+    this.notFromSchedule("update");
+    super.update(decision, feedback);
+  }
+
+  override learn(event: ArmEvent): void {
+    this.notFromSchedule("learn");
+    super.learn(event);
+  }
+
+  override discard(decision: DecisionRef): void {
+    this.notFromSchedule("discard");
+    super.discard(decision);
+  }
+
+  override addArm(id: string): void {
+    this.notFromSchedule("addArm");
+    super.addArm(id);
+  }
+
+  override removeArm(id: string): void {
+    this.notFromSchedule("removeArm");
+    super.removeArm(id);
   }
 
   protected query(e: RffStage, y: Float64Array, _ny: number, _t: number, out: StageQuery): void {

@@ -215,3 +215,45 @@ describe("the Sup-RFF reference formulas (exported) check their arguments", () =
     expect(Number.isFinite(paperFrequencySchedule(input))).toBe(true);
   });
 });
+
+describe("SupRffUcb: a schedule that calls back into the policy", () => {
+  it("is refused (INVALID_STATE) and changes nothing; the outer decision was filed under the inner one's context", () => {
+    let reenter: (() => void) | undefined;
+    const make = () =>
+      new SupRffUcb({
+        arms: ["a", "b"],
+        contextDim: 2,
+        horizon: 64,
+        seed: 1,
+        maxFrequencies: 4,
+        exploration: 0.01,
+        bias1: () => {
+          reenter?.();
+          return 0;
+        },
+      });
+    const p = make();
+    const twin = make();
+    for (const q of [p, twin]) {
+      for (let t = 0; t < 10; t++) {
+        const d = q.select(Float64Array.of(Math.sin(t), Math.cos(t)));
+        q.update(d, { reward: 0.5 });
+      }
+    }
+    const before = JSON.stringify(p.toJSON());
+    for (const call of [
+      () => p.select(Float64Array.of(0, 1)),
+      () => p.addArm("c"),
+      () => p.removeArm("a"),
+      () => p.learn({} as never),
+    ]) {
+      reenter = call;
+      expect(codeOf(() => p.select(Float64Array.of(1, 0)))).toBe(ErrorCode.InvalidState);
+      expect(JSON.stringify(p.toJSON())).toBe(before);
+    }
+    reenter = undefined;
+    const d = p.select(Float64Array.of(1, 0));
+    expect(p.decisionRecord(d).decision.context).toEqual([1, 0]);
+    expect(d).toEqual(twin.select(Float64Array.of(1, 0)));
+  });
+});
