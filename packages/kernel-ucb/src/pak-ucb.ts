@@ -122,10 +122,17 @@ export class PakUcb extends KernelPolicyBase<PakArm> {
   }
 
   private watch(s: ExactKrr): ExactKrr {
-    s.onLarge = (cap) =>
-      this.onWarning(
-        `@routekit/kernel-ucb: a PAK-UCB arm now holds ${s.n} points; its exact inverse needs ${Math.round((cap * cap * 8) / 2 ** 20)} MB and O(n^2) time per round (RffUcb has fixed memory)`,
-      );
+    s.onLarge = (cap) => {
+      // onWarning runs in the middle of an update: calls back into the policy are refused (see `callback`).
+      this.callback = "onWarning";
+      try {
+        this.onWarning(
+          `@routekit/kernel-ucb: a PAK-UCB arm now holds ${s.n} points; its exact inverse needs ${Math.round((cap * cap * 8) / 2 ** 20)} MB and O(n^2) time per round (RffUcb has fixed memory)`,
+        );
+      } finally {
+        this.callback = undefined;
+      }
+    };
     return s;
   }
 

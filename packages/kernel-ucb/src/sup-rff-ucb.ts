@@ -1,9 +1,5 @@
 import {
-  type ArmDecision,
-  type ArmEvent,
-  type ArmFeedback,
   checkNumber,
-  type DecisionRef,
   ErrorCode,
   encodeF64,
   functionOption,
@@ -24,7 +20,6 @@ import {
   restoring,
   type Snapshot,
   snapshotCorrupt,
-  type VectorInput,
 } from "@routekit/core";
 import type { RandomFourierFeatures } from "@routekit/linalg";
 import { readCommonJSON } from "./base.js";
@@ -280,7 +275,8 @@ export class SupRffUcb extends SupBase<RffStage> {
    * returns NaN, a negative bias or a frequency count below 1 throws (NON_FINITE / OUT_OF_RANGE).
    */
   protected override beforeSelect(t: number): void {
-    this.inSchedules = true;
+    // The schedules are user code running in the middle of a select: calls back into the policy are refused.
+    this.callback = "a schedule";
     try {
       for (const a of this.table.states) {
         for (const e of a.stages) {
@@ -292,54 +288,8 @@ export class SupRffUcb extends SupBase<RffStage> {
         }
       }
     } finally {
-      this.inSchedules = false;
+      this.callback = undefined;
     }
-  }
-
-  /** True while select runs the user's schedules (which must not call back into the policy). */
-  private inSchedules = false;
-
-  /**
-   * Refuses a call made from inside a schedule: the schedules run in the middle of a select, whose scratch
-   * context a nested select overwrote (the outer decision was filed under the inner one's context).
-   */
-  private notFromSchedule(what: string): void {
-    if (this.inSchedules) {
-      throw new RouteKitError(
-        ErrorCode.InvalidState,
-        `SupRffUcb.${what} was called from inside a schedule: schedules must not call back into the policy`,
-      );
-    }
-  }
-
-  override select(context?: VectorInput): ArmDecision {
-    this.notFromSchedule("select");
-    return super.select(context);
-  }
-
-  override update(decision: DecisionRef, feedback: ArmFeedback): void {
-    this.notFromSchedule("update");
-    super.update(decision, feedback);
-  }
-
-  override learn(event: ArmEvent): void {
-    this.notFromSchedule("learn");
-    super.learn(event);
-  }
-
-  override discard(decision: DecisionRef): void {
-    this.notFromSchedule("discard");
-    super.discard(decision);
-  }
-
-  override addArm(id: string): void {
-    this.notFromSchedule("addArm");
-    super.addArm(id);
-  }
-
-  override removeArm(id: string): void {
-    this.notFromSchedule("removeArm");
-    super.removeArm(id);
   }
 
   protected query(e: RffStage, y: Float64Array, _ny: number, _t: number, out: StageQuery): void {

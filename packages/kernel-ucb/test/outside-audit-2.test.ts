@@ -257,3 +257,33 @@ describe("SupRffUcb: a schedule that calls back into the policy", () => {
     expect(d).toEqual(twin.select(Float64Array.of(1, 0)));
   });
 });
+
+describe("PakUcb: an onWarning that calls back into the policy", () => {
+  it("is refused (INVALID_STATE) and the update changes nothing; a nested select made the point in progress learn its context", () => {
+    let reenter: (() => void) | undefined;
+    const make = () => {
+      const q = new PakUcb({ arms: ["a"], contextDim: 2, seed: 1, initialCapacity: 16, onWarning: () => reenter?.() });
+      q.regression("a").largeCapacity = 20; // the 17th point grows the room to 24: the warning fires there
+      return q;
+    };
+    const p = make();
+    const twin = make();
+    const ctx = (t: number) => Float64Array.of(Math.sin(t), Math.cos(t));
+    for (const q of [p, twin]) {
+      for (let t = 0; t < 16; t++) {
+        const d = q.select(ctx(t));
+        q.update(d, { reward: 0.5 });
+      }
+    }
+    const d = p.select(ctx(16));
+    const before = JSON.stringify(p.toJSON());
+    reenter = () => p.select(Float64Array.of(5, -5));
+    expect(codeOf(() => p.update(d, { reward: 0.5 }))).toBe(ErrorCode.InvalidState);
+    expect(JSON.stringify(p.toJSON())).toBe(before);
+    // The warning is not repeated: the same feedback now goes in, and the arm holds what the twin holds.
+    p.update(d, { reward: 0.5 });
+    const dt = twin.select(ctx(16));
+    twin.update(dt, { reward: 0.5 });
+    expect(Array.from(p.regression("a").X.subarray(0, 34))).toEqual(Array.from(twin.regression("a").X.subarray(0, 34)));
+  });
+});
