@@ -8,10 +8,12 @@ import {
   ARM_POLICY_OPTION_KEYS,
   type ArmDecision,
   type ArmEvent,
+  type ArmFeedback,
   ArmPolicyBase,
   type ArmPolicyOptions,
   type ArmState,
   booleanOption,
+  type DecisionRef,
   describe,
   ErrorCode,
   type Json,
@@ -24,6 +26,7 @@ import {
   readOptions,
   requiredNumber,
   snapshotCorrupt,
+  type VectorInput,
   vectorToJson,
 } from "@routekit/core";
 import { allocF64 } from "@routekit/linalg";
@@ -31,6 +34,7 @@ import type { OpCounter } from "./krr.js";
 import {
   checkExploration,
   type Exploration,
+  explorationValue,
   learnedScore,
   learnedScoreTo,
   normalizeInto,
@@ -38,7 +42,6 @@ import {
   type ResolvedTransform,
   readTransform,
   readTransformJSON,
-  resolveExploration,
   resolveExplorationTo,
   type ScoreTransform,
 } from "./options.js";
@@ -161,9 +164,56 @@ export abstract class KernelPolicyBase<S extends ArmState> extends ArmPolicyBase
     this.y = allocF64(d);
   }
 
+  /**
+   * Set (to a name for the error) while the policy runs user code in the middle of a call: Sup-RFF-UCB's
+   * schedules (during select), PAK-UCB's onWarning (during update). Calls back into the policy from there are
+   * refused: a nested select overwrote the scratch context of the call in progress, whose decision or learned
+   * point then silently took the nested call's context.
+   */
+  protected callback: string | undefined = undefined;
+
+  private notFromCallback(method: string): void {
+    if (this.callback !== undefined) {
+      throw new RouteKitError(
+        ErrorCode.InvalidState,
+        `${method} was called from inside ${this.callback}, which must not call back into the policy`,
+      );
+    }
+  }
+
+  override select(context?: VectorInput): ArmDecision {
+    this.notFromCallback("select");
+    return super.select(context);
+  }
+
+  override update(decision: DecisionRef, feedback: ArmFeedback): void {
+    this.notFromCallback("update");
+    super.update(decision, feedback);
+  }
+
+  override learn(event: ArmEvent): void {
+    this.notFromCallback("learn");
+    super.learn(event);
+  }
+
+  override discard(decision: DecisionRef): void {
+    this.notFromCallback("discard");
+    super.discard(decision);
+  }
+
+  override addArm(id: string): void {
+    this.notFromCallback("addArm");
+    super.addArm(id);
+  }
+
+  override removeArm(id: string): void {
+    this.notFromCallback("removeArm");
+    super.removeArm(id);
+  }
+
   /** The exploration multiplier used at the next select. */
   currentExploration(): number {
-    return resolveExploration(this.exploration, this.confidence, this.table.size, this.ledger.issued + 1, this.horizon);
+    return explorationValue(this.exploration, this.confidence, this.table.size, this.ledger.issued + 1, this.horizon);
   }
 
   /**

@@ -1,5 +1,14 @@
-import { checkNumber, describe, ErrorCode, type Rng, RouteKitError } from "@routekit/core";
+import {
+  checkNumber,
+  describe,
+  ErrorCode,
+  MAX_CONTEXT_DIM,
+  type NumberRange,
+  Rng,
+  RouteKitError,
+} from "@routekit/core";
 import { RandomFourierFeatures } from "@routekit/linalg";
+import { MAX_RIDGE, MIN_RIDGE } from "./base.js";
 
 /**
  * Random-feature conventions for the RBF kernel:
@@ -35,10 +44,29 @@ export interface FeatureConfig {
 export const SIGMA_RANGE = { min: 1e-6, max: 1e6 } as const;
 export const FREQUENCY_RANGE = { integer: true, min: 1, max: MAX_FREQUENCIES } as const;
 
-/** Checks a feature configuration (option errors per core's rule). */
-export function checkFeatures(c: FeatureConfig): void {
+/**
+ * The frequency counts the feature helpers accept: the policies' cap (MAX_FREQUENCIES) bounds their F x F inverses,
+ * not the feature map, which the tests draw at D = 5000 to compare with exact KRR.
+ */
+const ANY_FREQUENCIES = { integer: true, min: 1 } as const;
+
+/**
+ * Checks a feature configuration (option errors per core's rule); `frequencies` is the accepted range of D (the
+ * policies': [1, MAX_FREQUENCIES]).
+ */
+export function checkFeatures(c: FeatureConfig, frequencies: NumberRange = FREQUENCY_RANGE): void {
+  // The exported helpers take a config straight from the caller: a non-object, a contextDim or a ridge out of
+  // range gave frequencies or a ridge of NaN / Infinity without an error.
+  if (c === null || typeof c !== "object") {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `a feature configuration must be an object { contextDim, sigma, frequencies, variant, ridge }, got ${describe(c)}`,
+    );
+  }
+  checkNumber(c.contextDim, "option contextDim", { integer: true, min: 1, max: MAX_CONTEXT_DIM });
+  checkNumber(c.ridge, "option ridge", { min: MIN_RIDGE, max: MAX_RIDGE });
   checkNumber(c.sigma, "option sigma", SIGMA_RANGE);
-  checkNumber(c.frequencies, "option frequencies", FREQUENCY_RANGE);
+  checkNumber(c.frequencies, "option frequencies", frequencies);
   if (!RFF_VARIANTS.includes(c.variant)) {
     throw new RouteKitError(
       ErrorCode.InvalidArgument,
@@ -49,12 +77,19 @@ export function checkFeatures(c: FeatureConfig): void {
 
 /** The bandwidth and ridge the learner actually uses for a variant (repo2D rescales both). */
 export function effectiveParameters(c: FeatureConfig): { sigma: number; ridge: number } {
+  checkFeatures(c, ANY_FREQUENCIES);
   if (c.variant === "repo2D") return { sigma: c.sigma / (2 * Math.PI), ridge: c.ridge / c.frequencies };
   return { sigma: c.sigma, ridge: c.ridge };
 }
 
 /** Draws the feature map once (frequencies from `rng`, normally the policy's "rff" fork). */
 export function drawFeatures(c: FeatureConfig, rng: Rng): RandomFourierFeatures {
+  if (!(rng instanceof Rng)) {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `drawFeatures needs an Rng from @routekit/core, got ${describe(rng)}`,
+    );
+  }
   const { sigma } = effectiveParameters(c);
   return new RandomFourierFeatures(
     c.contextDim,

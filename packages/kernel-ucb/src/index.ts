@@ -31,6 +31,7 @@ export {
   type Schedule,
   type ScheduleInput,
   SUP_RFF_UCB_OPTION_KEYS,
+  type SupRffSchedules,
   SupRffUcb,
   type SupRffUcbOptions,
 } from "./sup-rff-ucb.js";

@@ -16,7 +16,14 @@ import {
 } from "@routekit/core";
 import { allocF64 } from "@routekit/linalg";
 import { KERNEL_POLICY_OPTION_KEYS, KernelPolicyBase, type KernelPolicyOptions, readCommonJSON } from "./base.js";
-import { checkKernelScale, DotKernel, type KernelSpec, type ResolvedKernel, readKernelJSON } from "./kernel.js";
+import {
+  checkKernelScale,
+  DotKernel,
+  type KernelSpec,
+  kernelOption,
+  type ResolvedKernel,
+  readKernelJSON,
+} from "./kernel.js";
 import { ExactKrr, MAX_INITIAL_CAPACITY } from "./krr.js";
 import { type KernelPayload, readPayload } from "./payload.js";
 
@@ -67,10 +74,12 @@ export class KernelUcb extends KernelPolicyBase<TagArm> {
     rejectUnknownOptions(options, KERNEL_UCB_OPTION_KEYS, "KernelUcb");
     super(options, { what: "KernelUcb", defaultExploration: "paper" });
     const o = options as unknown as Record<string, unknown>;
-    this.dotKernel = new DotKernel((o.kernel ?? { type: "poly", gamma: 1, c: 1, degree: 3 }) as KernelSpec);
+    this.dotKernel = kernelOption(o, { type: "poly", gamma: 1, c: 1, degree: 3 });
     this.kernel = this.dotKernel.spec;
     // Normalised augmented contexts [y; e_g] have squared norm 2.
-    if (this.normalizeContext) checkKernelScale(this.dotKernel.diag(2), this.ridge, "option kernel");
+    // Unnormalised contexts are checked one by one, but diag is least at y = 0: a kernel above the bound there
+    // (poly with c^degree > 1e4 ridge) would refuse every context, so it is refused here.
+    checkKernelScale(this.dotKernel.diag(this.normalizeContext ? 2 : 1), this.ridge, "option kernel");
     this.initialCapacity = numberOption(o, "initialCapacity", 64, { integer: true, min: 1, max: MAX_INITIAL_CAPACITY });
     this.krr = new ExactKrr(this.contextDim, this.dotKernel, this.ridge, this.initialCapacity, this.counter);
     this.dots = allocF64(this.krr.cap);

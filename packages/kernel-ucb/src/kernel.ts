@@ -70,6 +70,15 @@ export function readKernel(k: unknown, what = "option kernel"): ResolvedKernel {
   );
 }
 
+/**
+ * The `kernel` option of an exact learner: undefined means `fallback`; anything else, null included, must be a
+ * kernel spec (INVALID_ARGUMENT otherwise: `??` took null for the default).
+ */
+export function kernelOption(o: Record<string, unknown>, fallback: KernelSpec): DotKernel {
+  const k = o.kernel;
+  return new DotKernel(k === undefined ? fallback : readKernel(k, "option kernel"));
+}
+
 /** A snapshot's kernel: every parameter present and valid (SNAPSHOT_CORRUPT otherwise). */
 export function readKernelJSON(v: Json | undefined): ResolvedKernel {
   const o = readObject(v, '"kernel"');
@@ -109,8 +118,10 @@ export function checkKernelScale(kmax: number, ridge: number, what: string): voi
 
 /** The matching @routekit/linalg kernel (for single evaluations and cross-checks). */
 export function toLinalgKernel(k: KernelSpec): Kernel {
-  if (k.type === "rbf") return rbfKernel(k.sigma);
-  if (k.type === "poly") return polynomialKernel(k.gamma, k.c ?? 1, k.degree ?? 3);
+  // Read as the option is: an unknown type fell through to the linear kernel, and sigma 0 gave NaN values.
+  const s = readKernel(k, "kernel");
+  if (s.type === "rbf") return rbfKernel(s.sigma);
+  if (s.type === "poly") return polynomialKernel(s.gamma, s.c, s.degree);
   return linearKernel();
 }
 

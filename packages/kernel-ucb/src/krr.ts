@@ -1,7 +1,10 @@
 import {
+  checkNumber,
+  describe,
   ErrorCode,
   encodeF64,
   type Json,
+  MAX_CONTEXT_DIM,
   RouteKitError,
   readF64,
   readInt,
@@ -22,7 +25,7 @@ import {
   symvQuadUpper,
   symvUpper,
 } from "@routekit/linalg";
-import type { DotKernel } from "./kernel.js";
+import { DotKernel } from "./kernel.js";
 
 /** Optional flop counter (diagnostics: the cost model is tested by counts, not wall time). */
 export interface OpCounter {
@@ -85,7 +88,17 @@ export class ExactKrr {
     initialCap = 16,
     readonly counter?: OpCounter,
   ) {
-    this.cap = Math.max(1, initialCap);
+    // Exported building block: a ridge of 0 or a non-DotKernel gave NaN or a TypeError later, not a typed error here.
+    checkNumber(d, "ExactKrr d", { integer: true, min: 1, max: MAX_CONTEXT_DIM });
+    if (!(kernel instanceof DotKernel)) {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `ExactKrr kernel must be a DotKernel, got ${describe(kernel)}`,
+      );
+    }
+    checkNumber(ridge, "ExactKrr ridge", { min: 0, openMin: true });
+    checkNumber(initialCap, "ExactKrr initialCap", { integer: true, min: 1 });
+    this.cap = initialCap;
     this.X = allocF64(this.cap * d);
     this.norms = allocF64(this.cap);
     this.tags = new Int32Array(this.cap);

@@ -48,8 +48,31 @@ export function logRatio(a: number, b: number): number {
   return Number.isFinite(q) ? Math.log(q) : Math.log(a) - Math.log(b);
 }
 
-/** The numeric exploration multiplier for G live arms at round t (1-based). */
+/**
+ * The numeric exploration multiplier for G live arms at round t (1-based), the public form: every argument is
+ * checked as the options are (an unknown preset was computed as "anytime", "theory" without a horizon as T = 1,
+ * and a confidence outside (0, 1) gave NaN or Infinity).
+ */
 export function resolveExploration(
+  e: Exploration,
+  confidence: number,
+  arms: number,
+  t: number,
+  horizon: number | undefined,
+): number {
+  const ex = checkExploration(e, "exploration");
+  checkNumber(confidence, "confidence", { min: 0, max: 1, openMin: true, openMax: true });
+  checkNumber(arms, "arms", { integer: true, min: 0 });
+  checkNumber(t, "t", { integer: true, min: 1 });
+  if (horizon !== undefined) checkNumber(horizon, "horizon", { integer: true, min: 1 });
+  else if (ex === "theory") {
+    throw new RouteKitError(ErrorCode.InvalidArgument, 'exploration "theory" needs the horizon T');
+  }
+  return explorationValue(ex, confidence, arms, t, horizon);
+}
+
+/** {@link resolveExploration} without the argument checks, for the policies (whose options are checked). */
+export function explorationValue(
   e: Exploration,
   confidence: number,
   arms: number,
@@ -60,7 +83,7 @@ export function resolveExploration(
   return EXPLORATION_OUT[0] as number;
 }
 
-/** Scratch for {@link resolveExploration}. */
+/** Scratch for {@link explorationValue}. */
 const EXPLORATION_OUT = new Float64Array(1);
 
 /**

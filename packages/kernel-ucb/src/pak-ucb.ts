@@ -23,7 +23,14 @@ import {
   type KernelPolicyOptions,
   readCommonJSON,
 } from "./base.js";
-import { checkKernelScale, DotKernel, type KernelSpec, type ResolvedKernel, readKernelJSON } from "./kernel.js";
+import {
+  checkKernelScale,
+  DotKernel,
+  type KernelSpec,
+  kernelOption,
+  type ResolvedKernel,
+  readKernelJSON,
+} from "./kernel.js";
 import { ExactKrr, MAX_INITIAL_CAPACITY } from "./krr.js";
 import { type KernelPayload, readPayload } from "./payload.js";
 import { pickUnvisited } from "./select.js";
@@ -96,10 +103,12 @@ export class PakUcb extends KernelPolicyBase<PakArm> {
     rejectUnknownOptions(options, PAK_UCB_OPTION_KEYS, "PakUcb");
     super(options, { what: "PakUcb", defaultExploration: "paper" });
     const o = options as unknown as Record<string, unknown>;
-    this.dotKernel = new DotKernel((o.kernel ?? { type: "rbf", sigma: 1 }) as KernelSpec);
+    this.dotKernel = kernelOption(o, { type: "rbf", sigma: 1 });
     this.kernel = this.dotKernel.spec;
     // Normalised contexts have ||y|| = 1, so k(y, y) <= diag(1) (diag grows with ||y||^2).
-    if (this.normalizeContext) checkKernelScale(this.dotKernel.diag(1), this.ridge, "option kernel");
+    // Unnormalised contexts are checked one by one, but diag is least at y = 0: a kernel above the bound there
+    // (poly with c^degree > 1e4 ridge) would refuse every context, so it is refused here.
+    checkKernelScale(this.dotKernel.diag(this.normalizeContext ? 1 : 0), this.ridge, "option kernel");
     this.initialCapacity = numberOption(o, "initialCapacity", 16, { integer: true, min: 1, max: MAX_INITIAL_CAPACITY });
     this.onWarning = functionOption<(m: string) => void>(o, "onWarning", undefined) ?? ((m: string) => console.warn(m));
     this.addInitialArms(options);
@@ -113,10 +122,17 @@ export class PakUcb extends KernelPolicyBase<PakArm> {
   }
 
   private watch(s: ExactKrr): ExactKrr {
-    s.onLarge = (cap) =>
-      this.onWarning(
-        `@routekit/kernel-ucb: a PAK-UCB arm now holds ${s.n} points; its exact inverse needs ${Math.round((cap * cap * 8) / 2 ** 20)} MB and O(n^2) time per round (RffUcb has fixed memory)`,
-      );
+    s.onLarge = (cap) => {
+      // onWarning runs in the middle of an update: calls back into the policy are refused (see `callback`).
+      this.callback = "onWarning";
+      try {
+        this.onWarning(
+          `@routekit/kernel-ucb: a PAK-UCB arm now holds ${s.n} points; its exact inverse needs ${Math.round((cap * cap * 8) / 2 ** 20)} MB and O(n^2) time per round (RffUcb has fixed memory)`,
+        );
+      } finally {
+        this.callback = undefined;
+      }
+    };
     return s;
   }
 

@@ -2,6 +2,7 @@ import {
   type ArmDecision,
   type ArmFeedback,
   argmaxRandomTie,
+  describe,
   ErrorCode,
   enumOption,
   type Json,
@@ -154,8 +155,21 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
     return out;
   }
 
-  /** phi(y) (after the optional normalisation) of `context`, written into `out`. */
+  /** phi(y) (after the optional normalisation) of `context`, written into `out` (a Float64Array of at least {@link numFeatures} values). */
   featurize(context: VectorInput, out: Float64Array): Float64Array {
+    // A short array silently received a truncated phi, and a missing one threw a TypeError.
+    if (!(out instanceof Float64Array)) {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `featurize(context, out): out must be a Float64Array of ${this.numFeatures} values, got ${describe(out)}`,
+      );
+    }
+    if (out.length < this.numFeatures) {
+      throw new RouteKitError(
+        ErrorCode.DimensionMismatch,
+        `featurize(context, out): out has length ${out.length}, needs ${this.numFeatures} (numFeatures)`,
+      );
+    }
     return this.featurizeInto(this.readContext(context, "context"), out);
   }
 

@@ -1,4 +1,13 @@
-import { ErrorCode, encodeF64, type Json, RouteKitError, readF64, readInt, readObject } from "@routekit/core";
+import {
+  checkNumber,
+  ErrorCode,
+  encodeF64,
+  type Json,
+  RouteKitError,
+  readF64,
+  readInt,
+  readObject,
+} from "@routekit/core";
 import {
   allocF32,
   allocF64,
@@ -60,6 +69,9 @@ export class RidgeArm {
     readonly ridge: number,
     readonly counter?: OpCounter,
   ) {
+    // Exported building block: a ridge of 0 made Ainv infinite and every variance NaN (reported as 0).
+    checkNumber(F, "RidgeArm F", { integer: true, min: 1 });
+    checkNumber(ridge, "RidgeArm ridge", { min: 0, openMin: true });
     this.Ainv = allocF64(F * F);
     setScaledIdentity(this.Ainv, F, 1 / ridge);
     this.theta = allocF64(F);

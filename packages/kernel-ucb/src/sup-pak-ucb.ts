@@ -11,7 +11,14 @@ import {
   snapshotCorrupt,
 } from "@routekit/core";
 import { readCommonJSON } from "./base.js";
-import { checkKernelScale, DotKernel, type KernelSpec, type ResolvedKernel, readKernelJSON } from "./kernel.js";
+import {
+  checkKernelScale,
+  DotKernel,
+  type KernelSpec,
+  kernelOption,
+  type ResolvedKernel,
+  readKernelJSON,
+} from "./kernel.js";
 import { ExactKrr } from "./krr.js";
 import { readPayload } from "./payload.js";
 import { readSupJSON, type StageQuery, SUP_OPTION_KEYS, SupBase, type SupOptions } from "./sup-base.js";
@@ -47,9 +54,11 @@ export class SupPakUcb extends SupBase<ExactKrr> {
     rejectUnknownOptions(options, SUP_PAK_UCB_OPTION_KEYS, "SupPakUcb");
     super(options, "SupPakUcb");
     const o = options as unknown as Record<string, unknown>;
-    this.dotKernel = new DotKernel((o.kernel ?? { type: "rbf", sigma: 1 }) as KernelSpec);
+    this.dotKernel = kernelOption(o, { type: "rbf", sigma: 1 });
     this.kernel = this.dotKernel.spec;
-    if (this.normalizeContext) checkKernelScale(this.dotKernel.diag(1), this.ridge, "option kernel");
+    // Unnormalised contexts are checked one by one, but diag is least at y = 0: a kernel above the bound there
+    // (poly with c^degree > 1e4 ridge) would refuse every context, so it is refused here.
+    checkKernelScale(this.dotKernel.diag(this.normalizeContext ? 1 : 0), this.ridge, "option kernel");
     this.addInitialArms(options);
   }
 

@@ -79,6 +79,24 @@ export interface SupRffUcbOptions extends SupOptions {
   readonly bias2?: Schedule;
 }
 
+/** The custom schedules {@link SupRffUcb.fromJSON} takes again (functions are not in snapshots). */
+export type SupRffSchedules = Pick<SupRffUcbOptions, "frequencies" | "bias1" | "bias2">;
+
+/** The keys of {@link SupRffSchedules}. */
+const SUP_RFF_SCHEDULE_KEYS = optionKeys<SupRffSchedules>()(["frequencies", "bias1", "bias2"]);
+
+/** The schedules argument of fromJSON: undefined, or an object of schedule functions (INVALID_ARGUMENT otherwise). */
+function readSchedules(v: unknown): SupRffSchedules {
+  if (v === undefined) return {};
+  rejectUnknownOptions(v, SUP_RFF_SCHEDULE_KEYS, "SupRffUcb.fromJSON schedules");
+  const o = v as Record<string, unknown>;
+  return {
+    frequencies: functionOption<Schedule>(o, "frequencies", undefined),
+    bias1: functionOption<Schedule>(o, "bias1", undefined),
+    bias2: functionOption<Schedule>(o, "bias2", undefined),
+  };
+}
+
 /** The option keys of {@link SupRffUcbOptions}. */
 export const SUP_RFF_UCB_OPTION_KEYS = optionKeys<SupRffUcbOptions>()([
   ...SUP_OPTION_KEYS,
@@ -257,14 +275,20 @@ export class SupRffUcb extends SupBase<RffStage> {
    * returns NaN, a negative bias or a frequency count below 1 throws (NON_FINITE / OUT_OF_RANGE).
    */
   protected override beforeSelect(t: number): void {
-    for (const a of this.table.states) {
-      for (const e of a.stages) {
-        if (e.n === 0) continue;
-        const x = this.input(t, e.n);
-        e.nextD = this.frequenciesAt(t, e.n);
-        e.b1 = checkNumber(this.b1(x), `bias1 schedule at t = ${t}, n = ${e.n}`, { min: 0 });
-        e.b2 = checkNumber(this.b2(x), `bias2 schedule at t = ${t}, n = ${e.n}`, { min: 0 });
+    // The schedules are user code running in the middle of a select: calls back into the policy are refused.
+    this.callback = "a schedule";
+    try {
+      for (const a of this.table.states) {
+        for (const e of a.stages) {
+          if (e.n === 0) continue;
+          const x = this.input(t, e.n);
+          e.nextD = this.frequenciesAt(t, e.n);
+          e.b1 = checkNumber(this.b1(x), `bias1 schedule at t = ${t}, n = ${e.n}`, { min: 0 });
+          e.b2 = checkNumber(this.b2(x), `bias2 schedule at t = ${t}, n = ${e.n}`, { min: 0 });
+        }
       }
+    } finally {
+      this.callback = undefined;
     }
   }
 
@@ -295,14 +319,15 @@ export class SupRffUcb extends SupBase<RffStage> {
   }
 
   /** Restores a snapshot; custom schedules (functions) must be passed again. */
-  static fromJSON(
-    snapshot: unknown,
-    schedules: Pick<SupRffUcbOptions, "frequencies" | "bias1" | "bias2"> = {},
-  ): SupRffUcb {
+  static fromJSON(snapshot: unknown, schedules?: SupRffSchedules): SupRffUcb {
+    // Read before the snapshot, outside `restoring`: a bad argument is the caller's INVALID_ARGUMENT, not a
+    // corrupt snapshot, and only the three schedules are kept (the argument was spread over the restored
+    // options, so `{ sigma: 5 }` silently replaced the snapshot's bandwidth).
+    const sch = readSchedules(schedules);
     const st = readSnapshot(snapshot, KIND, VERSION);
     const paper = st.paperSchedules;
     if (typeof paper !== "boolean") snapshotCorrupt('"paperSchedules"', "true or false");
-    if (!paper && !schedules.frequencies && !schedules.bias1 && !schedules.bias2) {
+    if (!paper && !sch.frequencies && !sch.bias1 && !sch.bias2) {
       throw new RouteKitError(
         ErrorCode.InvalidArgument,
         "this Sup-RFF-UCB snapshot used custom schedules: pass them to fromJSON(snapshot, schedules)",
@@ -338,7 +363,9 @@ export class SupRffUcb extends SupBase<RffStage> {
         ...sup,
         sigma,
         maxFrequencies,
-        ...schedules,
+        frequencies: sch.frequencies,
+        bias1: sch.bias1,
+        bias2: sch.bias2,
       });
       p.root = Rng.fromJSON(readObject(st.featureStream, '"featureStream"') as unknown as RngState);
       p.restoreBase(snap, (stages, uid) => ({
