@@ -150,6 +150,14 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
   private nextUid = 0;
   /** Scratch copy of a context, so a getter-backed array is read once and validated as read. */
   private contextCopy: Float64Array;
+  /**
+   * Set (to a name for the error) while the policy runs user code in the middle of a call: a schedule or a
+   * warning hook (kernel-ucb), an external solver (StageRoute's deploySolver). Calls back into the policy from
+   * there are refused (INVALID_STATE): a nested select overwrote the scratch context of the call in progress,
+   * whose decision or learned point then silently took the nested call's context. Set and cleared by the
+   * subclass around the user code, in a try/finally (no closure, so no allocation per round).
+   */
+  protected callback: string | undefined = undefined;
 
   /**
    * Reads the common options (arms are added later by {@link ArmPolicyBase.addInitialArms}, once the
@@ -183,6 +191,7 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
   }
 
   addArm(id: string): void {
+    this.notFromCallback("addArm");
     this.table.checkAdd(id);
     this.checkAddable(id);
     const state = this.createArm(this.nextUid);
@@ -199,6 +208,7 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
   }
 
   removeArm(id: string): void {
+    this.notFromCallback("removeArm");
     this.table.checkRemove(id);
     this.checkRemovable(id);
     const state = this.table.remove(id);
@@ -211,12 +221,14 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
   }
 
   select(context?: VectorInput): ArmDecision {
+    this.notFromCallback("select");
     this.table.checkNotEmpty();
     if (this.contextDim === 0) return this.choose(undefined);
     return this.choose(this.readContext(context, "context"));
   }
 
   update(decision: DecisionRef, feedback: ArmFeedback): void {
+    this.notFromCallback("update");
     const payload = this.ledger.get(decision);
     const fb = readFeedbackOnce(feedback, this.feedbackCopy);
     checkArmFeedback(fb);
@@ -255,6 +267,7 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
   }
 
   learn(event: ArmEvent): void {
+    this.notFromCallback("learn");
     // The feedback's fields are read once, before validation, so the values checked are the values learned.
     let once: ArmEvent = event;
     if (event !== null && typeof event === "object") {
@@ -299,11 +312,21 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
   }
 
   discard(decision: DecisionRef): void {
+    this.notFromCallback("discard");
     this.ledger.get(decision);
     this.ledger.settle(decision);
   }
 
   abstract toJSON(): Snapshot;
+
+  private notFromCallback(method: string): void {
+    if (this.callback !== undefined) {
+      throw new RouteKitError(
+        ErrorCode.InvalidState,
+        `${method} was called from inside ${this.callback}, which must not call back into the policy`,
+      );
+    }
+  }
 
   /**
    * Copies a context into a scratch buffer, reading each entry once, and validates the copy (length,

@@ -8,12 +8,10 @@ import {
   ARM_POLICY_OPTION_KEYS,
   type ArmDecision,
   type ArmEvent,
-  type ArmFeedback,
   ArmPolicyBase,
   type ArmPolicyOptions,
   type ArmState,
   booleanOption,
-  type DecisionRef,
   describe,
   ErrorCode,
   type Json,
@@ -26,7 +24,6 @@ import {
   readOptions,
   requiredNumber,
   snapshotCorrupt,
-  type VectorInput,
   vectorToJson,
 } from "@routekit/core";
 import { allocF64 } from "@routekit/linalg";
@@ -162,53 +159,6 @@ export abstract class KernelPolicyBase<S extends ArmState> extends ArmPolicyBase
     }
     this.counter = counter as OpCounter | undefined;
     this.y = allocF64(d);
-  }
-
-  /**
-   * Set (to a name for the error) while the policy runs user code in the middle of a call: Sup-RFF-UCB's
-   * schedules (during select), PAK-UCB's onWarning (during update). Calls back into the policy from there are
-   * refused: a nested select overwrote the scratch context of the call in progress, whose decision or learned
-   * point then silently took the nested call's context.
-   */
-  protected callback: string | undefined = undefined;
-
-  private notFromCallback(method: string): void {
-    if (this.callback !== undefined) {
-      throw new RouteKitError(
-        ErrorCode.InvalidState,
-        `${method} was called from inside ${this.callback}, which must not call back into the policy`,
-      );
-    }
-  }
-
-  override select(context?: VectorInput): ArmDecision {
-    this.notFromCallback("select");
-    return super.select(context);
-  }
-
-  override update(decision: DecisionRef, feedback: ArmFeedback): void {
-    this.notFromCallback("update");
-    super.update(decision, feedback);
-  }
-
-  override learn(event: ArmEvent): void {
-    this.notFromCallback("learn");
-    super.learn(event);
-  }
-
-  override discard(decision: DecisionRef): void {
-    this.notFromCallback("discard");
-    super.discard(decision);
-  }
-
-  override addArm(id: string): void {
-    this.notFromCallback("addArm");
-    super.addArm(id);
-  }
-
-  override removeArm(id: string): void {
-    this.notFromCallback("removeArm");
-    super.removeArm(id);
   }
 
   /** The exploration multiplier used at the next select. */

@@ -21,6 +21,7 @@ import {
   type Snapshot,
   snapshotCorrupt,
 } from "@routekit/core";
+import type { DeployResult } from "./deploy.js";
 import {
   configFromJson,
   restoreSolver,
@@ -99,7 +100,15 @@ export class StageOracle extends StagePolicyBase {
       a[i] = (states[i] as StageArm).maxShare;
     }
     const s = Math.min(this.config.maxDeployed, n);
-    const res = this.deploySolver.solve(u, c, a, n, this.config.budget / unit, s, this.poolOrder(rng));
+    const order = this.poolOrder(rng);
+    // A deploySolver is user code running in the middle of a call: calls back into the policy are refused.
+    this.callback = "deploySolver.solve";
+    let res: DeployResult;
+    try {
+      res = this.deploySolver.solve(u, c, a, n, this.config.budget / unit, s, order);
+    } finally {
+      this.callback = undefined;
+    }
     return {
       deployed: res.support.map((i) => states[i] as StageArm),
       status: res.status,

@@ -5,6 +5,7 @@
  * with the freshest bounds and samples a model from its solution.
  */
 import { makeSnapshot, type Rng, readSnapshot, rejectUnknownOptions, restoring, type Snapshot } from "@routekit/core";
+import type { DeployResult } from "./deploy.js";
 import {
   configFromJson,
   restoreSolver,
@@ -49,7 +50,14 @@ export class StageRoute extends StagePolicyBase {
       a[i] = st.maxShare;
     }
     const order = this.poolOrder(rng);
-    const res = this.deploySolver.solve(u, l, a, n, this.config.budget / this.config.costUnit, s, order);
+    // A deploySolver is user code running in the middle of a call: calls back into the policy are refused.
+    this.callback = "deploySolver.solve";
+    let res: DeployResult;
+    try {
+      res = this.deploySolver.solve(u, l, a, n, this.config.budget / this.config.costUnit, s, order);
+    } finally {
+      this.callback = undefined;
+    }
     const chosen = new Set(res.support);
     if (this.config.fillSlots && chosen.size < s) {
       // Pad with the highest UCB, then the fewest plays, then the tie-break order.

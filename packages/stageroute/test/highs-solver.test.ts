@@ -222,10 +222,12 @@ describe("the deploySolver option and snapshots", () => {
 
 describe("an external solver that fails", () => {
   /** A policy at a boundary of branch-and-bound with `solver`, and the same one without it. */
+  let onPolicy: ((p: StageRoute) => void) | undefined;
   function pair(solver: ExternalDeploySolver) {
     const ext = StageRoute.fromJSON(poised(30, 4, { deploySolver: solver.name, enumLimit: 0 }), {
       deploySolver: solver,
     });
+    onPolicy?.(ext);
     const plain = StageRoute.fromJSON(poised(30, 4, { enumLimit: 0 }));
     ext.update(ext.select(), { reward: 0.5, cost: 0.5 });
     plain.update(plain.select(), { reward: 0.5, cost: 0.5 });
@@ -250,7 +252,16 @@ describe("an external solver that fails", () => {
       [{ name: "dear", solve: (p) => dearest(p) }, "routing LP is infeasible"],
       [{ name: "short", solve: (p) => [p.cap.indexOf(0.05)] }, "routing LP is infeasible"],
       [{ name: "none", solve: () => null }, "found no subset of a problem without a budget row"],
+      // A solver that calls back into the policy it serves: refused, so the update in progress is not corrupted.
+      [
+        { name: "reentrant", solve: () => (reentered?.select(), null) },
+        "select was called from inside deploySolver.solve",
+      ],
     ];
+    let reentered: StageRoute | undefined;
+    onPolicy = (p) => {
+      reentered = p;
+    };
     for (const [solver, why] of cases) {
       const { ext, plain } = pair(solver);
       expect(ext.solverFallbacks, solver.name).toBe(1);
