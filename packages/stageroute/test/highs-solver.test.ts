@@ -254,7 +254,13 @@ describe("an external solver that fails", () => {
       [{ name: "none", solve: () => null }, "found no subset of a problem without a budget row"],
       // A solver that calls back into the policy it serves: refused, so the update in progress is not corrupted.
       [
-        { name: "reentrant", solve: () => (reentered?.select(), null) },
+        {
+          name: "reentrant",
+          solve: () => {
+            reentered?.select();
+            return null;
+          },
+        },
         "select was called from inside deploySolver.solve",
       ],
     ];
