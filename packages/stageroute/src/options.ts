@@ -279,8 +279,10 @@ export function configToJson(c: StageConfig): Record<string, Json> {
     fillSlots: c.fillSlots,
     tieBreak: c.tieBreak,
     enumLimit: c.enumLimit,
-    searchNodeLimit: Number.isFinite(c.searchNodeLimit) ? c.searchNodeLimit : null,
-    deploySolver: c.deploySolver,
+    // Written only when set: a snapshot of a policy without them is byte for byte the one earlier versions wrote
+    // (the committed conformance fixtures restore and write themselves again).
+    ...(Number.isFinite(c.searchNodeLimit) ? { searchNodeLimit: c.searchNodeLimit } : {}),
+    ...(c.deploySolver !== null ? { deploySolver: c.deploySolver } : {}),
     budgetMode: c.budgetMode,
     horizon: c.horizon === 0 ? null : c.horizon,
   };
