@@ -103,3 +103,21 @@ export function checkContextNorm(xx: number): void {
 
 /** Documented range of LinUCB's `ridge` option. */
 export const RIDGE_RANGE = { min: 1e-8, max: 1e8 } as const;
+
+/**
+ * The exponent e of a power of two with |v| <= 2^e (up to Math.log2's rounding: |v| / 2^e < 2 in any case), at
+ * least 0 and at most 1023, so 2^-e is an exact scale that only ever shrinks a value. For the robust score path of
+ * the LinUCB policies: dividing by such powers of two keeps every quantity below the largest double.
+ */
+export function scaleExponent(v: number): number {
+  const a = Math.abs(v);
+  if (!(a > 1)) return 0;
+  return Math.min(1023, Math.ceil(Math.log2(a)));
+}
+
+/** Largest |a[i]| over i < n. */
+export function maxAbs(a: ArrayLike<number>, n: number, from = 0): number {
+  let m = 0;
+  for (let i = from; i < n; i++) m = Math.max(m, Math.abs(a[i] as number));
+  return m;
+}

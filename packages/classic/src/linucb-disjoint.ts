@@ -40,7 +40,9 @@ import {
   checkRidgeStep,
   clampInverseDiagonal,
   MAX_RIDGE_DIM,
+  maxAbs,
   RIDGE_RANGE,
+  scaleExponent,
 } from "./base.js";
 import { checkVecPayload, type VecPayload, VecPayloadStore } from "./payload.js";
 
@@ -88,6 +90,8 @@ export class LinUCBDisjoint extends ArmPolicyBase<DisjointArm, VecPayload> {
   private readonly store: VecPayloadStore;
   private readonly x: Float64Array;
   private readonly uTmp: Float64Array;
+  /** Scratch of the robust score path: the context scaled by a power of two. */
+  private readonly xHat: Float64Array;
 
   constructor(options: LinUCBDisjointOptions) {
     rejectUnknownOptions(options, LINUCB_DISJOINT_OPTION_KEYS, LinUCBDisjoint.kind);
@@ -103,6 +107,7 @@ export class LinUCBDisjoint extends ArmPolicyBase<DisjointArm, VecPayload> {
     this.ridge = numberOption(o, "ridge", 1, RIDGE_RANGE);
     this.x = allocF64(d);
     this.uTmp = allocF64(d);
+    this.xHat = allocF64(d);
     this.addInitialArms(options);
   }
 
@@ -135,17 +140,57 @@ export class LinUCBDisjoint extends ArmPolicyBase<DisjointArm, VecPayload> {
     const states = this.table.states;
     const scores = this.scores;
     const alpha = this.exploration;
+    let finite = true;
     for (let i = 0; i < k; i++) {
       const s = states[i] as DisjointArm;
       symvUpper(s.Ainv, d, x, s.u);
       const width = Math.sqrt(Math.max(0, dot(x, s.u, d)));
-      scores[i] = dot(s.u, s.b, d) + alpha * width;
+      const score = dot(s.u, s.b, d) + alpha * width;
+      scores[i] = score;
+      // score - score is 0 exactly when the score is finite: one subtraction per arm on the usual path.
+      if (score - score !== 0) finite = false;
     }
+    if (!finite) this.scaledScores(k);
     const pick = argmaxRandomTie(scores, k, this.rng);
     const s = states[pick] as DisjointArm;
+    // The scaled path left A^-1 x-hat in s.u: the pending decision carries the A^-1 x of the usual path.
+    if (!finite) symvUpper(s.Ainv, d, x, s.u);
     const p = this.store.acquire(s.uid, s.version, x);
     p.u.set(s.u);
     return { id: this.ledger.issue(p), arm: this.table.ids[pick] as string };
+  }
+
+  /**
+   * The rare path of choose, taken only when some score is not finite: x.A^-1 b can pass the largest double
+   * (ridge 1e-8 makes A^-1 up to 1e8, b reaches 1e308, x up to 1e154), and +-Infinity sums, or 0 * Infinity at
+   * exploration 0, made every score NaN, so select threw NUMERICAL on valid input after valid updates. Every
+   * score is recomputed divided by one positive factor 2^ex 2^E common to all arms (so their order is kept):
+   * x-hat = x 2^-ex with |x-hat| <= 2, and b and alpha divided by 2^E >= their magnitudes, which leaves
+   * score / (2^ex 2^E) = A^-1 x-hat . (b 2^-E) + (alpha 2^-E) sqrt(x-hat A^-1 x-hat), every term finite
+   * (|A^-1| <= 1 / ridge). Scores far below the best may underflow to 0 (ties only among arms far from the top).
+   * Powers of two keep the scaling exact; the usual path's bits are untouched because it never comes here.
+   */
+  private scaledScores(k: number): void {
+    const d = this.d;
+    const x = this.x;
+    const xHat = this.xHat;
+    const states = this.table.states;
+    const scores = this.scores;
+    const ix = 2 ** -scaleExponent(maxAbs(x, d));
+    for (let i = 0; i < d; i++) xHat[i] = (x[i] as number) * ix;
+    let e = scaleExponent(this.exploration);
+    for (let i = 0; i < k; i++) e = Math.max(e, scaleExponent(maxAbs((states[i] as DisjointArm).b, d)));
+    const ie = 2 ** -e;
+    const alpha = this.exploration * ie;
+    for (let i = 0; i < k; i++) {
+      const s = states[i] as DisjointArm;
+      const u = s.u;
+      const b = s.b;
+      symvUpper(s.Ainv, d, xHat, u);
+      let ub = 0;
+      for (let j = 0; j < d; j++) ub += (u[j] as number) * ((b[j] as number) * ie);
+      scores[i] = ub + alpha * Math.sqrt(Math.max(0, dot(xHat, u, d)));
+    }
   }
 
   protected override eventContext(p: VecPayload): number[] {

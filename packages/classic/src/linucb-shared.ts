@@ -34,7 +34,9 @@ import {
   checkRidgeStep,
   clampInverseDiagonal,
   MAX_RIDGE_DIM,
+  maxAbs,
   RIDGE_RANGE,
+  scaleExponent,
 } from "./base.js";
 import { checkVecPayload, type VecPayload, VecPayloadStore } from "./payload.js";
 
@@ -97,6 +99,8 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
   private w: Float64Array = new Float64Array(0);
   private z: Float64Array = new Float64Array(0);
   private uTmp: Float64Array = new Float64Array(0);
+  /** Scratch of the robust score path: the context scaled by a power of two. */
+  private readonly xHat: Float64Array;
 
   constructor(options: LinUCBSharedOptions) {
     rejectUnknownOptions(options, LINUCB_SHARED_OPTION_KEYS, LinUCBShared.kind);
@@ -116,6 +120,7 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
     // Bounded so A^-1 = I / ridge and its updates stay finite (5e-324 made 1 / ridge overflow).
     this.ridge = numberOption(o, "ridge", 1, RIDGE_RANGE);
     this.x = allocF64(d);
+    this.xHat = allocF64(d);
     this.resize(maxArms);
     setScaledIdentity(this.Ainv, d, 1 / this.ridge, this.ld);
     this.addInitialArms(options);
@@ -192,16 +197,61 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
     const scores = this.scores;
     const theta = this.thetaV;
     const alpha = this.exploration;
+    let finite = true;
     for (let i = 0; i < k; i++) {
       const j = d + (states[i] as SharedArm).slot;
       const quad = xPx + 2 * (w[j] as number) + (A[j * ld + j] as number);
-      scores[i] = xTheta + (theta[j] as number) + alpha * Math.sqrt(Math.max(0, quad));
+      const score = xTheta + (theta[j] as number) + alpha * Math.sqrt(Math.max(0, quad));
+      scores[i] = score;
+      // score - score is 0 exactly when the score is finite: one subtraction per arm on the usual path.
+      if (score - score !== 0) finite = false;
+    }
+    if (!finite) {
+      this.scaledScores(k);
+      // The scaled path left A^-1[:, 0:d] x-hat in w: the pending decision carries the usual path's u.
+      this.fillW(x, w);
     }
     const pick = argmaxRandomTie(scores, k, this.rng);
     const s = states[pick] as SharedArm;
     const p = this.store.acquire(s.uid, this.version, x);
     this.fillU(w, d + s.slot, p.u);
     return { id: this.ledger.issue(p), arm: this.table.ids[pick] as string };
+  }
+
+  /**
+   * The rare path of choose, taken only when some score is not finite: x.theta can pass the largest double
+   * (x up to 1e154, theta up to 1e308), x^T A^-1 x too (ridge 1e-8), and +-Infinity sums, or 0 * Infinity at
+   * exploration 0, made every score NaN, so select threw NUMERICAL on valid input after valid updates. Every score
+   * is recomputed divided by one positive factor 2^ex 2^E common to all arms (so their order is kept): with
+   * x-hat = x 2^-ex (|x-hat| <= 2, ex >= 0), w-hat = A^-1[:, 0:d] x-hat and theta, alpha divided by 2^E >= their
+   * magnitudes, score / (2^ex 2^E) = x-hat . theta-hat + theta-hat_j 2^-ex
+   * + alpha-hat sqrt(x-hat P x-hat + 2 w-hat_j 2^-ex + A_jj 2^-2ex), every term finite (|A^-1| <= 1 / ridge).
+   * Scores far below the best may underflow to 0. Powers of two keep the scaling exact; the usual path's bits are
+   * untouched because it never comes here.
+   */
+  private scaledScores(k: number): void {
+    const d = this.d;
+    const ld = this.ld;
+    const A = this.Ainv;
+    const x = this.x;
+    const xHat = this.xHat;
+    const w = this.w;
+    const theta = this.thetaV;
+    const states = this.table.states;
+    const scores = this.scores;
+    const ix = 2 ** -scaleExponent(maxAbs(x, d));
+    for (let i = 0; i < d; i++) xHat[i] = (x[i] as number) * ix;
+    this.fillW(xHat, w);
+    const xPx = dot(xHat, w, d);
+    const ie = 2 ** -Math.max(scaleExponent(this.exploration), scaleExponent(maxAbs(theta, d + this.slotsUsed)));
+    const alpha = this.exploration * ie;
+    let xTheta = 0;
+    for (let i = 0; i < d; i++) xTheta += (xHat[i] as number) * ((theta[i] as number) * ie);
+    for (let i = 0; i < k; i++) {
+      const j = d + (states[i] as SharedArm).slot;
+      const quad = xPx + 2 * ((w[j] as number) * ix) + (A[j * ld + j] as number) * ix * ix;
+      scores[i] = xTheta + (theta[j] as number) * ie * ix + alpha * Math.sqrt(Math.max(0, quad));
+    }
   }
 
   /**
@@ -273,6 +323,12 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
     const coef = (reward - pred) / denom;
     try {
       checkRidgeStep(uu, denom, Math.abs(coef) * Math.sqrt(uu));
+      // theta += coef u must stay finite too (as LinUCB-disjoint's b): rewards near 1e308 of both signs pushed an
+      // entry past the largest double, and the snapshot of that state did not restore (theta must be finite).
+      const theta = this.thetaV;
+      for (let i = 0; i < active; i++) {
+        if (!Number.isFinite((theta[i] as number) + coef * (u[i] as number))) checkRidgeStep(0, 1, Infinity);
+      }
     } catch (e) {
       z[j] = 0;
       throw e;

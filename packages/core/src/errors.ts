@@ -65,8 +65,9 @@ export class RouteKitError extends Error {
   readonly code: ErrorCode;
   readonly details: Readonly<Record<string, unknown>> | undefined;
 
-  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
-    super(message);
+  /** `options.cause` (optional) is the error this one wraps, kept as the standard `cause` property. */
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, options?: { cause?: unknown }) {
+    super(message, options);
     this.name = "RouteKitError";
     this.code = code;
     this.details = details;

@@ -1,3 +1,6 @@
+import { ErrorCode, RouteKitError } from "./errors.js";
+import { assertInt, describe } from "./validate.js";
+
 /**
  * Per-round metrics recorded by the runner, downsampled to a fixed number of checkpoints so that
  * memory does not grow with the horizon.
@@ -81,8 +84,14 @@ export interface RunResult {
   readonly environment?: string;
 }
 
-/** Evenly spaced checkpoints 1..horizon with the horizon always included. */
+/**
+ * Evenly spaced checkpoints 1..horizon with the horizon always included. `horizon` is an integer >= 1 and
+ * `points` an integer >= 0 (0 or 1: the horizon alone); anything else is a typed error (a negative horizon
+ * gave [-1]).
+ */
 export function checkpoints(horizon: number, points: number): number[] {
+  assertInt(horizon, "checkpoints horizon", 1, Number.MAX_SAFE_INTEGER);
+  assertInt(points, "checkpoints points", 0, Number.MAX_SAFE_INTEGER);
   const n = Math.max(1, Math.min(points, horizon));
   const out: number[] = [];
   for (let i = 1; i <= n; i++) {
@@ -254,35 +263,108 @@ function ownKey<T>(o: Record<string, T>, key: string, value: T): void {
   Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-/** Mean, standard deviation and standard error of a sample. */
+/**
+ * Mean, standard deviation and standard error of a sample. Finite entries give a finite mean and, unless the
+ * true standard deviation passes the largest double (values near +-1.8e308 of both signs), a finite std and se:
+ * the sums are formed as before and, only when one of them overflows, formed again over entries scaled by a
+ * power of two (exact), so ordinary samples keep their bits. A NaN entry makes the result NaN (as documented);
+ * a non-array or a non-number entry is INVALID_ARGUMENT.
+ */
 export function meanStd(xs: readonly number[]): { mean: number; std: number; se: number } {
+  if (!Array.isArray(xs))
+    throw new RouteKitError(ErrorCode.InvalidArgument, `meanStd needs an array of numbers, got ${describe(xs)}`);
   const n = xs.length;
   if (n === 0) return { mean: Number.NaN, std: Number.NaN, se: Number.NaN };
   let m = 0;
-  for (const x of xs) m += x;
+  for (let i = 0; i < n; i++) {
+    const x = xs[i];
+    if (typeof x !== "number") {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `meanStd: entry ${i} must be a number, got ${describe(x)}`, {
+        index: i,
+      });
+    }
+    m += x;
+  }
   m /= n;
   let v = 0;
   for (const x of xs) v += (x - m) * (x - m);
   const std = n > 1 ? Math.sqrt(v / (n - 1)) : 0;
-  return { mean: m, std, se: std / Math.sqrt(n) };
+  if (Number.isFinite(m) && Number.isFinite(v)) return { mean: m, std, se: std / Math.sqrt(n) };
+  return scaledMeanStd(xs, { mean: m, std, se: std / Math.sqrt(n) });
+}
+
+/**
+ * meanStd's rare path: a sum overflowed. When every entry is finite, the entries are divided by a power of two s
+ * >= max |x| (exact but for entries that become subnormal), so the scaled sums stay below 4n; the mean is
+ * back-scaled (|mean| <= max |x|: finite) and so are std and se (Infinity only when the true value passes the
+ * largest double). With a NaN or infinite entry the unscaled result stands (NaN, as documented).
+ */
+function scaledMeanStd(
+  xs: readonly number[],
+  unscaled: { mean: number; std: number; se: number },
+): { mean: number; std: number; se: number } {
+  const n = xs.length;
+  let big = 0;
+  for (const x of xs) big = Math.max(big, Math.abs(x));
+  if (!Number.isFinite(big)) return unscaled;
+  const e = Math.min(1023, Math.ceil(Math.log2(big)));
+  const s = 2 ** e; // >= big up to log2 rounding; the sums below allow a factor 2 of slack
+  const inv = 2 ** -e;
+  let m = 0;
+  for (const x of xs) m += x * inv;
+  m /= n;
+  let v = 0;
+  for (const x of xs) {
+    const dx = x * inv - m;
+    v += dx * dx;
+  }
+  const stdScaled = n > 1 ? Math.sqrt(v / (n - 1)) : 0;
+  return { mean: m * s, std: stdScaled * s, se: (stdScaled / Math.sqrt(n)) * s };
 }
 
 /**
  * Least-squares slope of log(y) on log(x): the growth exponent of a regret curve
- * (about 1 for linear regret, about 0.5 for sqrt(T) regret). Points with y <= 0 are skipped.
+ * (about 1 for linear regret, about 0.5 for sqrt(T) regret). Points with y <= 0 (or x <= 0, or NaN) are skipped;
+ * fewer than two usable points give NaN (as documented). x and y of different lengths are DIMENSION_MISMATCH (the
+ * extra points were ignored), a non-array or a non-number entry INVALID_ARGUMENT, and usable points that all share
+ * one x INVALID_ARGUMENT: the slope is undefined there (the formula returned the ratio of two rounding errors).
  */
 export function logLogSlope(x: readonly number[], y: readonly number[]): number {
+  if (!Array.isArray(x) || !Array.isArray(y)) {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `logLogSlope needs two arrays of numbers, got ${describe(x)} and ${describe(y)}`,
+    );
+  }
+  if (x.length !== y.length) {
+    throw new RouteKitError(
+      ErrorCode.DimensionMismatch,
+      `logLogSlope: x has ${x.length} points and y ${y.length}; they must pair up`,
+      { expected: x.length, actual: y.length },
+    );
+  }
   let n = 0;
   let sx = 0;
   let sy = 0;
   let sxx = 0;
   let sxy = 0;
+  let firstX = Number.NaN;
+  let distinct = false;
   for (let i = 0; i < x.length; i++) {
-    const xi = x[i] as number;
-    const yi = y[i] as number;
+    const xi = x[i];
+    const yi = y[i];
+    if (typeof xi !== "number" || typeof yi !== "number") {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `logLogSlope: point ${i} must be two numbers, got ${describe(xi)} and ${describe(yi)}`,
+        { index: i },
+      );
+    }
     if (!(xi > 0) || !(yi > 0)) continue;
     const lx = Math.log(xi);
     const ly = Math.log(yi);
+    if (n === 0) firstX = lx;
+    else if (lx !== firstX) distinct = true;
     n++;
     sx += lx;
     sy += ly;
@@ -290,5 +372,11 @@ export function logLogSlope(x: readonly number[], y: readonly number[]): number 
     sxy += lx * ly;
   }
   if (n < 2) return Number.NaN;
+  if (!distinct) {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `logLogSlope: every usable point has the same x (${Math.exp(firstX)}): the slope is undefined`,
+    );
+  }
   return (n * sxy - sx * sy) / (n * sxx - sx * sx);
 }

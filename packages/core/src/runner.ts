@@ -2,6 +2,7 @@ import { QueryRecorder } from "./cascade-metrics.js";
 import { ErrorCode, RouteKitError } from "./errors.js";
 import { MetricsRecorder, meanStd, type RunResult } from "./metrics.js";
 import { optionKeys, rejectUnknownOptions } from "./option-keys.js";
+import { reportProgress } from "./progress.js";
 import type {
   ArmEnvironment,
   ArmPolicy,
@@ -170,7 +171,7 @@ export function runOne<P extends Protocol>(
   const chunk = Math.max(1, Math.floor(exp.horizon / 100));
   const t0 = performance.now();
   const queries = exp.protocol === "cascade" ? new QueryRecorder(exp.horizon, exp.points ?? 200) : undefined;
-  const step = stepper(exp.protocol, env, policy, queries);
+  const step = stepper(exp.protocol, env, policy, queries, spec.label);
   // Besides every chunk, a report (and an abort check) at least every PROGRESS_MS: on a long horizon a chunk can
   // take minutes. The clock is read every 64 rounds only.
   let reported = t0;
@@ -212,13 +213,36 @@ function stepper(
   env: unknown,
   policy: unknown,
   queries: QueryRecorder | undefined,
+  label: string,
 ): (t: number, rec: MetricsRecorder) => void {
-  if (protocol === "arm") return armStep(env as ArmEnvironment, policy as ArmPolicy);
-  if (protocol === "assortment") return assortmentStep(env as AssortmentEnvironment, policy as AssortmentPolicy);
-  return cascadeStep(env as CascadeEnvironment, policy as CascadePolicy, queries as QueryRecorder);
+  if (protocol === "arm") return armStep(env as ArmEnvironment, policy as ArmPolicy, label);
+  if (protocol === "assortment") return assortmentStep(env as AssortmentEnvironment, policy as AssortmentPolicy, label);
+  return cascadeStep(env as CascadeEnvironment, policy as CascadePolicy, queries as QueryRecorder, label);
 }
 
-function armStep(env: ArmEnvironment, policy: ArmPolicy) {
+/**
+ * A round whose regret is not a finite number: the environment could not value the pick (an arm it does not know,
+ * whose expected value came back undefined or NaN, or an expected value that is NaN or infinite). It used to be
+ * recorded as NaN regret, which poisoned every later checkpoint and the summary; it is INVALID_STATE naming the
+ * policy, the round (1-based) and the pick. The steps test `regret - regret !== 0` (true exactly for NaN and
+ * +-Infinity) inline, one comparison per round, and build this message only then.
+ */
+function badRegret(regret: number, label: string, t: number, pick: unknown, what: string): never {
+  const named =
+    what === "arm"
+      ? `arm ${describe(pick)}`
+      : what === "box"
+        ? `box ${describe(pick)}`
+        : `items [${Array.isArray(pick) ? pick.join(", ") : describe(pick)}]`;
+  throw new RouteKitError(
+    ErrorCode.InvalidState,
+    `policy "${label}" picked ${named} at round ${t + 1} and the environment valued it at a regret of ${String(regret)} ` +
+      "(an arm it does not know, or a NaN / infinite expected value); the run stopped",
+    { policy: label, round: t + 1, arm: pick },
+  );
+}
+
+function armStep(env: ArmEnvironment, policy: ArmPolicy, label: string) {
   return (t: number, rec: MetricsRecorder): void => {
     const round = env.next(t);
     if (round.arrivals) for (const a of round.arrivals) policy.addArm(a);
@@ -231,8 +255,10 @@ function armStep(env: ArmEnvironment, policy: ArmPolicy) {
     policy.update(d, fb);
     const ms = ms1 + performance.now() - s2;
     const mean = env.expectedReward(d.arm);
+    const regret = env.oracleReward() - mean;
+    if (regret - regret !== 0) badRegret(regret, label, t, d.arm, "arm");
     rec.record({
-      regret: env.oracleReward() - mean,
+      regret,
       o2b: mean - env.bestFixedReward(),
       optimal: env.isOptimal(d.arm),
       ...(env.bestFixedRealised ? { o2bRealised: fb.reward - env.bestFixedRealised() } : {}),
@@ -246,7 +272,7 @@ function armStep(env: ArmEnvironment, policy: ArmPolicy) {
   };
 }
 
-function assortmentStep(env: AssortmentEnvironment, policy: AssortmentPolicy) {
+function assortmentStep(env: AssortmentEnvironment, policy: AssortmentPolicy, label: string) {
   return (t: number, rec: MetricsRecorder): void => {
     const q = env.next(t);
     const s = performance.now();
@@ -258,8 +284,10 @@ function assortmentStep(env: AssortmentEnvironment, policy: AssortmentPolicy) {
     const ms = ms1 + performance.now() - s2;
     const got = env.expectedRevenue(d.items);
     const best = env.oracleRevenue();
+    const regret = best - got;
+    if (regret - regret !== 0) badRegret(regret, label, t, d.items, "items");
     rec.record({
-      regret: best - got,
+      regret,
       o2b: 0,
       optimal: best - got <= 1e-12,
       reward: choice === null ? 0 : (q.revenues?.[choice] ?? 1),
@@ -277,7 +305,7 @@ function assortmentStep(env: AssortmentEnvironment, policy: AssortmentPolicy) {
  * the costs paid); the recorder's pick is the deployed box, its cost the total paid; the query recorder
  * gets the opened boxes.
  */
-function cascadeStep(env: CascadeEnvironment, policy: CascadePolicy, queries: QueryRecorder) {
+function cascadeStep(env: CascadeEnvironment, policy: CascadePolicy, queries: QueryRecorder, label: string) {
   const opened: string[] = [];
   return (t: number, rec: MetricsRecorder): void => {
     const { context } = env.next(t);
@@ -310,8 +338,10 @@ function cascadeStep(env: CascadeEnvironment, policy: CascadePolicy, queries: Qu
     ms += performance.now() - s;
     const utility = env.expectedReward(arm) - paid;
     const best = env.oracleUtility();
+    const regret = best - utility;
+    if (regret - regret !== 0) badRegret(regret, label, t, arm, "box");
     rec.record({
-      regret: best - utility,
+      regret,
       o2b: 0,
       optimal: best - utility <= 1e-12,
       reward: r,
@@ -372,7 +402,8 @@ export function runExperiment<P extends Protocol>(exp: Experiment<P>, options: R
           exp,
           p,
           seed,
-          (d) => options.onProgress?.({ done: base + d, total, policy: label, seed, runsDone, runsTotal }),
+          (d) =>
+            reportProgress(options.onProgress, { done: base + d, total, policy: label, seed, runsDone, runsTotal }),
           options.signal,
         ),
       );

@@ -34,7 +34,10 @@ export interface Snapshot<S extends Json = Json> {
  * as 16 hex digits. It detects accidental corruption (every single-bit change), not tampering.
  */
 export function snapshotChecksum(kind: string, kindVersion: number, state: unknown): string {
-  const text = JSON.stringify([kind, kindVersion, state]);
+  return checksumOfText(JSON.stringify([kind, kindVersion, state]));
+}
+
+function checksumOfText(text: string): string {
   let a = 0x811c9dc5 | 0;
   let b = 0x2545f491 | 0;
   for (let i = 0; i < text.length; i++) {
@@ -48,9 +51,27 @@ export function snapshotChecksum(kind: string, kindVersion: number, state: unkno
   return (a >>> 0).toString(16).padStart(8, "0") + ((b ^ (b >>> 16)) >>> 0).toString(16).padStart(8, "0");
 }
 
-/** Wraps `state` in the snapshot envelope, with its checksum. */
+/**
+ * Wraps `state` in the snapshot envelope, with its checksum. A NaN or +-Infinity anywhere in `state` is NON_FINITE
+ * naming its path (`state.arms[1].mean`, also in `details.path`): JSON writes it as null, so the snapshot silently
+ * held another state. Float64 data goes through {@link encodeF64}, which keeps every bit.
+ */
 export function makeSnapshot<S extends Json>(kind: string, kindVersion: number, state: S): Snapshot<S> {
-  const checksum = snapshotChecksum(kind, kindVersion, state);
+  const text = JSON.stringify([kind, kindVersion, state]);
+  // JSON.stringify writes a non-finite number as null, so a text without "null" cannot hold one: the walk below
+  // runs only when "null" occurs somewhere (a real null, an id or a base64 run that spells it).
+  if (text.includes("null")) {
+    const bad = nonFinitePath(state);
+    if (bad !== undefined) {
+      throw new RouteKitError(
+        ErrorCode.NonFinite,
+        `cannot snapshot "${kind}": ${bad.path} is ${String(bad.value)}, and JSON would write it as null ` +
+          "(a state must hold finite numbers; encode Float64 data with encodeF64)",
+        { path: bad.path },
+      );
+    }
+  }
+  const checksum = checksumOfText(text);
   return { format: SNAPSHOT_FORMAT, version: SNAPSHOT_FORMAT_VERSION, kind, kindVersion, state, checksum };
 }
 
@@ -92,6 +113,45 @@ export function readSnapshot(snapshot: unknown, kind: string, kindVersion: numbe
     );
   }
   return s.state as Record<string, Json>;
+}
+
+/**
+ * The path ("state.a[2].b") and value of the first NaN or +-Infinity in a JSON state, or undefined. It visits what
+ * JSON.stringify writes: array items and own enumerable keys (it runs after stringify, so the state is acyclic).
+ */
+function nonFinitePath(state: unknown): { path: string; value: number } | undefined {
+  const at: (string | number)[] = [];
+  let value = 0;
+  const visit = (v: unknown): boolean => {
+    if (typeof v === "number") {
+      value = v;
+      return !Number.isFinite(v);
+    }
+    if (v === null || typeof v !== "object") return false;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        if (visit(v[i])) {
+          at.push(i);
+          return true;
+        }
+      }
+      return false;
+    }
+    for (const k of Object.keys(v)) {
+      if (visit((v as Record<string, unknown>)[k])) {
+        at.push(k);
+        return true;
+      }
+    }
+    return false;
+  };
+  if (!visit(state)) return undefined;
+  let path = "state";
+  for (let i = at.length - 1; i >= 0; i--) {
+    const k = at[i] as string | number;
+    path += typeof k === "number" ? `[${k}]` : /^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`;
+  }
+  return { path, value };
 }
 
 const hasBuffer = typeof (globalThis as { Buffer?: unknown }).Buffer === "function";

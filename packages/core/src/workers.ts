@@ -2,6 +2,7 @@ import type { Worker } from "node:worker_threads";
 import { ErrorCode, RouteKitError } from "./errors.js";
 import type { RunResult } from "./metrics.js";
 import { optionKeys, rejectUnknownOptions } from "./option-keys.js";
+import { reportProgress } from "./progress.js";
 import {
   checkExperiment,
   type Experiment,
@@ -342,7 +343,14 @@ function runPool(
         done += m.done - prev;
         doneByTask[m.task] = m.done;
         const t = tasks[m.task] as { seed: number; label: string };
-        options.onProgress?.({ done, total, policy: t.label, seed: t.seed, runsDone, runsTotal });
+        // A throwing onProgress rejects the experiment (INVALID_ARGUMENT, the original as cause) and stops the
+        // pool, as in runExperiment; thrown here it escaped the message handler as an uncaught exception.
+        try {
+          reportProgress(options.onProgress, { done, total, policy: t.label, seed: t.seed, runsDone, runsTotal });
+        } catch (e) {
+          finish(e as Error);
+          return;
+        }
       } else if (m.type === "result") {
         results[m.task] = m.result;
         runsDone++;

@@ -142,6 +142,24 @@ describe("runExperimentInWorkers", () => {
     expect(f.message).toBe("fixture: policy 1 refuses seed 2");
   });
 
+  it("a throwing onProgress rejects with INVALID_ARGUMENT, the original as cause (it escaped the message handler)", async () => {
+    const boom = new Error("bar broke");
+    const e = await rejection(
+      runExperimentInWorkers(
+        { module: fixture, spec: { ...SPEC, horizon: 200 } },
+        {
+          workers: 2,
+          onProgress: () => {
+            throw boom;
+          },
+        },
+      ),
+    );
+    expect((e as RouteKitError).code).toBe(ErrorCode.InvalidArgument);
+    expect(e.message).toBe("onProgress threw: bar broke");
+    expect(e.cause).toBe(boom);
+  });
+
   it("rejects bad plans with INVALID_ARGUMENT", async () => {
     const bad = await rejection(runExperimentInWorkers({ module: fixture, spec: { badModule: true } }, { workers: 2 }));
     expect((bad as RouteKitError).code).toBe(ErrorCode.InvalidArgument);
