@@ -9,5 +9,7 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: "node20",
+  // Class and function names as written (esbuild otherwise names self-referencing classes `_Name`).
+  keepNames: true,
   shims: true,
 });

@@ -15,4 +15,6 @@ export default defineConfig({
   // import.meta.url in the CommonJS build, so the worker entry is found next to index.cjs.
   shims: true,
   target: "node20",
+  // Class and function names as written (esbuild otherwise names self-referencing classes `_Name`).
+  keepNames: true,
 });
