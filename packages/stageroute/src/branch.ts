@@ -228,8 +228,8 @@ export class SubsetSearch {
     cut: number,
   ): number {
     this.nodes++;
-    const { idx, perm, base, slot, mark, cord } = this;
-    const { su, sc, sa, sp, route } = this.lp;
+    const { idx, perm, base, slot, mark } = this;
+    const { sc, sa } = this.lp;
     const stamp = ++this.stamp;
     const f = k + 1;
     let m = 0;
@@ -251,22 +251,12 @@ export class SubsetSearch {
     }
     const left = s - f;
     const ranked = m > SELECT_MAX;
-    // mu prices the row sum_{free} d / alpha <= left (each free model adds at most 1): any mu >= 0 bounds.
-    const at = (mu: number): number => {
-      for (let q = 0; q < m; q++) su[q] = q < f ? (base[q] as number) : (base[q] as number) - mu / (sa[q] as number);
-      const len = ranked ? this.costPrefix(c, n, stamp) : 0;
-      if (route.solve(su, sc, sa, m, b, sp, ranked ? cord : undefined, len) !== "ok") return Number.NEGATIVE_INFINITY;
-      let used = 0;
-      for (let q = f; q < m; q++) used += (sp[q] as number) / (sa[q] as number);
-      this.slope = left - used;
-      return route.value + mu * left;
-    };
-    let best = at(0);
+    let best = this.boundAt(0, c, n, b, m, f, left, ranked, stamp);
     if (best <= cut || this.slope >= -1e-12) return best;
     let lo = 0;
     let hi = this.muScale;
     for (let it = 0; it < 40; it++) {
-      const v = at(hi);
+      const v = this.boundAt(hi, c, n, b, m, f, left, ranked, stamp);
       if (v < best) best = v;
       if (best <= cut || this.slope >= -1e-12) break;
       lo = hi;
@@ -275,7 +265,7 @@ export class SubsetSearch {
     if (best <= cut || this.slope < -1e-12) return best;
     for (let it = 0; it < 12; it++) {
       const mid = (lo + hi) / 2;
-      const v = at(mid);
+      const v = this.boundAt(mid, c, n, b, m, f, left, ranked, stamp);
       if (v < best) best = v;
       if (best <= cut) return best;
       if (Math.abs(this.slope) <= 1e-12) break;
@@ -283,6 +273,34 @@ export class SubsetSearch {
       else hi = mid;
     }
     return best;
+  }
+
+  /**
+   * `bound`'s upper bound at multiplier mu over the m models it gathered (base, lp.sc, lp.sa; the first f
+   * fixed), and its slope in mu into `slope`. mu prices the row sum_{free} d / alpha <= left (each free
+   * model adds at most 1): any mu >= 0 bounds. A method rather than a closure in `bound`, so that a node
+   * creates no function object (the builds keep names, which would also wrap such a closure in a `__name` call).
+   */
+  private boundAt(
+    mu: number,
+    c: Float64Array,
+    n: number,
+    b: number,
+    m: number,
+    f: number,
+    left: number,
+    ranked: boolean,
+    stamp: number,
+  ): number {
+    const { base, cord } = this;
+    const { su, sc, sa, sp, route } = this.lp;
+    for (let q = 0; q < m; q++) su[q] = q < f ? (base[q] as number) : (base[q] as number) - mu / (sa[q] as number);
+    const len = ranked ? this.costPrefix(c, n, stamp) : 0;
+    if (route.solve(su, sc, sa, m, b, sp, ranked ? cord : undefined, len) !== "ok") return Number.NEGATIVE_INFINITY;
+    let used = 0;
+    for (let q = f; q < m; q++) used += (sp[q] as number) / (sa[q] as number);
+    this.slope = left - used;
+    return route.value + mu * left;
   }
 
   /**
@@ -360,24 +378,14 @@ export class SubsetSearch {
     // A completion within budget (the chosen models and the `left` cheapest eligible ones, filled by
     // cost) settles it at once: no cut. This is the common case and costs one walk of the cost order.
     if (this.cheapCompletion(c, a, n, k, j, left) <= limit) return false;
-    // 1: cut; -1: cannot cut; 0: undecided.
-    const test = (lambda: number): number => {
-      const r = this.reducedFill(m, f, lambda, left);
-      if (r === Number.NEGATIVE_INFINITY) return -1;
-      const g = r - lambda * left;
-      const scale = Math.abs(this.fillAbs) + lambda * left + Math.abs(b);
-      if (g > limit + 1e-9 * scale) return 1;
-      if (this.fillUsed <= left && this.fillCost <= limit) return -1;
-      return 0;
-    };
-    let t = test(0);
+    let t = this.budgetTest(0, m, f, left, b, limit);
     if (t !== 0) return t > 0;
     if (this.fillUsed <= left) return false;
     let lo = 0;
     let hi = Math.max(cMax - cMin, 1e-12) * Math.max(aMax, 1e-12);
     let bracket = false;
     for (let it = 0; it < 40; it++) {
-      t = test(hi);
+      t = this.budgetTest(hi, m, f, left, b, limit);
       if (t !== 0) return t > 0;
       if (this.fillUsed <= left) {
         bracket = true;
@@ -389,12 +397,27 @@ export class SubsetSearch {
     if (!bracket) return false;
     for (let it = 0; it < 20; it++) {
       const mid = (lo + hi) / 2;
-      t = test(mid);
+      t = this.budgetTest(mid, m, f, left, b, limit);
       if (t !== 0) return t > 0;
       if (this.fillUsed > left) lo = mid;
       else hi = mid;
     }
     return false;
+  }
+
+  /**
+   * `overBudget`'s test at multiplier lambda over the m models it gathered (the first f fixed): 1: cut;
+   * -1: cannot cut; 0: undecided. A method rather than a closure in `overBudget`, so that a node creates no
+   * function object (the builds keep names, which would also wrap such a closure in a `__name` call).
+   */
+  private budgetTest(lambda: number, m: number, f: number, left: number, b: number, limit: number): number {
+    const r = this.reducedFill(m, f, lambda, left);
+    if (r === Number.NEGATIVE_INFINITY) return -1;
+    const g = r - lambda * left;
+    const scale = Math.abs(this.fillAbs) + lambda * left + Math.abs(b);
+    if (g > limit + 1e-9 * scale) return 1;
+    if (this.fillUsed <= left && this.fillCost <= limit) return -1;
+    return 0;
   }
 
   /**
