@@ -236,36 +236,44 @@ export class IndexSolver {
    */
   private newtonTarget(rho: Float64Array, radius: number): void {
     const m = this.m;
-    const { g, H, p, L, rhs } = this;
+    const { g, H, p, rhs } = this;
     for (let i = 0; i < m; i++) {
       let s = 0;
       for (let j = 0; j < m; j++)
         s += (i >= j ? (H[i * m + j] as number) : (H[j * m + i] as number)) * (rho[j] as number);
       rhs[i] = s - (g[i] as number);
     }
-    const solveAt = (lambda: number): number => {
-      for (let i = 0; i < m; i++)
-        for (let j = 0; j <= i; j++) L[i * m + j] = (H[i * m + j] as number) + (i === j ? lambda : 0);
-      if (!choleskyFactor(L, m, L)) return Number.POSITIVE_INFINITY;
-      choleskySolve(L, m, rhs, p);
-      let s = 0;
-      for (let i = 0; i < m; i++) s += (p[i] as number) * (p[i] as number);
-      return Math.sqrt(s);
-    };
-    let norm = solveAt(0);
+    let norm = this.solveShifted(0);
     if (norm > radius) {
       let lo = 0;
       let hi = 1;
-      while (solveAt(hi) > radius && hi < 1e300) hi *= 4;
+      while (this.solveShifted(hi) > radius && hi < 1e300) hi *= 4;
       for (let it = 0; it < 200 && hi - lo > 1e-14 * (1 + hi); it++) {
         const mid = 0.5 * (lo + hi);
-        if (solveAt(mid) > radius) lo = mid;
+        if (this.solveShifted(mid) > radius) lo = mid;
         else hi = mid;
       }
-      norm = solveAt(hi);
+      norm = this.solveShifted(hi);
       if (norm > radius) for (let i = 0; i < m; i++) p[i] = ((p[i] as number) * radius) / norm;
     }
     for (let i = 0; i < m; i++) p[i] = (p[i] as number) - (rho[i] as number);
+  }
+
+  /**
+   * Solves (H + lambda I) p = rhs into this.p (factor in this.L) and returns ||p||; +Infinity when the
+   * factorisation fails. A method rather than a closure in `newtonTarget`, so that a Newton step creates no
+   * function object (the builds keep names, which would also wrap such a closure in a `__name` call).
+   */
+  private solveShifted(lambda: number): number {
+    const m = this.m;
+    const { H, p, L, rhs } = this;
+    for (let i = 0; i < m; i++)
+      for (let j = 0; j <= i; j++) L[i * m + j] = (H[i * m + j] as number) + (i === j ? lambda : 0);
+    if (!choleskyFactor(L, m, L)) return Number.POSITIVE_INFINITY;
+    choleskySolve(L, m, rhs, p);
+    let s = 0;
+    for (let i = 0; i < m; i++) s += (p[i] as number) * (p[i] as number);
+    return Math.sqrt(s);
   }
 
   /** The gradient at rho (a copy), for KKT checks. */

@@ -375,24 +375,38 @@ export class RewardModel {
     }
     const A = new Float64Array(d * d);
     const out = new Float64Array(d);
-    const at = (lambda: number): number => {
-      A.set(this.Phi);
-      for (let i = 0; i < d; i++) A[i * d + i] = (A[i * d + i] as number) + lambda;
-      solveSPD(A, d, rhs, out);
-      let n2 = 0;
-      for (let j = 0; j < d; j++) n2 += (out[j] as number) ** 2;
-      return Math.sqrt(n2);
-    };
+    const Phi = this.Phi;
     let lo = 0;
     let hi = 1;
-    while (at(hi) > this.bound && hi < 1e300) hi *= 4;
+    while (shiftedNorm(Phi, A, d, hi, rhs, out) > this.bound && hi < 1e300) hi *= 4;
     for (let it = 0; it < 200 && hi - lo > 1e-14 * (1 + hi); it++) {
       const mid = 0.5 * (lo + hi);
-      if (at(mid) > this.bound) lo = mid;
+      if (shiftedNorm(Phi, A, d, mid, rhs, out) > this.bound) lo = mid;
       else hi = mid;
     }
-    at(hi);
+    shiftedNorm(Phi, A, d, hi, rhs, out);
     this.theta.set(out);
     project(this.theta, d, this.bound);
   }
+}
+
+/**
+ * ||out|| for out = (Phi + lambda I)^-1 rhs (Phi d x d, copied into the scratch A). A module-level function
+ * rather than a closure in `projectIdentity`, so that a refit creates no function object (the builds keep
+ * names, which would also wrap such a closure in a `__name` call).
+ */
+function shiftedNorm(
+  Phi: Float64Array,
+  A: Float64Array,
+  d: number,
+  lambda: number,
+  rhs: Float64Array,
+  out: Float64Array,
+): number {
+  A.set(Phi);
+  for (let i = 0; i < d; i++) A[i * d + i] = (A[i * d + i] as number) + lambda;
+  solveSPD(A, d, rhs, out);
+  let n2 = 0;
+  for (let j = 0; j < d; j++) n2 += (out[j] as number) ** 2;
+  return Math.sqrt(n2);
 }
