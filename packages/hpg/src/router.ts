@@ -149,6 +149,19 @@ export function checkRoutePayload(json: Json, dim: number, auxPerArm: number): n
 }
 
 /**
+ * INVALID_EVENT for a logged event's decision.state (`payloadFromEvent`). Module-level, as is the probs
+ * failure below, rather than closures made per event (the builds keep names, which would also wrap such a
+ * closure in a `__name` call).
+ */
+function badEventState(what: string): never {
+  throw new RouteKitError(ErrorCode.InvalidEvent, `event decision.state.${what}`);
+}
+
+function badEventProbs(): never {
+  return badEventState("probs must be a probability distribution (>= 0, sum 1)");
+}
+
+/**
  * Base of the routers: subclasses compute the distribution (`distribution`) and apply one round of
  * feedback to every model (`learnRound`).
  */
@@ -269,21 +282,18 @@ export abstract class RouterBase<S extends ArmState> extends ArmPolicyBase<S, Ro
     }
     const s = st as Record<string, Json>;
     if (s.arms === undefined || s.probs === undefined) missingEventState(this.kind, "arms and probs");
-    const bad = (what: string): never => {
-      throw new RouteKitError(ErrorCode.InvalidEvent, `event decision.state.${what}`);
-    };
     const arms = s.arms;
     const probs = s.probs;
     if (!Array.isArray(arms) || arms.length === 0 || arms.some((a) => typeof a !== "string" || a === "")) {
-      bad("arms must be a non-empty array of model ids");
+      badEventState("arms must be a non-empty array of model ids");
     }
     const ids = arms as string[];
-    if (new Set(ids).size !== ids.length) bad("arms must not repeat a model id");
+    if (new Set(ids).size !== ids.length) badEventState("arms must not repeat a model id");
     const n = ids.length;
-    if (!Array.isArray(probs) || probs.length !== n) bad(`probs must hold ${n} numbers (one per arm)`);
-    checkDistribution(probs as number[], n, () => bad("probs must be a probability distribution (>= 0, sum 1)"));
+    if (!Array.isArray(probs) || probs.length !== n) badEventState(`probs must hold ${n} numbers (one per arm)`);
+    checkDistribution(probs as number[], n, badEventProbs);
     const chosen = ids.indexOf(event.decision.arm);
-    if (chosen < 0) bad("arms must include the chosen arm");
+    if (chosen < 0) badEventState("arms must include the chosen arm");
     let aux: number[] = [];
     if (this.auxPerArm > 0) {
       if (s.aux === undefined) missingEventState(this.kind, "aux");
@@ -292,7 +302,7 @@ export abstract class RouterBase<S extends ArmState> extends ArmPolicyBase<S, Ro
         s.aux.length !== n * this.auxPerArm ||
         s.aux.some((v) => typeof v !== "number" || !Number.isFinite(v))
       ) {
-        bad(`aux must hold ${n * this.auxPerArm} finite numbers`);
+        badEventState(`aux must hold ${n * this.auxPerArm} finite numbers`);
       }
       aux = s.aux as number[];
     }

@@ -58,24 +58,30 @@ export function hypentropyThresholdUnchecked(
 
 /** The same threshold by bisection on the decreasing g(nu) = beta sum max(sinh(z_i - nu), 0) - tau over z[0..m). */
 export function bisectThresholdUnchecked(z: ArrayLike<number>, m: number, beta: number, tau: number): number {
-  const g = (nu: number): number => {
-    let s = 0;
-    for (let i = 0; i < m; i++) {
-      const v = (z[i] as number) - nu;
-      if (v > 0) s += Math.sinh(v);
-    }
-    return beta * s - tau;
-  };
-  if (g(0) <= 0) return 0;
+  if (sinhExcess(z, m, beta, tau, 0) <= 0) return 0;
   let lo = 0;
   let hi = 0;
   for (let i = 0; i < m; i++) hi = Math.max(hi, Math.abs(z[i] as number));
   for (let it = 0; it < 200 && hi - lo > 1e-15 * Math.max(1, hi); it++) {
     const mid = 0.5 * (lo + hi);
-    if (g(mid) > 0) lo = mid;
+    if (sinhExcess(z, m, beta, tau, mid) > 0) lo = mid;
     else hi = mid;
   }
   return hi;
+}
+
+/**
+ * g(nu) = beta sum max(sinh(z_i - nu), 0) - tau over z[0..m). A module-level function rather than a closure in
+ * `bisectThresholdUnchecked`, so that a projection creates no function object (the builds keep names, which
+ * would also wrap such a closure in a `__name` call).
+ */
+function sinhExcess(z: ArrayLike<number>, m: number, beta: number, tau: number, nu: number): number {
+  let s = 0;
+  for (let i = 0; i < m; i++) {
+    const v = (z[i] as number) - nu;
+    if (v > 0) s += Math.sinh(v);
+  }
+  return beta * s - tau;
 }
 
 /**
