@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // Proves that every publishable package installs on its own from its tarball into an empty Node
-// project and imports from ESM and CommonJS, types included, exactly as a user would get it from npm.
+// project and imports from ESM and CommonJS, types included, exactly as a user would get it from npm; every
+// entry's exported classes and functions keep their names in both (see scripts/export-names.mjs).
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { misnamedExports } from "./export-names.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const dirs = ["packages", "apps"].flatMap((d) => readdirSync(join(root, d)).map((p) => join(root, d, p)));
@@ -54,19 +56,36 @@ const names = pkgs.flatMap(({ pkg }) => [
     .filter((n) => !NEEDS_OPTIONAL_PEER.has(n)),
 ]);
 const ident = (n) => n.replace(/^@routekit\//, "rk_").replace(/[-/]/g, "_");
+// Each entry's exported classes and functions must keep their names (scripts/export-names.mjs): the check's
+// source is written into both files, which run in the scratch project against the installed tarballs.
+const namesCheck = `${misnamedExports.toString()}
+const misnamed = [];
+const checkNames = (label, m) => misnamed.push(...misnamedExports(label, m).problems);
+const reportNames = (format) => {
+  if (misnamed.length > 0) throw new Error(format + " exports renamed by the build:\\n" + misnamed.join("\\n"));
+};`;
 writeFileSync(
   join(app, "esm.mjs"),
   `${names.map((n) => `import * as ${ident(n)} from "${n}";`).join("\n")}
+${namesCheck}
 const mods = { ${names.map((n) => `"${n}": ${ident(n)}`).join(", ")} };
 for (const [n, m] of Object.entries(mods)) if (Object.keys(m).length === 0) throw new Error(n + " has no ESM exports");
-console.log("esm ok:", Object.entries(mods).map(([n, m]) => n + "(" + Object.keys(m).length + ")").join(" "));
+for (const [n, m] of Object.entries(mods)) checkNames(n + " (ESM)", m);
+reportNames("ESM");
+console.log("esm ok (names kept):", Object.entries(mods).map(([n, m]) => n + "(" + Object.keys(m).length + ")").join(" "));
 `,
 );
 writeFileSync(
   join(app, "cjs.cjs"),
   `const names = ${JSON.stringify(names)};
-for (const n of names) { const m = require(n); if (Object.keys(m).length === 0) throw new Error(n + " has no CJS exports"); }
-console.log("cjs ok:", names.length, "entry points");
+${namesCheck}
+for (const n of names) {
+  const m = require(n);
+  if (Object.keys(m).length === 0) throw new Error(n + " has no CJS exports");
+  checkNames(n + " (CJS)", m);
+}
+reportNames("CJS");
+console.log("cjs ok (names kept):", names.length, "entry points");
 `,
 );
 // Types: a strict TypeScript file importing every package, checked under node16 resolution both as ESM and CJS.
