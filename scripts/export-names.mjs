@@ -3,7 +3,9 @@
 // and the gateway example's dist/index.js) has `.name` equal to its export name, and no class on an exported
 // class's prototype chain has a `_`-prefixed name. esbuild renames a class that refers to itself
 // (`var UCB1 = class _UCB1`) unless the build keeps names: `console.log(policy)`, `constructor.name` and stack
-// traces then said `_UCB1`. Run from the repository root after `turbo run build`; exits 1 with one line per name.
+// traces then said `_UCB1`. Also: no entry holds a statement-level `__name(...)` call without a pure mark (it
+// would stop bundlers that read dist from tree shaking, see tsup.shared.ts). Run from the repository root after
+// `turbo run build`; exits 1 with one line per problem.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
@@ -72,6 +74,11 @@ export async function checkExportNames(root) {
         problems.push(`${e.name} (${format}): ${file} is not built (run turbo run build first)`);
         continue;
       }
+      // keepNames' statement-level __name calls must carry a pure mark (tsup.shared.ts): without it a bundler
+      // that reads dist keeps every function and class, and tree shaking is gone.
+      const bare = readFileSync(file, "utf8").match(/^\s*__name\(.*$/m);
+      if (bare !== null)
+        problems.push(`${e.name} (${format}): "${bare[0].trim()}" has no pure mark (breaks tree shaking)`);
       const mod = format === "ESM" ? await import(pathToFileURL(file).href) : require(file);
       const r = misnamedExports(`${e.name} (${format})`, mod);
       if (r.checked === 0) problems.push(`${e.name} (${format}): no exported function to check`);

@@ -1,4 +1,5 @@
 import { defineConfig } from "tsup";
+import { keepNamesOptions } from "../../tsup.shared";
 
 // main: the sidecar server (`routekit-gateway`); simulate-cli: a load generator playing the clients and
 // the models; index: the pieces, for tests and for reuse.
@@ -9,6 +10,6 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: "node20",
-  // Class and function names as written (esbuild otherwise names self-referencing classes `_Name`).
-  keepNames: true,
+  // Class and function names as written, with tree shaking kept for bundlers that read dist (see tsup.shared.ts).
+  ...keepNamesOptions,
 });

@@ -1,4 +1,5 @@
 import { defineConfig } from "tsup";
+import { keepNamesOptions } from "../../tsup.shared";
 
 // cli: the `routekit` bin (dist/cli.js, ESM with its shebang); index: the programmatic API;
 // worker-plan: imported by core's worker threads to rebuild an experiment from its JSON spec.
@@ -9,7 +10,7 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: "node20",
-  // Class and function names as written (esbuild otherwise names self-referencing classes `_Name`).
-  keepNames: true,
+  // Class and function names as written, with tree shaking kept for bundlers that read dist (see tsup.shared.ts).
+  ...keepNamesOptions,
   shims: true,
 });

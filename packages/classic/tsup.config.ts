@@ -1,4 +1,5 @@
 import { defineConfig } from "tsup";
+import { keepNamesOptions } from "../../tsup.shared";
 
 export default defineConfig({
   entry: ["src/index.ts"],
@@ -7,6 +8,6 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: "node20",
-  // Class and function names as written (esbuild otherwise names self-referencing classes `_Name`).
-  keepNames: true,
+  // Class and function names as written, with tree shaking kept for bundlers that read dist (see tsup.shared.ts).
+  ...keepNamesOptions,
 });

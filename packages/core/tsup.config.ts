@@ -1,4 +1,5 @@
 import { defineConfig } from "tsup";
+import { keepNamesOptions } from "../../tsup.shared";
 
 export default defineConfig({
   entry: {
@@ -15,6 +16,6 @@ export default defineConfig({
   // import.meta.url in the CommonJS build, so the worker entry is found next to index.cjs.
   shims: true,
   target: "node20",
-  // Class and function names as written (esbuild otherwise names self-referencing classes `_Name`).
-  keepNames: true,
+  // Class and function names as written, with tree shaking kept for bundlers that read dist (see tsup.shared.ts).
+  ...keepNamesOptions,
 });
