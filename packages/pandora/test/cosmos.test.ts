@@ -2,17 +2,7 @@ import { Rng } from "@routekit/core";
 import { envA, llmCascadePreset, UniformCascadeEnvironment } from "@routekit/environments";
 import { describe, expect, it } from "vitest";
 import { Cosmos, WeitzmanOracle } from "../src/index.js";
-import { ENV_A_ARMS, play } from "./helpers.js";
-
-const known = (extra: Record<string, unknown> = {}) =>
-  new Cosmos({
-    arms: ENV_A_ARMS,
-    contextDim: 2,
-    outputDim: 4,
-    indexLink: "linear",
-    rewardParameter: [1, 0, 0, 0],
-    ...extra,
-  });
+import { ENV_A_ARMS, known, play } from "./helpers.js";
 
 describe("COSMOS integration", () => {
   it("oracle equivalence: with the true parameters and no radius the policy plays Weitzman's oracle exactly", () => {

@@ -1,5 +1,6 @@
 import { type CascadePolicy, logLogSlope, type RunResult, runOne } from "@routekit/core";
 import type { CascadeEnvironmentBase } from "@routekit/environments";
+import { Cosmos } from "../src/index.js";
 
 /** One seeded run of a cascade policy with checkpoints every `every` rounds. */
 export function play(
@@ -38,3 +39,14 @@ export function slopeBetween(t: readonly number[], y: readonly number[], from: n
 }
 
 export const ENV_A_ARMS = ["box1", "box2", "box3"];
+
+/** COSMOS on Env-A's three boxes with the true (linear) reward parameter known: only the index is learned. */
+export const known = (extra: Record<string, unknown> = {}) =>
+  new Cosmos({
+    arms: ENV_A_ARMS,
+    contextDim: 2,
+    outputDim: 4,
+    indexLink: "linear",
+    rewardParameter: [1, 0, 0, 0],
+    ...extra,
+  });

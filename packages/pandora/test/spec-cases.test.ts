@@ -5,7 +5,7 @@ import { Rng } from "@routekit/core";
 import { envA } from "@routekit/environments";
 import { describe, expect, it } from "vitest";
 import { Cosmos, IndexSolver, indexLink, sampleLoss, sampleLossDerivative, WeitzmanOracle } from "../src/index.js";
-import { ENV_A_ARMS, play } from "./helpers.js";
+import { ENV_A_ARMS, known, play } from "./helpers.js";
 
 type Cascade = Pick<Cosmos, "begin" | "next" | "observe" | "choose" | "discard">;
 
@@ -22,16 +22,6 @@ function episode(p: Cascade, ctx: Float64Array, out: Record<string, { r: number;
   if (discard) p.discard(e);
   return { e, called, chosen };
 }
-
-const known = (extra: Record<string, unknown> = {}) =>
-  new Cosmos({
-    arms: ENV_A_ARMS,
-    contextDim: 2,
-    outputDim: 4,
-    indexLink: "linear",
-    rewardParameter: [1, 0, 0, 0],
-    ...extra,
-  });
 
 describe("oracle equivalence of COSMOS itself", () => {
   it("with zero radii and a known reward, COSMOS calls and deploys exactly as Weitzman's oracle given its rho-hat", () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { SubsetSearch } from "../src/branch.js";
 import type { DeployResult } from "../src/deploy.js";
 import { SubsetLp } from "../src/subset-lp.js";
-import { expectSame, pool, solverWith } from "./pools.js";
+import { expectSame, pool, shuffled, solverWith } from "./pools.js";
 
 /**
  * The branch-and-bound as before 0.1.1 (src/branch.ts at 72dc086), verbatim: every LP bound's routing LP
@@ -201,17 +201,6 @@ function recordBounds(search: object): number[] {
     return v;
   };
   return log;
-}
-
-function shuffled(rng: Rng, n: number): Int32Array {
-  const o = Int32Array.from({ length: n }, (_, i) => i);
-  for (let i = n - 1; i > 0; i--) {
-    const j = rng.int(i + 1);
-    const t = o[i] as number;
-    o[i] = o[j] as number;
-    o[j] = t;
-  }
-  return o;
 }
 
 /** The mixed caps these pools were drawn with (pools.ts's `pool` with this list draws them bit for bit). */

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { binomialCapped, DeploySolver } from "../src/deploy.js";
 import { bruteDeploy } from "./brute.js";
 import { type HighsLike, loadHighs, solveDeployMip } from "./mip.js";
+import { shuffled } from "./pools.js";
 
 function pool(rng: Rng, n: number, tieHeavy: boolean) {
   const r = (x: number) => (tieHeavy ? Math.round(x * 10) / 10 : x);
@@ -13,17 +14,6 @@ function pool(rng: Rng, n: number, tieHeavy: boolean) {
 }
 
 const identity = (n: number) => Int32Array.from({ length: n }, (_, i) => i);
-
-function shuffled(rng: Rng, n: number): Int32Array {
-  const o = identity(n);
-  for (let i = n - 1; i > 0; i--) {
-    const j = rng.int(i + 1);
-    const t = o[i] as number;
-    o[i] = o[j] as number;
-    o[j] = t;
-  }
-  return o;
-}
 
 /** The MIP optimum's value: HiGHS's subset, then its routing LP by brute force over that subset. */
 function highsValue(highs: HighsLike, u: number[], c: number[], a: number[], n: number, b: number, s: number): number {
