@@ -393,6 +393,9 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
 
   /** The state every arm policy snapshots: options, arms, uids, rng and pending decisions. */
   protected baseState(): Record<string, Json> {
+    // Every arm policy's toJSON starts here: a snapshot taken from inside a callback would hold a state half way
+    // through an update (counts learned, deployment not yet re-chosen), one no sequence of calls can reach.
+    this.notFromCallback("toJSON");
     const arms: Json[] = [];
     for (let i = 0; i < this.table.size; i++) {
       const s = this.table.states[i] as S;

@@ -280,10 +280,35 @@ describe("PakUcb: an onWarning that calls back into the policy", () => {
     reenter = () => p.select(Float64Array.of(5, -5));
     expect(codeOf(() => p.update(d, { reward: 0.5 }))).toBe(ErrorCode.InvalidState);
     expect(JSON.stringify(p.toJSON())).toBe(before);
+
     // The warning is not repeated: the same feedback now goes in, and the arm holds what the twin holds.
     p.update(d, { reward: 0.5 });
     const dt = twin.select(ctx(16));
     twin.update(dt, { reward: 0.5 });
     expect(Array.from(p.regression("a").X.subarray(0, 34))).toEqual(Array.from(twin.regression("a").X.subarray(0, 34)));
+  });
+
+  it("a snapshot from inside the warning (the update half done) is refused too, and the update changes nothing", () => {
+    let snapshots = 0;
+    let self: PakUcb | undefined;
+    const p = new PakUcb({
+      arms: ["a"],
+      contextDim: 2,
+      seed: 1,
+      initialCapacity: 16,
+      onWarning: () => {
+        self?.toJSON();
+        snapshots++;
+      },
+    });
+    p.regression("a").largeCapacity = 20;
+    const ctx = (t: number) => Float64Array.of(Math.sin(t), Math.cos(t));
+    for (let t = 0; t < 16; t++) p.update(p.select(ctx(t)), { reward: 0.5 });
+    const d = p.select(ctx(16));
+    const before = JSON.stringify(p.toJSON());
+    self = p;
+    expect(codeOf(() => p.update(d, { reward: 0.5 }))).toBe(ErrorCode.InvalidState);
+    expect(snapshots).toBe(0);
+    expect(JSON.stringify(p.toJSON())).toBe(before);
   });
 });

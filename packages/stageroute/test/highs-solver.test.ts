@@ -263,6 +263,16 @@ describe("an external solver that fails", () => {
         },
         "select was called from inside deploySolver.solve",
       ],
+      [
+        {
+          name: "snapshotter",
+          solve: () => {
+            reentered?.toJSON(); // a snapshot half way through the boundary's update
+            return null;
+          },
+        },
+        "toJSON was called from inside deploySolver.solve",
+      ],
     ];
     let reentered: StageRoute | undefined;
     onPolicy = (p) => {
