@@ -375,7 +375,7 @@ describe("README numbers of the solver comparison (deterministic: node counts an
   it("M_max 4 and 16 at 50, 100, 500 models: built-in nodes, node-limited values against HiGHS's optimum", () => {
     const readme = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8").replace(/\s+/g, " ");
     expect(readme).toContain(
-      "| M_max 4 (budget-relaxed), built-in | 31 ms (optimal; 11,342 nodes) | 59 ms (optimal; 49,527) | 7.5 s (optimal; 5,175,850) |",
+      "| M_max 4 (budget-relaxed), built-in | 19 ms (optimal; 11,342 nodes) | 52 ms (optimal; 49,527) | 5.8 s (optimal; 5,175,850) |",
     );
     for (const n of [50, 100]) {
       const free = boundary(n, 4, {});
