@@ -319,7 +319,8 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
 
   abstract toJSON(): Snapshot;
 
-  private notFromCallback(method: string): void {
+  /** Refuses (INVALID_STATE) a call made from inside {@link callback}'s user code. */
+  protected notFromCallback(method: string): void {
     if (this.callback !== undefined) {
       throw new RouteKitError(
         ErrorCode.InvalidState,

@@ -262,8 +262,22 @@ export class SupRffUcb extends SupBase<RffStage> {
     return { t, n, d: this.contextDim, sigma: this.sigma, ridge: this.ridge, confidence: this.confidence };
   }
 
-  /** The frequency count used for a set of n points at round t (a user schedule's value is checked). */
+  /**
+   * The frequency count used for a set of n points at round t (a user schedule's value is checked). From
+   * inside a schedule it is INVALID_STATE (the schedule would call itself until the stack overflowed), and a
+   * schedule it runs may not call back into the policy.
+   */
   frequenciesAt(t: number, n: number): number {
+    this.notFromCallback("frequenciesAt");
+    this.callback = "a schedule";
+    try {
+      return this.frequenciesFor(t, n);
+    } finally {
+      this.callback = undefined;
+    }
+  }
+
+  private frequenciesFor(t: number, n: number): number {
     const D = Math.ceil(
       checkNumber(this.freq(this.input(t, n)), `frequencies schedule at t = ${t}, n = ${n}`, { min: 1 }),
     );
@@ -282,7 +296,7 @@ export class SupRffUcb extends SupBase<RffStage> {
         for (const e of a.stages) {
           if (e.n === 0) continue;
           const x = this.input(t, e.n);
-          e.nextD = this.frequenciesAt(t, e.n);
+          e.nextD = this.frequenciesFor(t, e.n);
           e.b1 = checkNumber(this.b1(x), `bias1 schedule at t = ${t}, n = ${e.n}`, { min: 0 });
           e.b2 = checkNumber(this.b2(x), `bias2 schedule at t = ${t}, n = ${e.n}`, { min: 0 });
         }

@@ -258,6 +258,38 @@ describe("SupRffUcb: a schedule that calls back into the policy", () => {
   });
 });
 
+describe("SupRffUcb.frequenciesAt and a frequencies schedule", () => {
+  const make = (frequencies: (x: { n: number }) => number) =>
+    new SupRffUcb({ arms: ["a", "b"], contextDim: 2, horizon: 64, seed: 1, maxFrequencies: 8, frequencies });
+
+  it("a schedule that calls frequenciesAt is INVALID_STATE (it recursed until a RangeError), from select and from the user", () => {
+    let p: SupRffUcb | undefined;
+    const q = make((x) => (p === undefined ? x.n : p.frequenciesAt(10, x.n)));
+    for (let t = 0; t < 4; t++) q.update(q.select(Float64Array.of(Math.sin(t), Math.cos(t))), { reward: 0.5 });
+    p = q;
+    const before = JSON.stringify(q.toJSON());
+    expect(codeOf(() => q.select(Float64Array.of(1, 0)))).toBe(ErrorCode.InvalidState);
+    expect(codeOf(() => q.frequenciesAt(10, 3))).toBe(ErrorCode.InvalidState);
+    expect(JSON.stringify(q.toJSON())).toBe(before);
+  });
+
+  it("a schedule run by the user's frequenciesAt may not select; an ordinary schedule gives its value", () => {
+    let inner: (() => void) | undefined;
+    const p = make((x) => {
+      inner?.();
+      return 2 * x.n;
+    });
+    const before = JSON.stringify(p.toJSON());
+    inner = () => p.select(Float64Array.of(0, 1));
+    expect(codeOf(() => p.frequenciesAt(10, 3))).toBe(ErrorCode.InvalidState);
+    expect(JSON.stringify(p.toJSON())).toBe(before);
+    inner = undefined;
+    expect(p.frequenciesAt(10, 3)).toBe(6);
+    expect(p.frequenciesAt(10, 100)).toBe(8); // capped at maxFrequencies
+    p.update(p.select(Float64Array.of(1, 0)), { reward: 0.5 }); // the guard was cleared
+  });
+});
+
 describe("PakUcb: an onWarning that calls back into the policy", () => {
   it("is refused (INVALID_STATE) and the update changes nothing; a nested select made the point in progress learn its context", () => {
     let reenter: (() => void) | undefined;
