@@ -3,7 +3,7 @@
 // project and imports from ESM and CommonJS, types included, exactly as a user would get it from npm; every
 // entry's exported classes and functions keep their names in both (see scripts/export-names.mjs).
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { misnamedExports } from "./export-names.mjs";
@@ -14,15 +14,39 @@ const pkgs = dirs
   .map((dir) => ({ dir, pkg: JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) }))
   .filter(({ pkg }) => !pkg.private);
 
+const PNPM = ["-y", "pnpm@10"];
+
+/** Every file a package's manifest points at (main, module, types, bin, each export condition). */
+function entryFiles(pkg) {
+  const out = [];
+  const walk = (v) => {
+    if (typeof v === "string") out.push(v);
+    else if (v && typeof v === "object") for (const w of Object.values(v)) walk(w);
+  };
+  walk([pkg.main, pkg.module, pkg.types, pkg.bin, pkg.exports]);
+  return out.filter((f) => f.startsWith("./") || !f.includes(":")).filter((f) => !f.includes("*"));
+}
+// A package packed before it is built ships a tarball without dist/, and the imports below then fail far from
+// the cause: build what is missing first (a filtered `pnpm test` builds only its own packages).
+const unbuilt = pkgs.filter(({ dir, pkg }) => entryFiles(pkg).some((f) => !existsSync(join(dir, f))));
+if (unbuilt.length > 0) {
+  const filters = unbuilt.map(({ pkg }) => `--filter=${pkg.name}`);
+  console.log(`building first (entry files missing): ${unbuilt.map(({ pkg }) => pkg.name).join(", ")}`);
+  // through pnpm, so turbo finds its package manager also when this script is run with plain node
+  execFileSync("npx", [...PNPM, "exec", "turbo", "run", "build", ...filters, "--output-logs=errors-only"], {
+    cwd: root,
+    stdio: "inherit",
+  });
+}
+
 const work = mkdtempSync(join(tmpdir(), "routekit-pack-"));
 const packs = join(work, "packs");
 mkdirSync(packs);
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
-const pnpm = ["-y", "pnpm@10"];
 
 const tarballs = {};
 for (const { dir, pkg } of pkgs) {
-  const out = run("npx", [...pnpm, "pack", "--pack-destination", packs], dir)
+  const out = run("npx", [...PNPM, "pack", "--pack-destination", packs], dir)
     .trim()
     .split("\n")
     .pop();
