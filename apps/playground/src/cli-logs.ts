@@ -4,6 +4,7 @@ import { type CliIo, collect, int, parseParams, path, positive, propensity, unit
 import { EVALUATE_ESTIMATORS, type EvaluateEstimator, evaluate, formatEvaluation } from "./evaluate.js";
 import { plural } from "./format.js";
 import type { FamilyRegistry } from "./registry/types.js";
+import { preparePolicy } from "./spec.js";
 import { checkSnapshotPath, parseArms, train, writeSnapshot } from "./train.js";
 
 /** Adds `train` and `evaluate` to the program. */
@@ -24,7 +25,7 @@ export function addLogCommands(program: Command, io: CliIo, reg: FamilyRegistry)
     .option("--json", "print the training summary as JSON")
     .option("-q, --quiet", "print nothing on success")
     .action(
-      (f: {
+      async (f: {
         events: string;
         policy: string;
         out: string;
@@ -36,10 +37,12 @@ export function addLogCommands(program: Command, io: CliIo, reg: FamilyRegistry)
         quiet?: boolean;
       }) => {
         checkSnapshotPath(f.out); // a bad --out fails at once, not after the training
+        const params = parseParams(f.param, false).get("") ?? {};
+        await preparePolicy(reg, f.policy, params);
         const res = train({
           events: f.events,
           policy: f.policy,
-          params: parseParams(f.param, false).get("") ?? {},
+          params,
           ...(f.arms !== undefined ? { arms: parseArms(f.arms) } : {}),
           seed: f.seed,
           skipInvalid: f.skipInvalid === true,
@@ -106,7 +109,7 @@ export function addLogCommands(program: Command, io: CliIo, reg: FamilyRegistry)
     .option("--skip-invalid", "evaluate on the valid events and list the invalid lines on stderr")
     .option("--json", "print the result as JSON")
     .action(
-      (f: {
+      async (f: {
         events: string;
         policy: string;
         estimator: EvaluateEstimator;
@@ -120,10 +123,12 @@ export function addLogCommands(program: Command, io: CliIo, reg: FamilyRegistry)
         skipInvalid?: boolean;
         json?: boolean;
       }) => {
+        const params = parseParams(f.param, false).get("") ?? {};
+        await preparePolicy(reg, f.policy, params);
         const res = evaluate({
           events: f.events,
           policy: f.policy,
-          params: parseParams(f.param, false).get("") ?? {},
+          params,
           estimator: f.estimator,
           level: f.level,
           ...(f.snapshot !== undefined ? { snapshot: f.snapshot } : {}),

@@ -5,7 +5,7 @@ import { type ExperimentResult, type Progress, runExperiment } from "@routekit/c
 import { runExperimentInWorkers } from "@routekit/core/node";
 import { registry as defaultRegistry } from "./registry/index.js";
 import type { FamilyRegistry } from "./registry/types.js";
-import { buildExperimentFrom, type RunSpec, resolveSpec, specToJson } from "./spec.js";
+import { buildExperimentFrom, prepareSpec, type RunSpec, resolveSpec, specToJson } from "./spec.js";
 
 export interface ExecuteOptions {
   /** Worker threads (default: the number of cores); 1 runs in this thread. */
@@ -34,6 +34,8 @@ export async function execute(spec: RunSpec, options: ExecuteOptions = {}): Prom
   // Names, parameters and protocols are checked here, before any thread starts; data problems (e.g. a bad replay
   // file) surface when the experiment is built, in this thread, before any worker starts either.
   resolveSpec(reg, spec);
+  // Policies' asynchronous preparation (e.g. loading HiGHS) in this thread; each worker does its own (worker-plan.ts).
+  await prepareSpec(reg, spec);
   const workers = Math.max(1, options.workers ?? availableParallelism());
   const module = options.registry ? undefined : workerPlanModule();
   if (workers <= 1 || module === undefined) {

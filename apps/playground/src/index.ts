@@ -69,5 +69,5 @@ export {
   Z_LIMIT,
 } from "./reference.js";
 export * from "./registry/index.js";
-export { buildExperimentFrom, type RunSpec, resolveSpec } from "./spec.js";
+export { buildExperimentFrom, preparePolicy, prepareSpec, type RunSpec, resolveSpec } from "./spec.js";
 export { type TrainIssue, type TrainOptions, type TrainResult, train, writeSnapshot } from "./train.js";

@@ -152,6 +152,21 @@ function envInfo(env: AnyEnvironment, protocol: EnvInfo["protocol"], horizon: nu
 }
 
 /**
+ * Awaits each policy entry's `prepare` (see PolicyEntry) with its resolved parameters: what every thread that builds
+ * the spec's policies (this one, each worker) does first. A failure (e.g. MISSING_DEPENDENCY) passes through.
+ */
+export async function prepareSpec(reg: FamilyRegistry, input: RunSpec): Promise<void> {
+  const spec = resolveSpec(reg, input);
+  for (const p of spec.policies) await findPolicy(reg, p.policy).prepare?.(p.params);
+}
+
+/** `prepareSpec` for one policy of a log command (`train`, `evaluate`): its defaults overridden by `overrides`. */
+export async function preparePolicy(reg: FamilyRegistry, name: string, overrides: Params = {}): Promise<void> {
+  const entry = findPolicy(reg, name);
+  await entry.prepare?.(mergeParams(`policy ${entry.name}`, entry.defaults, overrides));
+}
+
+/**
  * Turns a (resolved or not) spec into a core Experiment. Policy factories read the run's own environment from
  * core's factory context (`ctx.env`, already reset). One environment is built right away so data problems (e.g. a
  * bad replay file) surface before any run starts; it names the experiment (`environmentName`, so core never builds

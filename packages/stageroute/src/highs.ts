@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { callDefaultExport, ErrorCode, optionalDependency, RouteKitError } from "@routekit/core";
+import { callDefaultExport, ErrorCode, isRouteKitError, optionalDependency, RouteKitError } from "@routekit/core";
 import type { DeployProblem, ExternalDeploySolver } from "./external.js";
 
 export type { DeployProblem, ExternalDeploySolver } from "./external.js";
@@ -54,8 +54,10 @@ const highsSpecifier = "highs";
 
 /**
  * `highs`, imported and instantiated once per process: MISSING_DEPENDENCY (as for `@routekit/mnl`'s
- * assortment LP) when it is not installed, or when its wasm is not beside its script (a bundler that inlined
- * `highs` moved it away from `highs.wasm`; keep it external, or pass `{ highs }` loaded yourself).
+ * assortment LP) when it cannot be imported from where this script runs (not installed, or a bundle of this entry
+ * run where no `node_modules/highs` is reachable: bundlers leave the import to run time), or when its wasm is not
+ * beside its script (a bundler that inlined `highs` moved it away from `highs.wasm`). {@link highsDeploySolver}
+ * adds {@link BUNDLE_FIX} to either message.
  */
 const highsDep = optionalDependency<HighsInstance>({
   name: "highs",
@@ -63,6 +65,23 @@ const highsDep = optionalDependency<HighsInstance>({
   importer: () => import(/* @vite-ignore */ /* webpackIgnore: true */ highsSpecifier),
   init: callDefaultExport,
 });
+
+/** The fixes for a bundle that a failed load names, after the loader's own message. */
+const BUNDLE_FIX =
+  'from a bundle: keep "highs" external and installed where the bundle runs, or pass { highs } that you loaded ' +
+  '(the default export of "highs", called with { locateFile: () => "/path/to/highs.wasm" })';
+
+/** Loads `highs` once; a failure is MISSING_DEPENDENCY naming the fixes (install it, keep it external, or pass it). */
+async function loadHighs(): Promise<HighsInstance> {
+  try {
+    return await highsDep.load();
+  } catch (e) {
+    if (isRouteKitError(e, ErrorCode.MissingDependency)) {
+      throw new RouteKitError(ErrorCode.MissingDependency, `${e.message}; ${BUNDLE_FIX}`);
+    }
+    throw e;
+  }
+}
 
 /** Exact decimal text of a double in the LP format (17 significant digits round-trip). */
 function num(x: number): string {
@@ -106,14 +125,14 @@ export function deployMipText(p: DeployProblem): string {
 
 /**
  * Loads HiGHS (once per process) and returns an {@link ExternalDeploySolver} named "highs" for the option
- * `deploySolver`. Its `solve` returns the models with y = 1 at HiGHS's optimum, `null` when HiGHS reports
+ * `deploySolver`; MISSING_DEPENDENCY when `highs` cannot be loaded (the message names the fixes, {@link BUNDLE_FIX}). Its `solve` returns the models with y = 1 at HiGHS's optimum, `null` when HiGHS reports
  * the MIP infeasible, and throws RouteKitError NUMERICAL on any other status (time limit, unbounded, solver
  * error): the policy then runs its built-in search for that boundary and counts it in `solverFallbacks`.
  * HiGHS is deterministic, so the same problem gives the same subset; among equally good subsets it may
  * pick another than the built-in search would.
  */
 export async function highsDeploySolver(options: HighsDeploySolverOptions = {}): Promise<ExternalDeploySolver> {
-  const highs = options.highs ?? (await highsDep.load());
+  const highs = options.highs ?? (await loadHighs());
   const settings = { ...DEFAULTS, ...options.options };
   return Object.freeze({
     name: "highs",

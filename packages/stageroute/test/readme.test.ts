@@ -186,7 +186,7 @@ describe("README HiGHS example", () => {
     const block = tsBlocks().find((c) => c.includes('from "@routekit/stageroute/highs"'));
     if (block === undefined) throw new Error("README has no HiGHS example");
     const md = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
-    // The conformance harness bundles blocks with esbuild, which moves HiGHS away from its wasm: a fragment there.
+    // The conformance harness runs its esbuild bundles from a temporary folder, where no highs is installed: a fragment there.
     expect(md).toContain("<!-- fragment: needs highs unbundled");
     const at = block.split("\n").indexOf("// prints:");
     const promised = block

@@ -14,6 +14,7 @@ import {
   type StageRouteOptions,
   stageValue,
 } from "@routekit/stageroute";
+import { type ExternalDeploySolver, highsDeploySolver } from "@routekit/stageroute/highs";
 import type { EnvInfo, FamilyRegistry, Params, PolicyEntry, ScenarioEntry } from "./types.js";
 
 const FAMILY = "@routekit/stageroute";
@@ -35,6 +36,38 @@ function fromEnv(v: unknown, envValue: number | undefined, what: string): number
     throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be a number or "env", got "${String(v)}"`);
   }
   return x;
+}
+
+/** The values of the parameter deploySolver. */
+const DEPLOY_SOLVERS = ["builtin", "highs"] as const;
+
+/**
+ * HiGHS's DeployOPT solver, loaded by {@link prepareStage} (asynchronously, once per process or worker thread) for
+ * the synchronous factories; undefined until then.
+ */
+let highs: ExternalDeploySolver | undefined;
+
+/** `prepare` of the stage policies: loads HiGHS when deploySolver is "highs" (MISSING_DEPENDENCY without it). */
+async function prepareStage(p: Params): Promise<void> {
+  if (p.deploySolver === "highs") highs ??= await highsDeploySolver();
+}
+
+/** The `deploySolver` option of a parameter value: none for "builtin", HiGHS (loaded by prepare) for "highs". */
+function deploySolver(v: unknown): { deploySolver?: ExternalDeploySolver } {
+  if (v === "builtin") return {};
+  if (v !== "highs") {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `deploySolver must be one of ${DEPLOY_SOLVERS.join(", ")}, got "${String(v)}"`,
+    );
+  }
+  if (highs === undefined) {
+    throw new RouteKitError(
+      ErrorCode.InvalidState,
+      "deploySolver=highs needs HiGHS loaded first: await prepareSpec(registry, spec) (or the entry's prepare(params)) before building the policy, as the CLI does",
+    );
+  }
+  return { deploySolver: highs };
 }
 
 /** The options every stage policy gets from its parameters and the environment. */
@@ -72,6 +105,8 @@ function stageOptions(p: Params, info: EnvInfo, policy: string): StageRouteOptio
     budgetMode: mode,
     ...(mode === "paced" ? { horizon: info.horizon } : {}),
     ...(p.searchNodeLimit === "none" ? {} : { searchNodeLimit: Number(p.searchNodeLimit) }),
+    ...(p.enumLimit === undefined ? {} : { enumLimit: Number(p.enumLimit) }),
+    ...(p.deploySolver === undefined ? {} : deploySolver(p.deploySolver)),
   };
 }
 
@@ -93,6 +128,15 @@ const stageDefaults: Params = {
   searchNodeLimit: "none",
 };
 
+/** StageRoute's and the oracle's: DeployOPT's solver (the greedy baseline deploys by its own rule, not DeployOPT). */
+const deployDefaults: Params = {
+  ...stageDefaults,
+  /** DeployOPT enumerates subsets up to this many, else runs its branch-and-bound (or the deploySolver). */
+  enumLimit: 50_000,
+  /** DeployOPT beyond enumLimit: "builtin" (the exact branch-and-bound) or "highs" (the HiGHS MIP, npm highs). */
+  deploySolver: "builtin",
+};
+
 const policies: PolicyEntry[] = [
   {
     name: "stageroute",
@@ -101,7 +145,8 @@ const policies: PolicyEntry[] = [
     paper: PAPER,
     description:
       "StageRoute: DeployOPT picks <= M_max models per stage by reward UCB / cost LCB, RouteOPT routes each query",
-    defaults: stageDefaults,
+    defaults: deployDefaults,
+    prepare: prepareStage,
     create: (p, { rng, info }) => new StageRoute({ ...stageOptions(p, info, "stageroute"), rng }),
   },
   {
@@ -119,7 +164,8 @@ const policies: PolicyEntry[] = [
     family: FAMILY,
     paper: PAPER,
     description: "the paper's oracle: true means, optimal stage-wise deployment and fixed optimal routing",
-    defaults: stageDefaults,
+    defaults: deployDefaults,
+    prepare: prepareStage,
     create: (p, { rng, info }) => {
       const env = info.env;
       if (!(env instanceof StagedCostBandit)) {

@@ -51,6 +51,13 @@ export interface PolicyEntry {
   readonly description: string;
   /** Every tunable parameter with its default; `--param name.key=value` overrides them. */
   readonly defaults: Params;
+  /**
+   * Asynchronous preparation for `create`, which is synchronous: loads what the parameters need (e.g. a
+   * WebAssembly solver) and keeps it at module level for `create`. Awaited with the run's parameters before any
+   * policy is built, in this thread and in each worker thread (every run path, `train` and `evaluate` included).
+   * It must be idempotent: it is called once per policy of a spec, and a module is loaded once per thread.
+   */
+  prepare?(params: Params): Promise<void>;
   create(params: Params, ctx: { readonly rng: Rng; readonly seed: number; readonly info: EnvInfo }): AnyPolicy;
 }
 
