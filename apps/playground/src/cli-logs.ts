@@ -1,7 +1,13 @@
 /** `routekit train` and `routekit evaluate`: the commands that read a JSONL log of decision events. */
 import { type Command, Option } from "commander";
 import { type CliIo, collect, int, parseParams, path, positive, propensity, unitOpen } from "./cli-options.js";
-import { EVALUATE_ESTIMATORS, type EvaluateEstimator, evaluate, formatEvaluation } from "./evaluate.js";
+import {
+  EVALUATE_ESTIMATORS,
+  type EvaluateEstimator,
+  evaluate,
+  formatEvaluation,
+  restoreOptionsFor,
+} from "./evaluate.js";
 import { plural } from "./format.js";
 import type { FamilyRegistry } from "./registry/types.js";
 import { preparePolicy } from "./spec.js";
@@ -125,6 +131,8 @@ export function addLogCommands(program: Command, io: CliIo, reg: FamilyRegistry)
       }) => {
         const params = parseParams(f.param, false).get("") ?? {};
         await preparePolicy(reg, f.policy, params);
+        const restoreOptions =
+          f.snapshot === undefined ? undefined : await restoreOptionsFor(reg, f.policy, f.snapshot);
         const res = evaluate({
           events: f.events,
           policy: f.policy,
@@ -132,6 +140,7 @@ export function addLogCommands(program: Command, io: CliIo, reg: FamilyRegistry)
           estimator: f.estimator,
           level: f.level,
           ...(f.snapshot !== undefined ? { snapshot: f.snapshot } : {}),
+          ...(restoreOptions !== undefined ? { restoreOptions } : {}),
           ...(f.seed !== undefined ? { seed: f.seed } : {}),
           ...(f.arms !== undefined ? { arms: parseArms(f.arms) } : {}),
           ...(f.clip !== undefined ? { clip: f.clip } : {}),

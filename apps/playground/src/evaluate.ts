@@ -18,7 +18,7 @@ import {
 import { CliFailure, UsageError } from "./errors.js";
 import { type LoggedLine, type LogIssue, policyForLog, readEventLog } from "./event-log.js";
 import { table } from "./format.js";
-import type { FamilyRegistry, Params } from "./registry/types.js";
+import type { FamilyRegistry, Params, PolicyEntry } from "./registry/types.js";
 import { findPolicy, mergeParams } from "./spec.js";
 
 export const EVALUATE_ESTIMATORS = ["replay", "ips", "snips", "dr"] as const;
@@ -37,6 +37,8 @@ export interface EvaluateOptions {
   readonly seed?: number;
   /** A snapshot of the policy (e.g. written by `routekit train`), restored with its class's fromJSON. */
   readonly snapshot?: string;
+  /** fromJSON's second argument for `snapshot` ({@link restoreOptionsFor}); none by default. */
+  readonly restoreOptions?: unknown;
   /** "replay" (default), "ips", "snips" or "dr". */
   readonly estimator?: EvaluateEstimator;
   readonly clip?: number;
@@ -72,6 +74,23 @@ function loggedArms(events: readonly LoggedLine[]): string[] {
   return [...new Set(events.map((l) => (l.event as ArmEvent).decision.arm))];
 }
 
+/**
+ * What the policy's `fromJSON` needs besides the snapshot in the file `snapshotPath` (its entry's
+ * `restoreOptions`, e.g. a solver loaded asynchronously); undefined when it needs nothing, or when the file cannot
+ * be read or parsed (restoring it then reports that).
+ */
+export async function restoreOptionsFor(reg: FamilyRegistry, name: string, snapshotPath: string): Promise<unknown> {
+  const entry = findPolicy(reg, name);
+  if (entry.restoreOptions === undefined) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(snapshotPath, "utf8"));
+  } catch {
+    return undefined;
+  }
+  return entry.restoreOptions(json);
+}
+
 /** The policy to evaluate: fresh from the registry, or restored from a snapshot with its class's fromJSON. */
 function buildPolicy(opts: EvaluateOptions, events: readonly LoggedLine[]): ArmPolicy {
   const arms = opts.arms && opts.arms.length > 0 ? opts.arms : loggedArms(events);
@@ -97,17 +116,27 @@ function buildPolicy(opts: EvaluateOptions, events: readonly LoggedLine[]): ArmP
     const code = (e as NodeJS.ErrnoException).code;
     throw new CliFailure(`cannot read snapshot ${opts.snapshot}: ${code ?? (e as Error).message}`);
   }
-  // Every policy class has a static fromJSON; a fresh instance of the entry names the class.
-  const fresh = policyForLog(entry, entry.defaults, events, arms, 0);
-  const cls = fresh.constructor as { fromJSON?: (s: unknown) => ArmPolicy };
-  if (typeof cls.fromJSON !== "function") throw new UsageError(`policy "${entry.name}" cannot restore a snapshot`);
+  // Every policy class has a static fromJSON: the entry's own, or that of a fresh instance built from its defaults.
+  const fromJSON = entry.fromJSON?.bind(entry) ?? classFromJSON(entry, events, arms);
   try {
-    return cls.fromJSON(json);
+    return (opts.restoreOptions === undefined ? fromJSON(json) : fromJSON(json, opts.restoreOptions)) as ArmPolicy;
   } catch (e) {
     if (isRouteKitError(e))
       throw new CliFailure(`snapshot ${opts.snapshot} is not a ${entry.name} snapshot: ${e.message}`);
     throw e;
   }
+}
+
+/** The static fromJSON of the class a fresh instance of `entry` (built from its defaults) belongs to. */
+function classFromJSON(
+  entry: PolicyEntry,
+  events: readonly LoggedLine[],
+  arms: readonly string[],
+): (s: unknown, options?: unknown) => unknown {
+  const fresh = policyForLog(entry, entry.defaults, events, arms, 0);
+  const cls = fresh.constructor as { fromJSON?: (s: unknown, options?: unknown) => unknown };
+  if (typeof cls.fromJSON !== "function") throw new UsageError(`policy "${entry.name}" cannot restore a snapshot`);
+  return cls.fromJSON.bind(cls);
 }
 
 /** Cross-fitted per-arm mean logged reward: event i is predicted from the events of the other parity. */

@@ -32,6 +32,7 @@ export {
   type EvaluateResult,
   evaluate,
   formatEvaluation,
+  restoreOptionsFor,
 } from "./evaluate.js";
 export type { LogIssue } from "./event-log.js";
 export { type ExecuteOptions, execute } from "./execute.js";

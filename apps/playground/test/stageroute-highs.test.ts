@@ -170,6 +170,16 @@ describe("train and evaluate with deploySolver=highs", () => {
     const e = await runCli(["evaluate", "--events", events, "--policy", "stageroute", ...flags, "--json"]);
     expect(e.err).toBe("");
     expect(e.code).toBe(0);
+    // evaluate --snapshot restores it with HiGHS loaded again (fromJSON refused it without): replay from the
+    // trained state, which matches the same evaluation of the same snapshot restored by hand.
+    const s = await runCli(["evaluate", "--events", events, "--policy", "stageroute", "--snapshot", out, "--json"]);
+    expect(s.err).toBe("");
+    expect(s.code).toBe(0);
+    const res = JSON.parse(s.out);
+    expect(res.snapshot).toBe(true);
+    expect(res.kind).toBe(StageRouteClass.kind);
+    const again = await runCli(["evaluate", "--events", events, "--policy", "stageroute", "--snapshot", out, "--json"]);
+    expect(JSON.parse(again.out)).toEqual(res);
   }, 30_000);
 });
 

@@ -10,6 +10,7 @@ import {
   RatioGreedy,
   STAGE_PRESETS,
   StageOracle,
+  type StageRestoreOptions,
   StageRoute,
   type StageRouteOptions,
   stageValue,
@@ -50,6 +51,17 @@ let highs: ExternalDeploySolver | undefined;
 /** `prepare` of the stage policies: loads HiGHS when deploySolver is "highs" (MISSING_DEPENDENCY without it). */
 async function prepareStage(p: Params): Promise<void> {
   if (p.deploySolver === "highs") highs ??= await highsDeploySolver();
+}
+
+/**
+ * `restoreOptions` of the stage policies: a snapshot whose configuration names HiGHS restores with HiGHS loaded
+ * again (fromJSON requires the solver the snapshot was made with); any other snapshot needs nothing.
+ */
+async function restoreStage(snapshot: unknown): Promise<unknown> {
+  const state = (snapshot as { state?: { config?: { deploySolver?: unknown } } } | null)?.state;
+  if (state?.config?.deploySolver !== "highs") return undefined;
+  highs ??= await highsDeploySolver();
+  return { deploySolver: highs };
 }
 
 /** The `deploySolver` option of a parameter value: none for "builtin", HiGHS (loaded by prepare) for "highs". */
@@ -147,6 +159,8 @@ const policies: PolicyEntry[] = [
       "StageRoute: DeployOPT picks <= M_max models per stage by reward UCB / cost LCB, RouteOPT routes each query",
     defaults: deployDefaults,
     prepare: prepareStage,
+    restoreOptions: restoreStage,
+    fromJSON: (s, o) => StageRoute.fromJSON(s, o as StageRestoreOptions | undefined),
     create: (p, { rng, info }) => new StageRoute({ ...stageOptions(p, info, "stageroute"), rng }),
   },
   {
@@ -156,6 +170,7 @@ const policies: PolicyEntry[] = [
     paper: PAPER,
     description: "the paper's greedy baseline: deploy the top M_max by UCB(reward) / LCB(cost), route like StageRoute",
     defaults: stageDefaults,
+    fromJSON: (s, o) => RatioGreedy.fromJSON(s, o as StageRestoreOptions | undefined),
     create: (p, { rng, info }) => new RatioGreedy({ ...stageOptions(p, info, "stageroute-greedy"), rng }),
   },
   {
@@ -166,6 +181,8 @@ const policies: PolicyEntry[] = [
     description: "the paper's oracle: true means, optimal stage-wise deployment and fixed optimal routing",
     defaults: deployDefaults,
     prepare: prepareStage,
+    restoreOptions: restoreStage,
+    fromJSON: (s, o) => StageOracle.fromJSON(s, o as StageRestoreOptions | undefined),
     create: (p, { rng, info }) => {
       const env = info.env;
       if (!(env instanceof StagedCostBandit)) {

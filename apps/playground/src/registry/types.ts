@@ -58,6 +58,17 @@ export interface PolicyEntry {
    * It must be idempotent: it is called once per policy of a spec, and a module is loaded once per thread.
    */
   prepare?(params: Params): Promise<void>;
+  /**
+   * The second argument of the policy class's `fromJSON` for this snapshot (e.g. StageRoute's `{ deploySolver }`,
+   * loaded asynchronously when the snapshot names HiGHS); undefined when fromJSON needs none. Awaited by
+   * `evaluate --snapshot` before restoring.
+   */
+  restoreOptions?(snapshot: unknown): Promise<unknown>;
+  /**
+   * The policy class's `fromJSON`, for entries whose defaults cannot build a policy without their environment
+   * (`evaluate --snapshot` otherwise builds one from the defaults to find the class).
+   */
+  fromJSON?(snapshot: unknown, options?: unknown): AnyPolicy;
   create(params: Params, ctx: { readonly rng: Rng; readonly seed: number; readonly info: EnvInfo }): AnyPolicy;
 }
 
