@@ -46,7 +46,15 @@ describe("seeded regret growth", () => {
     for (const ts of ["tsBeta", "tsGauss"]) {
       expect(by(ts).regret).toBeLessThan(0.05 * random.regret);
       expect(by(ts).regret).toBeLessThan(ucb.regret);
+      // No seed locks onto a worse arm: every seed sub-linear (linear is ~1, as Random shows). Measured:
+      // tsGauss 0.14-0.78, tsBeta 0.00-0.33; a Gaussian sampler drawing with the posterior variance as its
+      // standard deviation (too little exploration) locked in on seed 1 at slope 0.98 (regret 436).
+      for (const s of by(ts).slopes) expect(s).toBeLessThan(0.9);
     }
+    // Beta-Bernoulli Thompson is far below UCB1 (Chapelle & Li 2011). Measured: 20.6 vs 162 (0.13); a
+    // posterior counting n rather than n - sum failures (Beta(1 + sum, 1 + n)) still converges but reached
+    // 123 (0.76).
+    expect(by("tsBeta").regret).toBeLessThan(0.3 * ucb.regret);
   });
 
   it("linear contextual: LinUCB-disjoint sub-linear and far below UCB1, shared LinUCB and Random", () => {

@@ -7,8 +7,8 @@
  * at T = 8000 (greedy is bimodal across seeds, so only means over >= 20 seeds at T >= 8000 say anything); the
  * learned-reward variant has R_T / T decreasing and slope < 1 over T in [2000, 8000] (seeds averaged) on Env-A
  * and Env-B; COSMOS beats the
- * one-shot (API-as-arm) baseline and query-all for large T; known-reward regret <= learned-reward regret at the
- * same scale. Seeded runs are memoised, so a configuration shared by several checks runs once.
+ * one-shot (API-as-arm) baseline (known and learned reward) and query-all for large T; known-reward regret <=
+ * learned-reward regret at the same scale. Seeded runs are memoised, so a configuration shared by several checks runs once.
  */
 import type { RunResult } from "@routekit/core";
 import { envA, envB } from "@routekit/environments";
@@ -55,6 +55,15 @@ const knownA = (s: number, horizon: number, seedList: number[]) =>
     () => new Cosmos({ ...base, rewardParameter: [1, 0, 0, 0], exploration: s, horizon }),
     horizon,
     seedList,
+  );
+/** Learned reward, scale 0.5, geometric refits, T = 4000, seeds 0-9 on Env-A. */
+const learnedA05 = () =>
+  runs(
+    "A/learned/0.5",
+    envA,
+    () => new Cosmos({ ...base, exploration: 0.5, horizon: T, refit: "geometric" }),
+    T,
+    SEEDS_A,
   );
 const fmt = (xs: readonly number[]) => xs.map((x) => x.toFixed(1)).join(" / ");
 const finals = (rs: RunResult[]) => rs.map((r) => r.series.regret[r.series.regret.length - 1] as number);
@@ -121,7 +130,7 @@ describe("regret on Env-A", () => {
     expect(slope).toBeLessThan(0.7);
   });
 
-  it("COSMOS beats the one-shot baseline and query-all at T = 4000 (10 seeds)", () => {
+  it("COSMOS beats the one-shot baseline (known and learned reward) and query-all at T = 4000 (10 seeds)", () => {
     const known = meanRegret(knownA(0.5, T, SEEDS_A));
     const oneShot = meanRegret(
       runs("A/one-shot", envA, () => new OneShot({ arms: ENV_A_ARMS, contextDim: 2, outputDim: 4 }), T, SEEDS_A),
@@ -136,12 +145,16 @@ describe("regret on Env-A", () => {
         SEEDS_A,
       ),
     );
+    const learned = meanRegret(learnedA05());
     const last = known.length - 1;
     console.log(
-      `Env-A T = 4000, seeds 0-9: COSMOS ${(known[last] as number).toFixed(1)}, one-shot ${(oneShot[last] as number).toFixed(1)}, query-all ${(all[last] as number).toFixed(1)}`,
+      `Env-A T = 4000, seeds 0-9: COSMOS ${(known[last] as number).toFixed(1)} (learned reward ${(learned[last] as number).toFixed(1)}), one-shot ${(oneShot[last] as number).toFixed(1)}, query-all ${(all[last] as number).toFixed(1)}`,
     );
     expect(known[last]).toBeLessThan(oneShot[last] as number);
     expect(known[last]).toBeLessThan(all[last] as number);
+    // The notes' claim is for COSMOS, and the learned-reward variant is COSMOS too: measured 112.3 against one-shot
+    // 220.6. A reward bound subtracting its radius (pessimistic, theta . phi - beta ||phi||) reached 279.5.
+    expect(learned[last]).toBeLessThan(oneShot[last] as number);
     // query-all pays the full gap 0.688 - 0.627 every round
     expect((all[last] as number) / T).toBeGreaterThan(0.05);
   });
@@ -167,15 +180,7 @@ describe("regret on Env-A", () => {
 
   it("known-reward regret <= learned-reward regret at the same scale (0.5) at T = 4000, averaged over 10 seeds", () => {
     const known = meanRegret(knownA(0.5, T, SEEDS_A));
-    const unknown = meanRegret(
-      runs(
-        "A/learned/0.5",
-        envA,
-        () => new Cosmos({ ...base, exploration: 0.5, horizon: T, refit: "geometric" }),
-        T,
-        SEEDS_A,
-      ),
-    );
+    const unknown = meanRegret(learnedA05());
     const last = known.length - 1;
     console.log(
       `Env-A T = 4000, s = 0.5, seeds 0-9: known ${(known[last] as number).toFixed(1)}, learned ${(unknown[last] as number).toFixed(1)}`,

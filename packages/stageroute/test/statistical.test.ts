@@ -79,7 +79,25 @@ describe("ArenaSim 2025 (arena2025-paper, 10 seeds)", () => {
       for (const x of r.sr) expect(x.avgCost).toBeLessThanOrEqual(1.05 * 2);
     }
     expect(runs.size).toBeGreaterThanOrEqual(5);
-    void OPT3;
+  });
+
+  it("near oracle everywhere: mean regret <= 1.5% of OPT* at (250,6), (500,6), (1000,6), (500,3), (500,10)", () => {
+    // The spec's headline: StageRoute's reward stays within 0.1-0.9% of the oracle's in every simulation config
+    // (the independent rebuild: regret 17.1 / 28.0 / 58.7 / 34.5 / 0.6). Measured here: 19.2 / 31.1 / 56.9 / 38.3 /
+    // 6.2, at most 0.90% (L = 1000); 1.5% leaves 1.6x headroom. A stage clock one feedback off (deploying at
+    // learned + 1 = kL) still passed the 0.98 OPT* check at L = 250 with regret 113.6 (1.8%), 223.5 / 393.0 /
+    // 221.2 / 198.0 elsewhere (3.1-6.2%).
+    for (const [L, M] of [
+      [250, 6],
+      [500, 6],
+      [1000, 6],
+      [500, 3],
+      [500, 10],
+    ] as const) {
+      const share = mean(get(L, M).sr.map((r) => r.regret)) / (M === 3 ? OPT3 : OPT6);
+      console.log(`L=${L} M=${M}: StageRoute mean regret ${(100 * share).toFixed(2)}% of OPT*`);
+      expect(share).toBeLessThanOrEqual(0.015);
+    }
   });
 
   it("padding matters: the literal DeployOPT support (fillSlots: false) at L = 1000 does worse than greedy", () => {
