@@ -27,9 +27,10 @@ describe("the improvement phase at searchNodeLimit", () => {
     // stop at it; without the phase 40 of them deploy an optimal set, the mean gap to the optimum is 1.29% and
     // the worst 17.4%; with it 55 are optimal, mean 0.20%, worst 5.4% (3-slot pools where 100 units cannot
     // finish). At 1,000, 19 pools stop: 16 optimal before (mean 0.056%, worst 0.52%), all 19 after. Gaps in %.
-    for (const [limit, stopped, optimalAfter, meanAfter, worstAfter, meanBefore] of [
-      [100, 66, 55, 0.2, 5.4, 1.25],
-      [1000, 19, 19, 1e-9, 1e-9, 0.05],
+    // The README quotes these numbers ("on 120 random pools of 25-44 models at a limit of 100").
+    for (const [limit, stopped, optimalAfter, optimalBefore, meanAfter, meanBefore, worstAfter, worstBefore] of [
+      [100, 66, 55, 40, "0.20", "1.29", "5.4", "17.4"],
+      [1000, 19, 19, 16, "0.00", "0.06", "0.0", "0.5"],
     ] as const) {
       const rng = Rng.fromSeed("measure");
       const gaps: number[] = [];
@@ -81,10 +82,10 @@ describe("the improvement phase at searchNodeLimit", () => {
       const mean = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / xs.length;
       expect(gaps.length, `${limit}`).toBe(stopped);
       expect(ran, `${limit}`).toBeGreaterThan(stopped / 2);
-      expect(gaps.filter((g) => g <= 1e-9).length, `${limit}`).toBeGreaterThanOrEqual(optimalAfter);
-      expect(mean(gaps), `${limit}`).toBeLessThanOrEqual(meanAfter);
-      expect(Math.max(...gaps), `${limit}`).toBeLessThanOrEqual(worstAfter);
-      expect(mean(before), `${limit}`).toBeGreaterThanOrEqual(meanBefore);
+      const optimal = (xs: number[]) => xs.filter((g) => g <= 1e-9).length;
+      expect([optimal(gaps), optimal(before)], `${limit}`).toEqual([optimalAfter, optimalBefore]);
+      expect([mean(gaps).toFixed(2), mean(before).toFixed(2)], `${limit}`).toEqual([meanAfter, meanBefore]);
+      expect([Math.max(...gaps).toFixed(1), Math.max(...before).toFixed(1)]).toEqual([worstAfter, worstBefore]);
     }
   });
 
