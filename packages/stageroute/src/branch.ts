@@ -28,6 +28,9 @@
  * the incumbent (phase 1's best so far, or phase 1's optimum when phase 2 was cut short: optimal, but not
  * necessarily the first in enumeration order) and `stopped` is set.
  * Below the limit the search is the same, node for node.
+ *
+ * A `floor` turns the search into the improvement phase's exact search over a small pool (deploy.ts): only
+ * subsets worth more than the floor count, and the first pass's optimum is returned as it is.
  */
 import { SELECT_MAX } from "./route-fill.js";
 import { relaxedOrder, SubsetLp } from "./subset-lp.js";

@@ -11,11 +11,14 @@
  *
  * Moves, for each model j outside the set, in `rank` order (cyclically, from where the last move was made):
  * when the set has fewer than s models (models the routing gives no weight are dropped: they hold a slot
- * and carry nothing), add j (one LP; a superset is never worse); otherwise swap j for each member in turn
- * (s LPs) and keep the best swap. A move is made when its value exceeds the current one by more than
- * 1e-12 (relative, at least absolute): each move gains, so the search cannot cycle. It ends at a local
- * optimum (a full turn of `rank` without a move) or after `maxEvals` LPs, whichever comes first; both
- * counts are deterministic, so replicas end at the same subset.
+ * and carry nothing), add j (one LP; a superset is never worse); otherwise first the set with j added
+ * (s + 1 models: a bound on every swap of j, whose sets are subsets of it, so a j that cannot gain costs one
+ * LP), then, if that bound gains, swap j for each member in turn (s LPs) and keep the best swap. A move is
+ * made when its value exceeds the current one by more than 1e-12 (relative, at least absolute): each move
+ * gains, so the search cannot cycle. It ends at a local optimum (a full turn of `rank` without a move) or
+ * after `maxEvals` LPs, whichever comes first; both counts are deterministic, so replicas end at the same
+ * subset. The values of the sets with one model added, from its last turn, rank the models that the exact
+ * search over a small pool takes in next (`candidates`, deploy.ts).
  */
 import type { SubsetLp } from "./subset-lp.js";
 
