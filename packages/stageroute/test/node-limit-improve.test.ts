@@ -36,6 +36,8 @@ describe("the improvement phase at searchNodeLimit", () => {
       const gaps: number[] = [];
       const before: number[] = [];
       let ran = 0;
+      // One solver over all the pools too: nothing of one boundary's phase leaks into the next.
+      const shared = new DeploySolver(0, limit);
       for (let k = 0; k < 120; k++) {
         const shape = (["rate", "small", "mixed"] as const)[k % 3] as "rate" | "small" | "mixed";
         const n = 25 + rng.int(20);
@@ -66,9 +68,10 @@ describe("the improvement phase at searchNodeLimit", () => {
         // optimal subset in enumeration order: nothing to improve.)
         expect(d.improveEvals).toBeLessThanOrEqual(limit);
         if (d.improveEvals > 0) ran++;
-        // Deterministic: a fresh solver and the same one again give the same bits.
+        // Deterministic: a fresh solver, the same one again and one that solved other pools give the same bits.
         expectSame(new DeploySolver(0, limit).solve(u, c, a, n, b, s, order), got);
         expectSame(d.solve(u, c, a, n, b, s, order), got);
+        expectSame(shared.solve(u, c, a, n, b, s, order), got);
         const old = withoutImprovement(limit).solve(u, c, a, n, b, s, order);
         // The budget is the exact search's (relaxed or not, up to its rounding), never relaxed further than before.
         expect(rel(got.budget, want.budget)).toBeLessThanOrEqual(1e-9);
