@@ -290,7 +290,8 @@ for (const [Cls, label, caps, slots, sizes] of [
 // The first stage boundary after restoring the sweep's rate-limited pools (caps 0.05, one in ten 0.5) at 50,
 // 100 and 500 models, M_max 4 (no 4 models meet the budget: three searches) and 16 (within budget): the
 // built-in branch-and-bound, the same with searchNodeLimit 2,000 and 20,000 (search-tree nodes), and the HiGHS
-// deploySolver; the note gives each deployment's value against HiGHS's optimum.
+// deploySolver; the note gives each deployment's value against HiGHS's optimum (and its budget where it is not
+// HiGHS's), and at the limit the improvement phase's work units (DeploySolver.improveEvals).
 // The built-in search is not run where it takes over a minute (100 and 500 models at M_max 16).
 // Not with STAGEROUTE_DIST: builds before these options have neither.
 if (!rateOnly && (solversOnly || !sweepOnly) && !process.env.STAGEROUTE_DIST) {
@@ -299,12 +300,20 @@ if (!rateOnly && (solversOnly || !sweepOnly) && !process.env.STAGEROUTE_DIST) {
   const boundary = (n, s, config, solver) => {
     const { snapshot } = sweepPool(StageRoute, n, s, "rate", config);
     const p = StageRoute.fromJSON(snapshot, solver ? { deploySolver: highs } : undefined);
+    // The boundary's DeployResult, for its budget (a budget-relaxed or node-limited one may differ).
+    let last;
+    const solve = p.deploySolver.solve;
+    p.deploySolver.solve = function (...args) {
+      last = solve.apply(this, args);
+      return last;
+    };
     const d = p.select();
     globalThis.gc?.();
     const t0 = process.hrtime.bigint();
     p.update(d, { reward: 0.5, cost: 0.5 });
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-    return { ms, nodes: p.deploySolver.nodes, visits: p.deploySolver.visits, d: p.deployment };
+    const { nodes, visits, improveEvals } = p.deploySolver;
+    return { ms, nodes, visits, improveEvals, budget: last.budget, d: p.deployment };
   };
   // JIT warm-up on a small pool, each path once (not recorded).
   boundary(30, 4, {});
@@ -312,7 +321,8 @@ if (!rateOnly && (solversOnly || !sweepOnly) && !process.env.STAGEROUTE_DIST) {
   boundary(30, 4, { deploySolver: "highs" }, true);
   for (const s of [4, 16]) {
     for (const n of [50, 100, 500]) {
-      const optimum = boundary(n, s, { deploySolver: "highs" }, true).d.value;
+      const best = boundary(n, s, { deploySolver: "highs" }, true);
+      const optimum = best.d.value;
       const cases = [
         ["HiGHS", { deploySolver: "highs" }, true],
         ["searchNodeLimit 2,000", { searchNodeLimit: 2000 }],
@@ -324,13 +334,17 @@ if (!rateOnly && (solversOnly || !sweepOnly) && !process.env.STAGEROUTE_DIST) {
         const reps = quick || label === "built-in" ? 1 : 3;
         const runs = Array.from({ length: reps }, () => boundary(n, s, config, solver));
         const ms = median(runs.map((r) => r.ms));
-        const { nodes, visits, d } = runs[0];
+        const { nodes, visits, improveEvals, budget, d } = runs[0];
         const gap = ((optimum - d.value) / optimum) * 100;
+        // A value is comparable only under the same budget: say so when it is not HiGHS's.
+        const over = ((budget - best.budget) / best.budget) * 100;
+        const spend = Math.abs(over) <= 1e-7 ? "" : `, budget ${over > 0 ? "+" : ""}${over.toFixed(2)}% of HiGHS's`;
+        const improved = improveEvals > 0 ? `, ${improveEvals} improvement units` : "";
         rows.push({
           bench: `solvers: ${label}`,
           size: `n=${n}, M_max=${s}, caps 0.05/0.5`,
           us: ms * 1000,
-          note: `${d.status} ${d.method}, ${visits} search-tree nodes (${nodes} bounded), value ${d.value.toFixed(4)} (${gap <= 1e-9 ? "optimal" : `${gap.toFixed(2)}% below HiGHS`})`,
+          note: `${d.status} ${d.method}, ${visits} search-tree nodes (${nodes} bounded)${improved}, value ${d.value.toFixed(4)} (${gap <= 1e-9 ? "optimal" : `${gap.toFixed(2)}% below HiGHS`}${spend})`,
         });
       }
     }

@@ -28,9 +28,12 @@
  * the incumbent (phase 1's best so far, or phase 1's optimum when phase 2 was cut short: optimal, but not
  * necessarily the first in enumeration order) and `stopped` is set.
  * Below the limit the search is the same, node for node.
+ *
+ * A `floor` turns the search into the improvement phase's exact search over a small pool (deploy.ts): only
+ * subsets worth more than the floor count, and the first pass's optimum is returned as it is.
  */
 import { SELECT_MAX } from "./route-fill.js";
-import { SubsetLp } from "./subset-lp.js";
+import { relaxedOrder, SubsetLp } from "./subset-lp.js";
 
 export interface SubsetResult {
   value: number;
@@ -77,6 +80,11 @@ export class SubsetSearch {
   visits = 0;
   /** Whether the last search stopped at its node limit (its result is then an incumbent, or undefined). */
   stopped = false;
+  /**
+   * Whether the last search proved its value optimal: phase 1 ended, whether or not phase 2 was cut short
+   * (the improvement phase at the node limit skips such a subset: no exchange can beat it).
+   */
+  proven = false;
   private limit = Number.POSITIVE_INFINITY;
 
   private grow(n: number): void {
@@ -102,6 +110,10 @@ export class SubsetSearch {
    * Best s-subset of models 0..n-1 (positions in the caller's enumeration order) under budget b; undefined
    * when no s-subset meets b. `relaxed` holds the relaxation's weights over the same positions. After
    * `limit` visits the search stops (`stopped`) and returns its incumbent, or undefined if it has none.
+   * With a finite `floor` (the improvement phase at the node limit, deploy.ts) the search seeks only a subset
+   * worth more than `floor`: phase 1 starts with `floor` as its incumbent, so it cuts every subtree that cannot
+   * beat it, and phase 2 is skipped (any improving subset will do); undefined when none beats it. The default
+   * leaves the search exactly as it was.
    */
   solve(
     u: Float64Array,
@@ -112,12 +124,14 @@ export class SubsetSearch {
     s: number,
     relaxed: ArrayLike<number>,
     limit = Number.POSITIVE_INFINITY,
+    floor = Number.NEGATIVE_INFINITY,
   ): SubsetResult | undefined {
     this.grow(n);
     this.nodes = 0;
     this.visits = 0;
     this.budgetCuts = 0;
     this.stopped = false;
+    this.proven = false;
     this.limit = limit;
     let uMax = Number.NEGATIVE_INFINITY;
     let uMin = Number.POSITIVE_INFINITY;
@@ -130,16 +144,15 @@ export class SubsetSearch {
     for (let i = 0; i < n; i++) this.byCost[i] = byCost[i] as number;
     // Phase 1: the optimal value, exploring promising models first.
     const perm = this.perm;
-    const order = Array.from({ length: n }, (_, i) => i).sort(
-      (x, y) => (relaxed[y] as number) - (relaxed[x] as number) || (u[y] as number) - (u[x] as number) || x - y,
-    );
+    const order = relaxedOrder(relaxed, u, n);
     for (let i = 0; i < n; i++) perm[i] = order[i] as number;
-    this.incumbent = Number.NEGATIVE_INFINITY;
+    this.incumbent = floor;
     this.threshold = Number.POSITIVE_INFINITY;
     this.found = false;
     this.descend(u, c, a, n, b, s, 0, 0, false);
+    this.proven = !this.stopped;
     if (!this.found) return undefined;
-    if (!this.stopped) {
+    if (!this.stopped && floor === Number.NEGATIVE_INFINITY) {
       // Phase 2: the first subset in enumeration order that attains it.
       for (let i = 0; i < n; i++) perm[i] = i;
       this.threshold = this.incumbent - 1e-12;

@@ -21,21 +21,28 @@
  * A node limit stops the branch-and-bound after it examined that many nodes over the whole boundary
  * ("node-limit"): the result is the best subset found so far, else a feasible subset picked under the caps
  * in the relaxation's order or in cost order (method "fallback"), its budget relaxed to its own cheapest
- * routing when it cannot meet b.
+ * routing when it cannot meet b; either improved by a bounded, deterministic improvement phase (`improve`:
+ * exchanges of one model and exact searches over a few models, at most as much work again as the limit),
+ * which lowers a relaxed budget first (the smallest reachable cost), then raises the reward under it.
  */
 import { ErrorCode, RouteKitError } from "@routekit/core";
 import { SubsetSearch } from "./branch.js";
 import { greedyByRatio } from "./cap-greedy.js";
 import type { ExternalDeploySolver } from "./external.js";
 import { SUPPORT_EPS } from "./route-lp.js";
-import { gather, SubsetLp } from "./subset-lp.js";
+import { gather, relaxedOrder, SubsetLp } from "./subset-lp.js";
+import { SwapSearch } from "./swap-search.js";
 
 /**
  * "ok"; "budget-relaxed": no subset met the budget under the bounds; "node-limit": the branch-and-bound
  * stopped at `searchNodeLimit` (the subset may not be optimal; its budget may be relaxed too).
  */
 export type DeployStatus = "ok" | "budget-relaxed" | "node-limit";
-/** "external": the external solver's subset; "fallback": picked under the caps after the node limit stopped the search with no subset. */
+/**
+ * "external": the external solver's subset; "fallback": picked under the caps after the node limit stopped the
+ * search with no subset. With status "node-limit", "branch-and-bound" and "fallback" name where the subset
+ * started: the improvement phase may have exchanged some of its models since.
+ */
 export type DeployMethod = "relaxation" | "enumeration" | "branch-and-bound" | "external" | "fallback";
 
 export interface DeployResult {
@@ -82,18 +89,31 @@ export class DeploySolver {
   private readonly lp = new SubsetLp();
   private readonly route = this.lp.route;
   private readonly search = new SubsetSearch();
+  private readonly swaps = new SwapSearch();
+  /** The improvement phase's exact search over a few models (see `widen`). */
+  private readonly narrow = new SubsetSearch();
   private pu = new Float64Array(16);
   private pc = new Float64Array(16);
   private pa = new Float64Array(16);
   private pw = new Float64Array(16);
   /** Nodes the branch-and-bound may still bound at this boundary. */
   private left = Number.POSITIVE_INFINITY;
+  /** Work units the improvement phase may still spend at this boundary (see `improve`). */
+  private evalsLeft = 0;
   private limited = false;
   private solverError: string | undefined;
   /** Nodes bounded by the branch-and-bound over the last `solve` (all its searches; diagnostics). */
   nodes = 0;
   /** Search-tree nodes examined over the last `solve` (leaves, cut and bounded prefixes): what `nodeLimit` counts. */
   visits = 0;
+  /**
+   * Work units spent over the last `solve` by the improvement phase that runs once the node limit is hit
+   * (routing LPs of its exchanges and nodes of its small exact searches; at most `nodeLimit` per boundary, see
+   * `improve`; diagnostics, not counted in `visits`). 0 when the limit was not hit.
+   */
+  improveEvals = 0;
+  /** Improvements that phase made over the last `solve` (exchanges, and sets found by its small searches). */
+  improveMoves = 0;
 
   /**
    * @param enumLimit enumerate the subsets when there are at most this many
@@ -134,6 +154,9 @@ export class DeploySolver {
     this.solverError = undefined;
     this.nodes = 0;
     this.visits = 0;
+    this.evalsLeft = this.nodeLimit;
+    this.improveEvals = 0;
+    this.improveMoves = 0;
     // 1. The relaxation, in arrival order (the tie-break order applies to the enumeration only).
     const relaxed = this.relaxation(u, c, alpha, n, b, s);
     if (relaxed !== undefined) return relaxed;
@@ -149,7 +172,8 @@ export class DeploySolver {
       // No s-subset meets b: find the smallest reachable cost (maximise -c without a budget row).
       const neg = this.lp.sp;
       for (let r = 0; r < n; r++) neg[r] = -(pc[r] as number);
-      const cheapest = this.best(neg.slice(0, n), pc, pa, n, Number.POSITIVE_INFINITY, s);
+      // At the node limit, its improvement takes at most half of that phase's work (see `improve`).
+      const cheapest = this.best(neg.slice(0, n), pc, pa, n, Number.POSITIVE_INFINITY, s, 0.5);
       if (cheapest === undefined) {
         ({ found: best, budget } = this.fallback(pu, pc, pa, n, b, s));
       } else {
@@ -159,8 +183,10 @@ export class DeploySolver {
         status = "budget-relaxed";
         best = this.best(pu, pc, pa, n, budget, s);
         // With the nodes spent, the cheapest set found meets the relaxed budget by construction.
-        if (best === undefined && this.limited)
+        if (best === undefined && this.limited) {
           best = this.routeMembers(pu, pc, pa, n, budget, cheapest.weights, "fallback");
+          if (best !== undefined) best = this.improve(pu, pc, pa, n, budget, s, best);
+        }
         if (best === undefined) {
           throw new RouteKitError(ErrorCode.Numerical, "DeployOPT: the relaxed budget is still infeasible");
         }
@@ -194,27 +220,134 @@ export class DeploySolver {
   ): { found: Found; budget: number } {
     const w = this.pw;
     const relaxedOk = this.lp.route.solve(u, c, a, n, b, w) === "ok";
-    const byWeight = Array.from({ length: n }, (_, i) => i).sort(
-      (x, y) => (relaxedOk ? (w[y] as number) - (w[x] as number) : 0) || (u[y] as number) - (u[x] as number) || x - y,
-    );
+    const byWeight = relaxedOrder(relaxedOk ? w : undefined, u, n);
     const byCost = Array.from({ length: n }, (_, i) => i).sort((x, y) => (c[x] as number) - (c[y] as number) || x - y);
     const mark = new Float64Array(n);
     for (const picks of [byWeight, byCost]) {
       mark.fill(0);
       for (const i of greedyByRatio(picks, a, s)) mark[i] = 1;
       const found = this.routeMembers(u, c, a, n, b, mark, "fallback");
-      if (found !== undefined) return { found, budget: b };
+      if (found !== undefined) return { found: this.improve(u, c, a, n, b, s, found), budget: b };
     }
-    // The cost-order picks (in `mark`) cannot meet b: relax it to their cheapest routing.
+    // The cost-order picks (in `mark`) cannot meet b: relax it to the cheapest routing of those picks,
+    // lowered first by the improvement phase on the cost (reward -c, no budget row), so that the budget is
+    // relaxed no further than needed; if that reaches b, b is kept.
     const neg = new Float64Array(n);
     for (let r = 0; r < n; r++) neg[r] = -(c[r] as number);
-    const cheapest = this.routeMembers(neg, c, a, n, Number.POSITIVE_INFINITY, mark, "fallback");
+    let cheapest = this.routeMembers(neg, c, a, n, Number.POSITIVE_INFINITY, mark, "fallback");
     if (cheapest === undefined) throw new RouteKitError(ErrorCode.Numerical, "DeployOPT: no feasible fallback subset");
+    const movesBefore = this.improveMoves;
+    // Half of the phase's work at most, so that the reward keeps the other half.
+    cheapest = this.improve(neg, c, a, n, Number.POSITIVE_INFINITY, s, cheapest, 0.5);
     const bMin = -cheapest.value;
     const budget = Math.max(b, bMin + 1e-12 * Math.abs(bMin));
-    const found = this.routeMembers(u, c, a, n, budget, mark, "fallback");
+    // The improved set's members (mark, when the phase made no move: the picks, as before).
+    const members = this.improveMoves > movesBefore ? cheapest.weights : mark;
+    const found = this.routeMembers(u, c, a, n, budget, members, "fallback");
     if (found === undefined) throw new RouteKitError(ErrorCode.Numerical, "DeployOPT: no feasible fallback subset");
-    return { found, budget };
+    return { found: this.improve(u, c, a, n, budget, s, found), budget };
+  }
+
+  /**
+   * The improvement phase, run on the subset a search stopped at the node limit left (its incumbent, or the
+   * fallback picks): a subset of at most s models meeting b, worth at least `found`. It alternates
+   *  - exchanges of one model at a time (SwapSearch: models tried in the order of the relaxation's weights
+   *    under b), each candidate routed by the package's routing LP, up to a local optimum; and
+   *  - the exact search (`widen`) over the current set and the k outside models whose addition raises its
+   *    value most, for a set worth more (k = s, doubled each time it finds none, up to the whole pool: then
+   *    the current set is optimal);
+   * until neither improves or its work bound is spent. Every candidate is a subset whose routing LP passes,
+   * as a leaf of the search is, so the result is as feasible as the incumbent it replaces.
+   *
+   * Work bound: per boundary at most `nodeLimit` units, shared by all its runs (`evalsLeft`, counted in
+   * `improveEvals`), a unit being one routing LP over at most s + 1 models in the exchanges or one node of
+   * the exact search over the small pool (the same unit as `visits`, over fewer models): a limited boundary
+   * does at most twice its limit's work. `share` (0..1] caps one run at that fraction of what is left (the
+   * smallest reachable cost takes half, the reward under it the rest). Deterministic: counts, not time.
+   * It runs only once the limit is hit: below it every deployment is the exact search's, bit for bit.
+   */
+  private improve(
+    u: Float64Array,
+    c: Float64Array,
+    a: Float64Array,
+    n: number,
+    b: number,
+    s: number,
+    found: Found,
+    share = 1,
+  ): Found {
+    if (this.evalsLeft <= 0) return found;
+    const w = this.pw;
+    const rank = relaxedOrder(this.route.solve(u, c, a, n, b, w) === "ok" ? w : undefined, u, n);
+    const swaps = this.swaps;
+    const stop = this.evalsLeft - Math.ceil(share * this.evalsLeft);
+    let cur = found;
+    let k = s;
+    let exchange = true;
+    while (this.evalsLeft > stop) {
+      if (exchange) {
+        const better = swaps.improve(this.lp, u, c, a, n, b, s, cur.weights, cur.value, rank, this.evalsLeft - stop);
+        this.evalsLeft -= swaps.evals;
+        this.improveEvals += swaps.evals;
+        this.improveMoves += swaps.moves;
+        if (better !== undefined) cur = { ...better, method: found.method };
+        if (this.evalsLeft <= stop) break;
+      }
+      const wider = this.widen(u, c, a, n, b, s, cur, rank, k, stop);
+      if (wider !== undefined) {
+        cur = wider;
+        exchange = true;
+        continue;
+      }
+      // Nothing better among k candidates: twice as many (the whole pool at last: then cur is optimal).
+      if (this.narrow.stopped || k >= n - s) break;
+      k *= 2;
+      exchange = false;
+    }
+    return cur;
+  }
+
+  /**
+   * A subset worth more than `cur`, by the exact search over a small pool: cur's models and the s models
+   * outside it whose addition to it raises the value most. Exchanges of one model at a time stop where a
+   * better subset differs in several models at once (on rate-limited pools: a dear strong model and two
+   * cheap weak ones for three mid-priced ones, a knapsack-like trade); the search over the small pool finds
+   * such trades. Its nodes count in the phase's bound. Undefined when it finds none (or runs out).
+   */
+  private widen(
+    u: Float64Array,
+    c: Float64Array,
+    a: Float64Array,
+    n: number,
+    b: number,
+    s: number,
+    cur: Found,
+    rank: readonly number[],
+    k: number,
+    stop: number,
+  ): Found | undefined {
+    const pool: number[] = [];
+    for (let r = 0; r < n; r++) if ((cur.weights[r] as number) > 0) pool.push(r);
+    pool.push(...this.swaps.candidates(k, rank, n));
+    pool.sort((x, y) => x - y);
+    const m = pool.length;
+    if (m <= s) return undefined;
+    const ru = new Float64Array(m);
+    const rc = new Float64Array(m);
+    const ra = new Float64Array(m);
+    const rw = new Float64Array(m);
+    gather(u, c, a, pool, m, ru, rc, ra);
+    if (this.route.solve(ru, rc, ra, m, b, rw) !== "ok") return undefined;
+    const floor = cur.value + 1e-12 * Math.max(1, Math.abs(cur.value));
+    const narrow = this.narrow;
+    const res = narrow.solve(ru, rc, ra, m, b, s, rw, this.evalsLeft - stop, floor);
+    this.evalsLeft -= narrow.visits;
+    this.improveEvals += narrow.visits;
+    if (res === undefined) return undefined;
+    this.improveMoves++;
+    const weights = new Float64Array(n);
+    for (let q = 0; q < m; q++) weights[pool[q] as number] = res.weights[q] as number;
+    return { value: res.value, weights, method: cur.method };
   }
 
   /** The routing LP over the positions r with `members[r] > 0`; undefined when it is infeasible. */
@@ -276,6 +409,7 @@ export class DeploySolver {
     n: number,
     b: number,
     s: number,
+    share = 1,
   ): { value: number; weights: Float64Array; method: DeployMethod } | undefined {
     const route = this.route;
     const w = this.pw;
@@ -297,8 +431,15 @@ export class DeploySolver {
     this.nodes += this.search.nodes;
     this.visits += this.search.visits;
     this.left -= this.search.visits;
-    if (this.search.stopped) this.limited = true;
-    return found === undefined ? undefined : { ...found, method: "branch-and-bound" };
+    if (found === undefined) {
+      if (this.search.stopped) this.limited = true;
+      return undefined;
+    }
+    const bnb: Found = { ...found, method: "branch-and-bound" };
+    if (!this.search.stopped) return bnb;
+    this.limited = true;
+    // Stopped: improve the incumbent, unless phase 1 already proved it optimal.
+    return this.search.proven ? bnb : this.improve(u, c, a, n, b, s, bnb, share);
   }
 
   /**

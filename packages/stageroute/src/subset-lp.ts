@@ -57,3 +57,17 @@ export function gather(
     sa[q] = a[i] as number;
   }
 }
+
+/**
+ * Positions 0..n-1 by the relaxation's weight `relaxed` (descending; all equal when it is undefined), then
+ * reward u (descending), then position: the order the branch-and-bound explores first, the fallback picks
+ * from and the improvement phase tries models in (deploy.ts, branch.ts).
+ */
+export function relaxedOrder(relaxed: ArrayLike<number> | undefined, u: ArrayLike<number>, n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i).sort(
+    (x, y) =>
+      (relaxed === undefined ? 0 : (relaxed[y] as number) - (relaxed[x] as number)) ||
+      (u[y] as number) - (u[x] as number) ||
+      x - y,
+  );
+}

@@ -363,12 +363,25 @@ function dearest(p: DeployProblem): number[] {
 }
 
 describe("README numbers of the solver comparison (deterministic: node counts and values)", () => {
-  /** The first boundary after restoring the bench's pool: its deployment and the search-tree nodes examined. */
-  function boundary(n: number, s: number, config: Record<string, unknown>) {
+  /**
+   * The first boundary after restoring the bench's pool: its deployment, the search-tree nodes examined, the
+   * improvement phase's work and the budget DeployOPT used (the deployment info does not carry it).
+   */
+  function boundary(n: number, s: number, config: Record<string, unknown>, before = false) {
     const p = StageRoute.fromJSON(poised(n, s, config), config.deploySolver ? { deploySolver: highs } : undefined);
-    p.update(p.select(), { reward: 0.5, cost: 0.5 });
     const solver = (p as unknown as { deploySolver: DeploySolver }).deploySolver;
-    return { d: p.deployment as NonNullable<StageRoute["deployment"]>, visits: solver.visits };
+    // `before`: the improvement phase at the limit switched off (the deployments of 0.1.x).
+    if (before) (solver as unknown as { improve: (...args: unknown[]) => unknown }).improve = (...args) => args[6];
+    const solve = solver.solve;
+    let budget = Number.NaN;
+    solver.solve = function (this: DeploySolver, ...args: Parameters<DeploySolver["solve"]>) {
+      const r = solve.apply(this, args);
+      budget = r.budget;
+      return r;
+    };
+    p.update(p.select(), { reward: 0.5, cost: 0.5 });
+    const d = p.deployment as NonNullable<StageRoute["deployment"]>;
+    return { d, visits: solver.visits, improveEvals: solver.improveEvals, budget };
   }
   const below = (v: number, opt: number) => ((opt - v) / opt) * 100;
 
@@ -384,32 +397,54 @@ describe("README numbers of the solver comparison (deterministic: node counts an
       expect(free.visits).toBe(n === 50 ? 11_342 : 49_527);
       expect(rel(opt.d.value as number, free.d.value as number)).toBeLessThanOrEqual(1e-9);
     }
-    // [n, M_max, limit, % below HiGHS as printed (0: optimal)]
-    const rows: [number, number, number, string][] = [
-      [50, 4, 2000, "0"],
-      [100, 4, 2000, "0"],
-      [500, 4, 2000, "1.0"],
-      [50, 4, 20_000, "0"],
-      [100, 4, 20_000, "0"],
-      [500, 4, 20_000, "1.0"],
-      [50, 16, 2000, "13"],
-      [100, 16, 2000, "19"],
-      [500, 16, 2000, "16"],
-      [50, 16, 20_000, "10"],
-      [100, 16, 20_000, "9.5"],
-      [500, 16, 20_000, "16"],
+    // [n, M_max, limit, % below HiGHS as printed (0: optimal), the same before the improvement phase (0.1.x)]
+    const rows: [number, number, number, string, string][] = [
+      [50, 4, 2000, "0", "0"],
+      [100, 4, 2000, "0", "0"],
+      [500, 4, 2000, "0", "1.0"],
+      [50, 4, 20_000, "0", "0"],
+      [100, 4, 20_000, "0", "0"],
+      [500, 4, 20_000, "0", "1.0"],
+      [50, 16, 2000, "0.34", "13"],
+      [100, 16, 2000, "0.59", "19"],
+      [500, 16, 2000, "0", "16"],
+      [50, 16, 20_000, "0", "10"],
+      [100, 16, 20_000, "0.14", "9.5"],
+      [500, 16, 20_000, "0", "16"],
     ];
-    const optimum = new Map<string, number>();
-    for (const [n, s, limit, pct] of rows) {
+    /** A gap as printed: "0" when within 1e-9 (optimal), else with as many decimals as `like`. */
+    const printed = (gap: number, like: string) => (gap <= 1e-9 ? "0" : gap.toFixed(like.split(".")[1]?.length ?? 0));
+    /** The README's cell of that row: [the gap, the gap before] as printed ("0" for optimal). */
+    const cell = (n: number, s: number, limit: number): [string, string] => {
+      const head = `| M_max ${s}, \`searchNodeLimit\` ${limit.toLocaleString("en-US")} |`;
+      const line = readme.slice(readme.indexOf(head)).split(" |")[[50, 100, 500].indexOf(n) + 1] as string;
+      const gaps = [...line.matchAll(/(optimal|([\d.]+)% below)/g)].map((m) => m[2] ?? "0");
+      return [gaps[0] as string, (gaps[1] ?? gaps[0]) as string];
+    };
+    const optimum = new Map<string, { value: number; budget: number }>();
+    for (const [n, s, limit, pct, pctBefore] of rows) {
       const key = `${n}/${s}`;
-      if (!optimum.has(key)) optimum.set(key, boundary(n, s, { deploySolver: "highs" }).d.value as number);
-      const { d, visits } = boundary(n, s, { searchNodeLimit: limit });
-      const gap = below(d.value as number, optimum.get(key) as number);
-      if (pct === "0") expect(gap, `${key} ${limit}`).toBeLessThanOrEqual(1e-9);
-      else expect(gap.toFixed(pct.includes(".") ? 1 : 0), `${key} ${limit}`).toBe(pct);
-      // Every cell but one stops at its limit (50 models, M_max 4, 20,000: the search ends at 11,342).
-      if (n === 50 && s === 4 && limit === 20_000) expect(d.status).toBe("budget-relaxed");
-      else expect([d.status, visits]).toEqual(["node-limit", limit]);
+      if (!optimum.has(key)) {
+        const h = boundary(n, s, { deploySolver: "highs" });
+        optimum.set(key, { value: h.d.value as number, budget: h.budget });
+      }
+      const opt = optimum.get(key) as { value: number; budget: number };
+      const { d, visits, improveEvals, budget } = boundary(n, s, { searchNodeLimit: limit });
+      // The same budget as HiGHS's (relaxed to the smallest reachable cost at M_max 4), so values compare.
+      expect(rel(budget, opt.budget), `${key} ${limit}`).toBeLessThanOrEqual(1e-9);
+      const gap = below(d.value as number, opt.value);
+      expect(printed(gap, pct), `${key} ${limit}`).toBe(pct);
+      const old = boundary(n, s, { searchNodeLimit: limit }, true);
+      expect(printed(below(old.d.value as number, opt.value), pctBefore), `${key} ${limit} before`).toBe(pctBefore);
+      expect(cell(n, s, limit), `${key} ${limit} README`).toEqual([pct, pctBefore]);
+      // Every cell but one stops at its limit (50 models, M_max 4, 20,000: the search ends at 11,342), and
+      // the improvement phase then spends at most as much again.
+      if (n === 50 && s === 4 && limit === 20_000) expect([d.status, improveEvals]).toEqual(["budget-relaxed", 0]);
+      else {
+        expect([d.status, visits]).toEqual(["node-limit", limit]);
+        expect(improveEvals).toBeGreaterThan(0);
+        expect(improveEvals).toBeLessThanOrEqual(limit);
+      }
     }
   }, 120_000);
 });

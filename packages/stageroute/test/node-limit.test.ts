@@ -2,29 +2,7 @@ import { isRouteKitError, makeSnapshot, Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { type DeployResult, DeploySolver } from "../src/deploy.js";
 import { StageRoute, type StageRouteOptions } from "../src/index.js";
-import { expectRoutable, expectSame, poised, pool, shuffled } from "./pools.js";
-
-/** A deployment routes all traffic over at most s models within the caps and within its budget. */
-function expectFeasible(r: DeployResult, u: number[], c: number[], a: number[], s: number): void {
-  let mass = 0;
-  let capSum = 0;
-  let cost = 0;
-  let value = 0;
-  for (const i of r.support) {
-    const w = r.weights[i] as number;
-    expect(w).toBeGreaterThan(0);
-    expect(w).toBeLessThanOrEqual((a[i] as number) * (1 + 1e-12));
-    mass += w;
-    capSum += a[i] as number;
-    cost += w * (c[i] as number);
-    value += w * (u[i] as number);
-  }
-  expect(r.support.length).toBeLessThanOrEqual(s);
-  expect(capSum).toBeGreaterThanOrEqual(1 - 1e-12);
-  expect(Math.abs(mass - 1)).toBeLessThan(1e-9);
-  expect(cost).toBeLessThanOrEqual(r.budget + 1e-9 * Math.max(1, Math.abs(r.budget)));
-  expect(Math.abs(value - r.value)).toBeLessThan(1e-9);
-}
+import { expectFeasible, expectRoutable, expectSame, poised, pool, shuffled } from "./pools.js";
 
 describe("DeploySolver with a node limit", () => {
   it("below the limit: bit for bit the unlimited result; one node short: node-limit, a feasible subset no better than the optimum (300 random pools)", () => {
