@@ -57,7 +57,7 @@ const highsSpecifier = "highs";
  * assortment LP) when it cannot be imported from where this script runs (not installed, or a bundle of this entry
  * run where no `node_modules/highs` is reachable: bundlers leave the import to run time), or when its wasm is not
  * beside its script (a bundler that inlined `highs` moved it away from `highs.wasm`). {@link highsDeploySolver}
- * adds {@link BUNDLE_FIX} to either message.
+ * adds `BUNDLE_FIX` to either message.
  */
 const highsDep = optionalDependency<HighsInstance>({
   name: "highs",
@@ -125,7 +125,9 @@ export function deployMipText(p: DeployProblem): string {
 
 /**
  * Loads HiGHS (once per process) and returns an {@link ExternalDeploySolver} named "highs" for the option
- * `deploySolver`; MISSING_DEPENDENCY when `highs` cannot be loaded (the message names the fixes, {@link BUNDLE_FIX}). Its `solve` returns the models with y = 1 at HiGHS's optimum, `null` when HiGHS reports
+ * `deploySolver`; MISSING_DEPENDENCY when `highs` cannot be loaded (the message names the fixes for a bundle:
+ * keep `highs` external and installed where the bundle runs, or pass `{ highs }` loaded yourself). Its `solve`
+ * returns the models with y = 1 at HiGHS's optimum, `null` when HiGHS reports
  * the MIP infeasible, and throws RouteKitError NUMERICAL on any other status (time limit, unbounded, solver
  * error): the policy then runs its built-in search for that boundary and counts it in `solverFallbacks`.
  * HiGHS is deterministic, so the same problem gives the same subset; among equally good subsets it may
