@@ -140,22 +140,42 @@ describe("stageroute deploySolver=highs", () => {
   }, 30_000);
 });
 
+/** A temp dir holding events.jsonl: 200 decision events of a StageRoute logger over four arms. */
+function stageLog(): { dir: string; events: string; arms: string[] } {
+  const dir = mkdtempSync(join(tmpdir(), "routekit-highs-train-"));
+  const arms = ["a", "b", "c", "d"];
+  const logger = new StageRouteClass({ arms, budget: 0.5, maxDeployed: 2, stageLength: 20, seed: 3 });
+  const rng = Rng.fromSeed("highs-train");
+  const lines: string[] = [];
+  for (let t = 0; t < 200; t++) {
+    const d = logger.select();
+    const i = arms.indexOf(d.arm);
+    const feedback = { reward: rng.uniform() < 0.2 + 0.2 * i ? 1 : 0, cost: 0.2 * i };
+    lines.push(JSON.stringify({ ...logger.decisionRecord(d), feedback }));
+    logger.update(d, feedback);
+  }
+  const events = join(dir, "events.jsonl");
+  writeFileSync(events, `${lines.join("\n")}\n`);
+  return { dir, events, arms };
+}
+
 describe("train and evaluate with deploySolver=highs", () => {
-  it("prepare runs before the policy is built for the log: the snapshot records highs and restores with it", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "routekit-highs-train-"));
-    const arms = ["a", "b", "c", "d"];
-    const logger = new StageRouteClass({ arms, budget: 0.5, maxDeployed: 2, stageLength: 20, seed: 3 });
-    const rng = Rng.fromSeed("highs-train");
-    const lines: string[] = [];
-    for (let t = 0; t < 200; t++) {
-      const d = logger.select();
-      const i = arms.indexOf(d.arm);
-      const feedback = { reward: rng.uniform() < 0.2 + 0.2 * i ? 1 : 0, cost: 0.2 * i };
-      lines.push(JSON.stringify({ ...logger.decisionRecord(d), feedback }));
-      logger.update(d, feedback);
+  it("evaluate --snapshot restores a built-in-solver StageRoute or greedy snapshot (it built one from defaults needing an environment)", async () => {
+    const { dir, events } = stageLog();
+    for (const policy of ["stageroute", "stageroute-greedy"]) {
+      const flags = ["budget=0.5", "maxDeployed=2", "stageLength=20", "minCost=0"].flatMap((p) => ["--param", p]);
+      const out = join(dir, `${policy}.json`);
+      const t = await runCli(["train", "--events", events, "--policy", policy, ...flags, "--out", out, "-q"]);
+      expect(t.code, t.err).toBe(0);
+      const e = await runCli(["evaluate", "--events", events, "--policy", policy, "--snapshot", out, "--json"]);
+      expect(e.err).toBe("");
+      expect(e.code).toBe(0);
+      expect(JSON.parse(e.out).snapshot).toBe(true);
     }
-    const events = join(dir, "events.jsonl");
-    writeFileSync(events, `${lines.join("\n")}\n`);
+  }, 30_000);
+
+  it("prepare runs before the policy is built for the log: the snapshot records highs and restores with it", async () => {
+    const { dir, events, arms } = stageLog();
     const params = ["budget=0.5", "maxDeployed=2", "stageLength=20", "minCost=0", "enumLimit=0", "deploySolver=highs"];
     const flags = params.flatMap((p) => ["--param", p]);
     const out = join(dir, "snap.json");
