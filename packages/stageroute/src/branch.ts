@@ -32,7 +32,7 @@
  * A `floor` turns the search into the improvement phase's exact search over a small pool (deploy.ts): only
  * subsets worth more than the floor count, and the first pass's optimum is returned as it is.
  */
-import { SELECT_MAX } from "./route-fill.js";
+import { FULL, SELECT_MAX, SUPPORT_EPS } from "./route-fill.js";
 import { relaxedOrder, SubsetLp } from "./subset-lp.js";
 
 /** Most entries of `SubsetSearch`'s table of largest caps per suffix (8 MB of doubles). */
@@ -59,12 +59,25 @@ export class SubsetSearch {
   /** The current LP's cost order, up to where its cheapest fill places all traffic. */
   private cord = new Int32Array(0);
   private slope = 0;
+  /** Models ranked into `cord` by the last `costPrefix`, whether two of them had equal costs, and whether `boundAt` must rank again. */
+  private cordLen = 0;
+  private costTies = false;
+  private cordTied = true;
+  /** Whether the search's rewards and costs are finite and its caps positive (finite), so that `freeAt` may bound. */
+  private plain = false;
   private muScale = 1;
   /** Costs, caps and the reduced-cost fill order of the current budget test (see `overBudget`). */
   private lc = new Float64Array(0);
   private la = new Float64Array(0);
   private lk = new Float64Array(0);
   private lord = new Int32Array(0);
+  /** `freeAt`'s ranking by LP index: reduced rewards, costs, caps, rewards su, probabilities; and its fill order. */
+  private fk = new Float64Array(0);
+  private fc = new Float64Array(0);
+  private fa = new Float64Array(0);
+  private fu = new Float64Array(0);
+  private fp = new Float64Array(0);
+  private ford = new Int32Array(0);
   /** The largest eligible caps per suffix of the current phase's order (see `topCaps`), `topW` per row. */
   private top = new Float64Array(0);
   private topW = 0;
@@ -80,6 +93,12 @@ export class SubsetSearch {
    * without them).
    */
   feasibilityCuts = true;
+  /**
+   * Bound the nodes of a search without a budget (b = +Infinity) by ranking the routing fill straight from
+   * the pool (`freeAt`; on by default; the same bounds bit for bit as the routing LP's: tests compare
+   * against the search without it).
+   */
+  directFill = true;
   /** Subtrees the last search cut because no completion meets the budget (see `overBudget`). */
   budgetCuts = 0;
   /** Nodes of the search tree examined in the last search: leaves, cut prefixes and bounded prefixes. */
@@ -110,6 +129,12 @@ export class SubsetSearch {
     this.la = new Float64Array(m);
     this.lk = new Float64Array(m);
     this.lord = new Int32Array(m);
+    this.fk = new Float64Array(m);
+    this.fc = new Float64Array(m);
+    this.fa = new Float64Array(m);
+    this.fu = new Float64Array(m);
+    this.fp = new Float64Array(m);
+    this.ford = new Int32Array(m);
   }
 
   /**
@@ -146,6 +171,11 @@ export class SubsetSearch {
       uMin = Math.min(uMin, u[i] as number);
     }
     this.muScale = Math.max(uMax - uMin, 1e-6) / 8;
+    let plain = true;
+    for (let i = 0; i < n && plain; i++) {
+      plain = Number.isFinite(u[i] as number) && Number.isFinite(c[i] as number) && (a[i] as number) > 0;
+    }
+    this.plain = plain;
     const byCost = Array.from({ length: n }, (_, i) => i).sort((x, y) => (c[x] as number) - (c[y] as number) || x - y);
     for (let i = 0; i < n; i++) this.byCost[i] = byCost[i] as number;
     // Phase 1: the optimal value, exploring promising models first.
@@ -249,10 +279,55 @@ export class SubsetSearch {
     cut: number,
   ): number {
     this.nodes++;
+    const f = k + 1;
+    const left = s - f;
+    const m = f + n - j - 1;
+    const ranked = m > SELECT_MAX;
+    // Without a budget the routing LP is one fill by reward, which `freeAt` ranks straight from the pool
+    // (stamp 0: nothing gathered).
+    const direct = b === Number.POSITIVE_INFINITY && this.plain && this.directFill;
+    const stamp = direct ? 0 : this.gather(u, c, a, n, j, f, ranked);
+    let best = this.boundAt(0, u, c, a, n, b, j, m, f, left, ranked, stamp);
+    if (best <= cut || this.slope >= -1e-12) return best;
+    let lo = 0;
+    let hi = this.muScale;
+    for (let it = 0; it < 40; it++) {
+      const v = this.boundAt(hi, u, c, a, n, b, j, m, f, left, ranked, stamp);
+      if (v < best) best = v;
+      if (best <= cut || this.slope >= -1e-12) break;
+      lo = hi;
+      hi *= 2;
+    }
+    if (best <= cut || this.slope < -1e-12) return best;
+    for (let it = 0; it < 12; it++) {
+      const mid = (lo + hi) / 2;
+      const v = this.boundAt(mid, u, c, a, n, b, j, m, f, left, ranked, stamp);
+      if (v < best) best = v;
+      if (best <= cut) return best;
+      if (Math.abs(this.slope) <= 1e-12) break;
+      if (this.slope < 0) lo = mid;
+      else hi = mid;
+    }
+    return best;
+  }
+
+  /**
+   * Gathers `bound`'s LP over idx[0..f) and positions perm[j+1..n) into base, lp.sc, lp.sa (marking them
+   * with a new stamp, their LP index in `slot`), and ranks their cost order when the LP is large enough to
+   * use it (see `costPrefix`). Returns the stamp.
+   */
+  private gather(
+    u: Float64Array,
+    c: Float64Array,
+    a: Float64Array,
+    n: number,
+    j: number,
+    f: number,
+    ranked: boolean,
+  ): number {
     const { idx, perm, base, slot, mark } = this;
     const { sc, sa } = this.lp;
     const stamp = ++this.stamp;
-    const f = k + 1;
     let m = 0;
     for (let q = 0; q < f; q++) {
       const i = idx[q] as number;
@@ -270,30 +345,14 @@ export class SubsetSearch {
       sc[m] = c[i] as number;
       sa[m++] = a[i] as number;
     }
-    const left = s - f;
-    const ranked = m > SELECT_MAX;
-    let best = this.boundAt(0, c, n, b, m, f, left, ranked, stamp);
-    if (best <= cut || this.slope >= -1e-12) return best;
-    let lo = 0;
-    let hi = this.muScale;
-    for (let it = 0; it < 40; it++) {
-      const v = this.boundAt(hi, c, n, b, m, f, left, ranked, stamp);
-      if (v < best) best = v;
-      if (best <= cut || this.slope >= -1e-12) break;
-      lo = hi;
-      hi *= 2;
+    this.cordTied = true;
+    if (ranked) {
+      this.costPrefix(c, n, stamp);
+      // Without equal costs among the ranked models, the order does not depend on the rewards su, so
+      // the one ranked here holds at every mu.
+      this.cordTied = this.costTies;
     }
-    if (best <= cut || this.slope < -1e-12) return best;
-    for (let it = 0; it < 12; it++) {
-      const mid = (lo + hi) / 2;
-      const v = this.boundAt(mid, c, n, b, m, f, left, ranked, stamp);
-      if (v < best) best = v;
-      if (best <= cut) return best;
-      if (Math.abs(this.slope) <= 1e-12) break;
-      if (this.slope < 0) lo = mid;
-      else hi = mid;
-    }
-    return best;
+    return stamp;
   }
 
   /**
@@ -304,24 +363,131 @@ export class SubsetSearch {
    */
   private boundAt(
     mu: number,
+    u: Float64Array,
     c: Float64Array,
+    a: Float64Array,
     n: number,
     b: number,
+    j: number,
     m: number,
     f: number,
     left: number,
     ranked: boolean,
     stamp: number,
   ): number {
+    if (stamp === 0) {
+      const v = this.freeAt(mu, u, c, a, j, m, f, left);
+      if (!Number.isNaN(v)) return v;
+      // A reward su overflowed (a tiny cap): the solver's own path, over the gathered LP.
+      stamp = this.gather(u, c, a, n, j, f, ranked);
+    }
     const { base, cord } = this;
     const { su, sc, sa, sp, route } = this.lp;
     for (let q = 0; q < m; q++) su[q] = q < f ? (base[q] as number) : (base[q] as number) - mu / (sa[q] as number);
-    const len = ranked ? this.costPrefix(c, n, stamp) : 0;
-    if (route.solve(su, sc, sa, m, b, sp, ranked ? cord : undefined, len) !== "ok") return Number.NEGATIVE_INFINITY;
+    // The cost order: ranked once per node (`gather`) unless equal costs make it depend on mu.
+    if (ranked && this.cordTied) this.costPrefix(c, n, stamp);
+    if (route.solve(su, sc, sa, m, b, sp, ranked ? cord : undefined, ranked ? this.cordLen : 0) !== "ok")
+      return Number.NEGATIVE_INFINITY;
     let used = 0;
     for (let q = f; q < m; q++) used += (sp[q] as number) / (sa[q] as number);
     this.slope = left - used;
     return route.value + mu * left;
+  }
+
+  /**
+   * `boundAt` without a budget (b = +Infinity), with the same result bit for bit and no gathering: the
+   * routing LP over the node's m models (LP index q: idx[q] for q < f, then perm[j + 1 + q - f]) is then
+   * the fill by reward su (the solver's `fillAt(0)`: by su, then cheaper, then LP index; ranked here as
+   * `rankAt` ranks it, in one pass over the pool's positions) written out by `pour`, whose value sums
+   * su q * p_q over the models that receive traffic in LP order (probabilities under SUPPORT_EPS
+   * dropped), exactly as the solver's pass over all m models does (the others add zeros). The caps'
+   * total is summed in LP order as the solver's mass test does. Used only when every reward and cost is
+   * finite and every cap positive (`plain`); NaN (the caller gathers the LP and solves it) when a reduced
+   * reward su overflows, where the solver's sums over all m models would see it.
+   */
+  private freeAt(
+    mu: number,
+    u: Float64Array,
+    c: Float64Array,
+    a: Float64Array,
+    j: number,
+    m: number,
+    f: number,
+    left: number,
+  ): number {
+    const { idx, perm, fk, fc, fa, fu, ford } = this;
+    let len = 0;
+    let mass = 0;
+    let total = 0;
+    let kLast = 0;
+    let cLast = 0;
+    const shift = j + 1 - f;
+    for (let q = 0; q < m; q++) {
+      const i = (q < f ? idx[q] : perm[q + shift]) as number;
+      const ai = a[i] as number;
+      total += ai;
+      const ci = c[i] as number;
+      const ui = q < f ? (u[i] as number) : (u[i] as number) - mu / ai;
+      if (ui - ui !== 0) return Number.NaN;
+      // The solver's reduced value at lambda = 0: su - 0 c, which equals su (as compared).
+      const ki = ui;
+      if (mass >= FULL && !(ki > kLast || (ki === kLast && ci < cLast))) continue;
+      fk[q] = ki;
+      fc[q] = ci;
+      fa[q] = ai;
+      fu[q] = ui;
+      let p = len;
+      while (p > 0) {
+        const w = ford[p - 1] as number;
+        const kw = fk[w] as number;
+        if (ki > kw || (ki === kw && ci < (fc[w] as number))) {
+          ford[p] = w;
+          p--;
+        } else break;
+      }
+      ford[p] = q;
+      len++;
+      mass += ai;
+      while (len > 1 && mass - (fa[ford[len - 1] as number] as number) >= FULL) {
+        len--;
+        mass -= fa[ford[len] as number] as number;
+      }
+      const w = ford[len - 1] as number;
+      kLast = fk[w] as number;
+      cLast = fc[w] as number;
+    }
+    if (!(total >= 1 - 1e-12 && m > 0)) return Number.NEGATIVE_INFINITY;
+    // The fill (the solver's `settle`, then `pour`): probabilities in rank order.
+    const fp = this.fp;
+    let rem = 1;
+    let r = 0;
+    for (; r < len && rem > 0; r++) {
+      const q = ford[r] as number;
+      const cap = fa[q] as number;
+      const v = cap < rem ? cap : rem;
+      rem -= v;
+      fp[q] = v < SUPPORT_EPS ? 0 : v;
+    }
+    // The models used, in LP order (insertion: few of them).
+    for (let t = 1; t < r; t++) {
+      const q = ford[t] as number;
+      let p = t;
+      while (p > 0 && (ford[p - 1] as number) > q) {
+        ford[p] = ford[p - 1] as number;
+        p--;
+      }
+      ford[p] = q;
+    }
+    let value = 0;
+    let used = 0;
+    for (let t = 0; t < r; t++) {
+      const q = ford[t] as number;
+      const v = fp[q] as number;
+      value += (fu[q] as number) * v;
+      if (q >= f) used += v / (fa[q] as number);
+    }
+    this.slope = left - used;
+    return value + mu * left;
   }
 
   /**
@@ -565,6 +731,7 @@ export class SubsetSearch {
     let len = 0;
     let rem = 1;
     let r = 0;
+    let ties = false;
     while (r < n && rem > 0) {
       const i = byCost[r++] as number;
       if (mark[i] !== stamp) continue;
@@ -575,6 +742,7 @@ export class SubsetSearch {
         const k = byCost[r] as number;
         if ((c[k] as number) !== cost) break;
         if (mark[k] !== stamp) continue;
+        ties = true;
         const q = slot[k] as number;
         const uq = su[q] as number;
         let p = len++;
@@ -593,6 +761,8 @@ export class SubsetSearch {
         rem -= av < rem ? av : rem;
       }
     }
+    this.cordLen = len;
+    this.costTies = ties;
     return len;
   }
 }

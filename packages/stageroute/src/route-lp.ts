@@ -53,6 +53,13 @@ export class RouteSolver extends BreakpointSolver {
     this.grow(n);
     if (!this.massOk(alpha, n, out)) return "infeasible-mass";
     const eps = Number.isFinite(b) ? 1e-12 * Math.abs(b) : 0;
+    if (b === Number.POSITIVE_INFINITY) {
+      // No budget: no fill is over it, so the fill by reward alone below is the answer and the cheapest
+      // fill (ranked only to test the budget and to bracket the Newton iteration) would go unused. A
+      // fill whose cost is NaN (non-finite inputs) falls through to the full sequence, which repeats it.
+      const cost = this.fillAt(0, u, c, alpha, n, this.oA);
+      if (cost <= b) return this.pour(u, alpha, n, this.oA, this.len, cost, out, "ok");
+    }
     // The cheapest fill: when it is over budget, no routing meets the budget.
     let oLo = this.oB;
     let costLo = this.cheapestFill(u, c, alpha, n, oLo, costOrder, costLen);
