@@ -78,6 +78,17 @@ export class SubsetSearch {
   private fu = new Float64Array(0);
   private fp = new Float64Array(0);
   private ford = new Int32Array(0);
+  /**
+   * Per suffix perm[r..n) of the current phase (see `freeAt`): the largest reward and cap among the models
+   * whose caps are at most the pool's median cap (hiU, hiA) and among the others (hiU2, hiA2); the smallest
+   * reward and cap of all.
+   */
+  private hiU = new Float64Array(0);
+  private hiA = new Float64Array(0);
+  private hiU2 = new Float64Array(0);
+  private hiA2 = new Float64Array(0);
+  private loU = new Float64Array(0);
+  private loA = new Float64Array(0);
   /** The largest eligible caps per suffix of the current phase's order (see `topCaps`), `topW` per row. */
   private top = new Float64Array(0);
   private topW = 0;
@@ -135,6 +146,12 @@ export class SubsetSearch {
     this.fu = new Float64Array(m);
     this.fp = new Float64Array(m);
     this.ford = new Int32Array(m);
+    this.hiU = new Float64Array(m + 1);
+    this.hiA = new Float64Array(m + 1);
+    this.hiU2 = new Float64Array(m + 1);
+    this.hiA2 = new Float64Array(m + 1);
+    this.loU = new Float64Array(m + 1);
+    this.loA = new Float64Array(m + 1);
   }
 
   /**
@@ -186,6 +203,7 @@ export class SubsetSearch {
     this.threshold = Number.POSITIVE_INFINITY;
     this.found = false;
     this.topCaps(a, n, s);
+    this.suffixBounds(u, a, n);
     this.descend(u, c, a, n, b, s, 0, 0, false);
     this.proven = !this.stopped;
     if (!this.found) return undefined;
@@ -195,6 +213,7 @@ export class SubsetSearch {
       this.threshold = this.incumbent - 1e-12;
       this.found = false;
       this.topCaps(a, n, s);
+      this.suffixBounds(u, a, n);
       this.descend(u, c, a, n, b, s, 0, 0, true);
       if (!this.found) {
         if (!this.stopped) return undefined;
@@ -422,8 +441,28 @@ export class SubsetSearch {
     let kLast = 0;
     let cLast = 0;
     const shift = j + 1 - f;
+    const { hiU, hiA, hiU2, hiA2, loU, loA } = this;
     for (let q = 0; q < m; q++) {
-      const i = (q < f ? idx[q] : perm[q + shift]) as number;
+      let i: number;
+      if (q < f) i = idx[q] as number;
+      else {
+        const r = q + shift;
+        // Once the ranked prefix carries all traffic and the caps pass the mass test (a sum of positive
+        // caps only grows), no model left can rank ahead of its last (in each of the two cap classes their
+        // reduced rewards are at most hiU - mu / hiA, rounding being monotone) nor overflow (at least
+        // loU - mu / loA): the rest of the pass would change nothing.
+        if (
+          mass >= FULL &&
+          total >= 1 - 1e-12 &&
+          (mu === 0
+            ? Math.max(hiU[r] as number, hiU2[r] as number) < kLast
+            : (hiU[r] as number) - mu / (hiA[r] as number) < kLast &&
+              (hiU2[r] as number) - mu / (hiA2[r] as number) < kLast &&
+              (loU[r] as number) - mu / (loA[r] as number) > Number.NEGATIVE_INFINITY)
+        )
+          break;
+        i = perm[r] as number;
+      }
       const ai = a[i] as number;
       total += ai;
       const ci = c[i] as number;
@@ -523,6 +562,31 @@ export class SubsetSearch {
     }
     for (let q = 0; q < got; q++) sum += lk[q] as number;
     return sum + 1e-9 < 1 - 1e-12;
+  }
+
+  /** Fills hiU, hiA, hiU2, hiA2, loU, loA (`freeAt`'s bounds on the rewards and caps of each suffix of the phase's order). */
+  private suffixBounds(u: Float64Array, a: Float64Array, n: number): void {
+    const { hiU, hiA, hiU2, hiA2, loU, loA, perm } = this;
+    if (n === 0) return;
+    const split = Array.from(a.subarray(0, n)).sort((x, y) => x - y)[n >> 1] as number;
+    hiU[n] = Number.NEGATIVE_INFINITY;
+    hiA[n] = Number.NEGATIVE_INFINITY;
+    hiU2[n] = Number.NEGATIVE_INFINITY;
+    hiA2[n] = Number.NEGATIVE_INFINITY;
+    loU[n] = Number.POSITIVE_INFINITY;
+    loA[n] = Number.POSITIVE_INFINITY;
+    for (let r = n - 1; r >= 0; r--) {
+      const i = perm[r] as number;
+      const ui = u[i] as number;
+      const ai = a[i] as number;
+      const big = ai > split;
+      hiU[r] = big ? (hiU[r + 1] as number) : Math.max(hiU[r + 1] as number, ui);
+      hiA[r] = big ? (hiA[r + 1] as number) : Math.max(hiA[r + 1] as number, ai);
+      hiU2[r] = big ? Math.max(hiU2[r + 1] as number, ui) : (hiU2[r + 1] as number);
+      hiA2[r] = big ? Math.max(hiA2[r + 1] as number, ai) : (hiA2[r + 1] as number);
+      loU[r] = Math.min(loU[r + 1] as number, ui);
+      loA[r] = Math.min(loA[r + 1] as number, ai);
+    }
   }
 
   /**
