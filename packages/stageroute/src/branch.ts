@@ -65,6 +65,9 @@ export class SubsetSearch {
   private cordTied = true;
   /** Whether the search's rewards and costs are finite and its caps positive (finite), so that `freeAt` may bound. */
   private plain = false;
+  /** Dual prices (see RouteSolver.dualLambda) of the last LP solved at each step of `bound`'s doubling search (0: mu = 0). */
+  private lam = new Float64Array(42).fill(Number.NaN);
+  private tau = new Float64Array(42).fill(Number.NaN);
   private muScale = 1;
   /** Costs, caps and the reduced-cost fill order of the current budget test (see `overBudget`). */
   private lc = new Float64Array(0);
@@ -110,6 +113,14 @@ export class SubsetSearch {
    * against the search without it).
    */
   directFill = true;
+  /**
+   * Compute each bound only as far as its cut decision needs (on by default): a bound stops its multiplier
+   * search once no multiplier left can bring it to the cut (`keeps`), and an LP whose value the previous
+   * LP's dual prices already bound below the cut is not solved (`boundAt`). The search cuts and keeps the
+   * same nodes, so nodes, visits and the subset are the same; only the values of bounds that do not
+   * decide anything differ (tests compare against the search without them).
+   */
+  boundShortcuts = true;
   /** Subtrees the last search cut because no completion meets the budget (see `overBudget`). */
   budgetCuts = 0;
   /** Nodes of the search tree examined in the last search: leaves, cut prefixes and bounded prefixes. */
@@ -306,28 +317,62 @@ export class SubsetSearch {
     // (stamp 0: nothing gathered).
     const direct = b === Number.POSITIVE_INFINITY && this.plain && this.directFill;
     const stamp = direct ? 0 : this.gather(u, c, a, n, j, f, ranked);
-    let best = this.boundAt(0, u, c, a, n, b, j, m, f, left, ranked, stamp);
+    let best = this.boundAt(0, u, c, a, n, b, j, m, f, left, ranked, stamp, cut, 0);
     if (best <= cut || this.slope >= -1e-12) return best;
     let lo = 0;
     let hi = this.muScale;
+    let vLo = best;
+    let gLo = this.slope;
+    let vHi = best;
     for (let it = 0; it < 40; it++) {
-      const v = this.boundAt(hi, u, c, a, n, b, j, m, f, left, ranked, stamp);
+      const v = this.boundAt(hi, u, c, a, n, b, j, m, f, left, ranked, stamp, cut, it + 1);
       if (v < best) best = v;
-      if (best <= cut || this.slope >= -1e-12) break;
+      if (best <= cut || this.slope >= -1e-12) {
+        vHi = v;
+        break;
+      }
       lo = hi;
+      vLo = v;
+      gLo = this.slope;
       hi *= 2;
     }
     if (best <= cut || this.slope < -1e-12) return best;
+    let gHi = this.slope;
     for (let it = 0; it < 12; it++) {
+      if (this.boundShortcuts && this.keeps(lo, vLo, gLo, hi, vHi, gHi, cut)) return best;
       const mid = (lo + hi) / 2;
-      const v = this.boundAt(mid, u, c, a, n, b, j, m, f, left, ranked, stamp);
+      const v = this.boundAt(mid, u, c, a, n, b, j, m, f, left, ranked, stamp, cut, -1);
       if (v < best) best = v;
       if (best <= cut) return best;
       if (Math.abs(this.slope) <= 1e-12) break;
-      if (this.slope < 0) lo = mid;
-      else hi = mid;
+      if (this.slope < 0) {
+        lo = mid;
+        vLo = v;
+        gLo = this.slope;
+      } else {
+        hi = mid;
+        vHi = v;
+        gHi = this.slope;
+      }
     }
     return best;
+  }
+
+  /**
+   * Whether no multiplier in [lo, hi] can bring the bound down to `cut`: the bound at mu is at least the
+   * value at mu of the Lagrangian of the routing found at lo (the line through vLo with slope gLo), and
+   * of the one found at hi, so at least the smaller of their maximum over [lo, hi] (at an end or where
+   * they cross). A margin of a relative 1e-9, far above the rounding of the values and slopes and the
+   * routing LP's tolerance, keeps every value the bisection would still compute above the cut.
+   */
+  private keeps(lo: number, vLo: number, gLo: number, hi: number, vHi: number, gHi: number, cut: number): boolean {
+    const margin = 1e-9 * (1 + Math.abs(cut) + Math.abs(vLo) + Math.abs(vHi));
+    let low = Math.min(Math.max(vLo, vHi + gHi * (lo - hi)), Math.max(vLo + gLo * (hi - lo), vHi));
+    if (gLo < gHi) {
+      const x = (vHi - vLo - gHi * hi + gLo * lo) / (gLo - gHi);
+      if (x > lo && x < hi) low = Math.min(low, Math.max(vLo + gLo * (x - lo), vHi + gHi * (x - hi)));
+    }
+    return low > cut + margin;
   }
 
   /**
@@ -393,6 +438,8 @@ export class SubsetSearch {
     left: number,
     ranked: boolean,
     stamp: number,
+    cut: number,
+    step: number,
   ): number {
     if (stamp === 0) {
       const v = this.freeAt(mu, u, c, a, j, m, f, left);
@@ -403,10 +450,30 @@ export class SubsetSearch {
     const { base, cord } = this;
     const { su, sc, sa, sp, route } = this.lp;
     for (let q = 0; q < m; q++) su[q] = q < f ? (base[q] as number) : (base[q] as number) - mu / (sa[q] as number);
+    if (step >= 0 && this.boundShortcuts && Number.isFinite(b)) {
+      // The dual prices of the last LP solved at this step of the multiplier search (another node's)
+      // bound this one's from above: when that bound already cuts, so does the LP's value, by far more
+      // than its rounding and tolerance (a relative 1e-9), and the search cuts here as it would have.
+      const lambda = this.lam[step] as number;
+      const tau = this.tau[step] as number;
+      if (lambda >= 0) {
+        let ub = lambda * b + tau;
+        for (let q = 0; q < m; q++) {
+          const d = (su[q] as number) - lambda * (sc[q] as number) - tau;
+          if (d > 0) ub += (sa[q] as number) * d;
+        }
+        ub += mu * left;
+        if (ub <= cut - 1e-9 * (1 + Math.abs(cut) + Math.abs(ub))) return ub;
+      }
+    }
     // The cost order: ranked once per node (`gather`) unless equal costs make it depend on mu.
     if (ranked && this.cordTied) this.costPrefix(c, n, stamp);
     if (route.solve(su, sc, sa, m, b, sp, ranked ? cord : undefined, ranked ? this.cordLen : 0) !== "ok")
       return Number.NEGATIVE_INFINITY;
+    if (step >= 0) {
+      this.lam[step] = route.dualLambda;
+      this.tau[step] = route.dualTau;
+    }
     let used = 0;
     for (let q = f; q < m; q++) used += (sp[q] as number) / (sa[q] as number);
     this.slope = left - used;

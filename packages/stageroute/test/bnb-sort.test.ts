@@ -28,8 +28,10 @@ describe("branch-and-bound bounds ranked from one cost sort per search match the
     const rng = Rng.fromSeed("bnb-sort");
     const ref = new ReferenceSubsetSearch(false);
     const cur = new SubsetSearch();
-    // The sort alone: without the feasibility cuts (test/bnb-cut.test.ts), which visit fewer nodes.
+    // The sort alone: without the feasibility cuts (test/bnb-cut.test.ts), which visit fewer nodes, and
+    // with every bound in full (test/bnb-shortcuts.test.ts).
     cur.feasibilityCuts = false;
+    cur.boundShortcuts = false;
     const refLog = recordBounds(ref);
     const curLog = recordBounds(cur);
     const refSolver = solverWith(ref, 0);
@@ -75,8 +77,10 @@ describe("branch-and-bound bounds ranked from one cost sort per search match the
     const rng = Rng.fromSeed("bnb-sort-large");
     const ref = new ReferenceSubsetSearch(false);
     const cur = new SubsetSearch();
-    // The sort alone: without the feasibility cuts (test/bnb-cut.test.ts), which visit fewer nodes.
+    // The sort alone: without the feasibility cuts (test/bnb-cut.test.ts), which visit fewer nodes, and
+    // with every bound in full (test/bnb-shortcuts.test.ts).
     cur.feasibilityCuts = false;
+    cur.boundShortcuts = false;
     const refSolver = solverWith(ref, 50_000);
     const curSolver = solverWith(cur, 50_000);
     for (let k = 0; k < 6; k++) {
