@@ -90,6 +90,9 @@ export class SubsetSearch {
   private hiA = new Float64Array(0);
   private hiU2 = new Float64Array(0);
   private hiA2 = new Float64Array(0);
+  /** Per suffix perm[r..n): the first position of a model in the large-cap class, and in the other (n: none). */
+  private nextBig = new Int32Array(0);
+  private nextSmall = new Int32Array(0);
   private loU = new Float64Array(0);
   private loA = new Float64Array(0);
   /** The largest eligible caps per suffix of the current phase's order (see `topCaps`), `topW` per row. */
@@ -161,6 +164,8 @@ export class SubsetSearch {
     this.hiA = new Float64Array(m + 1);
     this.hiU2 = new Float64Array(m + 1);
     this.hiA2 = new Float64Array(m + 1);
+    this.nextBig = new Int32Array(m + 1);
+    this.nextSmall = new Int32Array(m + 1);
     this.loU = new Float64Array(m + 1);
     this.loA = new Float64Array(m + 1);
   }
@@ -508,26 +513,31 @@ export class SubsetSearch {
     let kLast = 0;
     let cLast = 0;
     const shift = j + 1 - f;
-    const { hiU, hiA, hiU2, hiA2, loU, loA } = this;
+    const { hiU, hiA, hiU2, hiA2, loU, loA, nextBig, nextSmall } = this;
     for (let q = 0; q < m; q++) {
       let i: number;
       if (q < f) i = idx[q] as number;
       else {
-        const r = q + shift;
+        let r = q + shift;
         // Once the ranked prefix carries all traffic and the caps pass the mass test (a sum of positive
-        // caps only grows), no model left can rank ahead of its last (in each of the two cap classes their
-        // reduced rewards are at most hiU - mu / hiA, rounding being monotone) nor overflow (at least
-        // loU - mu / loA): the rest of the pass would change nothing.
+        // caps only grows), a model left cannot rank ahead of its last when its cap class's bound on their
+        // reduced rewards, hiU - mu / hiA (rounding is monotone), is below it, nor overflow (at least
+        // loU - mu / loA): the pass skips to the next model of the other class, or stops (it would rank
+        // none of those it skips).
         if (
           mass >= FULL &&
           total >= 1 - 1e-12 &&
-          (mu === 0
-            ? Math.max(hiU[r] as number, hiU2[r] as number) < kLast
-            : (hiU[r] as number) - mu / (hiA[r] as number) < kLast &&
-              (hiU2[r] as number) - mu / (hiA2[r] as number) < kLast &&
-              (loU[r] as number) - mu / (loA[r] as number) > Number.NEGATIVE_INFINITY)
-        )
-          break;
+          (mu === 0 || (loU[r] as number) - mu / (loA[r] as number) > Number.NEGATIVE_INFINITY)
+        ) {
+          const small = mu === 0 ? (hiU[r] as number) : (hiU[r] as number) - mu / (hiA[r] as number);
+          const big = mu === 0 ? (hiU2[r] as number) : (hiU2[r] as number) - mu / (hiA2[r] as number);
+          if (small < kLast) {
+            if (big < kLast) break;
+            r = nextBig[r] as number;
+          } else if (big < kLast) r = nextSmall[r] as number;
+          q = r - shift;
+          if (q >= m) break;
+        }
         i = perm[r] as number;
       }
       const ai = a[i] as number;
@@ -631,9 +641,9 @@ export class SubsetSearch {
     return sum + 1e-9 < 1 - 1e-12;
   }
 
-  /** Fills hiU, hiA, hiU2, hiA2, loU, loA (`freeAt`'s bounds on the rewards and caps of each suffix of the phase's order). */
+  /** Fills `freeAt`'s bounds on the rewards and caps of each suffix of the phase's order, by cap class, and the next model of each class. */
   private suffixBounds(u: Float64Array, a: Float64Array, n: number): void {
-    const { hiU, hiA, hiU2, hiA2, loU, loA, perm } = this;
+    const { hiU, hiA, hiU2, hiA2, loU, loA, nextBig, nextSmall, perm } = this;
     if (n === 0) return;
     const split = Array.from(a.subarray(0, n)).sort((x, y) => x - y)[n >> 1] as number;
     hiU[n] = Number.NEGATIVE_INFINITY;
@@ -642,6 +652,8 @@ export class SubsetSearch {
     hiA2[n] = Number.NEGATIVE_INFINITY;
     loU[n] = Number.POSITIVE_INFINITY;
     loA[n] = Number.POSITIVE_INFINITY;
+    nextBig[n] = n;
+    nextSmall[n] = n;
     for (let r = n - 1; r >= 0; r--) {
       const i = perm[r] as number;
       const ui = u[i] as number;
@@ -653,6 +665,8 @@ export class SubsetSearch {
       hiA2[r] = big ? Math.max(hiA2[r + 1] as number, ai) : (hiA2[r + 1] as number);
       loU[r] = Math.min(loU[r + 1] as number, ui);
       loA[r] = Math.min(loA[r + 1] as number, ai);
+      nextBig[r] = big ? r : (nextBig[r + 1] as number);
+      nextSmall[r] = big ? (nextSmall[r + 1] as number) : r;
     }
   }
 
