@@ -127,6 +127,22 @@ export function expectSame(got: DeployResult, want: DeployResult): void {
   expect(bits(got.weights)).toBe(bits(want.weights));
 }
 
+/**
+ * Runs the reference solve `want` and the solve under test `got`: when the reference throws, `got` must throw the
+ * same message (undefined); otherwise both deployments must agree bit for bit (the reference's returned).
+ */
+export function solveBoth(want: () => DeployResult, got: () => DeployResult): DeployResult | undefined {
+  let ref: DeployResult;
+  try {
+    ref = want();
+  } catch (e) {
+    expect(got).toThrow((e as Error).message);
+    return undefined;
+  }
+  expectSame(got(), ref);
+  return ref;
+}
+
 /** A DeploySolver whose branch-and-bound is `search` (a reference version of it, or a recording one). */
 export function solverWith(search: object, enumLimit: number): DeploySolver {
   const d = new DeploySolver(enumLimit);
