@@ -63,6 +63,11 @@ export class SubsetSearch {
   private cordLen = 0;
   private costTies = false;
   private cordTied = true;
+  /** The gathered LP's smallest and largest reward, smallest cap and largest |cost| (see `slack`). */
+  private nuMin = 0;
+  private nuMax = 0;
+  private naMin = 1;
+  private ncMax = 0;
   /** Whether the search's rewards and costs are finite and its caps positive (finite), so that `freeAt` may bound. */
   private plain = false;
   /** Dual prices (see RouteSolver.dualLambda) of the last LP solved at each step of `bound`'s doubling search (0: mu = 0). */
@@ -344,7 +349,7 @@ export class SubsetSearch {
     if (best <= cut || this.slope < -1e-12) return best;
     let gHi = this.slope;
     for (let it = 0; it < 12; it++) {
-      if (this.boundShortcuts && this.keeps(lo, vLo, gLo, hi, vHi, gHi, cut)) return best;
+      if (this.boundShortcuts && this.keeps(lo, vLo, gLo, hi, vHi, gHi, cut + this.slack(b, hi))) return best;
       const mid = (lo + hi) / 2;
       const v = this.boundAt(mid, u, c, a, n, b, j, m, f, left, ranked, stamp, cut, -1);
       if (v < best) best = v;
@@ -361,6 +366,26 @@ export class SubsetSearch {
       }
     }
     return best;
+  }
+
+  /**
+   * How far below its optimum a routing LP of the current node at a multiplier up to `hi` may come out: 0 without a
+   * budget (one fill, exact). With one, the Newton iteration stops within 1e-13 of the magnitudes of its fills'
+   * values and of the multiplier x times their costs. The value as a function of the budget is concave from the
+   * cheapest fill's cost c0 on, so x (a chord of it across b) is at most the range of the rewards over b - c0; the
+   * rewards at multipliers up to hi lie within [uMin - hi / aMin, uMax]; the routings behind the lines `keeps`
+   * draws may spend up to 1e-12 |b| more than b, worth at most x times that. 100 times those bounds; Infinity (no
+   * shortcut) when the budget does not exceed c0.
+   */
+  private slack(b: number, hi: number): number {
+    if (b === Number.POSITIVE_INFINITY) return 0;
+    const room = b - this.lp.route.cheapCost;
+    if (!(room > 0)) return Number.POSITIVE_INFINITY;
+    const { nuMin, nuMax, naMin, ncMax } = this;
+    const low = nuMin - hi / naMin;
+    const big = Math.max(Math.abs(low), Math.abs(nuMax));
+    const x = (nuMax - low) / room;
+    return 1e-11 * (big + x * (ncMax + Math.abs(b)));
   }
 
   /**
@@ -414,6 +439,24 @@ export class SubsetSearch {
       sc[m] = c[i] as number;
       sa[m++] = a[i] as number;
     }
+    // The LP's reward range, smallest cap and largest |cost| (see `slack`).
+    let uMin = Number.POSITIVE_INFINITY;
+    let uMax = Number.NEGATIVE_INFINITY;
+    let aMin = Number.POSITIVE_INFINITY;
+    let cMax = 0;
+    for (let q = 0; q < m; q++) {
+      const v = base[q] as number;
+      if (v < uMin) uMin = v;
+      if (v > uMax) uMax = v;
+      const av = sa[q] as number;
+      if (av < aMin) aMin = av;
+      const cv = Math.abs(sc[q] as number);
+      if (cv > cMax) cMax = cv;
+    }
+    this.nuMin = uMin;
+    this.nuMax = uMax;
+    this.naMin = aMin;
+    this.ncMax = cMax;
     this.cordTied = true;
     if (ranked) {
       this.costPrefix(c, n, stamp);
@@ -462,13 +505,17 @@ export class SubsetSearch {
       const lambda = this.lam[step] as number;
       const tau = this.tau[step] as number;
       if (lambda >= 0) {
-        let ub = lambda * b + tau;
+        // The budget with the routing LP's tolerance (it accepts routings that spend up to b + 1e-12 |b|),
+        // so that the bound holds for every routing it may return; the margin scales with the terms summed.
+        const priced = lambda * (b + 1e-12 * Math.abs(b));
+        let ub = priced + tau;
         for (let q = 0; q < m; q++) {
           const d = (su[q] as number) - lambda * (sc[q] as number) - tau;
           if (d > 0) ub += (sa[q] as number) * d;
         }
         ub += mu * left;
-        if (ub <= cut - 1e-9 * (1 + Math.abs(cut) + Math.abs(ub))) return ub;
+        const margin = 1e-9 * (1 + Math.abs(cut) + Math.abs(ub) + priced + Math.abs(tau) + mu * left);
+        if (ub <= cut - margin) return ub;
       }
     }
     // The cost order: ranked once per node (`gather`) unless equal costs make it depend on mu.

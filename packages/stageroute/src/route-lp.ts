@@ -41,6 +41,8 @@ export class RouteSolver extends BreakpointSolver {
    */
   dualLambda = Number.NaN;
   dualTau = Number.NaN;
+  /** Cost of the last solve's cheapest fill (the smallest cost any routing of its models reaches); NaN before one. */
+  cheapCost = Number.NaN;
 
   /**
    * `costOrder[0..costLen)`, when given, is a prefix of the models' cost order (by cost, then higher
@@ -72,6 +74,7 @@ export class RouteSolver extends BreakpointSolver {
     // The cheapest fill: when it is over budget, no routing meets the budget.
     let oLo = this.oB;
     let costLo = this.cheapestFill(u, c, alpha, n, oLo, costOrder, costLen);
+    this.cheapCost = costLo;
     let lenLo = this.len;
     let valLo = this.val;
     if (costLo > b + eps) return this.pour(u, alpha, n, oLo, lenLo, costLo, out, "infeasible-budget");

@@ -2,7 +2,7 @@ import { Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { SubsetSearch } from "../src/branch.js";
 import type { DeployResult } from "../src/deploy.js";
-import { pool, shuffled, solveBoth, solverWith } from "./pools.js";
+import { drawCase, edgeBudgets, pool, shuffled, solveBoth, solverWith } from "./pools.js";
 import { ReferenceSubsetSearch, type SubsetResult } from "./reference-search.js";
 
 interface Traced {
@@ -118,23 +118,18 @@ describe("branch-and-bound cuts of subtrees that cannot carry all traffic or mee
     const rng = Rng.fromSeed("bnb-cut");
     const methods = new Map<string, number>();
     for (let k = 0; k < 1200; k++) {
-      const shape = (["rate", "small", "mixed"] as const)[k % 3] as "rate" | "small" | "mixed";
-      const n = shape === "mixed" ? 13 + rng.int(60) : 13 + rng.int(22);
-      const s = 2 + rng.int(shape === "mixed" ? 5 : 4);
-      const kind = Math.floor(k / 3) % 4;
-      const { u, c, a } = pool(rng, n, kind, shape);
-      // Budgets from below the cheapest reach (budget-relaxed) to slack.
-      const b = [0.02, 0.3, 0.6, 1, 1.5, 3][rng.int(6)] as number;
-      const order = shuffled(rng, n);
+      const { shape, n, s, u, c, a, b, order } = drawCase(
+        rng,
+        k,
+        (shape) => (shape === "mixed" ? 13 + rng.int(60) : 13 + rng.int(22)),
+        (shape) => 2 + rng.int(shape === "mixed" ? 5 : 4),
+      );
       const want = compare(0, u, c, a, n, b, s, order);
       if (want === undefined) continue;
       const key = `${shape} ${want.method}/${want.status}`;
       methods.set(key, (methods.get(key) ?? 0) + 1);
       if (want.status === "budget-relaxed") {
-        // Budgets at the edge: the smallest reachable cost itself and a few ulps on either side, where
-        // the cheapest sets just pass or just fail the routing LP's budget test.
-        const edge = want.budget;
-        for (const e of [edge, edge * (1 - 1e-12), edge * (1 - 2e-12), edge * (1 + 4 * Number.EPSILON)]) {
+        for (const e of edgeBudgets(want.budget)) {
           const w = compare(0, u, c, a, n, e, s, order);
           if (w !== undefined) methods.set(`edge ${w.status}`, (methods.get(`edge ${w.status}`) ?? 0) + 1);
         }

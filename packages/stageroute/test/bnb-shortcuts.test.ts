@@ -2,7 +2,7 @@ import { Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { SubsetSearch } from "../src/branch.js";
 import { type DeployResult, DeploySolver } from "../src/deploy.js";
-import { pool, shuffled, solveBoth } from "./pools.js";
+import { drawCase, edgeBudgets, solveBoth } from "./pools.js";
 
 interface Traced {
   idx: Int32Array;
@@ -89,22 +89,19 @@ describe("branch-and-bound bounds computed only as far as their cut decisions ne
       return want;
     }
     for (let k = 0; k < 600; k++) {
-      const shape = (["rate", "small", "mixed"] as const)[k % 3] as "rate" | "small" | "mixed";
-      const n = shape === "rate" ? 20 + rng.int(20) : 13 + rng.int(30);
       // Up to 8 slots on the rate-limited shape, where the multiplier search runs longest.
-      const s = 2 + rng.int(shape === "rate" ? 7 : 5);
-      const kind = Math.floor(k / 3) % 4;
-      const { u, c, a } = pool(rng, n, kind, shape);
-      const b = [0.02, 0.3, 0.6, 1, 1.5, 3][rng.int(6)] as number;
-      const order = shuffled(rng, n);
+      const { shape, n, s, u, c, a, b, order } = drawCase(
+        rng,
+        k,
+        (shape) => (shape === "rate" ? 20 + rng.int(20) : 13 + rng.int(30)),
+        (shape) => 2 + rng.int(shape === "rate" ? 7 : 5),
+      );
       // Every fifth pool under a node limit: the searches must stop at the same node.
       const nodeLimit = k % 5 === 4 ? 50 + rng.int(2000) : Number.POSITIVE_INFINITY;
       const want = compare(u, c, a, n, b, s, order, nodeLimit);
       if (want === undefined) continue;
       if (want.status === "budget-relaxed" && k % 2 === 0) {
-        // Where the cheapest sets just pass or just fail the routing LP's budget test.
-        const edge = want.budget;
-        for (const e of [edge, edge * (1 - 1e-12), edge * (1 + 4 * Number.EPSILON)]) {
+        for (const e of edgeBudgets(want.budget)) {
           compare(u, c, a, n, e, s, order, nodeLimit);
           edges++;
         }
