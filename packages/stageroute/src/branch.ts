@@ -32,8 +32,11 @@
  * A `floor` turns the search into the improvement phase's exact search over a small pool (deploy.ts): only
  * subsets worth more than the floor count, and the first pass's optimum is returned as it is.
  */
-import { SELECT_MAX } from "./route-fill.js";
+import { FULL, SELECT_MAX, SUPPORT_EPS } from "./route-fill.js";
 import { relaxedOrder, SubsetLp } from "./subset-lp.js";
+
+/** Most entries of `SubsetSearch`'s table of largest caps per suffix (8 MB of doubles). */
+const TOP_MAX = 1 << 20;
 
 export interface SubsetResult {
   value: number;
@@ -56,12 +59,50 @@ export class SubsetSearch {
   /** The current LP's cost order, up to where its cheapest fill places all traffic. */
   private cord = new Int32Array(0);
   private slope = 0;
+  /** Models ranked into `cord` by the last `costPrefix`, whether two of them had equal costs, and whether `boundAt` must rank again. */
+  private cordLen = 0;
+  private costTies = false;
+  private cordTied = true;
+  /** The gathered LP's smallest and largest reward, smallest cap and largest |cost| (see `slack`). */
+  private nuMin = 0;
+  private nuMax = 0;
+  private naMin = 1;
+  private ncMax = 0;
+  /** Whether the search's rewards and costs are finite and its caps positive (finite), so that `freeAt` may bound. */
+  private plain = false;
+  /** Dual prices (see RouteSolver.dualLambda) of the last LP solved at each step of `bound`'s doubling search (0: mu = 0). */
+  private lam = new Float64Array(42).fill(Number.NaN);
+  private tau = new Float64Array(42).fill(Number.NaN);
   private muScale = 1;
   /** Costs, caps and the reduced-cost fill order of the current budget test (see `overBudget`). */
   private lc = new Float64Array(0);
   private la = new Float64Array(0);
   private lk = new Float64Array(0);
   private lord = new Int32Array(0);
+  /** `freeAt`'s ranking by LP index: reduced rewards, costs, caps, rewards su, probabilities; and its fill order. */
+  private fk = new Float64Array(0);
+  private fc = new Float64Array(0);
+  private fa = new Float64Array(0);
+  private fu = new Float64Array(0);
+  private fp = new Float64Array(0);
+  private ford = new Int32Array(0);
+  /**
+   * Per suffix perm[r..n) of the current phase (see `freeAt`): the largest reward and cap among the models
+   * whose caps are at most the pool's median cap (hiU, hiA) and among the others (hiU2, hiA2); the smallest
+   * reward and cap of all.
+   */
+  private hiU = new Float64Array(0);
+  private hiA = new Float64Array(0);
+  private hiU2 = new Float64Array(0);
+  private hiA2 = new Float64Array(0);
+  /** Per suffix perm[r..n): the first position of a model in the large-cap class, and in the other (n: none). */
+  private nextBig = new Int32Array(0);
+  private nextSmall = new Int32Array(0);
+  private loU = new Float64Array(0);
+  private loA = new Float64Array(0);
+  /** The largest eligible caps per suffix of the current phase's order (see `topCaps`), `topW` per row. */
+  private top = new Float64Array(0);
+  private topW = 0;
   private incumbent = Number.NEGATIVE_INFINITY;
   private threshold = Number.POSITIVE_INFINITY;
   private found = false;
@@ -74,6 +115,20 @@ export class SubsetSearch {
    * without them).
    */
   feasibilityCuts = true;
+  /**
+   * Bound the nodes of a search without a budget (b = +Infinity) by ranking the routing fill straight from
+   * the pool (`freeAt`; on by default; the same bounds bit for bit as the routing LP's: tests compare
+   * against the search without it).
+   */
+  directFill = true;
+  /**
+   * Compute each bound only as far as its cut decision needs (on by default): a bound stops its multiplier
+   * search once no multiplier left can bring it to the cut (`keeps`), and an LP whose value the previous
+   * LP's dual prices already bound below the cut is not solved (`boundAt`). The search cuts and keeps the
+   * same nodes, so nodes, visits and the subset are the same; only the values of bounds that do not
+   * decide anything differ (tests compare against the search without them).
+   */
+  boundShortcuts = true;
   /** Subtrees the last search cut because no completion meets the budget (see `overBudget`). */
   budgetCuts = 0;
   /** Nodes of the search tree examined in the last search: leaves, cut prefixes and bounded prefixes. */
@@ -104,6 +159,20 @@ export class SubsetSearch {
     this.la = new Float64Array(m);
     this.lk = new Float64Array(m);
     this.lord = new Int32Array(m);
+    this.fk = new Float64Array(m);
+    this.fc = new Float64Array(m);
+    this.fa = new Float64Array(m);
+    this.fu = new Float64Array(m);
+    this.fp = new Float64Array(m);
+    this.ford = new Int32Array(m);
+    this.hiU = new Float64Array(m + 1);
+    this.hiA = new Float64Array(m + 1);
+    this.hiU2 = new Float64Array(m + 1);
+    this.hiA2 = new Float64Array(m + 1);
+    this.nextBig = new Int32Array(m + 1);
+    this.nextSmall = new Int32Array(m + 1);
+    this.loU = new Float64Array(m + 1);
+    this.loA = new Float64Array(m + 1);
   }
 
   /**
@@ -140,6 +209,11 @@ export class SubsetSearch {
       uMin = Math.min(uMin, u[i] as number);
     }
     this.muScale = Math.max(uMax - uMin, 1e-6) / 8;
+    let plain = true;
+    for (let i = 0; i < n && plain; i++) {
+      plain = Number.isFinite(u[i] as number) && Number.isFinite(c[i] as number) && (a[i] as number) > 0;
+    }
+    this.plain = plain;
     const byCost = Array.from({ length: n }, (_, i) => i).sort((x, y) => (c[x] as number) - (c[y] as number) || x - y);
     for (let i = 0; i < n; i++) this.byCost[i] = byCost[i] as number;
     // Phase 1: the optimal value, exploring promising models first.
@@ -149,6 +223,8 @@ export class SubsetSearch {
     this.incumbent = floor;
     this.threshold = Number.POSITIVE_INFINITY;
     this.found = false;
+    this.topCaps(a, n, s);
+    this.suffixBounds(u, a, n);
     this.descend(u, c, a, n, b, s, 0, 0, false);
     this.proven = !this.stopped;
     if (!this.found) return undefined;
@@ -157,6 +233,8 @@ export class SubsetSearch {
       for (let i = 0; i < n; i++) perm[i] = i;
       this.threshold = this.incumbent - 1e-12;
       this.found = false;
+      this.topCaps(a, n, s);
+      this.suffixBounds(u, a, n);
       this.descend(u, c, a, n, b, s, 0, 0, true);
       if (!this.found) {
         if (!this.stopped) return undefined;
@@ -241,10 +319,109 @@ export class SubsetSearch {
     cut: number,
   ): number {
     this.nodes++;
+    const f = k + 1;
+    const left = s - f;
+    const m = f + n - j - 1;
+    const ranked = m > SELECT_MAX;
+    // Without a budget the routing LP is one fill by reward, which `freeAt` ranks straight from the pool
+    // (stamp 0: nothing gathered).
+    const direct = b === Number.POSITIVE_INFINITY && this.plain && this.directFill;
+    const stamp = direct ? 0 : this.gather(u, c, a, n, j, f, ranked);
+    let best = this.boundAt(0, u, c, a, n, b, j, m, f, left, ranked, stamp, cut, 0);
+    if (best <= cut || this.slope >= -1e-12) return best;
+    let lo = 0;
+    let hi = this.muScale;
+    let vLo = best;
+    let gLo = this.slope;
+    let vHi = best;
+    for (let it = 0; it < 40; it++) {
+      const v = this.boundAt(hi, u, c, a, n, b, j, m, f, left, ranked, stamp, cut, it + 1);
+      if (v < best) best = v;
+      if (best <= cut || this.slope >= -1e-12) {
+        vHi = v;
+        break;
+      }
+      lo = hi;
+      vLo = v;
+      gLo = this.slope;
+      hi *= 2;
+    }
+    if (best <= cut || this.slope < -1e-12) return best;
+    let gHi = this.slope;
+    for (let it = 0; it < 12; it++) {
+      if (this.boundShortcuts && this.keeps(lo, vLo, gLo, hi, vHi, gHi, cut + this.slack(b, hi))) return best;
+      const mid = (lo + hi) / 2;
+      const v = this.boundAt(mid, u, c, a, n, b, j, m, f, left, ranked, stamp, cut, -1);
+      if (v < best) best = v;
+      if (best <= cut) return best;
+      if (Math.abs(this.slope) <= 1e-12) break;
+      if (this.slope < 0) {
+        lo = mid;
+        vLo = v;
+        gLo = this.slope;
+      } else {
+        hi = mid;
+        vHi = v;
+        gHi = this.slope;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * How far below its optimum a routing LP of the current node at a multiplier up to `hi` may come out: 0 without a
+   * budget (one fill, exact). With one, the Newton iteration stops within 1e-13 of the magnitudes of its fills'
+   * values and of the multiplier x times their costs. The value as a function of the budget is concave from the
+   * cheapest fill's cost c0 on, so x (a chord of it across b) is at most the range of the rewards over b - c0; the
+   * rewards at multipliers up to hi lie within [uMin - hi / aMin, uMax]; the routings behind the lines `keeps`
+   * draws may spend up to 1e-12 |b| more than b, worth at most x times that. 100 times those bounds; Infinity (no
+   * shortcut) when the budget does not exceed c0.
+   */
+  private slack(b: number, hi: number): number {
+    if (b === Number.POSITIVE_INFINITY) return 0;
+    const room = b - this.lp.route.cheapCost;
+    if (!(room > 0)) return Number.POSITIVE_INFINITY;
+    const { nuMin, nuMax, naMin, ncMax } = this;
+    const low = nuMin - hi / naMin;
+    const big = Math.max(Math.abs(low), Math.abs(nuMax));
+    const x = (nuMax - low) / room;
+    return 1e-11 * (big + x * (ncMax + Math.abs(b)));
+  }
+
+  /**
+   * Whether no multiplier in [lo, hi] can bring the bound down to `cut`: the bound at mu is at least the
+   * value at mu of the Lagrangian of the routing found at lo (the line through vLo with slope gLo), and
+   * of the one found at hi, so at least the smaller of their maximum over [lo, hi] (at an end or where
+   * they cross). A margin of a relative 1e-9, far above the rounding of the values and slopes and the
+   * routing LP's tolerance, keeps every value the bisection would still compute above the cut.
+   */
+  private keeps(lo: number, vLo: number, gLo: number, hi: number, vHi: number, gHi: number, cut: number): boolean {
+    const margin = 1e-9 * (1 + Math.abs(cut) + Math.abs(vLo) + Math.abs(vHi));
+    let low = Math.min(Math.max(vLo, vHi + gHi * (lo - hi)), Math.max(vLo + gLo * (hi - lo), vHi));
+    if (gLo < gHi) {
+      const x = (vHi - vLo - gHi * hi + gLo * lo) / (gLo - gHi);
+      if (x > lo && x < hi) low = Math.min(low, Math.max(vLo + gLo * (x - lo), vHi + gHi * (x - hi)));
+    }
+    return low > cut + margin;
+  }
+
+  /**
+   * Gathers `bound`'s LP over idx[0..f) and positions perm[j+1..n) into base, lp.sc, lp.sa (marking them
+   * with a new stamp, their LP index in `slot`), and ranks their cost order when the LP is large enough to
+   * use it (see `costPrefix`). Returns the stamp.
+   */
+  private gather(
+    u: Float64Array,
+    c: Float64Array,
+    a: Float64Array,
+    n: number,
+    j: number,
+    f: number,
+    ranked: boolean,
+  ): number {
     const { idx, perm, base, slot, mark } = this;
     const { sc, sa } = this.lp;
     const stamp = ++this.stamp;
-    const f = k + 1;
     let m = 0;
     for (let q = 0; q < f; q++) {
       const i = idx[q] as number;
@@ -262,30 +439,32 @@ export class SubsetSearch {
       sc[m] = c[i] as number;
       sa[m++] = a[i] as number;
     }
-    const left = s - f;
-    const ranked = m > SELECT_MAX;
-    let best = this.boundAt(0, c, n, b, m, f, left, ranked, stamp);
-    if (best <= cut || this.slope >= -1e-12) return best;
-    let lo = 0;
-    let hi = this.muScale;
-    for (let it = 0; it < 40; it++) {
-      const v = this.boundAt(hi, c, n, b, m, f, left, ranked, stamp);
-      if (v < best) best = v;
-      if (best <= cut || this.slope >= -1e-12) break;
-      lo = hi;
-      hi *= 2;
+    // The LP's reward range, smallest cap and largest |cost| (see `slack`).
+    let uMin = Number.POSITIVE_INFINITY;
+    let uMax = Number.NEGATIVE_INFINITY;
+    let aMin = Number.POSITIVE_INFINITY;
+    let cMax = 0;
+    for (let q = 0; q < m; q++) {
+      const v = base[q] as number;
+      if (v < uMin) uMin = v;
+      if (v > uMax) uMax = v;
+      const av = sa[q] as number;
+      if (av < aMin) aMin = av;
+      const cv = Math.abs(sc[q] as number);
+      if (cv > cMax) cMax = cv;
     }
-    if (best <= cut || this.slope < -1e-12) return best;
-    for (let it = 0; it < 12; it++) {
-      const mid = (lo + hi) / 2;
-      const v = this.boundAt(mid, c, n, b, m, f, left, ranked, stamp);
-      if (v < best) best = v;
-      if (best <= cut) return best;
-      if (Math.abs(this.slope) <= 1e-12) break;
-      if (this.slope < 0) lo = mid;
-      else hi = mid;
+    this.nuMin = uMin;
+    this.nuMax = uMax;
+    this.naMin = aMin;
+    this.ncMax = cMax;
+    this.cordTied = true;
+    if (ranked) {
+      this.costPrefix(c, n, stamp);
+      // Without equal costs among the ranked models, the order does not depend on the rewards su, so
+      // the one ranked here holds at every mu.
+      this.cordTied = this.costTies;
     }
-    return best;
+    return stamp;
   }
 
   /**
@@ -296,20 +475,57 @@ export class SubsetSearch {
    */
   private boundAt(
     mu: number,
+    u: Float64Array,
     c: Float64Array,
+    a: Float64Array,
     n: number,
     b: number,
+    j: number,
     m: number,
     f: number,
     left: number,
     ranked: boolean,
     stamp: number,
+    cut: number,
+    step: number,
   ): number {
+    if (stamp === 0) {
+      const v = this.freeAt(mu, u, c, a, j, m, f, left);
+      if (!Number.isNaN(v)) return v;
+      // A reward su overflowed (a tiny cap): the solver's own path, over the gathered LP.
+      stamp = this.gather(u, c, a, n, j, f, ranked);
+    }
     const { base, cord } = this;
     const { su, sc, sa, sp, route } = this.lp;
     for (let q = 0; q < m; q++) su[q] = q < f ? (base[q] as number) : (base[q] as number) - mu / (sa[q] as number);
-    const len = ranked ? this.costPrefix(c, n, stamp) : 0;
-    if (route.solve(su, sc, sa, m, b, sp, ranked ? cord : undefined, len) !== "ok") return Number.NEGATIVE_INFINITY;
+    if (step >= 0 && this.boundShortcuts && Number.isFinite(b)) {
+      // The dual prices of the last LP solved at this step of the multiplier search (another node's)
+      // bound this one's from above: when that bound already cuts, so does the LP's value, by far more
+      // than its rounding and tolerance (a relative 1e-9), and the search cuts here as it would have.
+      const lambda = this.lam[step] as number;
+      const tau = this.tau[step] as number;
+      if (lambda >= 0) {
+        // The budget with the routing LP's tolerance (it accepts routings that spend up to b + 1e-12 |b|),
+        // so that the bound holds for every routing it may return; the margin scales with the terms summed.
+        const priced = lambda * (b + 1e-12 * Math.abs(b));
+        let ub = priced + tau;
+        for (let q = 0; q < m; q++) {
+          const d = (su[q] as number) - lambda * (sc[q] as number) - tau;
+          if (d > 0) ub += (sa[q] as number) * d;
+        }
+        ub += mu * left;
+        const margin = 1e-9 * (1 + Math.abs(cut) + Math.abs(ub) + priced + Math.abs(tau) + mu * left);
+        if (ub <= cut - margin) return ub;
+      }
+    }
+    // The cost order: ranked once per node (`gather`) unless equal costs make it depend on mu.
+    if (ranked && this.cordTied) this.costPrefix(c, n, stamp);
+    if (route.solve(su, sc, sa, m, b, sp, ranked ? cord : undefined, ranked ? this.cordLen : 0) !== "ok")
+      return Number.NEGATIVE_INFINITY;
+    if (step >= 0) {
+      this.lam[step] = route.dualLambda;
+      this.tau[step] = route.dualTau;
+    }
     let used = 0;
     for (let q = f; q < m; q++) used += (sp[q] as number) / (sa[q] as number);
     this.slope = left - used;
@@ -317,29 +533,222 @@ export class SubsetSearch {
   }
 
   /**
+   * `boundAt` without a budget (b = +Infinity), with the same result bit for bit and no gathering: the
+   * routing LP over the node's m models (LP index q: idx[q] for q < f, then perm[j + 1 + q - f]) is then
+   * the fill by reward su (the solver's `fillAt(0)`: by su, then cheaper, then LP index; ranked here as
+   * `rankAt` ranks it, in one pass over the pool's positions) written out by `pour`, whose value sums
+   * su q * p_q over the models that receive traffic in LP order (probabilities under SUPPORT_EPS
+   * dropped), exactly as the solver's pass over all m models does (the others add zeros). The caps'
+   * total is summed in LP order as the solver's mass test does. Used only when every reward and cost is
+   * finite and every cap positive (`plain`); NaN (the caller gathers the LP and solves it) when a reduced
+   * reward su overflows, where the solver's sums over all m models would see it.
+   */
+  private freeAt(
+    mu: number,
+    u: Float64Array,
+    c: Float64Array,
+    a: Float64Array,
+    j: number,
+    m: number,
+    f: number,
+    left: number,
+  ): number {
+    const { idx, perm, fk, fc, fa, fu, ford } = this;
+    let len = 0;
+    let mass = 0;
+    let total = 0;
+    let kLast = 0;
+    let cLast = 0;
+    const shift = j + 1 - f;
+    const { hiU, hiA, hiU2, hiA2, loU, loA, nextBig, nextSmall } = this;
+    for (let q = 0; q < m; q++) {
+      let i: number;
+      if (q < f) i = idx[q] as number;
+      else {
+        let r = q + shift;
+        // Once the ranked prefix carries all traffic and the caps pass the mass test (a sum of positive
+        // caps only grows), a model left cannot rank ahead of its last when its cap class's bound on their
+        // reduced rewards, hiU - mu / hiA (rounding is monotone), is below it, nor overflow (at least
+        // loU - mu / loA): the pass skips to the next model of the other class, or stops (it would rank
+        // none of those it skips).
+        if (
+          mass >= FULL &&
+          total >= 1 - 1e-12 &&
+          (mu === 0 || (loU[r] as number) - mu / (loA[r] as number) > Number.NEGATIVE_INFINITY)
+        ) {
+          const small = mu === 0 ? (hiU[r] as number) : (hiU[r] as number) - mu / (hiA[r] as number);
+          const big = mu === 0 ? (hiU2[r] as number) : (hiU2[r] as number) - mu / (hiA2[r] as number);
+          if (small < kLast) {
+            if (big < kLast) break;
+            r = nextBig[r] as number;
+          } else if (big < kLast) r = nextSmall[r] as number;
+          q = r - shift;
+          if (q >= m) break;
+        }
+        i = perm[r] as number;
+      }
+      const ai = a[i] as number;
+      total += ai;
+      const ci = c[i] as number;
+      const ui = q < f ? (u[i] as number) : (u[i] as number) - mu / ai;
+      if (ui - ui !== 0) return Number.NaN;
+      // The solver's reduced value at lambda = 0: su - 0 c, which equals su (as compared).
+      const ki = ui;
+      if (mass >= FULL && !(ki > kLast || (ki === kLast && ci < cLast))) continue;
+      fk[q] = ki;
+      fc[q] = ci;
+      fa[q] = ai;
+      fu[q] = ui;
+      let p = len;
+      while (p > 0) {
+        const w = ford[p - 1] as number;
+        const kw = fk[w] as number;
+        if (ki > kw || (ki === kw && ci < (fc[w] as number))) {
+          ford[p] = w;
+          p--;
+        } else break;
+      }
+      ford[p] = q;
+      len++;
+      mass += ai;
+      while (len > 1 && mass - (fa[ford[len - 1] as number] as number) >= FULL) {
+        len--;
+        mass -= fa[ford[len] as number] as number;
+      }
+      const w = ford[len - 1] as number;
+      kLast = fk[w] as number;
+      cLast = fc[w] as number;
+    }
+    if (!(total >= 1 - 1e-12 && m > 0)) return Number.NEGATIVE_INFINITY;
+    // The fill (the solver's `settle`, then `pour`): probabilities in rank order.
+    const fp = this.fp;
+    let rem = 1;
+    let r = 0;
+    for (; r < len && rem > 0; r++) {
+      const q = ford[r] as number;
+      const cap = fa[q] as number;
+      const v = cap < rem ? cap : rem;
+      rem -= v;
+      fp[q] = v < SUPPORT_EPS ? 0 : v;
+    }
+    // The models used, in LP order (insertion: few of them).
+    for (let t = 1; t < r; t++) {
+      const q = ford[t] as number;
+      let p = t;
+      while (p > 0 && (ford[p - 1] as number) > q) {
+        ford[p] = ford[p - 1] as number;
+        p--;
+      }
+      ford[p] = q;
+    }
+    let value = 0;
+    let used = 0;
+    for (let t = 0; t < r; t++) {
+      const q = ford[t] as number;
+      const v = fp[q] as number;
+      value += (fu[q] as number) * v;
+      if (q >= f) used += v / (fa[q] as number);
+    }
+    this.slope = left - used;
+    return value + mu * left;
+  }
+
+  /**
    * Whether no completion of idx[0..k] by s - k - 1 more of positions perm[j+1..n) has caps summing to
    * 1 - 1e-12 (the routing LP's mass test, so every leaf below is skipped): the chosen caps plus the
    * s - k - 1 largest eligible caps fall short of it by more than 1e-9 (far above the rounding of s sums).
+   * The largest caps come from `topCaps` (built once per phase), added in the same order (descending) as
+   * ranking them here would: the same sum, bit for bit.
    */
   private shortOfMass(a: Float64Array, n: number, s: number, k: number, j: number): boolean {
-    const { idx, perm, lk } = this;
+    const { idx, top, topW } = this;
     const left = s - k - 1;
     let sum = 0;
     for (let q = 0; q <= k; q++) sum += a[idx[q] as number] as number;
+    if (topW >= left) {
+      const have = Math.min(left, n - j - 1);
+      const row = (j + 1) * topW;
+      for (let q = 0; q < have; q++) sum += top[row + q] as number;
+      return sum + 1e-9 < 1 - 1e-12;
+    }
+    const { perm, lk } = this;
     // lk[0..left): the largest eligible caps so far, descending.
-    let have = 0;
+    let got = 0;
     for (let r = j + 1; r < n; r++) {
       const v = a[perm[r] as number] as number;
-      if (have === left && v <= (lk[left - 1] as number)) continue;
-      let p = have < left ? have++ : left - 1;
+      if (got === left && v <= (lk[left - 1] as number)) continue;
+      let p = got < left ? got++ : left - 1;
       while (p > 0 && (lk[p - 1] as number) < v) {
         lk[p] = lk[p - 1] as number;
         p--;
       }
       lk[p] = v;
     }
-    for (let q = 0; q < have; q++) sum += lk[q] as number;
+    for (let q = 0; q < got; q++) sum += lk[q] as number;
     return sum + 1e-9 < 1 - 1e-12;
+  }
+
+  /** Fills `freeAt`'s bounds on the rewards and caps of each suffix of the phase's order, by cap class, and the next model of each class. */
+  private suffixBounds(u: Float64Array, a: Float64Array, n: number): void {
+    const { hiU, hiA, hiU2, hiA2, loU, loA, nextBig, nextSmall, perm } = this;
+    if (n === 0) return;
+    const split = Array.from(a.subarray(0, n)).sort((x, y) => x - y)[n >> 1] as number;
+    hiU[n] = Number.NEGATIVE_INFINITY;
+    hiA[n] = Number.NEGATIVE_INFINITY;
+    hiU2[n] = Number.NEGATIVE_INFINITY;
+    hiA2[n] = Number.NEGATIVE_INFINITY;
+    loU[n] = Number.POSITIVE_INFINITY;
+    loA[n] = Number.POSITIVE_INFINITY;
+    nextBig[n] = n;
+    nextSmall[n] = n;
+    for (let r = n - 1; r >= 0; r--) {
+      const i = perm[r] as number;
+      const ui = u[i] as number;
+      const ai = a[i] as number;
+      const big = ai > split;
+      hiU[r] = big ? (hiU[r + 1] as number) : Math.max(hiU[r + 1] as number, ui);
+      hiA[r] = big ? (hiA[r + 1] as number) : Math.max(hiA[r + 1] as number, ai);
+      hiU2[r] = big ? Math.max(hiU2[r + 1] as number, ui) : (hiU2[r + 1] as number);
+      hiA2[r] = big ? Math.max(hiA2[r + 1] as number, ai) : (hiA2[r + 1] as number);
+      loU[r] = Math.min(loU[r + 1] as number, ui);
+      loA[r] = Math.min(loA[r + 1] as number, ai);
+      nextBig[r] = big ? r : (nextBig[r + 1] as number);
+      nextSmall[r] = big ? (nextSmall[r + 1] as number) : r;
+    }
+  }
+
+  /**
+   * Fills `top`: row r (r = 0..n) holds the min(w, n - r) largest caps of positions perm[r..n), descending,
+   * w = s - 1 (the most `shortOfMass` adds). One pass from the end, each row the one after it with
+   * perm[r]'s cap inserted: O(n w) per phase instead of O(n) per test. Skipped (topW = 0, the test ranks
+   * the caps itself) when the table would exceed `TOP_MAX` entries.
+   */
+  private topCaps(a: Float64Array, n: number, s: number): void {
+    const w = s - 1;
+    if (w < 1 || (n + 1) * w > TOP_MAX) {
+      this.topW = 0;
+      return;
+    }
+    if (this.top.length < (n + 1) * w) this.top = new Float64Array((n + 1) * w);
+    const { top, perm } = this;
+    this.topW = w;
+    let have = 0;
+    for (let r = n - 1; r >= 0; r--) {
+      const v = a[perm[r] as number] as number;
+      const row = r * w;
+      const next = row + w;
+      // Row r: row r + 1's caps above v, then v, then the rest (trimmed to w).
+      let q = 0;
+      while (q < have && (top[next + q] as number) >= v) {
+        top[row + q] = top[next + q] as number;
+        q++;
+      }
+      if (q < w) {
+        top[row + q] = v;
+        for (let t = q; t < have && t + 1 < w; t++) top[row + t + 1] = top[next + t] as number;
+      }
+      if (have < w) have++;
+    }
   }
 
   /**
@@ -514,6 +923,7 @@ export class SubsetSearch {
     let len = 0;
     let rem = 1;
     let r = 0;
+    let ties = false;
     while (r < n && rem > 0) {
       const i = byCost[r++] as number;
       if (mark[i] !== stamp) continue;
@@ -524,6 +934,7 @@ export class SubsetSearch {
         const k = byCost[r] as number;
         if ((c[k] as number) !== cost) break;
         if (mark[k] !== stamp) continue;
+        ties = true;
         const q = slot[k] as number;
         const uq = su[q] as number;
         let p = len++;
@@ -542,6 +953,8 @@ export class SubsetSearch {
         rem -= av < rem ? av : rem;
       }
     }
+    this.cordLen = len;
+    this.costTies = ties;
     return len;
   }
 }

@@ -33,6 +33,16 @@ const NEWTON_TOL = 1e-13;
 export class RouteSolver extends BreakpointSolver {
   /** Solves that fell back to the exact breakpoint search because the Newton iteration did not settle. */
   fallbacks = 0;
+  /**
+   * Dual prices of the last "ok" solve when it settled without the fallback (else NaN): the budget row's
+   * multiplier and the simplex row's (the reduced value of the last model filled). Any lambda >= 0 and
+   * tau bound the LP from above, lambda b + tau + sum_i alpha_i (u_i - lambda c_i - tau)^+ (weak duality):
+   * a caller solving many similar LPs (branch.ts) prices the next with them before solving it.
+   */
+  dualLambda = Number.NaN;
+  dualTau = Number.NaN;
+  /** Cost of the last solve's cheapest fill (the smallest cost any routing of its models reaches); NaN before one. */
+  cheapCost = Number.NaN;
 
   /**
    * `costOrder[0..costLen)`, when given, is a prefix of the models' cost order (by cost, then higher
@@ -51,11 +61,20 @@ export class RouteSolver extends BreakpointSolver {
     costLen = 0,
   ): RouteStatus {
     this.grow(n);
+    this.dualLambda = Number.NaN;
     if (!this.massOk(alpha, n, out)) return "infeasible-mass";
     const eps = Number.isFinite(b) ? 1e-12 * Math.abs(b) : 0;
+    if (b === Number.POSITIVE_INFINITY) {
+      // No budget: no fill is over it, so the fill by reward alone below is the answer and the cheapest
+      // fill (ranked only to test the budget and to bracket the Newton iteration) would go unused. A
+      // fill whose cost is NaN (non-finite inputs) falls through to the full sequence, which repeats it.
+      const cost = this.fillAt(0, u, c, alpha, n, this.oA);
+      if (cost <= b) return this.pour(u, alpha, n, this.oA, this.len, cost, out, "ok");
+    }
     // The cheapest fill: when it is over budget, no routing meets the budget.
     let oLo = this.oB;
     let costLo = this.cheapestFill(u, c, alpha, n, oLo, costOrder, costLen);
+    this.cheapCost = costLo;
     let lenLo = this.len;
     let valLo = this.val;
     if (costLo > b + eps) return this.pour(u, alpha, n, oLo, lenLo, costLo, out, "infeasible-budget");
@@ -64,7 +83,11 @@ export class RouteSolver extends BreakpointSolver {
     let costHi = this.fillAt(0, u, c, alpha, n, oHi);
     let lenHi = this.len;
     let valHi = this.val;
-    if (costHi <= b + eps) return this.pour(u, alpha, n, oHi, lenHi, costHi, out, "ok");
+    if (costHi <= b + eps) {
+      this.dualLambda = 0;
+      this.dualTau = u[oHi[lenHi - 1] as number] as number;
+      return this.pour(u, alpha, n, oHi, lenHi, costHi, out, "ok");
+    }
     // Newton on the dual. The bracketing fills pHi (over budget) and pLo (within) each maximise the
     // Lagrangian for some multiplier (pHi for a smaller one); their lines cross at x. The fill p at x
     // (ties at exactly x broken by the cheaper model, then the index) maximises the Lagrangian there.
@@ -81,8 +104,9 @@ export class RouteSolver extends BreakpointSolver {
     // breakpoint search.
     let tmp = this.oC;
     const steps = this.stepCap(n);
+    let x = 0;
     for (let step = 0; ; step++) {
-      const x = (valHi - valLo) / (costHi - costLo);
+      x = (valHi - valLo) / (costHi - costLo);
       const ax = Math.abs(x);
       const scale = Math.abs(valHi) + Math.abs(valLo) + ax * (Math.abs(costHi) + Math.abs(costLo));
       if (step > 0) {
@@ -120,6 +144,9 @@ export class RouteSolver extends BreakpointSolver {
         valLo = val;
       }
     }
+    const last = oLo[lenLo - 1] as number;
+    this.dualLambda = x;
+    this.dualTau = (u[last] as number) - x * (c[last] as number);
     return this.mix(u, c, alpha, n, b, eps, oLo, lenLo, costLo, oHi, lenHi, costHi, out);
   }
 

@@ -1,8 +1,7 @@
 import { Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { SubsetSearch } from "../src/branch.js";
-import type { DeployResult } from "../src/deploy.js";
-import { expectSame, pool, shuffled, solverWith } from "./pools.js";
+import { expectSame, pool, shuffled, solveBoth, solverWith } from "./pools.js";
 import { ReferenceSubsetSearch } from "./reference-search.js";
 
 type Bounded = { bound: (...args: unknown[]) => number };
@@ -28,8 +27,10 @@ describe("branch-and-bound bounds ranked from one cost sort per search match the
     const rng = Rng.fromSeed("bnb-sort");
     const ref = new ReferenceSubsetSearch(false);
     const cur = new SubsetSearch();
-    // The sort alone: without the feasibility cuts (test/bnb-cut.test.ts), which visit fewer nodes.
+    // The sort alone: without the feasibility cuts (test/bnb-cut.test.ts), which visit fewer nodes, and
+    // with every bound in full (test/bnb-shortcuts.test.ts).
     cur.feasibilityCuts = false;
+    cur.boundShortcuts = false;
     const refLog = recordBounds(ref);
     const curLog = recordBounds(cur);
     const refSolver = solverWith(ref, 0);
@@ -44,19 +45,11 @@ describe("branch-and-bound bounds ranked from one cost sort per search match the
       // Budgets from below the cheapest reach (budget-relaxed) to slack.
       const b = [0.02, 0.3, 0.6, 1, 1.5, 3][rng.int(6)] as number;
       const order = shuffled(rng, n);
-      let want: DeployResult | undefined;
-      let wantErr: unknown;
-      try {
-        want = refSolver.solve(u, c, a, n, b, s, order);
-      } catch (e) {
-        wantErr = e;
-      }
-      if (wantErr !== undefined) {
-        expect(() => curSolver.solve(u, c, a, n, b, s, order)).toThrow((wantErr as Error).message);
-        continue;
-      }
-      const got = curSolver.solve(u, c, a, n, b, s, order);
-      expectSame(got, want as DeployResult);
+      const got = solveBoth(
+        () => refSolver.solve(u, c, a, n, b, s, order),
+        () => curSolver.solve(u, c, a, n, b, s, order),
+      );
+      if (got === undefined) continue;
       expect(cur.nodes).toBe(ref.nodes);
       expect(curLog.length).toBe(refLog.length);
       for (let i = 0; i < refLog.length; i++) expect(Object.is(curLog[i], refLog[i])).toBe(true);
@@ -75,8 +68,10 @@ describe("branch-and-bound bounds ranked from one cost sort per search match the
     const rng = Rng.fromSeed("bnb-sort-large");
     const ref = new ReferenceSubsetSearch(false);
     const cur = new SubsetSearch();
-    // The sort alone: without the feasibility cuts (test/bnb-cut.test.ts), which visit fewer nodes.
+    // The sort alone: without the feasibility cuts (test/bnb-cut.test.ts), which visit fewer nodes, and
+    // with every bound in full (test/bnb-shortcuts.test.ts).
     cur.feasibilityCuts = false;
+    cur.boundShortcuts = false;
     const refSolver = solverWith(ref, 50_000);
     const curSolver = solverWith(cur, 50_000);
     for (let k = 0; k < 6; k++) {

@@ -381,22 +381,32 @@ describe("README numbers of the solver comparison (deterministic: node counts an
     };
     p.update(p.select(), { reward: 0.5, cost: 0.5 });
     const d = p.deployment as NonNullable<StageRoute["deployment"]>;
-    return { d, visits: solver.visits, improveEvals: solver.improveEvals, budget };
+    return { d, visits: solver.visits, nodes: solver.nodes, improveEvals: solver.improveEvals, budget };
   }
   const below = (v: number, opt: number) => ((opt - v) / opt) * 100;
 
   it("M_max 4 and 16 at 50, 100, 500 models: built-in nodes, node-limited values against HiGHS's optimum", () => {
     const readme = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8").replace(/\s+/g, " ");
     expect(readme).toContain(
-      "| M_max 4 (budget-relaxed), built-in | 19 ms (optimal; 11,342 nodes) | 52 ms (optimal; 49,527) | 5.8 s (optimal; 5,175,850) |",
+      "| M_max 4 (budget-relaxed), built-in | 8.0 ms (optimal; 11,342 nodes; before: 19 ms) | 25 ms (optimal; 49,527; before: 52 ms) | 0.8-1.0 s (optimal; 5,175,850; before: 5.8 s) |",
     );
-    for (const n of [50, 100]) {
+    // The node counts of the pool-size sweep's table too (nodes bounded / examined); 500 models take under a
+    // second since each node's bounding got cheaper.
+    const counts = new Map([
+      [50, [1921, 11_342]],
+      [100, [8627, 49_527]],
+      [500, [755_133, 5_175_850]],
+    ]);
+    for (const [n, [nodes, visits]] of counts) {
       const free = boundary(n, 4, {});
       const opt = boundary(n, 4, { deploySolver: "highs" });
       expect(free.d.status).toBe("budget-relaxed");
-      expect(free.visits).toBe(n === 50 ? 11_342 : 49_527);
+      expect([free.nodes, free.visits]).toEqual([nodes, visits]);
       expect(rel(opt.d.value as number, free.d.value as number)).toBeLessThanOrEqual(1e-9);
     }
+    expect(readme).toContain(
+      "| nodes bounded / examined (the same before and after) | 1,921 / 11,342 | 8,627 / 49,527 | 755,133 / 5,175,850 | 709,753 / 1,006,907 |",
+    );
     // [n, M_max, limit, % below HiGHS as printed (0: optimal), the same before the improvement phase (0.1.x)]
     const rows: [number, number, number, string, string][] = [
       [50, 4, 2000, "0", "0"],

@@ -61,6 +61,30 @@ export function pool(rng: Rng, n: number, kind: number, caps: "rate" | "small" |
   return { u, c, a };
 }
 
+type Shape = "rate" | "small" | "mixed";
+
+/**
+ * The k-th random DeployOPT case of the branch-and-bound comparisons: caps by k mod 3, values by k / 3 mod 4 (see
+ * `pool`), `size` and `slots` models and slots drawn for the shape, a budget from below the cheapest reach
+ * (budget-relaxed) to slack, and a shuffled enumeration order (rng drawn in that order).
+ */
+export function drawCase(rng: Rng, k: number, size: (shape: Shape) => number, slots: (shape: Shape) => number) {
+  const shape = (["rate", "small", "mixed"] as const)[k % 3] as Shape;
+  const n = size(shape);
+  const s = slots(shape);
+  const { u, c, a } = pool(rng, n, Math.floor(k / 3) % 4, shape);
+  const b = [0.02, 0.3, 0.6, 1, 1.5, 3][rng.int(6)] as number;
+  return { shape, n, s, u, c, a, b, order: shuffled(rng, n) };
+}
+
+/**
+ * Budgets at the edge of a budget-relaxed deployment's `budget` (the smallest reachable cost): itself and a few
+ * ulps on either side, where the cheapest sets just pass or just fail the routing LP's budget test.
+ */
+export function edgeBudgets(budget: number): number[] {
+  return [budget, budget * (1 - 1e-12), budget * (1 - 2e-12), budget * (1 + 4 * Number.EPSILON)];
+}
+
 /**
  * A StageRoute one feedback before a stage boundary over a pool with learned statistics (better models cost
  * more): `rate` caps 0.05, one in ten 0.5, as in the bench's sweep. `config` is merged into the snapshot's.
@@ -125,6 +149,22 @@ export function expectSame(got: DeployResult, want: DeployResult): void {
   expect(Object.is(got.budget, want.budget)).toBe(true);
   expect(got.support).toEqual(want.support);
   expect(bits(got.weights)).toBe(bits(want.weights));
+}
+
+/**
+ * Runs the reference solve `want` and the solve under test `got`: when the reference throws, `got` must throw the
+ * same message (undefined); otherwise both deployments must agree bit for bit (the reference's returned).
+ */
+export function solveBoth(want: () => DeployResult, got: () => DeployResult): DeployResult | undefined {
+  let ref: DeployResult;
+  try {
+    ref = want();
+  } catch (e) {
+    expect(got).toThrow((e as Error).message);
+    return undefined;
+  }
+  expectSame(got(), ref);
+  return ref;
 }
 
 /** A DeploySolver whose branch-and-bound is `search` (a reference version of it, or a recording one). */
