@@ -22,6 +22,11 @@ if (port !== null) {
 
   let exp: Experiment | undefined;
   port.on("message", (m: PoolMessage) => {
+    // The runs are over: with the port closed nothing is left to do, and the thread ends by itself.
+    if (m.type === "close") {
+      port.close();
+      return;
+    }
     if (m.type !== "run" || exp === undefined) return;
     try {
       const result = runOne(exp, m.policy, m.seed, (done) => post({ type: "progress", task: m.task, done }), signal);

@@ -61,13 +61,42 @@ export type WorkerMessage =
   | { readonly type: "result"; readonly task: number; readonly result: RunResult }
   | { readonly type: "error"; readonly task: number; readonly error: SerializedError };
 
-/** Messages from the pool to a worker. */
-export type PoolMessage = {
-  readonly type: "run";
-  readonly task: number;
-  readonly policy: number;
-  readonly seed: number;
-};
+/** Messages from the pool to a worker: a run to play, or "close" when the runs are over (see `closeWorker`). */
+export type PoolMessage =
+  | {
+      readonly type: "run";
+      readonly task: number;
+      readonly policy: number;
+      readonly seed: number;
+    }
+  | { readonly type: "close" };
+
+/** How long a worker asked to close may take to exit on its own before it is terminated. */
+const CLOSE_GRACE_MS = 10_000;
+
+/**
+ * Ends a worker whose runs are over by letting its thread finish by itself: asked to close, it closes its port, its
+ * event loop empties, and Node drains the isolate's background tasks (optimizing compiles) before disposing of it.
+ * `terminate()` right after the last run could dispose of the isolate under such a compile, which now and then
+ * aborted the whole process after a successful experiment, before its results were written (Node 20: "Assertion
+ * failed: (data.first) != nullptr" in NodePlatform::ForIsolate, from the optimizing compiler's thread). A worker
+ * still running after CLOSE_GRACE_MS is terminated.
+ */
+function closeWorker(w: Worker): Promise<void> {
+  return new Promise((done) => {
+    const timer = setTimeout(() => {
+      w.terminate().then(
+        () => done(),
+        () => done(),
+      );
+    }, CLOSE_GRACE_MS);
+    w.once("exit", () => {
+      clearTimeout(timer);
+      done();
+    });
+    w.postMessage({ type: "close" } satisfies PoolMessage);
+  });
+}
 
 /** Data handed to each worker at start. */
 export interface WorkerInit {
@@ -317,10 +346,9 @@ function runPool(
       settled = true;
       Atomics.store(abortFlag, 0, 1);
       options.signal?.removeEventListener("abort", onAbort);
-      Promise.all(workers.map((w) => w.terminate())).then(
-        () => (err ? rejectPromise(err) : resolvePromise(value as ExperimentResult)),
-        () => (err ? rejectPromise(err) : resolvePromise(value as ExperimentResult)),
-      );
+      // A failed or aborted experiment stops its workers at once; a finished one lets them exit by themselves.
+      const settle = () => (err ? rejectPromise(err) : resolvePromise(value as ExperimentResult));
+      Promise.all(workers.map((w) => (err ? w.terminate() : closeWorker(w)))).then(settle, settle);
     };
     const onAbort = () => finish(abortError());
     options.signal?.addEventListener("abort", onAbort, { once: true });

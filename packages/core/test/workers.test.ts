@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   ErrorCode,
@@ -125,6 +126,39 @@ describe("runExperimentInWorkers", () => {
     const many = await runExperimentInWorkers({ module: pathToFileURL(fixture).href, spec }, { workers: 16 });
     expect(one.runs.map(timeless)).toEqual(local.runs.map(timeless));
     expect(many.runs.map(timeless)).toEqual(local.runs.map(timeless));
+  });
+
+  it("a finished experiment lets its workers exit by themselves (exit code 0, never terminate); a failed one terminates them", async () => {
+    // terminate() right after the last run could dispose of a worker's isolate under an optimizing compile, which
+    // aborted the process now and then (Node 20, NodePlatform::ForIsolate): finished workers close their port instead.
+    const proto = Worker.prototype as unknown as {
+      terminate: () => Promise<number>;
+      emit: (...a: unknown[]) => boolean;
+    };
+    const terminate = proto.terminate;
+    const emit = proto.emit;
+    let terminated = 0;
+    const exits: unknown[] = [];
+    proto.terminate = function (this: unknown) {
+      terminated++;
+      return terminate.call(this);
+    };
+    proto.emit = function (this: unknown, ...a: unknown[]) {
+      if (a[0] === "exit") exits.push(a[1]);
+      return emit.apply(this, a);
+    };
+    try {
+      const spec = { ...SPEC, horizon: 300 };
+      const r = await runExperimentInWorkers({ module: fixture, spec }, { workers: 2 });
+      expect(r.runs).toHaveLength(6);
+      expect(terminated).toBe(0);
+      expect(exits).toEqual([0, 0]);
+      await rejection(runExperimentInWorkers({ module: fixture, spec: { ...spec, failAt: 200 } }, { workers: 2 }));
+      expect(terminated).toBe(2);
+    } finally {
+      proto.terminate = terminate;
+      proto.emit = emit;
+    }
   });
 
   it("rejects with the original RouteKitError code, message and details when a run fails in a worker", async () => {
