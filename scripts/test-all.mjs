@@ -78,6 +78,7 @@ function stepAsync(name, cmd, args, key = "") {
 }
 
 step("lint", "npx", ["biome", "check", "."]);
+step("package scripts (node targets exist, a bench per published package)", "node", ["scripts/scripts-check.mjs"]);
 
 for (const d of dirs) rmSync(join(d, REPORT), { force: true });
 const runsDir = join(root, ".turbo", "runs");
