@@ -9,7 +9,7 @@ import { DecisionIds } from "./decision-ids.js";
 import { EventLog } from "./event-log.js";
 import { errorResponse, RequestError } from "./http-errors.js";
 import { type GatewaySnapshot, readSnapshotFile, writeSnapshotFile, writeSnapshotFileSync } from "./snapshot-file.js";
-import { acquireStateLock } from "./state-lock.js";
+import { acquireStateLock, clearLegacyPidFile } from "./state-lock.js";
 
 export interface GatewayOptions<P extends ArmPolicy> {
   /** Holds `snapshot.json` and `events.jsonl`; created if missing. One gateway process per directory. */
@@ -95,7 +95,8 @@ export class RoutingGateway<P extends ArmPolicy> {
   /** Restores the newest snapshot, learns the log past it and reconciles the model list. */
   static open<P extends ArmPolicy>(opts: GatewayOptions<P>): RoutingGateway<P> {
     mkdirSync(opts.stateDir, { recursive: true });
-    const unlock = acquireStateLock(join(opts.stateDir, "gateway.pid"));
+    clearLegacyPidFile(join(opts.stateDir, "gateway.pid"));
+    const unlock = acquireStateLock(join(opts.stateDir, "gateway.lock"));
     let log: EventLog | undefined;
     try {
       const snap = readSnapshotFile(join(opts.stateDir, "snapshot.json"));

@@ -1,6 +1,6 @@
 // An outside tester's probes of the README's promises: each test here failed before its fix.
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
@@ -10,11 +10,13 @@ import { createRffGateway, EventLog } from "../src/index.js";
 import { learned, post, stateDir } from "./fixture.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-/** A kill -9 between two requests: the state directory as it is, without the (dead) process's pid file. */
+/**
+ * A kill -9 between two requests: the state directory as it is. Its lock names this process, which does not hold
+ * the copy, so a start takes it over as it would a killed process's.
+ */
 function crashCopy(dir: string): string {
   const copy = stateDir();
   cpSync(dir, copy, { recursive: true });
-  rmSync(join(copy, "gateway.pid"));
   return copy;
 }
 
@@ -99,9 +101,10 @@ describe("audit: restarts", () => {
     expect(() => createRffGateway({ stateDir: crashed, models: ["a", "b"], contextDim: 4 })).toThrow(/truncated/);
   });
 
-  it("a pid file naming this very process (a container restart reuses the pid) is taken over", async () => {
+  it("a lock naming this very process (a container restart reuses the pid) is taken over", async () => {
     const dir = stateDir();
-    writeFileSync(join(dir, "gateway.pid"), String(process.pid));
+    mkdirSync(join(dir, "gateway.lock"));
+    writeFileSync(join(dir, "gateway.lock", String(process.pid)), "");
     const gw = createRffGateway({ stateDir: dir, models: ["a", "b"] });
     // ... while a second gateway of this process on the same directory is still refused.
     expect(() => createRffGateway({ stateDir: dir, models: ["a", "b"] })).toThrow(/in use by process/);
@@ -140,7 +143,7 @@ describe("audit: the command line, a port in use", () => {
     expect(r.status).toBe(1);
     expect(r.stderr.trim()).toMatch(/^routekit-gateway: cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE/);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
-    expect(existsSync(join(dir, "gateway.pid"))).toBe(false);
+    expect(existsSync(join(dir, "gateway.lock"))).toBe(false);
   });
 });
 
@@ -194,7 +197,7 @@ describe("--dim against a restored router", () => {
     expect(() => createRffGateway({ stateDir: dir, models: ["a", "b"], contextDim: 16 })).toThrow(
       /takes contexts of length 8, not 16 \(--dim\)/,
     );
-    expect(existsSync(join(dir, "gateway.pid"))).toBe(false);
+    expect(existsSync(join(dir, "gateway.lock"))).toBe(false);
     const main = join(here, "..", "dist", "main.js");
     const r = spawnSync(process.execPath, [main, "--port", "0", "--state", dir, "--models", "a,b", "--dim", "16"], {
       encoding: "utf8",

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { appendFileSync, cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LinUCBDisjoint } from "@routekit/classic";
@@ -44,7 +44,8 @@ describe("crash consistency", () => {
     // Between two requests nothing is half-done: the copy is what a kill -9 would leave.
     const crashed = stateDir();
     cpSync(dir, crashed, { recursive: true });
-    rmSync(join(crashed, "gateway.pid")); // a killed process's pid file names a dead process: see the lock test
+    // The copy keeps the lock: it names this process, which does not hold that directory, so the restart takes it
+    // over as it would a killed process's (see the lock tests).
     const liveState = learned(gw);
     expect(gw.stats().snapshots).toBeGreaterThan(0);
 
@@ -81,7 +82,6 @@ describe("crash consistency", () => {
     const lost = (await call(url, "/route", { prompt: "fix this typescript bug" })).body.decisionId;
     const crashed = stateDir();
     cpSync(dir, crashed, { recursive: true });
-    rmSync(join(crashed, "gateway.pid"));
     await gw.close();
 
     const next = createRffGateway({ stateDir: crashed, models: MODELS, policy: { seed: 5 } });
@@ -131,18 +131,19 @@ describe("crash consistency", () => {
 });
 
 describe("the state directory", () => {
-  it("holds one process: a second sidecar on it is refused; a dead process's pid file is taken over", async () => {
+  it("holds one process: a second sidecar on it is refused; a dead process's lock is taken over", async () => {
     const dir = stateDir();
     const gw = createRffGateway({ stateDir: dir, models: MODELS });
     expect(() => createRffGateway({ stateDir: dir, models: MODELS })).toThrow(/in use by process/);
     await gw.close();
     const dead = spawn(process.execPath, ["-e", ""]);
     await new Promise((r) => dead.on("exit", r));
-    writeFileSync(join(dir, "gateway.pid"), String(dead.pid));
+    mkdirSync(join(dir, "gateway.lock"));
+    writeFileSync(join(dir, "gateway.lock", String(dead.pid)), "");
     const next = createRffGateway({ stateDir: dir, models: MODELS });
-    expect(readFileSync(join(dir, "gateway.pid"), "utf8")).toBe(String(process.pid));
+    expect(readdirSync(join(dir, "gateway.lock"))).toEqual([String(process.pid)]);
     await next.close();
-    expect(existsSync(join(dir, "gateway.pid"))).toBe(false);
+    expect(existsSync(join(dir, "gateway.lock"))).toBe(false);
   });
 
   it("a log line the router refuses stops the start with its place in the log, and frees the directory", async () => {
@@ -156,7 +157,7 @@ describe("the state directory", () => {
     expect(() => createRffGateway({ stateDir: dir, models: MODELS, contextDim: 4 })).toThrow(
       /events\.jsonl: event 1 after the snapshot's offset \d+: /,
     );
-    expect(existsSync(join(dir, "gateway.pid"))).toBe(false);
+    expect(existsSync(join(dir, "gateway.lock"))).toBe(false);
   });
 
   it("routekit-gateway (dist/main.js) serves, and SIGTERM writes a final snapshot and exits 0", async () => {
