@@ -75,6 +75,9 @@ export function coerceParam(where: string, key: string, raw: ParamValue, default
     if (raw === false || raw === "false") return false;
     throw new UsageError(`${where}.${key} must be true or false, got ${JSON.stringify(raw)}`);
   }
+  // A word-valued default whose alternatives are numbers ("env", "none"): a config file's number (budget: 3,
+  // searchNodeLimit: 2000) is the string the command line would give; the entry checks it as it checks that.
+  if (typeof raw === "number" && Number.isFinite(raw)) return String(raw);
   if (typeof raw !== "string") throw new UsageError(`${where}.${key} must be a string, got ${JSON.stringify(raw)}`);
   return raw;
 }

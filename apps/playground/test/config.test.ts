@@ -155,3 +155,28 @@ horizon: 400
     expect(err).toBe(`routekit: ${file}: seed: unknown key\n`);
   });
 });
+
+describe("config files: a number for a parameter whose default is a word", () => {
+  it('StageRoute\'s searchNodeLimit: 2000, budget: 3 (defaults "none", "env") are taken as the numbers they are', async () => {
+    const { registry } = await import("../src/registry/index.js");
+    const { mergeParams } = await import("../src/spec.js");
+    const config = (params: string) =>
+      configToSpec(
+        registry,
+        parseCompareConfig(
+          `environment: arena-sim-2025\npolicies:\n  - { policy: stageroute, params: ${params} }`,
+          "x.yml",
+        ),
+        "x.yml",
+        defaults,
+      );
+    const spec = config("{ searchNodeLimit: 2000, enumLimit: 0, budget: 3, maxDeployed: 2 }");
+    const entry = registry.policies.find((p) => p.name === "stageroute");
+    const params = mergeParams("stageroute", entry?.defaults ?? {}, spec.policies[0]?.params);
+    expect(params).toMatchObject({ searchNodeLimit: "2000", enumLimit: 0, budget: "3", maxDeployed: "2" });
+    // Other types stay refused for a word.
+    expect(() => config("{ tieBreak: true }")).toThrow(
+      "x.yml: policies[0].params.tieBreak: stageroute.tieBreak must be a string, got true",
+    );
+  });
+});

@@ -25,7 +25,7 @@
  * exchanges of one model and exact searches over a few models, at most as much work again as the limit),
  * which lowers a relaxed budget first (the smallest reachable cost), then raises the reward under it.
  */
-import { ErrorCode, RouteKitError } from "@routekit/core";
+import { describe, ErrorCode, RouteKitError } from "@routekit/core";
 import { SubsetSearch } from "./branch.js";
 import { greedyByRatio } from "./cap-greedy.js";
 import type { ExternalDeploySolver } from "./external.js";
@@ -466,7 +466,7 @@ export class DeploySolver {
         slots: s,
       });
     } catch (e) {
-      return `deploySolver "${solver.name}" threw: ${e instanceof Error ? e.message : String(e)}`;
+      return `deploySolver "${solver.name}" threw: ${thrown(e)}`;
     }
     if (answer === null) {
       // Without a budget row any s models whose caps reach 1 are feasible, and solve() checked that some are.
@@ -474,13 +474,22 @@ export class DeploySolver {
         return `deploySolver "${solver.name}" found no subset of a problem without a budget row`;
       return null;
     }
-    const seen = new Uint8Array(n);
-    if (!Array.isArray(answer) || answer.length > s) {
-      return `deploySolver "${solver.name}" must return null or at most ${s} model indices`;
+    // Read the answer once, into a plain array: its length or entries may be getters (or a Proxy) that throw,
+    // which is the solver failing, not the update that asked it.
+    let picks: unknown[];
+    try {
+      if (!Array.isArray(answer) || answer.length > s) {
+        return `deploySolver "${solver.name}" must return null or at most ${s} model indices`;
+      }
+      const list: readonly unknown[] = answer;
+      picks = Array.from({ length: list.length }, (_, k) => list[k]);
+    } catch (e) {
+      return `deploySolver "${solver.name}" returned an answer that threw when read: ${thrown(e)}`;
     }
-    for (const i of answer) {
-      if (!Number.isInteger(i) || i < 0 || i >= n || seen[i] === 1) {
-        return `deploySolver "${solver.name}" returned ${String(i)}: not a distinct model index in [0, ${n})`;
+    const seen = new Uint8Array(n);
+    for (const i of picks) {
+      if (typeof i !== "number" || !Number.isInteger(i) || i < 0 || i >= n || seen[i] === 1) {
+        return `deploySolver "${solver.name}" returned ${describe(i)}: not a distinct model index in [0, ${n})`;
       }
       seen[i] = 1;
     }
@@ -533,5 +542,15 @@ export class DeploySolver {
     this.pc = new Float64Array(m);
     this.pa = new Float64Array(m);
     this.pw = new Float64Array(m);
+  }
+}
+
+/** What a deploySolver threw, for `lastSolverFailure`: never a throw itself (no user toString is called). */
+function thrown(e: unknown): string {
+  try {
+    if (e instanceof Error) return String(e.message);
+    return typeof e === "object" && e !== null ? describe(e) : String(e);
+  } catch {
+    return describe(e);
   }
 }

@@ -292,6 +292,50 @@ describe("an external solver that fails", () => {
     }
   });
 
+  it("an answer that throws while it is read, or values and throws with no string form: the built-in search decides", () => {
+    const throwingEntry = () => {
+      const answer = [0, 1];
+      Object.defineProperty(answer, 0, {
+        get() {
+          throw new Error("lazy result failed");
+        },
+      });
+      return answer;
+    };
+    const throwingLength = () =>
+      new Proxy([0, 1], {
+        get(t, k) {
+          if (k === "length") throw new Error("no length");
+          return Reflect.get(t, k);
+        },
+      });
+    const cases: [ExternalDeploySolver, string][] = [
+      [{ name: "getter", solve: throwingEntry }, "lazy result failed"],
+      [{ name: "length", solve: throwingLength }, "no length"],
+      // String() of a null-prototype object throws a TypeError: the message must not.
+      [{ name: "bare", solve: () => [Object.create(null)] as never }, "not a distinct model index"],
+      [
+        {
+          name: "bare-throw",
+          solve: () => {
+            throw Object.create(null);
+          },
+        },
+        'deploySolver "bare-throw" threw',
+      ],
+    ];
+    for (const [solver, why] of cases) {
+      const { ext, plain } = pair(solver);
+      expect(ext.solverFallbacks, solver.name).toBe(1);
+      expect(ext.lastSolverFailure, solver.name).toContain(why);
+      expect(ext.deployment).toEqual(plain.deployment);
+      const a = ext.toJSON().state as { config: Record<string, unknown> };
+      const b = plain.toJSON().state as { config: Record<string, unknown> };
+      delete a.config.deploySolver;
+      expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+    }
+  });
+
   it("with searchNodeLimit, the built-in search that takes over stops at it", () => {
     const failing: ExternalDeploySolver = {
       name: "failing",

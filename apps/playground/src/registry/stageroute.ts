@@ -32,9 +32,17 @@ function fromEnv(v: unknown, envValue: number | undefined, what: string): number
     }
     return envValue;
   }
+  return numberParam(v, what, '"env"');
+}
+
+/**
+ * A number parameter given as a string (or a number): a blank value or one that is no number is refused naming
+ * what was typed (Number("") would be 0, Number("none") NaN), `or` the words it may also be.
+ */
+function numberParam(v: unknown, what: string, or: string): number {
   const x = Number(v);
   if (String(v).trim() === "" || Number.isNaN(x)) {
-    throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be a number or "env", got "${String(v)}"`);
+    throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be a number or ${or}, got "${String(v)}"`);
   }
   return x;
 }
@@ -89,14 +97,20 @@ function stageOptions(p: Params, info: EnvInfo, policy: string): StageRouteOptio
   }
   const env = info.env instanceof StagedCostBandit ? info.env : undefined;
   const preset = String(p.preset);
-  if (preset !== "library" && !(preset in STAGE_PRESETS)) {
+  // Own keys only: "toString", "constructor" or "__proto__" name no preset.
+  if (preset !== "library" && !Object.hasOwn(STAGE_PRESETS, preset)) {
     throw new RouteKitError(
       ErrorCode.InvalidArgument,
       `preset must be "library" or "arena2025-paper", got "${preset}"`,
     );
   }
   const base = preset === "library" ? {} : STAGE_PRESETS[preset as keyof typeof STAGE_PRESETS];
-  const costUnit = p.costUnit === "preset" ? undefined : p.costUnit === "budget" ? "budget" : Number(p.costUnit);
+  const costUnit =
+    p.costUnit === "preset"
+      ? undefined
+      : p.costUnit === "budget"
+        ? "budget"
+        : numberParam(p.costUnit, "costUnit", '"budget" or "preset"');
   const mode = String(p.budgetMode) as "average" | "paced";
   return {
     ...base,
@@ -108,7 +122,7 @@ function stageOptions(p: Params, info: EnvInfo, policy: string): StageRouteOptio
     exploration: Number(p.exploration),
     minCost: fromEnv(p.minCost, env?.minCost, "minCost"),
     ...(p.maxCost === "env" && env && Number.isFinite(env.maxCost) ? { maxCost: env.maxCost } : {}),
-    ...(p.maxCost !== "env" ? { maxCost: Number(p.maxCost) } : {}),
+    ...(p.maxCost !== "env" ? { maxCost: numberParam(p.maxCost, "maxCost", '"env"') } : {}),
     ...(costUnit === undefined ? {} : { costUnit }),
     initialPulls: Number(p.initialPulls),
     fillSlots: p.fillSlots === true || p.fillSlots === "true",
@@ -116,7 +130,9 @@ function stageOptions(p: Params, info: EnvInfo, policy: string): StageRouteOptio
     estimator: String(p.estimator) as "mean" | "shrunk",
     budgetMode: mode,
     ...(mode === "paced" ? { horizon: info.horizon } : {}),
-    ...(p.searchNodeLimit === "none" ? {} : { searchNodeLimit: Number(p.searchNodeLimit) }),
+    ...(p.searchNodeLimit === "none"
+      ? {}
+      : { searchNodeLimit: numberParam(p.searchNodeLimit, "searchNodeLimit", '"none"') }),
     ...(p.enumLimit === undefined ? {} : { enumLimit: Number(p.enumLimit) }),
     ...(p.deploySolver === undefined ? {} : deploySolver(p.deploySolver)),
   };
