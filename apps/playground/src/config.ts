@@ -68,11 +68,15 @@ function duplicateKey(body: string): string | undefined {
   return `${what}: key given twice in one object${where}; give it once (never a silent "last one wins")`;
 }
 
+/** `text` without a leading byte order mark, which Windows editors write at the start of UTF-8 files. */
+export function withoutByteOrderMark(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
 /** Parses and validates a config file's text; errors name the file and the offending key path. */
 export function parseCompareConfig(text: string, file: string): CompareConfig {
   let raw: unknown;
-  // A leading byte order mark (Windows editors save UTF-8 with one) is not part of the document.
-  const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
+  const body = withoutByteOrderMark(text);
   const json = /\.json$/i.test(file);
   // JSON.parse keeps the last of two equal keys without a word, and the YAML reader's own error named no key: the
   // YAML reader (which reads JSON too) finds them, and the message names the key's path.

@@ -15,6 +15,7 @@ import {
   type OffPolicyResult,
   replayEvaluate,
 } from "@routekit/core";
+import { withoutByteOrderMark } from "./config.js";
 import { CliFailure, UsageError } from "./errors.js";
 import { type LoggedLine, type LogIssue, policyForLog, readEventLog } from "./event-log.js";
 import { table } from "./format.js";
@@ -84,7 +85,7 @@ export async function restoreOptionsFor(reg: FamilyRegistry, name: string, snaps
   if (entry.restoreOptions === undefined) return undefined;
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(snapshotPath, "utf8"));
+    json = readSnapshotFile(snapshotPath);
   } catch {
     return undefined;
   }
@@ -111,7 +112,7 @@ function buildPolicy(opts: EvaluateOptions, events: readonly LoggedLine[]): ArmP
     throw new UsageError("--seed does not apply with --snapshot (the snapshot holds the RNG)");
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(opts.snapshot, "utf8"));
+    json = readSnapshotFile(opts.snapshot);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     throw new CliFailure(`cannot read snapshot ${opts.snapshot}: ${code ?? (e as Error).message}`);
@@ -121,10 +122,18 @@ function buildPolicy(opts: EvaluateOptions, events: readonly LoggedLine[]): ArmP
   try {
     return (opts.restoreOptions === undefined ? fromJSON(json) : fromJSON(json, opts.restoreOptions)) as ArmPolicy;
   } catch (e) {
-    if (isRouteKitError(e))
+    if (!isRouteKitError(e)) throw e;
+    // A snapshot of another class, or a damaged one, is refused as SNAPSHOT_*; anything else (e.g. a solver the
+    // snapshot names and the command line cannot supply) is about restoring it, not about what the file is.
+    if (e.code.startsWith("SNAPSHOT_"))
       throw new CliFailure(`snapshot ${opts.snapshot} is not a ${entry.name} snapshot: ${e.message}`);
-    throw e;
+    throw new CliFailure(`cannot restore snapshot ${opts.snapshot} as ${entry.name}: ${e.message}`);
   }
+}
+
+/** A snapshot file's JSON; a leading byte order mark (Windows editors write UTF-8 with one) is not part of it. */
+function readSnapshotFile(path: string): unknown {
+  return JSON.parse(withoutByteOrderMark(readFileSync(path, "utf8")));
 }
 
 /** The static fromJSON of the class a fresh instance of `entry` (built from its defaults) belongs to. */
@@ -185,11 +194,14 @@ export function evaluate(opts: EvaluateOptions): EvaluateResult {
     } else {
       // The policy held fixed: it selects on each event's context and the decision is discarded (nothing is learned).
       // Its probability of the logged arm is estimated by 1[pick = logged arm] (exact for a deterministic policy).
-      const known = new Set(opts.arms && opts.arms.length > 0 ? opts.arms : loggedArms(log.events));
+      const given = opts.arms !== undefined && opts.arms.length > 0;
+      const known = new Set(given ? opts.arms : loggedArms(log.events));
       const outside = policy.arms.filter((a) => !known.has(a));
       if (outside.length > 0) {
         throw new CliFailure(
-          `${entry.name} has arms the log never names (${outside.join(", ")}): no estimate covers their picks (--arms sets the policy's arms)`,
+          given
+            ? `${entry.name} has arms outside --arms (${outside.join(", ")}): no estimate covers their picks (a snapshot's policy keeps the arms it was saved with)`
+            : `${entry.name} has arms the log never names (${outside.join(", ")}): no estimate covers their picks (--arms sets the policy's arms)`,
         );
       }
       const picks: string[] = [];

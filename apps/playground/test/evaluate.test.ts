@@ -261,6 +261,10 @@ describe("routekit evaluate", () => {
         /cannot read events file .*nope\.jsonl: ENOENT/,
       ],
       [[...e, "--policy", "ucb1", "--snapshot", xl, "--estimator", "ips"], /ucb1 has arms the log never names \(xl\)/],
+      [
+        [...e, "--policy", "ucb1", "--snapshot", xl, "--estimator", "ips", "--arms", "coder,math,general"],
+        /ucb1 has arms outside --arms \(xl\)/,
+      ],
       [[...e, "--policy", "ucb1", "--snapshot", xl], /the policy's arm "xl" is not one the logging policy plays/],
       [
         [...e, "--policy", "ucb1", "--arms", "coder,math"],
@@ -271,6 +275,19 @@ describe("routekit evaluate", () => {
       expect(r.code, argv.join(" ")).toBe(1);
       expect(r.err).toMatch(re);
     }
+  });
+
+  it("a snapshot file saved with a byte order mark (as Windows editors do) evaluates like the file without it", async () => {
+    const snap = join(dir, "ucb1-plain.json");
+    expect((await cli(["train", "--events", uniformFile, "--policy", "ucb1", "--out", snap])).code).toBe(0);
+    const bom = join(dir, "ucb1-bom.json");
+    writeFileSync(bom, `\uFEFF${readFileSync(snap, "utf8")}`);
+    const args = ["evaluate", "--events", uniformFile, "--policy", "ucb1", "--estimator", "ips", "--json"];
+    const plain = await cli([...args, "--snapshot", snap]);
+    const marked = await cli([...args, "--snapshot", bom]);
+    expect(marked.err).toBe("");
+    expect(marked.code).toBe(0);
+    expect(JSON.parse(marked.out).estimate).toBe(JSON.parse(plain.out).estimate);
   });
 
   it("the randomized policies the README names log their propensity", () => {

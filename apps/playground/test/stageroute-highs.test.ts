@@ -174,6 +174,24 @@ describe("train and evaluate with deploySolver=highs", () => {
     }
   }, 30_000);
 
+  it("a snapshot whose solver the command line cannot supply is reported as not restorable, not as another kind", async () => {
+    const { dir, events, arms } = stageLog();
+    const own = new StageRouteClass({
+      arms,
+      budget: 0.5,
+      maxDeployed: 2,
+      stageLength: 20,
+      minCost: 0,
+      deploySolver: { name: "mine", solve: () => undefined as never },
+    });
+    const out = join(dir, "own-solver.json");
+    writeFileSync(out, JSON.stringify(own.toJSON()));
+    const e = await runCli(["evaluate", "--events", events, "--policy", "stageroute", "--snapshot", out]);
+    expect(e.code).toBe(1);
+    expect(e.err).toMatch(/cannot restore snapshot .*own-solver\.json as stageroute: /);
+    expect(e.err).not.toMatch(/is not a stageroute snapshot/);
+  });
+
   it("prepare runs before the policy is built for the log: the snapshot records highs and restores with it", async () => {
     const { dir, events, arms } = stageLog();
     const params = ["budget=0.5", "maxDeployed=2", "stageLength=20", "minCost=0", "enumLimit=0", "deploySolver=highs"];
