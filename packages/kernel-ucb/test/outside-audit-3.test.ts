@@ -81,3 +81,25 @@ describe("RFF-UCB's Float32 selection mirror on a prompt that repeats between th
     for (const arm of arms) expect(p.regression(arm).single).toBe(true);
   });
 });
+
+describe("an arm added at run time (README departure 7)", () => {
+  const play = (p: ArmPolicy, seed: number) => {
+    for (let t = 0; t < 200; t++) {
+      const d = p.select(new Float64Array([Math.sin(t + seed), 1, 0]));
+      p.update(d, { reward: d.arm === "a" ? 1 : 0.2 });
+    }
+    p.addArm("new");
+    return p.select(new Float64Array([0.5, 1, 0])).arm;
+  };
+  it("is tried next by the per-arm classes, also greedy (exploration 0)", () => {
+    for (const m of family.filter((f) => f.name !== "kernel-ucb")) {
+      for (const seed of [1, 2, 3])
+        expect(play(m.make({ arms: ["a", "b"], seed, exploration: 0 }), seed), m.name).toBe("new");
+    }
+  });
+  it("KernelUcb: tried next with the default exploration (its one-hot width), not when greedy", () => {
+    const kernel = family.find((f) => f.name === "kernel-ucb") as (typeof family)[number];
+    for (let seed = 0; seed < 20; seed++) expect(play(kernel.make({ arms: ["a", "b", "c"], seed }), seed)).toBe("new");
+    expect(play(kernel.make({ arms: ["a", "b"], seed: 2, exploration: 0 }), 2)).toBe("a");
+  });
+});
