@@ -1,5 +1,5 @@
 // An outside tester's probes of the README's promises: each test here failed before its fix.
-import { type ArmPolicy, learnedState, Rng } from "@routekit/core";
+import { type ArmPolicy, ErrorCode, learnedState, Rng } from "@routekit/core";
 import { allocF32, allocF64, paddedLength, roundToF32 } from "@routekit/linalg";
 import { describe, expect, it } from "vitest";
 import { RffUcb } from "../src/index.js";
@@ -101,5 +101,23 @@ describe("an arm added at run time (README departure 7)", () => {
     const kernel = family.find((f) => f.name === "kernel-ucb") as (typeof family)[number];
     for (let seed = 0; seed < 20; seed++) expect(play(kernel.make({ arms: ["a", "b", "c"], seed }), seed)).toBe("new");
     expect(play(kernel.make({ arms: ["a", "b"], seed: 2, exploration: 0 }), 2)).toBe("a");
+  });
+});
+
+describe("option counter", () => {
+  it("ops NaN or Infinity is NON_FINITE (the core rule; it was INVALID_ARGUMENT), a wrong type INVALID_ARGUMENT", () => {
+    for (const m of family) {
+      for (const ops of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
+        expect(() => m.make({ arms: ["a"], counter: { ops } }), `${m.name} ${ops}`).toThrow(
+          expect.objectContaining({ code: ErrorCode.NonFinite }),
+        );
+      }
+      for (const counter of [{ ops: "1" }, {}, null, 5, Object.freeze({ ops: 0 })]) {
+        expect(() => m.make({ arms: ["a"], counter }), `${m.name} ${JSON.stringify(counter)}`).toThrow(
+          expect.objectContaining({ code: ErrorCode.InvalidArgument }),
+        );
+      }
+      expect(() => m.make({ arms: ["a"], counter: { ops: 0 } })).not.toThrow();
+    }
   });
 });
