@@ -155,6 +155,20 @@ describe("audit: the command line", () => {
       expect(r.stderr).toMatch(/^--models /);
     });
   }
+  // parseArgs threw these out of main: a Node stack trace (exit 1) instead of the usage errors' one line and exit 2.
+  for (const args of [["--bogus", "1"], ["--state"], ["--port", "-1"], ["extra"]]) {
+    it(`${args.join(" ")} is refused with a one-line message (exit 2), before touching the state`, () => {
+      const dir = join(stateDir(), "state");
+      const r = spawnSync(process.execPath, [main, "--models", "a,b", "--state", dir, ...args], {
+        encoding: "utf8",
+        timeout: 10_000,
+      });
+      expect(r.status).toBe(2);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toMatch(/^routekit-gateway: .*--help/);
+      expect(existsSync(dir)).toBe(false);
+    });
+  }
 });
 
 describe("audit: the command line, a port in use", () => {
