@@ -139,10 +139,13 @@ export class RoutingGateway<P extends ArmPolicy> {
       for (const model of opts.models) if (!policy.arms.includes(model)) policy.addArm(model);
       for (const arm of [...policy.arms]) if (!opts.models.includes(arm)) policy.removeArm(arm);
       const lineage = snap?.lineage ?? [];
-      if (snap !== undefined && (archived || policy.arms.join("\n") !== armsBefore)) {
+      if (snap !== undefined && (snap.clean === true || policy.arms.join("\n") !== armsBefore)) {
         // Snapshot the new list before serving: replaying the log onto the old snapshot after a crash would
         // drop what a new model learned (learn ignores events of arms the policy lacks) and bring back a
         // dropped model's old state. Likewise a new log: the old snapshot's offset is into the archived one.
+        // And a clean stop's mark must not outlive this start: were this run killed before its first snapshot,
+        // the next start would take a log emptied since (moved away, truncated in place) for an archived one
+        // and silently drop this run's events; without the mark it refuses to run instead.
         // Synchronous, so no event is logged before it is on disk.
         const path = join(opts.stateDir, "snapshot.json");
         writeSnapshotFileSync(

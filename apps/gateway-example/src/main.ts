@@ -15,21 +15,32 @@ GET  /stats, GET /healthz
 match the state directory's router. --fsync flushes the event log to disk before each feedback is
 answered (survives a power cut, costs a disk flush per feedback).`;
 
+/** The command line; an unknown option, a missing value or a stray argument exits 2 with one line, as usage errors do. */
+function args() {
+  try {
+    return parseArgs({
+      options: {
+        port: { type: "string", default: "8787" },
+        host: { type: "string", default: "127.0.0.1" },
+        state: { type: "string", default: "./gateway-state" },
+        models: { type: "string", default: MODELS.join(",") },
+        dim: { type: "string", default: "256" },
+        seed: { type: "string", default: "1" },
+        "snapshot-every": { type: "string", default: "1000" },
+        fsync: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+    });
+  } catch (e) {
+    // Node's messages run over several lines for some mistakes (`--port -1`): one line, like the others.
+    console.error(`routekit-gateway: ${(e as Error).message.replace(/\s*\n\s*/g, " ")} (see --help)`);
+    process.exit(2);
+  }
+}
+
 function main(): void {
-  const { values } = parseArgs({
-    options: {
-      port: { type: "string", default: "8787" },
-      host: { type: "string", default: "127.0.0.1" },
-      state: { type: "string", default: "./gateway-state" },
-      models: { type: "string", default: MODELS.join(",") },
-      dim: { type: "string", default: "256" },
-      seed: { type: "string", default: "1" },
-      "snapshot-every": { type: "string", default: "1000" },
-      fsync: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h" },
-    },
-    strict: true,
-  });
+  const { values } = args();
   if (values.help) return void console.log(HELP);
   let gateway: ReturnType<typeof createRffGateway>;
   try {

@@ -101,6 +101,39 @@ describe("audit: restarts", () => {
     expect(() => createRffGateway({ stateDir: crashed, models: ["a", "b"], contextDim: 4 })).toThrow(/truncated/);
   });
 
+  // A start after a clean stop writes no snapshot of its own (same models): the clean stop's snapshot, with its
+  // `clean` mark, was still the newest when this run was killed, and an emptied log then read as archived.
+  for (const how of ["truncated in place (copytruncate)", "moved away"]) {
+    it(`a log ${how} after a crash of a run that started from a clean stop still stops the start`, async () => {
+      const dir = stateDir();
+      const opts = { models: ["a", "b"], contextDim: 4 };
+      const first = createRffGateway({ stateDir: dir, ...opts });
+      const url = `http://127.0.0.1:${await first.listen()}`;
+      const d = (await post(url, "/route", { embedding: [1, 0, 0, 0] })).body;
+      await post(url, "/feedback", { decisionId: d.decisionId, reward: 1 });
+      await first.close();
+      const second = createRffGateway({ stateDir: dir, ...opts });
+      const url2 = `http://127.0.0.1:${await second.listen()}`;
+      for (let i = 0; i < 3; i++) {
+        const di = (await post(url2, "/route", { embedding: [0, 1, i, 0] })).body;
+        expect((await post(url2, "/feedback", { decisionId: di.decisionId, reward: 0.5 })).status).toBe(200);
+      }
+      const crashed = crashCopy(dir); // a kill -9: three learned events after the clean stop's snapshot
+      const intact = crashCopy(dir);
+      const live = learned(second);
+      await second.close();
+      const log = join(crashed, "events.jsonl");
+      if (how === "moved away") renameSync(log, join(stateDir(), "events-archived.jsonl"));
+      else writeFileSync(log, "");
+      expect(() => createRffGateway({ stateDir: crashed, ...opts })).toThrow(/truncated/);
+      // Left alone, the crash's log restores the live state.
+      const restored = createRffGateway({ stateDir: intact, ...opts });
+      expect(restored.stats().replayed).toBe(3);
+      expect(learned(restored)).toBe(live);
+      await restored.close();
+    });
+  }
+
   it("a lock naming this very process (a container restart reuses the pid) is taken over", async () => {
     const dir = stateDir();
     mkdirSync(join(dir, "gateway.lock"));
@@ -123,6 +156,20 @@ describe("audit: the command line", () => {
       });
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(/^--models /);
+    });
+  }
+  // parseArgs threw these out of main: a Node stack trace (exit 1) instead of the usage errors' one line and exit 2.
+  for (const args of [["--bogus", "1"], ["--state"], ["--port", "-1"], ["extra"]]) {
+    it(`${args.join(" ")} is refused with a one-line message (exit 2), before touching the state`, () => {
+      const dir = join(stateDir(), "state");
+      const r = spawnSync(process.execPath, [main, "--models", "a,b", "--state", dir, ...args], {
+        encoding: "utf8",
+        timeout: 10_000,
+      });
+      expect(r.status).toBe(2);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toMatch(/^routekit-gateway: .*--help/);
+      expect(existsSync(dir)).toBe(false);
     });
   }
 });

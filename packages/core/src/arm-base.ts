@@ -72,14 +72,18 @@ export function argmaxRandomTie(scores: ArrayLike<number>, n: number, rng: Rng):
 
 /**
  * Copies an arm feedback's `reward` and `cost` into `into`, reading each once; anything that is not an object is
- * returned as it is (for checkArmFeedback to refuse).
+ * returned as it is (for checkArmFeedback to refuse). A -0 is copied as 0, as contexts are: JSON writes -0 as 0,
+ * so a policy that kept it would leave another learned state (a stored score's sign bit) than the one that
+ * learns the logged event, breaking update == learn bit for bit.
  */
 export function readFeedbackOnce(feedback: unknown, into: { reward: number; cost?: number }): ArmFeedback {
   if (feedback === null || typeof feedback !== "object") return feedback as ArmFeedback;
   const f = feedback as { reward?: unknown; cost?: unknown };
   try {
-    into.reward = f.reward as number;
-    into.cost = f.cost as number | undefined;
+    const reward = f.reward;
+    into.reward = (reward === 0 ? 0 : reward) as number;
+    const cost = f.cost;
+    into.cost = (cost === 0 ? 0 : cost) as number | undefined;
   } catch (e) {
     throw new RouteKitError(ErrorCode.InvalidArgument, `reading the feedback threw: ${errorText(e)}`);
   }

@@ -150,7 +150,10 @@ export abstract class KernelPolicyBase<S extends ArmState> extends ArmPolicyBase
       // The policy adds to ops inside select and update: a string would concatenate, and a frozen counter
       // threw a TypeError mid-select; both are refused here, before anything exists.
       const ops = counter !== null && typeof counter === "object" ? (counter as { ops?: unknown }).ops : undefined;
-      if (typeof ops !== "number" || !Number.isFinite(ops) || !Reflect.set(counter as object, "ops", ops)) {
+      if (typeof ops === "number" && !Number.isFinite(ops)) {
+        throw new RouteKitError(ErrorCode.NonFinite, `option counter.ops must be a finite number, got ${ops}`);
+      }
+      if (typeof ops !== "number" || !Reflect.set(counter as object, "ops", ops)) {
         throw new RouteKitError(
           ErrorCode.InvalidArgument,
           `option counter must be an object { ops } with a writable finite number ops, got ${describe(counter)}`,

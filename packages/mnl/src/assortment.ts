@@ -234,7 +234,8 @@ export class DinkelbachWorkspace {
 /**
  * Exact capacitated MNL assortment by Dinkelbach's parametric method:
  * lambda <- 0; repeat { C <- top-K of v_i (r_i - lambda) > 0; F = sum_C v_i(r_i - lambda) - v0 lambda;
- * stop when F <= eps max(1, lambda); S <- C; lambda <- R(S) }. F is convex, piecewise linear and strictly
+ * stop when F <= eps (sum_C v_i(r_i - lambda) + v0 lambda), a tolerance relative to F's terms (so any joint scale
+ * of v and v0 gives the same S); S <- C; lambda <- R(S) }. F is convex, piecewise linear and strictly
  * decreasing with its root at R*, and lambda increases strictly, so it terminates at an optimal S
  * (empty only when every r_i = 0). Writes S (by decreasing v_i(r_i - R*)) to `out`; returns |S|.
  * `v` must be positive and finite; scale v and v0 together (e.g. v_i = e^{u_i - max u}) to avoid overflow.
@@ -257,9 +258,14 @@ export function dinkelbachAssortment(
     ws.iterations = it;
     for (let i = 0; i < n; i++) score[i] = (v[i] as number) * ((r[i] as number) - lambda);
     const m = topK(score, n, K, cand, 0);
-    let F = -v0 * lambda;
-    for (let j = 0; j < m; j++) F += score[cand[j] as number] as number;
-    if (F <= eps * Math.max(1, lambda) || m === 0) break;
+    let gain = 0;
+    for (let j = 0; j < m; j++) gain += score[cand[j] as number] as number;
+    const cost = v0 * lambda;
+    const F = gain - cost;
+    // Relative to the terms of F, not absolute: F is homogeneous in (v, v0), and callers scale v by the largest
+    // attraction, so with an item far above the rest an absolute 1e-12 stopped short of R* (revenue 0.3 for 0.5 at
+    // utilities [28, -28, 0]) or at the empty set (a zero-revenue item 30 above the others).
+    if (F <= eps * (gain + cost) || m === 0) break;
     const next = assortmentRevenue(v, r, cand, m, v0);
     for (let j = 0; j < m; j++) out[j] = cand[j] as number;
     size = m;

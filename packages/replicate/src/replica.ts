@@ -522,7 +522,15 @@ export class Replica<P extends ReplicaPolicy> {
     }
     this.position = id;
     this.sinceSnapshot++;
-    this.options.onApplied?.(id, e);
+    const hook = this.options.onApplied;
+    if (hook === undefined) return;
+    try {
+      hook(id, e);
+    } catch (err) {
+      // Reported like any error that does not stop the replica. Thrown into the read loop, it skipped the rest
+      // of the batch and paused 100 ms: one entry per pause for a hook that always throws.
+      this.report(err);
+    }
   }
 
   // ------------------------------------------------------------ snapshots
@@ -730,6 +738,12 @@ function checkOptions<P extends ReplicaPolicy>(o: ReplicaOptions<P>): void {
   }
   if (typeof o.create !== "function" || typeof o.restore !== "function") {
     throw new RouteKitError(ErrorCode.InvalidArgument, "options create and restore must be functions");
+  }
+  for (const k of ["onError", "onApplied"] as const) {
+    // `onError: 5` swallowed every error it was meant to report (its TypeError is caught like a hook's throw).
+    if (o[k] !== undefined && typeof o[k] !== "function") {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `option ${k} must be a function, got ${describe(o[k])}`);
+    }
   }
   if (typeof o.redis !== "string" && (o.redis === null || typeof o.redis !== "object")) {
     throw new RouteKitError(ErrorCode.InvalidArgument, "option redis must be a URL string or ioredis options");
