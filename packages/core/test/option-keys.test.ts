@@ -3,12 +3,15 @@ import {
   ARM_POLICY_OPTION_KEYS,
   type ArmPolicyOptions,
   editDistance,
+  estimateOffPolicy,
   isRouteKitError,
   optionKeys,
   type RouteKitError,
   RUN_OPTION_KEYS,
   type RunOptions,
+  readOptions,
   rejectUnknownOptions,
+  replayEvaluate,
   runExperiment,
   suggestOption,
 } from "../src/index.js";
@@ -136,5 +139,60 @@ describe("option key lists", () => {
     const e = refusal(() => runExperiment(exp, { onprogress: () => {} } as never));
     expect(e.message).toContain('"onprogress" (did you mean "onProgress"?)');
     await expect(runExperimentInWorkers(exp, { worker: 2 } as never)).rejects.toThrow(/did you mean "workers"/);
+  });
+});
+
+describe("options whose getter throws", () => {
+  /** `base` with `key` turned into a getter that throws a plain Error. */
+  function hostile(base: Record<string, unknown>, key: string): Record<string, unknown> {
+    const o = { ...base };
+    Object.defineProperty(o, key, {
+      enumerable: true,
+      get() {
+        throw new Error(`getter ${key}`);
+      },
+    });
+    return o;
+  }
+
+  const event = {
+    v: 1,
+    kind: "classic/random",
+    protocol: "arm" as const,
+    id: "d0",
+    decision: { arm: "a", context: null, propensity: 0.5 },
+    feedback: { reward: 1 },
+  };
+
+  it("readOptions turns the getter's Error into INVALID_ARGUMENT naming the option, reading through otherwise", () => {
+    class Config {
+      get seed() {
+        return 7;
+      }
+    }
+    const inherited = readOptions(new Config(), "Thing");
+    expect(inherited.seed).toBe(7); // prototype getters still read
+    const o = readOptions(hostile({ arms: ["a"] }, "stepSize"), "Thing");
+    expect(o.arms).toEqual(["a"]);
+    const e = refusal(() => o.stepSize);
+    expect(e.code).toBe("INVALID_ARGUMENT");
+    expect(e.message).toBe("Thing: reading option stepSize threw: getter stepSize");
+    expect(readOptions(o, "Other")).toBe(o); // guarding a guarded view does not stack proxies
+  });
+
+  it("estimateOffPolicy, replayEvaluate and runExperiment refuse such options with INVALID_ARGUMENT", () => {
+    const target = () => 1;
+    for (const key of ["target", "level", "clip", "estimator", "fallbackPropensity"]) {
+      const e = refusal(() => estimateOffPolicy([event], hostile({ target }, key) as never));
+      expect([e.code, e.message]).toEqual([
+        "INVALID_ARGUMENT",
+        `estimateOffPolicy: reading option ${key} threw: getter ${key}`,
+      ]);
+    }
+    const policy = {}; // never reached: options are read first
+    const e = refusal(() => replayEvaluate([event], policy as never, hostile({}, "clip") as never));
+    expect([e.code, e.message]).toEqual(["INVALID_ARGUMENT", "replayEvaluate: reading option clip threw: getter clip"]);
+    const r = refusal(() => runExperiment({} as never, hostile({}, "onProgress") as never));
+    expect(r.code).toBe("INVALID_ARGUMENT");
   });
 });
