@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
   ARM_POLICY_OPTION_KEYS,
+  type ArmEvent,
   type ArmPolicyOptions,
+  EVENT_VERSION,
   editDistance,
   estimateOffPolicy,
   isRouteKitError,
@@ -155,10 +157,10 @@ describe("options whose getter throws", () => {
     return o;
   }
 
-  const event = {
-    v: 1,
+  const event: ArmEvent = {
+    v: EVENT_VERSION,
     kind: "classic/random",
-    protocol: "arm" as const,
+    protocol: "arm",
     id: "d0",
     decision: { arm: "a", context: null, propensity: 0.5 },
     feedback: { reward: 1 },
@@ -192,7 +194,42 @@ describe("options whose getter throws", () => {
     const policy = {}; // never reached: options are read first
     const e = refusal(() => replayEvaluate([event], policy as never, hostile({}, "clip") as never));
     expect([e.code, e.message]).toEqual(["INVALID_ARGUMENT", "replayEvaluate: reading option clip threw: getter clip"]);
-    const r = refusal(() => runExperiment({} as never, hostile({}, "onProgress") as never));
-    expect(r.code).toBe("INVALID_ARGUMENT");
+  });
+
+  it("runExperiment and runExperimentInWorkers refuse a throwing option or experiment field with INVALID_ARGUMENT", async () => {
+    const experiment = {
+      protocol: "arm" as const,
+      environment: () => {
+        throw new Error("never built");
+      },
+      policies: [{ label: "p", create: () => ({}) as never }],
+      seeds: [1],
+      horizon: 1,
+    };
+    for (const key of ["onProgress", "signal"]) {
+      const e = refusal(() => runExperiment(experiment as never, hostile({}, key) as never));
+      expect([e.code, e.message]).toEqual([
+        "INVALID_ARGUMENT",
+        `runExperiment: reading option ${key} threw: getter ${key}`,
+      ]);
+    }
+    for (const key of ["horizon", "seeds", "policies", "points"]) {
+      const e = refusal(() => runExperiment(hostile(experiment, key) as never));
+      expect([e.code, e.message]).toEqual(["INVALID_ARGUMENT", `reading the experiment threw: getter ${key}`]);
+    }
+    const seeds = new Proxy([1], {
+      get(t, k) {
+        if (k === "0") throw new Error("seed 0");
+        return Reflect.get(t, k);
+      },
+    });
+    expect(refusal(() => runExperiment({ ...experiment, seeds } as never)).code).toBe("INVALID_ARGUMENT");
+    for (const key of ["workers", "workerEntry", "onProgress", "signal"]) {
+      const plan = { module: "/nonexistent/experiment.mjs", spec: {} };
+      await expect(runExperimentInWorkers(plan, hostile({}, key) as never)).rejects.toMatchObject({
+        code: "INVALID_ARGUMENT",
+        message: `runExperimentInWorkers: reading option ${key} threw: getter ${key}`,
+      });
+    }
   });
 });
