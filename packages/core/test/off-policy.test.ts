@@ -542,6 +542,25 @@ describe("errors: typed, before anything is computed, the policy untouched", () 
     expect(p.pendingDecisions).toBe(0);
   });
 
+  it("a context the policy's select refuses is rethrown with the event's index, nothing left pending", () => {
+    // e.g. an HPG router refusing a logged query of norm above 1: the error named no event (no index, no prefix).
+    const log = simulateLog("select-refused", 30, uniform);
+    const p = new TestPolicy({ arms: ARMS, theta: THETA, seed: 1 });
+    const select = p.select.bind(p);
+    let calls = 0;
+    p.select = (context) => {
+      if (++calls === 12) throw new RouteKitError(ErrorCode.OutOfRange, "the query must have norm <= 1, got 2");
+      return select(context);
+    };
+    const e = codeOf(() => replayEvaluate(log, p));
+    expect([e.code, e.index, e.message]).toEqual([
+      ErrorCode.OutOfRange,
+      11,
+      "events[11]: the query must have norm <= 1, got 2",
+    ]);
+    expect(p.pendingDecisions).toBe(0);
+  });
+
   it("no match is NUMERICAL, not NaN", () => {
     const log = simulateLog("nomatch", 20, uniform).map((e) => {
       const x = e.decision.context as number[];
