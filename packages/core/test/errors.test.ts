@@ -282,3 +282,25 @@ describe("readVectorInto", () => {
     expect(Array.from(short)).toEqual([7, 7]);
   });
 });
+
+describe("isRouteKitError and instanceof never throw (outside audit, core 2026-11-27)", () => {
+  it("a thrown proxy whose get trap throws, or a revoked one, is not a RouteKitError", () => {
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error("trap");
+        },
+      },
+    );
+    const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+    revoke();
+    for (const e of [hostile, revoked]) {
+      // Both threw (the trap's Error, a TypeError) from inside the catch blocks that test for a RouteKitError.
+      expect(isRouteKitError(e)).toBe(false);
+      expect(isRouteKitError(e, "INVALID_ARGUMENT")).toBe(false);
+      expect(e instanceof RouteKitError).toBe(false);
+    }
+    expect(isRouteKitError(new RouteKitError(ErrorCode.InvalidArgument, "x"), "INVALID_ARGUMENT")).toBe(true);
+  });
+});
