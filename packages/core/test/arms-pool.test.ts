@@ -145,9 +145,9 @@ describe("ArmTable positions after many removals (outside audit, core 2026-11-27
         t.remove(id as string);
         expect(() => t.indexOf(id as string)).toThrow(expect.objectContaining({ code: "UNKNOWN_ARM" }));
       }
-      if (step % 97 === 0) live.forEach((id, j) => expect(t.indexOf(id)).toBe(j));
+      if (step % 97 === 0) expect(live.map((id) => t.indexOf(id))).toEqual(live.map((_, j) => j));
     }
     expect([...t.ids]).toEqual(live);
-    live.forEach((id, j) => expect(t.indexOf(id)).toBe(j));
+    expect(live.map((id) => t.indexOf(id))).toEqual(live.map((_, j) => j));
   });
 });
