@@ -71,17 +71,19 @@ export function checkUnknownOptionKey<P extends PolicyBase>(spec: ConstructSpec<
 }
 
 /**
- * A getter that throws on an option (one key of the spec's base options at a time, the others as given) is a typed
- * error, INVALID_ARGUMENT naming the option, never the getter's own `Error` escaping the constructor (the guarantee
- * covers "a getter that throws" among the values no JSON body holds). Returns the number of cases checked (0 without
- * `construct`).
+ * A getter that throws on an option (one key of the spec's base options or declared ranges at a time, the others as
+ * given) is a typed error, INVALID_ARGUMENT naming the option, never the getter's own `Error` escaping the constructor
+ * (the guarantee covers "a getter that throws" among the values no JSON body holds). Returns the number of cases
+ * checked (0 without `construct`).
  */
 export function checkThrowingOptionGetter<P extends PolicyBase>(spec: ConstructSpec<P>): number {
   if (!spec.construct) return 0;
   const build = spec.construct;
   const base = spec.baseOptions ?? {};
   let n = 0;
-  for (const key of Object.keys(base)) {
+  // Every base option, and every option whose range the spec declares (set on top of the base options).
+  const keys = new Set([...Object.keys(base), ...(spec.optionRanges ?? []).map((r) => r.name)]);
+  for (const key of keys) {
     const options = { ...base };
     Object.defineProperty(options, key, {
       enumerable: true,
