@@ -7,6 +7,7 @@ import {
   optionKeys,
   readEnum,
   readNumber,
+  readOptions,
   readSnapshot,
   rejectUnknownOptions,
   type Snapshot,
@@ -47,7 +48,7 @@ export class EpsilonGreedy extends CountingPolicy {
   constructor(options: EpsilonGreedyOptions) {
     rejectUnknownOptions(options, EPSILON_GREEDY_OPTION_KEYS, EpsilonGreedy.kind);
     super(options);
-    const o = options as unknown as Record<string, unknown>;
+    const o = readOptions(options, EpsilonGreedy.kind);
     this.epsilon = numberOption(o, "epsilon", 0.1, { min: 0, max: 1 });
     this.decay = enumOption(o, "decay", ["none", "1/t"] as const, "none");
     this.addInitialArms(options);

@@ -95,13 +95,13 @@ export class LinUCBDisjoint extends ArmPolicyBase<DisjointArm, VecPayload> {
 
   constructor(options: LinUCBDisjointOptions) {
     rejectUnknownOptions(options, LINUCB_DISJOINT_OPTION_KEYS, LinUCBDisjoint.kind);
-    const d = options?.contextDim;
+    const o = readOptions(options, LinUCBDisjoint.kind);
+    const d = o.contextDim as number;
     assertInt(d, "option contextDim", 1, MAX_RIDGE_DIM);
     const store = new VecPayloadStore(d, d);
     super(options, store, d);
     this.store = store;
     this.d = d;
-    const o = readOptions(options, LinUCBDisjoint.kind);
     this.exploration = numberOption(o, "exploration", 1, { min: 0 });
     // Bounded so A^-1 = I / ridge and its updates stay finite (5e-324 made 1 / ridge overflow).
     this.ridge = numberOption(o, "ridge", 1, RIDGE_RANGE);

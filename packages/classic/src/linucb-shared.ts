@@ -104,18 +104,18 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
 
   constructor(options: LinUCBSharedOptions) {
     rejectUnknownOptions(options, LINUCB_SHARED_OPTION_KEYS, LinUCBShared.kind);
-    const d = options?.contextDim;
+    const o = readOptions(options, LinUCBShared.kind);
+    const d = o.contextDim as number;
     assertInt(d, "option contextDim", 1, MAX_RIDGE_DIM - 1);
     // The default fits the 4,096-feature cap: a plain 64 made every contextDim above 4,032 throw OUT_OF_RANGE
     // for an option the caller never gave.
-    const maxArms = options.maxArms ?? Math.min(64, MAX_RIDGE_DIM - d);
+    const maxArms = (o.maxArms as number | undefined) ?? Math.min(64, MAX_RIDGE_DIM - d);
     assertInt(maxArms, "option maxArms", 1, MAX_RIDGE_DIM - d);
     const store = new VecPayloadStore(d, d + maxArms);
     super(options, store, d);
     this.store = store;
     this.d = d;
     this.maxArms = maxArms;
-    const o = readOptions(options, LinUCBShared.kind);
     this.exploration = numberOption(o, "exploration", 1, { min: 0 });
     // Bounded so A^-1 = I / ridge and its updates stay finite (5e-324 made 1 / ridge overflow).
     this.ridge = numberOption(o, "ridge", 1, RIDGE_RANGE);

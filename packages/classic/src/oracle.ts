@@ -7,6 +7,7 @@ import {
   optionKeys,
   RouteKitError,
   readId,
+  readOptions,
   readSnapshot,
   rejectUnknownOptions,
   type Snapshot,
@@ -35,13 +36,13 @@ export class OneArmOracle extends CountingPolicy {
   constructor(options: OneArmOracleOptions) {
     rejectUnknownOptions(options, ONE_ARM_ORACLE_OPTION_KEYS, OneArmOracle.kind);
     super(options);
-    assertId(options.arm, "option arm");
-    this.arm = options.arm;
-    if (options.arms.length > 0 && !options.arms.includes(options.arm)) {
-      throw new RouteKitError(
-        ErrorCode.UnknownArm,
-        `option arm "${options.arm}" is not one of the arms (${options.arms.join(", ")})`,
-      );
+    const o = readOptions(options, OneArmOracle.kind);
+    const arm = o.arm as string;
+    assertId(arm, "option arm");
+    this.arm = arm;
+    const arms = o.arms as readonly string[];
+    if (arms.length > 0 && !arms.includes(arm)) {
+      throw new RouteKitError(ErrorCode.UnknownArm, `option arm "${arm}" is not one of the arms (${arms.join(", ")})`);
     }
     this.addInitialArms(options);
   }

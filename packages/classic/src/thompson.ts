@@ -9,6 +9,7 @@ import {
   optionKeys,
   readEnum,
   readNumber,
+  readOptions,
   readSnapshot,
   rejectUnknownOptions,
   type Snapshot,
@@ -65,7 +66,7 @@ export class ThompsonBernoulli extends CountingPolicy {
   constructor(options: ThompsonBernoulliOptions) {
     rejectUnknownOptions(options, THOMPSON_BERNOULLI_OPTION_KEYS, ThompsonBernoulli.kind);
     super(options);
-    const o = options as unknown as Record<string, unknown>;
+    const o = readOptions(options, ThompsonBernoulli.kind);
     this.priorAlpha = numberOption(o, "priorAlpha", 1, POSITIVE);
     this.priorBeta = numberOption(o, "priorBeta", 1, POSITIVE);
     this.fractionalRewards = enumOption(
@@ -169,7 +170,7 @@ export class ThompsonGaussian extends CountingPolicy {
   constructor(options: ThompsonGaussianOptions) {
     rejectUnknownOptions(options, THOMPSON_GAUSSIAN_OPTION_KEYS, ThompsonGaussian.kind);
     super(options);
-    const o = options as unknown as Record<string, unknown>;
+    const o = readOptions(options, ThompsonGaussian.kind);
     this.priorMean = numberOption(o, "priorMean", 0);
     this.priorVariance = numberOption(o, "priorVariance", 1, POSITIVE);
     this.noiseVariance = numberOption(o, "noiseVariance", 1, POSITIVE);

@@ -26,6 +26,7 @@ import {
   checkOptionRanges,
   checkReAddWithOpenEpisodes,
   checkReAddWithPending,
+  checkThrowingOptionGetter,
   checkUnknownOptionKey,
 } from "@routekit/core/testing";
 import { describe, expect, it } from "vitest";
@@ -44,7 +45,8 @@ type Check =
   | "misuse"
   | "getter"
   | "float32"
-  | "unknown-option";
+  | "unknown-option"
+  | "option-getter";
 
 /**
  * Defects these checks found in main's code, run as expected failures (`it.fails`) so the suite stays green while
@@ -63,6 +65,9 @@ function unknownOptionCheck(spec: ConstructSpec<PolicyBase>): void {
   check(spec.name, "unknown-option", "an unknown or misspelt option key is INVALID_ARGUMENT naming it", () => {
     expect(spec.construct, "spec.construct (the raw constructor) is required").toBeTypeOf("function");
     expect(checkUnknownOptionKey(spec)).toBeGreaterThan(3);
+  });
+  check(spec.name, "option-getter", "an option whose getter throws is INVALID_ARGUMENT naming it", () => {
+    expect(checkThrowingOptionGetter(spec)).toBeGreaterThan(0);
   });
 }
 

@@ -179,7 +179,7 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
 
   /** Adds the constructor's arms (validated again: the options object may have changed since). */
   protected addInitialArms(options: ArmPolicyOptions): void {
-    for (const a of armsOption(options as unknown as Record<string, unknown>)) this.addArm(a);
+    for (const a of armsOption(readOptions(options, "policy"))) this.addArm(a);
   }
 
   /** The arm ids, in arrival order: a frozen copy (the table's own array must not be reachable), cached until the arms change. */

@@ -75,7 +75,7 @@ export class RouteKitError extends Error {
   }
 
   static override [Symbol.hasInstance](e: unknown): boolean {
-    return e !== null && typeof e === "object" && (e as Record<symbol, unknown>)[BRAND] === true;
+    return hasBrand(e);
   }
 }
 
@@ -84,10 +84,18 @@ export class RouteKitError extends Error {
  * another copy of `@routekit/core` (ESM and CJS builds in one process, several bundles).
  */
 export function isRouteKitError(e: unknown, code?: ErrorCode): e is RouteKitError {
-  return (
-    e !== null &&
-    typeof e === "object" &&
-    (e as Record<symbol, unknown>)[BRAND] === true &&
-    (code === undefined || (e as RouteKitError).code === code)
-  );
+  return hasBrand(e) && (code === undefined || (e as RouteKitError).code === code);
+}
+
+/**
+ * Whether `e` carries the registered brand. A predicate never throws: a thrown proxy whose `get` trap throws, or a
+ * revoked one, is not a RouteKitError (reading its brand threw inside `catch` blocks that test for one).
+ */
+function hasBrand(e: unknown): boolean {
+  if (e === null || typeof e !== "object") return false;
+  try {
+    return (e as Record<symbol, unknown>)[BRAND] === true;
+  } catch {
+    return false;
+  }
 }

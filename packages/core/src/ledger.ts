@@ -1,6 +1,6 @@
 import { ErrorCode, RouteKitError } from "./errors.js";
 import { rejectUnknownOptions } from "./option-keys.js";
-import { maxPendingOption } from "./options.js";
+import { maxPendingOption, readOptions } from "./options.js";
 import type { Json } from "./snapshot.js";
 import { describe, errorText } from "./validate.js";
 
@@ -88,8 +88,10 @@ export class DecisionLedger<P> {
     }
     // As every constructor in RouteKit: a misspelt key (`maxPendng`) was ignored, leaving the default in force.
     rejectUnknownOptions(options, ["maxPending", "prefix"], "DecisionLedger");
-    this.maxPending = maxPendingOption(options as Record<string, unknown>);
-    const prefix: unknown = options.prefix ?? "d";
+    // Read through readOptions: a getter that throws is INVALID_ARGUMENT naming the option (its Error escaped).
+    const o = readOptions(options, "DecisionLedger");
+    this.maxPending = maxPendingOption(o);
+    const prefix: unknown = o.prefix ?? "d";
     if (typeof prefix !== "string") {
       throw new RouteKitError(ErrorCode.InvalidArgument, `option prefix must be a string, got ${describe(prefix)}`);
     }
@@ -327,7 +329,18 @@ function parseLedger<P>(
       throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot has a malformed pending decision");
     }
     prev = e[0] as number;
-    entries.push([prev, decode(e[1] as Json)]);
+    let payload: P;
+    try {
+      payload = decode(e[1] as Json);
+    } catch (err) {
+      // The codec's own refusal keeps its code; anything else (a TypeError on a malformed payload) is a bad snapshot.
+      if (err instanceof RouteKitError) throw err;
+      throw new RouteKitError(
+        ErrorCode.SnapshotCorrupt,
+        `snapshot has a pending decision whose payload cannot be decoded: ${errorText(err)}`,
+      );
+    }
+    entries.push([prev, payload]);
   }
   return { nextSeq, lastEvicted, entries };
 }

@@ -235,21 +235,58 @@ export function finish(
 /**
  * Self-normalised weighted mean sum w r / sum w and its delta-method standard error
  * sqrt(m / (m - 1) * sum w^2 (r - V)^2) / sum w over the m events (0 for m = 1), or undefined when sum w = 0.
+ * Both are invariant to the scale of the weights, and scale with the rewards: when a sum overflows (weights near
+ * 1e300 from tiny propensities, rewards near 1e308) they are formed again from weights and rewards scaled by powers
+ * of two (exact), so finite results come back finite (they were NUMERICAL). Sums that do not overflow keep their bits.
  */
 export function weightedMean(w: ArrayLike<number>, r: ArrayLike<number>): { mean: number; se: number } | undefined {
-  const m = w.length;
-  let sw = 0;
-  let swr = 0;
-  for (let i = 0; i < m; i++) {
-    sw += w[i] as number;
-    swr += (w[i] as number) * (r[i] as number);
+  const plain = weightedMeanScaled(w, r, 1, 1);
+  if (plain === undefined || (Number.isFinite(plain.mean) && Number.isFinite(plain.se))) return plain;
+  let maxW = 0;
+  let maxR = 0;
+  for (let i = 0; i < w.length; i++) {
+    maxW = Math.max(maxW, w[i] as number);
+    maxR = Math.max(maxR, Math.abs(r[i] as number));
   }
-  if (!(sw > 0)) return undefined;
-  const mean = swr / sw;
+  // An infinite weight (a propensity whose inverse overflows) has no finite ratio: left to the caller's NUMERICAL.
+  if (!(maxW < Number.POSITIVE_INFINITY) || !(maxR < Number.POSITIVE_INFINITY)) return plain;
+  // The largest weight to [0.5, 1), the largest |reward| to at most 0.25 (so r - V cannot overflow); m = w.length
+  // terms of at most 1 each then sum to at most m.
+  const sw = powerOfTwoBelow(maxW);
+  const sr = maxR > 0.25 ? powerOfTwoBelow(maxR) / 4 : 1;
+  const scaled = weightedMeanScaled(w, r, sw, sr);
+  if (scaled === undefined) return plain;
+  return { mean: scaled.mean / sr, se: scaled.se / sr };
+}
+
+/**
+ * 2^-e with 2^(e-1) <= x < 2^e (about; x > 0 finite). An exact power of two, subnormal for e above 1022, which still
+ * scales a normal double exactly into the normal range.
+ */
+function powerOfTwoBelow(x: number): number {
+  return 2 ** -(Math.floor(Math.log2(x)) + 1);
+}
+
+function weightedMeanScaled(
+  w: ArrayLike<number>,
+  r: ArrayLike<number>,
+  sw: number,
+  sr: number,
+): { mean: number; se: number } | undefined {
+  const m = w.length;
+  let sumW = 0;
+  let sumWr = 0;
+  for (let i = 0; i < m; i++) {
+    const wi = (w[i] as number) * sw;
+    sumW += wi;
+    sumWr += wi * ((r[i] as number) * sr);
+  }
+  if (!(sumW > 0)) return undefined;
+  const mean = sumWr / sumW;
   let s = 0;
   for (let i = 0; i < m; i++) {
-    const d = (w[i] as number) * ((r[i] as number) - mean);
+    const d = (w[i] as number) * sw * ((r[i] as number) * sr - mean);
     s += d * d;
   }
-  return { mean, se: m > 1 ? Math.sqrt((s * m) / (m - 1)) / sw : 0 };
+  return { mean, se: m > 1 ? Math.sqrt((s * m) / (m - 1)) / sumW : 0 };
 }

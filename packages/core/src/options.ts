@@ -5,15 +5,46 @@
  */
 import { ErrorCode, RouteKitError } from "./errors.js";
 import { Rng } from "./rng.js";
-import { assertFinite, describe } from "./validate.js";
+import { assertFinite, describe, errorText } from "./validate.js";
 
-/** The options object itself: INVALID_ARGUMENT unless a plain object (`undefined` allowed when `optional`). */
+/** Guarded views handed out, so guarding one again does not stack proxies. */
+const guardedSet = new WeakSet<object>();
+
+/**
+ * A view of `options` whose property reads turn a getter (or proxy trap) that throws into INVALID_ARGUMENT naming the
+ * option: the guarantee covers "a getter that throws" among the values no JSON body holds, and without this its own
+ * `Error` escaped every constructor. Reads go to `options` itself (inherited and prototype getters included), each
+ * read once per access as before.
+ */
+function guardOptions(options: object, what: string): Record<string, unknown> {
+  if (guardedSet.has(options)) return options as Record<string, unknown>;
+  const view = new Proxy(options as Record<string | symbol, unknown>, {
+    get(target, key) {
+      try {
+        return Reflect.get(target, key, target);
+      } catch (e) {
+        if (e instanceof RouteKitError) throw e;
+        const name = typeof key === "symbol" ? "a symbol key" : key;
+        throw new RouteKitError(ErrorCode.InvalidArgument, `${what}: reading option ${name} threw: ${errorText(e)}`, {
+          option: name,
+        });
+      }
+    },
+  }) as Record<string, unknown>;
+  guardedSet.add(view);
+  return view;
+}
+
+/**
+ * The options object itself: INVALID_ARGUMENT unless a plain object (`undefined` allowed when `optional`). The result
+ * reads through to `options`; a getter that throws while it is read is INVALID_ARGUMENT naming the option.
+ */
 export function readOptions(options: unknown, what: string, optional = false): Record<string, unknown> {
   if (options === undefined && optional) return {};
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw new RouteKitError(ErrorCode.InvalidArgument, `${what} options must be an object, got ${describe(options)}`);
   }
-  return options as Record<string, unknown>;
+  return guardOptions(options, what);
 }
 
 /** Bounds of a numeric option; `openMin`/`openMax` exclude the end. */

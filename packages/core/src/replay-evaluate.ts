@@ -65,7 +65,12 @@ export function replayEvaluate(
   let clipped = 0;
   for (let i = 0; i < log.events.length; i++) {
     const ev = log.events[i] as LoggedEvent;
-    const d = policy.select(ev.context);
+    let d: ReturnType<ArmPolicy["select"]>;
+    try {
+      d = policy.select(ev.context); // a context the policy refuses (e.g. HPG's norm bound) is about this event
+    } catch (e) {
+      atEvent(i, e);
+    }
     if (d.arm !== ev.arm) {
       policy.discard(d);
       continue;

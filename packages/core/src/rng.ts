@@ -3,7 +3,10 @@ import { uniformInt } from "pure-rand/distribution/uniformInt";
 import { xoroshiro128plusFromState } from "pure-rand/generator/xoroshiro128plus";
 import type { RandomGenerator } from "pure-rand/types/RandomGenerator";
 import { ErrorCode, RouteKitError } from "./errors.js";
-import { describe } from "./validate.js";
+import { describe, isFloatArray } from "./validate.js";
+
+/** Largest n of int(n): every integer below 2^53 is a double. */
+const MAX_INT_RANGE = 2 ** 53;
 
 /** JSON form of an {@link Rng}: its stream key and the generator's current state. */
 export interface RngState {
@@ -153,10 +156,13 @@ export class Rng {
     return a + h * u + h * u;
   }
 
-  /** Uniform integer in [0, n). */
+  /**
+   * Uniform integer in [0, n), n an integer in [1, 2^53]: every integer below 2^53 is a double, and above it the
+   * generator's integer draw never returned (int(2 ** 64) hung the process).
+   */
   int(n: number): number {
-    if (!(n >= 1) || !Number.isInteger(n))
-      throw new RouteKitError(ErrorCode.InvalidArgument, `int(n) needs an integer n >= 1, got ${n}`);
+    if (!(n >= 1 && n <= MAX_INT_RANGE) || !Number.isInteger(n))
+      throw new RouteKitError(ErrorCode.InvalidArgument, `int(n) needs an integer n in [1, 2^53], got ${n}`);
     return uniformInt(this.gen, 0, n - 1);
   }
 
@@ -175,8 +181,18 @@ export class Rng {
     return mean + sd * Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
   }
 
-  /** Fills `out` with i.i.d. N(mean, sd^2) draws. */
-  fillNormal(out: Float64Array, mean = 0, sd = 1): Float64Array {
+  /**
+   * Fills `out` (a Float64Array, Float32Array or writable number[]) with i.i.d. N(mean, sd^2) draws. Anything else is
+   * INVALID_ARGUMENT before any draw: a frozen array threw a TypeError part-way, an integer typed array stored the
+   * normals truncated.
+   */
+  fillNormal<T extends Float64Array | Float32Array | number[]>(out: T, mean = 0, sd = 1): T {
+    if (!isFloatArray(out) && !(Array.isArray(out) && !Object.isFrozen(out))) {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `fillNormal needs a Float64Array, Float32Array or writable array, got ${Object.isFrozen(out) && Array.isArray(out) ? "a frozen array" : describe(out)}`,
+      );
+    }
     for (let i = 0; i < out.length; i++) out[i] = this.normal(mean, sd);
     return out;
   }
@@ -226,7 +242,10 @@ export class Rng {
     if (a >= 1 && b >= 1) {
       const x = this.gamma(a);
       const y = this.gamma(b);
-      return x / (x + y);
+      const sum = x + y;
+      // Shapes near the largest double draw gammas whose sum overflows (x / Infinity was 0 for beta(1e308, 1e308)):
+      // halved, the ratio is the same and the sum finite. Off the common path, so the usual draw keeps its bits.
+      return sum < Number.POSITIVE_INFINITY ? x / sum : x / 2 / (x / 2 + y / 2);
     }
     const m = Math.min(a, b, 1);
     const lx = this.scaledLogGamma(a, m);
@@ -287,6 +306,10 @@ export class Rng {
     // A string (or any non-array) failed with a raw TypeError part-way, after drawing.
     if (!Array.isArray(a) && !ArrayBuffer.isView(a)) {
       throw new RouteKitError(ErrorCode.InvalidArgument, `shuffle needs an array, got ${describe(a)}`);
+    }
+    // A frozen array threw a TypeError part-way, after drawing.
+    if (Array.isArray(a) && Object.isFrozen(a) && a.length > 1) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, "shuffle needs a writable array, got a frozen one");
     }
     for (let i = a.length - 1; i > 0; i--) {
       const j = uniformInt(this.gen, 0, i);

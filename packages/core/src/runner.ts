@@ -2,6 +2,7 @@ import { QueryRecorder } from "./cascade-metrics.js";
 import { ErrorCode, RouteKitError } from "./errors.js";
 import { MetricsRecorder, meanStd, type RunResult } from "./metrics.js";
 import { optionKeys, rejectUnknownOptions } from "./option-keys.js";
+import { readOptions } from "./options.js";
 import { reportProgress } from "./progress.js";
 import type {
   ArmEnvironment,
@@ -14,7 +15,7 @@ import type {
   Protocol,
 } from "./protocols.js";
 import { Rng } from "./rng.js";
-import { describe } from "./validate.js";
+import { describe, errorText } from "./validate.js";
 
 type EnvOf<P extends Protocol> = P extends "arm"
   ? ArmEnvironment
@@ -52,6 +53,16 @@ export interface Progress {
  * `points` >= 1. Every fault is INVALID_ARGUMENT.
  */
 export function checkExperiment(exp: Experiment<Protocol>): void {
+  try {
+    checkExperimentFields(exp);
+  } catch (e) {
+    if (e instanceof RouteKitError) throw e;
+    // A getter or proxy of the caller's that throws: typed, like every other bad input (it escaped as its own Error).
+    throw new RouteKitError(ErrorCode.InvalidArgument, `reading the experiment threw: ${errorText(e)}`);
+  }
+}
+
+function checkExperimentFields(exp: Experiment<Protocol>): void {
   const bad = (what: string): never => {
     throw new RouteKitError(ErrorCode.InvalidArgument, what);
   };
@@ -388,6 +399,9 @@ export function summarize(runs: readonly RunResult[]): PolicySummary[] {
  */
 export function runExperiment<P extends Protocol>(exp: Experiment<P>, options: RunOptions = {}): ExperimentResult {
   rejectUnknownOptions(options, RUN_OPTION_KEYS, "runExperiment");
+  const o = readOptions(options, "runExperiment");
+  const onProgress = o.onProgress as RunOptions["onProgress"];
+  const signal = o.signal as RunOptions["signal"];
   checkExperiment(exp);
   const runsTotal = exp.policies.length * exp.seeds.length;
   const total = runsTotal * exp.horizon;
@@ -402,9 +416,8 @@ export function runExperiment<P extends Protocol>(exp: Experiment<P>, options: R
           exp,
           p,
           seed,
-          (d) =>
-            reportProgress(options.onProgress, { done: base + d, total, policy: label, seed, runsDone, runsTotal }),
-          options.signal,
+          (d) => reportProgress(onProgress, { done: base + d, total, policy: label, seed, runsDone, runsTotal }),
+          signal,
         ),
       );
       base += exp.horizon;

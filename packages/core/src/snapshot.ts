@@ -1,5 +1,5 @@
 import { ErrorCode, RouteKitError } from "./errors.js";
-import { describe } from "./validate.js";
+import { describe, errorText } from "./validate.js";
 
 /** Format tag carried by every snapshot; bumped only when the envelope itself changes. */
 export const SNAPSHOT_FORMAT = "routekit/snapshot";
@@ -57,7 +57,16 @@ function checksumOfText(text: string): string {
  * held another state. Float64 data goes through {@link encodeF64}, which keeps every bit.
  */
 export function makeSnapshot<S extends Json>(kind: string, kindVersion: number, state: S): Snapshot<S> {
-  const text = JSON.stringify([kind, kindVersion, state]);
+  let text: string;
+  try {
+    text = JSON.stringify([kind, kindVersion, state]);
+  } catch (e) {
+    // A cycle or a bigint (TypeError), or a getter that throws: typed, naming the policy.
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `cannot snapshot "${kind}": the state is not JSON: ${errorText(e)}`,
+    );
+  }
   // JSON.stringify writes a non-finite number as null, so a text without "null" cannot hold one: the walk below
   // runs only when "null" occurs somewhere (a real null, an id or a base64 run that spells it).
   if (text.includes("null")) {

@@ -101,9 +101,15 @@ function readEntry(src: ArrayLike<unknown>, i: number, what: string): unknown {
 
 /** A thrown value's message for another error's message (never runs the value's own code). */
 export function errorText(e: unknown): string {
-  if (e instanceof Error) {
-    const m: unknown = e.message;
-    return typeof m === "string" ? m : describe(m);
+  // instanceof runs a proxy's getPrototypeOf trap and `message` may be a getter: either can throw (a revoked proxy
+  // thrown by a getter turned the typed error being built into a TypeError).
+  try {
+    if (e instanceof Error) {
+      const m: unknown = e.message;
+      return typeof m === "string" ? m : describe(m);
+    }
+  } catch {
+    return "a thrown value that cannot be read";
   }
   return describe(e);
 }

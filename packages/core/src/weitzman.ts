@@ -9,7 +9,7 @@
 import { ErrorCode, RouteKitError } from "./errors.js";
 import { normalCdf, normalPdf } from "./normal.js";
 import type { VectorInput } from "./protocols.js";
-import { assertFinite, copyNumbers, describe, isFloatArray, readLength } from "./validate.js";
+import { assertFinite, copyNumbers, describe, errorText, isFloatArray, readLength } from "./validate.js";
 
 /**
  * A list of numbers given to the toolkit, as every RouteKit vector input: a Float64Array, a Float32Array (widened
@@ -168,7 +168,14 @@ export function reservationIndex(excess: (sigma: number) => number, cost: number
   if (!(tol >= 0)) throw new RouteKitError(ErrorCode.OutOfRange, `tol must be >= 0, got ${tol}`);
   // Each value is checked: a string would be compared by coercion, and a NaN would steer the bisection silently.
   const e = (sigma: number): number => {
-    const v: unknown = excess(sigma);
+    let v: unknown;
+    try {
+      v = excess(sigma);
+    } catch (err) {
+      // The caller's function failed (its own Error escaped): typed, as a throwing off-policy target is.
+      if (err instanceof RouteKitError) throw err;
+      throw new RouteKitError(ErrorCode.InvalidArgument, `excess(${sigma}) threw: ${errorText(err)}`, { sigma });
+    }
     if (typeof v !== "number")
       throw new RouteKitError(ErrorCode.InvalidArgument, `excess(${sigma}) must return a number, got ${describe(v)}`);
     if (Number.isNaN(v)) throw new RouteKitError(ErrorCode.NonFinite, `excess(${sigma}) returned NaN`);
@@ -271,21 +278,31 @@ export interface DiscreteBox {
 
 /** The oracle value E[max_a min(mu_a, sigma_a)] (eq. 3) for independent discrete boxes, exactly. */
 export function weitzmanValue(boxes: readonly DiscreteBox[]): number {
-  if (!Array.isArray(boxes) || boxes.length === 0) throw new RouteKitError(ErrorCode.InvalidArgument, "no boxes");
+  if (!Array.isArray(boxes)) throw new RouteKitError(ErrorCode.InvalidArgument, "no boxes");
   // Each box's fields read once, as indexDiscrete checks them.
   const values: Float64Array[] = [];
   const probs: Float64Array[] = [];
   const sig: number[] = [];
-  boxes.forEach((b: unknown, a) => {
+  // A getter or proxy of the caller's that throws is INVALID_ARGUMENT naming what was read (its Error escaped).
+  const read = (o: object, key: string | number, what: string): unknown => {
+    try {
+      return (o as Record<string | number, unknown>)[key];
+    } catch (err) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, `reading ${what} threw: ${errorText(err)}`);
+    }
+  };
+  const n = readLength(boxes, "boxes");
+  if (n === 0) throw new RouteKitError(ErrorCode.InvalidArgument, "no boxes");
+  for (let a = 0; a < n; a++) {
+    const b = read(boxes, a, `boxes[${a}]`);
     if (b === null || typeof b !== "object")
       throw new RouteKitError(ErrorCode.InvalidArgument, `boxes[${a}] must be an object { values, probs, cost }`);
-    const box = b as DiscreteBox;
-    const v = readList(box.values, `boxes[${a}].values`);
-    const p = readList(box.probs, `boxes[${a}].probs`);
-    sig.push(indexDiscrete(v, p, box.cost));
+    const v = readList(read(b, "values", `boxes[${a}].values`), `boxes[${a}].values`);
+    const p = readList(read(b, "probs", `boxes[${a}].probs`), `boxes[${a}].probs`);
+    sig.push(indexDiscrete(v, p, read(b, "cost", `boxes[${a}].cost`) as number));
     values.push(v);
     probs.push(p);
-  });
+  }
   // Y_a = min(mu_a, sigma_a); E[max Y] = sum over the support points of max of P(max Y >= y) steps.
   const pts = new Set<number>();
   values.forEach((v, a) => {

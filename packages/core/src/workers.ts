@@ -2,6 +2,7 @@ import type { Worker } from "node:worker_threads";
 import { ErrorCode, RouteKitError } from "./errors.js";
 import type { RunResult } from "./metrics.js";
 import { optionKeys, rejectUnknownOptions } from "./option-keys.js";
+import { readOptions } from "./options.js";
 import { reportProgress } from "./progress.js";
 import {
   checkExperiment,
@@ -269,14 +270,22 @@ export async function runExperimentInWorkers(
   options: WorkerRunOptions = {},
 ): Promise<ExperimentResult> {
   rejectUnknownOptions(options, WORKER_RUN_OPTION_KEYS, "runExperimentInWorkers");
+  // Read once, a getter that throws INVALID_ARGUMENT naming the option (it escaped as its own Error).
+  const o = readOptions(options, "runExperimentInWorkers");
+  const opts: WorkerRunOptions = {
+    onProgress: o.onProgress as WorkerRunOptions["onProgress"],
+    signal: o.signal as WorkerRunOptions["signal"],
+    workers: o.workers as WorkerRunOptions["workers"],
+    workerEntry: o.workerEntry as WorkerRunOptions["workerEntry"],
+  };
   if (plan === null || typeof plan !== "object") {
     throw new RouteKitError(ErrorCode.InvalidArgument, "plan must be { module, spec }");
   }
   const url = await moduleUrl(plan.module);
   const node = await nodeApi();
   let entry: URL | undefined;
-  if (options.workerEntry !== undefined) {
-    entry = await fileUrlOf(options.workerEntry, "workerEntry", "worker.js");
+  if (opts.workerEntry !== undefined) {
+    entry = await fileUrlOf(opts.workerEntry, "workerEntry", "worker.js");
     if (!node.fs.existsSync(node.url.fileURLToPath(entry))) {
       throw new RouteKitError(
         ErrorCode.InvalidArgument,
@@ -284,14 +293,14 @@ export async function runExperimentInWorkers(
       );
     }
   }
-  const requested = options.workers ?? node.os.availableParallelism();
+  const requested = opts.workers ?? node.os.availableParallelism();
   if (!Number.isInteger(requested) && requested !== Number.POSITIVE_INFINITY) {
     throw new RouteKitError(ErrorCode.InvalidArgument, `workers must be an integer, got ${describe(requested)}`);
   }
-  if (options.signal?.aborted) throw abortError();
+  if (opts.signal?.aborted) throw abortError();
   const exp = await loadExperiment({ module: url, spec: plan.spec });
   checkExperiment(exp); // the same checks as runExperiment, before any thread starts
-  if (options.signal?.aborted) throw abortError();
+  if (opts.signal?.aborted) throw abortError();
 
   const tasks: { policy: number; seed: number; label: string }[] = [];
   for (let p = 0; p < exp.policies.length; p++) {
@@ -299,7 +308,7 @@ export async function runExperimentInWorkers(
   }
   const poolSize = Math.min(requested, tasks.length);
   if (poolSize <= 1) {
-    return runExperiment(exp, { onProgress: options.onProgress, signal: options.signal });
+    return runExperiment(exp, { onProgress: opts.onProgress, signal: opts.signal });
   }
   const environment = exp.environmentName ?? exp.environment().name;
   return runPool(
@@ -311,7 +320,7 @@ export async function runExperimentInWorkers(
     exp,
     environment,
     entry ?? (await defaultWorkerEntry()),
-    options,
+    opts,
   );
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ArmTable, ErrorCode, Float64Pool, ObjectPool, RouteKitError } from "../src/index.js";
+import { ArmTable, ErrorCode, Float64Pool, ObjectPool, Rng, RouteKitError } from "../src/index.js";
 
 function codeOf(f: () => unknown): string | undefined {
   try {
@@ -125,5 +125,29 @@ describe("ObjectPool", () => {
     expect(p.acquire()).toBe(a);
     expect(p.acquire()).not.toBe(b);
     expect(made).toBe(3);
+  });
+});
+
+describe("ArmTable positions after many removals (outside audit, core 2026-11-27)", () => {
+  it("every live id maps to its position and removed ids are unknown, through seeded churn of 2,000 arms", () => {
+    const rng = Rng.fromSeed("arm-churn");
+    const t = new ArmTable<number>();
+    const live: string[] = [];
+    let next = 0;
+    for (let step = 0; step < 4000; step++) {
+      if (live.length < 2 || rng.uniform() < 0.55) {
+        const id = `m${next++}`;
+        t.add(id, next);
+        live.push(id);
+      } else {
+        const k = rng.int(live.length);
+        const [id] = live.splice(k, 1);
+        t.remove(id as string);
+        expect(() => t.indexOf(id as string)).toThrow(expect.objectContaining({ code: "UNKNOWN_ARM" }));
+      }
+      if (step % 97 === 0) expect(live.map((id) => t.indexOf(id))).toEqual(live.map((_, j) => j));
+    }
+    expect([...t.ids]).toEqual(live);
+    expect(live.map((id) => t.indexOf(id))).toEqual(live.map((_, j) => j));
   });
 });

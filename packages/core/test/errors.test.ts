@@ -11,9 +11,11 @@ import {
   DecisionLedger,
   describe as describeValue,
   ErrorCode,
+  errorText,
   isRouteKitError,
   Rng,
   RouteKitError,
+  readOptions,
   readSnapshot,
   readVectorInto,
 } from "../src/index.js";
@@ -280,5 +282,59 @@ describe("readVectorInto", () => {
     expect(e.code).toBe(ErrorCode.InvalidArgument);
     expect(e.message).toMatch(/at least 3 entries to copy x into/);
     expect(Array.from(short)).toEqual([7, 7]);
+  });
+});
+
+describe("isRouteKitError and instanceof never throw (outside audit, core 2026-11-27)", () => {
+  it("a thrown proxy whose get trap throws, or a revoked one, is not a RouteKitError", () => {
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error("trap");
+        },
+      },
+    );
+    const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+    revoke();
+    for (const e of [hostile, revoked]) {
+      // Both threw (the trap's Error, a TypeError) from inside the catch blocks that test for a RouteKitError.
+      expect(isRouteKitError(e)).toBe(false);
+      expect(isRouteKitError(e, "INVALID_ARGUMENT")).toBe(false);
+      expect(e instanceof RouteKitError).toBe(false);
+    }
+    expect(isRouteKitError(new RouteKitError(ErrorCode.InvalidArgument, "x"), "INVALID_ARGUMENT")).toBe(true);
+  });
+});
+
+describe("errorText never throws (outside audit, core 2026-11-27)", () => {
+  it("a revoked proxy, a proxy whose traps throw and an Error whose message getter throws give a text", () => {
+    const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const trapping = new Proxy(
+      {},
+      {
+        getPrototypeOf() {
+          throw new Error("proto");
+        },
+      },
+    );
+    const badMessage = Object.defineProperty(new Error("x"), "message", {
+      get() {
+        throw new Error("message");
+      },
+    });
+    for (const e of [revoked, trapping, badMessage]) expect(typeof errorText(e)).toBe("string");
+    expect(errorText(new Error("plain"))).toBe("plain");
+    // Through an option getter that throws a revoked proxy: typed, not a TypeError.
+    const o = readOptions(
+      Object.defineProperty({}, "seed", {
+        get() {
+          throw revoked;
+        },
+      }),
+      "Thing",
+    );
+    expect(() => o.seed).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT" }));
   });
 });

@@ -478,3 +478,54 @@ describe("a decision reference is read once (outside audit)", () => {
     expect(l.size).toBe(1);
   });
 });
+
+describe("caller code that throws inside the ledger (outside audit, core 2026-11-27)", () => {
+  const codec: LedgerCodec<number> = { encode: (x) => x, decode: (j) => j as number };
+  it("an option getter that throws is INVALID_ARGUMENT naming it", () => {
+    for (const key of ["maxPending", "prefix"]) {
+      const options = Object.defineProperty({}, key, {
+        enumerable: true,
+        get() {
+          throw new Error(`getter ${key}`);
+        },
+      }) as LedgerOptions;
+      expect(() => new DecisionLedger(codec, options)).toThrow(
+        expect.objectContaining({
+          code: "INVALID_ARGUMENT",
+          message: `DecisionLedger: reading option ${key} threw: getter ${key}`,
+        }),
+      );
+    }
+  });
+
+  it("a codec whose decode throws a plain error on a snapshot's payload is SNAPSHOT_CORRUPT, the ledger unchanged", () => {
+    const l = new DecisionLedger(codec);
+    l.issue(1);
+    l.issue(2);
+    const json = l.toJSON();
+    const strict = new DecisionLedger<number>({
+      encode: (x) => x,
+      decode: (j) => {
+        if (j === 2) throw new TypeError("cannot read properties of undefined");
+        return j as number;
+      },
+    });
+    strict.issue(7);
+    const before = JSON.stringify(strict.toJSON());
+    expect(() => strict.loadJSON(json)).toThrow(
+      expect.objectContaining({
+        code: "SNAPSHOT_CORRUPT",
+        message: "snapshot has a pending decision whose payload cannot be decoded: cannot read properties of undefined",
+      }),
+    );
+    expect(JSON.stringify(strict.toJSON())).toBe(before);
+    // The codec's own RouteKitError keeps its code.
+    const typed = new DecisionLedger<number>({
+      encode: (x) => x,
+      decode: () => {
+        throw new RouteKitError(ErrorCode.SnapshotVersion, "old payload");
+      },
+    });
+    expect(() => typed.loadJSON(json)).toThrow(expect.objectContaining({ code: "SNAPSHOT_VERSION" }));
+  });
+});

@@ -542,6 +542,25 @@ describe("errors: typed, before anything is computed, the policy untouched", () 
     expect(p.pendingDecisions).toBe(0);
   });
 
+  it("a context the policy's select refuses is rethrown with the event's index, nothing left pending", () => {
+    // e.g. an HPG router refusing a logged query of norm above 1: the error named no event (no index, no prefix).
+    const log = simulateLog("select-refused", 30, uniform);
+    const p = new TestPolicy({ arms: ARMS, theta: THETA, seed: 1 });
+    const select = p.select.bind(p);
+    let calls = 0;
+    p.select = (context) => {
+      if (++calls === 12) throw new RouteKitError(ErrorCode.OutOfRange, "the query must have norm <= 1, got 2");
+      return select(context);
+    };
+    const e = codeOf(() => replayEvaluate(log, p));
+    expect([e.code, e.index, e.message]).toEqual([
+      ErrorCode.OutOfRange,
+      11,
+      "events[11]: the query must have norm <= 1, got 2",
+    ]);
+    expect(p.pendingDecisions).toBe(0);
+  });
+
   it("no match is NUMERICAL, not NaN", () => {
     const log = simulateLog("nomatch", 20, uniform).map((e) => {
       const x = e.decision.context as number[];
@@ -589,6 +608,32 @@ describe("errors: typed, before anything is computed, the policy untouched", () 
     const hugeIps = estimateOffPolicy(huge, { target: () => 1 / 3 });
     expect(finite(hugeIps)).toBe(true);
     expect(hugeIps.estimate / 1e308).toBeCloseTo(1, 12);
+  });
+
+  it("self-normalised estimates (SNIPS, replay) do not depend on the weights' scale: weights near 1e300 give the estimate and se of ordinary ones (they were NUMERICAL)", () => {
+    const log = simulateLog("scale", 60, uniform);
+    const at = (p: number) => log.map((e) => ({ ...e, decision: { ...e.decision, propensity: p } })) as ArmEvent[];
+    const close = (a: number, b: number) => Math.abs(a - b) <= 1e-12 * Math.max(1, Math.abs(b));
+    const target = (arm: string) => (arm === ARMS[0] ? 0.7 : 0.15);
+    const ref = estimateOffPolicy(at(1 / 3), { target, estimator: "snips" });
+    for (const p of [1e-300, 1e-305, 2 ** -1022]) {
+      const r = estimateOffPolicy(at(p), { target, estimator: "snips" });
+      expect([close(r.estimate, ref.estimate), close(r.se, ref.se)], `snips at propensity ${p}`).toEqual([true, true]);
+      expect(r.effectiveSampleSize).toBeCloseTo(ref.effectiveSampleSize, 9);
+      const replayRef = replayEvaluate(at(1 / 3), new TestPolicy({ arms: ARMS, theta: THETA, seed: 1 }));
+      const replay = replayEvaluate(at(p), new TestPolicy({ arms: ARMS, theta: THETA, seed: 1 }));
+      expect(replay.matched).toBe(replayRef.matched);
+      expect([close(replay.estimate, replayRef.estimate), close(replay.se, replayRef.se)], `replay at ${p}`).toEqual([
+        true,
+        true,
+      ]);
+    }
+    // Rewards near the largest double: the self-normalised mean of one event is its reward (its w r overflowed).
+    const huge = [{ ...(log[0] as ArmEvent), feedback: { reward: 1e308 } }] as ArmEvent[];
+    const one = estimateOffPolicy(huge, { target: () => 1, estimator: "snips" });
+    expect([one.estimate, one.se]).toEqual([1e308, 0]);
+    // The usual path keeps its bits: no rescaling when nothing overflows.
+    expect(estimateOffPolicy(at(1 / 3), { target, estimator: "snips" })).toEqual(ref);
   });
 
   it("the target and the reward model: thrown errors, NaN, values out of range, wrong forms, unknown arms", () => {

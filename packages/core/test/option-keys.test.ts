@@ -1,14 +1,19 @@
 import { describe, expect, it } from "vitest";
 import {
   ARM_POLICY_OPTION_KEYS,
+  type ArmEvent,
   type ArmPolicyOptions,
+  EVENT_VERSION,
   editDistance,
+  estimateOffPolicy,
   isRouteKitError,
   optionKeys,
   type RouteKitError,
   RUN_OPTION_KEYS,
   type RunOptions,
+  readOptions,
   rejectUnknownOptions,
+  replayEvaluate,
   runExperiment,
   suggestOption,
 } from "../src/index.js";
@@ -136,5 +141,95 @@ describe("option key lists", () => {
     const e = refusal(() => runExperiment(exp, { onprogress: () => {} } as never));
     expect(e.message).toContain('"onprogress" (did you mean "onProgress"?)');
     await expect(runExperimentInWorkers(exp, { worker: 2 } as never)).rejects.toThrow(/did you mean "workers"/);
+  });
+});
+
+describe("options whose getter throws", () => {
+  /** `base` with `key` turned into a getter that throws a plain Error. */
+  function hostile(base: Record<string, unknown>, key: string): Record<string, unknown> {
+    const o = { ...base };
+    Object.defineProperty(o, key, {
+      enumerable: true,
+      get() {
+        throw new Error(`getter ${key}`);
+      },
+    });
+    return o;
+  }
+
+  const event: ArmEvent = {
+    v: EVENT_VERSION,
+    kind: "classic/random",
+    protocol: "arm",
+    id: "d0",
+    decision: { arm: "a", context: null, propensity: 0.5 },
+    feedback: { reward: 1 },
+  };
+
+  it("readOptions turns the getter's Error into INVALID_ARGUMENT naming the option, reading through otherwise", () => {
+    class Config {
+      get seed() {
+        return 7;
+      }
+    }
+    const inherited = readOptions(new Config(), "Thing");
+    expect(inherited.seed).toBe(7); // prototype getters still read
+    const o = readOptions(hostile({ arms: ["a"] }, "stepSize"), "Thing");
+    expect(o.arms).toEqual(["a"]);
+    const e = refusal(() => o.stepSize);
+    expect(e.code).toBe("INVALID_ARGUMENT");
+    expect(e.message).toBe("Thing: reading option stepSize threw: getter stepSize");
+    expect(readOptions(o, "Other")).toBe(o); // guarding a guarded view does not stack proxies
+  });
+
+  it("estimateOffPolicy, replayEvaluate and runExperiment refuse such options with INVALID_ARGUMENT", () => {
+    const target = () => 1;
+    for (const key of ["target", "level", "clip", "estimator", "fallbackPropensity"]) {
+      const e = refusal(() => estimateOffPolicy([event], hostile({ target }, key) as never));
+      expect([e.code, e.message]).toEqual([
+        "INVALID_ARGUMENT",
+        `estimateOffPolicy: reading option ${key} threw: getter ${key}`,
+      ]);
+    }
+    const policy = {}; // never reached: options are read first
+    const e = refusal(() => replayEvaluate([event], policy as never, hostile({}, "clip") as never));
+    expect([e.code, e.message]).toEqual(["INVALID_ARGUMENT", "replayEvaluate: reading option clip threw: getter clip"]);
+  });
+
+  it("runExperiment and runExperimentInWorkers refuse a throwing option or experiment field with INVALID_ARGUMENT", async () => {
+    const experiment = {
+      protocol: "arm" as const,
+      environment: () => {
+        throw new Error("never built");
+      },
+      policies: [{ label: "p", create: () => ({}) as never }],
+      seeds: [1],
+      horizon: 1,
+    };
+    for (const key of ["onProgress", "signal"]) {
+      const e = refusal(() => runExperiment(experiment as never, hostile({}, key) as never));
+      expect([e.code, e.message]).toEqual([
+        "INVALID_ARGUMENT",
+        `runExperiment: reading option ${key} threw: getter ${key}`,
+      ]);
+    }
+    for (const key of ["horizon", "seeds", "policies", "points"]) {
+      const e = refusal(() => runExperiment(hostile(experiment, key) as never));
+      expect([e.code, e.message]).toEqual(["INVALID_ARGUMENT", `reading the experiment threw: getter ${key}`]);
+    }
+    const seeds = new Proxy([1], {
+      get(t, k) {
+        if (k === "0") throw new Error("seed 0");
+        return Reflect.get(t, k);
+      },
+    });
+    expect(refusal(() => runExperiment({ ...experiment, seeds } as never)).code).toBe("INVALID_ARGUMENT");
+    for (const key of ["workers", "workerEntry", "onProgress", "signal"]) {
+      const plan = { module: "/nonexistent/experiment.mjs", spec: {} };
+      await expect(runExperimentInWorkers(plan, hostile({}, key) as never)).rejects.toMatchObject({
+        code: "INVALID_ARGUMENT",
+        message: `runExperimentInWorkers: reading option ${key} threw: getter ${key}`,
+      });
+    }
   });
 });

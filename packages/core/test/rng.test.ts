@@ -469,3 +469,66 @@ describe("Outside audit (session 8): valid extremes of the Rng contract", () => 
     expect(r.beta(1e300, 1e300)).toBeCloseTo(0.5, 10);
   });
 });
+
+describe("Outside audit (core, 2026-11-27): huge parameters and arrays a draw cannot write", () => {
+  it("int(n) above 2^53 is INVALID_ARGUMENT, drawing nothing (int(2 ** 64) never returned: the process hung)", () => {
+    const r = Rng.fromSeed(8);
+    const before = JSON.stringify(r.toJSON());
+    for (const n of [2 ** 53 + 2, 2 ** 64, 1e308, Number.MAX_VALUE]) {
+      expect(
+        codeOf(() => r.int(n)),
+        String(n),
+      ).toBe(ErrorCode.InvalidArgument);
+    }
+    expect(JSON.stringify(r.toJSON())).toBe(before);
+    // 2^53 itself is the largest n: every integer of [0, 2^53) is a double.
+    for (let i = 0; i < 200; i++) {
+      const k = r.int(2 ** 53);
+      expect(Number.isSafeInteger(k) && k >= 0 && k < 2 ** 53).toBe(true);
+    }
+  });
+
+  it("beta(a, b) with shapes whose gamma draws sum past the largest double keeps its mean (beta(1e308, 1e308) was 0)", () => {
+    const r = Rng.fromSeed(9);
+    for (const [a, b] of [
+      [1e308, 1e308],
+      [Number.MAX_VALUE, Number.MAX_VALUE],
+      [1.5e308, 0.5e308],
+      [1e308, 1],
+      [1, 1e308],
+    ] as const) {
+      const mean = a / 2 / (a / 2 + b / 2);
+      for (let i = 0; i < 20; i++) {
+        const x = r.beta(a, b);
+        expect(x >= 0 && x <= 1, `beta(${a}, ${b})`).toBe(true);
+        // The sd is below 1e-154 at these shapes: every draw is its mean to double precision.
+        expect(Math.abs(x - mean), `beta(${a}, ${b}) = ${x}`).toBeLessThan(1e-12);
+      }
+    }
+    // The usual draw keeps its bits: X / (X + Y) from the same two gammas.
+    const s = Rng.fromSeed(4);
+    const g = Rng.fromSeed(4);
+    const x = g.gamma(3);
+    const y = g.gamma(2);
+    expect(s.beta(3, 2)).toBe(x / (x + y));
+  });
+
+  it("shuffle and fillNormal refuse an array they cannot write (a frozen array, integer typed arrays) before drawing", () => {
+    const r = Rng.fromSeed(8);
+    const before = JSON.stringify(r.toJSON());
+    // A frozen array threw a TypeError part-way through the shuffle, after drawing.
+    expect(codeOf(() => r.shuffle(Object.freeze([1, 2, 3]) as number[]))).toBe(ErrorCode.InvalidArgument);
+    for (const out of [Object.freeze([0, 0]), new Int8Array(3), new Uint32Array(3), "ab", null]) {
+      // Integer arrays stored the normals truncated (0, -1, ...) without a word.
+      expect(
+        codeOf(() => r.fillNormal(out as unknown as Float64Array)),
+        String(out),
+      ).toBe(ErrorCode.InvalidArgument);
+    }
+    expect(JSON.stringify(r.toJSON())).toBe(before);
+    const a = [1, 2, 3, 4];
+    expect(r.shuffle(a).sort()).toEqual([1, 2, 3, 4]);
+    expect(r.fillNormal(new Float32Array(2)).every(Number.isFinite)).toBe(true);
+    expect(r.fillNormal([0, 0]).every(Number.isFinite)).toBe(true);
+  });
+});

@@ -293,3 +293,24 @@ describe("the README's snapshot example", () => {
     expect(codeOf(() => readSnapshot(edited, snap.kind, snap.kindVersion))).toBe(ErrorCode.SnapshotCorrupt);
   });
 });
+
+describe("makeSnapshot of a state JSON cannot write (outside audit, core 2026-11-27)", () => {
+  it("a cycle, a bigint or a getter that throws is INVALID_ARGUMENT naming the kind, not a TypeError", () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    const getter = Object.defineProperty({}, "a", {
+      enumerable: true,
+      get() {
+        throw new Error("getter a");
+      },
+    });
+    for (const state of [cycle, { a: 1n }, getter]) {
+      expect(() => makeSnapshot("my/policy", 1, state as never)).toThrow(
+        expect.objectContaining({
+          code: "INVALID_ARGUMENT",
+          message: expect.stringMatching(/^cannot snapshot "my\/policy": the state is not JSON/),
+        }),
+      );
+    }
+  });
+});

@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
 import {
   type DiscreteBox,
+  ErrorCode,
   indexBernoulli,
   indexDeterministic,
   indexDiscrete,
   indexNormal,
   indexUniform,
+  RouteKitError,
   reservationIndex,
   weitzmanOrder,
   weitzmanPlay,
@@ -295,5 +297,44 @@ describe("closed-form indices beyond the largest double are NUMERICAL, never +-I
     expect(indexDeterministic(-0.8e308, 0.8e308)).toBe(-1.6e308);
     expect(indexNormal(1e300, 1e300, 1)).toBeGreaterThan(1e300);
     expect(Number.isFinite(indexUniform(-1.7e308, 1.7e308, 1))).toBe(true);
+  });
+});
+
+describe("caller code that throws inside the Weitzman helpers (outside audit, core 2026-11-27)", () => {
+  it("an excess function that throws is a RouteKitError naming sigma (its own code when it threw one)", () => {
+    const plain = () => {
+      throw new Error("model down");
+    };
+    expect(() => reservationIndex(plain, 0.1)).toThrow(
+      expect.objectContaining({
+        code: "INVALID_ARGUMENT",
+        message: expect.stringMatching(/^excess\(.*\) threw: model down$/),
+      }),
+    );
+    const typed = () => {
+      throw new RouteKitError(ErrorCode.OutOfRange, "sigma too small");
+    };
+    expect(() => reservationIndex(typed, 0.1)).toThrow(expect.objectContaining({ code: "OUT_OF_RANGE" }));
+  });
+
+  it("weitzmanValue: a box whose field getter throws, or a boxes proxy whose entry read throws, is INVALID_ARGUMENT", () => {
+    for (const key of ["values", "probs", "cost"]) {
+      const box = { values: [0, 1], probs: [0.5, 0.5], cost: 0.1 };
+      Object.defineProperty(box, key, {
+        get() {
+          throw new Error(`getter ${key}`);
+        },
+      });
+      expect(() => weitzmanValue([box])).toThrow(
+        expect.objectContaining({ code: "INVALID_ARGUMENT", message: `reading boxes[0].${key} threw: getter ${key}` }),
+      );
+    }
+    const boxes = new Proxy([{ values: [1], probs: [1], cost: 0.1 }], {
+      get(t, k) {
+        if (k === "0") throw new Error("entry");
+        return Reflect.get(t, k);
+      },
+    });
+    expect(() => weitzmanValue(boxes)).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT" }));
   });
 });

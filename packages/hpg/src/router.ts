@@ -26,18 +26,14 @@ import {
   ObjectPool,
   optionKeys,
   RouteKitError,
+  readLength,
   readObject,
   readOptions,
   type VectorInput,
   vectorToJson,
 } from "@routekit/core";
 import { allocF64 } from "@routekit/linalg";
-import {
-  checkDistribution,
-  checkRoutePayloadUnchecked,
-  initialModelCountUnchecked,
-  softmaxIntoUnchecked,
-} from "./helpers-core.js";
+import { checkDistribution, checkRoutePayloadUnchecked, softmaxIntoUnchecked } from "./helpers-core.js";
 import { readPrefix } from "./toolkit-checks.js";
 
 /** Options every router of this package accepts. */
@@ -424,5 +420,6 @@ export function initialModelCount(o: Record<string, unknown>): number {
       ErrorCode.InvalidArgument,
       `options.arms must be an array of model ids, got ${describe(arms)}`,
     );
-  return initialModelCountUnchecked({ arms });
+  // The length read once, a proxy whose length getter throws INVALID_ARGUMENT (its own Error escaped).
+  return Math.max(2, arms === undefined ? 0 : readLength(arms, "options.arms"));
 }

@@ -108,6 +108,19 @@ describe("hpgStepSize, basisCap, initialModelCount", () => {
       [() => initialModelCount([] as never), "INVALID_ARGUMENT"],
       [() => initialModelCount({ arms: "abc" }), "INVALID_ARGUMENT"],
       [() => initialModelCount({ arms: 3 }), "INVALID_ARGUMENT"],
+      // An arms proxy whose length read throws (its own Error escaped: outside audit, 2026-11-27).
+      [
+        () =>
+          initialModelCount({
+            arms: new Proxy([], {
+              get(t, k) {
+                if (k === "length") throw new Error("length");
+                return Reflect.get(t, k);
+              },
+            }),
+          }),
+        "INVALID_ARGUMENT",
+      ],
     ];
     for (const [f, c] of cases) expect(f).toThrow(code(c));
   });

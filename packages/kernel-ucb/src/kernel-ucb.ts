@@ -8,6 +8,7 @@ import {
   optionKeys,
   readArmBaseState,
   readInt,
+  readOptions,
   readSnapshot,
   rejectUnknownOptions,
   restoring,
@@ -73,7 +74,7 @@ export class KernelUcb extends KernelPolicyBase<TagArm> {
   constructor(options: KernelUcbOptions) {
     rejectUnknownOptions(options, KERNEL_UCB_OPTION_KEYS, "KernelUcb");
     super(options, { what: "KernelUcb", defaultExploration: "paper" });
-    const o = options as unknown as Record<string, unknown>;
+    const o = readOptions(options, "KernelUcb");
     this.dotKernel = kernelOption(o, { type: "poly", gamma: 1, c: 1, degree: 3 });
     this.kernel = this.dotKernel.spec;
     // Normalised augmented contexts [y; e_g] have squared norm 2.

@@ -10,6 +10,7 @@ import {
   readArmBaseState,
   readInt,
   readObject,
+  readOptions,
   readSnapshot,
   rejectUnknownOptions,
   restoring,
@@ -102,7 +103,7 @@ export class PakUcb extends KernelPolicyBase<PakArm> {
   constructor(options: PakUcbOptions) {
     rejectUnknownOptions(options, PAK_UCB_OPTION_KEYS, "PakUcb");
     super(options, { what: "PakUcb", defaultExploration: "paper" });
-    const o = options as unknown as Record<string, unknown>;
+    const o = readOptions(options, "PakUcb");
     this.dotKernel = kernelOption(o, { type: "rbf", sigma: 1 });
     this.kernel = this.dotKernel.spec;
     // Normalised contexts have ||y|| = 1, so k(y, y) <= diag(1) (diag grows with ||y||^2).

@@ -17,6 +17,7 @@ import {
   readInt,
   readNumber,
   readObject,
+  readOptions,
   readSnapshot,
   rejectUnknownOptions,
   restoring,
@@ -105,7 +106,7 @@ export class RffUcb extends KernelPolicyBase<RffArm> {
   constructor(options: RffUcbOptions) {
     rejectUnknownOptions(options, RFF_UCB_OPTION_KEYS, "RffUcb");
     super(options, { what: "RffUcb", defaultExploration: "paper" });
-    const o = options as unknown as Record<string, unknown>;
+    const o = readOptions(options, "RffUcb");
     this.sigma = numberOption(o, "sigma", 1, SIGMA_RANGE);
     this.frequencies = numberOption(o, "frequencies", 200, FREQUENCY_RANGE);
     this.rffVariant = enumOption(o, "rffVariant", RFF_VARIANTS, "paper");

@@ -11,6 +11,7 @@ import {
   optionKeys,
   RouteKitError,
   readInt,
+  readOptions,
   snapshotCorrupt,
 } from "@routekit/core";
 import { KERNEL_POLICY_OPTION_KEYS, KernelPolicyBase, type KernelPolicyOptions } from "./base.js";
@@ -97,7 +98,7 @@ export abstract class SupBase<E extends { readonly n: number }> extends KernelPo
       horizonRequired: true,
       maxStage: (o, horizon) => stagesOf(o, horizon) - 1,
     });
-    const o = options as unknown as Record<string, unknown>;
+    const o = readOptions(options, what);
     this.T = this.horizon as number;
     this.stages = stagesOf(o, this.T);
     this.exploreChoice = enumOption(o, "exploreChoice", EXPLORE_CHOICES, "largest-width");

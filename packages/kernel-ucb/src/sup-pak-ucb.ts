@@ -4,6 +4,7 @@ import {
   optionKeys,
   readArmBaseState,
   readObject,
+  readOptions,
   readSnapshot,
   rejectUnknownOptions,
   restoring,
@@ -53,7 +54,7 @@ export class SupPakUcb extends SupBase<ExactKrr> {
   constructor(options: SupPakUcbOptions) {
     rejectUnknownOptions(options, SUP_PAK_UCB_OPTION_KEYS, "SupPakUcb");
     super(options, "SupPakUcb");
-    const o = options as unknown as Record<string, unknown>;
+    const o = readOptions(options, "SupPakUcb");
     this.dotKernel = kernelOption(o, { type: "rbf", sigma: 1 });
     this.kernel = this.dotKernel.spec;
     // Unnormalised contexts are checked one by one, but diag is least at y = 0: a kernel above the bound there

@@ -15,6 +15,7 @@ import {
   readInt,
   readNumber,
   readObject,
+  readOptions,
   readSnapshot,
   rejectUnknownOptions,
   restoring,
@@ -240,7 +241,7 @@ export class SupRffUcb extends SupBase<RffStage> {
   constructor(options: SupRffUcbOptions) {
     rejectUnknownOptions(options, SUP_RFF_UCB_OPTION_KEYS, "SupRffUcb");
     super(options, "SupRffUcb");
-    const o = options as unknown as Record<string, unknown>;
+    const o = readOptions(options, "SupRffUcb");
     this.sigma = numberOption(o, "sigma", 1, SIGMA_RANGE);
     this.maxFrequencies = numberOption(o, "maxFrequencies", 256, { integer: true, min: 1, max: MAX_FREQUENCIES });
     const freq = functionOption<Schedule>(o, "frequencies", undefined);

@@ -18,6 +18,7 @@ import {
   RouteKitError,
   readInt,
   readObject,
+  readOptions,
   readSnapshot,
   rngOption,
   type Snapshot,
@@ -76,7 +77,7 @@ export class Cosmos extends CascadePolicyBase {
       contextDim: config.contextDim,
       outputDim: config.outputDim,
       maxPending: config.maxPending,
-      rng: rngOption(options as unknown as Record<string, unknown>),
+      rng: rngOption(readOptions(options, "COSMOS")),
     });
     this.config = config;
     this.m = config.contextDim + (config.indexIntercept ? 1 : 0);

@@ -5,6 +5,7 @@ import {
   armsOption,
   booleanOption,
   checkNumber,
+  copyNumbers,
   ErrorCode,
   enumOption,
   isFloatArray,
@@ -14,6 +15,7 @@ import {
   optionKeys,
   type Rng,
   RouteKitError,
+  readLength,
   readOptions,
   rejectUnknownOptions,
   requiredNumber,
@@ -173,12 +175,16 @@ export const RIDGE_RANGE = { min: 1e-8, max: 1e8 } as const;
 export function parameterVector(v: unknown, length: number, what: string, lengthHint = ""): number[] {
   // A Float64Array or Float32Array too, as every vector input (its values are kept as a plain array).
   if (!Array.isArray(v) && !isFloatArray(v)) bad(`option ${what} must be an array of numbers`);
-  if (v.length !== length)
+  // Each length and entry read once, a getter or proxy that throws INVALID_ARGUMENT (it escaped as its own Error).
+  const n = readLength(v, `option ${what}`);
+  if (n !== length)
     throw new RouteKitError(
       ErrorCode.DimensionMismatch,
-      `option ${what} has length ${v.length}, expected ${length}${lengthHint}`,
+      `option ${what} has length ${n}, expected ${length}${lengthHint}`,
     );
-  const out = Array.from(v, (x, i) => checkNumber(x, `option ${what}[${i}]`));
+  const copy = new Float64Array(length);
+  copyNumbers(v, copy, length, `option ${what}`);
+  const out = Array.from(copy, (x, i) => checkNumber(x, `option ${what}[${i}]`));
   let s = 0;
   for (const x of out) s += x * x;
   if (!(s <= MAX_SQUARED_NORM))

@@ -194,6 +194,50 @@ describe("vector inputs are read once", () => {
   );
 });
 
+describe("option vectors and records whose reads throw", () => {
+  /** An array (a proxy: it passes Array.isArray) whose `key` read throws a plain Error. */
+  const throwing = (vals: number[], key: string): number[] =>
+    new Proxy(vals.slice(), {
+      get(t, k) {
+        if (k === key) throw new Error(`read ${key}`);
+        return Reflect.get(t, k);
+      },
+    });
+  it("rewardParameter and indexParameters rows whose entry or length getter throws are INVALID_ARGUMENT (the Error escaped)", () => {
+    for (const key of ["0", "length"]) {
+      expect(() => new Cosmos({ arms, contextDim: 1, outputDim: 1, rewardParameter: throwing([1], key) })).toThrow(
+        code("INVALID_ARGUMENT"),
+      );
+      const oracle = {
+        arms: ["a"],
+        contextDim: 1,
+        outputDim: 1,
+        rewardParameter: [1],
+        indexParameters: { a: throwing([0.1, 0.2], key) },
+      };
+      expect(() => new WeitzmanOracle(oracle)).toThrow(code("INVALID_ARGUMENT"));
+    }
+  });
+  it("an option or a theory constant whose getter throws is INVALID_ARGUMENT naming it", () => {
+    const theory = Object.defineProperty({}, "kappa", {
+      enumerable: true,
+      get() {
+        throw new Error("kappa");
+      },
+    });
+    expect(() => new Cosmos({ arms, contextDim: 1, outputDim: 1, theory: theory as { kappa: number } })).toThrow(
+      expect.objectContaining({ code: "INVALID_ARGUMENT", message: "theory: reading option kappa threw: kappa" }),
+    );
+    const seeded = Object.defineProperty({ arms, contextDim: 1, outputDim: 1 }, "seed", {
+      enumerable: true,
+      get() {
+        throw new Error("seed");
+      },
+    });
+    expect(() => new Cosmos(seeded)).toThrow(code("INVALID_ARGUMENT"));
+  });
+});
+
 describe("models removed while an episode is open", () => {
   it("the outstanding model is asked for until observed even when removed; planned models removed are skipped", () => {
     const p = new Cosmos({ arms, contextDim: 2, outputDim: 2, rewardParameter: [1, 0] });

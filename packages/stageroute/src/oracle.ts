@@ -15,6 +15,7 @@ import {
   RouteKitError,
   readNumber,
   readObject,
+  readOptions,
   readSnapshot,
   rejectUnknownOptions,
   restoring,
@@ -52,7 +53,7 @@ export class StageOracle extends StagePolicyBase {
   constructor(options: StageOracleOptions) {
     rejectUnknownOptions(options, STAGE_ORACLE_OPTION_KEYS, StageOracle.kind);
     super(options, StageOracle.kind);
-    const m = options.means;
+    const m = readOptions(options, StageOracle.kind).means;
     if (m === null || typeof m !== "object" || Array.isArray(m)) {
       throw new RouteKitError(ErrorCode.InvalidArgument, "option means must be a record { [arm]: { reward, cost } }");
     }

@@ -76,7 +76,7 @@ export {
   type SmokeFeed,
   smokeRun,
 } from "./misuse.js";
-export { checkUnknownOptionKey } from "./option-keys.js";
+export { checkThrowingOptionGetter, checkUnknownOptionKey } from "./option-keys.js";
 export {
   checkFloat32ContextsArm,
   checkFloat32FeaturesAssortment,

@@ -69,3 +69,49 @@ export function checkUnknownOptionKey<P extends PolicyBase>(spec: ConstructSpec<
   }
   return cases.length;
 }
+
+/**
+ * A getter that throws on an option (one key of the spec's base options or declared ranges at a time, the others as
+ * given) is a typed error, INVALID_ARGUMENT naming the option, never the getter's own `Error` escaping the constructor
+ * (the guarantee covers "a getter that throws" among the values no JSON body holds). Returns the number of cases
+ * checked (0 without `construct`).
+ */
+export function checkThrowingOptionGetter<P extends PolicyBase>(spec: ConstructSpec<P>): number {
+  if (!spec.construct) return 0;
+  const build = spec.construct;
+  const base = spec.baseOptions ?? {};
+  let n = 0;
+  // Every base option, and every option whose range the spec declares (set on top of the base options).
+  const keys = new Set([...Object.keys(base), ...(spec.optionRanges ?? []).map((r) => r.name)]);
+  for (const key of keys) {
+    const options = { ...base };
+    Object.defineProperty(options, key, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        throw new Error(`hostile option getter ${key}`);
+      },
+    });
+    n++;
+    let made: P;
+    try {
+      made = build(options);
+    } catch (e) {
+      if (!(e instanceof RouteKitError)) {
+        throw new ContractViolation(
+          `${spec.name}: option ${key} whose getter throws escaped as a non-typed error: ${describeError(e)}`,
+        );
+      }
+      if (e.code !== "INVALID_ARGUMENT" || !e.message.includes(key)) {
+        throw new ContractViolation(
+          `${spec.name}: option ${key} whose getter throws gave ${e.code} (${e.message}), expected INVALID_ARGUMENT naming it`,
+        );
+      }
+      continue;
+    }
+    throw new ContractViolation(
+      `${spec.name}: option ${key} whose getter throws was accepted; snapshot ${show(made.toJSON())}`,
+    );
+  }
+  return n;
+}
