@@ -278,16 +278,16 @@ export class RoutingGateway<P extends ArmPolicy> {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      const url = new URL(req.url ?? "/", "http://gateway");
-      const route = ROUTES[url.pathname];
-      if (route === undefined) throw new RequestError(404, "NOT_FOUND", `no route ${url.pathname}`);
-      if (req.method !== route) throw new RequestError(405, "METHOD_NOT_ALLOWED", `${url.pathname} takes ${route}`);
+      const path = requestPath(req.url ?? "/");
+      const route = Object.hasOwn(ROUTES, path) ? ROUTES[path] : undefined;
+      if (route === undefined) throw new RequestError(404, "NOT_FOUND", `no route ${path}`);
+      if (req.method !== route) throw new RequestError(405, "METHOD_NOT_ALLOWED", `${path} takes ${route}`);
       let out: unknown;
-      if (url.pathname === "/stats") out = this.stats();
-      else if (url.pathname === "/healthz") out = { ok: true };
+      if (path === "/stats") out = this.stats();
+      else if (path === "/healthz") out = { ok: true };
       else {
         const body = await readJson(req, this.opts.maxBodyBytes ?? 1 << 20);
-        out = url.pathname === "/route" ? this.route(body) : this.feedback(body);
+        out = path === "/route" ? this.route(body) : this.feedback(body);
       }
       send(res, 200, out);
     } catch (e) {
@@ -340,4 +340,21 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
   res.end(text);
+}
+
+/**
+ * The path of a request target, without its query. An origin-form target ("/route?x") is taken as it is: URL
+ * parsing would read "//route" as a host named "route" and answer "no route /". An absolute-form one
+ * ("http://host/route", as proxies send) is parsed.
+ */
+function requestPath(target: string): string {
+  if (target.startsWith("/")) {
+    const q = target.indexOf("?");
+    return q < 0 ? target : target.slice(0, q);
+  }
+  try {
+    return new URL(target).pathname;
+  } catch {
+    return target; // not a URL either: "no route <target>"
+  }
 }

@@ -34,31 +34,40 @@ function args() {
     });
   } catch (e) {
     // Node's messages run over several lines for some mistakes (`--port -1`): one line, like the others.
-    console.error(`routekit-gateway: ${(e as Error).message.replace(/\s*\n\s*/g, " ")} (see --help)`);
-    process.exit(2);
+    usage((e as Error).message.replace(/\s*\n\s*/g, " "));
   }
+}
+
+/** A usage error: one line, exit 2, before the state directory is touched. */
+function usage(message: string): never {
+  console.error(`routekit-gateway: ${message} (see --help)`);
+  process.exit(2);
 }
 
 function main(): void {
   const { values } = args();
   if (values.help) return void console.log(HELP);
+  // Every flag is read before the state directory is opened: a bad one must not leave a lock behind or a
+  // restored router waiting for a port it can never bind.
+  const port = integer(values.port, "--port", 0, 65535);
+  const options = {
+    stateDir: values.state,
+    models: modelList(values.models),
+    contextDim: integer(values.dim, "--dim", 1),
+    // 0 would mean "after every feedback" here, where a reader may expect "never": say 1 for that.
+    snapshotEvery: integer(values["snapshot-every"], "--snapshot-every", 1),
+    fsync: values.fsync,
+    policy: { seed: integer(values.seed, "--seed", 0) },
+  };
   let gateway: ReturnType<typeof createRffGateway>;
   try {
-    gateway = createRffGateway({
-      stateDir: values.state,
-      models: modelList(values.models),
-      contextDim: integer(values.dim, "--dim"),
-      snapshotEvery: integer(values["snapshot-every"], "--snapshot-every"),
-      fsync: values.fsync,
-      policy: { seed: integer(values.seed, "--seed") },
-    });
+    gateway = createRffGateway(options);
   } catch (e) {
     // A state directory in use, of another --dim, or with a damaged log: one line, not a stack trace.
     console.error(`routekit-gateway: ${(e as Error).message}`);
     process.exit(1);
   }
   const s = gateway.stats();
-  const port = integer(values.port, "--port");
   gateway.listen(port, values.host).then(
     (bound) => {
       console.log(
@@ -91,22 +100,17 @@ function main(): void {
 function modelList(text: string): string[] {
   const models = text.split(",").filter((m) => m !== "");
   const repeated = models.find((m, i) => models.indexOf(m) !== i);
-  if (models.length === 0 || repeated !== undefined) {
-    console.error(
-      repeated === undefined
-        ? `--models must name at least one model, got ${JSON.stringify(text)}`
-        : `--models lists ${JSON.stringify(repeated)} twice`,
-    );
-    process.exit(2);
-  }
+  if (models.length === 0) usage(`--models must name at least one model, got ${JSON.stringify(text)}`);
+  if (repeated !== undefined) usage(`--models lists ${JSON.stringify(repeated)} twice`);
   return models;
 }
 
-function integer(text: string, flag: string): number {
+/** A whole number in [min, max] written in decimal (`Number` would also read "0x10", "1e3" and ""). */
+function integer(text: string, flag: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < 0) {
-    console.error(`${flag} must be a non-negative integer, got ${JSON.stringify(text)}`);
-    process.exit(2);
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(n) || n < min || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer in [${min}, ${max}]`;
+    usage(`${flag} must be ${range}, got ${JSON.stringify(text)}`);
   }
   return n;
 }

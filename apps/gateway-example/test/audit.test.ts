@@ -155,11 +155,24 @@ describe("audit: the command line", () => {
         timeout: 10_000,
       });
       expect(r.status).toBe(2);
-      expect(r.stderr).toMatch(/^--models /);
+      expect(r.stderr).toMatch(/^routekit-gateway: --models /);
     });
   }
   // parseArgs threw these out of main: a Node stack trace (exit 1) instead of the usage errors' one line and exit 2.
-  for (const args of [["--bogus", "1"], ["--state"], ["--port", "-1"], ["extra"]]) {
+  // And these were read only after the state directory was opened (--port 70000 failed at listen, exit 1), or
+  // read loosely (--snapshot-every 0 snapshotted after every feedback; "0x10" and "1e3" were numbers).
+  for (const args of [
+    ["--bogus", "1"],
+    ["--state"],
+    ["--port", "-1"],
+    ["extra"],
+    ["--port", "70000"],
+    ["--port", "0x10"],
+    ["--snapshot-every", "0"],
+    ["--snapshot-every", "1e3"],
+    ["--dim", "0"],
+    ["--seed", ""],
+  ]) {
     it(`${args.join(" ")} is refused with a one-line message (exit 2), before touching the state`, () => {
       const dir = join(stateDir(), "state");
       const r = spawnSync(process.execPath, [main, "--models", "a,b", "--state", dir, ...args], {

@@ -247,6 +247,12 @@ describe("HTTP errors: RouteKit codes and statuses; bad requests change nothing"
       expect([r.status, r.body.error.code]).toEqual([400, code]);
     }
     expect((await call(url, "/route", undefined, "GET")).status).toBe(405);
+    // The path as sent: URL parsing read "//route" as a host and answered "no route /"; an inherited
+    // property's name is no route either.
+    for (const path of ["//route", "/__proto__", "/constructor"]) {
+      const r = await call(url, path, { embedding: [0, 1, 0, 0, 0, 0, 0, 0] });
+      expect([r.status, r.body.error?.code, r.body.error?.message]).toEqual([404, "NOT_FOUND", `no route ${path}`]);
+    }
     expect(learned(gw)).toBe(before);
     expect((await call(url, "/feedback", { decisionId: e, reward: 1 })).status).toBe(200); // still pending, still good
     expect((await call(url, "/stats", undefined, "GET")).body.feedbacks).toBe(2);
