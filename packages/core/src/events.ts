@@ -108,10 +108,11 @@ export function vectorToJson(x: ArrayLike<number>, length = x.length): number[] 
   return out;
 }
 
-function bad(what: string, expected: string, got?: unknown): never {
+/** Refuses a field (`what`; "" for the event itself) that is not `expected`; `got`, when passed (undefined too), is named. */
+function bad(what: string, expected: string, ...got: [unknown?]): never {
   throw new RouteKitError(
     ErrorCode.InvalidEvent,
-    `event ${what} must be ${expected}${got === undefined ? "" : `, got ${describe(got)}`}`,
+    `event${what === "" ? "" : ` ${what}`} must be ${expected}${got.length === 0 ? "" : `, got ${describe(got[0])}`}`,
   );
 }
 

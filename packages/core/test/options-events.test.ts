@@ -156,6 +156,24 @@ describe("decision events", () => {
     }
   });
 
+  it("messages name the field once, and a missing value as undefined (an array hole read 'event  must be')", () => {
+    const message = (e: unknown) => {
+      try {
+        checkEvent(e, "arm");
+      } catch (x) {
+        return (x as Error).message;
+      }
+      return "accepted";
+    };
+    expect(message(undefined)).toBe(
+      "event must be an object { v, kind, protocol, id, decision, feedback }, got undefined",
+    );
+    expect(message(null)).toMatch(/^event must be an object .*, got null$/);
+    expect(message({ ...armEvent, feedback: undefined })).toMatch(
+      /^event feedback must be an object .*, got undefined$/,
+    );
+  });
+
   it("checkDecisionRecord accepts a record without feedback and refuses what is no decision record", () => {
     const { feedback: _, ...record } = armEvent;
     expect(checkDecisionRecord(record, "arm").decision.arm).toBe("a");
