@@ -290,6 +290,17 @@ export abstract class RouterBase<S extends ArmState> extends ArmPolicyBase<S, Ro
     checkDistribution(probs as number[], n, badEventProbs);
     const chosen = ids.indexOf(event.decision.arm);
     if (chosen < 0) badEventState("arms must include the chosen arm");
+    // The two copies of the chosen arm's probability must agree: the update uses probs, an off-policy estimate
+    // the propensity, so an event where they differ would be learned and evaluated as two different decisions.
+    // A router writes both from one double (a JSON round trip keeps it); 1e-9 relative allows a log that rounded.
+    const logged = event.decision.propensity;
+    const pc = (probs as number[])[chosen] as number;
+    if (logged !== undefined && !(Math.abs(logged - pc) <= 1e-9 * Math.max(logged, pc))) {
+      throw new RouteKitError(
+        ErrorCode.InvalidEvent,
+        `event decision.propensity (${logged}) must equal decision.state.probs of the chosen arm (${pc})`,
+      );
+    }
     let aux: number[] = [];
     if (this.auxPerArm > 0) {
       if (s.aux === undefined) missingEventState(this.kind, "aux");

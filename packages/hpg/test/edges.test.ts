@@ -178,3 +178,37 @@ describe("Exp3 learns an event from another router whose chosen probability is t
     }
   });
 });
+
+describe("an event whose propensity disagrees with its own probabilities", () => {
+  it("is INVALID_EVENT with the router unchanged; a rounded propensity (1e-9 relative) and none at all are learned", () => {
+    const event = (propensity: number | undefined) => ({
+      v: 1,
+      kind: "hpg/hpg",
+      protocol: "arm",
+      id: "e1",
+      decision: {
+        arm: "a",
+        context: [0.6, 0.8],
+        ...(propensity === undefined ? {} : { propensity }),
+        state: { arms: ["a", "b"], probs: [1 / 3, 2 / 3] },
+      },
+      feedback: { reward: 1 },
+    });
+    for (const make of [
+      () => new Hpg({ arms: ["a", "b"], contextDim: 2 }),
+      () => new Exp3({ arms: ["a", "b"], contextDim: 2 }),
+    ]) {
+      const r = make();
+      const before = JSON.stringify(r.toJSON());
+      for (const p of [0.99, 2 / 3, 0.3333]) {
+        expect(() => r.learn(event(p)), String(p)).toThrow(/decision\.propensity .* must equal decision\.state\.probs/);
+        expect(JSON.stringify(r.toJSON())).toBe(before);
+      }
+      r.learn(event(1 / 3 + 1e-12));
+      const once = JSON.stringify(r.toJSON());
+      const s = make();
+      s.learn(event(undefined));
+      expect(JSON.stringify(s.toJSON())).toBe(once);
+    }
+  });
+});
