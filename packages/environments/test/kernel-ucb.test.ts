@@ -179,15 +179,17 @@ describe("prompt-pool environments (the offline benchmark presets)", () => {
       reused.reset(Rng.fromSeed(12));
       expect(bits(reused.prompts)).not.toEqual(bits(drawn.prompts));
     }
-    // Settings that do not serialise (a cycle) are drawn every time, to the same numbers.
+    // The configuration is copied when the environment is built: a caller changing its object afterwards (here a
+    // spread the checks would refuse) changes neither the draw nor the cache key.
     const cfg = promptPoolConfig("swap", { contextDim: 8, poolSize: 40 });
-    const layout: Record<string, unknown> = { ...cfg.layout };
-    layout.self = layout;
-    const cyclic = new PromptPoolEnvironment({ ...cfg, layout: layout as unknown as typeof cfg.layout });
+    const layout = { ...cfg.layout };
+    const copied = new PromptPoolEnvironment({ ...cfg, layout });
     const plain = new PromptPoolEnvironment(cfg);
-    cyclic.reset(Rng.fromSeed(13));
+    (layout as { tau: number }).tau = Number.NaN;
+    copied.reset(Rng.fromSeed(13));
     plain.reset(Rng.fromSeed(13));
-    expect(bits(cyclic.table)).toEqual(bits(plain.table));
+    expect(bits(copied.table)).toEqual(bits(plain.table));
+    expect(Object.isFrozen(copied.config.layout)).toBe(true);
   });
 
   it("swap: the expected best arm matches the category; OPR reference is the 5-generation mean", () => {

@@ -39,3 +39,15 @@ export function unknownArm(arm: string, live: readonly string[]): RouteKitError 
     `unknown or not yet live arm ${describe(arm)} (live: ${live.join(", ")})`,
   );
 }
+
+/**
+ * A given `k` must agree with the number of arms the lists give (`arms`, `means`, `thetas`): it was ignored, so
+ * `{ k: 3, means: [0.1, 0.2] }` silently made a 2-armed problem.
+ */
+export function checkArmCount(k: number | undefined, count: number, lists: string): void {
+  if (k === undefined) return;
+  checkNumber(k, "option k", (v) => Number.isInteger(v) && v >= 1, "an integer >= 1");
+  if (k !== count) {
+    throw new RouteKitError(ErrorCode.DimensionMismatch, `option k is ${k} but ${lists} give ${count} arms`);
+  }
+}

@@ -11,7 +11,7 @@ import {
   type VectorInput,
 } from "@routekit/core";
 import { dot } from "@routekit/linalg";
-import { armIds, checkNumber, needReset, unknownArm } from "./common.js";
+import { armIds, checkArmCount, checkNumber, needReset, unknownArm } from "./common.js";
 
 /** An arm that becomes available at a given round. */
 export interface LinearArrival {
@@ -107,6 +107,8 @@ export class LinearContextualBandit implements ArmEnvironment {
     const k0 = options.thetas?.length ?? options.arms?.length ?? options.k ?? 5;
     checkNumber(k0, "option k", (v) => Number.isInteger(v) && v >= 1, "an integer >= 1");
     const ids = armIds(options.arms, k0, "option arms");
+    if (options.arms !== undefined || options.thetas !== undefined)
+      checkArmCount(options.k, ids.length, "arms / thetas");
     if (options.thetas !== undefined && options.thetas.length !== ids.length) {
       throw new RouteKitError(
         ErrorCode.DimensionMismatch,

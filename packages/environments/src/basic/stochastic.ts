@@ -9,7 +9,7 @@ import {
   RouteKitError,
   rejectUnknownOptions,
 } from "@routekit/core";
-import { armIds, checkNumber, needReset, unknownArm } from "./common.js";
+import { armIds, checkArmCount, checkNumber, needReset, unknownArm } from "./common.js";
 
 export interface StochasticBanditOptions {
   /** Number of arms when neither `arms` nor `means` is given (default 10). */
@@ -65,6 +65,7 @@ export class StochasticBandit implements ArmEnvironment {
     checkNumber(k0, "option k", (v) => Number.isInteger(v) && v >= 1, "an integer >= 1");
     const ids = armIds(options.arms, k0, "option arms");
     const k = ids.length;
+    if (options.arms !== undefined || options.means !== undefined) checkArmCount(options.k, k, "arms / means");
     this.rewards = options.rewards ?? "bernoulli";
     if (this.rewards !== "bernoulli" && this.rewards !== "gaussian") {
       throw new RouteKitError(

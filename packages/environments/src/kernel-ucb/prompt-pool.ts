@@ -11,6 +11,7 @@ import {
   RouteKitError,
   rejectUnknownOptions,
 } from "@routekit/core";
+import { checkPromptPoolConfig } from "./prompt-pool-check.js";
 import { clamp01, type PromptLayout, PromptSpace, rkhsFunction } from "./prompt-space.js";
 
 export { type PromptLayout, rkhsFunction } from "./prompt-space.js";
@@ -223,7 +224,9 @@ export class PromptPoolEnvironment implements ArmEnvironment {
 
   constructor(config: PromptPoolConfig) {
     rejectUnknownOptions(config, PROMPT_POOL_CONFIG_KEYS, "PromptPoolEnvironment");
-    const c = config;
+    checkPromptPoolConfig(config);
+    // A frozen copy of what was checked: the draws read it at every reset, and the caller's object could change.
+    const c = frozenCopy(config);
     assertInt(c.contextDim, "contextDim", 1);
     this.G = c.arms.length;
     this.K = c.categories.length;
@@ -629,4 +632,12 @@ export class PromptPoolEnvironment implements ArmEnvironment {
   pull(arm: string): ArmFeedback {
     return { reward: this.roundScore[this.g(arm)] as number };
   }
+}
+
+/** A deep copy of a checked configuration (plain data: numbers, strings, arrays, records), frozen. */
+function frozenCopy<T>(v: T): T {
+  if (v === null || typeof v !== "object") return v;
+  const out: Record<string, unknown> | unknown[] = Array.isArray(v) ? [] : {};
+  for (const [k, x] of Object.entries(v)) (out as Record<string, unknown>)[k] = frozenCopy(x);
+  return Object.freeze(out) as T;
 }
