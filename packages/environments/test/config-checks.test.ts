@@ -111,3 +111,20 @@ describe("a given k must agree with the arms the lists give", () => {
     expect(new LinearContextualBandit({ contextDim: 3, k: 2, arms: ["a", "b"] }).initialArms).toEqual(["a", "b"]);
   });
 });
+
+describe("environments copy what they checked", () => {
+  it("LinearContextualBandit: changing the caller's thetas after construction changes nothing", () => {
+    const thetas = [
+      [1, 0, 0],
+      [0, 1, 0],
+    ];
+    const env = new LinearContextualBandit({ contextDim: 3, thetas });
+    const same = new LinearContextualBandit({ contextDim: 3, thetas: thetas.map((t) => [...t]) });
+    (thetas[0] as number[])[0] = Number.NaN;
+    for (const e of [env, same]) e.reset(Rng.fromSeed(5));
+    env.next(0);
+    same.next(0);
+    expect(env.expectedReward("arm0")).toBe(same.expectedReward("arm0"));
+    expect(Number.isFinite(env.oracleReward())).toBe(true);
+  });
+});

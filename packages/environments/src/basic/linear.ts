@@ -150,6 +150,8 @@ export class LinearContextualBandit implements ArmEnvironment {
       }
       for (const v of th) checkNumber(v, "theta entries", () => true, "finite");
     }
+    // Copies of what was checked: every reset reads them, and the caller's arrays could change meanwhile.
+    this.givenThetas = this.givenThetas.map((th) => (th === undefined ? undefined : Float64Array.from(th)));
     this.initialArms = ids;
     for (let i = 0; i < this.allArms.length; i++) this.index.set(this.allArms[i] as string, i);
     this.thetas = new Float64Array(this.allArms.length * d);
