@@ -134,9 +134,9 @@ const bytes = gw.stats().logBytes;
 console.log(`snapshot (3 arms, 400 x 400 inverses): ${(performance.now() - t0).toFixed(1)} ms`);
 for (let i = 0; i < 20000; i++) request();
 await gw.server.close();
-// A restart after a crash (no final snapshot; a dead process's pid file is taken over, this live one's is
-// removed here): the snapshot plus 20,000 logged events after it.
-rmSync(join(dir, "gateway.pid"));
+// A restart after a crash (no final snapshot; a dead process's lock is taken over, this live one's is removed
+// here): the snapshot plus 20,000 logged events after it.
+rmSync(join(dir, "gateway.lock"), { recursive: true });
 t0 = performance.now();
 const again = createRffGateway({ stateDir: dir, models: MODELS, policy: { seed: 1 } });
 console.log(
