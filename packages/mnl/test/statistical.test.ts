@@ -7,6 +7,8 @@
  * Runs are seeded per policy label and environment seed, independent of the other policies of an experiment, so
  * each configuration runs once (`runs` below is a memo) and the tests that need it read its checkpoints.
  */
+
+import { readFileSync } from "node:fs";
 import { type AssortmentPolicy, logLogSlope, Rng, type RunResult, runExperiment } from "@routekit/core";
 import { ContextualMnlEnvironment } from "@routekit/environments";
 import { describe, expect, it } from "vitest";
@@ -172,6 +174,13 @@ describe("OFU-MNL+ statistical behaviour (seeded)", () => {
       }
       expect(r5).toBeGreaterThan(r10);
       expect(r10).toBeGreaterThan(r15);
+      // The README's results table quotes the v0 = K/5 row (OFU-MNL+ alone, seeds 0-9) to one decimal.
+      const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+      const quotedRow =
+        /\| uniform, v0 = K\/5, K = 5 \/ 10 \/ 15 \(OFU only, 10 seeds\) \| ([\d.]+) \/ ([\d.]+) \/ ([\d.]+) \|/.exec(
+          readme,
+        );
+      expect(quotedRow?.slice(1, 4)).toEqual([r5, r10k, r15k].map((x) => x.toFixed(1)));
       // The Python rerun's code-mode expectation, "about 60 / 46 / 37 (± roughly 15%)". Measured (seeds 0-9): 59.5 / 45.7 /
       // 36.2; v0 = K/5: 59.5 / 80.2 / 90.5 (rerun: 60 / 80 / 93).
       for (const [r, ref] of [
@@ -263,6 +272,62 @@ describe("OFU-MNL+ statistical behaviour (seeded)", () => {
       // Measured (seeds 0-3, means): paper 79.6 / 61.6 (0.77x); practical 51.9 / 25.5 (0.49x).
       expect(paper.last).toBeLessThan(paper.first);
       expect(practical.last).toBeLessThan(0.7 * practical.first);
+    },
+    HEAVY,
+  );
+
+  it(
+    "README presets table (T = 3000, seeds 0-9, K = 5 / 10 / 15): each row's mean ± sd as printed, the rerun match " +
+      "and the practical preset's cut as the README words them",
+    () => {
+      const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+      const row = (name: string) => {
+        const table = readme.slice(readme.indexOf("| preset | K = 5 | K = 10 | K = 15 |"));
+        const line = table.split("\n").find((l) => l.startsWith(name)) as string;
+        return line
+          .split("|")
+          .slice(2, 5)
+          .map((c) => c.trim());
+      };
+      const sd = (xs: number[]) => {
+        const m = meanOf(xs);
+        return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
+      };
+      const measured: Record<string, number[]> = {};
+      for (const preset of ["paper", "authors-uniform", "practical"]) {
+        const cells = [5, 10, 15].map((K) => runs(`ofu-${preset}`, K, 1, "uniform", 10).map((r) => at(r, T)));
+        const shown = cells.map((xs) => `${meanOf(xs).toFixed(1)} ± ${sd(xs).toFixed(1)}`);
+        console.log(`presets table, ${preset}:`, shown.join(" | "));
+        expect(shown, preset).toEqual(row(`| \`${preset}\``));
+        measured[preset] = cells.map(meanOf);
+      }
+      // "The `paper` and `authors-uniform` rows match an independent Python rerun ... to within P %".
+      const rerun = (name: string) => row(`| independent Python rerun, ${name}`).map((c) => Number(c.split(" ")[0]));
+      const gaps = [
+        ...(measured.paper as number[]).map((m, i) => Math.abs(m / (rerun("paper mode")[i] as number) - 1)),
+        ...(measured["authors-uniform"] as number[]).map((m, i) =>
+          Math.abs(m / (rerun("authors' code mode")[i] as number) - 1),
+        ),
+      ];
+      const within = Number(/rerun of the same setup to within ([\d.]+) %/.exec(readme)?.[1]);
+      console.log("largest gap to the rerun:", (100 * Math.max(...gaps)).toFixed(2), "%");
+      expect(Math.max(...gaps)).toBeLessThanOrEqual(within / 100);
+      // "`practical` cuts regret A-B× against `authors-uniform` (C-D× against `paper`)".
+      const cut =
+        /`practical` cuts regret ([\d.]+)-([\d.]+)× against `authors-uniform` \(([\d.]+)-([\d.]+)× against `paper`\)/.exec(
+          readme,
+        );
+      const range = (ref: number[]) => {
+        const r = ref.map((x, i) => x / (measured.practical as number[])[i]!);
+        return [Math.min(...r).toFixed(1), Math.max(...r).toFixed(1)];
+      };
+      const quoted = [cut?.[1], cut?.[2], cut?.[3], cut?.[4]];
+      console.log(
+        "practical's cut:",
+        range(measured["authors-uniform"] as number[]),
+        range(measured.paper as number[]),
+      );
+      expect([...range(measured["authors-uniform"] as number[]), ...range(measured.paper as number[])]).toEqual(quoted);
     },
     HEAVY,
   );
