@@ -1,9 +1,11 @@
 /**
- * Two sentences of the README's "Deviations from the paper" that no other test checked: EXP3's reward map
- * (r + 1) / 2, and parameter-free HPG's cap of a late bet at half the current wealth.
+ * README sentences no other test checked: EXP3's reward map
+ * (r + 1) / 2, parameter-free HPG's cap of a late bet at half the current wealth, and the norm slack of a query.
  */
+
+import { Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
-import { Exp3, ParameterFreeHpg } from "../src/index.js";
+import { Exp3, Hpg, ParameterFreeHpg } from "../src/index.js";
 
 interface ArmState {
   readonly id: string;
@@ -54,5 +56,30 @@ describe("README: parameter-free HPG caps a late bet at half the current wealth,
     expect(Math.max(...bets)).toBeGreaterThan(0.5 * Math.min(...after));
     const json = JSON.stringify(p.toJSON());
     expect(JSON.stringify(ParameterFreeHpg.fromJSON(JSON.parse(json)).toJSON())).toBe(json);
+  });
+});
+
+describe("README options: normalizeContext false takes norms up to 1 + 1e-6 (scaled past 1 + 1e-9), rejects above", () => {
+  it("(1 + d) e_1: as is for d = 5e-10, scaled onto e_1 for d = 9e-7, OUT_OF_RANGE with nothing changed for d = 1.1e-6", () => {
+    const p = new Hpg({ arms: ["a", "b"], contextDim: 4, seed: 2, horizon: 500 });
+    const rng = Rng.fromSeed(5);
+    for (let t = 0; t < 200; t++) {
+      const q = Float64Array.from({ length: 4 }, (_, i) => (i === 0 ? 1 : 0.3 * rng.normal()));
+      let n = 0;
+      for (const v of q) n += v * v;
+      for (let i = 0; i < 4; i++) q[i] = (q[i] as number) / Math.sqrt(n);
+      const d = p.select(q);
+      p.update(d, { reward: d.arm === "a" ? 1 : 0 });
+    }
+    const along = (delta: number) => Float64Array.of(1 + delta, 0, 0, 0);
+    const unit = Array.from(p.probabilities(along(0)));
+    expect(unit[0]).toBeGreaterThan(0.6); // learned: the scores are not 0, so the norm shows in the probabilities
+    expect(Array.from(p.probabilities(along(5e-10)))).not.toEqual(unit); // used as is
+    expect(Array.from(p.probabilities(along(9e-7)))).toEqual(unit); // scaled onto the sphere, bit for bit
+    const before = JSON.stringify(p.toJSON());
+    for (const call of [() => p.select(along(1.1e-6)), () => p.probabilities(along(1.1e-6))]) {
+      expect(call).toThrow(expect.objectContaining({ code: "OUT_OF_RANGE" }));
+    }
+    expect(JSON.stringify(p.toJSON())).toBe(before);
   });
 });
