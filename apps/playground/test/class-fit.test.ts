@@ -33,6 +33,14 @@ describe("routekit class-fit (Table 2 analogue)", () => {
     // "far below": the paper's lin -> quad reduction is 68%; ask for at least half.
     expect(g.quadratic).toBeLessThan(0.5 * g.linear);
     expect(r.ordered).toBe(true);
+    // packages/hpg/README.md quotes this seed's held-out gaps (constant / log-linear / log-quadratic) to 4 decimals.
+    const readme = readFileSync(new URL("../../../packages/hpg/README.md", import.meta.url), "utf8").replace(
+      /\s+/g,
+      " ",
+    );
+    expect(readme).toContain(
+      `held-out gaps to the per-query oracle ${[g.constant, g.linear, g.quadratic].map((x) => x.toFixed(4)).join(" / ")} (constant / log-linear / log-quadratic)`,
+    );
   });
 
   it("bad sizes are usage errors (exit 2)", async () => {

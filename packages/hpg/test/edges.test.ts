@@ -2,7 +2,7 @@
  * Edge inputs found by an adversarial audit: integer options beyond 2^53, option values at the far end
  * of their documented ranges, and queries whose squared norm under- or overflows.
  */
-import { ErrorCode, isRouteKitError, Rng } from "@routekit/core";
+import { type ArmEvent, ErrorCode, isRouteKitError, Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { EuclideanPg, Exp3, Hpg, ParameterFreeHpg } from "../src/index.js";
 import { unitVector } from "./helpers.js";
@@ -181,7 +181,7 @@ describe("Exp3 learns an event from another router whose chosen probability is t
 
 describe("an event whose propensity disagrees with its own probabilities", () => {
   it("is INVALID_EVENT with the router unchanged; a rounded propensity (1e-9 relative) and none at all are learned", () => {
-    const event = (propensity: number | undefined) => ({
+    const event = (propensity: number | undefined): ArmEvent => ({
       v: 1,
       kind: "hpg/hpg",
       protocol: "arm",

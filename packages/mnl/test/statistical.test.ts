@@ -7,6 +7,8 @@
  * Runs are seeded per policy label and environment seed, independent of the other policies of an experiment, so
  * each configuration runs once (`runs` below is a memo) and the tests that need it read its checkpoints.
  */
+
+import { readFileSync } from "node:fs";
 import { type AssortmentPolicy, logLogSlope, Rng, type RunResult, runExperiment } from "@routekit/core";
 import { ContextualMnlEnvironment } from "@routekit/environments";
 import { describe, expect, it } from "vitest";
@@ -172,6 +174,13 @@ describe("OFU-MNL+ statistical behaviour (seeded)", () => {
       }
       expect(r5).toBeGreaterThan(r10);
       expect(r10).toBeGreaterThan(r15);
+      // The README's results table quotes the v0 = K/5 row (OFU-MNL+ alone, seeds 0-9) to one decimal.
+      const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+      const quotedRow =
+        /\| uniform, v0 = K\/5, K = 5 \/ 10 \/ 15 \(OFU only, 10 seeds\) \| ([\d.]+) \/ ([\d.]+) \/ ([\d.]+) \|/.exec(
+          readme,
+        );
+      expect(quotedRow?.slice(1, 4)).toEqual([r5, r10k, r15k].map((x) => x.toFixed(1)));
       // The Python rerun's code-mode expectation, "about 60 / 46 / 37 (± roughly 15%)". Measured (seeds 0-9): 59.5 / 45.7 /
       // 36.2; v0 = K/5: 59.5 / 80.2 / 90.5 (rerun: 60 / 80 / 93).
       for (const [r, ref] of [

@@ -11,6 +11,8 @@ import { Cosmos, OneShot, QueryAll, ThresholdCascade } from "../dist/index.js";
 const arms = ["box1", "box2", "box3"];
 const a = { arms, contextDim: 2, outputDim: 4, indexLink: "linear" };
 const knownA = { ...a, rewardParameter: [1, 0, 0, 0] };
+/** The baselines' options: they have no index link (and refuse unknown options). */
+const { indexLink: _link, ...baselineA } = knownA;
 const b = { arms, contextDim: 2, outputDim: 3, indexLink: "tanh", rewardLink: "logistic" };
 const knownB = { ...b, rewardParameter: [1.5, -1, 0.5] };
 const seeds = (n) => Array.from({ length: n }, (_, i) => i);
@@ -73,14 +75,21 @@ const rows = [
     T: 4000,
     make: () => new OneShot({ arms, contextDim: 2, outputDim: 4 }),
   },
-  { key: "baselines", label: "call-all (known reward)", env: envA, n: 10, T: 4000, make: () => new QueryAll(knownA) },
+  {
+    key: "baselines",
+    label: "call-all (known reward)",
+    env: envA,
+    n: 10,
+    T: 4000,
+    make: () => new QueryAll(baselineA),
+  },
   {
     key: "baselines",
     label: "threshold cascade 0.7 (known reward)",
     env: envA,
     n: 10,
     T: 4000,
-    make: () => new ThresholdCascade({ ...knownA, threshold: 0.7 }),
+    make: () => new ThresholdCascade({ ...baselineA, threshold: 0.7 }),
   },
   {
     key: "learned",

@@ -237,6 +237,16 @@ describe("README promises", () => {
     expect(reservationIndex((s) => (s <= 1 ? 3 - s : s ** -0.5 / 0.5), 0.01)).toBeCloseTo(40_000, 6);
   });
 
+  it("COSMOS and the baselines draw nothing from their random stream (seed / rng)", () => {
+    for (const [name, make] of kinds) {
+      const p = make();
+      const rng = JSON.stringify((p.toJSON().state as { rng: unknown }).rng);
+      expect(rng, name).toBe(JSON.stringify(Rng.fromSeed(0).toJSON()));
+      for (let t = 0; t < 30; t++) play(p, t);
+      expect(JSON.stringify((p.toJSON().state as { rng: unknown }).rng), name).toBe(rng);
+    }
+  });
+
   it("choose deploys the first queried answer of highest optimistic reward; the rng option wins over seed", () => {
     const p = new QueryAll(known);
     const e = p.begin(Float64Array.of(0, 0));
