@@ -2,6 +2,7 @@
 import { availableParallelism } from "node:os";
 import { type Command, InvalidArgumentError } from "commander";
 import { UsageError } from "./errors.js";
+import { numberText } from "./number-text.js";
 import type { FamilyRegistry, Params } from "./registry/types.js";
 import { MAX_POINTS, MAX_SEEDS, parseAssignment } from "./spec.js";
 
@@ -28,8 +29,8 @@ export function int(min: number, what: string, max = Number.MAX_SAFE_INTEGER) {
 /** A finite number for which `ok` holds, else bad usage saying it `must be ${expected}`. */
 export function real(what: string, expected: string, ok: (x: number) => boolean) {
   return (v: string) => {
-    const x = Number(v);
-    if (v.trim() === "" || !Number.isFinite(x) || !ok(x)) {
+    const x = numberText(v);
+    if (Number.isNaN(x) || !ok(x)) {
       throw new InvalidArgumentError(`${what} must be ${expected}, got "${v}"`);
     }
     return x;

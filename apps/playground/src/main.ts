@@ -28,6 +28,7 @@ import { configToSpec, readCompareConfig } from "./config.js";
 import { CliFailure, oneLine, UsageError } from "./errors.js";
 import { citation, paramType, plural, summaryTable } from "./format.js";
 import { type GroupResult, scenarioGroups, selectScenarios } from "./group.js";
+import { numberText } from "./number-text.js";
 import { checkOutDir } from "./out-dir.js";
 import { hasCost } from "./output.js";
 import { createProgress, type ProgressMode, type ProgressSink } from "./progress.js";
@@ -502,7 +503,7 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
       if (f.costWeight !== undefined && f.protocol !== "cascade") {
         throw new UsageError("--cost-weight applies to --protocol cascade only");
       }
-      const costWeight = f.costWeight === undefined ? 1 : Number(f.costWeight);
+      const costWeight = f.costWeight === undefined ? 1 : numberText(f.costWeight);
       if (!(Number.isFinite(costWeight) && costWeight > 0)) {
         throw new UsageError(`--cost-weight must be a finite number > 0, got "${f.costWeight}"`);
       }

@@ -7,6 +7,7 @@ import {
   Rng,
 } from "@routekit/core";
 import { CliFailure, UsageError } from "./errors.js";
+import { numberText } from "./number-text.js";
 import type {
   AnyEnvironment,
   EnvInfo,
@@ -66,8 +67,9 @@ export function coerceParam(where: string, key: string, raw: ParamValue, default
   }
   const def = defaults[key] as ParamValue;
   if (typeof def === "number") {
-    const x = typeof raw === "number" ? raw : typeof raw === "string" && raw.trim() !== "" ? Number(raw) : Number.NaN;
-    if (!Number.isFinite(x)) throw new UsageError(`${where}.${key} must be a number, got ${JSON.stringify(raw)}`);
+    // Decimal or exponent notation, finite: "0x10", "0b1", "" and "Infinity" are refused (Number() read them).
+    const x = numberText(raw);
+    if (Number.isNaN(x)) throw new UsageError(`${where}.${key} must be a number, got ${JSON.stringify(raw)}`);
     return x;
   }
   if (typeof def === "boolean") {

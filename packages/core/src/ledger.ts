@@ -82,6 +82,7 @@ export class DecisionLedger<P> {
     private readonly codec: LedgerCodec<P>,
     options: LedgerOptions = {},
   ) {
+    checkCodec(codec);
     // The option reader policies use, so the same fault gets the same code (maxPending: 0 is OUT_OF_RANGE).
     if (options === null || typeof options !== "object") {
       throw new RouteKitError(ErrorCode.InvalidArgument, `ledger options must be an object, got ${describe(options)}`);
@@ -285,6 +286,26 @@ export class DecisionLedger<P> {
       );
     }
     return seq;
+  }
+}
+
+/**
+ * Throws INVALID_ARGUMENT unless `codec` is an object with `encode` and `decode` functions (and `dispose`, when
+ * present, a function): `new DecisionLedger(null)` was accepted and the first snapshot or settle threw a TypeError.
+ */
+function checkCodec(codec: unknown): void {
+  if (codec === null || typeof codec !== "object") {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `ledger codec must be an object, got ${describe(codec)}`);
+  }
+  const c = readOptions(codec, "DecisionLedger codec");
+  for (const name of ["encode", "decode", "dispose"]) {
+    const f = c[name];
+    if (typeof f !== "function" && !(name === "dispose" && f === undefined)) {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `ledger codec ${name} must be a function${name === "dispose" ? " or undefined" : ""}, got ${describe(f)}`,
+      );
+    }
   }
 }
 

@@ -1,3 +1,17 @@
+import { ErrorCode, RouteKitError } from "./errors.js";
+import { checkNumber } from "./options.js";
+import { describe } from "./validate.js";
+
+/** Largest buffer length a Float64Pool hands out (2^31 - 1 values, 16 GiB per buffer). */
+const MAX_POOL_LENGTH = 2 ** 31 - 1;
+
+/** Throws INVALID_ARGUMENT unless `f` is a function (a pool's factory, checked at construction). */
+function checkFactory(f: unknown, what: string): void {
+  if (typeof f !== "function") {
+    throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be a function, got ${describe(f)}`);
+  }
+}
+
 /**
  * A free list of equal-length Float64Arrays. Policies that must keep a vector per pending decision
  * (a context, or A^-1 x reused at update time) take buffers from here, so a steady stream of
@@ -16,7 +30,12 @@ export class Float64Pool {
     readonly length: number,
     private readonly maxFree = 1024,
     private readonly allocate: (n: number) => Float64Array = (n) => new Float64Array(n),
-  ) {}
+  ) {
+    // Checked here: new Float64Pool(-1) was accepted and threw a RangeError at its first acquire().
+    checkNumber(length, "Float64Pool length", { min: 0, max: MAX_POOL_LENGTH, integer: true });
+    checkNumber(maxFree, "Float64Pool maxFree", { min: 0, integer: true });
+    checkFactory(allocate, "Float64Pool allocate");
+  }
 
   /** A buffer of `length` values (contents unspecified). */
   acquire(): Float64Array {
@@ -49,7 +68,10 @@ export class ObjectPool<T> {
   constructor(
     private readonly make: () => T,
     private readonly maxFree = 1024,
-  ) {}
+  ) {
+    checkFactory(make, "ObjectPool make");
+    checkNumber(maxFree, "ObjectPool maxFree", { min: 0, integer: true });
+  }
 
   acquire(): T {
     return this.free.pop() ?? this.make();

@@ -2,8 +2,8 @@ import { uniformFloat64 } from "pure-rand/distribution/uniformFloat64";
 import { uniformInt } from "pure-rand/distribution/uniformInt";
 import { xoroshiro128plusFromState } from "pure-rand/generator/xoroshiro128plus";
 import type { RandomGenerator } from "pure-rand/types/RandomGenerator";
-import { ErrorCode, RouteKitError } from "./errors.js";
-import { describe, isFloatArray } from "./validate.js";
+import { ErrorCode, isRouteKitError, RouteKitError } from "./errors.js";
+import { describe, errorText, isFloatArray } from "./validate.js";
 
 /** Largest n of int(n): every integer below 2^53 is a double. */
 const MAX_INT_RANGE = 2 ** 53;
@@ -47,6 +47,38 @@ function keyToState(key: readonly number[]): number[] {
   // xoroshiro128+ must never hold the all-zero state.
   if (!s.some((w) => w !== 0)) s[0] = 1;
   return s;
+}
+
+/**
+ * The xoroshiro128+ state one step before `st` (pure-rand's getState order [s01, s00, s11, s10]): next() is
+ * a = s0 ^ s1, s0' = rotl(s0, 24) ^ a ^ (a << 16), s1' = rotl(a, 37) on 64-bit words held as 32-bit halves.
+ */
+function previousState(st: readonly number[]): number[] {
+  const n01 = st[0] as number;
+  const n00 = st[1] as number;
+  const n11 = st[2] as number;
+  const n10 = st[3] as number;
+  const a0 = (n11 >>> 5) | (n10 << 27);
+  const a1 = (n10 >>> 5) | (n11 << 27);
+  const r0 = n00 ^ a0 ^ (a0 << 16);
+  const r1 = n01 ^ a1 ^ ((a1 << 16) | (a0 >>> 16));
+  const s00 = (r0 >>> 24) | (r1 << 8);
+  const s01 = (r1 >>> 24) | (r0 << 8);
+  return [s01, s00, a1 ^ s01, a0 ^ s00];
+}
+
+/** The error of normal(mean, sd) for parameters it refuses (off the hot path). */
+function normalParameterError(mean: number, sd: number): RouteKitError {
+  if (!(Number.isFinite(mean) && sd >= 0 && Number.isFinite(sd))) {
+    return new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `normal(mean, sd) needs a finite mean and a finite sd >= 0, got ${mean} and ${sd}`,
+    );
+  }
+  return new RouteKitError(
+    ErrorCode.OutOfRange,
+    `normal(mean, sd) needs |mean| + 8.6 sd <= ${Number.MAX_VALUE} (else a draw can overflow to Infinity), got ${mean} and ${sd}`,
+  );
 }
 
 /**
@@ -166,15 +198,16 @@ export class Rng {
     return uniformInt(this.gen, 0, n - 1);
   }
 
-  /** Standard normal by Box-Muller; stateless (no cached spare), so snapshots stay simple. */
+  /**
+   * N(mean, sd^2) by Box-Muller; stateless (no cached spare), so snapshots stay simple. A non-finite mean or sd, or
+   * sd < 0, is INVALID_ARGUMENT; finite parameters with |mean| + 8.6 sd above the largest double (a draw could
+   * overflow to Infinity) are OUT_OF_RANGE. Nothing is drawn when it throws.
+   */
   normal(mean = 0, sd = 1): number {
-    // One test for both: a NaN or infinite mean or sd, or a negative sd, returned NaN or +-Infinity silently.
-    if (!(mean - mean === 0 && sd >= 0 && sd < Number.POSITIVE_INFINITY)) {
-      throw new RouteKitError(
-        ErrorCode.InvalidArgument,
-        `normal(mean, sd) needs a finite mean and a finite sd >= 0, got ${mean} and ${sd}`,
-      );
-    }
+    // One test for all: a NaN or infinite mean or sd, or a negative sd, returned NaN or +-Infinity silently, and so
+    // did finite parameters whose draw overflows (normal(1e308, 1e308)). |z| <= sqrt(-2 ln 2^-53) < 8.58 (u >= 2^-53),
+    // and rounding is monotone, so when |mean| + 8.6 sd is at most the largest double every draw is finite.
+    if (!(sd >= 0 && Math.abs(mean) + 8.6 * sd <= Number.MAX_VALUE)) throw normalParameterError(mean, sd);
     let u = 0;
     while (u === 0) u = uniformFloat64(this.gen);
     const v = uniformFloat64(this.gen);
@@ -264,41 +297,60 @@ export class Rng {
 
   /**
    * Index drawn with probability proportional to `weights[i]` (non-negative, finite, not all 0),
-   * over the first `n` entries. Throws INVALID_ARGUMENT (drawing nothing) otherwise.
+   * over the first `n` entries. Throws INVALID_ARGUMENT (drawing nothing) otherwise, and when reading `weights`
+   * throws (a getter or proxy trap; its Error escaped, after the draw when only a second read threw).
    */
-  categorical(weights: ArrayLike<number>, n = weights.length): number {
-    if (!(n >= 1 && n <= weights.length) || !Number.isInteger(n)) {
+  categorical(weights: ArrayLike<number>, n?: number): number {
+    let drawn = false;
+    try {
+      const len = weights.length;
+      const m = n === undefined ? len : n;
+      if (!(m >= 1 && m <= len) || !Number.isInteger(m)) {
+        throw new RouteKitError(
+          ErrorCode.InvalidArgument,
+          `categorical needs an integer n in [1, ${len}] (the number of weights), got ${m}`,
+        );
+      }
+      let total = 0;
+      let min = 0;
+      let max = 0;
+      for (let i = 0; i < m; i++) {
+        const w = weights[i] as number;
+        total += w;
+        if (w < min) min = w;
+        if (w > max) max = w;
+      }
+      // Finite weights whose sum overflows (two of 1e308) are valid: they are drawn from scaled by the largest.
+      const scale = total === Number.POSITIVE_INFINITY && max < Number.POSITIVE_INFINITY ? 1 / max : 1;
+      if (scale !== 1) {
+        total = 0;
+        for (let i = 0; i < m; i++) total += (weights[i] as number) * scale;
+      }
+      if (!(total > 0) || !Number.isFinite(total) || min < 0) {
+        throw new RouteKitError(ErrorCode.InvalidArgument, "categorical weights must be finite, >= 0 and not all 0");
+      }
+      let u = uniformFloat64(this.gen) * total;
+      drawn = true;
+      for (let i = 0; i < m; i++) {
+        u -= (weights[i] as number) * scale;
+        if (u < 0) return i;
+      }
+      // Rounding can leave u >= 0 after the last subtraction: return the last positive weight.
+      for (let i = m - 1; i >= 0; i--) if ((weights[i] as number) > 0) return i;
+      return m - 1;
+    } catch (e) {
+      // A getter that threw on a later read than the check's: the draw is undone (uniformFloat64 takes two steps).
+      if (drawn) this.gen = xoroshiro128plusFromState(previousState(previousState(this.gen.getState())));
+      if (isRouteKitError(e)) throw e;
       throw new RouteKitError(
         ErrorCode.InvalidArgument,
-        `categorical needs an integer n in [1, ${weights.length}] (the number of weights), got ${n}`,
+        `reading the categorical weights threw: ${errorText(e)}`,
+        undefined,
+        {
+          cause: e,
+        },
       );
     }
-    let total = 0;
-    let min = 0;
-    let max = 0;
-    for (let i = 0; i < n; i++) {
-      const w = weights[i] as number;
-      total += w;
-      if (w < min) min = w;
-      if (w > max) max = w;
-    }
-    // Finite weights whose sum overflows (two of 1e308) are valid: they are drawn from scaled by the largest.
-    const scale = total === Number.POSITIVE_INFINITY && max < Number.POSITIVE_INFINITY ? 1 / max : 1;
-    if (scale !== 1) {
-      total = 0;
-      for (let i = 0; i < n; i++) total += (weights[i] as number) * scale;
-    }
-    if (!(total > 0) || !Number.isFinite(total) || min < 0) {
-      throw new RouteKitError(ErrorCode.InvalidArgument, "categorical weights must be finite, >= 0 and not all 0");
-    }
-    let u = uniformFloat64(this.gen) * total;
-    for (let i = 0; i < n; i++) {
-      u -= (weights[i] as number) * scale;
-      if (u < 0) return i;
-    }
-    // Rounding can leave u >= 0 after the last subtraction: return the last positive weight.
-    for (let i = n - 1; i >= 0; i--) if ((weights[i] as number) > 0) return i;
-    return n - 1;
   }
 
   /** Fisher-Yates shuffle in place. */

@@ -151,3 +151,29 @@ describe("ArmTable positions after many removals (outside audit, core 2026-11-27
     expect(live.map((id) => t.indexOf(id))).toEqual(live.map((_, j) => j));
   });
 });
+
+describe("pool constructors check their arguments", () => {
+  it("Float64Pool and ObjectPool refuse a bad length, maxFree or factory at construction", () => {
+    const code = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return (e as RouteKitError).code;
+      }
+      return undefined;
+    };
+    // new Float64Pool(-1) was accepted and threw a RangeError at the first acquire().
+    expect(code(() => new Float64Pool(-1))).toBe(ErrorCode.OutOfRange);
+    expect(code(() => new Float64Pool(1.5))).toBe(ErrorCode.OutOfRange);
+    expect(code(() => new Float64Pool(Number.NaN))).toBe(ErrorCode.NonFinite);
+    expect(code(() => new Float64Pool("4" as unknown as number))).toBe(ErrorCode.InvalidArgument);
+    expect(code(() => new Float64Pool(4, -1))).toBe(ErrorCode.OutOfRange);
+    expect(code(() => new Float64Pool(4, 8, null as unknown as (n: number) => Float64Array))).toBe(
+      ErrorCode.InvalidArgument,
+    );
+    expect(code(() => new ObjectPool(null as unknown as () => object))).toBe(ErrorCode.InvalidArgument);
+    expect(code(() => new ObjectPool(() => ({}), 0.5))).toBe(ErrorCode.OutOfRange);
+    expect(new Float64Pool(0).acquire().length).toBe(0);
+    expect(new Float64Pool(3, 0).acquire().length).toBe(3);
+  });
+});

@@ -529,3 +529,40 @@ describe("caller code that throws inside the ledger (outside audit, core 2026-11
     expect(() => typed.loadJSON(json)).toThrow(expect.objectContaining({ code: "SNAPSHOT_VERSION" }));
   });
 });
+
+describe("DecisionLedger codec check", () => {
+  it("refuses a codec that is not an object with encode and decode functions, at construction", () => {
+    const code = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return (e as RouteKitError).code;
+      }
+      return undefined;
+    };
+    // new DecisionLedger(null) was accepted; the first settle or snapshot threw a TypeError.
+    const bad: unknown[] = [
+      null,
+      undefined,
+      42,
+      {},
+      { encode: (p: number) => p },
+      { encode: (p: number) => p, decode: "x" },
+      { encode: (p: number) => p, decode: (j: Json) => j, dispose: 1 },
+      {
+        get encode(): never {
+          throw new Error("getter");
+        },
+        decode: (j: Json) => j,
+      },
+    ];
+    for (const c of bad) {
+      expect(
+        code(() => new DecisionLedger(c as LedgerCodec<number>)),
+        String(c),
+      ).toBe(ErrorCode.InvalidArgument);
+    }
+    const l = new DecisionLedger({ encode: (p: number) => p, decode: (j: Json) => j as number, dispose: undefined });
+    expect(l.get(l.issue(3))).toBe(3);
+  });
+});

@@ -532,3 +532,69 @@ describe("Outside audit (core, 2026-11-27): huge parameters and arrays a draw ca
     expect(r.fillNormal([0, 0]).every(Number.isFinite)).toBe(true);
   });
 });
+
+describe("Rng edge parameters (normal overflow, categorical unreadable weights)", () => {
+  it("normal refuses a finite mean and sd whose draws can overflow, OUT_OF_RANGE, drawing nothing", () => {
+    // normal(1e308, 1e308) returned Infinity on some draws (mean + sd z overflows for z > ~0.8).
+    for (const [m, sd] of [
+      [1e308, 1e308],
+      [0, 1e308],
+      [-1.7e308, 1e307],
+      [Number.MAX_VALUE, 1e300],
+    ] as const) {
+      const r = Rng.fromSeed(3);
+      const before = JSON.stringify(r.toJSON());
+      expect(
+        codeOf(() => r.normal(m, sd)),
+        `${m}, ${sd}`,
+      ).toBe(ErrorCode.OutOfRange);
+      expect(JSON.stringify(r.toJSON())).toBe(before);
+    }
+    // Parameters whose every draw is finite are still drawn from: |z| <= sqrt(-2 ln 2^-53) < 8.6.
+    const r = Rng.fromSeed(3);
+    for (let i = 0; i < 10_000; i++) {
+      expect(Number.isFinite(r.normal(1e308, 5e306))).toBe(true);
+      expect(Number.isFinite(r.normal(-1.7e308, 1e306))).toBe(true);
+      expect(Number.isFinite(r.normal(0, 2e307))).toBe(true);
+    }
+    expect(r.normal(Number.MAX_VALUE, 0)).toBe(Number.MAX_VALUE);
+    // Non-finite and negative parameters keep their code.
+    expect(codeOf(() => r.normal(Number.POSITIVE_INFINITY, 1))).toBe(ErrorCode.InvalidArgument);
+    expect(codeOf(() => r.normal(0, -1))).toBe(ErrorCode.InvalidArgument);
+  });
+
+  it("categorical: a weight whose read throws is INVALID_ARGUMENT, drawing nothing, on its first or a later read", () => {
+    const first = new Proxy([1, 2], {
+      get(t, k) {
+        if (k === "1") throw new Error("p");
+        return Reflect.get(t, k);
+      },
+    });
+    let reads = 0;
+    const later = new Proxy([1, 2], {
+      get(t, k) {
+        if (k === "0" && ++reads > 1) throw new Error("second read");
+        return Reflect.get(t, k);
+      },
+    });
+    const lengthThrows = new Proxy([1, 2], {
+      get(t, k) {
+        if (k === "length") throw new Error("len");
+        return Reflect.get(t, k);
+      },
+    });
+    for (const w of [first, later, lengthThrows]) {
+      const r = Rng.fromSeed(1);
+      const before = JSON.stringify(r.toJSON());
+      expect(codeOf(() => r.categorical(w))).toBe(ErrorCode.InvalidArgument);
+      // Undone when the throw came after the draw (a second read): the stream goes on as if never called.
+      expect(JSON.stringify(r.toJSON())).toBe(before);
+    }
+    expect(reads).toBe(2);
+    // Ordinary arrays and typed arrays give the draws they always gave.
+    const a = Rng.fromSeed(9);
+    const b = Rng.fromSeed(9);
+    for (let i = 0; i < 50; i++)
+      expect(a.categorical([0.3, 0.7, 0.2])).toBe(b.categorical(new Float64Array([0.3, 0.7, 0.2])));
+  });
+});

@@ -197,20 +197,85 @@ export function choleskyAppendRow(
  * Rank-1 update of a Cholesky factor: L L^T + x x^T = L' L'^T, in O(n^2) by Givens-like rotations.
  * `x` is used as scratch and overwritten. The rotation radius is sqrt(l^2 + x^2), not Math.hypot (several
  * times slower in V8); hypot only where that sum of squares leaves [1e-300, 1e300] and could over- or underflow.
+ * An x with an entry beyond 1e100, or a diagonal entry below 1e-100, is updated by plane rotations instead (the
+ * usual step's products overflowed there); every other input gets the bits it always got.
  */
 export function choleskyRank1Update(L: Float64Array, n: number, x: Float64Array, ld = n): void {
+  // The usual step forms s x_i = (x_k / l_kk) x_i and c x_i, which overflow for entries of x past about 1e154 or a
+  // diagonal near 0 (x = [1e200, 1e200, 0] on the factor of 4I left Infinity and NaN in L). With every |x_i| <= 1e100
+  // (checked as step 0 reads them) and every l_kk >= 1e-100 none can; anything else finishes by rotations from where
+  // a check failed (column badK, from row badI; -1: the whole column). The loops only record it and break: computing
+  // or calling inside them slowed every update by up to a quarter.
+  const l00 = L[0] as number;
+  let badK = -1;
+  let badI = -1;
   for (let k = 0; k < n; k++) {
     const lkk = L[k * ld + k] as number;
     const xk = x[k] as number;
+    if (lkk < 1e-100 || (k === 0 && (xk > 1e100 || xk < -1e100))) {
+      badK = k;
+      break;
+    }
     const r2 = lkk * lkk + xk * xk;
     const r = r2 <= 1e300 && r2 >= 1e-300 ? Math.sqrt(r2) : Math.hypot(lkk, xk);
     const c = r / lkk;
     const s = xk / lkk;
     L[k * ld + k] = r;
     for (let i = k + 1; i < n; i++) {
-      const lik = ((L[i * ld + k] as number) + s * (x[i] as number)) / c;
+      const xi = x[i] as number;
+      if (k === 0 && (xi > 1e100 || xi < -1e100)) {
+        badI = i;
+        break;
+      }
+      const lik = ((L[i * ld + k] as number) + s * xi) / c;
       L[i * ld + k] = lik;
-      x[i] = c * (x[i] as number) - s * lik;
+      x[i] = c * xi - s * lik;
+    }
+    if (badI >= 0) {
+      badK = 0;
+      break;
+    }
+  }
+  // Column 0 stopped part-way: L[0] holds r, and its rotation is (l00 / r, x_0 / r) (x[0] is never overwritten).
+  if (badK >= 0)
+    rank1UpdateByRotations(L, n, x, ld, badK, badI, l00 / (L[0] as number), (x[0] as number) / (L[0] as number));
+}
+
+/**
+ * {@link choleskyRank1Update} from column k0 on by plane rotations: with c = l_kk / r and s = x_k / r (|c|, |s| <= 1),
+ * L_ik' = c L_ik + s x_i and x_i' = c x_i - s L_ik. The same factor as the usual step in exact arithmetic (whose x_i'
+ * is (l_kk x_i - x_k L_ik) / r too), with no intermediate much larger than |L_ik| + |x_i|, but rounded differently:
+ * only for inputs the usual step could overflow on. When `i0` is given, column k0 is done down to row i0 - 1 (L[k0][k0]
+ * holds r, and `c0`, `s0` are its rotation) and goes on from row i0.
+ */
+function rank1UpdateByRotations(
+  L: Float64Array,
+  n: number,
+  x: Float64Array,
+  ld: number,
+  k0: number,
+  i0 = -1,
+  c0 = 0,
+  s0 = 0,
+): void {
+  for (let k = k0; k < n; k++) {
+    let c = c0;
+    let s = s0;
+    let from = i0;
+    if (k > k0 || i0 < 0) {
+      const lkk = L[k * ld + k] as number;
+      const xk = x[k] as number;
+      const r = Math.hypot(lkk, xk);
+      c = lkk / r;
+      s = xk / r;
+      L[k * ld + k] = r;
+      from = k + 1;
+    }
+    for (let i = from; i < n; i++) {
+      const lik = L[i * ld + k] as number;
+      const xi = x[i] as number;
+      L[i * ld + k] = c * lik + s * xi;
+      x[i] = c * xi - s * lik;
     }
   }
 }

@@ -486,3 +486,64 @@ describe("choleskyInverseUpper", () => {
     }
   });
 });
+
+describe("choleskyRank1Update with entries whose products overflow", () => {
+  test("the factor of 4I updated by [1e200, 1e200, 0] is finite and factors 4I + x x^T", () => {
+    // s * x_i = (x_k / l_kk) x_i overflowed: L held Infinity and NaN although the true factor is finite.
+    const n = 3;
+    const L = new Float64Array([2, 0, 0, 0, 2, 0, 0, 0, 2]);
+    const x = new Float64Array([1e200, 1e200, 0]);
+    choleskyRank1Update(L, n, x);
+    expect(Array.from(L).every(Number.isFinite)).toBe(true);
+    // 4I + x x^T = [[4 + 1e400, 1e400, 0], [1e400, 4 + 1e400, 0], [0, 0, 4]]: L00 = L10 ~ 1e200, L11^2 ~ 8, L22 = 2.
+    expect(L[0]).toBeCloseTo(1e200, -190);
+    expect((L[3] as number) / 1e200).toBeCloseTo(1, 12);
+    expect(L[4] as number).toBeCloseTo(Math.sqrt(8), 12);
+    expect(L[8]).toBe(2);
+    expect([L[1], L[2], L[5], L[6], L[7]]).toEqual([0, 0, 0, 0, 0]);
+    // Huge entries anywhere in x, and a diagonal near 0: L' L'^T = L L^T + x x^T to a backward error of 1e-12
+    // sqrt(A'_ii A'_jj), checked scaled by 2^-330 (exact, a power of two) so that the products stay finite.
+    const sc = 2 ** -330;
+    const m = 6;
+    const rng = new TestRng(7);
+    for (const big of [0, 1, 3, 5]) {
+      for (const tiny of [-1, 0, 2]) {
+        const Lb = new Float64Array(m * m);
+        choleskyFactor(randomSpd(rng, m), m, Lb);
+        if (tiny >= 0) for (let i = tiny; i < m; i++) Lb[i * m + tiny] = (Lb[i * m + tiny] as number) * 1e-120;
+        const xb = Float64Array.from(rng.vector(m), (v) => v * 1e10);
+        xb[big] = 1e199;
+        const want = llt(
+          Lb.map((v) => v * sc),
+          m,
+          m,
+        );
+        for (let i = 0; i < m; i++)
+          for (let j = 0; j < m; j++)
+            want[i * m + j] = (want[i * m + j] as number) + (xb[i] as number) * sc * ((xb[j] as number) * sc);
+        choleskyRank1Update(Lb, m, xb);
+        expect(Array.from(Lb).every(Number.isFinite), `big ${big} tiny ${tiny}`).toBe(true);
+        const got = llt(
+          Lb.map((v) => v * sc),
+          m,
+          m,
+        );
+        for (let i = 0; i < m; i++)
+          for (let j = 0; j < m; j++) {
+            const tol = 1e-12 * Math.sqrt((want[i * m + i] as number) * (want[j * m + j] as number));
+            expect(
+              Math.abs((got[i * m + j] as number) - (want[i * m + j] as number)),
+              `big ${big} tiny ${tiny} (${i}, ${j})`,
+            ).toBeLessThanOrEqual(tol);
+          }
+      }
+    }
+    // Ordinary inputs keep their bits (pinned from the build before the change).
+    const Lo = new Float64Array([2, 0, 0, 0.5, 1.5, 0, -0.25, 0.75, 3]);
+    choleskyRank1Update(Lo, n, new Float64Array([0.3, -1.2, 0.7]));
+    expect(Array.from(Lo)).toEqual([
+      2.0223748416156684, 0, 0, 0.3164596329178552, 1.9595543627910648, 0, -0.14339577116590316, 0.10480902035940755,
+      3.1754452793369055,
+    ]);
+  });
+});

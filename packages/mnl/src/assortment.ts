@@ -328,10 +328,74 @@ export function optimalAssortment(
     let m = -Infinity;
     for (let i = 0; i < n; i++) if ((uu[i] as number) > m) m = uu[i] as number;
     const v = new Float64Array(n);
-    for (let i = 0; i < n; i++) v[i] = Math.exp((uu[i] as number) - m);
-    size = dinkelbachAssortment(v, rr, n, K, v0 * Math.exp(-m), out);
+    let lost = false;
+    for (let i = 0; i < n; i++) {
+      v[i] = Math.exp((uu[i] as number) - m);
+      // An item that could earn revenue whose attraction underflowed (a utility gap past ~708) was lost.
+      if ((v[i] as number) < MIN_NORMAL && (rr[i] as number) > 0) lost = true;
+    }
+    size = lost ? wideGapAssortment(uu, rr, n, K, v0, out) : dinkelbachAssortment(v, rr, n, K, v0 * Math.exp(-m), out);
   }
   return Array.from(out.subarray(0, size));
+}
+
+/** The smallest normal double: below it e^x keeps fewer than 53 bits, at 0 nothing. */
+const MIN_NORMAL = 2.2250738585072014e-308;
+
+/**
+ * {@link optimalAssortment} when scaling by the largest utility underflowed the attraction of an item with revenue
+ * > 0 (a utility gap past ~708: [800, 0, 0] with revenues [0, 1, 1] answered [], revenue 0, for {1, 2}, 2/3). The
+ * same Dinkelbach iteration as {@link dinkelbachAssortment}, in log space: the scores v_i (r_i - lambda) > 0 are
+ * ranked by u_i + log(r_i - lambda), F's two sides are compared scaled by their largest term, and R(S) is scaled by
+ * the largest of log v0 and the utilities in S, so no attraction that matters underflows. Only taken when something
+ * underflowed, so every other input keeps its bit-for-bit answer.
+ */
+function wideGapAssortment(
+  u: Float64Array,
+  r: Float64Array,
+  n: number,
+  K: number,
+  v0: number,
+  out: Int32Array,
+): number {
+  const lv0 = Math.log(v0);
+  const score = new Float64Array(n);
+  const cand = new Int32Array(n);
+  let lambda = 0;
+  let size = 0;
+  const eps = 1e-12;
+  for (let it = 1; it <= n + 2; it++) {
+    for (let i = 0; i < n; i++) {
+      const d = (r[i] as number) - lambda;
+      score[i] = d > 0 ? (u[i] as number) + Math.log(d) : Number.NEGATIVE_INFINITY;
+    }
+    // topK keeps only scores above its floor, -Infinity: the items with r_i > lambda.
+    const m = topK(score, n, K, cand);
+    if (m === 0) break;
+    const logCost = lambda > 0 ? lv0 + Math.log(lambda) : Number.NEGATIVE_INFINITY;
+    let c = logCost;
+    for (let j = 0; j < m; j++) c = Math.max(c, score[cand[j] as number] as number);
+    let gain = 0;
+    for (let j = 0; j < m; j++) gain += Math.exp((score[cand[j] as number] as number) - c);
+    const cost = Math.exp(logCost - c);
+    if (gain - cost <= eps * (gain + cost)) break;
+    let top = lv0;
+    for (let j = 0; j < m; j++) top = Math.max(top, u[cand[j] as number] as number);
+    let num = 0;
+    let den = Math.exp(lv0 - top);
+    for (let j = 0; j < m; j++) {
+      const i = cand[j] as number;
+      const w = Math.exp((u[i] as number) - top);
+      num += w * (r[i] as number);
+      den += w;
+    }
+    const next = num / den;
+    for (let j = 0; j < m; j++) out[j] = cand[j] as number;
+    size = m;
+    if (!(next > lambda)) break;
+    lambda = next;
+  }
+  return size;
 }
 
 /** A Float64Array copy of `x` (n numbers, each read once), checked finite. */

@@ -81,9 +81,10 @@ describe("Dinkelbach (exact, non-uniform revenues)", () => {
       expect([...S].sort((a, b) => a - b)).toEqual(expected);
     }
     expect(optimalAssortment([0.1, 0.2], [0, 0], 2, 2, 1)).toEqual([]);
-    // huge utilities (beta ~ 900) do not overflow
+    // huge utilities (beta ~ 900) do not overflow. {2} earns e^10 / (1 + e^10) = 0.99995 against {1}'s 0.9: the
+    // answer [1] was item 2's attraction e^(10 - 900) underflowing to 0.
     const S = optimalAssortment([900, 899, 10], [0.2, 0.9, 1], 3, 2, 1);
-    expect(S).toEqual([1]);
+    expect(S).toEqual([2]);
   });
 
   it("optimalAssortment refuses bad input with typed errors (it answered NaN, Infinity, v0 = -1 or K = 1.5 silently)", () => {
@@ -214,6 +215,60 @@ describe("top-K against a sort", () => {
         .slice(0, k);
       const m = topK(score, n, k, out, floor);
       expect(Array.from(out.subarray(0, m))).toEqual(expected);
+    }
+  });
+});
+
+describe("optimalAssortment across utility gaps past exp's range", () => {
+  /** R(S) for utilities u and outside utility log v0, scaled inside the set so nothing underflows. */
+  function revenueOf(u: readonly number[], r: readonly number[], S: readonly number[], lv0: number): number {
+    if (S.length === 0) return 0;
+    let c = lv0;
+    for (const i of S) c = Math.max(c, u[i] as number);
+    let num = 0;
+    let den = Math.exp(lv0 - c);
+    for (const i of S) {
+      const w = Math.exp((u[i] as number) - c);
+      num += w * (r[i] as number);
+      den += w;
+    }
+    return num / den;
+  }
+
+  function best(u: readonly number[], r: readonly number[], K: number, lv0: number): number {
+    let b = 0;
+    const n = u.length;
+    for (let mask = 1; mask < 1 << n; mask++) {
+      const S: number[] = [];
+      for (let i = 0; i < n; i++) if (mask & (1 << i)) S.push(i);
+      if (S.length <= K) b = Math.max(b, revenueOf(u, r, S, lv0));
+    }
+    return b;
+  }
+
+  it("finds the optimum when the other items' attractions underflow against an item that cannot enter it", () => {
+    // e^(0 - 800) underflowed to 0: [] (revenue 0) for {1, 2} (2/3), and {0} (0.001) for {1} (0.5).
+    expect(optimalAssortment([800, 0, 0], [0, 1, 1], 3, 2, 1)).toEqual([1, 2]);
+    expect(optimalAssortment([800, 0], [0.001, 1], 2, 2, 1)).toEqual([1]);
+    expect(optimalAssortment([-5, 1000, 3], [0.9, 0.2, 0.8], 3, 3, 2)).toEqual([2, 0]);
+  });
+
+  it("matches brute force (revenues in log space) on random instances with gaps of thousands", () => {
+    const rng = Rng.fromSeed("mnl-wide-gaps");
+    for (let t = 0; t < 400; t++) {
+      const n = 1 + rng.int(7);
+      const u = Array.from({ length: n }, () =>
+        rng.uniform() < 0.5 ? rng.uniformIn(-3, 3) : rng.uniformIn(-2000, 2000),
+      );
+      const r = Array.from({ length: n }, () => (rng.uniform() < 0.2 ? 0 : rng.uniform()));
+      const K = 1 + rng.int(n);
+      const v0 = rng.uniform() < 0.5 ? 1 : Math.exp(rng.uniformIn(-5, 5));
+      const S = optimalAssortment(u, r, n, K, v0);
+      expect(S.length).toBeLessThanOrEqual(K);
+      const want = best(u, r, K, Math.log(v0));
+      expect(revenueOf(u, r, S, Math.log(v0)), JSON.stringify({ u, r, K, v0, S })).toBeGreaterThanOrEqual(
+        want * (1 - 1e-12),
+      );
     }
   });
 });

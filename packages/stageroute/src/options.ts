@@ -331,9 +331,11 @@ export function configFromJson(json: Json | undefined): Omit<StagePolicyOptions,
   const maxCost = o.maxCost === null ? undefined : readNumber(o, "maxCost");
   const costUnit = o.costUnit === "budget" ? "budget" : readNumber(o, "costUnit");
   const horizon = o.horizon === null ? undefined : readNumber(o, "horizon");
-  // Absent in snapshots written before the option existed: no limit.
-  const searchNodeLimit =
-    o.searchNodeLimit === null || o.searchNodeLimit === undefined ? undefined : readNumber(o, "searchNodeLimit");
+  // Absent: no limit (configToJson writes no key then, and snapshots written before the option existed have none).
+  // null is no value configToJson writes: it restored as "no limit" without a word.
+  const searchNodeLimit = o.searchNodeLimit === undefined ? undefined : o.searchNodeLimit;
+  if (searchNodeLimit !== undefined && (typeof searchNodeLimit !== "number" || !Number.isFinite(searchNodeLimit)))
+    snapshotCorrupt('"config.searchNodeLimit"', "an integer >= 1 (absent: no limit)");
   return {
     budget: readNumber(o, "budget"),
     maxDeployed: readNumber(o, "maxDeployed"),
@@ -351,7 +353,7 @@ export function configFromJson(json: Json | undefined): Omit<StagePolicyOptions,
       o.fillSlots === true ? true : o.fillSlots === false ? false : snapshotCorrupt('"config.fillSlots"', "a boolean"),
     tieBreak: readEnum(o, "tieBreak", ["random", "index"] as const),
     enumLimit: readNumber(o, "enumLimit"),
-    ...(searchNodeLimit === undefined ? {} : { searchNodeLimit }),
+    ...(searchNodeLimit === undefined ? {} : { searchNodeLimit: searchNodeLimit as number }),
     budgetMode: readEnum(o, "budgetMode", ["average", "paced"] as const),
     ...(horizon === undefined ? {} : { horizon }),
   };
@@ -390,9 +392,11 @@ export function restoreSolver(
     "fromJSON option deploySolver",
   );
   const o = readObject(config, '"config"');
-  const name = o.deploySolver ?? null;
-  if (name !== null && typeof name !== "string") snapshotCorrupt('"config.deploySolver"', "a solver name or null");
-  if (name === null) {
+  // Absent: the built-in search (configToJson writes no key then); null is no value it writes.
+  const name = o.deploySolver;
+  if (name !== undefined && typeof name !== "string")
+    snapshotCorrupt('"config.deploySolver"', "a solver name (absent: the built-in search)");
+  if (name === undefined) {
     if (given !== undefined) {
       throw new RouteKitError(
         ErrorCode.InvalidArgument,

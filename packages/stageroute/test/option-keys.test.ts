@@ -73,6 +73,21 @@ describe.each(CASES)("%s", (name, construct, restore, baseOptions, keys) => {
     expect(e.code).toBe("SNAPSHOT_CORRUPT");
     expect(e.message).toContain('unknown option "stagelength"');
   });
+  it("a snapshot whose config.searchNodeLimit or config.deploySolver is null is SNAPSHOT_CORRUPT (no limit and the built-in search are written as an absent key)", () => {
+    const snap = JSON.parse(JSON.stringify(construct(baseOptions).toJSON()));
+    expect(snap.state.config).not.toHaveProperty("searchNodeLimit");
+    expect(snap.state.config).not.toHaveProperty("deploySolver");
+    for (const key of ["searchNodeLimit", "deploySolver"]) {
+      const bad = JSON.parse(JSON.stringify(snap));
+      bad.state.config[key] = null;
+      // null restored as "no limit" (or the built-in search): a value toJSON never writes.
+      const e = refusal(() => restore(resealSnapshot(bad)));
+      expect(e.code, key).toBe("SNAPSHOT_CORRUPT");
+      expect(e.message, key).toContain(`config.${key}`);
+    }
+    const limited = JSON.parse(JSON.stringify(construct({ ...baseOptions, searchNodeLimit: 7 }).toJSON()));
+    expect(restore(resealSnapshot(limited)).toJSON()).toEqual(limited);
+  });
   it("addArm refuses an unknown key in its options, state unchanged", () => {
     const p = construct(baseOptions) as StageRoute;
     const before = JSON.stringify(p.toJSON());

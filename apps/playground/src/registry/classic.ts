@@ -10,6 +10,7 @@ import {
 } from "@routekit/classic";
 import { type ArmEnvironment, ErrorCode, MAX_INITIAL_ARMS, RouteKitError } from "@routekit/core";
 import { type LinearArrival, LinearContextualBandit, StochasticBandit } from "@routekit/environments";
+import { numberText } from "../number-text.js";
 import type { EnvInfo, FamilyRegistry, Params, PolicyEntry } from "./types.js";
 
 const FAMILY = "@routekit/classic";
@@ -19,8 +20,8 @@ function numbers(v: unknown, what: string): number[] | undefined {
   const s = String(v ?? "").trim();
   if (s === "") return undefined;
   return s.split(",").map((p) => {
-    const x = Number(p.trim());
-    if (p.trim() === "" || !Number.isFinite(x)) {
+    const x = numberText(p);
+    if (Number.isNaN(x)) {
       throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be comma-separated numbers, got "${s}"`);
     }
     return x;
@@ -33,7 +34,7 @@ function arrivals(v: unknown): LinearArrival[] {
   if (s === "") return [];
   return s.split(",").map((p) => {
     const [r, arm] = p.split(":").map((q) => q.trim());
-    const round = Number(r);
+    const round = numberText(r);
     if (!arm || !Number.isInteger(round)) {
       throw new RouteKitError(
         ErrorCode.InvalidArgument,

@@ -1,6 +1,7 @@
 import { ErrorCode, RouteKitError } from "@routekit/core";
 import { PlantedQuadraticEnvironment, TwoTowerEnvironment } from "@routekit/environments";
 import { EuclideanPg, Exp3, Hpg, LogLinearPg, ParameterFreeHpg, UniformRouter } from "@routekit/hpg";
+import { numberText } from "../number-text.js";
 import type { EnvInfo, FamilyRegistry, Params, PolicyEntry, ScenarioEntry } from "./types.js";
 
 const FAMILY = "@routekit/hpg";
@@ -20,9 +21,8 @@ function routerInfo(info: EnvInfo, policy: string): { arms: string[]; contextDim
 function opt(v: unknown, what: string): number | undefined {
   const s = String(v ?? "theory").trim();
   if (s === "theory" || s === "auto") return undefined;
-  const x = Number(s);
-  if (s === "" || !Number.isFinite(x))
-    throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be a number or "theory"`);
+  const x = numberText(s);
+  if (Number.isNaN(x)) throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be a number or "theory"`);
   return x;
 }
 

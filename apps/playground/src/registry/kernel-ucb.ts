@@ -16,6 +16,7 @@ import {
   SupPakUcb,
   SupRffUcb,
 } from "@routekit/kernel-ucb";
+import { numberText } from "../number-text.js";
 import type { ReferenceValue } from "../reference.js";
 import type { EnvInfo, FamilyRegistry, Params, PolicyEntry, ScenarioEntry } from "./types.js";
 
@@ -39,8 +40,8 @@ function eta(p: Params, info: EnvInfo): Exploration {
   const s = String(v);
   if (s === "code") return 2 * Math.log((2 * info.arms.length) / Number(p.confidence ?? 0.05));
   if (s === "paper" || s === "theory" || s === "anytime") return s;
-  const x = Number(s);
-  if (s.trim() !== "" && Number.isFinite(x)) return x;
+  const x = numberText(s);
+  if (!Number.isNaN(x)) return x;
   throw new RouteKitError(
     ErrorCode.InvalidArgument,
     `exploration must be a number, "paper", "theory", "anytime" or "code", got "${s}"`,

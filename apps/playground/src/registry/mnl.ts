@@ -1,6 +1,7 @@
 import { type AssortmentEnvironment, ErrorCode, RouteKitError } from "@routekit/core";
 import { ContextualMnlEnvironment } from "@routekit/environments";
 import { type MleBaselinePreset, OfuMnlPlus, type OfuMnlPreset, optimalAssortment, TsMnl, UcbMnl } from "@routekit/mnl";
+import { numberText } from "../number-text.js";
 import type { EnvInfo, FamilyRegistry, Params, PolicyEntry, ScenarioEntry } from "./types.js";
 
 const FAMILY = "@routekit/mnl";
@@ -30,8 +31,8 @@ function assortmentInfo(p: Params, info: EnvInfo, policy: string): { contextDim:
 function optNumber(v: unknown, what: string): number | undefined {
   const s = String(v ?? "preset").trim();
   if (s === "preset") return undefined;
-  const x = Number(s);
-  if (s === "" || !Number.isFinite(x)) {
+  const x = numberText(s);
+  if (Number.isNaN(x)) {
     throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be a number or "preset", got "${s}"`);
   }
   return x;
@@ -42,8 +43,8 @@ function clip(v: unknown): readonly [number, number] | null | undefined {
   const s = String(v ?? "preset").trim();
   if (s === "preset") return undefined;
   if (s === "none") return null;
-  const parts = s.split(",").map(Number);
-  if (parts.length !== 2 || !parts.every(Number.isFinite)) {
+  const parts = s.split(",").map((q) => numberText(q));
+  if (parts.length !== 2 || parts.some(Number.isNaN)) {
     throw new RouteKitError(ErrorCode.InvalidArgument, `utilityClip must be "preset", "none" or "lo,hi", got "${s}"`);
   }
   return [parts[0] as number, parts[1] as number];

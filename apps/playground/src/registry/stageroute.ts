@@ -16,6 +16,7 @@ import {
   stageValue,
 } from "@routekit/stageroute";
 import { type ExternalDeploySolver, highsDeploySolver } from "@routekit/stageroute/highs";
+import { numberText } from "../number-text.js";
 import type { EnvInfo, FamilyRegistry, Params, PolicyEntry, ScenarioEntry } from "./types.js";
 
 const FAMILY = "@routekit/stageroute";
@@ -39,9 +40,9 @@ function fromEnv(v: unknown, envValue: number | undefined, what: string): number
  * A number parameter given as a string (or a number): a blank value or one that is no number is refused naming
  * what was typed (Number("") would be 0, Number("none") NaN), `or` the words it may also be.
  */
-function numberParam(v: unknown, what: string, or: string): number {
-  const x = Number(v);
-  if (String(v).trim() === "" || Number.isNaN(x)) {
+function numberParam(v: unknown, what: string, or: string, infinite = false): number {
+  const x = numberText(v, infinite);
+  if (Number.isNaN(x)) {
     throw new RouteKitError(ErrorCode.InvalidArgument, `${what} must be a number or ${or}, got "${String(v)}"`);
   }
   return x;
@@ -122,7 +123,7 @@ function stageOptions(p: Params, info: EnvInfo, policy: string): StageRouteOptio
     exploration: Number(p.exploration),
     minCost: fromEnv(p.minCost, env?.minCost, "minCost"),
     ...(p.maxCost === "env" && env && Number.isFinite(env.maxCost) ? { maxCost: env.maxCost } : {}),
-    ...(p.maxCost !== "env" ? { maxCost: numberParam(p.maxCost, "maxCost", '"env"') } : {}),
+    ...(p.maxCost !== "env" ? { maxCost: numberParam(p.maxCost, "maxCost", '"env"', true) } : {}),
     ...(costUnit === undefined ? {} : { costUnit }),
     initialPulls: Number(p.initialPulls),
     fillSlots: p.fillSlots === true || p.fillSlots === "true",
