@@ -1,6 +1,6 @@
 // The sidecar's costs: a request's routing work in process (featurize + select + feedback + log append)
 // over t, the HTTP round trip around it, a snapshot, and a restart that replays the log. `pnpm bench`
-// after a build.
+// after a build. --smoke: the same steps on a few requests each (no timing is meaningful), to check that it runs.
 import { mkdtempSync, rmSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
@@ -9,6 +9,9 @@ import { Rng } from "@routekit/core";
 import { HashingFeaturizer } from "@routekit/environments";
 import { createRffGateway, EventLog, MODELS, makePrompt, post, QUALITY, TOPICS } from "../dist/index.js";
 
+const smoke = process.argv.includes("--smoke");
+/** Requests per timed block (and per piece below). */
+const B = smoke ? 20 : 1000;
 const dir = mkdtempSync(join(tmpdir(), "gateway-bench-"));
 const logPath = join(tmpdir(), `gateway-bench-${process.pid}.jsonl`);
 const rng = Rng.fromSeed(1);
@@ -21,24 +24,24 @@ function request() {
 }
 
 console.log("in process (featurize 256 + RFF-UCB select + update + log append), per request:");
-const marks = [1000, 5000, 20000, 50000];
+const marks = smoke ? [20, 60] : [1000, 5000, 20000, 50000];
 let done = 0;
 for (const t of marks) {
-  while (done < t - 1000) {
+  while (done < t - B) {
     request();
     done++;
   }
   const t0 = performance.now();
-  for (let i = 0; i < 1000; i++) request();
-  done += 1000;
-  console.log(`  t = ${String(t).padStart(6)}: ${(((performance.now() - t0) * 1000) / 1000).toFixed(1)} us`);
+  for (let i = 0; i < B; i++) request();
+  done += B;
+  console.log(`  t = ${String(t).padStart(6)}: ${(((performance.now() - t0) * 1000) / B).toFixed(1)} us`);
 }
 
 // Where a request's time goes, at t = 50,000: the same work piece by piece.
 {
   const featurizer = new HashingFeaturizer({ dim: 256 });
   const x = new Float64Array(256);
-  const prompts = Array.from({ length: 1000 }, () => makePrompt(rng, TOPICS[rng.int(3)]));
+  const prompts = Array.from({ length: B }, () => makePrompt(rng, TOPICS[rng.int(3)]));
   const record = gw.policy.decisionRecord(gw.route({ prompt: prompts[0] }).decisionId.split(".")[1]);
   const line = { ...record, feedback: { reward: 1 } };
   const log = EventLog.open(logPath);
@@ -64,12 +67,13 @@ for (const t of marks) {
   ];
   const syncedPath = `${logPath}.fsync`;
   const synced = EventLog.open(syncedPath, { fsync: true });
+  const syncedLines = smoke ? 5 : 200;
   parts.push([
-    "the same with --fsync (fdatasync after each line; 200 lines)",
+    `the same with --fsync (fdatasync after each line; ${syncedLines} lines)`,
     () => {
-      for (let i = 0; i < 200; i++) synced.append(line);
+      for (let i = 0; i < syncedLines; i++) synced.append(line);
     },
-    200,
+    syncedLines,
   ]);
   for (const [what, fn, count = prompts.length] of parts) {
     fn();
@@ -84,11 +88,11 @@ for (const t of marks) {
 }
 
 const url = `http://127.0.0.1:${await gw.listen()}`;
-for (let i = 0; i < 200; i++)
+for (let i = 0; i < (smoke ? 5 : 200); i++)
   await post(url, "/route", { prompt: "warm up" }).then((d) =>
     post(url, "/feedback", { decisionId: d.decisionId, reward: 1 }),
   );
-const n = 2000;
+const n = smoke ? 20 : 2000;
 let t0 = performance.now();
 for (let i = 0; i < n; i++) {
   const topic = TOPICS[rng.int(3)];
@@ -132,10 +136,11 @@ t0 = performance.now();
 await gw.snapshot();
 const bytes = gw.stats().logBytes;
 console.log(`snapshot (3 arms, 400 x 400 inverses): ${(performance.now() - t0).toFixed(1)} ms`);
-for (let i = 0; i < 20000; i++) request();
+const logged = smoke ? 50 : 20000;
+for (let i = 0; i < logged; i++) request();
 await gw.server.close();
 // A restart after a crash (no final snapshot; a dead process's lock is taken over, this live one's is removed
-// here): the snapshot plus 20,000 logged events after it.
+// here): the snapshot plus 20,000 logged events after it (50 with --smoke).
 rmSync(join(dir, "gateway.lock"), { recursive: true });
 t0 = performance.now();
 const again = createRffGateway({ stateDir: dir, models: MODELS, policy: { seed: 1 } });
