@@ -1,12 +1,13 @@
 // LinUCB-shared per-round time (select + update) at d = 512, K = 5 arms (the `compare` configuration
 // of the kernel-ucb paper's d = 512 experiment). Run after `npx tsup`: node bench/shared-512.mjs
+// (--smoke: 600 rounds, to check that it runs; the target line is then meaningless)
 import { Rng } from "@routekit/core";
 import { coreShareRatio, UNSHARED_BELOW } from "../../../scripts/core-probe.mjs";
 import { LinUCBShared } from "../dist/index.js";
 
 const d = 512;
 const arms = ["a", "b", "c", "d", "e"];
-const T = Number(process.env.T ?? 3000);
+const T = process.argv.includes("--smoke") ? 600 : Number(process.env.T ?? 3000);
 const rng = Rng.fromSeed(1);
 const pool = Array.from({ length: 256 }, () => {
   const x = rng.fillNormal(new Float64Array(d));
