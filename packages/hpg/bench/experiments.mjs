@@ -4,15 +4,17 @@
 // exact at d = 64), and the README's two T = 20,000 comparisons of every router: planted eigenvectors anywhere
 // in R^d (e, 6 seeds) and inside the query subspace (f, 4 seeds). Usage:
 // node bench/experiments.mjs [--quick] [--part=a,b,c,d,e,f] [--mc=N]. Imports the built dist.
+// --smoke: every part on one seed, T <= 200 and 20 Monte Carlo samples (to check that it runs).
 import { PlantedQuadraticEnvironment, runRoutingExperiment } from "@routekit/environments";
 import { EuclideanPg, Exp3, Hpg, LogLinearPg, ParameterFreeHpg, UniformRouter } from "../dist/index.js";
 
 const quick = process.argv.includes("--quick");
+const smoke = process.argv.includes("--smoke");
 const partArg = process.argv.find((a) => a.startsWith("--part="));
 const parts = new Set((partArg ? partArg.slice(7) : "a,b,c,d,e,f").split(","));
 const mcArg = process.argv.find((a) => a.startsWith("--mc="));
-const mc = mcArg ? Number(mcArg.slice(5)) : 500;
-const seeds = quick ? [0] : [0, 1];
+const mc = mcArg ? Number(mcArg.slice(5)) : smoke ? 20 : 500;
+const seeds = quick || smoke ? [0] : [0, 1];
 const mean = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
 function run(d, M, s, T, make, seed, planted = "ambient") {
@@ -25,7 +27,7 @@ const hpg =
     new Hpg({ arms, contextDim: d, horizon: T, rng, ...extra });
 
 if (parts.has("a")) {
-  const Ts = quick ? [1000, 4000] : [1000, 4000, 16000, 64000];
+  const Ts = smoke ? [100, 200] : quick ? [1000, 4000] : [1000, 4000, 16000, 64000];
   const lin = Ts.map((T) => mean(seeds.map((seed) => run(16, 4, 1, T, hpg(16), seed).linearizedRegret)));
   console.log(
     "a) HPG linearized regret, d = 16, M = 4, s = 1:",
@@ -44,7 +46,7 @@ if (parts.has("a")) {
   );
 }
 if (parts.has("b")) {
-  const T = 4000;
+  const T = smoke ? 200 : 4000;
   const out = [16, 64, 256].map((d) =>
     mean(seeds.map((seed) => run(d, 4, 1, T, hpg(d, { maxRank: 16 }), seed).linearizedRegret)),
   );
@@ -53,7 +55,7 @@ if (parts.has("b")) {
   );
 }
 if (parts.has("c")) {
-  const T = quick ? 4000 : 16000;
+  const T = smoke ? 200 : quick ? 4000 : 16000;
   const h = seeds.map((seed) => run(16, 4, 1, T, hpg(16), seed));
   const p = seeds.map((seed) =>
     run(16, 4, 1, T, (arms, rng, TT) => new ParameterFreeHpg({ arms, contextDim: 16, horizon: TT, rng }), seed),
@@ -63,7 +65,7 @@ if (parts.has("c")) {
   );
 }
 if (parts.has("d")) {
-  const T = quick ? 2000 : 8000;
+  const T = smoke ? 200 : quick ? 2000 : 8000;
   const exact = seeds.map((seed) => run(64, 4, 1, T, hpg(64, { maxRank: 64 }), seed));
   const capped = seeds.map((seed) => run(64, 4, 1, T, hpg(64, { maxRank: 4 }), seed));
   const f = (rs, k) => mean(rs.map((r) => r[k]));
@@ -74,8 +76,8 @@ if (parts.has("d")) {
 
 /** Every router of the package on one planted variant, T = 20,000, d = 16, M = 4, s = 1, theory defaults. */
 function lineup(label, planted, seedCount) {
-  const T = quick ? 4000 : 20000;
-  const seedList = Array.from({ length: quick ? 1 : seedCount }, (_, i) => i);
+  const T = smoke ? 200 : quick ? 4000 : 20000;
+  const seedList = Array.from({ length: quick || smoke ? 1 : seedCount }, (_, i) => i);
   const mk = (C) => (arms, rng, TT) => new C({ arms, contextDim: 16, horizon: TT, rng });
   const routers = {
     HPG: Hpg,

@@ -2,6 +2,7 @@
 // embeddings), against a 1 ms target that should hold flat in t; the parameter-free and Euclidean variants
 // at the same size; the dense O(d^3) reference step at small d for contrast.
 // Usage: pnpm bench (node --expose-gc bench/run.mjs [--quick]). Imports the built ../dist/index.js.
+// --smoke: the same loops to t = 40 and 30 steps, no results file written (to check that it runs).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
@@ -13,7 +14,9 @@ import { DenseMirrorIterate, EuclideanPg, Hpg, MirrorIterate, ParameterFreeHpg }
 const quick = process.argv.includes("--quick");
 /** `--steps`: only the comparison of one model's step with the dense reference (seconds, not minutes). */
 const stepsOnly = process.argv.includes("--steps");
-const CHECKPOINTS = quick ? [200, 1000] : [500, 2000, 8000];
+const smoke = process.argv.includes("--smoke");
+const CHECKPOINTS = smoke ? [20, 40] : quick ? [200, 1000] : [500, 2000, 8000];
+const STEPS = smoke ? 30 : 3000;
 const TARGET_US = 1000;
 
 function pool(d, n, seed) {
@@ -68,7 +71,7 @@ function timeStep(name, make, d, steps) {
   // Warm-up: 50 steps left the first size measured (d = 8) in V8's first compilation tiers, so the dense
   // reference came out slower at d = 8 than at d = 16 (258 against 142 us). 3,000 steps also take the iterate
   // to its steady rank (d here).
-  for (let t = 0; t < 3000; t++) it.step(qs[t & 255], 0.2 * Math.sin(t));
+  for (let t = 0; t < STEPS; t++) it.step(qs[t & 255], 0.2 * Math.sin(t));
   const c0 = process.cpuUsage();
   for (let t = 0; t < steps; t++) it.step(qs[t & 255], 0.2 * Math.sin(t));
   const c = process.cpuUsage(c0);
@@ -90,8 +93,8 @@ const rows = stepsOnly
     ];
 const steps = [];
 for (const d of [8, 16, 32]) {
-  steps.push(timeStep("subspace", (n) => new MirrorIterate({ dim: n, beta: 2 / n, radius: 2 }), d, 3000));
-  steps.push(timeStep("dense reference", (n) => new DenseMirrorIterate({ dim: n, beta: 2 / n, radius: 2 }), d, 3000));
+  steps.push(timeStep("subspace", (n) => new MirrorIterate({ dim: n, beta: 2 / n, radius: 2 }), d, STEPS));
+  steps.push(timeStep("dense reference", (n) => new DenseMirrorIterate({ dim: n, beta: 2 / n, radius: 2 }), d, STEPS));
 }
 
 const pad = (s, n) => String(s).padEnd(n);
@@ -122,8 +125,10 @@ console.log("\none model's mirror-descent step (us): subspace form vs dense refe
 for (const s of steps) console.log(pad(s.step, 18) + pad(`d=${s.d}`, 8) + num(s.usPerStep));
 
 const out = join(dirname(fileURLToPath(import.meta.url)), "results", stepsOnly ? "steps.json" : "latest.json");
-mkdirSync(dirname(out), { recursive: true });
-writeFileSync(
-  out,
-  `${JSON.stringify({ date: new Date().toISOString(), backend: linalgBackend(), loadavg: loadavg(), rows, steps }, null, 1)}\n`,
-);
+if (!smoke) {
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(
+    out,
+    `${JSON.stringify({ date: new Date().toISOString(), backend: linalgBackend(), loadavg: loadavg(), rows, steps }, null, 1)}\n`,
+  );
+}

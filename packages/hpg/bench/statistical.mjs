@@ -8,22 +8,39 @@
 // With a second build, both run the same experiments interleaved (A, B, B, A, ...) and the ratio is printed:
 // the way to compare speed on a loaded machine.
 // Usage: node bench/statistical.mjs [--quick] [<dist index.js of build B>]   (imports the built ../dist/index.js)
+// --smoke: one seed at a tenth of the quick horizons, this build against itself (to check that it runs).
 import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { PlantedQuadraticEnvironment, runRoutingExperiment } from "@routekit/environments";
 import * as here from "../dist/index.js";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
-const other = args.find((a) => !a.startsWith("--"));
+const smoke = args.includes("--smoke");
+const other =
+  args.find((a) => !a.startsWith("--")) ??
+  (smoke ? fileURLToPath(new URL("../dist/index.js", import.meta.url)) : undefined);
 const builds = [{ name: "A (this build)", lib: here }];
 if (other) builds.push({ name: `B (${other})`, lib: await import(resolve(other)) });
 
 const CONFIGS = [
-  { label: "d=16 M=4 exact, ambient", d: 16, maxRank: undefined, planted: "ambient", T: quick ? 2000 : 8000 },
-  { label: "d=64 M=4 exact, query", d: 64, maxRank: 64, planted: "query", T: quick ? 500 : 2000 },
-  { label: "d=256 M=4 maxRank 32, query", d: 256, maxRank: undefined, planted: "query", T: quick ? 300 : 1000 },
+  {
+    label: "d=16 M=4 exact, ambient",
+    d: 16,
+    maxRank: undefined,
+    planted: "ambient",
+    T: smoke ? 200 : quick ? 2000 : 8000,
+  },
+  { label: "d=64 M=4 exact, query", d: 64, maxRank: 64, planted: "query", T: smoke ? 50 : quick ? 500 : 2000 },
+  {
+    label: "d=256 M=4 maxRank 32, query",
+    d: 256,
+    maxRank: undefined,
+    planted: "query",
+    T: smoke ? 30 : quick ? 300 : 1000,
+  },
 ];
-const SEEDS = quick ? [0, 1] : [0, 1, 2, 3];
+const SEEDS = smoke ? [0] : quick ? [0, 1] : [0, 1, 2, 3];
 
 function run(lib, c, seed) {
   const env = new PlantedQuadraticEnvironment({
@@ -48,7 +65,7 @@ function run(lib, c, seed) {
 const med = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 const pad = (s, n) => String(s).padEnd(n);
 // Warm-up (JIT) on the smallest configuration.
-for (const b of builds) run(b.lib, { ...CONFIGS[0], T: 500 }, 99);
+for (const b of builds) run(b.lib, { ...CONFIGS[0], T: smoke ? 50 : 500 }, 99);
 console.log(`hpg statistical-size bench (CPU us per round, median of ${SEEDS.length} seeds)`);
 for (const c of CONFIGS) {
   const us = builds.map(() => []);
