@@ -8,18 +8,22 @@
 // in one process each bring their own linalg WebAssembly memory, and then one of them can run several
 // times slower (seen with RFF-UCB: 10x, whichever build ran first), which is no property of either.
 // Both builds see the same prompts and rewards (and must accept the same options).
+// --smoke: this build against itself (unless a build is given), T = 500, one pair (to check that it runs).
 import { execFileSync } from "node:child_process";
 import { resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Rng } from "@routekit/core";
 
 const CHILD = process.argv[2] === "--child";
-const [aPath, bPath = fileURLToPath(new URL("../dist/index.js", import.meta.url))] = process.argv.slice(2);
+const smoke = process.argv.includes("--smoke");
+const own = fileURLToPath(new URL("../dist/index.js", import.meta.url));
+const positional = process.argv.slice(2).filter((a) => a !== "--smoke");
+const [aPath, bPath = own] = smoke && positional.length === 0 ? [own] : positional;
 if (!aPath) throw new Error("usage: node bench/ab.mjs <dist A>/index.js [<dist B>/index.js]");
 const G = 5;
 const d = 512;
-const T = Number(process.env.BENCH_T ?? 2000);
-const PAIRS = Number(process.env.PAIRS ?? 4);
+const T = smoke ? 500 : Number(process.env.BENCH_T ?? 2000);
+const PAIRS = smoke ? 1 : Number(process.env.PAIRS ?? 4);
 const MARKS = [500, 1000, 1500, 2000].filter((m) => m <= T);
 const arms = Array.from({ length: G }, (_, g) => `m${g}`);
 const rng = Rng.fromSeed(1234);
@@ -63,7 +67,8 @@ if (CHILD) {
 
 /** One run of `kind` with the build at `dist`, in a fresh process. */
 function child(dist, kind) {
-  const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--child", dist, kind], {
+  const args = [fileURLToPath(import.meta.url), "--child", dist, kind, ...(smoke ? ["--smoke"] : [])];
+  const out = execFileSync(process.execPath, args, {
     encoding: "utf8",
     env: { ...process.env },
   });

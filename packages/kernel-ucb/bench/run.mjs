@@ -9,6 +9,7 @@
 // child process with ROUTEKIT_LINALG=scalar (set BENCH_SCALAR=0 to skip it; BENCH_UNSHARED=1 adds
 // a child on plain, non-shared WebAssembly memory).
 // Wall-clock numbers on a shared machine are noisy: the load average is printed with them.
+// --smoke: T = 1000, one run, the child too, no results file written (to check that it runs).
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
@@ -35,11 +36,12 @@ import { PakUcb, RffUcb } from "../dist/index.js";
 const G = 5;
 const d = 512;
 const D = 200;
-const T = Number(process.env.BENCH_T ?? 2000);
+const smoke = process.argv.includes("--smoke");
+const T = smoke ? 1000 : Number(process.env.BENCH_T ?? 2000);
 const MARKS = [1, 250, 500, 1000, 1500, 2000].filter((t) => t <= T);
 const WINDOW = 50;
 /** Whole runs per policy; each mark reports the median over them (noisy shared machine). */
-const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
+const REPEATS = smoke ? 1 : Number(process.env.BENCH_REPEATS ?? 3);
 const CHILD = process.env.ROUTEKIT_BENCH_CHILD === "1";
 
 /** Per-round reference times (ms), measured on a 2-core EPYC, Node 20, single-thread OpenBLAS. */
@@ -166,7 +168,8 @@ if (CHILD) {
 
 /** The same measurement in a child process with ROUTEKIT_LINALG=`mode`, one run. */
 function child(mode) {
-  const out = execFileSync(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url)], {
+  const args = ["--expose-gc", fileURLToPath(import.meta.url), ...(smoke ? ["--smoke"] : [])];
+  const out = execFileSync(process.execPath, args, {
     env: { ...process.env, ROUTEKIT_LINALG: mode, ROUTEKIT_BENCH_CHILD: "1", BENCH_REPEATS: "1" },
     encoding: "utf8",
     maxBuffer: 1 << 24,
@@ -417,25 +420,27 @@ console.log(
   `\nload average ${load.map((v) => v.toFixed(1)).join(" ")} on ${cpus().length} cores: with load above the core count, wall times are inflated (the targets are for an idle machine)`,
 );
 
-mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
-writeFileSync(
-  new URL("./results/latest.json", import.meta.url),
-  `${JSON.stringify(
-    {
-      date: new Date().toISOString(),
-      node: process.version,
-      config: { G, d, D, T, window: WINDOW, repeats: REPEATS },
-      reference: REFERENCE,
-      wasm: result,
-      cacheProbe: probe,
-      memoryFloor: { rffBytes: RFF_BYTES, rffWorkingSet: RFF_WORKING_SET, ...floors },
-      arithmeticFloor: arithmetic,
-      scalar,
-      unshared,
-      loadAverage: load,
-      targets,
-    },
-    null,
-    2,
-  )}\n`,
-);
+if (!smoke) {
+  mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
+  writeFileSync(
+    new URL("./results/latest.json", import.meta.url),
+    `${JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        node: process.version,
+        config: { G, d, D, T, window: WINDOW, repeats: REPEATS },
+        reference: REFERENCE,
+        wasm: result,
+        cacheProbe: probe,
+        memoryFloor: { rffBytes: RFF_BYTES, rffWorkingSet: RFF_WORKING_SET, ...floors },
+        arithmeticFloor: arithmetic,
+        scalar,
+        unshared,
+        loadAverage: load,
+        targets,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+}
