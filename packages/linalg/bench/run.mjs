@@ -37,6 +37,10 @@ const gc = globalThis.gc;
 if (typeof gc !== "function") throw new Error("run with node --expose-gc (pnpm bench)");
 const SIZES = [50, 200, 400];
 const quick = process.argv.includes("--quick");
+/** --smoke: every case timed on one short batch (no warm-up to speak of), no targets, no results file: does it run? */
+const smoke = process.argv.includes("--smoke");
+/** A timed batch doubles until it takes this long (ns). */
+const BATCH_NS = smoke ? 1e5 : 10e6;
 
 // ---------------------------------------------------------------- data
 
@@ -72,17 +76,17 @@ const toMatrix = (a, r, c) => {
 /** Results land in a typed array: storing a double into a JS variable would allocate a heap number. */
 const sinkArr = new Float64Array(1);
 function timeNs(fn) {
-  for (let i = 0; i < 200; i++) fn(); // warm-up / JIT
+  for (let i = 0; i < (smoke ? 2 : 200); i++) fn(); // warm-up / JIT
   let iters = 1;
   for (;;) {
     const t0 = process.hrtime.bigint();
     for (let i = 0; i < iters; i++) fn();
     const dt = Number(process.hrtime.bigint() - t0);
-    if (dt > 10e6) break;
+    if (dt > BATCH_NS) break;
     iters *= 2;
   }
   const samples = [];
-  for (let s = 0; s < (quick ? 3 : 7); s++) {
+  for (let s = 0; s < (smoke ? 1 : quick ? 3 : 7); s++) {
     const t0 = process.hrtime.bigint();
     for (let i = 0; i < iters; i++) fn();
     samples.push(Number(process.hrtime.bigint() - t0) / iters);
@@ -93,12 +97,12 @@ function timeNs(fn) {
 
 /** Heap bytes allocated per call: heapUsed delta over `calls` calls with no GC in between (large young generation). */
 function bytesPerCall(fn, calls) {
-  for (let i = 0; i < 50; i++) fn();
+  for (let i = 0; i < (smoke ? 2 : 50); i++) fn();
   const deltas = [];
   for (let r = 0; r < 5; r++) {
     gc();
     const h0 = process.memoryUsage().heapUsed;
-    for (let i = 0; i < calls; i++) fn();
+    for (let i = 0; i < (smoke ? Math.min(calls, 2) : calls); i++) fn();
     deltas.push((process.memoryUsage().heapUsed - h0) / calls);
   }
   deltas.sort((a, b) => a - b);
@@ -406,17 +410,17 @@ function inverseByColumnSolves(L, n, out, work) {
  */
 function interleavedNs(fns) {
   const iters = fns.map((fn) => {
-    for (let i = 0; i < 20; i++) fn();
+    for (let i = 0; i < (smoke ? 2 : 20); i++) fn();
     let k = 1;
     for (;;) {
       const t0 = process.hrtime.bigint();
       for (let i = 0; i < k; i++) fn();
-      if (Number(process.hrtime.bigint() - t0) > 10e6) return k;
+      if (Number(process.hrtime.bigint() - t0) > BATCH_NS) return k;
       k *= 2;
     }
   });
   const samples = fns.map(() => []);
-  for (let s = 0; s < (quick ? 5 : 9); s++) {
+  for (let s = 0; s < (smoke ? 1 : quick ? 5 : 9); s++) {
     fns.forEach((fn, f) => {
       const t0 = process.hrtime.bigint();
       for (let i = 0; i < iters[f]; i++) fn();
@@ -524,10 +528,12 @@ const failed = checks.filter((c) => !c.ok).length;
 console.log(failed === 0 ? "\nall targets met" : `\n${failed} target(s) missed`);
 
 const out = join(dirname(fileURLToPath(import.meta.url)), "results", "latest.json");
-mkdirSync(dirname(out), { recursive: true });
-writeFileSync(
-  out,
-  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, backend: linalgBackend(), rows, inverseRows, checks }, null, 2)}\n`,
-);
-console.log(`wrote ${out}  (checksum ${sinkArr[0] !== 0 ? "ok" : "0"})`);
-if (failed > 0) process.exitCode = 1;
+if (!smoke) {
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(
+    out,
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, backend: linalgBackend(), rows, inverseRows, checks }, null, 2)}\n`,
+  );
+  console.log(`wrote ${out}  (checksum ${sinkArr[0] !== 0 ? "ok" : "0"})`);
+}
+if (failed > 0 && !smoke) process.exitCode = 1;
