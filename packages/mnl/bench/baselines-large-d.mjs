@@ -4,14 +4,19 @@
 // alone (linalg's choleskyInverseUpper at the same size), which each update does (see the README: the refit, not
 // the refresh, is the round's cost at large d).
 //   node --expose-gc bench/baselines-large-d.mjs [d ...]   (after `npx tsup`; T=rounds, REPEATS=runs,
-//   DIST=another build's index.js, relative to this file, for before/after comparisons)
+//   DIST=another build's index.js, relative to this file, for before/after comparisons; --smoke: one run of
+//   20 rounds at each d, to check that it runs)
 import { allocF64, choleskyInverseUpper } from "@routekit/linalg";
 import { K, median, N, timeRounds } from "./large-d-rounds.mjs";
 
 const dist = process.env.DIST ?? "../dist/index.js";
 const { TsMnl, UcbMnl } = await import(new URL(dist, import.meta.url).href);
-const REPEATS = Number(process.env.REPEATS ?? 3);
-const dims = process.argv.slice(2).map(Number);
+const smoke = process.argv.includes("--smoke");
+const REPEATS = smoke ? 1 : Number(process.env.REPEATS ?? 3);
+const dims = process.argv
+  .slice(2)
+  .filter((a) => a !== "--smoke")
+  .map(Number);
 
 function run(Policy, d, T) {
   const { selectMs, updateMs } = timeRounds(new Policy({ contextDim: d, maxSize: K, seed: 1 }), d, T);
@@ -33,7 +38,7 @@ function inverseMs(d) {
 }
 
 for (const d of dims.length > 0 ? dims : [16, 64, 256]) {
-  const T = Number(process.env.T ?? (d >= 200 ? 120 : 400));
+  const T = smoke ? 20 : Number(process.env.T ?? (d >= 200 ? 120 : 400));
   for (const [name, Policy] of [
     ["UCB-MNL", UcbMnl],
     ["TS-MNL", TsMnl],

@@ -2,15 +2,17 @@
 // process (median per window of 100 rounds, wall time): the first policy pays V8's warm-up (interpreter,
 // then optimised code), later ones should run at full speed from their first round. A later policy that
 // starts slow means its first rounds threw away optimised code (run with --trace-deopt to see why).
-//   node bench/early.mjs [policies=4] [rounds=1500]     (after `npx tsup`)
+//   node bench/early.mjs [policies=4] [rounds=1500]     (after `npx tsup`; --smoke: 2 policies, 200 rounds)
 import { Rng } from "@routekit/core";
 import { OfuMnlPlus } from "../dist/index.js";
 
 const N = 100;
 const d = 5;
 const K = 15;
-const policies = Number(process.argv[2] ?? 4);
-const T = Number(process.argv[3] ?? 1500);
+const smoke = process.argv.includes("--smoke");
+const args = process.argv.slice(2).filter((a) => a !== "--smoke");
+const policies = Number(args[0] ?? (smoke ? 2 : 4));
+const T = Number(args[1] ?? (smoke ? 200 : 1500));
 const preset = process.env.PRESET ?? "authors-uniform";
 
 for (let rep = 0; rep < policies; rep++) {

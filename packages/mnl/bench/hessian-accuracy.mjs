@@ -2,7 +2,7 @@
 // Cholesky updates (the previous update) and the form-and-refactor update (the current one) are fed the
 // same sequence of rounds (offered rows X, probabilities p), and after T rounds L L^T is compared with
 // H_T = ridge I + sum_t G_t computed exactly (BigInt, every double product and sum exact) from the same
-// doubles. Run: node bench/hessian-accuracy.mjs [T=3000] [seeds=5]
+// doubles. Run: node bench/hessian-accuracy.mjs [T=3000] [seeds=5]   (--smoke: T = 30, one seed)
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -19,7 +19,9 @@ await build({
 });
 const { addMnlHessianToCholesky, refactorMnlHessian } = await import(file);
 
-const T = Number(process.argv[2] ?? 3000);
+const smoke = process.argv.includes("--smoke");
+const args = process.argv.slice(2).filter((a) => a !== "--smoke");
+const T = Number(args[0] ?? (smoke ? 30 : 3000));
 const d = 5;
 const n = 15;
 
@@ -123,7 +125,7 @@ function run(ridge, seed) {
   return { rank1: err(La), refactor: err(Lb) };
 }
 
-const seeds = Number(process.argv[3] ?? 5);
+const seeds = Number(args[1] ?? (smoke ? 1 : 5));
 console.log(
   `||L L^T - H_T||_F / ||H_T||_F after T = ${T} rounds (N = ${n} offered, d = ${d}), exact H_T, ${seeds} seeds`,
 );

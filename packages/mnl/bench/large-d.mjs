@@ -3,12 +3,17 @@
 // rounds after a warm-up, and for comparison the H^-1 refresh (linalg's choleskyInverseUpper on a factor of
 // the same size) that each update did before past d = 8, when the utilities read H^-1 rather than the factor.
 //   node --expose-gc bench/large-d.mjs [d ...]      (after `npx tsup`; PRESET=paper|authors-uniform|..., T=rounds)
+//   --smoke: 20 rounds at each d (to check that it runs)
 import { allocF64, choleskyInverseUpper } from "@routekit/linalg";
 import { OfuMnlPlus } from "../dist/index.js";
 import { K, median, N, timeRounds } from "./large-d-rounds.mjs";
 
 const preset = process.env.PRESET ?? "paper";
-const dims = process.argv.slice(2).map(Number);
+const smoke = process.argv.includes("--smoke");
+const dims = process.argv
+  .slice(2)
+  .filter((a) => a !== "--smoke")
+  .map(Number);
 
 function run(d, T) {
   const p = new OfuMnlPlus({ contextDim: d, maxSize: K, preset });
@@ -34,7 +39,7 @@ function run(d, T) {
 }
 
 for (const d of dims.length > 0 ? dims : [64, 256]) {
-  const T = Number(process.env.T ?? (d >= 200 ? 120 : 600));
+  const T = smoke ? 20 : Number(process.env.T ?? (d >= 200 ? 120 : 600));
   const r = run(d, T);
   console.log(
     `OFU-MNL+ ${preset} d=${d} N=${N} K=${K}: update ${r.update.toFixed(3)} ms, select ${r.select.toFixed(3)} ms;` +

@@ -4,12 +4,14 @@
 // `authors-uniform` and `paper`. Seeded, so the result does not depend on the machine; about 15 s of CPU.
 // Exits 1 when a figure of the README differs from what it measures.
 //   node bench/presets-table.mjs     (after `npx tsup` here and in core / environments)
+// --smoke: T = 200 on seeds 0-1; the figures then differ from the README's, and that is not a failure.
 import { readFileSync } from "node:fs";
 import { runExperiment } from "@routekit/core";
 import { ContextualMnlEnvironment } from "@routekit/environments";
 import { OfuMnlPlus, optimalAssortment } from "../dist/index.js";
 
-const T = 3000;
+const smoke = process.argv.includes("--smoke");
+const T = smoke ? 200 : 3000;
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
 const table = readme.slice(readme.indexOf("| preset | K = 5 | K = 10 | K = 15 |"));
 const row = (name) =>
@@ -33,7 +35,7 @@ function finals(preset, K) {
         oracle: optimalAssortment,
       }),
     policies: [{ label: `ofu-${preset}`, create: () => new OfuMnlPlus({ contextDim: 5, maxSize: K, v0: 1, preset }) }],
-    seeds: Array.from({ length: 10 }, (_, i) => i),
+    seeds: Array.from({ length: smoke ? 2 : 10 }, (_, i) => i),
     horizon: T,
     points: T / 100,
   });
@@ -85,4 +87,4 @@ check(
   [...range(measured["authors-uniform"]), ...range(measured.paper)],
   cut ? cut.slice(1, 5) : [],
 );
-process.exitCode = failed ? 1 : 0;
+process.exitCode = failed && !smoke ? 1 : 0;

@@ -5,12 +5,14 @@
 // policy labels, so TS-MNL draws the same random stream). Seeded: the result does not depend on the machine;
 // about a minute of CPU (UCB-MNL and TS-MNL refit on all past rounds). Exits 1 when a README figure differs.
 //   node bench/results-table.mjs     (after `npx tsup` here and in core / environments)
+// --smoke: T = 200 on seeds 0-1; the figures then differ from the README's, and that is not a failure.
 import { readFileSync } from "node:fs";
 import { runExperiment } from "@routekit/core";
 import { ContextualMnlEnvironment } from "@routekit/environments";
 import { OfuMnlPlus, optimalAssortment, TsMnl, UcbMnl } from "../dist/index.js";
 
-const T = 3000;
+const smoke = process.argv.includes("--smoke");
+const T = smoke ? 200 : 3000;
 const makers = {
   "ofu-authors-uniform": (K) => new OfuMnlPlus({ contextDim: 5, maxSize: K, preset: "authors-uniform" }),
   "ofu-authors-nonuniform": (K) => new OfuMnlPlus({ contextDim: 5, maxSize: K, preset: "authors-nonuniform" }),
@@ -33,7 +35,7 @@ function finals(label, K, rewards, n) {
         oracle: optimalAssortment,
       }),
     policies: [{ label, create: ({ rng }) => makers[label](K, rng) }],
-    seeds: Array.from({ length: n }, (_, i) => i),
+    seeds: Array.from({ length: smoke ? 2 : n }, (_, i) => i),
     horizon: T,
     points: T / 100,
   });
@@ -80,4 +82,4 @@ const quoted = /The `paper` preset under non-uniform revenues gives ([\d ]+) \(K
   readme,
 );
 check("paper preset, non-uniform, K = 5 | 15 (seeds 0-1)", paper, quoted ? quoted.slice(1, 3) : []);
-process.exitCode = failed ? 1 : 0;
+process.exitCode = failed && !smoke ? 1 : 0;

@@ -4,6 +4,7 @@
 // shared machine they are noisy; the targets are printed and checked here, never in unit tests.
 // Reference figures: the authors' code, timing only their select and update calls, measured side by
 // side with RouteKit on a 2-core EPYC, Node 20, single-thread OpenBLAS (median of 3 alternating pairs).
+// --smoke: T = 300 and a 1,000-round steady state, no results file written (to check that it runs).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,7 +14,8 @@ import { ofuSteadyState } from "./ofu-steady.mjs";
 
 const N = 100;
 const d = 5;
-const T = Number(process.env.BENCH_T ?? 3000);
+const smoke = process.argv.includes("--smoke");
+const T = smoke ? 300 : Number(process.env.BENCH_T ?? 3000);
 const here = dirname(fileURLToPath(import.meta.url));
 
 function makeRounds(seed, K, nonuniform) {
@@ -157,7 +159,7 @@ for (const c of cases) {
     });
     // On a VM whose core the host sometimes shares (SMT), the rows above mix two speeds about 1.7x apart;
     // a longer run split by a core probe tells the host's slow state from a regression.
-    steady = ofuSteadyState({ preset: "authors-uniform", T: 20000 });
+    steady = ofuSteadyState({ preset: "authors-uniform", T: smoke ? 1000 : 20000 });
     const share = `${Math.round(100 * steady.unsharedShare)}% of its rounds`;
     const us = (v) => (Number.isFinite(v) ? `${v.toFixed(2)} us` : "none (no such window)");
     console.log(
@@ -216,9 +218,11 @@ for (const c of checks) {
   const status = c.status ?? (c.pass ? "PASS" : "FAIL");
   console.log(`  ${status}  ${c.target}: ${Number.isNaN(c.value) ? "no unshared window in this run" : fmt(c.value)}`);
 }
-mkdirSync(join(here, "results"), { recursive: true });
-writeFileSync(
-  join(here, "results", "latest.json"),
-  JSON.stringify({ date: new Date().toISOString(), node: process.version, N, d, T, rows, checks, steady }, null, 2),
-);
-console.log("\nwrote bench/results/latest.json");
+if (!smoke) {
+  mkdirSync(join(here, "results"), { recursive: true });
+  writeFileSync(
+    join(here, "results", "latest.json"),
+    JSON.stringify({ date: new Date().toISOString(), node: process.version, N, d, T, rows, checks, steady }, null, 2),
+  );
+  console.log("\nwrote bench/results/latest.json");
+}

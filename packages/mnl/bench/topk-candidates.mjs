@@ -1,15 +1,16 @@
 // The README's "97 % of rounds in the bench setup": the share of OFU-MNL+ rounds (authors-uniform, N = 100, d = 5,
 // K = 15, uniform revenues, T = 3000, the features and choices of bench/early.mjs) whose top-K sorts only the items
 // above the previous round's threshold (k to 4k candidates) instead of running the full top-K. Seeded.
-//   node bench/topk-candidates.mjs     (after `npx tsup`)
+//   node bench/topk-candidates.mjs     (after `npx tsup`; --smoke: one seed, 200 rounds)
 import { Rng } from "@routekit/core";
 import { OfuMnlPlus } from "../dist/index.js";
 
+const smoke = process.argv.includes("--smoke");
 const N = 100,
   d = 5,
   K = 15,
-  T = 3000;
-for (const seed of [7, 8, 9]) {
+  T = smoke ? 200 : 3000;
+for (const seed of smoke ? [7] : [7, 8, 9]) {
   const rng = Rng.fromSeed(seed);
   const b = 1 / Math.sqrt(d);
   const wStar = Float64Array.from({ length: d }, () => rng.uniformIn(-b, b));
