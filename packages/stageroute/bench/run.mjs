@@ -6,6 +6,7 @@
 // Usage: pnpm bench (node --expose-gc bench/run.mjs [--quick] [--sweep] [--rate] [--solvers]: --sweep runs the
 // sweep only, --rate only its rate-limited StageRoute case, --solvers only the solver comparison).
 // Imports the built ../dist/index.js (and ../dist/highs.js for the solver comparison).
+// --smoke (with or without the others): every part on small pools and short batches, no results file written.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,6 +19,7 @@ const { DeploySolver, RatioGreedy, RouteSolver, STAGE_PRESETS, StageRoute, stage
 );
 
 const quick = process.argv.includes("--quick");
+const smoke = process.argv.includes("--smoke");
 const rateOnly = process.argv.includes("--rate");
 const solversOnly = process.argv.includes("--solvers");
 const sweepOnly = rateOnly || solversOnly || process.argv.includes("--sweep");
@@ -29,7 +31,7 @@ function calibrate() {
   const a = new Float64Array(45).map((_, i) => (i + 1) / 45);
   const us = [];
   let s = 0;
-  for (let r = 0; r < 21; r++) {
+  for (let r = 0; r < (smoke ? 3 : 21); r++) {
     const t0 = process.hrtime.bigint();
     for (let k = 0; k < 2000; k++) for (let i = 0; i < 45; i++) for (let j = 0; j < 45; j++) s += a[i] * a[j];
     us.push(Number(process.hrtime.bigint() - t0) / 1000 / 2000);
@@ -44,7 +46,7 @@ if (!sweepOnly) {
   // Independent random instances, bounds drawn like a live deployment: UCB in [0.3, 1], LCB in [0.1, 3]
   // (budget 1 in cost units), caps 0.4 (one 1.0). 65,536 of them per n, cycled: with a few hundred the
   // branch predictor learns the whole sequence and the time comes out too low.
-  const ROUTE_INSTANCES = 65_536;
+  const ROUTE_INSTANCES = smoke ? 1024 : 65_536;
   const rng = Rng.fromSeed("bench");
   const TARGET_ROUTE_US = 2;
   for (const n of [2, 3, 4, 5, 6, 7, 8, 9, 10]) {
@@ -55,7 +57,7 @@ if (!sweepOnly) {
     }));
     const solver = new RouteSolver(n);
     const out = new Float64Array(n);
-    const batch = quick ? 2000 : 20000;
+    const batch = smoke ? 100 : quick ? 2000 : 20000;
     let k = 0;
     for (let i = 0; i < batch; i++, k++) {
       const x = inst[k & (ROUTE_INSTANCES - 1)];
@@ -96,7 +98,7 @@ if (!sweepOnly) {
     const c0 = c.slice();
     const solver = new RouteSolver(n);
     const out = new Float64Array(n);
-    const batch = quick ? 2000 : 20000;
+    const batch = smoke ? 100 : quick ? 2000 : 20000;
     const us = [];
     let k = 0;
     for (let r = 0; r < 22; r++) {
@@ -140,7 +142,7 @@ if (!sweepOnly) {
     // mixes paths: the row of the case says how many instances each path solved, and one row per path gives
     // that path's own median.
     const byMethod = new Map();
-    const reps = quick ? 1 : 5;
+    const reps = quick || smoke ? 1 : 5;
     for (let r = 0; r < reps; r++) {
       for (const x of inst) {
         const t0 = process.hrtime.bigint();
@@ -218,14 +220,14 @@ for (const [Cls, label, caps, slots, sizes] of [
   if (solversOnly || (rateOnly && !(Cls === StageRoute && caps === "rate"))) continue;
   for (const s of slots) {
     // A first pass over the smallest pool warms the JIT up (not recorded).
-    for (const [w, n] of (sizes ?? [100, 100, 500, 2000]).entries()) {
+    for (const [w, n] of (smoke ? [50, 50, 100] : (sizes ?? [100, 100, 500, 2000])).entries()) {
       const { snapshot, L } = sweepPool(Cls, n, s, caps);
       const boundary = [];
       const round = [];
       let method = "";
       // Branch-and-bound boundaries take up to seconds at 2,000 models: fewer repetitions there.
       const bnb = Cls === StageRoute && caps !== "flat";
-      const reps = quick ? 3 : bnb ? (n >= 2000 ? 5 : n >= 500 ? 9 : 15) : n >= 2000 ? 9 : 15;
+      const reps = smoke ? 1 : quick ? 3 : bnb ? (n >= 2000 ? 5 : n >= 500 ? 9 : 15) : n >= 2000 ? 9 : 15;
       for (let r = 0; r < reps + 1; r++) {
         const p = Cls.fromJSON(snapshot);
         // Nodes over all of a boundary's branch-and-bound searches.
@@ -269,7 +271,7 @@ for (const [Cls, label, caps, slots, sizes] of [
       const mr = median(round);
       if (w === 1) sweepBase.set(key, [mb, mr]);
       const [b0, r0] = sweepBase.get(key);
-      const n0 = (sizes ?? [100, 100])[1];
+      const n0 = smoke ? 50 : (sizes ?? [100, 100])[1];
       rows.push({
         bench: `sweep: ${label} boundary`,
         size: `n=${n}, M_max=${s}, ${capsLabel[caps]}`,
@@ -320,7 +322,7 @@ if (!rateOnly && (solversOnly || !sweepOnly) && !process.env.STAGEROUTE_DIST) {
   boundary(30, 4, { searchNodeLimit: 2000 });
   boundary(30, 4, { deploySolver: "highs" }, true);
   for (const s of [4, 16]) {
-    for (const n of [50, 100, 500]) {
+    for (const n of smoke ? [50] : [50, 100, 500]) {
       const best = boundary(n, s, { deploySolver: "highs" }, true);
       const optimum = best.d.value;
       const cases = [
@@ -328,10 +330,11 @@ if (!rateOnly && (solversOnly || !sweepOnly) && !process.env.STAGEROUTE_DIST) {
         ["searchNodeLimit 2,000", { searchNodeLimit: 2000 }],
         ["searchNodeLimit 20,000", { searchNodeLimit: 20000 }],
       ];
-      if (s === 4 || n === 50) cases.push(["built-in", {}]);
+      // (--smoke: not at M_max 16, where it takes seconds even at 50 models)
+      if (s === 4 || (n === 50 && !smoke)) cases.push(["built-in", {}]);
       for (const [label, config, solver] of cases) {
         // Seconds per boundary for the built-in search: one run; the others the median of 3.
-        const reps = quick || label === "built-in" ? 1 : 3;
+        const reps = quick || smoke || label === "built-in" ? 1 : 3;
         const runs = Array.from({ length: reps }, () => boundary(n, s, config, solver));
         const ms = median(runs.map((r) => r.ms));
         const { nodes, visits, improveEvals, budget, d } = runs[0];
@@ -353,7 +356,7 @@ if (!rateOnly && (solversOnly || !sweepOnly) && !process.env.STAGEROUTE_DIST) {
 
 // ---------------------------------------------------------------- 10^6-query simulation
 if (!sweepOnly) {
-  const T = quick ? 100_000 : 1_000_000;
+  const T = smoke ? 5000 : quick ? 100_000 : 1_000_000;
   const env = arenaSim2025({ oracle: stageValue, stageLength: 1000, maxDeployed: 6, arrivalInterval: T / 10 });
   env.reset(Rng.fromSeed(1).fork("environment"));
   const p = new StageRoute({
@@ -399,8 +402,10 @@ for (const r of rows) {
   console.log(pad(r.bench, 26) + pad(r.size, 50) + pad(v, 12) + note);
 }
 const out = join(dirname(fileURLToPath(import.meta.url)), "results", "latest.json");
-mkdirSync(dirname(out), { recursive: true });
-writeFileSync(
-  out,
-  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, calibrationUs: calib, rows }, null, 1)}\n`,
-);
+if (!smoke) {
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(
+    out,
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, calibrationUs: calib, rows }, null, 1)}\n`,
+  );
+}
