@@ -1,7 +1,8 @@
 // Benchmarks of the playground's own hot paths: the replay featurizer, the loader, a replay round, plot rendering,
 // and the CLI pipeline overhead. Run `pnpm bench` (node --expose-gc bench/run.mjs) after building; pass --scale for
 // the issue's scale check (100,000 rounds x 10 seeds x 3 policies on a 512-dimensional environment, in workers;
-// --scale=N runs N rounds instead, with the target scaled linearly).
+// --scale=N runs N rounds instead, with the target scaled linearly). --smoke: every measurement once on a small
+// input, the scale check included (50 rounds x 2 seeds, d = 16), no targets, no results file (to check that it runs).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,6 +10,7 @@ import { Rng } from "@routekit/core";
 import { HashingFeaturizer, parseReplay, ReplayEnvironment } from "@routekit/environments";
 import { compare, metricSpec, renderSvg, svgToPng } from "../dist/index.js";
 
+const smoke = process.argv.includes("--smoke");
 const here = dirname(fileURLToPath(import.meta.url));
 const example = join(here, "..", "examples", "prompts.jsonl");
 const text = readFileSync(example, "utf8");
@@ -27,7 +29,7 @@ function time(fn, minMs = 400) {
   let n = 0;
   const t0 = performance.now();
   let t = t0;
-  while (t - t0 < minMs) {
+  while (t - t0 < (smoke ? 1 : minMs)) {
     fn();
     n++;
     t = performance.now();
@@ -84,7 +86,7 @@ for (const policy of ["a", "b", "c"])
 const spec = metricSpec(pts, "regret", "bench");
 let svg = "";
 const msSvgAsync = [];
-for (let i = 0; i < 5; i++) {
+for (let i = 0; i < (smoke ? 1 : 5); i++) {
   const s = performance.now();
   svg = await renderSvg(spec);
   msSvgAsync.push(performance.now() - s);
@@ -105,7 +107,7 @@ await compare({
   environmentParams: { data: example },
   policies: ["random", "ucb1"],
   seeds: 2,
-  horizon: 2000,
+  horizon: smoke ? 200 : 2000,
   workers: 1,
 });
 rows.push({
@@ -117,17 +119,17 @@ rows.push({
 });
 
 const scaleArg = process.argv.find((a) => a.startsWith("--scale"));
-if (scaleArg) {
+if (scaleArg || smoke) {
   // --scale: the issue's 100,000 rounds; --scale=N for a shorter run (the target scales linearly).
-  const horizon = scaleArg.includes("=") ? Number(scaleArg.split("=")[1]) : 100_000;
+  const horizon = smoke ? 50 : scaleArg.includes("=") ? Number(scaleArg.split("=")[1]) : 100_000;
   const s1 = performance.now();
   const before = process.memoryUsage().rss;
   let lastPrint = 0;
   await compare({
     environment: "linear-contextual",
-    environmentParams: { contextDim: 512 },
+    environmentParams: { contextDim: smoke ? 16 : 512 },
     policies: ["linucb-shared", "linucb-disjoint", "rff-ucb"],
-    seeds: 10,
+    seeds: smoke ? 2 : 10,
     horizon,
     workers: 2,
     onProgress: (p) => {
@@ -139,7 +141,7 @@ if (scaleArg) {
     },
   });
   rows.push({
-    name: `scale: 3 policies x 10 seeds x ${horizon} rounds, d=512 (workers)`,
+    name: `scale: 3 policies x ${smoke ? 2 : 10} seeds x ${horizon} rounds, d=${smoke ? 16 : 512} (workers)`,
     value: (performance.now() - s1) / 1000,
     unit: "s",
     target: (600 * horizon) / 100_000,
@@ -165,9 +167,11 @@ for (const r of rows) {
     `${r.name.padEnd(w)}  ${fmt(r.value).padStart(12)} ${r.unit.padEnd(9)} target ${r.lower ? "<=" : ">="} ${fmt(r.target)}  ${ok ? "ok" : "MISSED"}`,
   );
 }
-mkdirSync(join(here, "results"), { recursive: true });
-writeFileSync(
-  join(here, "results", "latest.json"),
-  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2)}\n`,
-);
-console.log(`\n${failed === 0 ? "all targets met" : `${failed} target(s) missed`}; wrote bench/results/latest.json`);
+if (!smoke) {
+  mkdirSync(join(here, "results"), { recursive: true });
+  writeFileSync(
+    join(here, "results", "latest.json"),
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2)}\n`,
+  );
+  console.log(`\n${failed === 0 ? "all targets met" : `${failed} target(s) missed`}; wrote bench/results/latest.json`);
+}
