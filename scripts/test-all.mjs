@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // The root `pnpm test`: lint, every package's typecheck and vitest run (through turbo), the packaging
 // checks (tarballs, browser bundles, a consumer project), the docs build with warnings as errors and
-// the README examples. It ends with ONE plain line, `N passed, N failed`, so any CI can read the result:
+// the README examples, and every benchmark script in smoke mode (scripts/bench-smoke.mjs). It ends with ONE
+// plain line, `N passed, N failed`, so any CI can read the result:
 // N counts every vitest test of every package plus one per other check (lint, each typecheck task, each
 // packaging/docs step). A test task that failed without writing a vitest report counts as one failure.
 // Exit code 0 exactly when nothing failed.
 // For a quick local run: ROUTEKIT_TEST_FILTER=@routekit/classic (a turbo --filter) and
-// ROUTEKIT_TEST_SKIP=pack,browser,consumer,docs (steps to skip; skipped steps count neither way).
+// ROUTEKIT_TEST_SKIP=pack,browser,consumer,docs,bench (steps to skip; skipped steps count neither way).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -150,7 +151,9 @@ for (const d of dirs) {
 }
 
 // The packaging checks and the docs build read the built packages and write only to their own temporary
-// directories (docs: docs-site/), so they run side by side: on 2 cores that saves about 40 s of the suite.
+// directories (docs: docs-site/), so they run side by side: on 2 cores that saves about 40 s of the suite. The
+// bench smoke step too: it reads the built dist/ and writes only to temporary paths (and packages' bench/, which
+// no tarball includes).
 await Promise.all([
   stepAsync("pack-check", "node", ["scripts/pack-check.mjs"], "pack").then(() =>
     stepAsync(
@@ -167,6 +170,12 @@ await Promise.all([
     "consumer",
   ),
   stepAsync("docs (typedoc; typedoc.json treats warnings as errors)", "npx", ["typedoc"], "docs"),
+  stepAsync(
+    "bench smoke (every benchmark script with --smoke: tiny sizes, no targets)",
+    "node",
+    ["scripts/bench-smoke.mjs"],
+    "bench",
+  ),
 ]);
 
 console.log("\nwall time per step:");
