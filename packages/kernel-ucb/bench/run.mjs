@@ -9,7 +9,7 @@
 // child process with ROUTEKIT_LINALG=scalar (set BENCH_SCALAR=0 to skip it; BENCH_UNSHARED=1 adds
 // a child on plain, non-shared WebAssembly memory).
 // Wall-clock numbers on a shared machine are noisy: the load average is printed with them.
-// --smoke: T = 1000, one run, the child too, no results file written (to check that it runs).
+// --smoke: T = 1000 (the TypeScript child 250), one run, no results file written (to check that it runs).
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
@@ -37,12 +37,12 @@ const G = 5;
 const d = 512;
 const D = 200;
 const smoke = process.argv.includes("--smoke");
-const T = smoke ? 1000 : Number(process.env.BENCH_T ?? 2000);
+const CHILD = process.env.ROUTEKIT_BENCH_CHILD === "1";
+const T = smoke ? (CHILD ? 250 : 1000) : Number(process.env.BENCH_T ?? 2000);
 const MARKS = [1, 250, 500, 1000, 1500, 2000].filter((t) => t <= T);
 const WINDOW = 50;
 /** Whole runs per policy; each mark reports the median over them (noisy shared machine). */
 const REPEATS = smoke ? 1 : Number(process.env.BENCH_REPEATS ?? 3);
-const CHILD = process.env.ROUTEKIT_BENCH_CHILD === "1";
 
 /** Per-round reference times (ms), measured on a 2-core EPYC, Node 20, single-thread OpenBLAS. */
 const REFERENCE = {
@@ -189,7 +189,8 @@ const pakRatio = (m, ms) => (REFERENCE.pak[m] ? x(REFERENCE.pak[m], ms) : "-").p
 function table(r, title) {
   console.log(`\n${title} (linalg backend: ${r.backend})`);
   console.log("      t |  RFF-UCB  fastest  vs reference |  PAK-UCB  fastest  vs reference  MB read/round");
-  for (const m of MARKS) {
+  // (every mark of this run; a --smoke child runs fewer)
+  for (const m of MARKS.filter((t) => r.rff.median[t] !== undefined)) {
     const mb = `${(r.pak.streamed[m] / 2 ** 20).toFixed(1)}`.padStart(13);
     console.log(
       `${String(m).padStart(7)} | ${us(r.rff.median[m])}  ${us(r.rff.fastest[m])}  ${rffRatio(r.rff.median[m])} |  ${us(r.pak.median[m])}  ${us(r.pak.fastest[m])}  ${pakRatio(m, r.pak.median[m])}  ${mb}`,
