@@ -445,3 +445,6 @@ if (!smoke) {
     )}\n`,
   );
 }
+// A missed target fails the run (exit 1), as in the other packages' benches: `pnpm bench` runs every package
+// (--continue) and reports any miss. A smoke run checks no target.
+if (!smoke && targets.some((t) => !t.pass)) process.exitCode = 1;
