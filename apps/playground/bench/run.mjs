@@ -3,7 +3,8 @@
 // the issue's scale check (100,000 rounds x 10 seeds x 3 policies on a 512-dimensional environment, in workers;
 // --scale=N runs N rounds instead, with the target scaled linearly). --smoke: every measurement once on a small
 // input, the scale check included (50 rounds x 2 seeds, d = 16), no targets, no results file (to check that it runs).
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Rng } from "@routekit/core";
@@ -118,6 +119,40 @@ rows.push({
   lower: true,
 });
 
+// README (--no-png): what skipping the PNGs saves per scenario. The same small replay comparison written to a
+// temporary directory with and without PNGs (median of 3 each); the difference is the PNG rendering of one run's
+// plots (regret, O2B, OPR, cost, pick shares, the panel).
+{
+  const dir = mkdtempSync(join(tmpdir(), "routekit-bench-png-"));
+  const write = async (png) => {
+    const s = performance.now();
+    await compare({
+      environment: "replay",
+      environmentParams: { data: example },
+      policies: ["random", "ucb1"],
+      seeds: 2,
+      horizon: smoke ? 50 : 500,
+      workers: 1,
+      out: join(dir, png ? "png" : "svg"),
+      png,
+    });
+    return performance.now() - s;
+  };
+  const med = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const withPng = [];
+  const withoutPng = [];
+  for (let i = 0; i < (smoke ? 1 : 3); i++) {
+    withPng.push(await write(true));
+    withoutPng.push(await write(false));
+  }
+  rmSync(dir, { recursive: true, force: true });
+  rows.push({
+    name: "--no-png saving per scenario (files of a 2-policy replay run)",
+    value: med(withPng) - med(withoutPng),
+    unit: "ms",
+  });
+}
+
 const scaleArg = process.argv.find((a) => a.startsWith("--scale"));
 if (scaleArg || smoke) {
   // --scale: the issue's 100,000 rounds; --scale=N for a shorter run (the target scales linearly).
@@ -161,6 +196,10 @@ console.log("routekit playground benchmarks (shared 2-core machine: numbers are 
 const w = Math.max(...rows.map((r) => r.name.length));
 let failed = 0;
 for (const r of rows) {
+  if (r.target === undefined) {
+    console.log(`${r.name.padEnd(w)}  ${fmt(r.value).padStart(12)} ${r.unit.padEnd(9)} (measured, no target)`);
+    continue;
+  }
   const ok = r.lower ? r.value <= r.target : r.value >= r.target;
   if (!ok) failed++;
   console.log(

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 /**
  * Writes the example replay files prompts.jsonl and prompts.csv: 200 prompts x 3 models, deterministic.
+ * The shipped files were written before core's Rng seeding changed (commit 796b1d7): this script now writes other
+ * prompts and scores of the same design, not the shipped files (whose numbers the READMEs and tests quote).
  *
  *   node examples/make-prompts.mjs        (from apps/playground, after building @routekit/core)
  *

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -47,5 +47,25 @@ describe("routekit class-fit (Table 2 analogue)", () => {
     const r = await cli(["class-fit", "--seeds", "0"]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--seeds must be an integer >= 1/);
+  });
+});
+
+describe("routekit class-fit size limits (README: beyond them is bad usage, exit 2, before any fitting)", () => {
+  it("--queries above 10,000,000, --iterations above 1,000,000 and tables above 1e8 numbers exit 2 at once", async () => {
+    const out = mkdtempSync(join(tmpdir(), "routekit-class-fit-limits-"));
+    const t0 = performance.now();
+    const cases: [string[], RegExp][] = [
+      [["--queries", "10000001", "--dim", "1", "--models", "1", "--rank", "1"], /queries/],
+      [["--iterations", "1000001"], /iterations/],
+      // d = 16, M = 4: 2d + 1 + M + d(d + 1)/2 = 173 numbers per query; 600,000 queries is 1.04e8.
+      [["--queries", "600000"], /1e8|100,000,000|numbers/],
+    ];
+    for (const [args, re] of cases) {
+      const r = await cli(["class-fit", ...args, "--out", join(out, "x")]);
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.err, args.join(" ")).toMatch(re);
+    }
+    expect(readdirSync(out)).toEqual([]); // nothing written
+    expect(performance.now() - t0).toBeLessThan(2000); // refused before any fitting
   });
 });

@@ -130,6 +130,9 @@ describe("Sup-PAK-UCB sanity on swap (G = 2, d = 8, T = 1000, theory eta, seeds 
       expect(filed).toBe(p.branchCounts.explore);
       expect(filed + p.branchCounts.exploit + p.branchCounts.guard).toBe(T);
       expect(badEliminations).toBe(0);
+      // README departure 11: with the theory exploration every round is in branch (c), never past stage 1.
+      expect(p.branchCounts.explore).toBe(T);
+      expect(p.maxStage).toBe(1);
       expect(regret).toBeLessThanOrEqual(1.05 * random);
       regrets.push(regret);
     }

@@ -122,6 +122,14 @@ describe("calls with input a user would try", () => {
       };
       expect(await codeOf(() => a.feedback(d.id, throwing as never))).toBe(ErrorCode.InvalidArgument);
       expect(await codeOf(() => a.feedback(10n as never, { reward: 1 }))).toBe(ErrorCode.InvalidArgument);
+      // README: "a BigInt, function, symbol ... INVALID_ARGUMENT" (JSON.stringify would drop the last two silently).
+      expect(await codeOf(() => a.feedback(d.id, { reward: 1, note: () => 1 } as never))).toBe(
+        ErrorCode.InvalidArgument,
+      );
+      expect(await codeOf(() => a.feedback(d.id, { reward: 1, tag: Symbol("x") } as never))).toBe(
+        ErrorCode.InvalidArgument,
+      );
+      expect(await codeOf(() => a.feedback(d.id, { reward: 2n } as never))).toBe(ErrorCode.InvalidArgument);
       // Not of the form <replicaId>~<incarnation>:<local id>.
       for (const id of ["gw:1~abc", "~", "x~:d0", "gw:1~abc:"]) {
         expect(await codeOf(() => a.feedback(id, { reward: 1 }))).toBe(ErrorCode.UnknownDecision);
