@@ -39,7 +39,7 @@ export interface CommonOptions {
   readonly plots?: boolean;
   /**
    * Also render every plot as a PNG beside its SVG (default true). false writes the SVGs and the HTML report only
-   * and skips the PNG rendering, about 0.6 s per scenario on a 2-core VM.
+   * and skips the PNG rendering, about 0.5-0.6 s per scenario on a 2-core VM (the playground bench measures it).
    */
   readonly png?: boolean;
 }

@@ -1,5 +1,5 @@
 // Steady-state per-round time (select + update) of OFU-MNL+ on one fixed stream, split by the state of
-// the CPU core. On a virtual machine the same loop runs at two speeds, about 1.7x apart, switching every
+// the CPU core. On a virtual machine the same loop runs at two speeds, about 1.6-1.7x apart, switching every
 // few milliseconds to seconds: the virtual CPU shares a physical core with another hardware thread that
 // the host gives to someone else (see scripts/core-probe.mjs at the repository root). Between windows of 500 rounds a ~0.2 ms probe
 // records the core's state; a window counts as unshared (shared) when the probes on both sides of it say
