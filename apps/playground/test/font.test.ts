@@ -2,25 +2,29 @@
  * README (output files): "PNG text uses DejaVu Sans, Liberation Sans or Arial when found, or the font file named by
  * ROUTEKIT_FONT; without any font, a warning says PNG text may be missing (SVGs are unaffected)".
  */
-import * as fs from "node:fs";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { createRequire, syncBuiltinESMExports } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { compare } from "../src/api.js";
+import { locateFont } from "../src/plot.js";
 
-vi.mock("node:fs", async (importOriginal) => {
-  const real = await importOriginal<typeof import("node:fs")>();
-  return { ...real, existsSync: vi.fn(real.existsSync) };
-});
-
-const { locateFont } = await import("../src/plot.js");
-const { compare } = await import("../src/api.js");
+// Font files are hidden by patching node:fs itself and syncing its ESM exports (Node's documented way), not with
+// vi.mock: the suite runs with isolate: false, so another file may have loaded node:fs (and plot.ts) unmocked first.
+const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
+const realExistsSync = cjsFs.existsSync;
+function hideFontFiles(): void {
+  cjsFs.existsSync = (p) => !/\.(ttf|otf|ttc)$/i.test(String(p)) && realExistsSync(p);
+  syncBuiltinESMExports();
+}
 
 const saved = process.env.ROUTEKIT_FONT;
 afterEach(() => {
   if (saved === undefined) delete process.env.ROUTEKIT_FONT;
   else process.env.ROUTEKIT_FONT = saved;
-  vi.mocked(fs.existsSync).mockRestore();
+  cjsFs.existsSync = realExistsSync;
+  syncBuiltinESMExports();
 });
 
 describe("PNG fonts", () => {
@@ -38,7 +42,7 @@ describe("PNG fonts", () => {
 
   it("without any font file the run warns that PNG text may be missing, and still writes SVGs and PNGs", async () => {
     delete process.env.ROUTEKIT_FONT;
-    vi.mocked(fs.existsSync).mockImplementation((p) => !/\.(ttf|otf|ttc)$/i.test(String(p)));
+    hideFontFiles();
     expect(locateFont()).toBeUndefined();
     const out = mkdtempSync(join(tmpdir(), "routekit-nofont-"));
     const res = await compare({
