@@ -15,6 +15,7 @@ const TIMEOUT_MS = 45_000;
 const CONCURRENCY = 2;
 /** bench/*.mjs files that are not scripts: modules the scripts import, or a child process they start. */
 const HELPERS = new Set([
+  "packages/mnl/bench/readme-runs.mjs", // the README-table scripts' shared runs and checks
   "packages/core/bench/trivial.mjs", // run.mjs's trivial environment and worker-pool module
   "packages/mnl/bench/large-d-rounds.mjs", // the large-d scripts' shared workload
   "packages/mnl/bench/ofu-steady.mjs", // ofuSteadyState, for run.mjs and ofu-loop.mjs

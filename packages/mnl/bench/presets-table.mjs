@@ -6,52 +6,25 @@
 //   node bench/presets-table.mjs     (after `npx tsup` here and in core / environments)
 // --smoke: T = 200 on seeds 0-1; the figures then differ from the README's, and that is not a failure.
 import { readFileSync } from "node:fs";
-import { runExperiment } from "@routekit/core";
-import { ContextualMnlEnvironment } from "@routekit/environments";
-import { OfuMnlPlus, optimalAssortment } from "../dist/index.js";
+import { OfuMnlPlus } from "../dist/index.js";
+import { checker, finalRegrets, mean, sd, tableRow } from "./readme-runs.mjs";
 
 const smoke = process.argv.includes("--smoke");
 const T = smoke ? 200 : 3000;
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
 const table = readme.slice(readme.indexOf("| preset | K = 5 | K = 10 | K = 15 |"));
-const row = (name) =>
-  table
-    .split("\n")
-    .find((l) => l.startsWith(name))
-    .split("|")
-    .slice(2, 5)
-    .map((c) => c.trim());
-
-function finals(preset, K) {
-  const { runs } = runExperiment({
-    protocol: "assortment",
-    environment: () =>
-      new ContextualMnlEnvironment({
-        numItems: 100,
-        contextDim: 5,
-        maxSize: K,
-        v0: 1,
-        rewards: "uniform",
-        oracle: optimalAssortment,
-      }),
-    policies: [{ label: `ofu-${preset}`, create: () => new OfuMnlPlus({ contextDim: 5, maxSize: K, v0: 1, preset }) }],
-    seeds: Array.from({ length: smoke ? 2 : 10 }, (_, i) => i),
-    horizon: T,
-    points: T / 100,
+const row = (name) => tableRow(table, name);
+const finals = (preset, K) =>
+  finalRegrets({
+    label: `ofu-${preset}`,
+    create: () => new OfuMnlPlus({ contextDim: 5, maxSize: K, v0: 1, preset }),
+    K,
+    rewards: "uniform",
+    seeds: smoke ? 2 : 10,
+    T,
   });
-  return runs.map((r) => r.series.regret[r.series.t.indexOf(T)]);
-}
-const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const sd = (xs) => Math.sqrt(xs.reduce((a, x) => a + (x - mean(xs)) ** 2, 0) / (xs.length - 1));
-
+const { check, failures } = checker();
 let failed = 0;
-const check = (what, got, quoted) => {
-  const ok = JSON.stringify(got) === JSON.stringify(quoted);
-  if (!ok) failed++;
-  console.log(
-    `${ok ? "ok  " : "FAIL"} ${what}: measured ${got.join(" | ")}${ok ? "" : `; README ${quoted.join(" | ")}`}`,
-  );
-};
 
 const measured = {};
 for (const preset of ["paper", "authors-uniform", "practical"]) {
@@ -87,4 +60,4 @@ check(
   [...range(measured["authors-uniform"]), ...range(measured.paper)],
   cut ? cut.slice(1, 5) : [],
 );
-process.exitCode = failed && !smoke ? 1 : 0;
+process.exitCode = (failed || failures()) && !smoke ? 1 : 0;

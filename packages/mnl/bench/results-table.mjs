@@ -7,9 +7,8 @@
 //   node bench/results-table.mjs     (after `npx tsup` here and in core / environments)
 // --smoke: T = 200 on seeds 0-1; the figures then differ from the README's, and that is not a failure.
 import { readFileSync } from "node:fs";
-import { runExperiment } from "@routekit/core";
-import { ContextualMnlEnvironment } from "@routekit/environments";
-import { OfuMnlPlus, optimalAssortment, TsMnl, UcbMnl } from "../dist/index.js";
+import { OfuMnlPlus, TsMnl, UcbMnl } from "../dist/index.js";
+import { checker, finalRegrets, mean, sd, tableRow } from "./readme-runs.mjs";
 
 const smoke = process.argv.includes("--smoke");
 const T = smoke ? 200 : 3000;
@@ -22,46 +21,13 @@ const makers = {
   "ucb-nonuniform": (K) => new UcbMnl({ contextDim: 5, maxSize: K, preset: "authors-nonuniform" }),
   "ts-nonuniform": (K, rng) => new TsMnl({ contextDim: 5, maxSize: K, rng, preset: "authors-nonuniform" }),
 };
-function finals(label, K, rewards, n) {
-  const { runs } = runExperiment({
-    protocol: "assortment",
-    environment: () =>
-      new ContextualMnlEnvironment({
-        numItems: 100,
-        contextDim: 5,
-        maxSize: K,
-        v0: 1,
-        rewards,
-        oracle: optimalAssortment,
-      }),
-    policies: [{ label, create: ({ rng }) => makers[label](K, rng) }],
-    seeds: Array.from({ length: smoke ? 2 : n }, (_, i) => i),
-    horizon: T,
-    points: T / 100,
-  });
-  return runs.map((r) => r.series.regret[r.series.t.indexOf(T)]);
-}
-const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const sd = (xs) => Math.sqrt(xs.reduce((a, x) => a + (x - mean(xs)) ** 2, 0) / (xs.length - 1));
+const finals = (label, K, rewards, n) =>
+  finalRegrets({ label, create: ({ rng }) => makers[label](K, rng), K, rewards, seeds: smoke ? 2 : n, T });
 const cell = (xs) => `${mean(xs).toFixed(1)} ± ${sd(xs).toFixed(1)}`;
 
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-const row = (name) =>
-  readme
-    .split("\n")
-    .find((l) => l.startsWith(`| ${name} |`))
-    .split("|")
-    .slice(2, 5)
-    .map((c) => c.trim());
-
-let failed = 0;
-const check = (what, got, quoted) => {
-  const ok = JSON.stringify(got) === JSON.stringify(quoted);
-  if (!ok) failed++;
-  console.log(
-    `${ok ? "ok  " : "FAIL"} ${what}: measured ${got.join(" | ")}${ok ? "" : `; README ${quoted.join(" | ")}`}`,
-  );
-};
+const row = (name) => tableRow(readme, `| ${name} |`);
+const { check, failures } = checker();
 for (const K of [5, 15]) {
   const got = ["ofu-authors-uniform", "ucb-uniform", "ts-uniform"].map((l) => cell(finals(l, K, "uniform", 3)));
   check(`uniform, v0 = 1, K = ${K} (seeds 0-2)`, got, row(`uniform, v0 = 1, K = ${K}`));
@@ -82,4 +48,4 @@ const quoted = /The `paper` preset under non-uniform revenues gives ([\d ]+) \(K
   readme,
 );
 check("paper preset, non-uniform, K = 5 | 15 (seeds 0-1)", paper, quoted ? quoted.slice(1, 3) : []);
-process.exitCode = failed && !smoke ? 1 : 0;
+process.exitCode = failures() && !smoke ? 1 : 0;
