@@ -3,11 +3,11 @@
  * Cascading") replicas fed the same stream, joined in different orders and started from another
  * replica's snapshot, hold the learned state of one learner fed every event.
  */
-import { type CascadeEvent, learnedState, Rng, withReplicaParts } from "@routekit/core";
+import { type CascadeEvent, Rng } from "@routekit/core";
 import { Cosmos } from "@routekit/pandora";
-import { describe, expect, it } from "vitest";
-import { StreamApplier } from "../src/apply.js";
+import { describe, it } from "vitest";
 import type { StreamEntry } from "../src/entries.js";
+import { expectFoldMatchesOneLearner } from "./fixture.js";
 
 const make = (seed: number) =>
   new Cosmos({ arms: ["mini", "standard", "frontier"], contextDim: 2, outputDim: 2, rewardParameter: [1, 0], seed });
@@ -40,42 +40,8 @@ function stream(n: number): { decisions: StreamEntry[]; feedbacks: StreamEntry[]
   return { decisions, feedbacks, events };
 }
 
-const learned = (p: Cosmos) => JSON.stringify(learnedState(p.toJSON()));
-
 describe("StreamApplier with a cascade policy (COSMOS)", () => {
   it("replicas joining in different orders, and one restored mid-stream, equal a single learner", () => {
-    const { decisions, feedbacks, events } = stream(200);
-    const single = make(2);
-    for (const e of events) single.learn(e);
-
-    // Replica A: each decision then its feedback. Replica B: feedback first, then the decision (the pair is
-    // learned when the decision arrives, so the learning order is the same).
-    const a = new StreamApplier(make(3), 1000);
-    const b = new StreamApplier(make(4), 1000);
-    for (let i = 0; i < decisions.length; i++) {
-      a.apply(decisions[i] as StreamEntry);
-      a.apply(feedbacks[i] as StreamEntry);
-      b.apply(feedbacks[i] as StreamEntry);
-      b.apply(decisions[i] as StreamEntry);
-    }
-    expect(a.counts).toMatchObject({ learned: 200, rejected: 0 });
-    expect(learned(a.policy as Cosmos)).toBe(learned(single));
-    expect(learned(b.policy as Cosmos)).toBe(learned(single));
-
-    // Replica C starts from A's snapshot after 100 events (its own rng, no pending episodes) and folds the rest.
-    const half = new StreamApplier(make(5), 1000);
-    for (let i = 0; i < 100; i++) {
-      half.apply(decisions[i] as StreamEntry);
-      half.apply(feedbacks[i] as StreamEntry);
-    }
-    const c = new StreamApplier(
-      Cosmos.fromJSON(withReplicaParts(half.policy.toJSON(), Rng.fromSeed("replica-c"))),
-      1000,
-    );
-    for (let i = 100; i < decisions.length; i++) {
-      c.apply(decisions[i] as StreamEntry);
-      c.apply(feedbacks[i] as StreamEntry);
-    }
-    expect(learned(c.policy as Cosmos)).toBe(learned(single));
+    expectFoldMatchesOneLearner(stream(200), make, (s) => Cosmos.fromJSON(s));
   });
 });

@@ -1,7 +1,17 @@
 /** What the replica test files share: a LinUCB policy over three arms and a real redis-server per file. */
 import { LinUCBDisjoint } from "@routekit/classic";
-import { isRouteKitError, type Snapshot } from "@routekit/core";
+import {
+  type DecisionEvent,
+  isRouteKitError,
+  learnedState,
+  type PolicyBase,
+  Rng,
+  type Snapshot,
+  withReplicaParts,
+} from "@routekit/core";
 import { afterAll, beforeAll, expect } from "vitest";
+import { type ReplicablePolicy, StreamApplier } from "../src/apply.js";
+import type { StreamEntry } from "../src/entries.js";
 import type { ReplicaOptions } from "../src/index.js";
 import { type RedisServer, startRedisServer } from "../src/server.js";
 
@@ -53,4 +63,46 @@ export async function codeOf(fn: () => unknown): Promise<string | undefined> {
     return (e as { code: string }).code;
   }
   return undefined;
+}
+
+const learnedOf = (p: PolicyBase) => JSON.stringify(learnedState(p.toJSON()));
+
+/**
+ * The fold's promise for any protocol (README): replicas that apply each decision and its feedback in either order
+ * (feedback first: the pair is learned when the decision arrives, so the learning order is the same), and one started
+ * half-way from another replica's snapshot (its own random stream, no pending decisions), hold the learned state of
+ * one learner fed every event. `make(seed)` builds a fresh policy; the stream was played by another one.
+ */
+export function expectFoldMatchesOneLearner<P extends ReplicablePolicy>(
+  entries: { decisions: StreamEntry[]; feedbacks: StreamEntry[]; events: DecisionEvent[] },
+  make: (seed: number) => P,
+  fromJSON: (s: Snapshot) => P,
+): void {
+  const { decisions, feedbacks, events } = entries;
+  const single = make(2);
+  for (const e of events) single.learn(e);
+  expect(learnedOf(single)).not.toBe(learnedOf(make(2))); // it learned something
+  const a = new StreamApplier(make(3), 1000);
+  const b = new StreamApplier(make(4), 1000);
+  for (let i = 0; i < decisions.length; i++) {
+    a.apply(decisions[i] as StreamEntry);
+    a.apply(feedbacks[i] as StreamEntry);
+    b.apply(feedbacks[i] as StreamEntry);
+    b.apply(decisions[i] as StreamEntry);
+  }
+  expect(a.counts).toMatchObject({ learned: decisions.length, rejected: 0 });
+  expect(learnedOf(a.policy)).toBe(learnedOf(single));
+  expect(learnedOf(b.policy)).toBe(learnedOf(single));
+  const mid = Math.floor(decisions.length / 2);
+  const half = new StreamApplier(make(5), 1000);
+  for (let i = 0; i < mid; i++) {
+    half.apply(decisions[i] as StreamEntry);
+    half.apply(feedbacks[i] as StreamEntry);
+  }
+  const c = new StreamApplier(fromJSON(withReplicaParts(half.policy.toJSON(), Rng.fromSeed("replica-c"))), 1000);
+  for (let i = mid; i < decisions.length; i++) {
+    c.apply(decisions[i] as StreamEntry);
+    c.apply(feedbacks[i] as StreamEntry);
+  }
+  expect(learnedOf(c.policy)).toBe(learnedOf(single));
 }
