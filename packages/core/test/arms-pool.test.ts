@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ArmTable, ErrorCode, Float64Pool, ObjectPool, Rng, RouteKitError } from "../src/index.js";
+import { errorCode } from "./error-code.js";
 
 function codeOf(f: () => unknown): string | undefined {
   try {
@@ -154,14 +155,7 @@ describe("ArmTable positions after many removals (outside audit, core 2026-11-27
 
 describe("pool constructors check their arguments", () => {
   it("Float64Pool and ObjectPool refuse a bad length, maxFree or factory at construction", () => {
-    const code = (f: () => unknown) => {
-      try {
-        f();
-      } catch (e) {
-        return (e as RouteKitError).code;
-      }
-      return undefined;
-    };
+    const code = errorCode;
     // new Float64Pool(-1) was accepted and threw a RangeError at the first acquire().
     expect(code(() => new Float64Pool(-1))).toBe(ErrorCode.OutOfRange);
     expect(code(() => new Float64Pool(1.5))).toBe(ErrorCode.OutOfRange);

@@ -10,6 +10,7 @@ import {
   type LedgerOptions,
   RouteKitError,
 } from "../src/index.js";
+import { errorCode } from "./error-code.js";
 
 function codeOf(f: () => unknown): string | undefined {
   try {
@@ -532,14 +533,7 @@ describe("caller code that throws inside the ledger (outside audit, core 2026-11
 
 describe("DecisionLedger codec check", () => {
   it("refuses a codec that is not an object with encode and decode functions, at construction", () => {
-    const code = (f: () => unknown) => {
-      try {
-        f();
-      } catch (e) {
-        return (e as RouteKitError).code;
-      }
-      return undefined;
-    };
+    const code = errorCode;
     // new DecisionLedger(null) was accepted; the first settle or snapshot threw a TypeError.
     const bad: unknown[] = [
       null,
