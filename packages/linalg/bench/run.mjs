@@ -514,10 +514,13 @@ for (const r of inverseRows.filter((x) => x.n >= 64)) {
   });
 }
 const q400 = rows.find((r) => r.kernel === "quadFormUpper" && r.n === 400);
-const m400 = rows.find((r) => r.kernel === "quadFormMirror32" && r.n === 400);
+// The mirror's speed-up is measured with its own interleaved batches, not read off the table above: there
+// the two kernels ran seconds apart, and a load change in between (another job, the host's memory state)
+// moved the ratio across 1.5x in either direction.
+const [mirrorNs, upperNs] = interleavedNs([cases.quadFormMirror32(400).wasm, cases.quadFormUpper(400).wasm]);
 checks.push({
-  what: `quadFormMirror32 n=400: >= 1.5x faster than the Float64 quadFormUpper in WASM (${fmt(m400.wasmNs)} vs ${fmt(q400.wasmNs)}, ${(q400.wasmNs / m400.wasmNs).toFixed(2)}x)`,
-  ok: m400.wasmNs * 1.5 <= q400.wasmNs,
+  what: `quadFormMirror32 n=400: >= 1.5x faster than the Float64 quadFormUpper in WASM, interleaved batches (${fmt(mirrorNs)} vs ${fmt(upperNs)}, ${(upperNs / mirrorNs).toFixed(2)}x)`,
+  ok: mirrorNs * 1.5 <= upperNs,
 });
 console.log(
   `\n400x400 quadratic form: TypeScript ${fmt(q400.tsNs)}, WASM SIMD ${fmt(q400.wasmNs)} (issue reference: ~80 us scalar upper, ~60 us f64x2, 17-21 us OpenBLAS)`,
