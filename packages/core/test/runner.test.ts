@@ -672,3 +672,47 @@ describe("runExperiment (cascade protocol)", () => {
     }
   });
 });
+
+// ---------------------------------------------------------------- OPR for assortment and cascade runs
+
+describe("OPR of assortment and cascade runs: a round is optimal within 1e-12 of the oracle's value", () => {
+  // The README's rule, asserted on both sides of the tolerance: the oracle's value is the policy's plus `gap`.
+  const gaps = [
+    { gap: 0, optimal: true },
+    { gap: 5e-13, optimal: true },
+    { gap: -1e-3, optimal: true }, // a realised oracle (common random numbers) may fall below the policy
+    { gap: 3e-12, optimal: false },
+    { gap: 1e-9, optimal: false },
+  ];
+  it.each(gaps)("assortment: gap $gap -> optimal $optimal", ({ gap, optimal }) => {
+    class Shifted extends ToyAssortment {
+      override oracleRevenue(): number {
+        return this.expectedRevenue([0, 1]) + gap;
+      }
+    }
+    const r = runExperiment({
+      protocol: "assortment",
+      environment: () => new Shifted(),
+      policies: [{ label: "{0,1}", create: () => new FixedAssortment([0, 1]) }],
+      seeds: [1],
+      horizon: 50,
+    });
+    expect(r.runs[0]?.final.opr).toBe(optimal ? 1 : 0);
+  });
+  it.each(gaps)("cascade: gap $gap -> optimal $optimal", ({ gap, optimal }) => {
+    class Shifted extends ToyCascadeEnv {
+      // open-all pays 0.1 for each box and deploys b (0.8)
+      override oracleUtility(): number {
+        return 0.8 - 0.1 - 0.1 + gap;
+      }
+    }
+    const r = runExperiment({
+      protocol: "cascade",
+      environment: () => new Shifted(),
+      policies: [{ label: "open-all", create: () => new OpenAll() }],
+      seeds: [1],
+      horizon: 50,
+    });
+    expect(r.runs[0]?.final.opr).toBe(optimal ? 1 : 0);
+  });
+});
