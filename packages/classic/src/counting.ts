@@ -4,6 +4,7 @@ import {
   type ArmFeedback,
   ArmPolicyBase,
   type ArmState,
+  checkCountTotal,
   ErrorCode,
   encodeF64,
   type Json,
@@ -126,6 +127,6 @@ export function readCountingState(
   const observations = readInt(st, "observations", 0);
   let live = 0;
   for (const a of base.arms) live += a.data.n;
-  if (observations < live) snapshotCorrupt('"observations"', `>= the live arms' feedback count (${live})`);
+  checkCountTotal(live, observations, "arms[].stats[0]", '"observations"');
   return { ...base, observations };
 }

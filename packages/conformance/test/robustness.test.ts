@@ -8,6 +8,7 @@
  */
 import { type ArmPolicy, type AssortmentPolicy, Rng } from "@routekit/core";
 import {
+  absurdValueCorruptions,
   checkConcurrentArm,
   checkConcurrentAssortment,
   checkConcurrentCascade,
@@ -73,6 +74,15 @@ describe.each(armPolicies.map((s, i) => [s.name, s, i] as const))("%s", (_n, spe
       armSmoke,
     );
     expect(tally.rejected).toBeGreaterThanOrEqual(11);
+  });
+  it("resealed absurd values (-1e308 in every field) are refused or load into a policy that works", () => {
+    armCost = spec.costs;
+    const p = spec.create({ seed: 7, arms: ["arm-0", "arm-1", "arm-2"] });
+    armHistory(p, 7);
+    const before = JSON.stringify(p.toJSON());
+    const tally = checkCorruptions(spec.name, absurdValueCorruptions(p.toJSON()), (s) => spec.restore(s), armSmoke);
+    expect(tally.rejected).toBeGreaterThan(0);
+    expect(JSON.stringify(p.toJSON())).toBe(before);
   });
   it("restores from structuredClone, prototype-less and frozen copies, and never writes to its input", () => {
     armCost = spec.costs;

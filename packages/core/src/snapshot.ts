@@ -294,6 +294,100 @@ export function readF64(
   return a;
 }
 
+// ------------------------------------------------------------ semantic checks
+//
+// The checksum proves a snapshot was not damaged, not that it holds a state the policy can reach: a snapshot edited and
+// resealed (its checksum recomputed) with finite but absurd values (a negative variance, a count below its parts,
+// probabilities that do not sum to 1) passes every field reader above. These checks, each O(size of the data), refuse
+// what no sequence of calls can produce; every family runs them in fromJSON before building anything, so a refused
+// snapshot leaves nothing changed. Each throws SNAPSHOT_CORRUPT "snapshot field <what> is <value>; <property>".
+
+/** Throws SNAPSHOT_CORRUPT: "snapshot field <what> is <value>; <property>" (the value read, the rule it breaks). */
+export function snapshotInvalid(what: string, value: number | string, property: string): never {
+  throw new RouteKitError(ErrorCode.SnapshotCorrupt, `snapshot field ${what} is ${String(value)}; ${property}`);
+}
+
+/**
+ * Checks the diagonal of an n x n matrix stored row-major with row stride `ld` (a full or an upper-triangle matrix;
+ * `packed` for the packed upper triangle, rows of n, n - 1, ... entries): every entry in [min, max] (min exclusive when
+ * `openMin`). `property` says why, e.g. "an inverse Gram matrix has a positive diagonal".
+ */
+export function checkDiagonal(
+  m: ArrayLike<number>,
+  n: number,
+  what: string,
+  property: string,
+  bounds: { readonly min: number; readonly openMin?: boolean; readonly max?: number },
+  layout: { readonly ld?: number; readonly packed?: boolean } = {},
+): void {
+  const ld = layout.ld ?? n;
+  const max = bounds.max ?? Number.POSITIVE_INFINITY;
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    const x = m[layout.packed ? k : i * ld + i] as number;
+    k += n - i;
+    if (!(bounds.openMin ? x > bounds.min : x >= bounds.min) || !(x <= max)) {
+      snapshotInvalid(`${what} diagonal entry ${i}`, x, property);
+    }
+  }
+}
+
+/**
+ * Checks that the n x n row-major matrix `m` (row stride `ld`) is symmetric: bit for bit when `tolerance` is 0 (a matrix
+ * the code writes to both triangles alike), else |m_ij - m_ji| <= tolerance * max(|m_ij|, |m_ji|, |m_ii|, |m_jj|).
+ */
+export function checkSymmetric(m: ArrayLike<number>, n: number, what: string, tolerance = 0, ld = n): void {
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      const a = m[i * ld + j] as number;
+      const b = m[j * ld + i] as number;
+      if (a === b) continue;
+      const scale = Math.max(
+        Math.abs(a),
+        Math.abs(b),
+        Math.abs(m[i * ld + i] as number),
+        Math.abs(m[j * ld + j] as number),
+      );
+      if (!(Math.abs(a - b) <= tolerance * scale)) {
+        snapshotInvalid(`${what}[${i}, ${j}]`, a, `it differs from ${what}[${j}, ${i}] = ${b} in a symmetric matrix`);
+      }
+    }
+  }
+}
+
+/** Whether p[0..n) are numbers in [0, 1] summing to 1 within `tolerance` (1e-9 by default). */
+export function isProbabilityVector(p: ArrayLike<number>, n: number, tolerance = 1e-9): boolean {
+  let s = 0;
+  for (let i = 0; i < n; i++) {
+    const v = p[i] as number;
+    if (typeof v !== "number" || !(v >= 0 && v <= 1)) return false;
+    s += v;
+  }
+  return Math.abs(s - 1) <= tolerance;
+}
+
+/** Checks that p[0..n) is a probability distribution ({@link isProbabilityVector}); names the first bad entry or the sum. */
+export function checkProbabilities(p: ArrayLike<number>, n: number, what: string, tolerance = 1e-9): void {
+  if (isProbabilityVector(p, n, tolerance)) return;
+  let s = 0;
+  for (let i = 0; i < n; i++) {
+    const v = p[i] as number;
+    if (typeof v !== "number" || !(v >= 0 && v <= 1)) snapshotInvalid(`${what}[${i}]`, v, "a probability is in [0, 1]");
+    s += v;
+  }
+  snapshotInvalid(`${what} (sum)`, s, `probabilities sum to 1 (within ${tolerance})`);
+}
+
+/**
+ * Checks that parts counted in `total` do not exceed it: `sum` (the per-arm counts added up) <= `total`, or
+ * equal to it when `equal` (no part of the total can have left, e.g. no arm was ever removed).
+ */
+export function checkCountTotal(sum: number, total: number, what: string, totalName: string, equal = false): void {
+  if (equal ? sum !== total : !(sum <= total)) {
+    snapshotInvalid(`${what} (sum)`, sum, `per-arm counts add up to ${equal ? "" : "at most "}${totalName} (${total})`);
+  }
+}
+
 /** Reads a required field of a snapshot state with a type check. */
 export function field<T extends "number" | "string" | "boolean" | "object" | "array">(
   state: Record<string, Json>,

@@ -173,7 +173,14 @@ export class Exp3 extends RouterBase<Exp3Arm> {
     const gamma = readNumber(st, "gamma", (v) => v > 0 && v <= 1, "a number in (0, 1]");
     const snap = readArmBaseState(st, {
       minContextDim: 1,
-      arm: (json) => readNumber(json, "logWeight", () => true, "a finite number"),
+      // Log weights start at 0 and only grow (each step adds gamma x / p / n with x = (reward + 1) / 2 >= 0), capped.
+      arm: (json) =>
+        readNumber(
+          json,
+          "logWeight",
+          (v) => v >= 0 && v <= EXP3_LOG_WEIGHT_CAP,
+          `a number in [0, ${EXP3_LOG_WEIGHT_CAP}] (log weights start at 0 and only grow)`,
+        ),
       payload: (j, d) => checkRoutePayloadUnchecked(j, d, 0),
     });
     return restoring(Exp3.kind, () => {

@@ -3,7 +3,17 @@
  * validate their input and then call these). The routers and iterates call these directly with their own, already
  * valid, arguments (every round: the softmax; at construction and restore: the rest): not exported from the package.
  */
-import { decodeF64, encodeF64, type Json, readF64, readInt, readObject, snapshotCorrupt } from "@routekit/core";
+import {
+  checkProbabilities,
+  decodeF64,
+  encodeF64,
+  isProbabilityVector,
+  type Json,
+  readF64,
+  readInt,
+  readObject,
+  snapshotCorrupt,
+} from "@routekit/core";
 import { mirrorNuclearNorm, rowsOrthonormalityError } from "./iterate-options.js";
 import type { MirrorGeometry, MirrorIterate } from "./mirror.js";
 
@@ -35,15 +45,9 @@ export function basisCapUnchecked(dim: number, maxRank: number): number {
   return Math.min(dim, 2 * maxRank + 1);
 }
 
-/** Every entry of p[0..n) a number in [0, 1], summing to 1 within 1e-9; else `fail()`. */
+/** Every entry of p[0..n) a number in [0, 1], summing to 1 within 1e-9 (core's isProbabilityVector); else `fail()`. */
 export function checkDistribution(p: ArrayLike<number>, n: number, fail: () => never): void {
-  let s = 0;
-  for (let i = 0; i < n; i++) {
-    const v = p[i] as number;
-    if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > 1) fail();
-    s += v;
-  }
-  if (!(Math.abs(s - 1) <= 1e-9)) fail();
+  if (!isProbabilityVector(p, n)) fail();
 }
 
 /** Validates a snapshot's pending decision and returns its arm uid (SNAPSHOT_CORRUPT otherwise). */
@@ -60,7 +64,7 @@ export function checkRoutePayloadUnchecked(json: Json, dim: number, auxPerArm: n
   if (!Number.isSafeInteger(o.chosen) || (o.chosen as number) < 0 || (o.chosen as number) >= n) {
     snapshotCorrupt("ledger chosen", `an index in [0, ${n})`);
   }
-  checkDistribution(probs, n, () => snapshotCorrupt("ledger probs", "a probability distribution"));
+  checkProbabilities(probs, n, "ledger probs");
   const x = decodeF64(o.x, "ledger x", dim);
   const a = decodeF64(o.aux, "ledger aux", n * auxPerArm);
   for (const v of x) if (!Number.isFinite(v)) snapshotCorrupt("ledger x", "finite numbers");

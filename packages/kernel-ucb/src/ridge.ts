@@ -1,4 +1,5 @@
 import {
+  checkDiagonal,
   checkNumber,
   ErrorCode,
   encodeF64,
@@ -7,6 +8,7 @@ import {
   readF64,
   readInt,
   readObject,
+  snapshotInvalid,
 } from "@routekit/core";
 import {
   allocF32,
@@ -236,6 +238,24 @@ export class RidgeArm {
     const packed = readF64(o.Ainv, "Ainv", (F * (F + 1)) / 2);
     const theta = readF64(o.theta, "theta", F);
     const b = readF64(o.b, "b", F);
+    // Both are bumped by every update and by nothing else.
+    if (version !== n) snapshotInvalid('"version"', version, `an arm's version equals its update count n (${n})`);
+    // Ainv starts at I / ridge and each update subtracts u u^T / denom (denom >= 1), whose diagonal is >= 0 also after
+    // rounding (a product of u_i with itself times a negative scale): every diagonal entry stays <= 1 / ridge, bit for
+    // bit. It stays > 0 too: it is at least 1 / (ridge + n max phi_i^2) (|phi_i| <= sqrt(2 / D)), and rounding could
+    // cancel it only after ridge / 2^-52 updates of one direction (10^11 and more at the smallest ridge, 1e-4).
+    checkDiagonal(
+      packed,
+      F,
+      "Ainv",
+      `an inverse Gram matrix has a diagonal in (0, 1 / ridge = ${1 / ridge}]`,
+      {
+        min: 0,
+        openMin: true,
+        max: 1 / ridge,
+      },
+      { packed: true },
+    );
     if (o.single !== undefined && o.single !== false) {
       throw new RouteKitError(ErrorCode.SnapshotCorrupt, "ridge state field single must be false when present");
     }

@@ -20,6 +20,7 @@ import {
   type ArmFeedback,
   ArmPolicyBase,
   type ArmState,
+  checkCountTotal,
   checkNumber,
   ErrorCode,
   field,
@@ -36,6 +37,7 @@ import {
   readOptions,
   rejectUnknownOptions,
   snapshotCorrupt,
+  snapshotInvalid,
 } from "@routekit/core";
 import { costLcb, rewardUcb } from "./bounds.js";
 import { DeploySolver, topCapSum } from "./deploy.js";
@@ -640,6 +642,10 @@ export function readStageSnapshot(st: Record<string, Json>, maxDeployed: number)
     );
   }
   const learned = readInt(st, "learned");
+  // Every feedback a live arm counted was learned (a removed arm takes its count away, so <=, not =).
+  let counted = 0;
+  for (const a of base.arms) counted += a.data.n;
+  checkCountTotal(counted, learned, "arms[].n", '"learned"');
   const deployedAt = readInt(st, "deployedAt", 0, learned);
   const deployRng = Rng.fromJSON(readObject(st.deployRng, '"deployRng"') as unknown as RngState);
   const spent = readNumber(st, "spent", (v) => v >= 0, "a number >= 0");
@@ -662,5 +668,16 @@ export function readStageSnapshot(st: Record<string, Json>, maxDeployed: number)
   }
   if (deployed.length > 0 && lastDeployment === undefined)
     snapshotCorrupt('"lastDeployment"', "present when models are deployed");
+  if (lastDeployment !== undefined) {
+    // Written by a deployment, which counts itself, at stage floor(deployedAt / stageLength) <= deployedAt.
+    if (deployments < 1) snapshotInvalid('"deployments"', deployments, "at least 1 once a deployment was made");
+    if (lastDeployment.stage > deployedAt) {
+      snapshotInvalid(
+        "lastDeployment.stage",
+        lastDeployment.stage,
+        `a deployment's stage is at most the feedback count it was made at (deployedAt = ${deployedAt})`,
+      );
+    }
+  }
   return { base, learned, deployedAt, deployed, deployRng, spent, deployments, lastDeployment };
 }

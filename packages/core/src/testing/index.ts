@@ -92,6 +92,7 @@ export {
   HOSTILE_IDS,
 } from "./properties.js";
 export {
+  absurdValueCorruptions,
   bitFlipCorruptions,
   type Corruption,
   checkCorruptions,

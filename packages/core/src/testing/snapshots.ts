@@ -182,6 +182,43 @@ export function corruptSnapshot(snapshot: Snapshot, other: Snapshot, rng: Rng, c
 }
 
 /**
+ * Finite but absurd values, resealed (the checksum recomputed): for every Float64 field (base64) its first, middle and
+ * last entry set to -1e308, and every number field set to -1e308 (at most `limit` corruptions, spread over the state).
+ * No real state holds such a value where an invariant forbids it (a variance, a count, a probability, a budget), so
+ * each must be refused with SNAPSHOT_CORRUPT or, where any finite value is valid (a weight), load into a policy that
+ * works: give them to {@link checkCorruptions}.
+ */
+export function absurdValueCorruptions(snapshot: Snapshot, limit = 200): Corruption[] {
+  const paths: Path[] = [];
+  leaves(snapshot.state, [], paths);
+  const all: Corruption[] = [];
+  for (const path of paths) {
+    if (path.length === 0) continue;
+    const v = getAt(snapshot.state, path);
+    const where = `state.${path.join(".")}`;
+    if (typeof v === "number") {
+      const copy = clone(snapshot);
+      setAt(copy.state, path, -1e308);
+      all.push({ label: `${where}: ${v} -> -1e308 (resealed)`, value: resealSnapshot(copy) });
+    } else if (typeof v === "string") {
+      const a = tryDecodeF64(v);
+      if (a === undefined) continue;
+      for (const k of new Set([0, a.length >> 1, a.length - 1])) {
+        const b = a.slice();
+        b[k] = -1e308;
+        const copy = clone(snapshot);
+        setAt(copy.state, path, Buffer.from(b.buffer).toString("base64"));
+        all.push({ label: `${where}[${k}]: ${a[k]} -> -1e308 (resealed)`, value: resealSnapshot(copy) });
+      }
+    }
+  }
+  const stride = Math.max(1, all.length / limit);
+  const out: Corruption[] = [];
+  for (let k = 0; k < all.length; k += stride) out.push(all[Math.floor(k)] as Corruption);
+  return out;
+}
+
+/**
  * Restores every corruption with `restore`; each must throw a RouteKitError (with the listed codes
  * for envelope corruptions), or load into a policy whose state is finite and which passes `smoke`.
  * Returns a tally of what happened, for the test log.

@@ -1,0 +1,156 @@
+/**
+ * Semantic checks at restore: a snapshot edited and resealed (checksum recomputed) with finite but absurd values is
+ * refused with SNAPSHOT_CORRUPT naming the field and the rule; every real snapshot (long seeded runs, repeated
+ * prompts, tiny ridge, arms removed and re-added, pending decisions) still restores bit for bit.
+ */
+import { decodeF64, encodeF64, Rng, RouteKitError, type Snapshot } from "@routekit/core";
+import { resealSnapshot } from "@routekit/core/testing";
+import { describe, expect, it } from "vitest";
+import { KernelUcb, PakUcb, RffUcb, SupPakUcb, SupRffUcb } from "../src/index.js";
+
+type ArmJson = { id: string; uid: number; state: Record<string, unknown> };
+
+function tamper(snap: Snapshot, edit: (arms: ArmJson[]) => void): Snapshot {
+  const copy = JSON.parse(JSON.stringify(snap)) as Snapshot & { state: { arms: ArmJson[] } };
+  edit(copy.state.arms);
+  return resealSnapshot(copy);
+}
+
+function refusal(fn: () => unknown): RouteKitError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof RouteKitError) return e;
+    throw e;
+  }
+  throw new Error("expected a RouteKitError");
+}
+
+function trained(seed: number, rounds: number, opts: { d?: number; ridge?: number; repeat?: boolean } = {}): RffUcb {
+  const d = opts.d ?? 8;
+  const p = new RffUcb({ arms: ["a", "b", "c"], contextDim: d, frequencies: 20, seed, ridge: opts.ridge });
+  const rng = Rng.fromSeed(`sanity:${seed}`);
+  const fixed = rng.fillNormal(new Float64Array(d), 0, 1);
+  const pending = [];
+  for (let t = 0; t < rounds; t++) {
+    const x = opts.repeat ? fixed : rng.fillNormal(new Float64Array(d), 0, 1);
+    pending.push(p.select(x));
+    if (pending.length > 3) p.update(pending.shift() as never, { reward: rng.uniform() });
+    if (t === Math.floor(rounds / 3)) p.removeArm("b");
+    if (t === Math.floor(rounds / 2)) p.addArm("b");
+  }
+  return p;
+}
+
+describe("RffUcb: resealed absurd values are refused", () => {
+  const p = trained(1, 200);
+  const snap = p.toJSON();
+  const before = JSON.stringify(snap);
+
+  it("Ainv[0][0] = -1e308 (the outside tester's case): SNAPSHOT_CORRUPT naming the field and the rule", () => {
+    const bad = tamper(snap, (arms) => {
+      const st = (arms[0] as ArmJson).state;
+      const A = decodeF64(st.Ainv as string, "Ainv");
+      A[0] = -1e308;
+      st.Ainv = encodeF64(A);
+    });
+    const e = refusal(() => RffUcb.fromJSON(bad));
+    expect(e.code).toBe("SNAPSHOT_CORRUPT");
+    expect(e.message).toMatch(
+      /Ainv diagonal entry 0 is -1e\+308; an inverse Gram matrix has a diagonal in \(0, 1 \/ ridge/,
+    );
+  });
+  it("a diagonal entry above 1 / ridge, or exactly 0, is refused; off-diagonal entries are not checked", () => {
+    for (const [k, v] of [
+      [0, 1e9],
+      [0, 0],
+    ] as const) {
+      const bad = tamper(snap, (arms) => {
+        const st = (arms[1] as ArmJson).state;
+        const A = decodeF64(st.Ainv as string, "Ainv");
+        A[k] = v;
+        st.Ainv = encodeF64(A);
+      });
+      expect(refusal(() => RffUcb.fromJSON(bad)).code).toBe("SNAPSHOT_CORRUPT");
+    }
+  });
+  it("an arm whose version differs from its update count n", () => {
+    const bad = tamper(snap, (arms) => {
+      (arms[0] as ArmJson).state.version = ((arms[0] as ArmJson).state.n as number) + 1;
+    });
+    const e = refusal(() => RffUcb.fromJSON(bad));
+    expect(e.code).toBe("SNAPSHOT_CORRUPT");
+    expect(e.message).toContain('"version"');
+  });
+  it("the policy and the snapshot given are unchanged", () => {
+    expect(JSON.stringify(p.toJSON())).toBe(before);
+    expect(JSON.stringify(snap)).toBe(before);
+  });
+});
+
+describe("every real snapshot restores bit for bit", () => {
+  it("RFF-UCB: several seeds, long runs, a repeated prompt, the smallest ridge, arms removed and re-added", () => {
+    const cases = [
+      ...[1, 2, 3].map((s) => trained(s, 1500)),
+      trained(4, 1500, { repeat: true }),
+      trained(5, 1500, { repeat: true, ridge: 1e-4 }),
+      trained(6, 800, { ridge: 1e-4 }),
+    ];
+    for (const p of cases) {
+      const text = JSON.stringify(p.toJSON());
+      expect(JSON.stringify(RffUcb.fromJSON(JSON.parse(text)).toJSON())).toBe(text);
+    }
+  });
+  it("every class of the family, mid-run with decisions pending", () => {
+    const make = [
+      () => new KernelUcb({ arms: ["a", "b"], contextDim: 4, seed: 1 }),
+      () => new PakUcb({ arms: ["a", "b"], contextDim: 4, seed: 2 }),
+      () => new RffUcb({ arms: ["a", "b"], contextDim: 4, frequencies: 10, seed: 3 }),
+      () => new SupPakUcb({ arms: ["a", "b"], contextDim: 4, seed: 4, horizon: 1000 }),
+      () => new SupRffUcb({ arms: ["a", "b"], contextDim: 4, seed: 5, horizon: 1000 }),
+    ];
+    const restore = [
+      KernelUcb.fromJSON,
+      PakUcb.fromJSON,
+      RffUcb.fromJSON,
+      SupPakUcb.fromJSON,
+      (s: unknown) => SupRffUcb.fromJSON(s),
+    ];
+    make.forEach((mk, i) => {
+      const p = mk();
+      const rng = Rng.fromSeed(`family:${i}`);
+      const pending = [];
+      for (let t = 0; t < 150; t++) {
+        pending.push(p.select(rng.fillNormal(new Float64Array(4), 0, 1)));
+        if (t % 2 === 1) p.update(pending.shift() as never, { reward: rng.uniform() });
+        if (t === 60) p.removeArm("a");
+        if (t === 70) p.addArm("a");
+      }
+      const text = JSON.stringify(p.toJSON());
+      expect(JSON.stringify((restore[i] as (s: unknown) => { toJSON(): unknown })(JSON.parse(text)).toJSON())).toBe(
+        text,
+      );
+    });
+  });
+});
+
+describe("update and learn around a remove and re-add (README: the one case where they differ)", () => {
+  it("update ignores a decision whose arm was removed and re-added; learn of its record trains the new arm", () => {
+    const ctx = Float64Array.from([0.3, -0.2, 0.5, 0.1]);
+    const p = new RffUcb({ arms: ["a", "b"], contextDim: 4, frequencies: 10, seed: 9 });
+    let d = p.select(ctx);
+    while (d.arm !== "a") {
+      p.discard(d);
+      d = p.select(ctx);
+    }
+    const record = JSON.parse(JSON.stringify(p.decisionRecord(d)));
+    p.removeArm("a");
+    p.addArm("a");
+    const fresh = JSON.stringify((p.toJSON().state as { arms: unknown }).arms);
+    p.update(d, { reward: 1 });
+    expect(JSON.stringify((p.toJSON().state as { arms: unknown }).arms)).toBe(fresh);
+    expect(p.regression("a").n).toBe(0);
+    p.learn({ ...record, feedback: { reward: 1 } });
+    expect(p.regression("a").n).toBe(1);
+  });
+});
