@@ -47,3 +47,10 @@ export function coreShareRatio() {
 }
 /** Ratios below this count as "core unshared" (the two states are 0.7-0.8 and 1.1-1.4). */
 export const UNSHARED_BELOW = 0.95;
+/**
+ * A median per-round time over the windows of one core state, for a bench's report: "none (no such window)" when the
+ * run had no such window (the median of nothing, NaN), not "NaN us".
+ */
+export function windowTimeText(us, digits = 2) {
+  return Number.isFinite(us) ? `${us.toFixed(digits)} us` : "none (no such window)";
+}

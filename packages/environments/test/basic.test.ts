@@ -1,5 +1,5 @@
 import { ErrorCode, isRouteKitError, Rng } from "@routekit/core";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { LinearContextualBandit, StochasticBandit } from "../src/basic/index.js";
 
 function code(fn: () => unknown): string | undefined {
@@ -119,6 +119,45 @@ describe("LinearContextualBandit", () => {
     else expect([first[0], second[0]]).toContain(env.bestFixedArm());
     env.next(30000);
     expect(env.bestFixedReward()).toBe(env.expectedReward(env.bestFixedArm()));
+  });
+
+  it("a reset with the stream key, settings and weights of an earlier one reuses its best-fixed estimate (README): same bits, no Monte-Carlo draws", () => {
+    const bits = (a: Float64Array) => Array.from(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+    const shareBits = (e: LinearContextualBandit) => bits(Float64Array.from(Object.values(e.bestArmShares())));
+    const opts = { contextDim: 7, k: 4, mcSamples: 3000 };
+    const normals = vi.spyOn(Rng.prototype, "normal");
+    try {
+      const first = new LinearContextualBandit(opts);
+      first.reset(Rng.fromSeed(21));
+      expect(normals.mock.calls.length).toBeGreaterThan(3000 * 7);
+      normals.mockClear();
+      const reused = new LinearContextualBandit(opts);
+      reused.reset(Rng.fromSeed(21));
+      // Only c and the four weight vectors: (1 + 4) x 7 draws.
+      expect(normals.mock.calls.length).toBe(5 * 7);
+      expect(reused.bestFixedArm()).toBe(first.bestFixedArm());
+      expect(shareBits(reused)).toEqual(shareBits(first));
+      for (let t = 0; t < 20; t++) {
+        expect(bits(reused.next(t).context as Float64Array)).toEqual(bits(first.next(t).context as Float64Array));
+        expect(reused.pull("arm1").reward).toBe(first.pull("arm1").reward);
+      }
+      // Given weights are compared, not keyed: other weights on the same seed are estimated again.
+      const thetas = [
+        [1, 0, 0, 0, 0, 0, 0],
+        [0, 1, 0, 0, 0, 0, 0],
+        [0, 0, 1, 0, 0, 0, 0],
+        [0, 0, 0, 1, 0, 0, 0],
+      ];
+      normals.mockClear();
+      new LinearContextualBandit({ ...opts, thetas }).reset(Rng.fromSeed(21));
+      expect(normals.mock.calls.length).toBeGreaterThan(3000 * 7);
+      // Another sample size is another key.
+      normals.mockClear();
+      new LinearContextualBandit({ ...opts, mcSamples: 3001 }).reset(Rng.fromSeed(21));
+      expect(normals.mock.calls.length).toBeGreaterThan(3001 * 7);
+    } finally {
+      normals.mockRestore();
+    }
   });
 
   it("contexts do not depend on the pulls (separate rng forks), and seeds reproduce", () => {

@@ -39,3 +39,4 @@ export {
 export * from "./rff.js";
 export * from "./secular.js";
 export * from "./softmax.js";
+export { topKIndices, topKIndicesAmong, topKThreshold } from "./top-k.js";

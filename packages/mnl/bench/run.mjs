@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Rng } from "@routekit/core";
+import { windowTimeText } from "../../../scripts/core-probe.mjs";
 import { OfuMnlPlus, TsMnl, UcbMnl } from "../dist/index.js";
 import { ofuSteadyState } from "./ofu-steady.mjs";
 
@@ -161,11 +162,10 @@ for (const c of cases) {
     // a longer run split by a core probe tells the host's slow state from a regression.
     steady = ofuSteadyState({ preset: "authors-uniform", T: smoke ? 1000 : 20000 });
     const share = `${Math.round(100 * steady.unsharedShare)}% of its rounds`;
-    const us = (v) => (Number.isFinite(v) ? `${v.toFixed(2)} us` : "none (no such window)");
     console.log(
       `OFU-MNL+ authors-uniform steady state (20,000 rounds, second half), median per round: ${steady.all.toFixed(2)} us; ` +
-        `in windows on an unshared core (${share}): ${us(steady.unshared)}; ` +
-        `on a shared core: ${us(steady.shared)}`,
+        `in windows on an unshared core (${share}): ${windowTimeText(steady.unshared)}; ` +
+        `on a shared core: ${windowTimeText(steady.shared)}`,
     );
     // Not measurable when the host shared the core for the whole loop: reported as such, not as a failure.
     checks.push({

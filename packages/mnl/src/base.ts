@@ -40,7 +40,8 @@ import {
   snapshotCorrupt,
   vectorToJson,
 } from "@routekit/core";
-import { DinkelbachWorkspace, dinkelbachAssortment, topK, topKAmong, topKThreshold } from "./assortment.js";
+import { topKIndices, topKIndicesAmong, topKThreshold } from "@routekit/linalg";
+import { DinkelbachWorkspace, dinkelbachAssortment } from "./assortment.js";
 import { copyRowsKernel, oversizedRowKernel } from "./unrolled.generated.js";
 
 /**
@@ -549,8 +550,8 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
     let size: number;
     if (uniform) {
       const prepared = clip === null && stats[2] >= 0;
-      size = prepared ? topKAmong(util, K, this.chosen, this.cand, stats[2] as number) : -1;
-      if (size < 0) size = topK(util, n, K, this.chosen);
+      size = prepared ? topKIndicesAmong(util, K, this.chosen, this.cand, stats[2] as number) : -1;
+      if (size < 0) size = topKIndices(util, n, K, this.chosen);
       if (prepared) this.topHint = topKThreshold(stats[0] as number, stats[1] as number, n, K);
     } else {
       let m = -Infinity;

@@ -388,7 +388,7 @@ export function optimisticUtilities(
 /**
  * {@link optimisticUtilities} after checking each row's squared norm is <= `max` (NaN fails), in one
  * pass for d <= 8: returns the first row failing the check (utilities then unfinished) or -1. It also
- * prepares the top-K's threshold path (`topKAmong` in assortment.ts): the indices of the items whose utility is
+ * prepares the top-K's threshold path (`topKIndicesAmong` of @routekit/linalg): the indices of the items whose utility is
  * above `T` go to `cand` (n slots), and stats = [sum of the utilities, sum of their squares, their count].
  */
 export function checkedOptimisticUtilities(

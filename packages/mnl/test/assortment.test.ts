@@ -1,4 +1,5 @@
 import { Rng } from "@routekit/core";
+import { topKIndices } from "@routekit/linalg";
 import { describe, expect, it } from "vitest";
 import {
   assortmentRevenue,
@@ -21,6 +22,21 @@ function instance(rng: Rng) {
 }
 
 describe("top-K (uniform revenues)", () => {
+  it("is linalg's topKIndices under its old name (README)", () => {
+    const score = Float64Array.of(0.3, 2, -1, 2, 0.5, 7, 0.1, 0.2, 0.4, 1);
+    const a = new Int32Array(10);
+    const b = new Int32Array(10);
+    for (const [k, floor] of [
+      [3, -Infinity],
+      [4, 0.35],
+      [12, -Infinity],
+    ] as const) {
+      const m = topK(score, 10, k, a, floor);
+      expect(m).toBe(topKIndices(score, 10, k, b, floor));
+      expect(a).toEqual(b);
+    }
+  });
+
   it("equals brute force and breaks ties by index", () => {
     const rng = Rng.fromSeed(1);
     const out = new Int32Array(12);
@@ -167,55 +183,6 @@ describe("Davis-Gallego-Topaloglu LP through HiGHS", () => {
     expect(lo.items).toEqual([1]);
     expect(hi.items).toEqual([1]);
     expect(hi.objective).toBeCloseTo(2 / 3, 9);
-  });
-});
-
-describe("top-K against a sort", () => {
-  it("keeps the k best above the floor, best first, ties to the lower index, NaN never (many ties)", () => {
-    const rng = Rng.fromSeed(11);
-    const out = new Int32Array(40);
-    for (let t = 0; t < 3000; t++) {
-      const n = rng.int(60);
-      const k = 1 + rng.int(40);
-      const levels = 1 + rng.int(8);
-      const score = Float64Array.from({ length: n }, () =>
-        rng.uniform() < 0.05 ? Number.NaN : rng.uniform() < 0.3 ? rng.int(levels) : rng.normal(),
-      );
-      const floor = rng.uniform() < 0.5 ? -Infinity : rng.normal();
-      const expected = [...Array(n).keys()]
-        .filter((i) => score[i]! > floor)
-        .sort((a, b) => score[b]! - score[a]! || a - b)
-        .slice(0, k);
-      const m = topK(score, n, k, out, floor);
-      expect(Array.from(out.subarray(0, m))).toEqual(expected);
-    }
-  });
-
-  it("is exact on the threshold path too (n >= 3k, finite scores, ties at the k-th score, skewed scores)", () => {
-    const rng = Rng.fromSeed(12);
-    const out = new Int32Array(40);
-    for (let t = 0; t < 3000; t++) {
-      const k = 1 + rng.int(30);
-      const n = 3 * k + rng.int(120);
-      const levels = 2 + rng.int(20);
-      const kind = rng.int(4);
-      const score = Float64Array.from({ length: n }, () =>
-        kind === 0
-          ? rng.normal()
-          : kind === 1
-            ? rng.int(levels)
-            : kind === 2
-              ? Math.exp(3 * rng.normal())
-              : -(rng.uniform() ** 8),
-      );
-      const floor = rng.uniform() < 0.7 ? -Infinity : rng.normal();
-      const expected = [...Array(n).keys()]
-        .filter((i) => score[i]! > floor)
-        .sort((a, b) => score[b]! - score[a]! || a - b)
-        .slice(0, k);
-      const m = topK(score, n, k, out, floor);
-      expect(Array.from(out.subarray(0, m))).toEqual(expected);
-    }
   });
 });
 

@@ -60,6 +60,27 @@ describe("ContextualMnlEnvironment (the setup of the paper's Section 6)", () => 
     }
   });
 
+  it("uniform-revenue oracle: the top-K utilities, best first, ties to the lower index, as a fresh array", () => {
+    for (const [numItems, maxSize] of [
+      [100, 15],
+      [10, 15],
+      [1, 1],
+    ] as const) {
+      const env = new ContextualMnlEnvironment({ numItems, contextDim: 5, maxSize });
+      env.reset(Rng.fromSeed(4));
+      for (let t = 0; t < 100; t++) {
+        env.next(t);
+        const u = env.trueUtilities;
+        const sorted = [...Array(numItems).keys()].sort((a, c) => u[c]! - u[a]! || a - c);
+        const oracle = env.oracleAssortment;
+        expect(oracle).toEqual(sorted.slice(0, Math.min(maxSize, numItems)));
+        // The same numbers summed in the same order as the revenue of the same items offered.
+        expect(Object.is(env.oracleRevenue(), env.expectedRevenue(oracle))).toBe(true);
+        expect(env.oracleAssortment).not.toBe(oracle);
+      }
+    }
+  });
+
   it("choice frequencies match the MNL probabilities (chi-square, 1e5 draws)", () => {
     const env = new ContextualMnlEnvironment({ numItems: 10, contextDim: 4, maxSize: 4, v0: 2 });
     env.reset(Rng.fromSeed(3));

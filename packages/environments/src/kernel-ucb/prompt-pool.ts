@@ -11,6 +11,7 @@ import {
   RouteKitError,
   rejectUnknownOptions,
 } from "@routekit/core";
+import { ResetDrawCache, resetDrawKey } from "../reset-draw-cache.js";
 import { checkPromptPoolConfig } from "./prompt-pool-check.js";
 import { clamp01, type PromptLayout, PromptSpace, rkhsFunction } from "./prompt-space.js";
 
@@ -116,41 +117,10 @@ interface PoolDraw {
 }
 
 /**
- * Bytes of draws kept (the least recently used dropped first): 16 seeds of a d = 512 pool of 1000 prompts. An
- * experiment runs its policies one after another on each seed, so it needs one draw per seed kept.
+ * Bytes of draws kept: 16 seeds of a d = 512 pool of 1000 prompts. An experiment runs its policies one after another
+ * on each seed, so it needs one draw per seed kept.
  */
-const POOL_CACHE_BYTES = 64 * 1024 * 1024;
-const poolCache = new Map<string, PoolDraw>();
-let poolCacheBytes = 0;
-
-function cachedDraw(key: string): PoolDraw | undefined {
-  const hit = poolCache.get(key);
-  if (hit !== undefined) {
-    // Most recently used last.
-    poolCache.delete(key);
-    poolCache.set(key, hit);
-  }
-  return hit;
-}
-
-function keepDraw(key: string, draw: PoolDraw): void {
-  if (draw.bytes > POOL_CACHE_BYTES) return;
-  poolCache.set(key, draw);
-  poolCacheBytes += draw.bytes;
-  for (const [k, old] of poolCache) {
-    if (poolCacheBytes <= POOL_CACHE_BYTES) break;
-    poolCache.delete(k);
-    poolCacheBytes -= old.bytes;
-  }
-}
-
-/** JSON.stringify replacer of a cache key: numbers exactly (-0, NaN and the infinities too) and bigints, told apart from strings. */
-function exactValues(_key: string, v: unknown): unknown {
-  if (typeof v === "number") return Object.is(v, -0) ? "n-0" : `n${v}`;
-  if (typeof v === "string") return `s${v}`;
-  if (typeof v === "bigint") return `b${v}`;
-  return v;
-}
+const poolCache = new ResetDrawCache<PoolDraw>(64 * 1024 * 1024);
 
 /**
  * Synthetic prompt-routing benchmark: prompts on the unit sphere with category structure, noisy
@@ -311,10 +281,13 @@ export class PromptPoolEnvironment implements ArmEnvironment {
 
   reset(rng: Rng): void {
     const key = this.drawKey(rng);
-    const drawn = key === undefined ? undefined : cachedDraw(key);
+    const drawn = key === undefined ? undefined : poolCache.get(key);
     if (drawn === undefined) {
       this.drawPool(rng);
-      if (key !== undefined) keepDraw(key, this.drawnCopy());
+      if (key !== undefined) {
+        const copy = this.drawnCopy();
+        poolCache.set(key, copy, copy.bytes);
+      }
     } else {
       // The environment's public arrays are its own copies (a caller writing to them changes no other run).
       this.space = drawn.space;
@@ -369,13 +342,9 @@ export class PromptPoolEnvironment implements ArmEnvironment {
     }
   }
 
-  /**
-   * The key of what {@link PromptPoolEnvironment.drawPool} draws: the reset stream's key (its forks depend on the key
-   * alone, not on draws already made) and every setting the draw reads, numbers written exactly. Undefined (no reuse)
-   * when the configuration does not serialise (a cycle in it).
-   */
+  /** The cache key of what {@link PromptPoolEnvironment.drawPool} draws: the stream key and every setting it reads. */
   private drawKey(rng: Rng): string | undefined {
-    const settings = {
+    return resetDrawKey(rng, {
       N: this.N,
       G: this.G,
       K: this.K,
@@ -383,12 +352,7 @@ export class PromptPoolEnvironment implements ArmEnvironment {
       clip: this.clip,
       sampling: this.sampling,
       config: this.config,
-    };
-    try {
-      return `${rng.toJSON().key.join(",")}|${JSON.stringify(settings, exactValues)}`;
-    } catch {
-      return undefined;
-    }
+    });
   }
 
   /** A copy of this reset's draw for the cache (the parts never written after the draw are shared, not copied). */

@@ -15,7 +15,7 @@ import {
   RouteKitError,
   rejectUnknownOptions,
 } from "@routekit/core";
-import { dot } from "@routekit/linalg";
+import { dot, topKIndices } from "@routekit/linalg";
 
 /**
  * An exact assortment solver max_{|S| <= K} sum_S r_i e^{u_i} / (v0 + sum_S e^{u_i}) used as the oracle
@@ -83,10 +83,13 @@ export class ContextualMnlEnvironment implements AssortmentEnvironment {
   private readonly revenues: Float64Array;
   private readonly utilities: Float64Array;
   private readonly weights: Float64Array;
-  private readonly order: number[];
+  /** The uniform-revenue oracle's items, best first (min(K, N) slots, rewritten every round). */
+  private readonly topItems: Int32Array;
   private featureRng: Rng | undefined;
   private choiceRng: Rng | undefined;
-  private oracleItems: readonly number[] = [];
+  /** This round's oracle assortment: `topItems` under uniform revenues, else what the injected oracle returned. */
+  private oracleItems: ArrayLike<number> = [];
+  private oracleSize = 0;
   private oracleValue = 0;
   private round = -1;
 
@@ -124,7 +127,7 @@ export class ContextualMnlEnvironment implements AssortmentEnvironment {
     this.revenues = new Float64Array(this.numItems).fill(1);
     this.utilities = new Float64Array(this.numItems);
     this.weights = new Float64Array(this.maxSize + 1);
-    this.order = Array.from({ length: this.numItems }, (_, i) => i);
+    this.topItems = new Int32Array(Math.min(this.maxSize, this.numItems));
   }
 
   /** The hidden parameter (a copy). */
@@ -137,9 +140,9 @@ export class ContextualMnlEnvironment implements AssortmentEnvironment {
     return this.utilities.slice();
   }
 
-  /** The oracle assortment of the current round. */
+  /** The oracle assortment of the current round (a copy). */
   get oracleAssortment(): readonly number[] {
-    return this.oracleItems;
+    return Array.from({ length: this.oracleSize }, (_, j) => this.oracleItems[j] as number);
   }
 
   reset(rng: Rng): void {
@@ -165,15 +168,16 @@ export class ContextualMnlEnvironment implements AssortmentEnvironment {
     if (this.rewards === "nonuniform") for (let i = 0; i < n; i++) this.revenues[i] = fr.uniform();
     for (let i = 0; i < n; i++) this.utilities[i] = dot(f, this.wStar, d, i * d, 0);
     if (this.rewards === "uniform") {
-      const u = this.utilities;
-      const order = this.order;
-      for (let i = 0; i < n; i++) order[i] = i;
-      order.sort((a, c) => (u[c] as number) - (u[a] as number) || a - c);
-      this.oracleItems = order.slice(0, Math.min(this.maxSize, n));
+      // The top-K by utility, best first, ties to the lower index: the order the full sort gave (so the oracle
+      // revenue sums in the same order), without sorting all N items.
+      this.oracleSize = topKIndices(this.utilities, n, this.maxSize, this.topItems);
+      this.oracleItems = this.topItems;
     } else {
-      this.oracleItems = (this.oracle as AssortmentOracle)(this.utilities, this.revenues, n, this.maxSize, this.v0);
+      const items = (this.oracle as AssortmentOracle)(this.utilities, this.revenues, n, this.maxSize, this.v0);
+      this.oracleItems = items;
+      this.oracleSize = items.length;
     }
-    this.oracleValue = this.revenueOf(this.oracleItems);
+    this.oracleValue = this.revenueOf(this.oracleItems, this.oracleSize);
     this.round = t;
     return {
       features: f,
@@ -197,14 +201,19 @@ export class ContextualMnlEnvironment implements AssortmentEnvironment {
     }
   }
 
-  private revenueOf(items: readonly number[]): number {
-    if (items.length === 0) return 0;
+  /** R(S) of the first `size` entries of `items`. */
+  private revenueOf(items: ArrayLike<number>, size: number): number {
+    if (size === 0) return 0;
     const u = this.utilities;
     let m = Math.log(this.v0);
-    for (const i of items) if ((u[i] as number) > m) m = u[i] as number;
+    for (let j = 0; j < size; j++) {
+      const i = items[j] as number;
+      if ((u[i] as number) > m) m = u[i] as number;
+    }
     let num = 0;
     let den = this.v0 * Math.exp(-m);
-    for (const i of items) {
+    for (let j = 0; j < size; j++) {
+      const i = items[j] as number;
       const e = Math.exp((u[i] as number) - m);
       den += e;
       num += (this.revenues[i] as number) * e;
@@ -228,7 +237,7 @@ export class ContextualMnlEnvironment implements AssortmentEnvironment {
 
   expectedRevenue(items: readonly number[]): number {
     this.checkItems(items);
-    return this.revenueOf(items);
+    return this.revenueOf(items, items.length);
   }
 
   oracleRevenue(): number {
