@@ -355,6 +355,28 @@ export function checkSymmetric(m: ArrayLike<number>, n: number, what: string, to
   }
 }
 
+/**
+ * Checks that the n x n row-major matrix `m` (row stride `ld`) is exactly 0 on one side of its diagonal (`zero`): a
+ * triangular factor, or a matrix of which the code writes one triangle only. Names the first non-zero entry; `property`
+ * says why, e.g. "a lower-triangular Cholesky factor is 0 above its diagonal".
+ */
+export function checkTriangular(
+  m: ArrayLike<number>,
+  n: number,
+  what: string,
+  zero: "above" | "below",
+  property: string,
+  ld = n,
+): void {
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      const [r, c] = zero === "above" ? [i, j] : [j, i];
+      const v = m[r * ld + c] as number;
+      if (v !== 0) snapshotInvalid(`${what}[${r}, ${c}]`, v, property);
+    }
+  }
+}
+
 /** Whether p[0..n) are numbers in [0, 1] summing to 1 within `tolerance` (1e-9 by default). */
 export function isProbabilityVector(p: ArrayLike<number>, n: number, tolerance = 1e-9): boolean {
   let s = 0;

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
+  checkTriangular,
   decodeF64,
   ErrorCode,
   encodeF64,
@@ -312,5 +313,22 @@ describe("makeSnapshot of a state JSON cannot write (outside audit, core 2026-11
         }),
       );
     }
+  });
+});
+
+describe("checkTriangular", () => {
+  // Row-major 3 x 3: lower-triangular except the (0, 2) entry.
+  const m = [1, 0, 0.25, 2, 3, 0, 4, 5, 6];
+  it("names the first non-zero entry on the side that must be 0, with its value and the rule", () => {
+    expect(corruptMessage(() => checkTriangular(m, 3, "L", "above", "a factor is 0 above its diagonal"))).toBe(
+      "snapshot field L[0, 2] is 0.25; a factor is 0 above its diagonal",
+    );
+    expect(corruptMessage(() => checkTriangular(m, 3, "H", "below", "upper only"))).toBe(
+      "snapshot field H[1, 0] is 2; upper only",
+    );
+  });
+  it("accepts a triangular matrix (also -0, and with a row stride)", () => {
+    expect(() => checkTriangular([1, -0, 0, 2, 3, 0, 4, 5, 6], 3, "L", "above", "rule")).not.toThrow();
+    expect(() => checkTriangular([1, 7, 9, 0, 3, 9], 2, "U", "below", "rule", 3)).not.toThrow();
   });
 });

@@ -11,8 +11,10 @@ import {
   type AssortmentPolicy,
   type AssortmentQuery,
   assertVector,
+  checkDiagonal,
   checkEvent,
   checkNumber,
+  checkTriangular,
   copyNumbers,
   DecisionLedger,
   type DecisionRef,
@@ -38,6 +40,7 @@ import {
   rngOption,
   type Snapshot,
   snapshotCorrupt,
+  snapshotInvalid,
   vectorToJson,
 } from "@routekit/core";
 import { topKIndices, topKIndicesAmong, topKThreshold } from "@routekit/linalg";
@@ -90,11 +93,21 @@ export function oversizedRowIndex(X: ArrayLike<number>, rows: number, d: number)
  */
 export function decodeCholeskyF64(s: Json | undefined, what: string, d: number): Float64Array {
   const L = readF64(s, what, d * d);
-  for (let i = 0; i < d; i++) {
-    if (!((L[i * d + i] as number) > 0)) snapshotCorrupt(what, "a factor with a positive diagonal");
-    for (let j = i + 1; j < d; j++) if (L[i * d + j] !== 0) snapshotCorrupt(what, "lower-triangular");
-  }
+  checkDiagonal(L, d, what, "a Cholesky factor has a positive diagonal", { min: 0, openMin: true });
+  checkTriangular(L, d, what, "above", "a lower-triangular Cholesky factor is 0 above its diagonal");
   return L;
+}
+
+/** Checks that every one of `rows` rows of X (row stride d) is within {@link MAX_FEATURE_SQUARED_NORM}. */
+export function checkFeatureRows(X: ArrayLike<number>, rows: number, d: number, what: string): void {
+  const big = firstOversizedRow(X, rows, d);
+  if (big.index >= 0) {
+    snapshotInvalid(
+      `${what} row ${big.index} (squared norm)`,
+      big.sq,
+      `a feature row has squared norm <= ${MAX_FEATURE_SQUARED_NORM} (select and learn refuse larger)`,
+    );
+  }
 }
 
 /** Reads the named fields of a snapshot object, each required with its JSON type (no defaults filled in). */
@@ -233,7 +246,7 @@ class RecordPool implements LedgerCodec<PendingAssortment> {
     }
     const n = items.length;
     const x = readF64(o.x, "pending.x", n * this.contextDim);
-    if (firstOversizedRow(x, n, this.contextDim).index >= 0) snapshotCorrupt("pending.x", "rows within the norm bound");
+    checkFeatureRows(x, n, this.contextDim, "pending.x");
     const r = o.r === undefined ? undefined : readF64(o.r, "pending.r", n, (v) => v >= 0 && v <= 1);
     const p = this.pool.acquire();
     p.reserve(n);

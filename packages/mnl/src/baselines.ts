@@ -10,6 +10,7 @@
  * reference code) and the true v0 is used in the likelihood (the reference code hard-codes 1).
  */
 import {
+  checkTriangular,
   ErrorCode,
   encodeF64,
   enumOption,
@@ -31,10 +32,10 @@ import {
 } from "@routekit/core";
 import { allocF64, backSubstTransposed, choleskyRank1Update, gemv } from "@routekit/linalg";
 import {
+  checkFeatureRows,
   commonFromJSON,
   commonToJSON,
   decodeCholeskyF64,
-  firstOversizedRow,
   MAX_FEATURE_SQUARED_NORM,
   MNL_COMMON_OPTION_KEYS,
   type MnlCommonConfig,
@@ -288,12 +289,12 @@ export abstract class MleMnlPolicy extends MnlPolicyBase {
     if (!ok) throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot history is malformed");
     const rows = start[rounds] as number;
     const x = readF64(hj.x, "history.x", rows * d);
-    if (firstOversizedRow(x, rows, d).index >= 0)
-      throw new RouteKitError(ErrorCode.SnapshotCorrupt, "snapshot history has a feature row above the norm bound");
+    checkFeatureRows(x, rows, d, "history.x");
     const mj = field(s, "mle", "object");
     const mg = readF64(mj.g, "mle.g", d);
+    const mH = readF64(mj.H, "mle.H", d * d);
     // Only the upper triangle of the cached Hessian is ever written.
-    const mH = readF64(mj.H, "mle.H", d * d, (v, i) => i % d >= Math.floor(i / d) || v === 0);
+    checkTriangular(mH, d, "mle.H", "below", "the cached Hessian keeps its upper triangle only (0 below the diagonal)");
     const refreshedAt = readInt(mj, "refreshedAt", 0, rounds);
     this.ledger.loadJSON(s.ledger);
     this.mle.g.set(mg);

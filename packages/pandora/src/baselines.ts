@@ -11,6 +11,7 @@
 import {
   armsOption,
   booleanOption,
+  checkDiagonal,
   ErrorCode,
   encodeF64,
   enumOption,
@@ -30,7 +31,6 @@ import {
   requiredNumber,
   rngOption,
   type Snapshot,
-  snapshotCorrupt,
   type VectorInput,
 } from "@routekit/core";
 import { CascadePolicyBase, type CascadeRecord } from "./episodes.js";
@@ -590,15 +590,18 @@ export class OneShot extends CascadePolicyBase {
     const m = p.m;
     const states = s.states.map((j, i) => {
       const o = readObject(j, `states[${i}]`);
+      const n = readInt(o, "n");
       const A = readF64(o.A, `states[${i}].A`, m * m);
-      for (let k = 0; k < m; k++)
-        if (!((A[k * m + k] as number) >= c.ridge)) snapshotCorrupt(`states[${i}].A`, "a diagonal >= ridge");
-      return {
-        n: readInt(o, "n"),
-        A,
-        Ainv: readF64(o.Ainv, `states[${i}].Ainv`, m * m),
-        b: readF64(o.b, `states[${i}].b`, m),
-      };
+      // A = ridge I + sum psi psi^T; its inverse keeps a positive diagonal (updateInverse recomputes it otherwise).
+      checkDiagonal(A, m, `states[${i}].A`, `A = ridge I + sum psi psi^T has a diagonal >= ridge (${c.ridge})`, {
+        min: c.ridge,
+      });
+      const Ainv = readF64(o.Ainv, `states[${i}].Ainv`, m * m);
+      checkDiagonal(Ainv, m, `states[${i}].Ainv`, "an inverse Gram matrix has a positive diagonal", {
+        min: 0,
+        openMin: true,
+      });
+      return { n, A, Ainv, b: readF64(o.b, `states[${i}].b`, m) };
     });
     p.restoreReplica(s);
     p.states = states;

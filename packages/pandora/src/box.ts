@@ -6,7 +6,8 @@
  * {@link updateInverse}), the outer-product sum P_a = sum phi_s phi_s^T
  * (for the plug-in radius), and rho-hat.
  */
-import { encodeF64, type Json, readF64, readInt, readObject, snapshotCorrupt } from "@routekit/core";
+import { checkDiagonal, encodeF64, type Json, readF64, readInt, readObject } from "@routekit/core";
+import { checkCosts } from "./episodes.js";
 import { RowStore, updateInverse } from "./reward.js";
 
 export class BoxState {
@@ -105,7 +106,8 @@ export class BoxState {
     const psi = readF64(o.psi, `${what}.psi`, n * m);
     const phi = readF64(o.phi, `${what}.phi`, keepPhi ? n * d : 0);
     const mu = readF64(o.mu, `${what}.mu`, n);
-    const cost = readF64(o.cost, `${what}.cost`, n, (c) => c >= 0);
+    const cost = readF64(o.cost, `${what}.cost`, n);
+    checkCosts(cost, `${what}.cost`);
     for (let s = 0; s < n; s++) {
       b.psi.push(psi, s * m);
       if (keepPhi) b.phi.push(phi, s * d);
@@ -114,10 +116,15 @@ export class BoxState {
     }
     b.V.set(readF64(o.V, `${what}.V`, m * m));
     b.Vinv.set(readF64(o.Vinv, `${what}.Vinv`, m * m));
-    for (let i = 0; i < m; i++) {
-      if (!((b.V[i * m + i] as number) >= ridge)) snapshotCorrupt(`${what}.V`, "a diagonal >= indexRidge");
-      if (!((b.Vinv[i * m + i] as number) > 0)) snapshotCorrupt(`${what}.Vinv`, "a positive diagonal");
-    }
+    // V = indexRidge I + sum psi psi^T: each update adds a square to the diagonal. V^-1 keeps a positive diagonal
+    // (updateInverse recomputes it when Sherman-Morrison loses one).
+    checkDiagonal(b.V, m, `${what}.V`, `V = indexRidge I + sum psi psi^T has a diagonal >= indexRidge (${ridge})`, {
+      min: ridge,
+    });
+    checkDiagonal(b.Vinv, m, `${what}.Vinv`, "an inverse Gram matrix has a positive diagonal", {
+      min: 0,
+      openMin: true,
+    });
     b.P.set(readF64(o.P, `${what}.P`, keepPhi ? d * d : 0));
     b.rho.set(readF64(o.rho, `${what}.rho`, m));
     b.fittedN = fittedN;

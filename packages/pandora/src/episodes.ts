@@ -40,6 +40,7 @@ import {
   readVectorInto,
   type Snapshot,
   snapshotCorrupt,
+  snapshotInvalid,
   type VectorInput,
   vectorToJson,
 } from "@routekit/core";
@@ -51,6 +52,29 @@ import {
  */
 export const MAX_SQUARED_NORM = 1e100;
 export const MAX_MAGNITUDE = 1e6;
+
+/**
+ * Checks a snapshot's costs: each in [0, MAX_MAGNITUDE], as `observe` and `learn` take them (SNAPSHOT_CORRUPT naming
+ * the entry and its value).
+ */
+export function checkCosts(costs: ArrayLike<number>, what: string): void {
+  for (let i = 0; i < costs.length; i++) {
+    const c = costs[i] as number;
+    if (!(c >= 0 && c <= MAX_MAGNITUDE)) snapshotInvalid(`${what}[${i}]`, c, `a cost is in [0, ${MAX_MAGNITUDE}]`);
+  }
+}
+
+/** Checks a snapshot's context or output features: squared norm <= MAX_SQUARED_NORM, as `begin` and `observe` take them. */
+function checkStoredNorm(v: ArrayLike<number>, what: string): void {
+  const s = squaredNorm(v);
+  if (!(s <= MAX_SQUARED_NORM)) {
+    snapshotInvalid(
+      `${what} (squared norm)`,
+      s,
+      `a context or output has squared norm <= ${MAX_SQUARED_NORM} (begin and observe refuse larger)`,
+    );
+  }
+}
 
 function squaredNorm(v: ArrayLike<number>): number {
   let s = 0;
@@ -416,6 +440,7 @@ export abstract class CascadePolicyBase implements CascadePolicy {
     if (o === null || typeof o !== "object" || Array.isArray(o)) snapshotCorrupt("episode", "an object");
     const context = decodeF64(o.context, "episode.context", this.contextDim);
     if (!context.every(Number.isFinite)) snapshotCorrupt("episode.context", "finite values");
+    checkStoredNorm(context, "episode.context");
     const strings = (v: Json | undefined, what: string): string[] => {
       if (!Array.isArray(v) || !v.every((s) => typeof s === "string" && s.length > 0))
         snapshotCorrupt(what, "an array of ids");
@@ -437,11 +462,12 @@ export abstract class CascadePolicyBase implements CascadePolicy {
     const features = (o.features as Json[]).map((f, i) => {
       const v = decodeF64(f, `episode.features[${i}]`, this.outputDim);
       if (!v.every(Number.isFinite)) snapshotCorrupt(`episode.features[${i}]`, "finite values");
+      checkStoredNorm(v, `episode.features[${i}]`);
       return v;
     });
     const costs = [...decodeF64(o.costs, "episode.costs", n)];
     const optimistic = [...decodeF64(o.optimistic, "episode.optimistic", n)];
-    if (!costs.every((c) => Number.isFinite(c) && c >= 0)) snapshotCorrupt("episode.costs", "finite values >= 0");
+    checkCosts(costs, "episode.costs");
     if (!optimistic.every(Number.isFinite)) snapshotCorrupt("episode.optimistic", "finite values");
     const pos = o.pos;
     if (typeof pos !== "number" || !Number.isInteger(pos) || pos < 0 || pos > order.length || pos < n)

@@ -7,6 +7,7 @@
  */
 
 import {
+  checkDiagonal,
   checkNumber,
   ErrorCode,
   encodeF64,
@@ -265,9 +266,14 @@ export class RewardModel {
     r.theta.set(theta);
     r.PhiInv.set(readF64(o.PhiInv, "reward.PhiInv", d * d));
     r.Phi.set(readF64(o.Phi, "reward.Phi", d * d));
-    for (let i = 0; i < d; i++)
-      if (!((r.PhiInv[i * d + i] as number) > 0) || !((r.Phi[i * d + i] as number) > 0))
-        snapshotCorrupt("reward.Phi", "a positive diagonal");
+    checkDiagonal(r.PhiInv, d, "reward.PhiInv", "an inverse Gram matrix has a positive diagonal", {
+      min: 0,
+      openMin: true,
+    });
+    checkDiagonal(r.Phi, d, "reward.Phi", "a Gram matrix ridge I + sum phi phi^T has a positive diagonal", {
+      min: 0,
+      openMin: true,
+    });
     r.b.set(readF64(o.b, "reward.b", d));
     const X = readF64(o.phis, "reward.phis", n * d);
     const R = readF64(o.rewards, "reward.rewards", n);

@@ -123,7 +123,7 @@ describe("inputs of mixed scale (inside the documented bounds) keep every kept i
   ] as const)("%s: the snapshot after every episode reads back", (_name, extra, ctx, phi) => {
     run(new Cosmos({ ...common, ...extra } as CosmosOptions), (s) => Cosmos.fromJSON(s as Snapshot), ctx, phi);
   });
-  it("the kept inverses have a positive diagonal (OneShot's A^-1 too, whose reader does not check it)", () => {
+  it("the kept inverses have a positive diagonal (OneShot's A^-1 too, whose reader also refuses one that is not)", () => {
     const p = new Cosmos({ ...common, rewardParameter: [1, 0] });
     const q = new OneShot(common);
     for (let t = 0; t < 20; t++) {
