@@ -7,8 +7,9 @@ import {
   readF64,
   readInt,
   readObject,
+  snapshotInvalid,
 } from "@routekit/core";
-import { allocF64, allocF64From, freeF64 } from "@routekit/linalg";
+import { allocF64, allocF64From, dot, freeF64 } from "@routekit/linalg";
 
 /**
  * A pending LinUCB decision: the chosen arm's uid, the model version the decision was computed
@@ -25,14 +26,19 @@ export interface VecPayload {
 
 /**
  * Validates a pending LinUCB decision of a snapshot (SNAPSHOT_CORRUPT otherwise): uid in
- * [0, nextUid), version a safe integer >= 0, x finite of length `xLength`, u finite with a length
- * `uLengthOk` accepts.
+ * [0, nextUid), version a safe integer >= 0, x finite of length `xLength` with a finite squared norm
+ * (select refuses any other context, see checkContextNorm; the same `dot` is used, so every context it
+ * accepted passes), u finite with a length `uLengthOk` accepts.
  */
 export function checkVecPayload(json: Json, xLength: number, uLengthOk: (n: number) => boolean): number {
   const o = readObject(json, "ledger payload");
   const uid = readInt(o, "uid", 0);
   readInt(o, "version", 0);
-  readF64(o.x, "ledger x", xLength);
+  const x = readF64(o.x, "ledger x", xLength);
+  const xx = dot(x, x, xLength);
+  if (!Number.isFinite(xx)) {
+    snapshotInvalid("ledger x (squared norm)", xx, "select refuses a context whose squared norm overflows");
+  }
   readF64(o.u, "ledger u", uLengthOk);
   return uid;
 }
