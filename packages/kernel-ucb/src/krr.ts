@@ -11,6 +11,7 @@ import {
   readNumber,
   readObject,
   snapshotCorrupt,
+  snapshotInvalid,
 } from "@routekit/core";
 import {
   allocF64,
@@ -427,6 +428,30 @@ export class ExactKrr {
         // The inverse of K + ridge I has a positive diagonal.
         if (i === j && !(q > 0)) snapshotCorrupt(`Q[${i}, ${i}]`, "positive");
         s.Q[i * cap + j] = q;
+      }
+    }
+    // a = Q v, kept by incremental updates and reset to Q v by every rebuild: |a_i| <= |a|_2 <= |Q|_2 |v|_2 <=
+    // |Q|_F |v|_2 for the stored (symmetric) Q, whatever its drift from the exact inverse. The factor 2 covers the
+    // rounding of a against Q v (relative 1e-16 per update, far below it).
+    let qq = 0;
+    let vv = 0;
+    k = 0;
+    for (let i = 0; i < n; i++) {
+      vv += (v[i] as number) * (v[i] as number);
+      for (let j = i; j < n; j++) {
+        const q = packed[k++] as number;
+        qq += (i === j ? 1 : 2) * q * q;
+      }
+    }
+    // All rewards 0 keep a at 0 exactly (and 0 times an overflowed |Q|_F is no bound).
+    const aMax = vv === 0 ? 0 : 2 * Math.sqrt(qq) * Math.sqrt(vv);
+    for (let i = 0; i < n; i++) {
+      if (!(Math.abs(a[i] as number) <= aMax)) {
+        snapshotInvalid(
+          `a[${i}]`,
+          a[i] as number,
+          `a = Q v is within 2 |Q|_F |v|_2 = ${aMax} (Q the stored inverse, v the rewards)`,
+        );
       }
     }
     s.n = n;

@@ -238,6 +238,7 @@ export class RidgeArm {
     const packed = readF64(o.Ainv, "Ainv", (F * (F + 1)) / 2);
     const theta = readF64(o.theta, "theta", F);
     const b = readF64(o.b, "b", F);
+    let k: number;
     // Both are bumped by every update and by nothing else.
     if (version !== n) snapshotInvalid('"version"', version, `an arm's version equals its update count n (${n})`);
     // Ainv starts at I / ridge and each update subtracts u u^T / denom (denom >= 1), whose diagonal is >= 0 also after
@@ -256,6 +257,20 @@ export class RidgeArm {
       },
       { packed: true },
     );
+    // Off the diagonal, |Ainv_ij| <= sqrt(Ainv_ii Ainv_jj) <= 1 / ridge in exact arithmetic (a positive definite
+    // matrix); each update moves Ainv_ij by u_i u_j / denom, at most the mean of what it takes off the two diagonal
+    // entries, so rounding cannot carry an entry past 1 / ridge by more than a few ulps per update: the 1e-6 slack
+    // covers 10^9 updates. (Not the product bound: an ill-conditioned inverse sits near it, where rounding can cross.)
+    const offMax = (1 / ridge) * (1 + 1e-6);
+    k = 0;
+    for (let i = 0; i < F; i++) {
+      for (let j = i; j < F; j++, k++) {
+        const q = packed[k] as number;
+        if (j > i && !(Math.abs(q) <= offMax)) {
+          snapshotInvalid(`Ainv[${i}, ${j}]`, q, `an inverse Gram matrix has entries within +-1 / ridge = ${1 / ridge}`);
+        }
+      }
+    }
     if (o.single !== undefined && o.single !== false) {
       throw new RouteKitError(ErrorCode.SnapshotCorrupt, "ridge state field single must be false when present");
     }
@@ -263,7 +278,7 @@ export class RidgeArm {
     if (o.single === false) r.dropMirror();
     r.theta.set(theta);
     r.b.set(b);
-    let k = 0;
+    k = 0;
     for (let i = 0; i < F; i++) {
       for (let j = 0; j < i; j++) r.Ainv[i * F + j] = 0;
       for (let j = i; j < F; j++) r.Ainv[i * F + j] = packed[k++] as number;
