@@ -9,7 +9,6 @@
 import { type ArmPolicy, type AssortmentPolicy, type CascadePolicy, Rng } from "@routekit/core";
 import {
   absurdValueCorruptions,
-  ContractViolation,
   checkConcurrentArm,
   checkConcurrentAssortment,
   checkConcurrentCascade,
@@ -20,7 +19,8 @@ import {
 } from "@routekit/core/testing";
 import { describe, expect, it } from "vitest";
 import { cascadePolicies } from "./cascade-policies.js";
-import { armPolicies, MNL_D, mnlPolicies } from "./policies.js";
+import { armPolicies, mnlPolicies } from "./policies.js";
+import { armResumedSmoke, assortmentResumedSmoke, cascadeResumedSmoke, query } from "./resumed-smoke.js";
 
 const CORRUPTIONS = longHorizon(60, 600);
 
@@ -38,7 +38,6 @@ function otherKind<S extends { name: string }>(specs: readonly S[], i: number): 
 let armCost: readonly [number, number] | undefined;
 const fbOf = (reward: number) =>
   armCost ? { reward, cost: armCost[0] + reward * (armCost[1] - armCost[0]) } : { reward };
-
 function armHistory(p: ArmPolicy, seed: number): void {
   const rng = Rng.fromSeed(`history:${seed}`);
   const ctx = () => (p.contextDim ? rng.fillNormal(new Float64Array(p.contextDim), 0, 0.5) : undefined);
@@ -53,11 +52,6 @@ function armSmoke(p: ArmPolicy): void {
     const d = p.select(p.contextDim ? rng.fillNormal(new Float64Array(p.contextDim), 0, 0.5) : undefined);
     p.update(d, fbOf(rng.uniform()));
   }
-}
-
-function query(rng: Rng) {
-  const n = 4;
-  return { features: rng.fillNormal(new Float64Array(n * MNL_D), 0, 0.4), numItems: n, maxSize: 2 };
 }
 
 describe.each(armPolicies.map((s, i) => [s.name, s, i] as const))("%s", (_n, spec, i) => {
@@ -81,9 +75,13 @@ describe.each(armPolicies.map((s, i) => [s.name, s, i] as const))("%s", (_n, spe
     const p = spec.create({ seed: 7, arms: ["arm-0", "arm-1", "arm-2"] });
     armHistory(p, 7);
     const before = JSON.stringify(p.toJSON());
-    const tally = checkCorruptions(spec.name, absurdValueCorruptions(p.toJSON()), (s) => spec.restore(s), armSmoke);
+    const snap = p.toJSON();
+    const smoke = armResumedSmoke(spec);
+    smoke.real(spec.restore(snap)); // the real snapshot passes the smoke
+    const tally = checkCorruptions(spec.name, absurdValueCorruptions(snap), (s) => spec.restore(s), smoke.corrupted);
     expect(tally.rejected).toBeGreaterThan(0);
     expect(JSON.stringify(p.toJSON())).toBe(before);
+    expect(JSON.stringify(snap)).toBe(before);
   });
   it("restores from structuredClone, prototype-less and frozen copies, and never writes to its input", () => {
     armCost = spec.costs;
@@ -97,51 +95,12 @@ describe.each(armPolicies.map((s, i) => [s.name, s, i] as const))("%s", (_n, spe
   });
 });
 
-/** The [sequence number, payload] of every pending decision or open episode in a policy's snapshot. */
-/** After a smoke: the policy's own snapshot must restore (a state it reached, such as an infinite Gram entry, is not refused). */
-function restoresItself<P extends { toJSON(): unknown }>(name: string, p: P, restore: (s: never) => unknown): void {
-  try {
-    restore(p.toJSON() as never);
-  } catch (e) {
-    throw new ContractViolation(`${name}: after the smoke its own snapshot is refused: ${(e as Error).message}`);
-  }
-}
-
-function pendingEntries(p: { toJSON(): { state: unknown } }): [number, unknown][] {
-  return (p.toJSON().state as { ledger: { entries: [number, unknown][] } }).ledger.entries;
-}
-
 /** Ten selects (several items offered) and seven updates: pending decisions stay in the snapshot. */
 function assortmentHistory(p: AssortmentPolicy): void {
   const rng = Rng.fromSeed("mnl-history");
   const pend = [];
   for (let t = 0; t < 10; t++) pend.push(p.select(query(rng)));
   for (let t = 0; t < 7; t++) p.update(pend[t]!, { choice: pend[t]!.items[0] ?? null });
-}
-
-/**
- * Selects and updates a few rounds; every decision must offer distinct item indices of the query, at most its
- * maxSize (a NaN utility shows as a short, repeated or out-of-range assortment). The last decision stays pending,
- * so the state checked after the smoke holds its offered rows.
- */
-function assortmentSmoke(q: AssortmentPolicy): void {
-  // The restored pending decisions first: feedback for each (its first item chosen).
-  for (const [seq, payload] of pendingEntries(q)) {
-    const items = (payload as { items: number[] }).items;
-    q.update({ id: `d${seq}` }, { choice: items[0] ?? null });
-  }
-  const r2 = Rng.fromSeed("smoke");
-  for (let t = 0; t < 6; t++) {
-    const qu = query(r2);
-    const d = q.select(qu);
-    const ok =
-      d.items.length >= 1 &&
-      d.items.length <= qu.maxSize &&
-      new Set(d.items).size === d.items.length &&
-      d.items.every((i) => Number.isInteger(i) && i >= 0 && i < qu.numItems);
-    if (!ok) throw new ContractViolation(`select offered [${d.items.join(", ")}] of ${qu.numItems} items`);
-    if (t < 5) q.update(d, { choice: d.items[t % 2] ?? null });
-  }
 }
 
 /** Six episodes, the last two left open (one mid-query), as the snapshot a server writes mid-traffic. */
@@ -159,43 +118,6 @@ function cascadeHistory(p: CascadePolicy, seed: string): void {
       p.choose(e);
       p.feedback(e, rng.uniform());
     }
-  }
-}
-
-/**
- * Whole episodes (begin, next/observe until stop, choose, feedback) on the restored policy: every asked box must be
- * live and not asked before, the chosen box one of those observed. The last episode stays open.
- */
-function cascadeSmoke(p: CascadePolicy): void {
-  const rng = Rng.fromSeed("cascade-smoke");
-  const box = (n: number) => Float64Array.from({ length: n }, () => rng.uniformIn(-1, 1));
-  // The restored open episodes first: each is queried to its stop, then chosen and learned from.
-  for (const [seq] of pendingEntries(p)) {
-    const e = { id: `e${seq}` };
-    for (let k = 0; k < p.arms.length + 1; k++) {
-      const step = p.next(e);
-      if (!("query" in step)) break;
-      p.observe(e, step.query, box(p.outputDim), 0.05 + 0.1 * rng.uniform());
-    }
-    p.choose(e);
-    p.feedback(e, rng.uniform());
-  }
-  for (let t = 0; t < 5; t++) {
-    const e = p.begin(box(p.contextDim));
-    const asked: string[] = [];
-    for (let k = 0; k < p.arms.length + 1; k++) {
-      const step = p.next(e);
-      if (!("query" in step)) break;
-      if (!p.arms.includes(step.query) || asked.includes(step.query))
-        throw new ContractViolation(`next() asked for ${JSON.stringify(step.query)} after [${asked.join(", ")}]`);
-      asked.push(step.query);
-      p.observe(e, step.query, box(p.outputDim), 0.05 + 0.1 * rng.uniform());
-    }
-    if (t === 4) break;
-    const chosen = p.choose(e);
-    if (!asked.includes(chosen))
-      throw new ContractViolation(`choose() gave ${chosen}, not one of [${asked.join(", ")}]`);
-    p.feedback(e, rng.uniform());
   }
 }
 
@@ -226,14 +148,13 @@ describe.each(mnlPolicies.map((s, i) => [s.name, s, i] as const))("%s", (_n, spe
     assortmentHistory(p);
     const snap = p.toJSON();
     const before = JSON.stringify(snap);
+    const smoke = assortmentResumedSmoke(spec.name, (s) => spec.restore(s));
+    smoke.real(spec.restore(snap) as AssortmentPolicy); // the real snapshot passes the smoke
     const tally = checkCorruptions(
       spec.name,
       absurdValueCorruptions(snap),
       (s) => spec.restore(s) as AssortmentPolicy,
-      (q) => {
-        assortmentSmoke(q);
-        restoresItself(spec.name, q, spec.restore);
-      },
+      smoke.corrupted,
     );
     expect(tally.rejected).toBeGreaterThan(0);
     expect(JSON.stringify(p.toJSON())).toBe(before);
@@ -259,15 +180,9 @@ describe.each(cascadePolicies.map((s) => [s.name, s] as const))("%s", (_n, spec)
     cascadeHistory(p, "cascade-history");
     const snap = p.toJSON();
     const before = JSON.stringify(snap);
-    const tally = checkCorruptions(
-      spec.name,
-      absurdValueCorruptions(snap),
-      (s) => spec.restore(s),
-      (q) => {
-        cascadeSmoke(q);
-        restoresItself(spec.name, q, spec.restore);
-      },
-    );
+    const smoke = cascadeResumedSmoke(spec.name, (s) => spec.restore(s));
+    smoke.real(spec.restore(snap)); // the real snapshot passes the smoke
+    const tally = checkCorruptions(spec.name, absurdValueCorruptions(snap), (s) => spec.restore(s), smoke.corrupted);
     expect(tally.rejected).toBeGreaterThan(0);
     expect(JSON.stringify(p.toJSON())).toBe(before);
     expect(JSON.stringify(snap)).toBe(before);
