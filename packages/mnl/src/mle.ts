@@ -323,8 +323,17 @@ export function fitMnlMle(
   const d = h.d;
   const { g, H, LH, step, trial } = ws;
   let it = 0;
+  let restarted = false;
   for (; it < maxIter; it++) {
     const f = historyPass(h, count, v0, lambda, theta, ws, true);
+    if (!Number.isFinite(f) && !restarted) {
+      // Only an absurd starting point (|theta|^2 overflowing) has an infinite objective, from which no Armijo test
+      // passes: restart once from 0 (as warmFitMnlMle does). A finite objective never takes this branch.
+      theta.fill(0);
+      restarted = true;
+      it--;
+      continue;
+    }
     symmetrizeUpper(H, d);
     if (!choleskyFactor(H, d, LH)) break;
     choleskySolve(LH, d, g, step);

@@ -73,6 +73,7 @@ export function warmFitMnlMle(
     hessianPass(h, count - 1, count, v0, theta, ws, st.g, st.H);
   }
   let exact = st.refreshedAt === count;
+  let restarted = false;
   for (let it = 0; it < maxIter; it++) {
     for (let k = 0; k < d; k++) g[k] = (st.g[k] as number) + lambda * (theta[k] as number);
     for (let i = 0; i < d * d; i++) H[i] = st.H[i] as number;
@@ -103,6 +104,20 @@ export function warmFitMnlMle(
       let f = dataPass(h, 0, count, v0, theta, ws, g, H, 0);
       for (let k = 0; k < d; k++) f += 0.5 * lambda * (theta[k] as number) * (theta[k] as number);
       passes++;
+      if (!Number.isFinite(f) && !restarted) {
+        // No real estimate has an infinite objective (it is at most the objective at 0, a sum of logs over finite
+        // features); only a snapshot edited to an absurd theta (|theta|^2 overflowing) does, and from there every
+        // Armijo test fails (f - ... is Infinity or NaN): 30 halvings, a step of 2^-30, on every round for good.
+        // Restart once from 0, where a fresh policy's estimate starts, with exact derivatives there. Real runs never
+        // reach this branch, so their estimates are unchanged bit for bit.
+        theta.fill(0);
+        refresh(h, count, v0, theta, st, ws);
+        passes++;
+        exact = true;
+        restarted = true;
+        it--;
+        continue;
+      }
       for (let bt = 0; bt < 30; bt++) {
         for (let k = 0; k < d; k++) trial[k] = (theta[k] as number) - t * (step[k] as number);
         let ft = dataPass(h, 0, count, v0, trial, ws, g, H, 0);
