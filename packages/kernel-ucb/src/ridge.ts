@@ -267,7 +267,11 @@ export class RidgeArm {
       for (let j = i; j < F; j++, k++) {
         const q = packed[k] as number;
         if (j > i && !(Math.abs(q) <= offMax)) {
-          snapshotInvalid(`Ainv[${i}, ${j}]`, q, `an inverse Gram matrix has entries within +-1 / ridge = ${1 / ridge}`);
+          snapshotInvalid(
+            `Ainv[${i}, ${j}]`,
+            q,
+            `an inverse Gram matrix has entries within +-1 / ridge = ${1 / ridge}`,
+          );
         }
       }
     }
