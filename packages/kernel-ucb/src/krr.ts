@@ -430,27 +430,30 @@ export class ExactKrr {
         s.Q[i * cap + j] = q;
       }
     }
-    // a = Q v, kept by incremental updates and reset to Q v by every rebuild: |a_i| <= |a|_2 <= |Q|_2 |v|_2 <=
-    // |Q|_F |v|_2 for the stored (symmetric) Q, whatever its drift from the exact inverse. The factor 2 covers the
-    // rounding of a against Q v (relative 1e-16 per update, far below it).
-    let qq = 0;
-    let vv = 0;
+    // a = Q v, kept by incremental updates and reset to Q v by every rebuild: |a_i| <= sum_j |Q_ij| |v_j| <=
+    // rowAbs_i max_j |v_j| for the stored (symmetric) Q, whatever its drift from the exact inverse. The factor 2
+    // covers the rounding of a against Q v (relative 1e-16 per update, far below it), the absolute 1e-300 the
+    // subnormal range, where rounding is absolute. No squares: |Q|_F |v|_2 underflowed to 0 for rewards near
+    // 1e-170, and real snapshots were refused.
+    const rowAbs = new Float64Array(n);
+    let vMax = 0;
     k = 0;
     for (let i = 0; i < n; i++) {
-      vv += (v[i] as number) * (v[i] as number);
+      vMax = Math.max(vMax, Math.abs(v[i] as number));
       for (let j = i; j < n; j++) {
-        const q = packed[k++] as number;
-        qq += (i === j ? 1 : 2) * q * q;
+        const q = Math.abs(packed[k++] as number);
+        rowAbs[i] += q;
+        if (j !== i) rowAbs[j] += q;
       }
     }
-    // All rewards 0 keep a at 0 exactly (and 0 times an overflowed |Q|_F is no bound).
-    const aMax = vv === 0 ? 0 : 2 * Math.sqrt(qq) * Math.sqrt(vv);
     for (let i = 0; i < n; i++) {
+      // vMax 0: every reward 0, where a stays 0 (and Infinity * 0 would be no bound).
+      const aMax = (vMax === 0 ? 0 : 2 * (rowAbs[i] as number) * vMax) + 1e-300;
       if (!(Math.abs(a[i] as number) <= aMax)) {
         snapshotInvalid(
           `a[${i}]`,
           a[i] as number,
-          `a = Q v is within 2 |Q|_F |v|_2 = ${aMax} (Q the stored inverse, v the rewards)`,
+          `a = Q v is within 2 sum_j |Q[${i}, j]| max_j |v_j| + 1e-300 = ${aMax} (Q the stored inverse, v the rewards)`,
         );
       }
     }

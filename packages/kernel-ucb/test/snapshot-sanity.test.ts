@@ -101,7 +101,7 @@ describe("RffUcb: resealed absurd values are refused", () => {
   });
 });
 
-describe("exact kernel regressions: a = Q v beyond 2 |Q|_F |v|_2 is refused", () => {
+describe("exact kernel regressions: a = Q v beyond 2 sum_j |Q_ij| max |v| + 1e-300 is refused", () => {
   it("PAK-UCB (poly) and KernelUCB with a[0] = -1e308: SNAPSHOT_CORRUPT naming the entry, value and rule", () => {
     const runs: [
       () => PakUcb | KernelUcb,
@@ -131,7 +131,7 @@ describe("exact kernel regressions: a = Q v beyond 2 |Q|_F |v|_2 is refused", ()
       st.a = encodeF64(a);
       const e = refusal(() => restore(resealSnapshot(copy)));
       expect(e.code).toBe("SNAPSHOT_CORRUPT");
-      expect(e.message).toMatch(/snapshot field a\[0\] is -1e\+308; a = Q v is within 2 \|Q\|_F \|v\|_2 = /);
+      expect(e.message).toMatch(/snapshot field a\[0\] is -1e\+308; a = Q v is within 2 sum_j \|Q\[0, j\]\| max_j \|v_j\| \+ 1e-300 = /);
     }
   });
   it("a regression whose inverse was rebuilt (a = Q v recomputed, slack raised) restores bit for bit", () => {
@@ -153,7 +153,7 @@ describe("exact kernel regressions: a = Q v beyond 2 |Q|_F |v|_2 is refused", ()
 });
 
 describe("every real snapshot restores bit for bit", () => {
-  it("exact regressions (PAK-UCB rbf, poly and linear, KernelUCB, SupPAK-UCB): several seeds, long runs, repeated prompts, the smallest ridge, wide rewards, arms removed and re-added, decisions pending", () => {
+  it("exact regressions (PAK-UCB rbf, poly and linear, KernelUCB, SupPAK-UCB): several seeds, long runs, repeated prompts, the smallest ridge, wide and tiny (down to subnormal) rewards, arms removed and re-added, decisions pending", () => {
     type Any = {
       select(x: Float64Array): { id: string };
       update(d: never, f: { reward: number }): void;
@@ -198,6 +198,10 @@ describe("every real snapshot restores bit for bit", () => {
         [2, undefined, true, 1],
         [3, "small", true, 1],
         [4, "small", false, 100],
+        // Rewards whose squares underflow (a bound through |Q|_F |v|_2 refused these real states) and subnormal ones.
+        [5, undefined, false, 1e-170],
+        [6, "small", true, 1e-300],
+        [7, undefined, false, 5e-324],
       ] as const) {
         // The smallest ridge each kernel allows (k(y, y) / ridge <= 10^4 at |y| = 1; a poly kernel reaches 216 or 27).
         const small = name === "pak-poly" ? 0.0216 : name === "pak-rbf" || name === "pak-linear" ? 1e-4 : 0.0027;
@@ -222,7 +226,7 @@ describe("every real snapshot restores bit for bit", () => {
         checked++;
       }
     }
-    expect(checked).toBe(20);
+    expect(checked).toBe(35);
   });
 
   it("RFF-UCB: several seeds, long runs, a repeated prompt, the smallest ridge, arms removed and re-added", () => {
