@@ -131,7 +131,9 @@ describe("exact kernel regressions: a = Q v beyond 2 sum_j |Q_ij| max |v| + 1e-3
       st.a = encodeF64(a);
       const e = refusal(() => restore(resealSnapshot(copy)));
       expect(e.code).toBe("SNAPSHOT_CORRUPT");
-      expect(e.message).toMatch(/snapshot field a\[0\] is -1e\+308; a = Q v is within 2 sum_j \|Q\[0, j\]\| max_j \|v_j\| \+ 1e-300 = /);
+      expect(e.message).toMatch(
+        /snapshot field a\[0\] is -1e\+308; a = Q v is within 2 sum_j \|Q\[0, j\]\| max_j \|v_j\| \+ 1e-300 = /,
+      );
     }
   });
   it("a regression whose inverse was rebuilt (a = Q v recomputed, slack raised) restores bit for bit", () => {
