@@ -46,14 +46,6 @@ function armHistory(p: ArmPolicy, seed: number): void {
   for (let t = 0; t < 8; t++) p.update(pend[t] as { id: string }, fbOf(rng.uniform()));
 }
 
-function armSmoke(p: ArmPolicy): void {
-  const rng = Rng.fromSeed("smoke");
-  for (let t = 0; t < 6; t++) {
-    const d = p.select(p.contextDim ? rng.fillNormal(new Float64Array(p.contextDim), 0, 0.5) : undefined);
-    p.update(d, fbOf(rng.uniform()));
-  }
-}
-
 describe.each(armPolicies.map((s, i) => [s.name, s, i] as const))("%s", (_n, spec, i) => {
   it("rejects corrupted, truncated and foreign snapshots, never half-loads", () => {
     armCost = spec.costs;
@@ -62,11 +54,14 @@ describe.each(armPolicies.map((s, i) => [s.name, s, i] as const))("%s", (_n, spe
     const other = otherKind(armPolicies, i)
       .create({ seed: 1, arms: ["arm-0"] })
       .toJSON();
+    // The resumed smoke (pending decisions settled, outputs checked, a typed error on a valid call is a break).
+    const smoke = armResumedSmoke(spec);
+    smoke.real(spec.restore(p.toJSON()));
     const tally = checkCorruptions(
       spec.name,
       corruptSnapshot(p.toJSON(), other, Rng.fromSeed(`corrupt:${spec.name}`), CORRUPTIONS),
       (s) => spec.restore(s),
-      armSmoke,
+      smoke.corrupted,
     );
     expect(tally.rejected).toBeGreaterThanOrEqual(11);
   });
@@ -129,17 +124,13 @@ describe.each(mnlPolicies.map((s, i) => [s.name, s, i] as const))("%s", (_n, spe
     for (let t = 0; t < 10; t++) pend.push(p.select(query(rng)));
     for (let t = 0; t < 7; t++) p.update(pend[t]!, { choice: pend[t]!.items[0] ?? null });
     const other = otherKind(mnlPolicies, i).create({ seed: 1 }).toJSON();
+    const smoke = assortmentResumedSmoke(spec.name, (s) => spec.restore(s));
+    smoke.real(spec.restore(p.toJSON()) as AssortmentPolicy);
     const tally = checkCorruptions(
       spec.name,
       corruptSnapshot(p.toJSON(), other, Rng.fromSeed(`corrupt:${spec.name}`), CORRUPTIONS),
       (s) => spec.restore(s) as AssortmentPolicy,
-      (q) => {
-        const r2 = Rng.fromSeed("smoke");
-        for (let t = 0; t < 4; t++) {
-          const d = q.select(query(r2));
-          q.update(d, { choice: d.items[0] ?? null });
-        }
-      },
+      smoke.corrupted,
     );
     expect(tally.rejected).toBeGreaterThanOrEqual(11);
   });
