@@ -4,12 +4,13 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { type CascadePolicy, isRouteKitError, Rng, type Snapshot } from "@routekit/core";
+import { isRouteKitError, Rng, type Snapshot } from "@routekit/core";
 import { checkCorruptions, corruptSnapshot, longHorizon } from "@routekit/core/testing";
 import { describe, expect, it } from "vitest";
 import { type CascadeFixture, generateCascade, playCascade } from "./cascade-fixture-lib.js";
 import { cascadePolicies } from "./cascade-policies.js";
 import { fixtureFile } from "./fixture-lib.js";
+import { cascadeResumedSmoke } from "./resumed-smoke.js";
 
 const dir = fileURLToPath(new URL("../fixtures/", import.meta.url));
 const ARMS = ["arm-0", "arm-1", "arm-2"];
@@ -40,13 +41,14 @@ describe.each(cascadePolicies.map((s, i) => [s.name, s, i] as const))("%s", (nam
     const otherSnap = (other.name.split("-")[0] === name.split("-")[0] ? cascadePolicies[5] : other)
       ?.create({ seed: 1, arms: ["arm-0"] })
       .toJSON() as Snapshot;
+    // The resumed smoke (open episodes finished, outputs checked, a typed error on a valid call is a break).
+    const smoke = cascadeResumedSmoke(name, (s) => spec.restore(s));
+    smoke.real(spec.restore(p.toJSON()));
     const tally = checkCorruptions(
       name,
       corruptSnapshot(p.toJSON(), otherSnap, Rng.fromSeed(`corrupt:${name}`), longHorizon(60, 600)),
       (s) => spec.restore(s),
-      (q: CascadePolicy) => {
-        generateCascade(q, "smoke", 30);
-      },
+      smoke.corrupted,
     );
     expect(tally.rejected).toBeGreaterThanOrEqual(11);
   });

@@ -262,7 +262,11 @@ export function checkCorruptions<P extends PolicyBase>(
       }
       checkState(policy, {}, trace);
     } catch (e) {
-      if (e instanceof ContractViolation) throw new ContractViolation(`${name}: ${e.message}`);
+      if (e instanceof ContractViolation) {
+        throw new ContractViolation(
+          e.message.includes(c.label) ? `${name}: ${e.message}` : `${name}: snapshot with ${c.label}: ${e.message}`,
+        );
+      }
       throw e;
     }
     tally.loaded++;
