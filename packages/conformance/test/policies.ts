@@ -268,7 +268,7 @@ const ofuRanges: OptionRange[] = [
   { name: "stepSize", min: 1e-100 },
   { name: "confidence", min: 0, max: 1, openMin: true },
   nonNegative("beta"),
-  positive("stepMultiplier"),
+  { name: "stepMultiplier", min: 0, max: 1e6, openMin: true },
   choice("preset", "paper", "authors-uniform", "authors-nonuniform", "practical"),
   choice("betaMode", "theory", "frozen", "constant"),
   choice("projection", "exact", "none"),

@@ -61,6 +61,9 @@ const FACTOR_UTILITIES_MIN_D = 9;
 /** Items per forward substitution of factorUtilities (its scratch is contextDim x this). */
 const FACTOR_UTILITIES_BATCH = 64;
 
+/** Largest `stepMultiplier` accepted. */
+const MAX_STEP_MULTIPLIER = 1e6;
+
 /** Smallest `ridge` and `stepSize` accepted (see resolve). */
 const MIN_RIDGE = 1e-100;
 
@@ -89,7 +92,7 @@ export interface OfuMnlPlusOptions extends MnlCommonOptions {
   beta?: number;
   /** Multiplier on the confidence radius beta (1 = the formula; default: the preset's), >= 0. */
   exploration?: number;
-  /** Multiplier on the mirror-descent step (the authors' code steps 2 eta H~^-1 g), > 0. */
+  /** Multiplier on the mirror-descent step (the authors' code steps 2 eta H~^-1 g), in (0, 1e6]. */
   stepMultiplier?: number;
   /** "exact": projection onto the unit ball in the H~ norm; "none": skip it. */
   projection?: "exact" | "none";
@@ -196,7 +199,13 @@ function resolve(options: OfuMnlPlusOptions): { common: MnlCommonConfig; cfg: Of
     );
   }
   const exploration = numberOption(o, "exploration", pre.exploration, { min: 0 });
-  const stepMultiplier = numberOption(o, "stepMultiplier", pre.stepMultiplier, { min: 0, openMin: true });
+  // At most 1e6 (the paper steps 1 eta, the authors' code 2): a multiplier of 1e308 overflowed the first step,
+  // so every update of a policy built with a value in the range threw NUMERICAL.
+  const stepMultiplier = numberOption(o, "stepMultiplier", pre.stepMultiplier, {
+    min: 0,
+    openMin: true,
+    max: MAX_STEP_MULTIPLIER,
+  });
   const projection = enumOption(o, "projection", ["exact", "none"] as const, pre.projection);
   return {
     common,

@@ -88,6 +88,25 @@ function constructed<P extends PolicyBase>(spec: ConstructSpec<P>, what: string,
   }
 }
 
+/**
+ * A range open above, at the largest double. The constructor may refuse it (OUT_OF_RANGE or INVALID_ARGUMENT: the
+ * packages document combination rules, e.g. a confidence radius that would not be finite), but a policy it builds
+ * must work: OFU-MNL+ built with stepMultiplier 1e308 threw NUMERICAL at every update. 1 when a policy was built.
+ */
+function smokeAtLargestDouble<P extends PolicyBase>(spec: ConstructSpec<P>, name: string): number {
+  const build = spec.construct as (o: unknown) => P;
+  try {
+    build({ ...(spec.baseOptions ?? {}), [name]: Number.MAX_VALUE });
+  } catch (e) {
+    if (e instanceof RouteKitError && (e.code === "OUT_OF_RANGE" || e.code === "INVALID_ARGUMENT")) return 0;
+    throw new ContractViolation(
+      `${spec.name}: option ${name}: ${Number.MAX_VALUE} (inside its documented range) made the constructor throw ${describeError(e)}`,
+    );
+  }
+  smokeWithOption(spec, name, Number.MAX_VALUE, "inside its documented range, and the constructor accepted it");
+  return 1;
+}
+
 function refused<P extends PolicyBase>(
   spec: ConstructSpec<P>,
   what: string,
@@ -205,6 +224,7 @@ export function checkOptionRanges<P extends PolicyBase>(spec: ConstructSpec<P>):
       inside.push(r.openMax ? nextDouble(r.max, -1) : r.max);
       outside.push(r.openMax ? r.max : r.integer ? r.max + 1 : nextDouble(r.max, 1));
     }
+    if (r.max === undefined && !r.integer) checked += smokeAtLargestDouble(spec, r.name);
     if (r.integer && r.min !== undefined) outside.push(r.min + 0.5);
     for (const v of inside) {
       smokeWithOption(spec, r.name, v, "inside its documented range");
