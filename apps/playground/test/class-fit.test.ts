@@ -53,7 +53,6 @@ describe("routekit class-fit (Table 2 analogue)", () => {
 describe("routekit class-fit size limits (README: beyond them is bad usage, exit 2, before any fitting)", () => {
   it("--queries above 10,000,000, --iterations above 1,000,000 and tables above 1e8 numbers exit 2 at once", async () => {
     const out = mkdtempSync(join(tmpdir(), "routekit-class-fit-limits-"));
-    const t0 = performance.now();
     const cases: [string[], RegExp][] = [
       [["--queries", "10000001", "--dim", "1", "--models", "1", "--rank", "1"], /queries/],
       [["--iterations", "1000001"], /iterations/],
@@ -64,8 +63,8 @@ describe("routekit class-fit size limits (README: beyond them is bad usage, exit
       const r = await cli(["class-fit", ...args, "--out", join(out, "x")]);
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.err, args.join(" ")).toMatch(re);
+      expect(r.out, args.join(" ")).toBe(""); // refused before any fitting: no table (was a 2 s wall-clock bound)
     }
     expect(readdirSync(out)).toEqual([]); // nothing written
-    expect(performance.now() - t0).toBeLessThan(2000); // refused before any fitting
   });
 });

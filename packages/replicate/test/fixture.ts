@@ -9,10 +9,10 @@ import {
   type Snapshot,
   withReplicaParts,
 } from "@routekit/core";
-import { afterAll, beforeAll, expect } from "vitest";
+import { afterAll, beforeAll, expect, vi } from "vitest";
 import { type ReplicablePolicy, StreamApplier } from "../src/apply.js";
 import type { StreamEntry } from "../src/entries.js";
-import type { ReplicaOptions } from "../src/index.js";
+import type { Replica, ReplicaOptions, ReplicaPolicy } from "../src/index.js";
 import { type RedisServer, startRedisServer } from "../src/server.js";
 
 export const ARMS = ["small", "medium", "large"];
@@ -52,6 +52,24 @@ export function linucbOptionsOn(redis: { server: RedisServer }) {
     replicaId: string,
     extra: Partial<ReplicaOptions<LinUCBDisjoint>> | Record<string, unknown> = {},
   ): ReplicaOptions<LinUCBDisjoint> => linucbOptions(redis.server.url, stream, replicaId, extra);
+}
+
+/**
+ * Resolves once `r` has no snapshot being written and none due: fewer than `snapshotEvery` entries applied since
+ * its last snapshot began (read from the replica's private fields). Call it after `catchUp` while nothing else is
+ * written to the stream: the state is then final, so the snapshot keys and the stream's trim are too, and its
+ * last snapshot is at most `snapshotEvery - 1` entries behind the stream's end. A snapshot is written in the
+ * background after a read, so a fixed sleep after `catchUp` was a guess that a loaded machine could miss.
+ */
+export async function snapshotsSettled<P extends ReplicaPolicy>(r: Replica<P>, snapshotEvery: number): Promise<void> {
+  const s = r as unknown as { snapshotting: boolean; sinceSnapshot: number };
+  await vi.waitFor(
+    () => {
+      expect(s.snapshotting, "a snapshot is being written").toBe(false);
+      expect(s.sinceSnapshot, "entries applied since the last snapshot").toBeLessThan(snapshotEvery);
+    },
+    { timeout: 30_000, interval: 10 },
+  );
 }
 
 /** The RouteKitError code `fn` throws or rejects with (the test fails on any other error), or undefined. */
