@@ -200,12 +200,16 @@ function sweepPool(Cls, n, s, caps, config = {}) {
   const p = new Cls({ arms, budget: 1, maxDeployed: s, stageLength: L, maxShare, seed: 1 });
   const snap = p.toJSON();
   const st = structuredClone(snap.state);
+  let counted = 0;
   st.arms.forEach((a, i) => {
     a.n = 5 + rng.int(200);
     a.sr = a.n * (0.2 + 0.7 * q[i]) * (0.9 + 0.1 * rng.uniform());
     a.sc = a.n * (0.05 + 3 * q[i] * q[i] + 0.1 * rng.uniform());
+    counted += a.n;
   });
-  st.learned = L - 1; // the next feedback ends the stage
+  // At least the arms' counts (restore refuses fewer: every count was a learned feedback), one short of a stage
+  // boundary, so that the next feedback ends the stage. With the default average budget nothing else reads it.
+  st.learned = Math.ceil((counted + 1) / L) * L - 1;
   Object.assign(st.config, config);
   return { snapshot: makeSnapshot(snap.kind, snap.kindVersion, st), L };
 }

@@ -104,13 +104,16 @@ export function poised(n: number, s: number, config: Record<string, unknown> = {
     arms: { n: number; sr: number; sc: number }[];
     config: Record<string, unknown>;
   };
+  let counted = 0;
   st.arms.forEach((a, i) => {
     const x = q[i] as number;
     a.n = 5 + rng.int(200);
     a.sr = a.n * (0.2 + 0.7 * x) * (0.9 + 0.1 * rng.uniform());
     a.sc = a.n * (0.05 + 3 * x * x + 0.1 * rng.uniform());
+    counted += a.n;
   });
-  st.learned = L - 1;
+  // At least the arms' counts (restore refuses fewer), one short of a stage boundary: the next feedback ends it.
+  st.learned = Math.ceil((counted + 1) / L) * L - 1;
   Object.assign(st.config, config);
   return makeSnapshot(snap.kind, snap.kindVersion, st as never);
 }
