@@ -19,6 +19,18 @@ export const SUPPORT_EPS = 1e-12;
 export const FULL = 1 + 1e-9;
 
 /**
+ * Whether `k` caps whose sum, added in some order, is `mass` carry all traffic: mass >= 1 - 1e-12 up to the rounding
+ * of the order. Deployment tests the largest caps added largest first (topCapSum), the routing LP and the snapshot
+ * check the deployed set in its own order; k nonnegative caps added in two orders differ by at most
+ * 2 (k - 1) 2^-53 mass, below k eps mass, so a set one order accepts passes here in every order. Without that slack,
+ * caps such as { 0.7, 0.1, 0.2 - 1e-12 } (0.7 + 0.2 - 1e-12 + 0.1 reaches 1 - 1e-12, 0.7 + 0.1 + 0.2 - 1e-12 falls an
+ * ulp short) were deployed, then refused by every routing LP (select threw a TypeError) and by fromJSON.
+ */
+export function carriesAllTraffic(mass: number, k: number): boolean {
+  return k > 0 && mass >= 1 - 1e-12 - k * Number.EPSILON * mass;
+}
+
+/**
  * Most models for which fills pick by selection (n comparisons per model used); beyond it they rank by
  * insertion into a trimmed prefix, which wins when small caps spread traffic over many models.
  */
@@ -100,7 +112,7 @@ export abstract class FillKernels {
   protected massOk(alpha: ArrayLike<number>, n: number, out: Float64Array): boolean {
     let mass = 0;
     for (let i = 0; i < n; i++) mass += alpha[i] as number;
-    if (mass >= 1 - 1e-12 && n > 0) return true;
+    if (carriesAllTraffic(mass, n)) return true;
     for (let i = 0; i < n; i++) out[i] = 0;
     this.value = Number.NaN;
     this.cost = Number.NaN;

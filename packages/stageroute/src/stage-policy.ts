@@ -43,6 +43,7 @@ import { costLcb, rewardUcb } from "./bounds.js";
 import { DeploySolver, topCapSum } from "./deploy.js";
 import { checkDeploySolver } from "./external.js";
 import { configToJson, readStageOptions, type StageConfig, type StagePolicyOptions } from "./options.js";
+import { carriesAllTraffic } from "./route-fill.js";
 import { RouteSolver, type RouteStatus, sampleIndex } from "./route-lp.js";
 
 /** Per-model statistics (costs in cost units) and its cached bounds. */
@@ -259,7 +260,7 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
     // The remaining deployed models keep routing unless they can no longer carry all traffic.
     let mass = 0;
     for (const s of this.deployed) mass += s.maxShare;
-    if (this.deployed.length === 0 || mass < 1 - 1e-12) this.deploy();
+    if (!carriesAllTraffic(mass, this.deployed.length)) this.deploy();
     else this.afterDeploy();
   }
 
@@ -635,7 +636,9 @@ export function readStageSnapshot(st: Record<string, Json>, maxDeployed: number)
   let mass = 0;
   for (const u of deployed) mass += capOf.get(u) as number;
   const canCarry = caps.length > 0 && topCapSum(caps, caps.length, Math.min(maxDeployed, caps.length)) >= 1 - 1e-12;
-  if (canCarry ? mass < 1 - 1e-12 : deployed.length > 0) {
+  // The deployed order's sum, within the rounding of another order (see carriesAllTraffic): deployment tests the
+  // largest caps largest first, so a set it made may fall an ulp short of 1 - 1e-12 here.
+  if (canCarry ? !carriesAllTraffic(mass, deployed.length) : deployed.length > 0) {
     snapshotCorrupt(
       '"deployed"',
       canCarry ? "models whose caps (maxShare) sum to 1" : "empty while no models can carry all traffic",

@@ -81,3 +81,47 @@ describe("stage policies: semantic checks at restore", () => {
     }
   });
 });
+
+describe("stage policies: caps whose sum meets 1 - 1e-12 in one order only", () => {
+  // 0.7 + 0.2 - 1e-12 + 0.1 reaches 1 - 1e-12 (the sorted order, which deployment tests), (0.7 + 0.1) + (0.2 - 1e-12)
+  // falls an ulp short of it (the deployed order). Valid options (some 3 caps sum to 1): the fresh policy's own
+  // snapshot was refused ("deployed" must be models whose caps sum to 1), and select threw a TypeError.
+  const maxShare = { a: 0.7, b: 0.1, c: 0.19999999999900003 };
+  it("the sums differ by order (the premise)", () => {
+    expect(0.7 + 0.19999999999900003 + 0.1 >= 1 - 1e-12).toBe(true);
+    expect(0.7 + 0.1 + 0.19999999999900003 >= 1 - 1e-12).toBe(false);
+  });
+  for (const [name, make, restore] of [
+    ["StageRoute", (o: StageRouteOptions) => new StageRoute(o), StageRoute.fromJSON],
+    ["RatioGreedy", (o: StageRouteOptions) => new RatioGreedy(o), RatioGreedy.fromJSON],
+  ] as const) {
+    it(`${name}: real snapshots restore bit for bit, and select routes`, () => {
+      const p = make({ ...base, maxDeployed: 3, stageLength: 2, maxShare, seed: 5 });
+      const rng = Rng.fromSeed("one-order");
+      for (let t = 0; t < 12; t++) {
+        const s = JSON.stringify(p.toJSON());
+        expect(JSON.stringify(restore(JSON.parse(s)).toJSON())).toBe(s);
+        const d = p.select();
+        expect(["a", "b", "c"]).toContain(d.arm);
+        p.update(d, { reward: rng.uniform(), cost: rng.uniform() });
+      }
+    });
+  }
+  it("a deployed set whose caps fall short of 1 by more than rounding is still refused", () => {
+    const p = new StageRoute({
+      ...base,
+      maxDeployed: 3,
+      stageLength: 2,
+      maxShare: { a: 0.7, b: 0.1, c: 0.2 },
+      seed: 5,
+    });
+    const snap = p.toJSON() as Snapshot & { state: { deployed: number[] } };
+    expect(snap.state.deployed).toHaveLength(3);
+    const bad = tampered(snap, (st) => {
+      st.deployed = st.deployed.slice(0, 2);
+    });
+    expect(code(() => StageRoute.fromJSON(bad))).toMatch(
+      /^SNAPSHOT_CORRUPT: snapshot field "deployed" must be models whose caps \(maxShare\) sum to 1/,
+    );
+  });
+});
