@@ -295,6 +295,14 @@ export abstract class RouterBase<S extends ArmState> extends ArmPolicyBase<S, Ro
     // A router writes both from one double (a JSON round trip keeps it); 1e-9 relative allows a log that rounded.
     const logged = event.decision.propensity;
     const pc = (probs as number[])[chosen] as number;
+    // A router only picks an arm it gives a positive probability; a 0 here would make an importance-weighted update
+    // divide by 0 (EXP3 learned 0/0 for reward -1 and capped that arm's log weight at 1e300).
+    if (!(pc > 0)) {
+      throw new RouteKitError(
+        ErrorCode.InvalidEvent,
+        `event decision.state.probs gives the chosen arm "${event.decision.arm}" probability ${pc}: a routed arm has a positive probability`,
+      );
+    }
     if (logged !== undefined && !(Math.abs(logged - pc) <= 1e-9 * Math.max(logged, pc))) {
       throw new RouteKitError(
         ErrorCode.InvalidEvent,

@@ -4,7 +4,7 @@
  */
 import { type ArmEvent, ErrorCode, isRouteKitError, Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
-import { EuclideanPg, Exp3, Hpg, ParameterFreeHpg } from "../src/index.js";
+import { EuclideanPg, Exp3, Hpg, LogLinearPg, ParameterFreeHpg } from "../src/index.js";
 import { unitVector } from "./helpers.js";
 import { type AnyRouter, routers } from "./policies.js";
 
@@ -209,6 +209,28 @@ describe("an event whose propensity disagrees with its own probabilities", () =>
       const s = make();
       s.learn(event(undefined));
       expect(JSON.stringify(s.toJSON())).toBe(once);
+    }
+  });
+});
+
+describe("an event that gives its chosen arm probability 0", () => {
+  it("is INVALID_EVENT with the router unchanged (EXP3 learned 0/0 and pushed that arm's log weight to 1e300)", () => {
+    const event: ArmEvent = {
+      v: 1,
+      kind: "classic/random",
+      protocol: "arm",
+      id: "e0",
+      decision: { arm: "b", context: [0.6, 0.8], state: { arms: ["a", "b"], probs: [1, 0] } },
+      feedback: { reward: -1 },
+    };
+    for (const r of [
+      new Exp3({ arms: ["a", "b"], contextDim: 2 }),
+      new Hpg({ arms: ["a", "b"], contextDim: 2 }),
+      new LogLinearPg({ arms: ["a", "b"], contextDim: 2 }),
+    ]) {
+      const before = JSON.stringify(r.toJSON());
+      expect(() => r.learn(event)).toThrow(/probs gives the chosen arm "b" probability 0: a routed arm/);
+      expect(JSON.stringify(r.toJSON())).toBe(before);
     }
   });
 });
