@@ -376,6 +376,16 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
       throw new RouteKitError(ErrorCode.InvalidState, "no model is deployed");
     }
     const k = this.route();
+    // Routing always fills a deployed set that carries all traffic; if it ever gave no positive probability, the
+    // sampler's -1 would surface as a TypeError. Checked before the draw, so the random stream stays where it was.
+    let routed = false;
+    for (let i = 0; i < k && !routed; i++) routed = (this.depP[i] as number) > 0;
+    if (!routed) {
+      throw new RouteKitError(
+        ErrorCode.Numerical,
+        `routing gave no model of the deployed set (${k} models) a positive probability`,
+      );
+    }
     const j = sampleIndex(this.depP, k, this.rng.uniform());
     const state = this.deployed[j] as StageArm;
     const propensity = this.depP[j] as number;

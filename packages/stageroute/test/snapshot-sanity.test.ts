@@ -125,3 +125,20 @@ describe("stage policies: caps whose sum meets 1 - 1e-12 in one order only", () 
     );
   });
 });
+
+describe("a routing that gave no deployed model a positive probability", () => {
+  it("is a typed NUMERICAL error before the draw (the random stream and the ledger stay as they were), not a TypeError", () => {
+    // Unreachable since carriesAllTraffic: a subclass zeroes the routing to reach the guard.
+    class ZeroRouting extends StageRoute {
+      protected override route(): number {
+        const k = super.route();
+        this.depP.fill(0, 0, k);
+        return k;
+      }
+    }
+    const p = new ZeroRouting({ ...base, seed: 3 });
+    const before = JSON.stringify(p.toJSON());
+    expect(code(() => p.select())).toMatch(/^NUMERICAL: routing gave no model of the deployed set \(2 models\)/);
+    expect(JSON.stringify(p.toJSON())).toBe(before);
+  });
+});
