@@ -31,8 +31,10 @@ import {
   type BasePolicyOptions,
   CLASSIC_SNAPSHOT_VERSION,
   checkContextNorm,
+  checkEventContextNorm,
   checkRidgeStep,
   clampInverseDiagonal,
+  learnRefusingAsEvent,
   MAX_RIDGE_DIM,
   maxAbs,
   RIDGE_RANGE,
@@ -292,7 +294,13 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
     return vectorToJson(p.x, this.d);
   }
 
+  /** `learn` refuses what `update` refuses as INVALID_EVENT (see {@link learnRefusingAsEvent}). */
+  override learn(event: ArmEvent): void {
+    learnRefusingAsEvent(() => super.learn(event));
+  }
+
   protected payloadFromEvent(_event: ArmEvent, s: SharedArm, context: Float64Array | undefined): VecPayload {
+    checkEventContextNorm(dot(context as Float64Array, context as Float64Array, this.d));
     // Version -1 never matches the arm's, so the update recomputes A^-1 x from the model as it is now,
     // which is what a pending decision made before the latest update does too.
     return this.store.acquire(s.uid, -1, context as Float64Array);

@@ -81,6 +81,52 @@ describe.each(makers)("%s decision events", (_name, make) => {
     }
   });
 
+  it("refuses an event its model update cannot take as INVALID_EVENT (not NUMERICAL / OUT_OF_RANGE), changing nothing", () => {
+    if (make(0).contextDim === 0) return;
+    const learnCode = (p: ArmPolicy, e: unknown): string | undefined => {
+      try {
+        p.learn(e as never);
+        return undefined;
+      } catch (x) {
+        return isRouteKitError(x) ? x.code : String(x);
+      }
+    };
+    // A context another policy logged whose squared norm overflows (select refuses it with OUT_OF_RANGE): the ridge
+    // step overflowed and learn threw NUMERICAL.
+    const p = make(3);
+    const rec = p.decisionRecord(p.select(new Float64Array(D).fill(0.5)));
+    const before = JSON.stringify(p.toJSON());
+    const huge = { ...rec, decision: { ...rec.decision, context: [1e300, 1e300, 1e300] }, feedback: { reward: 0.5 } };
+    expect(learnCode(p, huge)).toBe(ErrorCode.InvalidEvent);
+    expect(JSON.stringify(p.toJSON())).toBe(before);
+    // Contexts select accepts, with rewards whose ridge step may overflow (LinUCB-disjoint's does, NUMERICAL from
+    // update): learn of the same event refuses what update refuses, as INVALID_EVENT, and accepts what it accepts.
+    for (const [x, reward] of [
+      [1e100, 1e308],
+      [1e150, 1],
+      [1e153, 1e10],
+    ] as const) {
+      const q = make(4);
+      const twin = make(4);
+      const d = q.select(new Float64Array(D).fill(x));
+      twin.select(new Float64Array(D).fill(x));
+      const event = JSON.parse(JSON.stringify({ ...q.decisionRecord(d), feedback: { reward } }));
+      const mid = JSON.stringify(learnedState(twin.toJSON()));
+      let byUpdate: string | undefined;
+      try {
+        q.update(d, { reward });
+      } catch (e) {
+        byUpdate = isRouteKitError(e) ? e.code : String(e);
+      }
+      const byLearn = learnCode(twin, event);
+      expect(byLearn, `context ${x}, reward ${reward}: update ${byUpdate}`).toBe(
+        byUpdate === undefined ? undefined : ErrorCode.InvalidEvent,
+      );
+      if (byLearn !== undefined) expect(JSON.stringify(learnedState(twin.toJSON()))).toBe(mid);
+      else expect(JSON.stringify(learnedState(twin.toJSON()))).toBe(JSON.stringify(learnedState(q.toJSON())));
+    }
+  });
+
   it("accepts and ignores an event for an arm that is not live; keeps the id of a removed arm's pending decision", () => {
     const p = make(3);
     const d = p.select(p.contextDim > 0 ? new Float64Array(D).fill(0.5) : undefined);
