@@ -294,7 +294,7 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
     return vectorToJson(p.x, this.d);
   }
 
-  /** `learn` refuses what `update` refuses as INVALID_EVENT (see {@link learnRefusingAsEvent}). */
+  /** `learn` refuses what `update` refuses (a ridge step that would overflow, a context too large) as INVALID_EVENT. */
   override learn(event: ArmEvent): void {
     learnRefusingAsEvent(() => super.learn(event));
   }
