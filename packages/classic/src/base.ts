@@ -101,23 +101,6 @@ export function checkContextNorm(xx: number): void {
   }
 }
 
-/**
- * Runs a LinUCB `learn`, refusing what its model update refuses as INVALID_EVENT, the one code of every refused event
- * (core's rule; `update` refuses the same feedback with NUMERICAL). An event logged by another policy can carry a
- * context this policy's `select` would refuse (a squared norm that overflows) or a reward whose ridge step overflows:
- * `learn` threw NUMERICAL for them. Nothing is changed when it throws (the guards run before any mutation).
- */
-export function learnRefusingAsEvent(learn: () => void): void {
-  try {
-    learn();
-  } catch (e) {
-    if (e instanceof RouteKitError && (e.code === ErrorCode.Numerical || e.code === ErrorCode.OutOfRange)) {
-      throw new RouteKitError(ErrorCode.InvalidEvent, `event cannot be learned: ${e.message}`);
-    }
-    throw e;
-  }
-}
-
 /** Refuses (INVALID_EVENT) an event context whose squared norm overflows, as `select` refuses it (OUT_OF_RANGE). */
 export function checkEventContextNorm(xx: number): void {
   if (!Number.isFinite(xx)) {

@@ -40,7 +40,6 @@ import {
   checkEventContextNorm,
   checkRidgeStep,
   clampInverseDiagonal,
-  learnRefusingAsEvent,
   MAX_RIDGE_DIM,
   maxAbs,
   RIDGE_RANGE,
@@ -197,11 +196,6 @@ export class LinUCBDisjoint extends ArmPolicyBase<DisjointArm, VecPayload> {
 
   protected override eventContext(p: VecPayload): number[] {
     return vectorToJson(p.x, this.d);
-  }
-
-  /** `learn` refuses what `update` refuses (a ridge step that would overflow, a context too large) as INVALID_EVENT. */
-  override learn(event: ArmEvent): void {
-    learnRefusingAsEvent(() => super.learn(event));
   }
 
   protected payloadFromEvent(_event: ArmEvent, s: DisjointArm, context: Float64Array | undefined): VecPayload {

@@ -6,7 +6,14 @@
  */
 import { ArmTable, type ArmTable as ArmTableType } from "./arms.js";
 import { ErrorCode, RouteKitError } from "./errors.js";
-import { type ArmEvent, type ArmEventDecision, checkEvent, EVENT_VERSION, eventVector } from "./events.js";
+import {
+  type ArmEvent,
+  type ArmEventDecision,
+  checkEvent,
+  EVENT_VERSION,
+  eventVector,
+  refuseAsInvalidEvent,
+} from "./events.js";
 import { DecisionLedger, type DecisionRef, type LedgerCodec } from "./ledger.js";
 import { optionKeys } from "./option-keys.js";
 import { armsOption, maxPendingOption, numberOption, readOptions, rngOption } from "./options.js";
@@ -307,12 +314,14 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
     if (ev.decision.retired === true) return;
     const state = this.table.find(ev.decision.arm);
     if (state === undefined) return;
-    const payload = this.payloadFromEvent(ev, state, context);
-    try {
-      this.applyFeedback(state, payload, fb);
-    } finally {
-      this.releaseEventPayload(payload);
-    }
+    refuseAsInvalidEvent(() => {
+      const payload = this.payloadFromEvent(ev, state, context);
+      try {
+        this.applyFeedback(state, payload, fb);
+      } finally {
+        this.releaseEventPayload(payload);
+      }
+    });
   }
 
   discard(decision: DecisionRef): void {

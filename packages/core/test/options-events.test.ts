@@ -15,6 +15,7 @@ import {
   Rng,
   RouteKitError,
   readOptions,
+  refuseAsInvalidEvent,
   rngOption,
   vectorToJson,
 } from "../src/index.js";
@@ -315,5 +316,42 @@ describe("DecisionLedger eviction", () => {
     gets = 0;
     for (let i = 0; i < 5000; i++) l.issue(i);
     expect(gets).toBe(5000);
+  });
+});
+
+describe("refuseAsInvalidEvent: a learning step's refusals are INVALID_EVENT", () => {
+  it("turns NUMERICAL and OUT_OF_RANGE into INVALID_EVENT with the message kept; other errors pass through", () => {
+    for (const c of [ErrorCode.Numerical, ErrorCode.OutOfRange]) {
+      expect(() =>
+        refuseAsInvalidEvent(() => {
+          throw new RouteKitError(c, "the ridge step overflows");
+        }),
+      ).toThrow(/^event cannot be learned: the ridge step overflows$/);
+      expect(
+        code(() =>
+          refuseAsInvalidEvent(() => {
+            throw new RouteKitError(c, "x");
+          }),
+        ),
+      ).toBe("INVALID_EVENT");
+    }
+    expect(
+      code(() =>
+        refuseAsInvalidEvent(() => {
+          throw new RouteKitError(ErrorCode.InvalidState, "x");
+        }),
+      ),
+    ).toBe("INVALID_STATE");
+    const plain = new TypeError("a bug");
+    expect(() =>
+      refuseAsInvalidEvent(() => {
+        throw plain;
+      }),
+    ).toThrow(plain);
+    let ran = 0;
+    refuseAsInvalidEvent(() => {
+      ran++;
+    });
+    expect(ran).toBe(1);
   });
 });

@@ -35,6 +35,7 @@ import {
   readF64,
   readLength,
   readObject,
+  refuseAsInvalidEvent,
   rejectUnknownOptions,
   requiredNumber,
   rngOption,
@@ -660,7 +661,7 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
     const big = firstOversizedRow(X, n, d);
     if (big.index >= 0) eventError(`decision.features row ${big.index} is above the norm bound ||x||^2 <= 1e100`);
     const c = ev.feedback.choice;
-    this.learnRound(X, n, c === null ? -1 : items.indexOf(c));
+    refuseAsInvalidEvent(() => this.learnRound(X, n, c === null ? -1 : items.indexOf(c)));
   }
 
   discard(ref: DecisionRef): void {

@@ -38,6 +38,7 @@ import {
   RouteKitError,
   readObject,
   readVectorInto,
+  refuseAsInvalidEvent,
   type Snapshot,
   snapshotCorrupt,
   snapshotInvalid,
@@ -397,7 +398,7 @@ export abstract class CascadePolicyBase implements CascadePolicy {
         : { arm: q.arm, features, cost: q.cost + 0 };
     });
     checkMagnitude(ev.feedback.reward, "event feedback.reward", -MAX_MAGNITUDE, ErrorCode.InvalidEvent);
-    this.learnRecord({ context, queried, chosen: d.chosen, reward: ev.feedback.reward });
+    refuseAsInvalidEvent(() => this.learnRecord({ context, queried, chosen: d.chosen, reward: ev.feedback.reward }));
   }
 
   /** The completed-episode view of an open episode (choose() must have been called). */
