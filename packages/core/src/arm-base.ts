@@ -9,10 +9,10 @@ import { ErrorCode, RouteKitError } from "./errors.js";
 import {
   type ArmEvent,
   type ArmEventDecision,
+  asInvalidEvent,
   checkEvent,
   EVENT_VERSION,
   eventVector,
-  refuseAsInvalidEvent,
 } from "./events.js";
 import { DecisionLedger, type DecisionRef, type LedgerCodec } from "./ledger.js";
 import { optionKeys } from "./option-keys.js";
@@ -314,14 +314,16 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
     if (ev.decision.retired === true) return;
     const state = this.table.find(ev.decision.arm);
     if (state === undefined) return;
-    refuseAsInvalidEvent(() => {
+    try {
       const payload = this.payloadFromEvent(ev, state, context);
       try {
         this.applyFeedback(state, payload, fb);
       } finally {
         this.releaseEventPayload(payload);
       }
-    });
+    } catch (e) {
+      throw asInvalidEvent(e);
+    }
   }
 
   discard(decision: DecisionRef): void {

@@ -280,18 +280,16 @@ export function checkDecisionRecord<P extends Protocol>(record: unknown, protoco
 }
 
 /**
- * Runs the learning step of a `learn` and reports what that step refuses with NUMERICAL or OUT_OF_RANGE (an update
- * whose step would overflow, a value the model cannot hold: the codes `update` uses) as INVALID_EVENT, the one code
- * of every refused event. An event logged by another policy can carry such values although it is well formed (a
- * LinUCB learning a context of 1e300 threw NUMERICAL). The step must change nothing when it throws, as updates don't.
+ * What a `learn` rethrows when its learning step threw `e`: a refusal with NUMERICAL or OUT_OF_RANGE (an update
+ * whose step would overflow, a value the model cannot hold: the codes `update` uses) becomes INVALID_EVENT, the one
+ * code of every refused event; anything else is `e` itself. An event logged by another policy can carry such values
+ * although it is well formed (a LinUCB learning a context of 1e300 threw NUMERICAL). Used as
+ * `catch (e) { throw asInvalidEvent(e); }` (no closure on the per-event path); the step must change nothing when it
+ * throws, as updates don't.
  */
-export function refuseAsInvalidEvent(step: () => void): void {
-  try {
-    step();
-  } catch (e) {
-    if (e instanceof RouteKitError && (e.code === ErrorCode.Numerical || e.code === ErrorCode.OutOfRange)) {
-      throw new RouteKitError(ErrorCode.InvalidEvent, `event cannot be learned: ${e.message}`);
-    }
-    throw e;
+export function asInvalidEvent(e: unknown): unknown {
+  if (e instanceof RouteKitError && (e.code === ErrorCode.Numerical || e.code === ErrorCode.OutOfRange)) {
+    return new RouteKitError(ErrorCode.InvalidEvent, `event cannot be learned: ${e.message}`);
   }
+  return e;
 }

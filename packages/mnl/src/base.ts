@@ -10,6 +10,7 @@ import {
   type AssortmentFeedback,
   type AssortmentPolicy,
   type AssortmentQuery,
+  asInvalidEvent,
   assertVector,
   checkDiagonal,
   checkEvent,
@@ -35,7 +36,6 @@ import {
   readF64,
   readLength,
   readObject,
-  refuseAsInvalidEvent,
   rejectUnknownOptions,
   requiredNumber,
   rngOption,
@@ -661,7 +661,11 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
     const big = firstOversizedRow(X, n, d);
     if (big.index >= 0) eventError(`decision.features row ${big.index} is above the norm bound ||x||^2 <= 1e100`);
     const c = ev.feedback.choice;
-    refuseAsInvalidEvent(() => this.learnRound(X, n, c === null ? -1 : items.indexOf(c)));
+    try {
+      this.learnRound(X, n, c === null ? -1 : items.indexOf(c));
+    } catch (e) {
+      throw asInvalidEvent(e);
+    }
   }
 
   discard(ref: DecisionRef): void {

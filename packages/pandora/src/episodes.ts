@@ -18,6 +18,7 @@
  */
 import {
   ArmTable,
+  asInvalidEvent,
   assertFinite,
   assertVector,
   type CascadeEvent,
@@ -38,7 +39,6 @@ import {
   RouteKitError,
   readObject,
   readVectorInto,
-  refuseAsInvalidEvent,
   type Snapshot,
   snapshotCorrupt,
   snapshotInvalid,
@@ -398,7 +398,11 @@ export abstract class CascadePolicyBase implements CascadePolicy {
         : { arm: q.arm, features, cost: q.cost + 0 };
     });
     checkMagnitude(ev.feedback.reward, "event feedback.reward", -MAX_MAGNITUDE, ErrorCode.InvalidEvent);
-    refuseAsInvalidEvent(() => this.learnRecord({ context, queried, chosen: d.chosen, reward: ev.feedback.reward }));
+    try {
+      this.learnRecord({ context, queried, chosen: d.chosen, reward: ev.feedback.reward });
+    } catch (e) {
+      throw asInvalidEvent(e);
+    }
   }
 
   /** The completed-episode view of an open episode (choose() must have been called). */
