@@ -212,7 +212,7 @@ function checkEventFields<P extends Protocol>(event: unknown, protocol: P, withF
     }
   } else if (protocol === "assortment") {
     const items = d.items;
-    if (!Array.isArray(items) || items.length === 0) bad("decision.items", "a non-empty array of item indices", items);
+    if (!Array.isArray(items)) bad("decision.items", "an array of item indices", items);
     const seen = new Set<number>();
     for (let i = 0; i < items.length; i++) {
       const it = items[i] as unknown;
@@ -222,7 +222,9 @@ function checkEventFields<P extends Protocol>(event: unknown, protocol: P, withF
       seen.add(it as number);
     }
     const x = eventVector(d.features, "decision.features");
-    if (x.length % items.length !== 0 || x.length === 0) {
+    // An empty assortment (a policy may offer nothing, e.g. when every revenue is 0) is a record too, with no rows
+    // and no choice: `update` accepts it and learns nothing, and so does `learn`.
+    if (items.length === 0 ? x.length !== 0 : x.length % items.length !== 0 || x.length === 0) {
       bad("decision.features", `items.length (${items.length}) rows of equal length`);
     }
     if (d.revenues !== undefined) {

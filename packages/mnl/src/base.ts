@@ -646,7 +646,7 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
    * Learns from a logged event (of any assortment policy with the same contextDim): the offered
    * feature rows and the choice are all the MNL update needs. INVALID_EVENT, changing nothing, for a
    * malformed event, more than maxSize items, rows of another length or above the norm bound.
-   * Pending decisions are not touched. An empty assortment never reaches here (events need items).
+   * Pending decisions are not touched. An empty assortment's record is learned as its update is: it teaches nothing.
    */
   learn(event: AssortmentEvent): void {
     const ev = checkEvent(event, "assortment");
@@ -662,7 +662,8 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
     if (big.index >= 0) eventError(`decision.features row ${big.index} is above the norm bound ||x||^2 <= 1e100`);
     const c = ev.feedback.choice;
     try {
-      this.learnRound(X, n, c === null ? -1 : items.indexOf(c));
+      // An empty assortment teaches nothing, as its update does.
+      if (n > 0) this.learnRound(X, n, c === null ? -1 : items.indexOf(c));
     } catch (e) {
       throw asInvalidEvent(e);
     }

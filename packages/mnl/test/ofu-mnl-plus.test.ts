@@ -1,7 +1,7 @@
 import { Rng } from "@routekit/core";
 import { allocF64, choleskyInverseUpper, invertSPD } from "@routekit/linalg";
 import { describe, expect, it } from "vitest";
-import { OfuMnlPlus, ofuMnlBeta, ofuMnlHyperparameters } from "../src/index.js";
+import { OfuMnlPlus, ofuMnlBeta, ofuMnlHyperparameters, TsMnl, UcbMnl } from "../src/index.js";
 import { checkedFactorUtilities, factorUtilities, optimisticUtilitiesGeneric } from "../src/model.js";
 import { naiveMnl, randomQuery, sampleChoice, solveDense } from "./helpers.js";
 
@@ -391,6 +391,36 @@ describe("OFU-MNL+ past d = 8: utilities from the Cholesky factor (no H^-1)", ()
         expect(Math.abs(got[i]! - ref[i]!)).toBeLessThan(1e-9 * (Math.abs(mean[i]!) + width));
       }
       p.discard(dec);
+    }
+  });
+});
+
+describe("an empty assortment's record", () => {
+  it("is learned as its update is: nothing changes, also after a JSON round trip; a choice is INVALID_EVENT", () => {
+    for (const make of [
+      () => new OfuMnlPlus({ contextDim: 3, maxSize: 2 }),
+      () => new UcbMnl({ contextDim: 3, maxSize: 2 }),
+      () => new TsMnl({ contextDim: 3, maxSize: 2 }),
+    ]) {
+      const p = make();
+      const rng = Rng.fromSeed(2);
+      const q0 = randomQuery(rng, 6, 3, 2);
+      const d0 = p.select(q0);
+      p.update(d0, { choice: d0.items[0]! });
+      const dec = p.select({ ...randomQuery(rng, 6, 3, 2), revenues: new Float64Array(6) });
+      expect(dec.items).toEqual([]);
+      const record = JSON.parse(JSON.stringify(p.decisionRecord(dec)));
+      p.discard(dec);
+      const before = JSON.stringify(p.toJSON());
+      p.learn({ ...record, feedback: { choice: null } });
+      expect(JSON.stringify(p.toJSON())).toBe(before);
+      expect(() => p.learn({ ...record, feedback: { choice: 0 } })).toThrow(
+        expect.objectContaining({ code: "INVALID_EVENT" }),
+      );
+      const other = make();
+      const fresh = JSON.stringify(other.toJSON());
+      other.learn({ ...record, feedback: { choice: null } });
+      expect(JSON.stringify(other.toJSON())).toBe(fresh);
     }
   });
 });
