@@ -1,25 +1,8 @@
 /** Resealed absurd values in hpg snapshots are SNAPSHOT_CORRUPT naming the field; real snapshots restore. */
-import { decodeF64, encodeF64, Rng, RouteKitError, type Snapshot } from "@routekit/core";
-import { resealSnapshot } from "@routekit/core/testing";
+import { decodeF64, encodeF64, Rng } from "@routekit/core";
+import { outcomeText, tamperedSnapshot } from "@routekit/core/testing";
 import { describe, expect, it } from "vitest";
 import { Exp3 } from "../src/index.js";
-
-function message(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof RouteKitError) return `${e.code}: ${e.message}`;
-    throw e;
-  }
-  return "accepted";
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: the test edits parsed JSON by path
-function tampered(snap: Snapshot, edit: (st: Record<string, any>) => void): Snapshot {
-  const copy = JSON.parse(JSON.stringify(snap));
-  edit(copy.state);
-  return resealSnapshot(copy);
-}
 
 function trained(seed: number, rounds: number): Exp3 {
   const p = new Exp3({ arms: ["a", "b", "c"], contextDim: 3, seed, normalizeContext: true });
@@ -37,28 +20,28 @@ describe("Exp3: semantic checks at restore", () => {
   const snap = p.toJSON();
   const text = JSON.stringify(snap);
   it("a negative log weight (they start at 0 and only grow)", () => {
-    const bad = tampered(snap, (st) => {
+    const bad = tamperedSnapshot(snap, (st) => {
       st.arms[0].logWeight = -1e308;
     });
-    expect(message(() => Exp3.fromJSON(bad))).toMatch(/^SNAPSHOT_CORRUPT: .*"logWeight"/);
+    expect(outcomeText(() => Exp3.fromJSON(bad))).toMatch(/^SNAPSHOT_CORRUPT: .*"logWeight"/);
   });
   it("pending probabilities that do not sum to 1, or one outside [0, 1], named with the value", () => {
-    const half = tampered(snap, (st) => {
+    const half = tamperedSnapshot(snap, (st) => {
       const e = st.ledger.entries[0][1];
       const q = decodeF64(e.probs, "probs");
       q[0] = (q[0] as number) / 2;
       e.probs = encodeF64(q);
     });
-    expect(message(() => Exp3.fromJSON(half))).toMatch(
+    expect(outcomeText(() => Exp3.fromJSON(half))).toMatch(
       /^SNAPSHOT_CORRUPT: snapshot field ledger probs \(sum\) is .*; probabilities sum to 1/,
     );
-    const neg = tampered(snap, (st) => {
+    const neg = tamperedSnapshot(snap, (st) => {
       const e = st.ledger.entries[0][1];
       const q = decodeF64(e.probs, "probs");
       q[1] = -0.5;
       e.probs = encodeF64(q);
     });
-    expect(message(() => Exp3.fromJSON(neg))).toMatch(/ledger probs\[1\] is -0.5; a probability is in \[0, 1\]/);
+    expect(outcomeText(() => Exp3.fromJSON(neg))).toMatch(/ledger probs\[1\] is -0.5; a probability is in \[0, 1\]/);
   });
   it("the policy is unchanged; real snapshots of long seeded runs restore bit for bit", () => {
     expect(JSON.stringify(p.toJSON())).toBe(text);

@@ -4,7 +4,7 @@
  * prompts, tiny ridge, arms removed and re-added, pending decisions) still restores bit for bit.
  */
 import { decodeF64, encodeF64, Rng, RouteKitError, type Snapshot } from "@routekit/core";
-import { resealSnapshot } from "@routekit/core/testing";
+import { resealSnapshot, tamperedSnapshot } from "@routekit/core/testing";
 import { describe, expect, it } from "vitest";
 import { KernelUcb, PakUcb, RffUcb, SupPakUcb, SupRffUcb } from "../src/index.js";
 import { DotKernel } from "../src/kernel.js";
@@ -13,9 +13,7 @@ import { ExactKrr } from "../src/krr.js";
 type ArmJson = { id: string; uid: number; state: Record<string, unknown> };
 
 function tamper(snap: Snapshot, edit: (arms: ArmJson[]) => void): Snapshot {
-  const copy = JSON.parse(JSON.stringify(snap)) as Snapshot & { state: { arms: ArmJson[] } };
-  edit(copy.state.arms);
-  return resealSnapshot(copy);
+  return tamperedSnapshot(snap, (st) => edit(st.arms as ArmJson[]));
 }
 
 function refusal(fn: () => unknown): RouteKitError {

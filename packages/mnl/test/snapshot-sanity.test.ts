@@ -3,30 +3,11 @@
  * policy and the input as they were; real snapshots of long seeded runs (pending decisions, revenues, features near
  * the norm bound, contextDim past the unrolled kernels) all restore bit for bit.
  */
-import { type AssortmentDecision, decodeF64, encodeF64, Rng, RouteKitError, type Snapshot } from "@routekit/core";
-import { resealSnapshot } from "@routekit/core/testing";
+import { type AssortmentDecision, decodeF64, encodeF64, Rng, type Snapshot } from "@routekit/core";
+import { outcomeText, type SnapshotEdit, tamperedSnapshot } from "@routekit/core/testing";
 import { describe, expect, it } from "vitest";
 import { type MnlPolicyBase, OfuMnlPlus, TsMnl, UcbMnl } from "../src/index.js";
 import { randomQuery, sampleChoice } from "./helpers.js";
-
-function message(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof RouteKitError) return `${e.code}: ${e.message}`;
-    throw e;
-  }
-  return "accepted";
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: the test edits parsed JSON by path
-type Edit = (st: Record<string, any>) => void;
-
-function tampered(snap: Snapshot, edit: Edit): Snapshot {
-  const copy = JSON.parse(JSON.stringify(snap));
-  edit(copy.state);
-  return resealSnapshot(copy);
-}
 
 /** Sets entry k of the base64 Float64 field o[key]. */
 function setEntry(o: Record<string, unknown>, key: string, k: number, v: number): void {
@@ -124,12 +105,12 @@ function trained<P extends MnlPolicyBase>(p: P, restore: Restore): { p: P; snap:
 function expectRefused(
   t: { p: MnlPolicyBase; snap: Snapshot; text: string },
   restore: Restore,
-  edit: Edit,
+  edit: SnapshotEdit,
   pattern: RegExp,
 ): void {
-  const bad = tampered(t.snap, edit);
+  const bad = tamperedSnapshot(t.snap, edit);
   const badText = JSON.stringify(bad);
-  expect(message(() => restore(bad))).toMatch(pattern);
+  expect(outcomeText(() => restore(bad))).toMatch(pattern);
   expect(JSON.stringify(bad)).toBe(badText);
   expect(JSON.stringify(t.p.toJSON())).toBe(t.text);
 }
@@ -211,7 +192,7 @@ describe("UCB-MNL and TS-MNL: a resealed theta = -1e308 loads and recovers (the 
     const p = make();
     play(p, rng, 60);
     const theta = (q: MnlPolicyBase) => decodeF64((q.toJSON().state as { theta: string }).theta, "theta");
-    const bad = restore(tampered(p.toJSON(), (st) => setEntry(st, "theta", 0, -1e308)));
+    const bad = restore(tamperedSnapshot(p.toJSON(), (st) => setEntry(st, "theta", 0, -1e308)));
     const twin = restore(p.toJSON());
     const r1 = Rng.fromSeed("after");
     const r2 = Rng.fromSeed("after");

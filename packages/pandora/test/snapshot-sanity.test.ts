@@ -5,28 +5,9 @@
  * bit for bit.
  */
 import { type CascadePolicy, decodeF64, encodeF64, Rng, RouteKitError, type Snapshot } from "@routekit/core";
-import { resealSnapshot } from "@routekit/core/testing";
+import { outcomeText, type SnapshotEdit, tamperedSnapshot } from "@routekit/core/testing";
 import { describe, expect, it } from "vitest";
 import { Cosmos, OneShot, QueryAll, ThresholdCascade, WeitzmanOracle } from "../src/index.js";
-
-function message(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof RouteKitError) return `${e.code}: ${e.message}`;
-    throw e;
-  }
-  return "accepted";
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: the test edits parsed JSON by path
-type Edit = (st: Record<string, any>) => void;
-
-function tampered(snap: Snapshot, edit: Edit): Snapshot {
-  const copy = JSON.parse(JSON.stringify(snap));
-  edit(copy.state);
-  return resealSnapshot(copy);
-}
 
 /** Sets entry k of the base64 Float64 field o[key]. */
 function setEntry(o: Record<string, unknown>, key: string | number, k: number, v: number): void {
@@ -190,12 +171,12 @@ function trained<P extends CascadePolicy>(p: P, restore: Restore): { p: P; snap:
 function expectRefused(
   t: { p: CascadePolicy; snap: Snapshot; text: string },
   restore: Restore,
-  edit: Edit,
+  edit: SnapshotEdit,
   pattern: RegExp,
 ): void {
-  const bad = tampered(t.snap, edit);
+  const bad = tamperedSnapshot(t.snap, edit);
   const badText = JSON.stringify(bad);
-  expect(message(() => restore(bad))).toMatch(pattern);
+  expect(outcomeText(() => restore(bad))).toMatch(pattern);
   expect(JSON.stringify(bad)).toBe(badText);
   expect(JSON.stringify(t.p.toJSON())).toBe(t.text);
 }

@@ -1,6 +1,6 @@
 /** Resealed absurd values in a stage policy's snapshot are SNAPSHOT_CORRUPT; real snapshots (mid-stage) restore. */
-import { Rng, RouteKitError, type Snapshot } from "@routekit/core";
-import { resealSnapshot } from "@routekit/core/testing";
+import { Rng, type Snapshot } from "@routekit/core";
+import { outcomeText, tamperedSnapshot } from "@routekit/core/testing";
 import { describe, expect, it } from "vitest";
 import { RatioGreedy, StageRoute, type StageRouteOptions } from "../src/index.js";
 
@@ -17,52 +17,35 @@ function run(p: StageRoute | RatioGreedy, rounds: number, seed: number): void {
   }
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: the test edits parsed JSON by path
-function tampered(snap: Snapshot, edit: (st: Record<string, any>) => void): Snapshot {
-  const copy = JSON.parse(JSON.stringify(snap));
-  edit(copy.state);
-  return resealSnapshot(copy);
-}
-
-function code(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof RouteKitError) return `${e.code}: ${e.message}`;
-    throw e;
-  }
-  return "accepted";
-}
-
 describe("stage policies: semantic checks at restore", () => {
   const p = new StageRoute({ ...base, seed: 1 });
   run(p, 63, 1);
   const snap = p.toJSON();
   const text = JSON.stringify(snap);
   it("per-arm counts above the learned total", () => {
-    const bad = tampered(snap, (st) => {
+    const bad = tamperedSnapshot(snap, (st) => {
       st.learned = 1;
       st.deployedAt = 0;
     });
-    expect(code(() => StageRoute.fromJSON(bad))).toMatch(
+    expect(outcomeText(() => StageRoute.fromJSON(bad))).toMatch(
       /^SNAPSHOT_CORRUPT: .*arms\[\]\.n \(sum\) is \d+; per-arm counts add up to at most "learned" \(1\)/,
     );
   });
   it("a deployment whose stage lies after the round it was made at, or none counted", () => {
-    const late = tampered(snap, (st) => {
+    const late = tamperedSnapshot(snap, (st) => {
       st.lastDeployment.stage = st.deployedAt + 1;
     });
-    expect(code(() => StageRoute.fromJSON(late))).toMatch(/^SNAPSHOT_CORRUPT: .*lastDeployment\.stage/);
-    const none = tampered(snap, (st) => {
+    expect(outcomeText(() => StageRoute.fromJSON(late))).toMatch(/^SNAPSHOT_CORRUPT: .*lastDeployment\.stage/);
+    const none = tamperedSnapshot(snap, (st) => {
       st.deployments = 0;
     });
-    expect(code(() => StageRoute.fromJSON(none))).toMatch(/^SNAPSHOT_CORRUPT: .*"deployments" is 0/);
+    expect(outcomeText(() => StageRoute.fromJSON(none))).toMatch(/^SNAPSHOT_CORRUPT: .*"deployments" is 0/);
   });
   it("a negative spend (budget) is refused", () => {
-    const bad = tampered(snap, (st) => {
+    const bad = tamperedSnapshot(snap, (st) => {
       st.spent = -5;
     });
-    expect(code(() => StageRoute.fromJSON(bad))).toMatch(/^SNAPSHOT_CORRUPT/);
+    expect(outcomeText(() => StageRoute.fromJSON(bad))).toMatch(/^SNAPSHOT_CORRUPT/);
   });
   it("the policy is unchanged; real snapshots (seeds, mid-stage, arms removed and re-added) restore bit for bit", () => {
     expect(JSON.stringify(p.toJSON())).toBe(text);
@@ -117,10 +100,10 @@ describe("stage policies: caps whose sum meets 1 - 1e-12 in one order only", () 
     });
     const snap = p.toJSON() as Snapshot & { state: { deployed: number[] } };
     expect(snap.state.deployed).toHaveLength(3);
-    const bad = tampered(snap, (st) => {
+    const bad = tamperedSnapshot(snap, (st) => {
       st.deployed = st.deployed.slice(0, 2);
     });
-    expect(code(() => StageRoute.fromJSON(bad))).toMatch(
+    expect(outcomeText(() => StageRoute.fromJSON(bad))).toMatch(
       /^SNAPSHOT_CORRUPT: snapshot field "deployed" must be models whose caps \(maxShare\) sum to 1/,
     );
   });
@@ -138,7 +121,7 @@ describe("a routing that gave no deployed model a positive probability", () => {
     }
     const p = new ZeroRouting({ ...base, seed: 3 });
     const before = JSON.stringify(p.toJSON());
-    expect(code(() => p.select())).toMatch(/^NUMERICAL: routing gave no model of the deployed set \(2 models\)/);
+    expect(outcomeText(() => p.select())).toMatch(/^NUMERICAL: routing gave no model of the deployed set \(2 models\)/);
     expect(JSON.stringify(p.toJSON())).toBe(before);
   });
 });

@@ -98,5 +98,8 @@ export {
   checkCorruptions,
   checkRestoreFromForeignObjects,
   corruptSnapshot,
+  outcomeText,
   resealSnapshot,
+  type SnapshotEdit,
+  tamperedSnapshot,
 } from "./snapshots.js";

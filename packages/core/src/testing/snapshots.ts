@@ -29,6 +29,37 @@ export function resealSnapshot<T extends { kind: string; kindVersion: number; st
   return { ...s, checksum: snapshotChecksum(s.kind, s.kindVersion, s.state) };
 }
 
+/** An edit of a snapshot's parsed state, in place, by path. */
+// biome-ignore lint/suspicious/noExplicitAny: tests edit parsed JSON by path
+export type SnapshotEdit = (state: Record<string, any>) => void;
+
+/**
+ * A deep copy of a snapshot whose state `edit` changed in place (parsed JSON, edited by path), resealed so the edit
+ * reaches the class's own checks: how a test builds a tampered snapshot.
+ */
+export function tamperedSnapshot<T extends { kind: string; kindVersion: number; state: unknown }>(
+  snapshot: T,
+  edit: SnapshotEdit,
+): T {
+  const copy = clone(snapshot);
+  edit(copy.state as Parameters<SnapshotEdit>[0]);
+  return resealSnapshot(copy);
+}
+
+/**
+ * What a call gave, as text a test can match: "CODE: message" for a RouteKitError it threw, "accepted" when it
+ * returned. Any other error is rethrown (a TypeError is a bug, not an outcome).
+ */
+export function outcomeText(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof RouteKitError) return `${e.code}: ${e.message}`;
+    throw e;
+  }
+  return "accepted";
+}
+
 /** `v` with bit `bit` of character `at` flipped (characters stay in the 7-bit range when they were). */
 function flipChar(v: string, at: number, bit: number): string {
   return v.slice(0, at) + String.fromCharCode(v.charCodeAt(at) ^ (1 << bit)) + v.slice(at + 1);
