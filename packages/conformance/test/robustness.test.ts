@@ -180,20 +180,7 @@ describe.each(cascadePolicies.map((s) => [s.name, s] as const))("%s", (_n, spec)
   });
   it("restores from structuredClone, prototype-less and frozen copies (episodes open), never writes to its input", () => {
     const p = spec.create({ seed: 7, arms: ["a", "b", "c"] });
-    const rng = Rng.fromSeed("cascade-history");
-    const box = (n: number) => Float64Array.from({ length: n }, () => rng.uniformIn(-1, 1));
-    for (let t = 0; t < 6; t++) {
-      const e = p.begin(box(p.contextDim));
-      for (let k = 0; k < 3; k++) {
-        const step = p.next(e);
-        if (!("query" in step)) break;
-        p.observe(e, step.query, box(p.outputDim), 0.05 + 0.1 * rng.uniform());
-      }
-      if (t < 4) {
-        p.choose(e);
-        p.feedback(e, rng.uniform());
-      }
-    }
+    cascadeHistory(p, "cascade-history");
     expect(checkRestoreFromForeignObjects(spec.name, p, (s) => spec.restore(s))).toBe(4);
   });
   it("concurrent episodes with awaits between every call, boxes added and removed = the same calls in order", async () => {

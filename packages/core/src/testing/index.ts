@@ -101,5 +101,6 @@ export {
   outcomeText,
   resealSnapshot,
   type SnapshotEdit,
+  tamperedRestoreOutcome,
   tamperedSnapshot,
 } from "./snapshots.js";

@@ -47,6 +47,27 @@ export function tamperedSnapshot<T extends { kind: string; kindVersion: number; 
 }
 
 /**
+ * Restores `snapshot` tampered by `edit` (see {@link tamperedSnapshot}) with `restore` and returns the outcome text
+ * ({@link outcomeText}); a ContractViolation when the restore wrote to its input or changed `policy` (the policy the
+ * snapshot came from): a refused snapshot leaves both as they were.
+ */
+export function tamperedRestoreOutcome<S extends { kind: string; kindVersion: number; state: unknown }>(
+  policy: { toJSON(): unknown },
+  snapshot: S,
+  restore: (s: S) => unknown,
+  edit: SnapshotEdit,
+): string {
+  const before = JSON.stringify(policy.toJSON());
+  const bad = tamperedSnapshot(snapshot, edit);
+  const badText = JSON.stringify(bad);
+  const outcome = outcomeText(() => restore(bad));
+  if (JSON.stringify(bad) !== badText) throw new ContractViolation(`restoring wrote to its input (${outcome})`);
+  if (JSON.stringify(policy.toJSON()) !== before)
+    throw new ContractViolation(`restoring changed the policy (${outcome})`);
+  return outcome;
+}
+
+/**
  * What a call gave, as text a test can match: "CODE: message" for a RouteKitError it threw, "accepted" when it
  * returned. Any other error is rethrown (a TypeError is a bug, not an outcome).
  */
