@@ -138,8 +138,9 @@ export function restoring<T>(kind: string, fn: () => T): T {
  * decision; the payload records the chosen arm's uid (through {@link ArmPolicyBase.uidOf}) so feedback
  * for an arm removed since is accepted and ignored, even if an arm with the same id was added again.
  *
- * Update and learn share one path: `update` reads the payload from the ledger, `learn` builds a
- * payload from the event ({@link ArmPolicyBase.payloadFromEvent}); both then call
+ * Update and learn share one path: `update` reads the payload from the ledger, `learn` validates the
+ * event's decision whatever arm it names ({@link ArmPolicyBase.checkEventDecision}) and, for a live arm,
+ * builds a payload from it ({@link ArmPolicyBase.payloadFromEvent}); both then call
  * {@link ArmPolicyBase.applyFeedback}. A subclass keeps `update` equal to `learn` of its
  * `decisionRecord` by storing in the payload only what the event carries (the context as received,
  * decision-time state in {@link ArmPolicyBase.eventState}).
@@ -311,10 +312,13 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
       if (e instanceof RouteKitError) throw new RouteKitError(ErrorCode.InvalidEvent, `event ${e.message}`);
       throw e;
     }
-    if (ev.decision.retired === true) return;
-    const state = this.table.find(ev.decision.arm);
-    if (state === undefined) return;
     try {
+      // Before the arm is looked up: an event naming a removed arm or one this policy never had is learned as
+      // nothing, but a malformed one is refused exactly as it is when it names a live arm.
+      this.checkEventDecision(ev, context);
+      if (ev.decision.retired === true) return;
+      const state = this.table.find(ev.decision.arm);
+      if (state === undefined) return;
       const payload = this.payloadFromEvent(ev, state, context);
       try {
         this.applyFeedback(state, payload, fb);
@@ -378,7 +382,18 @@ export abstract class ArmPolicyBase<S extends ArmState, P> implements ArmPolicy 
   protected eventState(_payload: P): Json | undefined {
     return undefined;
   }
-  /** A payload equivalent to the decision an event describes, for {@link ArmPolicyBase.applyFeedback}. */
+  /**
+   * Validates what an event's decision carries that needs no arm's learned state (`decision.state`, the propensity
+   * against it, the context against the policy's options), throwing INVALID_EVENT; changes nothing. `learn` runs it
+   * for every event, before the arm is looked up, so an event naming a removed or unknown arm (which is learned as
+   * nothing) is refused exactly as the same event naming a live arm. `context` is the validated context (undefined
+   * when contextDim is 0 or the event's context is null).
+   */
+  protected checkEventDecision(_event: ArmEvent, _context: Float64Array | undefined): void {}
+  /**
+   * A payload equivalent to the decision an event describes, for {@link ArmPolicyBase.applyFeedback}, from an
+   * event {@link ArmPolicyBase.checkEventDecision} accepted.
+   */
   protected abstract payloadFromEvent(event: ArmEvent, state: S, context: Float64Array | undefined): P;
   /** Returns a payload made by {@link ArmPolicyBase.payloadFromEvent} (e.g. to a pool). */
   protected releaseEventPayload(_payload: P): void {}
