@@ -145,7 +145,7 @@ export function checkRoutePayload(json: Json, dim: number, auxPerArm: number): n
 }
 
 /**
- * INVALID_EVENT for a logged event's decision.state (`payloadFromEvent`). Module-level, as is the probs
+ * INVALID_EVENT for a logged event's decision.state (`checkEventDecision`). Module-level, as is the probs
  * failure below, rather than closures made per event (the builds keep names, which would also wrap such a
  * closure in a `__name` call).
  */
@@ -269,9 +269,13 @@ export abstract class RouterBase<S extends ArmState> extends ArmPolicyBase<S, Ro
     return st;
   }
 
-  protected payloadFromEvent(event: ArmEvent, state: S, context: Float64Array | undefined): RoutePayload {
-    const x = context as Float64Array;
-    this.prepareQuery(x, true);
+  /**
+   * The event's query norm and its decision.state (the routing distribution over the models live at decision time,
+   * the chosen model among them with a positive probability equal to the propensity, and the aux numbers) need no
+   * model's learned state: they are checked for every event, whatever model it names.
+   */
+  protected override checkEventDecision(event: ArmEvent, context: Float64Array | undefined): void {
+    this.prepareQuery(context as Float64Array, true);
     const st = event.decision.state;
     if (st === undefined || st === null || typeof st !== "object" || Array.isArray(st)) {
       missingEventState(this.kind, "arms and decision.state.probs (the routing distribution)");
@@ -309,7 +313,6 @@ export abstract class RouterBase<S extends ArmState> extends ArmPolicyBase<S, Ro
         `event decision.propensity (${logged}) must equal decision.state.probs of the chosen arm (${pc})`,
       );
     }
-    let aux: number[] = [];
     if (this.auxPerArm > 0) {
       if (s.aux === undefined) missingEventState(this.kind, "aux");
       if (
@@ -319,15 +322,25 @@ export abstract class RouterBase<S extends ArmState> extends ArmPolicyBase<S, Ro
       ) {
         badEventState(`aux must hold ${n * this.auxPerArm} finite numbers`);
       }
-      aux = s.aux as number[];
     }
+  }
+
+  /** The payload of an event `checkEventDecision` accepted (its decision.state is read as checked there). */
+  protected payloadFromEvent(event: ArmEvent, state: S, context: Float64Array | undefined): RoutePayload {
+    const s = event.decision.state as Record<string, Json>;
+    const ids = s.arms as string[];
+    const probs = s.probs as number[];
+    const n = ids.length;
     const p = this.codec.acquire(n);
     p.uid = state.uid;
-    p.chosen = chosen;
-    p.x.set(x);
+    p.chosen = ids.indexOf(event.decision.arm);
+    p.x.set(context as Float64Array);
     p.ids = ids.slice();
-    for (let i = 0; i < n; i++) p.probs[i] = (probs as number[])[i] as number;
-    for (let i = 0; i < aux.length; i++) p.aux[i] = aux[i] as number;
+    for (let i = 0; i < n; i++) p.probs[i] = probs[i] as number;
+    if (this.auxPerArm > 0) {
+      const aux = s.aux as number[];
+      for (let i = 0; i < aux.length; i++) p.aux[i] = aux[i] as number;
+    }
     return p;
   }
 

@@ -17,6 +17,28 @@ function expectCode(fn: () => unknown, code: string): void {
   expect((err as { code: string }).code).toBe(code);
 }
 
+/** What learn throws for `event`, as code and message (undefined when it accepts the event). */
+function refusal(p: { learn(e: never): void }, event: unknown): { code: string; message: string } | undefined {
+  try {
+    p.learn(event as never);
+  } catch (e) {
+    expect(isRouteKitError(e), String(e)).toBe(true);
+    return { code: (e as { code: string }).code, message: (e as Error).message };
+  }
+  return undefined;
+}
+
+/** `event` naming `arm` as its chosen model, in decision.arm and (when present) in decision.state.arms. */
+function naming(event: Record<string, unknown>, arm: string): Record<string, unknown> {
+  const d = event.decision as { arm: string; state?: { arms?: unknown } };
+  const st = d.state;
+  const state =
+    st !== undefined && Array.isArray(st.arms)
+      ? { ...st, arms: st.arms.map((a: unknown) => (a === d.arm ? arm : a)) }
+      : st;
+  return { ...event, decision: { ...d, arm, state } };
+}
+
 describe.each(routers)("%s", (_name, make, restore) => {
   it("update equals learn of the decision record plus feedback, bit for bit, with late feedback", () => {
     const a = make({ arms: ARMS, contextDim: D, seed: 1, horizon: 500 });
@@ -164,6 +186,38 @@ describe.each(routers)("%s", (_name, make, restore) => {
     c.learn(event);
     expect(JSON.stringify(c.toJSON())).toBe(s0);
     expectCode(() => c.learn({ ...event, decision: { ...event.decision, retired: 1 } }), ErrorCode.InvalidEvent);
+  });
+
+  it("refuses a malformed decision naming a removed or unknown model as it does for a live one; a valid one changes nothing", () => {
+    const p = make({ arms: ARMS, contextDim: D, seed: 10 });
+    const d = p.select(unitVector(Rng.fromSeed(5), D));
+    const rec = JSON.parse(JSON.stringify({ ...p.decisionRecord(d), feedback: { reward: 0.5 } }));
+    const st = rec.decision.state as { probs: number[] };
+    const bad = [
+      // probabilities summing to 2
+      { ...rec, decision: { ...rec.decision, state: { ...st, probs: st.probs.map((v) => 2 * v) } } },
+      // no routing distribution (another kind of policy's event)
+      { ...rec, decision: { arm: rec.decision.arm, context: rec.decision.context } },
+      // a query of norm sqrt(5)
+      { ...rec, decision: { ...rec.decision, context: new Array(D).fill(1) } },
+    ];
+    const live = bad.map((e) => refusal(p, e));
+    for (const r of live) expect(r?.code).toBe(ErrorCode.InvalidEvent);
+    let before = JSON.stringify(p.toJSON());
+    const check = (variant: (e: Record<string, unknown>) => Record<string, unknown>) => {
+      for (let i = 0; i < bad.length; i++) {
+        expect(refusal(p, variant(bad[i]))).toEqual(live[i]);
+        expect(JSON.stringify(p.toJSON())).toBe(before);
+      }
+      // The same event well formed is accepted and learned as nothing.
+      expect(refusal(p, variant(rec))).toBeUndefined();
+      expect(JSON.stringify(p.toJSON())).toBe(before);
+    };
+    check((e) => ({ ...e, decision: { ...(e.decision as object), retired: true } }));
+    check((e) => naming(e, "never-had"));
+    p.removeArm(d.arm);
+    before = JSON.stringify(p.toJSON());
+    check((e) => e);
   });
 
   it("rejects bad options with the vocabulary's codes", () => {
