@@ -293,8 +293,12 @@ export class LinUCBShared extends ArmPolicyBase<SharedArm, VecPayload> {
     return vectorToJson(p.x, this.d);
   }
 
-  protected payloadFromEvent(_event: ArmEvent, s: SharedArm, context: Float64Array | undefined): VecPayload {
+  /** The context's norm needs no arm's state: checked for every event, whatever arm it names. */
+  protected override checkEventDecision(_event: ArmEvent, context: Float64Array | undefined): void {
     checkEventContextNorm(dot(context as Float64Array, context as Float64Array, this.d));
+  }
+
+  protected payloadFromEvent(_event: ArmEvent, s: SharedArm, context: Float64Array | undefined): VecPayload {
     // Version -1 never matches the arm's, so the update recomputes A^-1 x from the model as it is now,
     // which is what a pending decision made before the latest update does too.
     return this.store.acquire(s.uid, -1, context as Float64Array);
