@@ -269,7 +269,8 @@ export abstract class SupBase<E extends { readonly n: number }> extends KernelPo
     return { stage: p.stage };
   }
 
-  protected override eventStage(event: ArmEvent): number {
+  /** decision.state.stage needs no arm's state: checked for every event, whatever arm it names. */
+  protected override checkEventDecision(event: ArmEvent): void {
     const st = event.decision.state;
     if (st === undefined || st === null || typeof st !== "object" || Array.isArray(st) || !("stage" in st)) {
       missingEventState(this.kind, "stage");
@@ -281,7 +282,11 @@ export abstract class SupBase<E extends { readonly n: number }> extends KernelPo
         `event decision.state.stage must be an integer in [-1, ${this.stages - 1}], got ${String(stage)}`,
       );
     }
-    return stage;
+  }
+
+  /** The stage of an event `checkEventDecision` accepted. */
+  protected override eventStage(event: ArmEvent): number {
+    return (event.decision.state as { stage: number }).stage;
   }
 
   protected encodeArm(a: SupArm<E>): Record<string, Json> {

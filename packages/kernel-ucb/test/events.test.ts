@@ -125,6 +125,47 @@ describe.each(family)("$name decision events", (m) => {
   });
 });
 
+/** What learn throws for `event`, as code and message (undefined when it accepts the event). */
+function refusal(p: ArmPolicy, event: unknown): { code: string; message: string } | undefined {
+  try {
+    p.learn(event as never);
+  } catch (e) {
+    expect(isRouteKitError(e), String(e)).toBe(true);
+    return { code: (e as { code: string }).code, message: (e as Error).message };
+  }
+  return undefined;
+}
+
+describe.each(family.filter((m) => m.name.startsWith("sup")))("$name events for arms it lacks", (m) => {
+  it("refuses a malformed decision.state naming a removed or unknown arm as it does for a live arm; a valid one changes nothing", () => {
+    const p = m.make({ arms: ["a", "b"], seed: 5 });
+    const d = p.select(new Float64Array([0.5, 0.1, 0.2]));
+    const rec = JSON.parse(JSON.stringify({ ...p.decisionRecord(d), feedback: { reward: 1 } })) as ArmEvent;
+    const bad = [
+      { ...rec, decision: { ...rec.decision, state: { stage: 99 } } },
+      // Another policy's event: no stage.
+      { ...rec, decision: { arm: rec.decision.arm, context: rec.decision.context } },
+    ];
+    const live = bad.map((e) => refusal(p, e));
+    for (const r of live) expect(r?.code).toBe(ErrorCode.InvalidEvent);
+    let before = JSON.stringify(p.toJSON());
+    const check = (variant: (e: ArmEvent) => ArmEvent) => {
+      for (let i = 0; i < bad.length; i++) {
+        expect(refusal(p, variant(bad[i] as ArmEvent))).toEqual(live[i]);
+        expect(JSON.stringify(p.toJSON())).toBe(before);
+      }
+      // The same event well formed is accepted and learned as nothing.
+      expect(refusal(p, variant(rec))).toBeUndefined();
+      expect(JSON.stringify(p.toJSON())).toBe(before);
+    };
+    check((e) => ({ ...e, decision: { ...e.decision, retired: true } }));
+    check((e) => ({ ...e, decision: { ...e.decision, arm: "never-had" } }));
+    p.removeArm(d.arm);
+    before = JSON.stringify(p.toJSON());
+    check((e) => e);
+  });
+});
+
 describe("events across kinds", () => {
   it("an RFF-UCB event teaches PAK-UCB exactly what a PAK-UCB decision on the same context would", () => {
     const rff = new RffUcb({ arms: ["a", "b"], contextDim: 3, frequencies: 8, seed: 1 });
