@@ -1,6 +1,11 @@
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import {
+  type ArmEvent,
+  type ArmFeedback,
+  ArmPolicyBase,
+  type ArmPolicyOptions,
+  type ArmState,
   armsOption,
   asInvalidEvent,
   booleanOption,
@@ -11,12 +16,14 @@ import {
   EVENT_VERSION,
   enumOption,
   isRouteKitError,
+  makeSnapshot,
   maxPendingOption,
   numberOption,
   Rng,
   RouteKitError,
   readOptions,
   rngOption,
+  type Snapshot,
   vectorToJson,
 } from "../src/index.js";
 
@@ -330,5 +337,94 @@ describe("asInvalidEvent: a learning step's refusals are INVALID_EVENT", () => {
     expect(asInvalidEvent(other)).toBe(other);
     const plain = new TypeError("a bug");
     expect(asInvalidEvent(plain)).toBe(plain);
+  });
+});
+
+/**
+ * An arm policy whose events must carry `decision.state.ok === true` (INVALID_EVENT otherwise) and
+ * `decision.state.scale <= 1` when given (OUT_OF_RANGE, as a model bound would be), checked in checkEventDecision.
+ */
+class StatefulEvents extends ArmPolicyBase<ArmState & { n: number }, number> {
+  readonly kind = "test/stateful-events";
+  constructor(options: ArmPolicyOptions) {
+    super(options, { encode: (u) => u, decode: (j) => j as number });
+    this.addInitialArms(options);
+  }
+  protected createArm(uid: number) {
+    return { uid, n: 0 };
+  }
+  protected choose() {
+    const s = this.table.states[0] as ArmState;
+    return { id: this.ledger.issue(s.uid), arm: this.table.ids[0] as string };
+  }
+  protected applyFeedback(state: { n: number }, _p: number, _fb: ArmFeedback): void {
+    state.n++;
+  }
+  protected uidOf(p: number): number {
+    return p;
+  }
+  protected override eventState(): { ok: boolean } {
+    return { ok: true };
+  }
+  protected override checkEventDecision(event: ArmEvent): void {
+    const st = event.decision.state as { ok?: unknown; scale?: number } | undefined;
+    if (st?.ok !== true) throw new RouteKitError(ErrorCode.InvalidEvent, "event decision.state.ok must be true");
+    if (st.scale !== undefined && st.scale > 1) {
+      throw new RouteKitError(ErrorCode.OutOfRange, `scale must be <= 1, got ${st.scale}`);
+    }
+  }
+  protected payloadFromEvent(_e: ArmEvent, state: ArmState): number {
+    return state.uid;
+  }
+  protected encodeArm(s: { n: number }) {
+    return { n: s.n };
+  }
+  toJSON(): Snapshot {
+    return makeSnapshot(this.kind, 1, this.baseState());
+  }
+}
+
+describe("ArmPolicyBase.learn checks every event's decision, whatever arm it names", () => {
+  /** What learn throws for `event`, as code and message (undefined when it accepts the event). */
+  const refusal = (p: StatefulEvents, event: unknown) => {
+    try {
+      p.learn(event as ArmEvent);
+    } catch (e) {
+      if (!isRouteKitError(e)) throw e;
+      return { code: e.code, message: e.message };
+    }
+    return undefined;
+  };
+
+  it("refuses a malformed decision naming a removed or unknown arm as for a live arm, changing nothing; a valid one is ignored", () => {
+    const p = new StatefulEvents({ arms: ["a", "b"] });
+    const d = p.select();
+    const rec = JSON.parse(JSON.stringify({ ...p.decisionRecord(d), feedback: { reward: 1 } })) as ArmEvent;
+    const bad = [
+      { ...rec, decision: { ...rec.decision, state: { ok: false } } },
+      { ...rec, decision: { arm: rec.decision.arm, context: null } },
+      // A hook's OUT_OF_RANGE is INVALID_EVENT, as the learning step's is.
+      { ...rec, decision: { ...rec.decision, state: { ok: true, scale: 2 } } },
+    ];
+    const live = bad.map((e) => refusal(p, e));
+    for (const r of live) expect(r?.code).toBe(ErrorCode.InvalidEvent);
+    expect(live[2]?.message).toBe("event cannot be learned: scale must be <= 1, got 2");
+    let before = JSON.stringify(p.toJSON());
+    const check = (variant: (e: ArmEvent) => ArmEvent) => {
+      for (let i = 0; i < bad.length; i++) {
+        expect(refusal(p, variant(bad[i] as ArmEvent))).toEqual(live[i]);
+        expect(JSON.stringify(p.toJSON())).toBe(before);
+      }
+      expect(refusal(p, variant(rec))).toBeUndefined();
+      expect(JSON.stringify(p.toJSON())).toBe(before);
+    };
+    check((e) => ({ ...e, decision: { ...e.decision, retired: true } }));
+    check((e) => ({ ...e, decision: { ...e.decision, arm: "never-had" } }));
+    p.removeArm(d.arm);
+    before = JSON.stringify(p.toJSON());
+    check((e) => e);
+    // A valid event naming a live arm is learned.
+    p.learn({ ...rec, decision: { ...rec.decision, arm: "b" } });
+    expect(JSON.stringify(p.toJSON())).not.toBe(before);
   });
 });
