@@ -185,6 +185,17 @@ export abstract class KernelPolicyBase<S extends ArmState> extends ArmPolicyBase
     );
   }
 
+  /** Throws (before anything changes) when a context with ||y||^2 = ny cannot be learned (default: never). */
+  protected checkContextScale(_ny: number): void {}
+
+  /**
+   * A context's norm and kernel scale need no arm's state: checked for every event, whatever arm it names, so a
+   * log line too large to learn is refused alike for a live, a retired and an unknown arm.
+   */
+  protected override checkEventDecision(_event: ArmEvent, context: Float64Array | undefined): void {
+    if (context !== undefined) this.checkContextScale(this.normalized(context));
+  }
+
   /** Normalises `x` into `this.y` (when normalizeContext) and returns ||y||^2. */
   protected normalized(x: ArrayLike<number>): number {
     return normalizeInto(x, this.y, this.contextDim, this.normalizeContext);

@@ -158,9 +158,12 @@ export class KernelUcb extends KernelPolicyBase<TagArm> {
 
   /** k at the augmented context, ||[y; e]||^2 = ny + 1; an unnormalised context too large for the ridge is OUT_OF_RANGE. */
   private kyy(ny: number): number {
-    const k = this.dotKernel.diag(ny + 1);
-    if (!this.normalizeContext) checkKernelScale(k, this.ridge, "context");
-    return k;
+    this.checkContextScale(ny);
+    return this.dotKernel.diag(ny + 1);
+  }
+
+  protected override checkContextScale(ny: number): void {
+    if (!this.normalizeContext) checkKernelScale(this.dotKernel.diag(ny + 1), this.ridge, "context");
   }
 
   protected override onRemoved(): void {

@@ -182,9 +182,12 @@ export class PakUcb extends KernelPolicyBase<PakArm> {
 
   /** k(y, y) for ||y||^2 = ny; an unnormalised context too large for the ridge is OUT_OF_RANGE. */
   private kyy(ny: number): number {
-    const k = this.dotKernel.diag(ny);
-    if (!this.normalizeContext) checkKernelScale(k, this.ridge, "context");
-    return k;
+    this.checkContextScale(ny);
+    return this.dotKernel.diag(ny);
+  }
+
+  protected override checkContextScale(ny: number): void {
+    if (!this.normalizeContext) checkKernelScale(this.dotKernel.diag(ny), this.ridge, "context");
   }
 
   protected override onRemoved(): void {

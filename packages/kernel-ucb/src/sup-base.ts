@@ -115,8 +115,6 @@ export abstract class SupBase<E extends { readonly n: number }> extends KernelPo
   protected abstract query(e: E, y: Float64Array, ny: number, t: number, out: StageQuery): void;
   protected abstract file(e: E, y: Float64Array, ny: number, s: number): void;
   protected abstract encodeEstimator(e: E): Json;
-  /** Throws (before anything changes) when a context with ||y||^2 = ny cannot be learned (default: never). */
-  protected checkContextScale(_ny: number): void {}
 
   /** Points filed into each stage set of an arm. */
   filed(arm: string): number[] {
@@ -270,7 +268,8 @@ export abstract class SupBase<E extends { readonly n: number }> extends KernelPo
   }
 
   /** decision.state.stage needs no arm's state: checked for every event, whatever arm it names. */
-  protected override checkEventDecision(event: ArmEvent): void {
+  protected override checkEventDecision(event: ArmEvent, context: Float64Array | undefined): void {
+    super.checkEventDecision(event, context);
     const st = event.decision.state;
     if (st === undefined || st === null || typeof st !== "object" || Array.isArray(st) || !("stage" in st)) {
       missingEventState(this.kind, "stage");

@@ -136,33 +136,61 @@ function refusal(p: ArmPolicy, event: unknown): { code: string; message: string 
   return undefined;
 }
 
+/**
+ * Each malformed event in `bad` (refused for a live arm) is refused with the same code and message when it
+ * names a retired, a never-added and a removed arm, and the policy's snapshot stays as it was; the well-formed
+ * `rec` naming such an arm is accepted and learned as nothing.
+ */
+function expectArmsLackedRefusedAlike(p: ArmPolicy, arm: string, rec: ArmEvent, bad: ArmEvent[]): void {
+  const live = bad.map((e) => refusal(p, e));
+  for (const r of live) expect(r?.code).toBe(ErrorCode.InvalidEvent);
+  let before = JSON.stringify(p.toJSON());
+  const check = (variant: (e: ArmEvent) => ArmEvent) => {
+    for (let i = 0; i < bad.length; i++) {
+      expect(refusal(p, variant(bad[i] as ArmEvent))).toEqual(live[i]);
+      expect(JSON.stringify(p.toJSON())).toBe(before);
+    }
+    expect(refusal(p, variant(rec))).toBeUndefined();
+    expect(JSON.stringify(p.toJSON())).toBe(before);
+  };
+  check((e) => ({ ...e, decision: { ...e.decision, retired: true } }));
+  check((e) => ({ ...e, decision: { ...e.decision, arm: "never-had" } }));
+  p.removeArm(arm);
+  before = JSON.stringify(p.toJSON());
+  check((e) => e);
+}
+
+const recordOf = (p: ArmPolicy, d: { id: string }) =>
+  JSON.parse(JSON.stringify({ ...p.decisionRecord(d), feedback: { reward: 1 } })) as ArmEvent;
+
 describe.each(family.filter((m) => m.name.startsWith("sup")))("$name events for arms it lacks", (m) => {
   it("refuses a malformed decision.state naming a removed or unknown arm as it does for a live arm; a valid one changes nothing", () => {
     const p = m.make({ arms: ["a", "b"], seed: 5 });
     const d = p.select(new Float64Array([0.5, 0.1, 0.2]));
-    const rec = JSON.parse(JSON.stringify({ ...p.decisionRecord(d), feedback: { reward: 1 } })) as ArmEvent;
-    const bad = [
+    const rec = recordOf(p, d);
+    expectArmsLackedRefusedAlike(p, d.arm, rec, [
       { ...rec, decision: { ...rec.decision, state: { stage: 99 } } },
       // Another policy's event: no stage.
       { ...rec, decision: { arm: rec.decision.arm, context: rec.decision.context } },
-    ];
-    const live = bad.map((e) => refusal(p, e));
-    for (const r of live) expect(r?.code).toBe(ErrorCode.InvalidEvent);
-    let before = JSON.stringify(p.toJSON());
-    const check = (variant: (e: ArmEvent) => ArmEvent) => {
-      for (let i = 0; i < bad.length; i++) {
-        expect(refusal(p, variant(bad[i] as ArmEvent))).toEqual(live[i]);
-        expect(JSON.stringify(p.toJSON())).toBe(before);
-      }
-      // The same event well formed is accepted and learned as nothing.
-      expect(refusal(p, variant(rec))).toBeUndefined();
-      expect(JSON.stringify(p.toJSON())).toBe(before);
-    };
-    check((e) => ({ ...e, decision: { ...e.decision, retired: true } }));
-    check((e) => ({ ...e, decision: { ...e.decision, arm: "never-had" } }));
-    p.removeArm(d.arm);
-    before = JSON.stringify(p.toJSON());
-    check((e) => e);
+    ]);
+  });
+});
+
+describe.each(family)("$name unnormalised events for arms it lacks", (m) => {
+  it("refuses a context too large to learn naming a removed or unknown arm as it does for a live arm", () => {
+    // A polynomial kernel (RFF-UCB approximates only the RBF kernel) adds the kernel-scale check to the norm bound.
+    const poly = m.name.includes("rff") ? {} : { kernel: { type: "poly", gamma: 5 } };
+    const p = m.make({ arms: ["a", "b"], seed: 5, normalizeContext: false, ...poly });
+    const d = p.select(new Float64Array([0.5, 0.1, 0.2]));
+    const rec = recordOf(p, d);
+    const withContext = (context: number[]) => ({ ...rec, decision: { ...rec.decision, context } });
+    // ||y||^2 = 1e14 is above MAX_CONTEXT_NORM2; ||y||^2 = 1e6 is within it, but k(y, y) is too large for the ridge.
+    expectArmsLackedRefusedAlike(
+      p,
+      d.arm,
+      rec,
+      m.name.includes("rff") ? [withContext([1e7, 0, 0])] : [withContext([1e7, 0, 0]), withContext([1000, 0, 0])],
+    );
   });
 });
 
