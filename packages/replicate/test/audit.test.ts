@@ -207,6 +207,35 @@ describe("a newest snapshot changed in Redis is never kept as the previous one",
     await c.close();
   }, 60_000);
 
+  it("a newest changed to text that still parses is loaded (only writes check digests), and the next write reports it", async () => {
+    const errors: unknown[] = [];
+    const a = await Replica.start(opts("audit:parses", "a", { snapshotEvery: 20, onError: (e) => errors.push(e) }));
+    const rng = Rng.fromSeed(15);
+    for (let k = 0; k < 2; k++) {
+      await play(a, 30, rng);
+      await a.catchUp();
+      await snapshotsSettled(a, 20);
+    }
+    const raw = new Redis(redis.server.url);
+    // Another program stores an older valid snapshot as the newest (its position key left as it was).
+    const prev = (await raw.get("audit:parses:snapshot:prev")) as string;
+    const prevPos = (await raw.get("audit:parses:snapshot:prev:pos")) as string;
+    await raw.set("audit:parses:snapshot", prev);
+    const loadErrors: unknown[] = [];
+    const c = await Replica.start(opts("audit:parses", "c", { onError: (e) => loadErrors.push(e) }));
+    expect(c.stats().position).toBe(prevPos); // loaded as it is, nothing reported
+    expect(loadErrors).toEqual([]);
+    await c.catchUp();
+    await a.catchUp();
+    expect(c.learnedState()).toBe(a.learnedState());
+    await oneSnapshotWrite(a, 20, rng);
+    expect(errors.filter((e) => isRouteKitError(e, ErrorCode.SnapshotCorrupt))).toHaveLength(1);
+    expect(await raw.get("audit:parses:snapshot:prev:pos")).toBe(prevPos); // the changed one was not kept
+    raw.disconnect();
+    await a.close();
+    await c.close();
+  }, 60_000);
+
   it("a newest snapshot without a digest (an earlier version's) is not kept as the previous at the first write, and is at the next", async () => {
     const errors: unknown[] = [];
     const a = await Replica.start(opts("audit:legacy", "a", { snapshotEvery: 20, onError: (e) => errors.push(e) }));
