@@ -23,12 +23,17 @@ const HELPERS = new Set([
   "packages/replicate/bench/policies.mjs", // the policies load.mjs replicates
 ]);
 /**
- * Scripts left out, with the reason. replicate's bench needs a redis-server: it starts its own on a free port
+ * Scripts left out, with the reason. replicate's benches need a redis-server: each starts its own on a free port
  * (startRedisServer, as the package's tests do), which would otherwise try to install one with apt-get.
  */
 const haveRedis = spawnSync("sh", ["-c", "command -v redis-server"], { stdio: "ignore" }).status === 0;
 const SKIP = new Map(
-  haveRedis ? [] : [["packages/replicate/bench/run.mjs", "no redis-server on PATH (the replicate tests install it)"]],
+  haveRedis
+    ? []
+    : ["packages/replicate/bench/run.mjs", "packages/replicate/bench/snapshot-write.mjs"].map((rel) => [
+        rel,
+        "no redis-server on PATH (the replicate tests install it)",
+      ]),
 );
 
 /** The slowest scripts start first, so the two lanes end together. */

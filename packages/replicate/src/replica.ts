@@ -7,6 +7,8 @@
  * the whole history; the stream is trimmed only behind the older of the two kept snapshots and behind
  * every live replica's position.
  */
+
+import { createHash } from "node:crypto";
 import {
   checkNumber,
   describe,
@@ -102,7 +104,14 @@ interface StoredSnapshot {
   readonly counts: ApplyCounts;
 }
 
-// Replaces the newest snapshot only with a newer one; the one it replaces is kept as the previous.
+// Replaces the newest snapshot only with a newer one; the one it replaces is kept as the previous only when it still
+// matches the SHA-1 digest stored beside it when it was written (KEYS[5]). A newest changed since (by hand, by a
+// foreign writer) or deleted is dropped instead, and the previous snapshot stays with its position, so the stream is
+// still trimmed behind a snapshot that loads. A newest without a digest (written by a version before digests) is not
+// known to be intact: it is dropped the same way, once. ARGV: position, snapshot text, its SHA-1 (hex, computed by the
+// writer: hashing in Lua would cost Redis a second pass over a multi-MB value). Returns 0 when the stored snapshot is
+// as new (nothing written), 1 when written (the replaced one kept as the previous, or there was none), 2 when written
+// and the replaced one did not match its digest, 3 when written and the replaced one had no digest.
 const WRITE_SNAPSHOT = `
 local function older(a, b)
   local am, as = string.match(a, "(%d+)-(%d+)")
@@ -112,20 +121,32 @@ local function older(a, b)
 end
 local cur = redis.call('GET', KEYS[2])
 if cur and not older(cur, ARGV[1]) then return 0 end
+local out = 1
 if cur then
-  redis.call('SET', KEYS[3], redis.call('GET', KEYS[1]))
-  redis.call('SET', KEYS[4], cur)
+  local newest = redis.call('GET', KEYS[1])
+  local digest = redis.call('GET', KEYS[5])
+  if not digest then
+    out = 3
+  elseif not newest or redis.sha1hex(newest) ~= digest then
+    out = 2
+  else
+    redis.call('SET', KEYS[3], newest)
+    redis.call('SET', KEYS[4], cur)
+    redis.call('SET', KEYS[6], digest)
+  end
 end
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('SET', KEYS[2], ARGV[1])
-return 1
+redis.call('SET', KEYS[5], ARGV[3])
+return out
 `;
 
-// Stores the first replica's fresh policy, unless a snapshot exists already.
+// Stores the first replica's fresh policy (with its digest, as WRITE_SNAPSHOT), unless a snapshot exists already.
 const WRITE_INITIAL_SNAPSHOT = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('SET', KEYS[2], ARGV[1])
+redis.call('SET', KEYS[3], ARGV[3])
 return 1
 `;
 
@@ -175,8 +196,10 @@ export class Replica<P extends ReplicaPolicy> {
   private readonly keys: {
     snapshot: string;
     snapshotPos: string;
+    snapshotSha1: string;
     prevSnapshot: string;
     prevSnapshotPos: string;
+    prevSnapshotSha1: string;
     lock: string;
     positions: string;
   };
@@ -204,8 +227,10 @@ export class Replica<P extends ReplicaPolicy> {
     this.keys = {
       snapshot: `${s}:snapshot`,
       snapshotPos: `${s}:snapshot:pos`,
+      snapshotSha1: `${s}:snapshot:sha1`,
       prevSnapshot: `${s}:snapshot:prev`,
       prevSnapshotPos: `${s}:snapshot:prev:pos`,
+      prevSnapshotSha1: `${s}:snapshot:prev:sha1`,
       lock: `${s}:snapshot:lock`,
       positions: `${s}:positions`,
     };
@@ -550,13 +575,16 @@ export class Replica<P extends ReplicaPolicy> {
   /** Stores this replica's fresh policy at position "0-0" unless a snapshot exists; whether it did. */
   private async writeInitialSnapshot(): Promise<boolean> {
     const stored = this.storedNow();
+    const text = snapshotBytes(stored);
     const wrote = await this.writer.eval(
       WRITE_INITIAL_SNAPSHOT,
-      2,
+      3,
       this.keys.snapshot,
       this.keys.snapshotPos,
+      this.keys.snapshotSha1,
       stored.position,
-      JSON.stringify(stored),
+      text,
+      sha1Hex(text),
     );
     if (wrote !== 1) return false;
     this.snapshotsWritten++;
@@ -656,18 +684,31 @@ export class Replica<P extends ReplicaPolicy> {
       try {
         // Everything below the await-free block is one consistent state at `position`.
         const stored = this.storedNow();
+        const text = snapshotBytes(stored);
         const k = this.keys;
         const wrote = await this.writer.eval(
           WRITE_SNAPSHOT,
-          4,
+          6,
           k.snapshot,
           k.snapshotPos,
           k.prevSnapshot,
           k.prevSnapshotPos,
+          k.snapshotSha1,
+          k.prevSnapshotSha1,
           stored.position,
-          JSON.stringify(stored),
+          text,
+          sha1Hex(text),
         );
-        if (wrote === 1) this.snapshotsWritten++;
+        if (wrote !== 0) this.snapshotsWritten++;
+        if (wrote === 2) {
+          this.report(
+            new RouteKitError(
+              ErrorCode.SnapshotCorrupt,
+              "the stored replication snapshot no longer matched its digest (changed outside the replicas): it was " +
+                "replaced without being kept as the previous one, which stays",
+            ),
+          );
+        }
         await this.trim();
       } finally {
         if ((await this.writer.get(this.keys.lock)) === this.prefix) await this.writer.del(this.keys.lock);
@@ -709,6 +750,16 @@ export class Replica<P extends ReplicaPolicy> {
       // exception from a Redis client's event: these errors do not stop the replica.
     }
   }
+}
+
+/** A snapshot as the bytes written to Redis (the digest is of exactly these). */
+function snapshotBytes(stored: StoredSnapshot): Buffer {
+  return Buffer.from(JSON.stringify(stored), "utf8");
+}
+
+/** SHA-1 in lowercase hex, as Redis's `redis.sha1hex` writes it. */
+function sha1Hex(bytes: Buffer): string {
+  return createHash("sha1").update(bytes).digest("hex");
 }
 
 function parseStored(text: string): StoredSnapshot | undefined {

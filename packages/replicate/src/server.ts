@@ -2,14 +2,18 @@
  * `@routekit/replicate/server`: a real `redis-server` for tests, benchmarks and local experiments,
  * started on a free loopback port with its own data directory and stopped by the caller. Node only.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { launchRedisServer } from "./redis-launch.js";
 
 export interface RedisServerOptions {
-  /** Port to listen on (default: a free one). Pass the old port to restart a server on the same address. */
+  /**
+   * Port to listen on (default: a free one). Pass the old port to restart a server on the same address: while
+   * another process holds it, the start tries again for about 3 s, then rejects naming the port.
+   */
   readonly port?: number;
   /** Data directory (default: a fresh temporary one, removed by `stop({ removeData: true })`). */
   readonly dir?: string;
@@ -57,7 +61,10 @@ function which(cmd: string): string | undefined {
   return undefined;
 }
 
-/** A free TCP port on 127.0.0.1. */
+/**
+ * A TCP port on 127.0.0.1 that was free when this returned (the OS's pick for port 0). Another process may take it
+ * before it is used: `startRedisServer` then tries another one.
+ */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
@@ -70,81 +77,25 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts `redis-server` on 127.0.0.1 and resolves once it answers PING. */
+/**
+ * Starts `redis-server` on 127.0.0.1 and resolves once it answers (this process: not another server that holds the
+ * port). A free port (the default) that another process takes before redis-server binds it is replaced by another
+ * one; a given `port` (a restart) is tried again while another process holds it, for about 3 s, and then the start
+ * rejects with an error naming the port.
+ */
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
   const bin = ensureRedisServer();
-  const port = options.port ?? (await freePort());
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "routekit-redis-"));
-  const appendOnly = options.appendOnly ?? true;
-  const args = [
-    "--port",
-    String(port),
-    "--bind",
-    "127.0.0.1",
-    "--dir",
-    dir,
-    "--save",
-    "",
-    "--appendonly",
-    appendOnly ? "yes" : "no",
-    "--appendfsync",
-    "always",
-    "--protected-mode",
-    "yes",
-    "--daemonize",
-    "no",
-    "--loglevel",
-    "warning",
-  ];
-  const child: ChildProcess = spawn(bin, args, { stdio: ["ignore", "ignore", "pipe"] });
-  let stderr = "";
-  child.stderr?.on("data", (b) => {
-    stderr += String(b);
-  });
-  const exited = new Promise<void>((r) => child.once("exit", () => r()));
-  await waitForPing(port, child, () => stderr);
-  const stop = async (opts: { removeData?: boolean } = {}) => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGTERM");
-      const t = setTimeout(() => child.kill("SIGKILL"), 5000);
-      await exited;
-      clearTimeout(t);
-    }
-    if (opts.removeData) rmSync(dir, { recursive: true, force: true });
-  };
-  const kill = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGKILL");
-      await exited;
-    }
-  };
-  return { port, dir, url: `redis://127.0.0.1:${port}`, stop, kill };
-}
-
-async function waitForPing(port: number, child: ChildProcess, stderr: () => string): Promise<void> {
-  const { Redis } = await import("ioredis");
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`redis-server exited (${child.exitCode}): ${stderr()}`);
-    const c = new Redis({
-      port,
-      host: "127.0.0.1",
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
+  try {
+    return await launchRedisServer({
+      bin,
+      dir,
+      appendOnly: options.appendOnly ?? true,
+      port: options.port,
+      pickPort: freePort,
     });
-    c.on("error", () => undefined);
-    try {
-      await c.connect();
-      if ((await c.ping()) === "PONG") {
-        c.disconnect();
-        return;
-      }
-    } catch {
-      // not up yet
-    }
-    c.disconnect();
-    if (Date.now() > deadline) throw new Error(`redis-server did not answer on port ${port}: ${stderr()}`);
-    await new Promise((r) => setTimeout(r, 50));
+  } catch (e) {
+    if (options.dir === undefined) rmSync(dir, { recursive: true, force: true });
+    throw e;
   }
 }

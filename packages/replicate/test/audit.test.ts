@@ -2,6 +2,7 @@
  * Outside audit of the README against a real redis-server: a stream trimmed under a replica that stalled,
  * a corrupt newest snapshot, and call checks on odd input. Seeded; no timing assertions.
  */
+import { createHash } from "node:crypto";
 import type { LinUCBDisjoint } from "@routekit/classic";
 import { ErrorCode, isRouteKitError, Rng, type Snapshot } from "@routekit/core";
 import { StageRoute } from "@routekit/stageroute";
@@ -134,6 +135,139 @@ describe("a malformed newest snapshot", () => {
     expect(errors.some((e) => isRouteKitError(e, ErrorCode.SnapshotCorrupt))).toBe(true);
     await a.close();
     await c.close();
+  }, 60_000);
+});
+
+/** The SHA-1 (hex) of a stored value's bytes, as the replicas store it beside a snapshot. */
+const sha1 = (text: string | null) =>
+  createHash("sha1")
+    .update(Buffer.from(text ?? "", "utf8"))
+    .digest("hex");
+
+/**
+ * Waits until `r` has applied everything and written any snapshot due, then appends exactly `snapshotEvery` entries
+ * (select and feedback pairs) and waits again: more entries than are left before the next snapshot is due, fewer than
+ * two snapshots' worth, so exactly one snapshot is written (and the stream trimmed once).
+ */
+async function oneSnapshotWrite(r: Replica<LinUCBDisjoint>, snapshotEvery: number, rng: Rng): Promise<void> {
+  await r.catchUp();
+  await snapshotsSettled(r, snapshotEvery);
+  const before = r.stats().snapshotsWritten;
+  await play(r, snapshotEvery / 2, rng);
+  await r.catchUp();
+  await snapshotsSettled(r, snapshotEvery);
+  expect(r.stats().snapshotsWritten).toBe(before + 1);
+}
+
+describe("a newest snapshot changed in Redis is never kept as the previous one", () => {
+  it("two corruptions of the newest snapshot with a snapshot write between: a new replica still starts from a valid one", async () => {
+    const errors: unknown[] = [];
+    const a = await Replica.start(opts("audit:twice", "a", { snapshotEvery: 20, onError: (e) => errors.push(e) }));
+    const rng = Rng.fromSeed(13);
+    for (let k = 0; k < 2; k++) {
+      await play(a, 30, rng);
+      await a.catchUp();
+      await snapshotsSettled(a, 20);
+    }
+    const raw = new Redis(redis.server.url);
+    const prev = (await raw.get("audit:twice:snapshot:prev")) as string;
+    const prevPos = (await raw.get("audit:twice:snapshot:prev:pos")) as string;
+    expect(compareStreamIds(prevPos, "0-0")).toBeGreaterThan(0);
+    expect(await raw.xlen("audit:twice")).toBeLessThan(120); // trimmed behind the previous snapshot
+    // First fault: the newest is overwritten in Redis; then one snapshot write; second fault: the snapshot that write
+    // stored is overwritten too.
+    await raw.set("audit:twice:snapshot", "{ not json");
+    await oneSnapshotWrite(a, 20, rng);
+    await raw.set("audit:twice:snapshot", "{ not json either");
+    const loadErrors: unknown[] = [];
+    const c = await Replica.start(opts("audit:twice", "c", { onError: (e) => loadErrors.push(e) }));
+    // c loaded the previous snapshot from before both faults (not a fresh policy at 0-0) and reaches the primary's
+    // state; no loss of trimmed entries was reported.
+    expect(c.stats().position).toBe(prevPos);
+    await c.catchUp();
+    await a.catchUp();
+    expect(c.stats().position).toBe(a.stats().position);
+    expect(c.learnedState()).toBe(a.learnedState());
+    expect(loadErrors.filter((e) => isRouteKitError(e, ErrorCode.InvalidState))).toEqual([]);
+    expect(loadErrors.some((e) => isRouteKitError(e, ErrorCode.SnapshotCorrupt))).toBe(true);
+    // The previous snapshot and its position are still those valid ones, and the stream still holds every entry after
+    // that position.
+    expect(await raw.get("audit:twice:snapshot:prev")).toBe(prev);
+    expect(await raw.get("audit:twice:snapshot:prev:pos")).toBe(prevPos);
+    expect(compareStreamIds(await firstEntry(raw, "audit:twice"), prevPos)).toBeLessThanOrEqual(0);
+    // The write after the first fault reported the changed snapshot (once) instead of keeping it as the previous.
+    expect(errors.filter((e) => isRouteKitError(e, ErrorCode.SnapshotCorrupt))).toHaveLength(1);
+    expect(errors).toHaveLength(1);
+    // Each snapshot has its digest beside it: the newest's is the one it was written with, and the previous one kept
+    // its own.
+    expect(await raw.get("audit:twice:snapshot:sha1")).not.toBe(sha1(await raw.get("audit:twice:snapshot")));
+    expect(await raw.get("audit:twice:snapshot:prev:sha1")).toBe(sha1(prev));
+    raw.disconnect();
+    await a.close();
+    await c.close();
+  }, 60_000);
+
+  it("a newest changed to text that still parses is loaded (only writes check digests), and the next write reports it", async () => {
+    const errors: unknown[] = [];
+    const a = await Replica.start(opts("audit:parses", "a", { snapshotEvery: 20, onError: (e) => errors.push(e) }));
+    const rng = Rng.fromSeed(15);
+    for (let k = 0; k < 2; k++) {
+      await play(a, 30, rng);
+      await a.catchUp();
+      await snapshotsSettled(a, 20);
+    }
+    const raw = new Redis(redis.server.url);
+    // Another program stores an older valid snapshot as the newest (its position key left as it was).
+    const prev = (await raw.get("audit:parses:snapshot:prev")) as string;
+    const prevPos = (await raw.get("audit:parses:snapshot:prev:pos")) as string;
+    await raw.set("audit:parses:snapshot", prev);
+    const loadErrors: unknown[] = [];
+    const c = await Replica.start(opts("audit:parses", "c", { onError: (e) => loadErrors.push(e) }));
+    expect(c.stats().position).toBe(prevPos); // loaded as it is, nothing reported
+    expect(loadErrors).toEqual([]);
+    await c.catchUp();
+    await a.catchUp();
+    expect(c.learnedState()).toBe(a.learnedState());
+    await oneSnapshotWrite(a, 20, rng);
+    expect(errors.filter((e) => isRouteKitError(e, ErrorCode.SnapshotCorrupt))).toHaveLength(1);
+    expect(await raw.get("audit:parses:snapshot:prev:pos")).toBe(prevPos); // the changed one was not kept
+    raw.disconnect();
+    await a.close();
+    await c.close();
+  }, 60_000);
+
+  it("a newest snapshot without a digest (an earlier version's) is not kept as the previous at the first write, and is at the next", async () => {
+    const errors: unknown[] = [];
+    const a = await Replica.start(opts("audit:legacy", "a", { snapshotEvery: 20, onError: (e) => errors.push(e) }));
+    const rng = Rng.fromSeed(14);
+    for (let k = 0; k < 2; k++) {
+      await play(a, 30, rng);
+      await a.catchUp();
+      await snapshotsSettled(a, 20);
+    }
+    const raw = new Redis(redis.server.url);
+    // As an earlier version leaves them: the same snapshots, no digests.
+    await raw.del("audit:legacy:snapshot:sha1", "audit:legacy:snapshot:prev:sha1");
+    const prev = await raw.get("audit:legacy:snapshot:prev");
+    const prevPos = await raw.get("audit:legacy:snapshot:prev:pos");
+    const trimmedTo = await firstEntry(raw, "audit:legacy");
+    await oneSnapshotWrite(a, 20, rng);
+    expect(errors).toEqual([]); // not known to be intact, not known to be changed: nothing reported
+    expect(await raw.get("audit:legacy:snapshot:prev")).toBe(prev);
+    expect(await raw.get("audit:legacy:snapshot:prev:pos")).toBe(prevPos);
+    expect(await firstEntry(raw, "audit:legacy")).toBe(trimmedTo); // trimmed no further
+    const newest = await raw.get("audit:legacy:snapshot");
+    const newestPos = await raw.get("audit:legacy:snapshot:pos");
+    expect(await raw.get("audit:legacy:snapshot:sha1")).toBe(sha1(newest));
+    // The next write keeps that snapshot, which has its digest, as the previous one, and trims behind it.
+    await oneSnapshotWrite(a, 20, rng);
+    expect(errors).toEqual([]);
+    expect(await raw.get("audit:legacy:snapshot:prev")).toBe(newest);
+    expect(await raw.get("audit:legacy:snapshot:prev:pos")).toBe(newestPos);
+    expect(await raw.get("audit:legacy:snapshot:prev:sha1")).toBe(sha1(newest));
+    expect(await firstEntry(raw, "audit:legacy")).toBe(newestPos);
+    raw.disconnect();
+    await a.close();
   }, 60_000);
 });
 
