@@ -606,33 +606,62 @@ export class Replica<P extends ReplicaPolicy> {
   private noSnapshot = false;
 
   /**
-   * The newest snapshot, or the previous one when the newest is malformed (both cover every trimmed
-   * entry: the stream is trimmed only behind the previous one); undefined when Redis holds neither.
+   * The newest snapshot, restored, or the previous one when the newest cannot be used (both cover every
+   * trimmed entry: the stream is trimmed only behind the previous one); undefined when Redis holds
+   * neither or neither restores. A snapshot whose digest no longer matches (changed in Redis since it was
+   * written) is used only when no intact one restores: digests are missing or stale after an earlier
+   * version wrote (an upgrade), and a changed snapshot that restores beats starting fresh.
    */
-  private async readStoredSnapshot(): Promise<StoredSnapshot | undefined> {
-    const [newest, prev] = await Promise.all([
-      this.writer.get(this.keys.snapshot),
-      this.writer.get(this.keys.prevSnapshot),
-    ]);
+  private async readStoredSnapshot(): Promise<LoadedSnapshot<P> | undefined> {
+    // One MGET: a snapshot write between separate GETs would pair a snapshot with another's digest.
+    const [newest = null, prev = null, newestDigest = null, prevDigest = null] = await this.writer.mget(
+      this.keys.snapshot,
+      this.keys.prevSnapshot,
+      this.keys.snapshotSha1,
+      this.keys.prevSnapshotSha1,
+    );
     this.noSnapshot = newest === null;
     if (newest === null) return undefined;
-    const stored = parseStored(newest);
-    if (stored !== undefined) return stored;
-    const older = prev === null ? undefined : parseStored(prev);
-    this.report(
-      new RouteKitError(
-        ErrorCode.SnapshotCorrupt,
-        older === undefined
-          ? "the stored replication snapshot is malformed, and no valid previous one is kept; starting fresh"
-          : "the stored replication snapshot is malformed; loading the previous one",
-      ),
-    );
-    return older;
+    const first = this.restoreStored(newest, newestDigest);
+    if (first.loaded !== undefined && !first.changed) return first.loaded;
+    const second = prev === null ? undefined : this.restoreStored(prev, prevDigest);
+    const chosen =
+      [first, second].find((c) => c?.loaded !== undefined && !c.changed) ??
+      [first, second].find((c) => c?.loaded !== undefined);
+    const why =
+      first.loaded === undefined ? first.problem : "was changed in Redis since it was written (its digest differs)";
+    const then =
+      chosen === first
+        ? "; no intact previous one restores either, so it is loaded as it is"
+        : chosen === undefined
+          ? `, and ${second === undefined ? "no previous one is kept" : `the previous one ${second.problem ?? "cannot be used"}`}; none is loaded`
+          : chosen.changed
+            ? "; loading the previous one, which was changed too but restores"
+            : "; loading the previous one";
+    this.report(new RouteKitError(ErrorCode.SnapshotCorrupt, `the stored replication snapshot ${why}${then}`));
+    return chosen?.loaded;
   }
 
-  private loadStored(stored: StoredSnapshot): void {
-    const rng = Rng.fromSeed(this.prefix);
-    const policy = this.options.restore(withReplicaParts(stored.policy, rng));
+  /** A stored snapshot's text restored (undefined with the problem when it cannot be), and whether its digest differs. */
+  private restoreStored(
+    text: string,
+    digest: string | null,
+  ): { loaded: LoadedSnapshot<P> | undefined; changed: boolean; problem?: string } {
+    const changed = digest !== null && sha1Hex(Buffer.from(text, "utf8")) !== digest;
+    const stored = parseStored(text);
+    if (stored === undefined) return { loaded: undefined, changed, problem: "is malformed" };
+    try {
+      const policy = this.options.restore(withReplicaParts(stored.policy, Rng.fromSeed(this.prefix)));
+      return { loaded: { stored, policy }, changed };
+    } catch (e) {
+      // Only the policy's own refusal of the snapshot's content falls back; any other error (a `restore` missing an
+      // option JSON cannot carry, a bug) stops the start as before: a fallback to a fresh policy would hide it.
+      if (!isRouteKitError(e, ErrorCode.SnapshotCorrupt)) throw e;
+      return { loaded: undefined, changed, problem: `does not restore (${errorText(e)})` };
+    }
+  }
+
+  private loadStored({ stored, policy }: LoadedSnapshot<P>): void {
     this.current = policy;
     this.applier = this.makeApplier(policy);
     this.applier.loadJoinState(stored.join, stored.counts);
@@ -657,7 +686,7 @@ export class Replica<P extends ReplicaPolicy> {
     // From the start, a stream that never lost an entry holds every entry ever added (-1: Redis < 7 cannot tell).
     if (this.position === "0-0" && (added === "-1" || added === length)) return false;
     const stored = await this.readStoredSnapshot();
-    if (stored !== undefined && compareStreamIds(stored.position, first) >= 0) {
+    if (stored !== undefined && compareStreamIds(stored.stored.position, first) >= 0) {
       this.loadStored(stored);
       return true;
     }
@@ -760,6 +789,12 @@ function snapshotBytes(stored: StoredSnapshot): Buffer {
 /** SHA-1 in lowercase hex, as Redis's `redis.sha1hex` writes it. */
 function sha1Hex(bytes: Buffer): string {
   return createHash("sha1").update(bytes).digest("hex");
+}
+
+/** A stored snapshot and the policy restored from it. */
+interface LoadedSnapshot<P> {
+  readonly stored: StoredSnapshot;
+  readonly policy: P;
 }
 
 function parseStored(text: string): StoredSnapshot | undefined {
