@@ -103,9 +103,13 @@ async function launchOnce(plan: LaunchPlan, port: number): Promise<RedisServer |
       end();
     });
   });
+  // "exit" can come before the last of the child's output has been read: a failed start's log (the bind error) is
+  // complete once its pipes close, which a failed start does at once (it forked nothing that could hold them).
+  const drained = new Promise<void>((r) => child.once("close", () => r()));
   const deadline = Date.now() + ANSWER_MS;
   for (;;) {
     if (gone) {
+      await Promise.race([drained, sleep(2000)]);
       if (/Address already in use/i.test(log)) return "in-use";
       throw new Error(`redis-server exited (${child.exitCode ?? child.signalCode}): ${spawnError}${log.trim()}`);
     }

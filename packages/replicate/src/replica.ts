@@ -111,21 +111,25 @@ interface StoredSnapshot {
 // known to be intact: it is dropped the same way, once. ARGV: position, snapshot text, its SHA-1 (hex, computed by the
 // writer: hashing in Lua would cost Redis a second pass over a multi-MB value). Returns 0 when the stored snapshot is
 // as new (nothing written), 1 when written (the replaced one kept as the previous, or there was none), 2 when written
-// and the replaced one did not match its digest, 3 when written and the replaced one had no digest.
+// and the replaced one did not match its digest or its position key is not a stream id (a foreign write: comparing it
+// failed every later write, so no snapshot was ever written again), 3 when written and the replaced one had no digest.
 const WRITE_SNAPSHOT = `
-local function older(a, b)
-  local am, as = string.match(a, "(%d+)-(%d+)")
-  local bm, bs = string.match(b, "(%d+)-(%d+)")
-  am, as, bm, bs = tonumber(am), tonumber(as), tonumber(bm), tonumber(bs)
-  return am < bm or (am == bm and as < bs)
+local function parse(id)
+  local ms, seq = string.match(id, "^(%d+)-(%d+)$")
+  return tonumber(ms), tonumber(seq)
 end
 local cur = redis.call('GET', KEYS[2])
-if cur and not older(cur, ARGV[1]) then return 0 end
+local cm, cs
+if cur then cm, cs = parse(cur) end
+local nm, ns = parse(ARGV[1])
+if cm and (cm > nm or (cm == nm and cs >= ns)) then return 0 end
 local out = 1
 if cur then
   local newest = redis.call('GET', KEYS[1])
   local digest = redis.call('GET', KEYS[5])
-  if not digest then
+  if not cm then
+    out = 2
+  elseif not digest then
     out = 3
   elseif not newest or redis.sha1hex(newest) ~= digest then
     out = 2
@@ -733,7 +737,7 @@ export class Replica<P extends ReplicaPolicy> {
           this.report(
             new RouteKitError(
               ErrorCode.SnapshotCorrupt,
-              "the stored replication snapshot no longer matched its digest (changed outside the replicas): it was " +
+              "the stored replication snapshot no longer matched its digest or position (changed outside the replicas): it was " +
                 "replaced without being kept as the previous one, which stays",
             ),
           );
@@ -752,7 +756,8 @@ export class Replica<P extends ReplicaPolicy> {
   /** Trims entries older than the previous snapshot and than every live replica's position. */
   private async trim(): Promise<void> {
     const prev = await this.writer.get(this.keys.prevSnapshotPos);
-    if (prev === null) return;
+    // Not a stream id (written outside the replicas): no trim until a snapshot write replaces it.
+    if (prev === null || !/^\d+-\d+$/.test(prev)) return;
     let min = prev;
     const positions = await this.writer.hgetall(this.keys.positions);
     const now = Date.now();

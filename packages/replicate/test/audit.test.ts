@@ -297,6 +297,38 @@ describe("a newest snapshot changed in Redis is never kept as the previous one",
     await c.close();
   }, 60_000);
 
+  it("a position key that is not a stream id (a foreign write) does not stop snapshot writes: reported, not kept as the previous", async () => {
+    const errors: unknown[] = [];
+    const a = await Replica.start(opts("audit:pos", "a", { snapshotEvery: 20, onError: (e) => errors.push(e) }));
+    const rng = Rng.fromSeed(18);
+    for (let k = 0; k < 2; k++) {
+      await play(a, 30, rng);
+      await a.catchUp();
+      await snapshotsSettled(a, 20);
+    }
+    const raw = new Redis(redis.server.url);
+    const prev = await raw.get("audit:pos:snapshot:prev");
+    const prevPos = await raw.get("audit:pos:snapshot:prev:pos");
+    await raw.set("audit:pos:snapshot:pos", "not a stream id");
+    // The script compared that key as a stream id and failed: every later write threw, and the stream was never
+    // trimmed again.
+    await oneSnapshotWrite(a, 20, rng);
+    expect(errors.filter((e) => isRouteKitError(e, ErrorCode.SnapshotCorrupt))).toHaveLength(1);
+    expect(errors).toHaveLength(1);
+    expect(await raw.get("audit:pos:snapshot:prev")).toBe(prev);
+    expect(await raw.get("audit:pos:snapshot:prev:pos")).toBe(prevPos);
+    expect(await raw.get("audit:pos:snapshot:pos")).toBe(a.stats().position);
+    // The next write keeps the snapshot just written as the previous one and trims behind it, as usual.
+    const newest = await raw.get("audit:pos:snapshot");
+    const newestPos = await raw.get("audit:pos:snapshot:pos");
+    await oneSnapshotWrite(a, 20, rng);
+    expect(errors).toHaveLength(1);
+    expect(await raw.get("audit:pos:snapshot:prev")).toBe(newest);
+    expect(await firstEntry(raw, "audit:pos")).toBe(newestPos);
+    raw.disconnect();
+    await a.close();
+  }, 60_000);
+
   it("a newest snapshot without a digest (an earlier version's) is not kept as the previous at the first write, and is at the next", async () => {
     const errors: unknown[] = [];
     const a = await Replica.start(opts("audit:legacy", "a", { snapshotEvery: 20, onError: (e) => errors.push(e) }));
