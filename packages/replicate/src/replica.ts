@@ -612,7 +612,7 @@ export class Replica<P extends ReplicaPolicy> {
   /**
    * The newest snapshot, restored, or the previous one when the newest cannot be used (both cover every
    * trimmed entry: the stream is trimmed only behind the previous one); undefined when Redis holds
-   * neither or neither restores. A snapshot whose digest no longer matches (changed in Redis since it was
+   * none or none parses; the restore error when one parses and none restores. A snapshot whose digest no longer matches (changed in Redis since it was
    * written) is used only when no intact one restores: digests are missing or stale after an earlier
    * version wrote (an upgrade), and a changed snapshot that restores beats starting fresh.
    */
@@ -632,6 +632,10 @@ export class Replica<P extends ReplicaPolicy> {
     const chosen =
       [first, second].find((c) => c?.loaded !== undefined && !c.changed) ??
       [first, second].find((c) => c?.loaded !== undefined);
+    // One parsed but the policy refused every one as corrupt: starting fresh would silently diverge from the other
+    // replicas, so the restore error stops the start (a resync reports it and retries), as before the fallback.
+    const refusal = first.refusal ?? second?.refusal;
+    if (chosen === undefined && refusal !== undefined) throw refusal;
     const why =
       first.loaded === undefined ? first.problem : "was changed in Redis since it was written (its digest differs)";
     const then =
@@ -650,7 +654,7 @@ export class Replica<P extends ReplicaPolicy> {
   private restoreStored(
     text: string,
     digest: string | null,
-  ): { loaded: LoadedSnapshot<P> | undefined; changed: boolean; problem?: string } {
+  ): { loaded: LoadedSnapshot<P> | undefined; changed: boolean; problem?: string; refusal?: unknown } {
     const changed = digest !== null && sha1Hex(Buffer.from(text, "utf8")) !== digest;
     const stored = parseStored(text);
     if (stored === undefined) return { loaded: undefined, changed, problem: "is malformed" };
@@ -661,7 +665,7 @@ export class Replica<P extends ReplicaPolicy> {
       // Only the policy's own refusal of the snapshot's content falls back; any other error (a `restore` missing an
       // option JSON cannot carry, a bug) stops the start as before: a fallback to a fresh policy would hide it.
       if (!isRouteKitError(e, ErrorCode.SnapshotCorrupt)) throw e;
-      return { loaded: undefined, changed, problem: `does not restore (${errorText(e)})` };
+      return { loaded: undefined, changed, problem: `does not restore (${errorText(e)})`, refusal: e };
     }
   }
 

@@ -3,7 +3,7 @@
  * a corrupt newest snapshot, and call checks on odd input. Seeded; no timing assertions.
  */
 import { createHash } from "node:crypto";
-import type { LinUCBDisjoint } from "@routekit/classic";
+import { type LinUCBDisjoint, LinUCBShared } from "@routekit/classic";
 import { ErrorCode, isRouteKitError, Rng, type Snapshot } from "@routekit/core";
 import { StageRoute } from "@routekit/stageroute";
 import { Redis } from "ioredis";
@@ -270,6 +270,37 @@ describe("a newest snapshot changed in Redis is never kept as the previous one",
     raw.disconnect();
     await a.close();
     await c.close();
+  }, 60_000);
+
+  it("no fresh start when no stored snapshot restores: both refused as corrupt, or a restore of the wrong class", async () => {
+    const a = await Replica.start(opts("audit:none", "a", { snapshotEvery: 20 }));
+    const rng = Rng.fromSeed(19);
+    for (let k = 0; k < 2; k++) {
+      await play(a, 30, rng);
+      await a.catchUp();
+      await snapshotsSettled(a, 20);
+    }
+    await a.close();
+    const startError = (o: unknown) =>
+      Replica.start(o as never).then(
+        (r) => r.close().then(() => "started"),
+        (e: unknown) => e,
+      );
+    // The wrong class refuses the snapshot as another kind's: start rejects, as it always did.
+    const wrong = { ...opts("audit:none", "c"), restore: (s: Snapshot) => LinUCBShared.fromJSON(s) };
+    expect(isRouteKitError(await startError(wrong), ErrorCode.SnapshotKind)).toBe(true);
+    // Both snapshots edited so that the policy refuses each as corrupt: start rejects instead of starting fresh.
+    const raw = new Redis(redis.server.url);
+    for (const key of ["audit:none:snapshot", "audit:none:snapshot:prev"]) {
+      const stored = JSON.parse((await raw.get(key)) as string);
+      const text = JSON.stringify(stored.policy);
+      const edited = text.replace(/"uid":0,"version":(\d+)/, (_m, n: string) => `"uid":0,"version":${Number(n) + 1}`);
+      expect(edited).not.toBe(text);
+      await raw.set(key, JSON.stringify({ ...stored, policy: JSON.parse(edited) }));
+    }
+    await raw.del("audit:none:snapshot:sha1", "audit:none:snapshot:prev:sha1");
+    raw.disconnect();
+    expect(isRouteKitError(await startError(opts("audit:none", "d")), ErrorCode.SnapshotCorrupt)).toBe(true);
   }, 60_000);
 
   it("stale digests on intact snapshots (an earlier version wrote last) do not lose them: the newest is loaded, and reported", async () => {
