@@ -55,3 +55,50 @@ describe("select validates features and revenues before any change (the fused ut
     });
   }
 });
+
+/** The next double below (`dir` -1) or above (+1) a positive finite x. */
+function step(x: number, dir: 1 | -1): number {
+  const f = new Float64Array([x]);
+  const bits = new BigInt64Array(f.buffer);
+  bits[0] = (bits[0] as bigint) + BigInt(dir);
+  return f[0] as number;
+}
+
+describe("select and learn draw the feature norm bound (squared norm <= MAX_FEATURE_SQUARED_NORM = 1e100) at the same row", () => {
+  // The largest x whose row [x, 0, 0] has a squared norm, as computed in double, within the bound.
+  let edge = 1e50;
+  while (edge * edge > 1e100) edge = step(edge, -1);
+  const above = step(edge, 1);
+
+  it("the edge row is the largest accepted; 1e50 itself is refused, being above 1e50 as a double (README: ||x|| > 1e50)", () => {
+    expect(edge * edge <= 1e100 && above * above > 1e100).toBe(true);
+    expect(1e50 > edge).toBe(true);
+    expect(BigInt(1e50) > 10n ** 50n).toBe(true); // the double nearest 1e50 lies above it
+  });
+
+  for (const [name, make] of Object.entries(makers)) {
+    it(`${name}: the edge row is accepted by select and by learn, the next double up refused by both`, () => {
+      const features = (x: number) => Float64Array.of(x, 0, 0, 0, 0.2, 0);
+      const accepted = make();
+      const d = accepted.select({ numItems: 2, maxSize: 2, features: features(edge) });
+      accepted.update(d, { choice: null });
+      const refused = make();
+      const before = JSON.stringify(refused.toJSON());
+      expect(codeOf(() => refused.select({ numItems: 2, maxSize: 2, features: features(above) }))).toBe("OUT_OF_RANGE");
+      // learn of the same rows, given as another policy's log line.
+      const logger = make();
+      const logged = logger.select({ numItems: 1, maxSize: 1, features: features(0.1).slice(0, 3) });
+      const rec = JSON.parse(JSON.stringify(logger.decisionRecord(logged)));
+      const event = (x: number) => ({
+        ...rec,
+        decision: { items: [0], features: [x, 0, 0] },
+        feedback: { choice: 0 },
+      });
+      expect(codeOf(() => refused.learn(event(edge)))).toBe("none");
+      const learned = JSON.stringify(refused.toJSON());
+      expect(codeOf(() => refused.learn(event(above)))).toBe("INVALID_EVENT");
+      expect(JSON.stringify(refused.toJSON())).toBe(learned);
+      expect(learned).not.toBe(before);
+    });
+  }
+});
