@@ -1,4 +1,5 @@
 import { ErrorCode, isRouteKitError, Rng } from "@routekit/core";
+import { checkArmsLackedRefusedAlike } from "@routekit/core/testing";
 import { describe, expect, it } from "vitest";
 import { unitVector } from "./helpers.js";
 import { routers } from "./policies.js";
@@ -15,17 +16,6 @@ function expectCode(fn: () => unknown, code: string): void {
   }
   expect(isRouteKitError(err), String(err)).toBe(true);
   expect((err as { code: string }).code).toBe(code);
-}
-
-/** What learn throws for `event`, as code and message (undefined when it accepts the event). */
-function refusal(p: { learn(e: never): void }, event: unknown): { code: string; message: string } | undefined {
-  try {
-    p.learn(event as never);
-  } catch (e) {
-    expect(isRouteKitError(e), String(e)).toBe(true);
-    return { code: (e as { code: string }).code, message: (e as Error).message };
-  }
-  return undefined;
 }
 
 /** `event` naming `arm` as its chosen model, in decision.arm and (when present) in decision.state.arms. */
@@ -201,23 +191,7 @@ describe.each(routers)("%s", (_name, make, restore) => {
       // a query of norm sqrt(5)
       { ...rec, decision: { ...rec.decision, context: new Array(D).fill(1) } },
     ];
-    const live = bad.map((e) => refusal(p, e));
-    for (const r of live) expect(r?.code).toBe(ErrorCode.InvalidEvent);
-    let before = JSON.stringify(p.toJSON());
-    const check = (variant: (e: Record<string, unknown>) => Record<string, unknown>) => {
-      for (let i = 0; i < bad.length; i++) {
-        expect(refusal(p, variant(bad[i]))).toEqual(live[i]);
-        expect(JSON.stringify(p.toJSON())).toBe(before);
-      }
-      // The same event well formed is accepted and learned as nothing.
-      expect(refusal(p, variant(rec))).toBeUndefined();
-      expect(JSON.stringify(p.toJSON())).toBe(before);
-    };
-    check((e) => ({ ...e, decision: { ...(e.decision as object), retired: true } }));
-    check((e) => naming(e, "never-had"));
-    p.removeArm(d.arm);
-    before = JSON.stringify(p.toJSON());
-    check((e) => e);
+    checkArmsLackedRefusedAlike(p, d.arm, rec, bad, (e, arm) => naming(e as never, arm) as never);
   });
 
   it("rejects bad options with the vocabulary's codes", () => {

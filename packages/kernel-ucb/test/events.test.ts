@@ -7,6 +7,7 @@ import {
   Rng,
   withReplicaParts,
 } from "@routekit/core";
+import { checkArmsLackedRefusedAlike } from "@routekit/core/testing";
 import { describe, expect, it } from "vitest";
 import { PakUcb, RffUcb } from "../src/index.js";
 import { family } from "./family.js";
@@ -125,41 +126,6 @@ describe.each(family)("$name decision events", (m) => {
   });
 });
 
-/** What learn throws for `event`, as code and message (undefined when it accepts the event). */
-function refusal(p: ArmPolicy, event: unknown): { code: string; message: string } | undefined {
-  try {
-    p.learn(event as never);
-  } catch (e) {
-    expect(isRouteKitError(e), String(e)).toBe(true);
-    return { code: (e as { code: string }).code, message: (e as Error).message };
-  }
-  return undefined;
-}
-
-/**
- * Each malformed event in `bad` (refused for a live arm) is refused with the same code and message when it
- * names a retired, a never-added and a removed arm, and the policy's snapshot stays as it was; the well-formed
- * `rec` naming such an arm is accepted and learned as nothing.
- */
-function expectArmsLackedRefusedAlike(p: ArmPolicy, arm: string, rec: ArmEvent, bad: ArmEvent[]): void {
-  const live = bad.map((e) => refusal(p, e));
-  for (const r of live) expect(r?.code).toBe(ErrorCode.InvalidEvent);
-  let before = JSON.stringify(p.toJSON());
-  const check = (variant: (e: ArmEvent) => ArmEvent) => {
-    for (let i = 0; i < bad.length; i++) {
-      expect(refusal(p, variant(bad[i] as ArmEvent))).toEqual(live[i]);
-      expect(JSON.stringify(p.toJSON())).toBe(before);
-    }
-    expect(refusal(p, variant(rec))).toBeUndefined();
-    expect(JSON.stringify(p.toJSON())).toBe(before);
-  };
-  check((e) => ({ ...e, decision: { ...e.decision, retired: true } }));
-  check((e) => ({ ...e, decision: { ...e.decision, arm: "never-had" } }));
-  p.removeArm(arm);
-  before = JSON.stringify(p.toJSON());
-  check((e) => e);
-}
-
 const recordOf = (p: ArmPolicy, d: { id: string }) =>
   JSON.parse(JSON.stringify({ ...p.decisionRecord(d), feedback: { reward: 1 } })) as ArmEvent;
 
@@ -168,7 +134,7 @@ describe.each(family.filter((m) => m.name.startsWith("sup")))("$name events for 
     const p = m.make({ arms: ["a", "b"], seed: 5 });
     const d = p.select(new Float64Array([0.5, 0.1, 0.2]));
     const rec = recordOf(p, d);
-    expectArmsLackedRefusedAlike(p, d.arm, rec, [
+    checkArmsLackedRefusedAlike(p, d.arm, rec, [
       { ...rec, decision: { ...rec.decision, state: { stage: 99 } } },
       // Another policy's event: no stage.
       { ...rec, decision: { arm: rec.decision.arm, context: rec.decision.context } },
@@ -185,7 +151,7 @@ describe.each(family)("$name unnormalised events for arms it lacks", (m) => {
     const rec = recordOf(p, d);
     const withContext = (context: number[]) => ({ ...rec, decision: { ...rec.decision, context } });
     // ||y||^2 = 1e14 is above MAX_CONTEXT_NORM2; ||y||^2 = 1e6 is within it, but k(y, y) is too large for the ridge.
-    expectArmsLackedRefusedAlike(
+    checkArmsLackedRefusedAlike(
       p,
       d.arm,
       rec,

@@ -62,7 +62,7 @@ export {
   snapshotText,
   tryDecodeF64,
 } from "./inspect.js";
-export { checkLearnRefusesLikeUpdateArm } from "./learn-refusals.js";
+export { checkArmsLackedRefusedAlike, checkLearnRefusesLikeUpdateArm, type RenameEventArm } from "./learn-refusals.js";
 export {
   type ConstructSpec,
   checkGetterContext,

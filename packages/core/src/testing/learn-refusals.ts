@@ -80,3 +80,57 @@ export function checkLearnRefusesLikeUpdateArm(spec: ArmPolicySpec): number {
   }
   return feedbacks.length;
 }
+
+/** What `learn(event)` throws, as code and message (null when it accepts the event). */
+function learnRefusal(p: ArmPolicy, event: unknown): string | null {
+  try {
+    p.learn(event as ArmEvent);
+    return null;
+  } catch (e) {
+    return e instanceof RouteKitError ? `${e.code}: ${e.message}` : `untyped ${describeError(e)}`;
+  }
+}
+
+/** `event` naming `arm` as its chosen arm (the default renames `decision.arm` only). */
+export type RenameEventArm = (event: ArmEvent, arm: string) => ArmEvent;
+
+/**
+ * `learn` validates an event's decision whatever arm it names. Each malformed event in `bad` (refused with
+ * INVALID_EVENT when it names the live `arm`) must be refused with the same code and message when it names a retired
+ * arm (`decision.retired: true`), an arm the policy never had, and `arm` after `removeArm(arm)`, leaving the policy's
+ * snapshot as it was; the valid `record` naming such an arm is accepted and learns nothing. Removes `arm` from `p`.
+ * `rename` renames the chosen arm wherever the family's events name it (e.g. also in `decision.state`).
+ */
+export function checkArmsLackedRefusedAlike(
+  p: ArmPolicy,
+  arm: string,
+  record: ArmEvent,
+  bad: readonly ArmEvent[],
+  rename: RenameEventArm = (e, id) => ({ ...e, decision: { ...e.decision, arm: id } }),
+): void {
+  const trace = new Trace();
+  const live = bad.map((e) => learnRefusal(p, e));
+  live.forEach((r, i) => {
+    if (r === null || !r.startsWith(`${ErrorCode.InvalidEvent}:`)) {
+      trace.fail(`bad event ${i} naming the live arm "${arm}" gave ${r ?? "no error"}, expected INVALID_EVENT`);
+    }
+  });
+  let before = JSON.stringify(p.toJSON());
+  const check = (what: string, variant: (e: ArmEvent) => ArmEvent) => {
+    bad.forEach((e, i) => {
+      const got = learnRefusal(p, variant(e));
+      if (got !== live[i])
+        trace.fail(`bad event ${i} naming ${what} gave ${got ?? "no error"}, for the live arm ${live[i]}`);
+      if (JSON.stringify(p.toJSON()) !== before) trace.fail(`bad event ${i} naming ${what} changed the state`);
+    });
+    const valid = learnRefusal(p, variant(record));
+    if (valid !== null) trace.fail(`the valid event naming ${what} was refused: ${valid}`);
+    if (JSON.stringify(p.toJSON()) !== before) trace.fail(`the valid event naming ${what} changed the state`);
+    trace.push(`${what}: ${bad.length} bad events refused as for the live arm; the valid one ignored`);
+  };
+  check("a retired arm", (e) => ({ ...e, decision: { ...e.decision, retired: true } }));
+  check("an arm the policy never had", (e) => rename(e, "never-had"));
+  p.removeArm(arm);
+  before = JSON.stringify(p.toJSON());
+  check(`the removed arm "${arm}"`, (e) => e);
+}
