@@ -30,6 +30,47 @@ async function play(r: Replica<LinUCBDisjoint>, rounds: number, rng: Rng): Promi
 }
 
 /**
+ * Two rounds of 60 entries on `a` (snapshotEvery 20), each snapshotted (a snapshot within its last 20 entries) before
+ * the next: the second round's snapshot keeps the first's as the previous and trims the stream behind it. Settled,
+ * `a` writes no further snapshot until more entries come (a sleep left that to the host's load).
+ */
+async function twoSnapshotRounds(a: Replica<LinUCBDisjoint>, rng: Rng): Promise<void> {
+  for (let k = 0; k < 2; k++) {
+    await play(a, 30, rng);
+    await a.catchUp();
+    await snapshotsSettled(a, 20);
+  }
+}
+
+/** A replica "a" on `stream` (snapshotEvery 20) after {@link twoSnapshotRounds} from seed `seed`. */
+async function snapshottedTwice(
+  stream: string,
+  seed: number,
+  onError?: (e: unknown) => void,
+): Promise<{ a: Replica<LinUCBDisjoint>; rng: Rng }> {
+  const a = await Replica.start(opts(stream, "a", { snapshotEvery: 20, ...(onError ? { onError } : {}) }));
+  const rng = Rng.fromSeed(seed);
+  await twoSnapshotRounds(a, rng);
+  return { a, rng };
+}
+
+/**
+ * Starts replica "c" on `stream`: it must load the snapshot at `position`, report exactly one SNAPSHOT_CORRUPT saying
+ * `says`, and reach `a`'s learned state. Closes "c".
+ */
+async function expectStartsAt(a: Replica<LinUCBDisjoint>, stream: string, position: string, says: string) {
+  const loadErrors: unknown[] = [];
+  const c = await Replica.start(opts(stream, "c", { onError: (e) => loadErrors.push(e) }));
+  expect(c.stats().position).toBe(position);
+  expect(loadErrors.filter((e) => isRouteKitError(e, ErrorCode.SnapshotCorrupt))).toHaveLength(1);
+  expect(String(loadErrors[0])).toContain(says);
+  await c.catchUp();
+  await a.catchUp();
+  expect(c.learnedState()).toBe(a.learnedState());
+  await c.close();
+}
+
+/**
  * Holds a replica's stream reads (a GC pause, a partition) until `release` is called. The read loop sends its
  * XREAD in a pipeline with the stream-head check, so the pipelines' `exec` waits at the gate (patching
  * `reader.xread`, as this did before the loop used a pipeline, held nothing: the replica read on). `atGate`
@@ -88,11 +129,7 @@ describe("a stream trimmed under a replica", () => {
     await raw.hset("audit:trim:positions", b.decisionPrefix, `${stalledAt} ${Date.now() - 61_000}`);
     // Two rounds of 60 entries, each snapshotted (a snapshot within its last 20 entries) before the next: the
     // second round's snapshot trims the stream behind the first round's, past b's position.
-    for (let k = 0; k < 2; k++) {
-      await play(a, 30, rng);
-      await a.catchUp();
-      await snapshotsSettled(a, 20);
-    }
+    await twoSnapshotRounds(a, rng);
     const first = await firstEntry(raw, "audit:trim");
     raw.disconnect();
     // The precondition of the scenario: b read nothing while stalled, and entries it never read were trimmed.
@@ -112,15 +149,9 @@ describe("a stream trimmed under a replica", () => {
 
 describe("a malformed newest snapshot", () => {
   it("a starting replica loads the previous snapshot (the stream is trimmed behind it) and reaches the others' state", async () => {
-    const a = await Replica.start(opts("audit:corrupt", "a", { snapshotEvery: 20 }));
-    const rng = Rng.fromSeed(12);
     // Two rounds of 60 entries, each snapshotted before the next (see the trim test). Settled, a writes no
     // snapshot that could replace the corrupt one below (a sleep left that to the host's load).
-    for (let k = 0; k < 2; k++) {
-      await play(a, 30, rng);
-      await a.catchUp();
-      await snapshotsSettled(a, 20);
-    }
+    const { a } = await snapshottedTwice("audit:corrupt", 12);
     const raw = new Redis(redis.server.url);
     expect(await raw.exists("audit:corrupt:snapshot:prev")).toBe(1);
     expect(await raw.xlen("audit:corrupt")).toBeLessThan(120); // trimmed: the start of the stream is gone
@@ -162,13 +193,7 @@ async function oneSnapshotWrite(r: Replica<LinUCBDisjoint>, snapshotEvery: numbe
 describe("a newest snapshot changed in Redis is never kept as the previous one", () => {
   it("two corruptions of the newest snapshot with a snapshot write between: a new replica still starts from a valid one", async () => {
     const errors: unknown[] = [];
-    const a = await Replica.start(opts("audit:twice", "a", { snapshotEvery: 20, onError: (e) => errors.push(e) }));
-    const rng = Rng.fromSeed(13);
-    for (let k = 0; k < 2; k++) {
-      await play(a, 30, rng);
-      await a.catchUp();
-      await snapshotsSettled(a, 20);
-    }
+    const { a, rng } = await snapshottedTwice("audit:twice", 13, (e) => errors.push(e));
     const raw = new Redis(redis.server.url);
     const prev = (await raw.get("audit:twice:snapshot:prev")) as string;
     const prevPos = (await raw.get("audit:twice:snapshot:prev:pos")) as string;
@@ -209,13 +234,7 @@ describe("a newest snapshot changed in Redis is never kept as the previous one",
 
   it("a newest changed to text that still restores is caught by its digest at load: the previous one is loaded, and the next write does not keep it", async () => {
     const errors: unknown[] = [];
-    const a = await Replica.start(opts("audit:parses", "a", { snapshotEvery: 20, onError: (e) => errors.push(e) }));
-    const rng = Rng.fromSeed(15);
-    for (let k = 0; k < 2; k++) {
-      await play(a, 30, rng);
-      await a.catchUp();
-      await snapshotsSettled(a, 20);
-    }
+    const { a, rng } = await snapshottedTwice("audit:parses", 15, (e) => errors.push(e));
     const raw = new Redis(redis.server.url);
     // Another program stores the older snapshot as the newest with the newest's position: it parses and restores,
     // and loaded as it is it would skip every entry between the two positions.
@@ -225,30 +244,16 @@ describe("a newest snapshot changed in Redis is never kept as the previous one",
     expect(compareStreamIds(newestPos, prevPos)).toBeGreaterThan(0);
     const moved = JSON.stringify({ ...JSON.parse(prev), position: newestPos });
     await raw.set("audit:parses:snapshot", moved);
-    const loadErrors: unknown[] = [];
-    const c = await Replica.start(opts("audit:parses", "c", { onError: (e) => loadErrors.push(e) }));
-    expect(c.stats().position).toBe(prevPos);
-    expect(loadErrors.filter((e) => isRouteKitError(e, ErrorCode.SnapshotCorrupt))).toHaveLength(1);
-    expect(String(loadErrors[0])).toContain("digest");
-    await c.catchUp();
-    await a.catchUp();
-    expect(c.learnedState()).toBe(a.learnedState());
+    await expectStartsAt(a, "audit:parses", prevPos, "digest");
     await oneSnapshotWrite(a, 20, rng);
     expect(errors.filter((e) => isRouteKitError(e, ErrorCode.SnapshotCorrupt))).toHaveLength(1);
     expect(await raw.get("audit:parses:snapshot:prev:pos")).toBe(prevPos); // the changed one was not kept
     raw.disconnect();
     await a.close();
-    await c.close();
   }, 60_000);
 
   it("a newest that parses but does not restore (a policy field edited, no digest to tell: its checksum refuses it) falls back to the previous one", async () => {
-    const a = await Replica.start(opts("audit:restore", "a", { snapshotEvery: 20 }));
-    const rng = Rng.fromSeed(16);
-    for (let k = 0; k < 2; k++) {
-      await play(a, 30, rng);
-      await a.catchUp();
-      await snapshotsSettled(a, 20);
-    }
+    const { a } = await snapshottedTwice("audit:restore", 16);
     const raw = new Redis(redis.server.url);
     const prevPos = (await raw.get("audit:restore:snapshot:prev:pos")) as string;
     // One learned number of the policy changed by hand, as an earlier version (no digest) would have stored it: the
@@ -259,27 +264,13 @@ describe("a newest snapshot changed in Redis is never kept as the previous one",
     expect(edited).not.toBe(text);
     await raw.set("audit:restore:snapshot", JSON.stringify({ ...stored, policy: JSON.parse(edited) }));
     await raw.del("audit:restore:snapshot:sha1");
-    const loadErrors: unknown[] = [];
-    const c = await Replica.start(opts("audit:restore", "c", { onError: (e) => loadErrors.push(e) }));
-    expect(c.stats().position).toBe(prevPos);
-    expect(loadErrors.filter((e) => isRouteKitError(e, ErrorCode.SnapshotCorrupt))).toHaveLength(1);
-    expect(String(loadErrors[0])).toContain("does not restore");
-    await c.catchUp();
-    await a.catchUp();
-    expect(c.learnedState()).toBe(a.learnedState());
+    await expectStartsAt(a, "audit:restore", prevPos, "does not restore");
     raw.disconnect();
     await a.close();
-    await c.close();
   }, 60_000);
 
   it("no fresh start when no stored snapshot restores: both refused as corrupt, or a restore of the wrong class", async () => {
-    const a = await Replica.start(opts("audit:none", "a", { snapshotEvery: 20 }));
-    const rng = Rng.fromSeed(19);
-    for (let k = 0; k < 2; k++) {
-      await play(a, 30, rng);
-      await a.catchUp();
-      await snapshotsSettled(a, 20);
-    }
+    const { a } = await snapshottedTwice("audit:none", 19);
     await a.close();
     const startError = (o: unknown) =>
       Replica.start(o as never).then(
@@ -304,39 +295,19 @@ describe("a newest snapshot changed in Redis is never kept as the previous one",
   }, 60_000);
 
   it("stale digests on intact snapshots (an earlier version wrote last) do not lose them: the newest is loaded, and reported", async () => {
-    const a = await Replica.start(opts("audit:stale", "a", { snapshotEvery: 20 }));
-    const rng = Rng.fromSeed(17);
-    for (let k = 0; k < 2; k++) {
-      await play(a, 30, rng);
-      await a.catchUp();
-      await snapshotsSettled(a, 20);
-    }
+    const { a } = await snapshottedTwice("audit:stale", 17);
     const raw = new Redis(redis.server.url);
     const newestPos = (await raw.get("audit:stale:snapshot:pos")) as string;
     await raw.set("audit:stale:snapshot:sha1", sha1("another snapshot"));
     await raw.set("audit:stale:snapshot:prev:sha1", sha1("yet another"));
-    const loadErrors: unknown[] = [];
-    const c = await Replica.start(opts("audit:stale", "c", { onError: (e) => loadErrors.push(e) }));
-    expect(c.stats().position).toBe(newestPos);
-    expect(loadErrors.filter((e) => isRouteKitError(e, ErrorCode.SnapshotCorrupt))).toHaveLength(1);
-    expect(String(loadErrors[0])).toContain("loaded as it is");
-    await c.catchUp();
-    await a.catchUp();
-    expect(c.learnedState()).toBe(a.learnedState());
+    await expectStartsAt(a, "audit:stale", newestPos, "loaded as it is");
     raw.disconnect();
     await a.close();
-    await c.close();
   }, 60_000);
 
   it("a position key that is not a stream id (a foreign write) does not stop snapshot writes: reported, not kept as the previous", async () => {
     const errors: unknown[] = [];
-    const a = await Replica.start(opts("audit:pos", "a", { snapshotEvery: 20, onError: (e) => errors.push(e) }));
-    const rng = Rng.fromSeed(18);
-    for (let k = 0; k < 2; k++) {
-      await play(a, 30, rng);
-      await a.catchUp();
-      await snapshotsSettled(a, 20);
-    }
+    const { a, rng } = await snapshottedTwice("audit:pos", 18, (e) => errors.push(e));
     const raw = new Redis(redis.server.url);
     const prev = await raw.get("audit:pos:snapshot:prev");
     const prevPos = await raw.get("audit:pos:snapshot:prev:pos");
@@ -362,13 +333,7 @@ describe("a newest snapshot changed in Redis is never kept as the previous one",
 
   it("a newest snapshot without a digest (an earlier version's) is not kept as the previous at the first write, and is at the next", async () => {
     const errors: unknown[] = [];
-    const a = await Replica.start(opts("audit:legacy", "a", { snapshotEvery: 20, onError: (e) => errors.push(e) }));
-    const rng = Rng.fromSeed(14);
-    for (let k = 0; k < 2; k++) {
-      await play(a, 30, rng);
-      await a.catchUp();
-      await snapshotsSettled(a, 20);
-    }
+    const { a, rng } = await snapshottedTwice("audit:legacy", 14, (e) => errors.push(e));
     const raw = new Redis(redis.server.url);
     // As an earlier version leaves them: the same snapshots, no digests.
     await raw.del("audit:legacy:snapshot:sha1", "audit:legacy:snapshot:prev:sha1");
