@@ -62,7 +62,13 @@ export {
   snapshotText,
   tryDecodeF64,
 } from "./inspect.js";
-export { checkArmsLackedRefusedAlike, checkLearnRefusesLikeUpdateArm, type RenameEventArm } from "./learn-refusals.js";
+export {
+  checkArmsLackedRefusedAlike,
+  checkLearnRefusesLikeUpdateArm,
+  checkMalformedEventsRefusedAlike,
+  type RenameEventArm,
+  renameArmEverywhere,
+} from "./learn-refusals.js";
 export {
   type ConstructSpec,
   checkGetterContext,

@@ -30,21 +30,23 @@ import { describeError, show } from "./inspect.js";
 
 type ArmFb = { reward: number; cost?: number };
 
-function rewardOf(spec: ArmPolicySpec, u: number): number {
+function rewardOf(spec: Pick<ArmPolicySpec, "rewards">, u: number): number {
   const r = spec.rewards ?? "unit";
   if (r === "unit") return u;
   if (r === "binary") return u < 0.5 ? 0 : 1;
   return r[0] + u * (r[1] - r[0]);
 }
 
-function armFeedback(spec: ArmPolicySpec, rng: Rng): ArmFb {
+/** Valid feedback for `spec` (its reward range, and a cost in its cost range when it has one). */
+export function armFeedback(spec: Pick<ArmPolicySpec, "rewards" | "costs">, rng: Rng): ArmFb {
   const u = rng.uniform();
   return spec.costs
     ? { reward: rewardOf(spec, u), cost: spec.costs[0] + rng.uniform() * (spec.costs[1] - spec.costs[0]) }
     : { reward: rewardOf(spec, u) };
 }
 
-function context(p: ArmPolicy, rng: Rng): Float64Array | undefined {
+/** A unit-norm Gaussian context of `p`'s length (undefined for a context-free policy). */
+export function context(p: ArmPolicy, rng: Rng): Float64Array | undefined {
   if (p.contextDim === 0) return undefined;
   const x = rng.fillNormal(new Float64Array(p.contextDim), 0, 1);
   let n = 0;
