@@ -13,6 +13,7 @@ import {
   checkCorruptions,
   checkHostileArm,
   checkLearnRefusesLikeUpdateArm,
+  checkMalformedEventsRefusedAlike,
   checkOptionRanges,
   checkRestoreFromForeignObjects,
   checkUnknownOptionKey,
@@ -319,6 +320,40 @@ describe("learn-refusal check catches", () => {
     });
     expect(() => checkLearnRefusesLikeUpdateArm(clamping)).toThrow(
       /update refused \{"reward":2\} \(OUT_OF_RANGE\) but learn accepted it/,
+    );
+  });
+});
+
+describe("malformed-event check catches", () => {
+  it("passes the correct toy (decision.state.epsilon checked for every event, whatever arm it names)", () => {
+    const r = checkMalformedEventsRefusedAlike(toySpec());
+    expect(r.refused).toBeGreaterThan(10);
+    // Accepted edits (epsilon 0.5, a context entry of 1e200, no propensity) are fine: not every field is checked.
+    expect(r.mutations).toBeGreaterThan(r.refused);
+  });
+  it("a toy that checks decision.state only for live arms (a malformed event naming a retired arm is accepted)", () => {
+    expect(() => checkMalformedEventsRefusedAlike(toySpec("state-checked-for-live-arms-only"))).toThrow(
+      /bad event 0 \(decision\.state deleted\) naming a retired arm gave no error, for the live arm INVALID_EVENT: event decision\.state\.epsilon must be/,
+    );
+  });
+  it("a refusal that is an untyped error (a TypeError for a string where a number was expected)", () => {
+    const spec = toySpec();
+    const crashOnString = (p: ToyPolicy): ToyPolicy => {
+      const learn = p.learn.bind(p);
+      p.learn = (e: ArmEvent) => {
+        const eps = (e.decision?.state as { epsilon?: unknown } | undefined)?.epsilon;
+        if (typeof eps === "string") throw new TypeError("eps.toFixed is not a function");
+        learn(e);
+      };
+      return p;
+    };
+    const crashing: ArmPolicySpec<ToyPolicy> = {
+      ...spec,
+      create: (c) => crashOnString(spec.create(c)),
+      restore: (s) => crashOnString(spec.restore(s)),
+    };
+    expect(() => checkMalformedEventsRefusedAlike(crashing)).toThrow(
+      /record with decision\.state\.epsilon = "mutated" \(live arm "arm-\d"\) gave untyped TypeError.*expected INVALID_EVENT/,
     );
   });
 });

@@ -46,7 +46,12 @@ export type ToyBug =
   /** toJSON puts a Float64Array in the state (JSON.stringify writes it as an object of indices). */
   | "typed-array-in-snapshot"
   /** Squares the reward into a running second moment: huge rewards overflow to Infinity, then NaN. */
-  | "overflow";
+  | "overflow"
+  /**
+   * learn checks decision.state.epsilon only when the event names a live arm, so a malformed event naming a removed,
+   * retired or unknown arm is accepted (and learns nothing) while the same event naming a live arm is refused.
+   */
+  | "state-checked-for-live-arms-only";
 
 interface Stats {
   /** [count, sum, sumSq] */
@@ -63,6 +68,17 @@ export interface ToyOptions {
   readonly dim: number;
   readonly seed?: number;
   readonly bug?: ToyBug;
+}
+
+/** The toy's exploration rate, recorded in every decision event as `decision.state.epsilon`. */
+const EPSILON = 0.1;
+
+/** INVALID_EVENT unless a decision.state is `{ epsilon }` with epsilon in [0, 1] (a field the update would read). */
+function checkToyState(state: unknown): void {
+  const eps = state !== null && typeof state === "object" ? (state as { epsilon?: unknown }).epsilon : undefined;
+  if (typeof eps !== "number" || !(eps >= 0 && eps <= 1)) {
+    throw new RouteKitError(ErrorCode.InvalidEvent, "event decision.state.epsilon must be a number in [0, 1]");
+  }
 }
 
 /** Epsilon-greedy on (mean reward + 0.1 * context . arm-bias) with pending contexts kept per decision. */
@@ -119,7 +135,7 @@ export class ToyPolicy implements ArmPolicy {
     const n = this.table.size;
     let best = 0;
     let bv = -Infinity;
-    if (this.rng.uniform() < 0.1) best = this.rng.int(n);
+    if (this.rng.uniform() < EPSILON) best = this.rng.int(n);
     else {
       for (let i = 0; i < n; i++) {
         const s = (this.table.states[i] as Stats).s;
@@ -150,13 +166,16 @@ export class ToyPolicy implements ArmPolicy {
       kind: this.kind,
       protocol: "arm",
       id,
-      decision: { arm: p.arm, context: vectorToJson(p.x) },
+      decision: { arm: p.arm, context: vectorToJson(p.x), state: { epsilon: EPSILON } },
     };
   }
 
   learn(event: ArmEvent): void {
     const ev = checkEvent(event, "arm");
     const x = eventVector(ev.decision.context, "decision.context", this.contextDim);
+    const live = ev.decision.retired !== true && this.table.has(ev.decision.arm);
+    if (this.bug !== "state-checked-for-live-arms-only" || live) checkToyState(ev.decision.state);
+    if (ev.decision.retired === true) return;
     this.apply({ arm: ev.decision.arm, x }, ev.feedback);
   }
 
