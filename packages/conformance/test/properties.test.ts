@@ -1,6 +1,7 @@
 /**
  * Deterministic properties every policy of every family must keep (see `@routekit/core/testing`):
- * update == learn(JSON event) + discard bit for bit; late feedback for a removed then re-added arm ignored (for
+ * update == learn(JSON event) + discard bit for bit; learn refuses what update refuses; a malformed event (generic
+ * edits of a real record) refused alike whatever arm it names; late feedback for a removed then re-added arm ignored (for
  * cascades: an open episode treats its planned box as removed after the same id was re-added);
  * hostile arm ids; maxPending small and large across restores; declared option ranges at both ends and just
  * outside; JavaScript-level misuse of the constructor; getter-backed contexts read twice; Float32Array inputs.
@@ -19,6 +20,7 @@ import {
   checkLearnEqualsUpdateArm,
   checkLearnEqualsUpdateAssortment,
   checkLearnRefusesLikeUpdateArm,
+  checkMalformedEventsRefusedAlike,
   checkMaxPendingArm,
   checkMaxPendingAssortment,
   checkMaxPendingCascade,
@@ -37,6 +39,7 @@ import { armPolicies, mnlPolicies } from "./policies.js";
 type Check =
   | "learn"
   | "learn-refusals"
+  | "malformed-events"
   | "re-add"
   | "hostile"
   | "hostile-values"
@@ -94,6 +97,14 @@ describe.each(armPolicies.map((s) => [s.name, s] as const))("%s", (_n, spec) => 
   check(spec.name, "learn-refusals", "learn refuses exactly the feedback update refuses, as INVALID_EVENT", () => {
     expect(checkLearnRefusesLikeUpdateArm(spec)).toBeGreaterThan(10);
   });
+  check(
+    spec.name,
+    "malformed-events",
+    "a malformed event (decision.state, propensity or context edited) is refused alike for a live, retired, removed and unknown arm, as INVALID_EVENT",
+    () => {
+      expect(checkMalformedEventsRefusedAlike(spec).refused).toBeGreaterThan(1);
+    },
+  );
   check(spec.name, "re-add", "late feedback for a removed arm is ignored after the same id is re-added", () => {
     checkReAddWithPending(spec);
   });
