@@ -572,6 +572,16 @@ export class Replica<P extends ReplicaPolicy> {
       // a StageRoute's deployment tie-breaks, RFF-UCB's random features).
       if (await this.writeInitialSnapshot()) return;
       stored = await this.readStoredSnapshot(); // another replica's fresh policy came first
+      if (stored === undefined && this.noSnapshot) {
+        // The snapshot key exists (the script found it) but holds no string (MGET reads another type as nil):
+        // starting fresh silently would diverge from replicas that learned from entries since trimmed.
+        this.report(
+          new RouteKitError(
+            ErrorCode.SnapshotCorrupt,
+            `the stored replication snapshot key ${this.keys.snapshot} holds no string (another Redis type?): none is loaded`,
+          ),
+        );
+      }
     }
     if (stored !== undefined) this.loadStored(stored);
   }
@@ -624,9 +634,14 @@ export class Replica<P extends ReplicaPolicy> {
       this.keys.snapshotSha1,
       this.keys.prevSnapshotSha1,
     );
-    this.noSnapshot = newest === null;
-    if (newest === null) return undefined;
-    const first = this.restoreStored(newest, newestDigest);
+    // A missing newest with a previous one left is a newest that cannot be used, not a new stream: starting fresh
+    // there (and storing the fresh policy as the snapshot at 0-0) lost every entry the previous one covers.
+    this.noSnapshot = newest === null && prev === null;
+    if (newest === null && prev === null) return undefined;
+    const first =
+      newest === null
+        ? { loaded: undefined, changed: false, problem: "is missing" }
+        : this.restoreStored(newest, newestDigest);
     if (first.loaded !== undefined && !first.changed) return first.loaded;
     const second = prev === null ? undefined : this.restoreStored(prev, prevDigest);
     const chosen =
@@ -663,7 +678,11 @@ export class Replica<P extends ReplicaPolicy> {
       return { loaded: { stored, policy }, changed };
     } catch (e) {
       // Only the policy's own refusal of the snapshot's content falls back; any other error (a `restore` missing an
-      // option JSON cannot carry, a bug) stops the start as before: a fallback to a fresh policy would hide it.
+      // option JSON cannot carry, a bug) stops the start as before: a fallback to a fresh policy would hide it. What
+      // is not a RouteKitError is the `restore` option's own failure: start reported it as Redis being unreachable.
+      if (!isRouteKitError(e)) {
+        throw new RouteKitError(ErrorCode.InvalidArgument, `option restore threw: ${errorText(e)}`, { cause: e });
+      }
       if (!isRouteKitError(e, ErrorCode.SnapshotCorrupt)) throw e;
       return { loaded: undefined, changed, problem: `does not restore (${errorText(e)})`, refusal: e };
     }

@@ -537,3 +537,52 @@ describe("onError (errors that do not stop the replica)", () => {
     await a.close();
   });
 });
+
+describe("outside audit of the snapshot fallback: a missing newest, a key of another type, restore's own errors", () => {
+  it("a newest snapshot deleted (its previous one and the position keys left): a new replica loads the previous one instead of starting fresh", async () => {
+    const { a } = await snapshottedTwice("audit:gone", 21);
+    const raw = new Redis(redis.server.url);
+    const prev = await raw.get("audit:gone:snapshot:prev");
+    const prevPos = (await raw.get("audit:gone:snapshot:prev:pos")) as string;
+    expect(await raw.xlen("audit:gone")).toBeLessThan(120); // trimmed behind the previous snapshot
+    await raw.del("audit:gone:snapshot");
+    // Was: no newest meant a new stream, so c stored its fresh policy as the snapshot at 0-0 and started from it,
+    // reporting the trimmed entries as lost although the previous snapshot covers them.
+    await expectStartsAt(a, "audit:gone", prevPos, "is missing");
+    // Nothing was stored in the newest's place, and the previous snapshot is untouched.
+    expect(await raw.exists("audit:gone:snapshot")).toBe(0);
+    expect(await raw.get("audit:gone:snapshot:prev")).toBe(prev);
+    raw.disconnect();
+    await a.close();
+  }, 60_000);
+
+  it("a snapshot key of another Redis type (no previous one) is reported at start, not taken for a new stream silently", async () => {
+    const raw = new Redis(redis.server.url);
+    await raw.hset("audit:type:snapshot", "position", "0-0");
+    raw.disconnect();
+    const errors: unknown[] = [];
+    const c = await Replica.start(opts("audit:type", "c", { onError: (e) => errors.push(e) }));
+    expect(errors.filter((e) => isRouteKitError(e, ErrorCode.SnapshotCorrupt))).toHaveLength(1);
+    expect(String(errors[0])).toContain("holds no string");
+    await c.close();
+  });
+
+  it("a restore that throws something other than a RouteKitError rejects start with INVALID_ARGUMENT, not UNAVAILABLE", async () => {
+    const { a } = await snapshottedTwice("audit:throws", 24);
+    await a.close();
+    const bug = new TypeError("cannot read properties of undefined");
+    const e = await Replica.start(
+      opts("audit:throws", "c", {
+        restore: () => {
+          throw bug;
+        },
+      }),
+    ).then(
+      (r) => r.close().then(() => "started"),
+      (err: unknown) => err,
+    );
+    expect(isRouteKitError(e, ErrorCode.InvalidArgument), String(e)).toBe(true);
+    expect(String(e)).toContain("option restore threw");
+    expect((e as { details?: { cause?: unknown } }).details?.cause).toBe(bug);
+  }, 60_000);
+});
