@@ -10,7 +10,8 @@ import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { compareStreamIds } from "../src/entries.js";
 import { Replica } from "../src/index.js";
-import { codeOf, linucbOptionsOn, redisForFile, snapshotsSettled } from "./fixture.js";
+import { startRedisServer } from "../src/server.js";
+import { codeOf, linucbOptions, linucbOptionsOn, redisForFile, snapshotsSettled } from "./fixture.js";
 
 const redis = redisForFile();
 
@@ -538,7 +539,7 @@ describe("onError (errors that do not stop the replica)", () => {
   });
 });
 
-describe("outside audit of the snapshot fallback: a missing newest, a key of another type, restore's own errors", () => {
+describe("outside audit of the snapshot fallback: a missing newest, a key of another type, a resync, starts at once, restore's own errors", () => {
   it("a newest snapshot deleted (its previous one and the position keys left): a new replica loads the previous one instead of starting fresh", async () => {
     const { a } = await snapshottedTwice("audit:gone", 21);
     const raw = new Redis(redis.server.url);
@@ -567,6 +568,59 @@ describe("outside audit of the snapshot fallback: a missing newest, a key of ano
     await c.close();
   });
 
+  it("a replica stalled past a trim while the newest snapshot is malformed resyncs from the previous one", async () => {
+    const a = await Replica.start(opts("audit:resync", "a", { snapshotEvery: 20 }));
+    const errors: unknown[] = [];
+    const b = await Replica.start(opts("audit:resync", "b", { onError: (e) => errors.push(e) }));
+    const rng = Rng.fromSeed(22);
+    await play(a, 30, rng);
+    await a.catchUp();
+    await b.catchUp();
+    const stall = stallReads(b);
+    await stall.atGate;
+    const stalledAt = b.stats().position;
+    const raw = new Redis(redis.server.url);
+    await raw.hset("audit:resync:positions", b.decisionPrefix, `${stalledAt} ${Date.now() - 61_000}`);
+    await twoSnapshotRounds(a, rng);
+    await raw.set("audit:resync:snapshot", "{ not json");
+    const prevPos = (await raw.get("audit:resync:snapshot:prev:pos")) as string;
+    expect(compareStreamIds(await firstEntry(raw, "audit:resync"), stalledAt)).toBeGreaterThan(0);
+    raw.disconnect();
+    stall.release();
+    await b.catchUp();
+    await a.catchUp();
+    expect(compareStreamIds(b.stats().position, prevPos)).toBeGreaterThan(0);
+    expect(b.learnedState()).toBe(a.learnedState());
+    expect(errors.filter((e) => isRouteKitError(e, ErrorCode.SnapshotCorrupt))).toHaveLength(1);
+    expect(errors.filter((e) => isRouteKitError(e, ErrorCode.InvalidState))).toEqual([]);
+    await a.close();
+    await b.close();
+  }, 60_000);
+
+  it("replicas started at once on a malformed newest all load the previous one, and agree with the writer as it goes on", async () => {
+    const { a, rng } = await snapshottedTwice("audit:many", 23);
+    const raw = new Redis(redis.server.url);
+    const prevPos = (await raw.get("audit:many:snapshot:prev:pos")) as string;
+    await raw.set("audit:many:snapshot", "{ not json");
+    raw.disconnect();
+    const errors: unknown[] = [];
+    const cs = await Promise.all(
+      [1, 2, 3].map((i) =>
+        Replica.start(opts("audit:many", `c${i}`, { snapshotEvery: 20, onError: (e) => errors.push(e) })),
+      ),
+    );
+    for (const c of cs) expect(c.stats().position).toBe(prevPos);
+    expect(errors.filter((e) => isRouteKitError(e, ErrorCode.SnapshotCorrupt))).toHaveLength(3);
+    // Then the writer goes on: snapshots are written (the malformed one replaced, the stream trimmed) under them.
+    await play(a, 30, rng);
+    await a.catchUp();
+    for (const c of cs) await c.catchUp();
+    for (const c of cs) expect(c.learnedState()).toBe(a.learnedState());
+    expect(errors.filter((e) => isRouteKitError(e, ErrorCode.InvalidState))).toEqual([]);
+    await a.close();
+    for (const c of cs) await c.close();
+  }, 60_000);
+
   it("a restore that throws something other than a RouteKitError rejects start with INVALID_ARGUMENT, not UNAVAILABLE", async () => {
     const { a } = await snapshottedTwice("audit:throws", 24);
     await a.close();
@@ -584,5 +638,33 @@ describe("outside audit of the snapshot fallback: a missing newest, a key of ano
     expect(isRouteKitError(e, ErrorCode.InvalidArgument), String(e)).toBe(true);
     expect(String(e)).toContain("option restore threw");
     expect((e as { details?: { cause?: unknown } }).details?.cause).toBe(bug);
+  }, 60_000);
+});
+
+describe("Redis restarted without its append-only file (README: run it with appendonly yes)", () => {
+  it("running replicas report the gap; a replica started before the next snapshot write starts fresh and differs, unreported", async () => {
+    let server = await startRedisServer({ appendOnly: false });
+    try {
+      const o = (id: string, extra: Record<string, unknown>) =>
+        linucbOptions(server.url, "audit:noaof", id, { snapshotEvery: 20, ...extra });
+      const errors: unknown[] = [];
+      const a = await Replica.start(o("a", { onError: (e: unknown) => errors.push(e) }));
+      await twoSnapshotRounds(a, Rng.fromSeed(25));
+      await server.kill();
+      server = await startRedisServer({ port: server.port, dir: server.dir, appendOnly: false });
+      const cErrors: unknown[] = [];
+      const c = await Replica.start(o("c", { onError: (e: unknown) => cErrors.push(e) }));
+      expect(c.stats().position).toBe("0-0");
+      await play(a, 5, Rng.fromSeed(26));
+      await a.catchUp();
+      await c.catchUp();
+      expect(c.learnedState()).not.toBe(a.learnedState());
+      expect(errors.filter((e) => isRouteKitError(e, ErrorCode.InvalidState))).toHaveLength(1);
+      expect(cErrors).toEqual([]);
+      await a.close();
+      await c.close();
+    } finally {
+      await server.stop({ removeData: true });
+    }
   }, 60_000);
 });
