@@ -111,8 +111,12 @@ interface StoredSnapshot {
 // known to be intact: it is dropped the same way, once. ARGV: position, snapshot text, its SHA-1 (hex, computed by the
 // writer: hashing in Lua would cost Redis a second pass over a multi-MB value). Returns 0 when the stored snapshot is
 // as new (nothing written), 1 when written (the replaced one kept as the previous, or there was none), 2 when written
-// and the replaced one did not match its digest or its position key is not a stream id (a foreign write: comparing it
-// failed every later write, so no snapshot was ever written again), 3 when written and the replaced one had no digest.
+// and the replaced one did not match its digest or its position key is not the position the snapshot names (a foreign
+// write: a key that is not a stream id failed every later comparison, and one moved past the stream's end made every
+// later write return 0, so no snapshot was ever written again and the stream never trimmed; one moved to another
+// entry was kept as the previous position, and the stream trimmed behind an entry that snapshot never learned), 3 when
+// written and the replaced one had no digest. The position the newest names is read from its first bytes (GETRANGE:
+// the writers' JSON starts {"v":1,"position":"<id>").
 const WRITE_SNAPSHOT = `
 local function parse(id)
   local ms, seq = string.match(id, "^(%d+)-(%d+)$")
@@ -120,7 +124,10 @@ local function parse(id)
 end
 local cur = redis.call('GET', KEYS[2])
 local cm, cs
-if cur then cm, cs = parse(cur) end
+if cur then
+  local named = string.match(redis.call('GETRANGE', KEYS[1], 0, 63), '^{"v":1,"position":"(%d+%-%d+)"')
+  if named == cur then cm, cs = parse(cur) end
+end
 local nm, ns = parse(ARGV[1])
 if cm and (cm > nm or (cm == nm and cs >= ns)) then return 0 end
 local out = 1

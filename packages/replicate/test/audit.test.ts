@@ -332,6 +332,37 @@ describe("a newest snapshot changed in Redis is never kept as the previous one",
     await a.close();
   }, 60_000);
 
+  it("a position key moved to another stream id (past the stream's end, or just past the snapshot's) does not stop snapshot writes or trim past the previous snapshot", async () => {
+    const errors: unknown[] = [];
+    const { a, rng } = await snapshottedTwice("audit:moved", 27, (e) => errors.push(e));
+    const raw = new Redis(redis.server.url);
+    const named = async (key: string) => JSON.parse((await raw.get(key)) as string).position as string;
+    const moves = [
+      // Past the stream's end: every later write compared its position below the key's and wrote nothing, unreported,
+      // and the stream was never trimmed again.
+      () => "99999999999999-0",
+      // Just past the position the snapshot names: the next write kept the snapshot with the key as its previous
+      // position, and the stream was trimmed behind an entry that snapshot names and never learned.
+      (pos: string) => pos.replace(/-(\d+)$/, (_m, n: string) => `-${Number(n) + 1}`),
+    ];
+    for (const move of moves) {
+      const prev = await raw.get("audit:moved:snapshot:prev");
+      const prevPos = await raw.get("audit:moved:snapshot:prev:pos");
+      const reported = errors.length;
+      await raw.set("audit:moved:snapshot:pos", move(await named("audit:moved:snapshot")));
+      await oneSnapshotWrite(a, 20, rng);
+      expect(errors.slice(reported).filter((e) => isRouteKitError(e, ErrorCode.SnapshotCorrupt))).toHaveLength(1);
+      expect(await raw.get("audit:moved:snapshot:prev")).toBe(prev);
+      expect(await raw.get("audit:moved:snapshot:prev:pos")).toBe(prevPos);
+      expect(await named("audit:moved:snapshot:prev")).toBe(prevPos);
+      expect(await raw.get("audit:moved:snapshot:pos")).toBe(await named("audit:moved:snapshot"));
+      expect(compareStreamIds(await firstEntry(raw, "audit:moved"), prevPos as string)).toBeLessThanOrEqual(0);
+    }
+    expect(errors).toHaveLength(2);
+    raw.disconnect();
+    await a.close();
+  }, 60_000);
+
   it("a newest snapshot without a digest (an earlier version's) is not kept as the previous at the first write, and is at the next", async () => {
     const errors: unknown[] = [];
     const { a, rng } = await snapshottedTwice("audit:legacy", 14, (e) => errors.push(e));
