@@ -111,8 +111,12 @@ interface StoredSnapshot {
 // known to be intact: it is dropped the same way, once. ARGV: position, snapshot text, its SHA-1 (hex, computed by the
 // writer: hashing in Lua would cost Redis a second pass over a multi-MB value). Returns 0 when the stored snapshot is
 // as new (nothing written), 1 when written (the replaced one kept as the previous, or there was none), 2 when written
-// and the replaced one did not match its digest or its position key is not a stream id (a foreign write: comparing it
-// failed every later write, so no snapshot was ever written again), 3 when written and the replaced one had no digest.
+// and the replaced one did not match its digest or its position key is not the position the snapshot names (a foreign
+// write: a key that is not a stream id failed every later comparison, and one moved past the stream's end made every
+// later write return 0, so no snapshot was ever written again and the stream never trimmed; one moved to another
+// entry was kept as the previous position, and the stream trimmed behind an entry that snapshot never learned), 3 when
+// written and the replaced one had no digest. The position the newest names is read from its first bytes (GETRANGE:
+// the writers' JSON starts {"v":1,"position":"<id>").
 const WRITE_SNAPSHOT = `
 local function parse(id)
   local ms, seq = string.match(id, "^(%d+)-(%d+)$")
@@ -120,7 +124,10 @@ local function parse(id)
 end
 local cur = redis.call('GET', KEYS[2])
 local cm, cs
-if cur then cm, cs = parse(cur) end
+if cur then
+  local named = string.match(redis.call('GETRANGE', KEYS[1], 0, 63), '^{"v":1,"position":"(%d+%-%d+)"')
+  if named == cur then cm, cs = parse(cur) end
+end
 local nm, ns = parse(ARGV[1])
 if cm and (cm > nm or (cm == nm and cs >= ns)) then return 0 end
 local out = 1
@@ -572,6 +579,16 @@ export class Replica<P extends ReplicaPolicy> {
       // a StageRoute's deployment tie-breaks, RFF-UCB's random features).
       if (await this.writeInitialSnapshot()) return;
       stored = await this.readStoredSnapshot(); // another replica's fresh policy came first
+      if (stored === undefined && this.noSnapshot) {
+        // The snapshot key exists (the script found it) but holds no string (MGET reads another type as nil):
+        // starting fresh silently would diverge from replicas that learned from entries since trimmed.
+        this.report(
+          new RouteKitError(
+            ErrorCode.SnapshotCorrupt,
+            `the stored replication snapshot key ${this.keys.snapshot} holds no string (another Redis type?): none is loaded`,
+          ),
+        );
+      }
     }
     if (stored !== undefined) this.loadStored(stored);
   }
@@ -624,9 +641,14 @@ export class Replica<P extends ReplicaPolicy> {
       this.keys.snapshotSha1,
       this.keys.prevSnapshotSha1,
     );
-    this.noSnapshot = newest === null;
-    if (newest === null) return undefined;
-    const first = this.restoreStored(newest, newestDigest);
+    // A missing newest with a previous one left is a newest that cannot be used, not a new stream: starting fresh
+    // there (and storing the fresh policy as the snapshot at 0-0) lost every entry the previous one covers.
+    this.noSnapshot = newest === null && prev === null;
+    if (newest === null && prev === null) return undefined;
+    const first =
+      newest === null
+        ? { loaded: undefined, changed: false, problem: "is missing" }
+        : this.restoreStored(newest, newestDigest);
     if (first.loaded !== undefined && !first.changed) return first.loaded;
     const second = prev === null ? undefined : this.restoreStored(prev, prevDigest);
     const chosen =
@@ -663,7 +685,11 @@ export class Replica<P extends ReplicaPolicy> {
       return { loaded: { stored, policy }, changed };
     } catch (e) {
       // Only the policy's own refusal of the snapshot's content falls back; any other error (a `restore` missing an
-      // option JSON cannot carry, a bug) stops the start as before: a fallback to a fresh policy would hide it.
+      // option JSON cannot carry, a bug) stops the start as before: a fallback to a fresh policy would hide it. What
+      // is not a RouteKitError is the `restore` option's own failure: start reported it as Redis being unreachable.
+      if (!isRouteKitError(e)) {
+        throw new RouteKitError(ErrorCode.InvalidArgument, `option restore threw: ${errorText(e)}`, { cause: e });
+      }
       if (!isRouteKitError(e, ErrorCode.SnapshotCorrupt)) throw e;
       return { loaded: undefined, changed, problem: `does not restore (${errorText(e)})`, refusal: e };
     }

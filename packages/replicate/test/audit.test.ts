@@ -10,7 +10,8 @@ import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { compareStreamIds } from "../src/entries.js";
 import { Replica } from "../src/index.js";
-import { codeOf, linucbOptionsOn, redisForFile, snapshotsSettled } from "./fixture.js";
+import { startRedisServer } from "../src/server.js";
+import { codeOf, linucbOptions, linucbOptionsOn, redisForFile, snapshotsSettled } from "./fixture.js";
 
 const redis = redisForFile();
 
@@ -331,6 +332,37 @@ describe("a newest snapshot changed in Redis is never kept as the previous one",
     await a.close();
   }, 60_000);
 
+  it("a position key moved to another stream id (past the stream's end, or just past the snapshot's) does not stop snapshot writes or trim past the previous snapshot", async () => {
+    const errors: unknown[] = [];
+    const { a, rng } = await snapshottedTwice("audit:moved", 27, (e) => errors.push(e));
+    const raw = new Redis(redis.server.url);
+    const named = async (key: string) => JSON.parse((await raw.get(key)) as string).position as string;
+    const moves = [
+      // Past the stream's end: every later write compared its position below the key's and wrote nothing, unreported,
+      // and the stream was never trimmed again.
+      () => "99999999999999-0",
+      // Just past the position the snapshot names: the next write kept the snapshot with the key as its previous
+      // position, and the stream was trimmed behind an entry that snapshot names and never learned.
+      (pos: string) => pos.replace(/-(\d+)$/, (_m, n: string) => `-${Number(n) + 1}`),
+    ];
+    for (const move of moves) {
+      const prev = await raw.get("audit:moved:snapshot:prev");
+      const prevPos = await raw.get("audit:moved:snapshot:prev:pos");
+      const reported = errors.length;
+      await raw.set("audit:moved:snapshot:pos", move(await named("audit:moved:snapshot")));
+      await oneSnapshotWrite(a, 20, rng);
+      expect(errors.slice(reported).filter((e) => isRouteKitError(e, ErrorCode.SnapshotCorrupt))).toHaveLength(1);
+      expect(await raw.get("audit:moved:snapshot:prev")).toBe(prev);
+      expect(await raw.get("audit:moved:snapshot:prev:pos")).toBe(prevPos);
+      expect(await named("audit:moved:snapshot:prev")).toBe(prevPos);
+      expect(await raw.get("audit:moved:snapshot:pos")).toBe(await named("audit:moved:snapshot"));
+      expect(compareStreamIds(await firstEntry(raw, "audit:moved"), prevPos as string)).toBeLessThanOrEqual(0);
+    }
+    expect(errors).toHaveLength(2);
+    raw.disconnect();
+    await a.close();
+  }, 60_000);
+
   it("a newest snapshot without a digest (an earlier version's) is not kept as the previous at the first write, and is at the next", async () => {
     const errors: unknown[] = [];
     const { a, rng } = await snapshottedTwice("audit:legacy", 14, (e) => errors.push(e));
@@ -536,4 +568,137 @@ describe("onError (errors that do not stop the replica)", () => {
     expect(a.stats().counts.learned).toBe(1);
     await a.close();
   });
+});
+
+describe("outside audit of the snapshot fallback: a missing newest, a key of another type, a resync, starts at once, restore's own errors", () => {
+  it("a newest snapshot deleted (its previous one and the position keys left): a new replica loads the previous one instead of starting fresh", async () => {
+    const { a } = await snapshottedTwice("audit:gone", 21);
+    const raw = new Redis(redis.server.url);
+    const prev = await raw.get("audit:gone:snapshot:prev");
+    const prevPos = (await raw.get("audit:gone:snapshot:prev:pos")) as string;
+    expect(await raw.xlen("audit:gone")).toBeLessThan(120); // trimmed behind the previous snapshot
+    await raw.del("audit:gone:snapshot");
+    // Was: no newest meant a new stream, so c stored its fresh policy as the snapshot at 0-0 and started from it,
+    // reporting the trimmed entries as lost although the previous snapshot covers them.
+    await expectStartsAt(a, "audit:gone", prevPos, "is missing");
+    // Nothing was stored in the newest's place, and the previous snapshot is untouched.
+    expect(await raw.exists("audit:gone:snapshot")).toBe(0);
+    expect(await raw.get("audit:gone:snapshot:prev")).toBe(prev);
+    raw.disconnect();
+    await a.close();
+  }, 60_000);
+
+  it("a snapshot key of another Redis type (no previous one) is reported at start, not taken for a new stream silently", async () => {
+    const raw = new Redis(redis.server.url);
+    await raw.hset("audit:type:snapshot", "position", "0-0");
+    raw.disconnect();
+    const errors: unknown[] = [];
+    const c = await Replica.start(opts("audit:type", "c", { onError: (e) => errors.push(e) }));
+    expect(errors.filter((e) => isRouteKitError(e, ErrorCode.SnapshotCorrupt))).toHaveLength(1);
+    expect(String(errors[0])).toContain("holds no string");
+    await c.close();
+  });
+
+  it("a replica stalled past a trim while the newest snapshot is malformed resyncs from the previous one", async () => {
+    const a = await Replica.start(opts("audit:resync", "a", { snapshotEvery: 20 }));
+    const errors: unknown[] = [];
+    const b = await Replica.start(opts("audit:resync", "b", { onError: (e) => errors.push(e) }));
+    const rng = Rng.fromSeed(22);
+    await play(a, 30, rng);
+    await a.catchUp();
+    await b.catchUp();
+    const stall = stallReads(b);
+    await stall.atGate;
+    const stalledAt = b.stats().position;
+    const raw = new Redis(redis.server.url);
+    await raw.hset("audit:resync:positions", b.decisionPrefix, `${stalledAt} ${Date.now() - 61_000}`);
+    await twoSnapshotRounds(a, rng);
+    await raw.set("audit:resync:snapshot", "{ not json");
+    const prevPos = (await raw.get("audit:resync:snapshot:prev:pos")) as string;
+    expect(compareStreamIds(await firstEntry(raw, "audit:resync"), stalledAt)).toBeGreaterThan(0);
+    raw.disconnect();
+    stall.release();
+    await b.catchUp();
+    await a.catchUp();
+    expect(compareStreamIds(b.stats().position, prevPos)).toBeGreaterThan(0);
+    expect(b.learnedState()).toBe(a.learnedState());
+    expect(errors.filter((e) => isRouteKitError(e, ErrorCode.SnapshotCorrupt))).toHaveLength(1);
+    expect(errors.filter((e) => isRouteKitError(e, ErrorCode.InvalidState))).toEqual([]);
+    await a.close();
+    await b.close();
+  }, 60_000);
+
+  it("replicas started at once on a malformed newest all load the previous one, and agree with the writer as it goes on", async () => {
+    const { a, rng } = await snapshottedTwice("audit:many", 23);
+    const raw = new Redis(redis.server.url);
+    const prevPos = (await raw.get("audit:many:snapshot:prev:pos")) as string;
+    await raw.set("audit:many:snapshot", "{ not json");
+    raw.disconnect();
+    const errors: unknown[] = [];
+    const cs = await Promise.all(
+      [1, 2, 3].map((i) =>
+        Replica.start(opts("audit:many", `c${i}`, { snapshotEvery: 20, onError: (e) => errors.push(e) })),
+      ),
+    );
+    // Each loaded the previous snapshot (and may have read on from it since).
+    for (const c of cs) expect(compareStreamIds(c.stats().position, prevPos)).toBeGreaterThanOrEqual(0);
+    const corrupt = errors.filter((e) => isRouteKitError(e, ErrorCode.SnapshotCorrupt));
+    expect(corrupt).toHaveLength(3);
+    for (const e of corrupt) expect(String(e)).toContain("loading the previous one");
+    // Then the writer goes on: snapshots are written (the malformed one replaced, the stream trimmed) under them.
+    await play(a, 30, rng);
+    await a.catchUp();
+    for (const c of cs) await c.catchUp();
+    for (const c of cs) expect(c.learnedState()).toBe(a.learnedState());
+    expect(errors.filter((e) => isRouteKitError(e, ErrorCode.InvalidState))).toEqual([]);
+    await a.close();
+    for (const c of cs) await c.close();
+  }, 60_000);
+
+  it("a restore that throws something other than a RouteKitError rejects start with INVALID_ARGUMENT, not UNAVAILABLE", async () => {
+    const { a } = await snapshottedTwice("audit:throws", 24);
+    await a.close();
+    const bug = new TypeError("cannot read properties of undefined");
+    const e = await Replica.start(
+      opts("audit:throws", "c", {
+        restore: () => {
+          throw bug;
+        },
+      }),
+    ).then(
+      (r) => r.close().then(() => "started"),
+      (err: unknown) => err,
+    );
+    expect(isRouteKitError(e, ErrorCode.InvalidArgument), String(e)).toBe(true);
+    expect(String(e)).toContain("option restore threw");
+    expect((e as { details?: { cause?: unknown } }).details?.cause).toBe(bug);
+  }, 60_000);
+});
+
+describe("Redis restarted without its append-only file (README: run it with appendonly yes)", () => {
+  it("running replicas report the gap; a replica started before the next snapshot write starts fresh and differs, unreported", async () => {
+    let server = await startRedisServer({ appendOnly: false });
+    try {
+      const o = (id: string, extra: Record<string, unknown>) =>
+        linucbOptions(server.url, "audit:noaof", id, { snapshotEvery: 20, ...extra });
+      const errors: unknown[] = [];
+      const a = await Replica.start(o("a", { onError: (e: unknown) => errors.push(e) }));
+      await twoSnapshotRounds(a, Rng.fromSeed(25));
+      await server.kill();
+      server = await startRedisServer({ port: server.port, dir: server.dir, appendOnly: false });
+      const cErrors: unknown[] = [];
+      const c = await Replica.start(o("c", { onError: (e: unknown) => cErrors.push(e) }));
+      expect(c.stats().position).toBe("0-0");
+      await play(a, 5, Rng.fromSeed(26));
+      await a.catchUp();
+      await c.catchUp();
+      expect(c.learnedState()).not.toBe(a.learnedState());
+      expect(errors.filter((e) => isRouteKitError(e, ErrorCode.InvalidState))).toHaveLength(1);
+      expect(cErrors).toEqual([]);
+      await a.close();
+      await c.close();
+    } finally {
+      await server.stop({ removeData: true });
+    }
+  }, 60_000);
 });
