@@ -458,6 +458,9 @@ export class Replica<P extends ReplicaPolicy> {
     void this.pump();
   }
 
+  /** Whether the last pipeline of writes had an entry refused (reported once per run of failures). */
+  private writesFailing = false;
+
   /** Sends buffered entries in order, in pipelines; stops at the first failure and retries on reconnect. */
   private async pump(): Promise<void> {
     if (this.sending || this.closed || this.writer.status !== "ready") return;
@@ -474,7 +477,15 @@ export class Replica<P extends ReplicaPolicy> {
         // Entries whose reply was lost are sent again: the fold ignores the duplicate. (A buffer-full
         // drop may have moved bufferHead meanwhile; never move it back.)
         this.bufferHead = Math.max(this.bufferHead, start + ok);
-        if (ok < end - start) break;
+        if (ok < end - start) {
+          // Reported once per run of failed writes (the pump retries every 20 ms): Redis out of memory or the stream
+          // key of another type refuse every XADD, while reads, and so the read loop's reports, may go on.
+          const refused = (res[ok] as [Error | null, unknown] | undefined)?.[0];
+          if (!this.writesFailing && refused) this.report(refused);
+          this.writesFailing = true;
+          break;
+        }
+        this.writesFailing = false;
       }
     } catch (e) {
       this.report(e);

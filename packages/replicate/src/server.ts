@@ -7,12 +7,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { checkNumber } from "@routekit/core";
 import { launchRedisServer } from "./redis-launch.js";
 
 export interface RedisServerOptions {
   /**
-   * Port to listen on (default: a free one). Pass the old port to restart a server on the same address: while
-   * another process holds it, the start tries again for about 3 s, then rejects naming the port.
+   * Port to listen on, an integer in [1, 65535] (default: a free one; 0 is OUT_OF_RANGE, leave it out instead). Pass
+   * the old port to restart a server on the same address: while another process holds it, the start tries again for
+   * about 3 s, then rejects naming the port.
    */
   readonly port?: number;
   /** Data directory (default: a fresh temporary one, removed by `stop({ removeData: true })`). */
@@ -84,6 +86,8 @@ export function freePort(): Promise<number> {
  * rejects with an error naming the port.
  */
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
+  // Port 0 would make redis-server pick one this process cannot know (it waited 15 s for an answer on port 0).
+  if (options.port !== undefined) checkNumber(options.port, "option port", { integer: true, min: 1, max: 65535 });
   const bin = ensureRedisServer();
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "routekit-redis-"));
   try {

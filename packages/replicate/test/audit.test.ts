@@ -702,3 +702,38 @@ describe("Redis restarted without its append-only file (README: run it with appe
     }
   }, 60_000);
 });
+
+describe("Redis refusing writes", () => {
+  it("an XADD refused (Redis out of memory) is reported once per run of failures, and the entries are written once Redis accepts them", async () => {
+    const errors: unknown[] = [];
+    const a = await Replica.start(opts("audit:oom", "a", { onError: (e) => errors.push(e) }));
+    const raw = new Redis(redis.server.url);
+    const ctx = new Float64Array([0.1, 0.5, 1]);
+    const oomReports = () => errors.filter((e) => /OOM/.test(String(e))).length;
+    const until = async (what: () => boolean) => {
+      while (!what()) await sleep(10);
+    };
+    try {
+      for (let run = 1; run <= 2; run++) {
+        await raw.config("SET", "maxmemory", "1");
+        for (let t = 0; t < 5; t++) {
+          const d = a.select(ctx);
+          a.feedback(d.id, { reward: 0.5 });
+        }
+        await until(() => oomReports() === run);
+        // The pump retries every 20 ms while Redis refuses: more entries and retries, no second report in this run.
+        const d = a.select(ctx);
+        a.feedback(d.id, { reward: 0.5 });
+        await sleep(200);
+        expect(oomReports()).toBe(run);
+        await raw.config("SET", "maxmemory", "0");
+        await a.flush();
+      }
+      expect(await raw.xlen("audit:oom")).toBe(24);
+    } finally {
+      await raw.config("SET", "maxmemory", "0");
+      raw.disconnect();
+      await a.close();
+    }
+  }, 60_000);
+});

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ErrorCode, isRouteKitError } from "@routekit/core";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { launchRedisServer, SAME_PORT_TRIES } from "../src/redis-launch.js";
@@ -117,6 +118,28 @@ describe("a restart on a port another process holds", () => {
       expect(await whoAnswers(other.port)).toEqual(before); // the other server is untouched
     } finally {
       await other.stop({ removeData: true });
+    }
+  });
+});
+
+describe("startRedisServer's port option", () => {
+  it("is checked before anything starts: 0, 70000 and 1.5 are OUT_OF_RANGE, NaN NON_FINITE, a string INVALID_ARGUMENT", async () => {
+    const cases: [unknown, string][] = [
+      [0, ErrorCode.OutOfRange],
+      [70_000, ErrorCode.OutOfRange],
+      [1.5, ErrorCode.OutOfRange],
+      [Number.NaN, ErrorCode.NonFinite],
+      ["6379", ErrorCode.InvalidArgument],
+    ];
+    for (const [port, code] of cases) {
+      const got = await startRedisServer({ port: port as number }).then(
+        async (s) => {
+          await s.stop({ removeData: true });
+          return "started";
+        },
+        (e: unknown) => (isRouteKitError(e) ? e.code : String(e)),
+      );
+      expect(got, `port ${String(port)}`).toBe(code);
     }
   });
 });
