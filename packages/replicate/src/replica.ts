@@ -553,13 +553,21 @@ export class Replica<P extends ReplicaPolicy> {
             this.writer.hset(this.keys.positions, this.prefix, `${this.position} ${lastBeat}`).catch(() => 0),
           );
         }
+        this.readFailure = undefined;
       } catch (e) {
         if (this.closed) break;
-        this.report(e);
+        // The loop retries every 100 ms: a failure that persists (no stored snapshot restores at a resync, the
+        // stream key of another type) is reported once until a read succeeds or the failure changes.
+        const text = errorText(e);
+        if (text !== this.readFailure) this.report(e);
+        this.readFailure = text;
         await sleep(100);
       }
     }
   }
+
+  /** The last failure of the read loop, reported once until a read succeeds or another failure comes. */
+  private readFailure: string | undefined;
 
   private applyEntry(id: string, fields: string[]): void {
     const e = decodeEntry(fields);

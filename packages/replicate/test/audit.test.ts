@@ -703,6 +703,32 @@ describe("Redis restarted without its append-only file (README: run it with appe
   }, 60_000);
 });
 
+describe("a read loop that keeps failing", () => {
+  it("reports a failure that persists once (the loop retries every 100 ms), and again after reads recovered", async () => {
+    const errors: unknown[] = [];
+    const a = await Replica.start(opts("audit:wrongtype", "a", { onError: (e) => errors.push(e), blockMs: 20 }));
+    const raw = new Redis(redis.server.url);
+    const wrongType = () => errors.filter((e) => /WRONGTYPE/.test(String(e))).length;
+    try {
+      for (let run = 1; run <= 2; run++) {
+        await raw.del("audit:wrongtype");
+        await raw.hset("audit:wrongtype", "not", "a stream");
+        while (wrongType() < run) await sleep(10);
+        await sleep(400); // about four more failed reads
+        expect(wrongType()).toBe(run);
+        // A stream again: reads succeed, and the next failure is a new one.
+        await raw.del("audit:wrongtype");
+        const d = a.select(new Float64Array([0.1, 0.5, 1]));
+        a.feedback(d.id, { reward: 0.5 });
+        await a.catchUp();
+      }
+    } finally {
+      raw.disconnect();
+      await a.close();
+    }
+  }, 60_000);
+});
+
 describe("Redis refusing writes", () => {
   it("an XADD refused (Redis out of memory) is reported once per run of failures, and the entries are written once Redis accepts them", async () => {
     const errors: unknown[] = [];
