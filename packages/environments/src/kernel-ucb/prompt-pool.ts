@@ -158,8 +158,9 @@ export class PromptPoolEnvironment implements ArmEnvironment {
   private readonly R: number;
   private readonly clip: boolean;
   private readonly armIndex = new Map<string, number>();
-  private readonly arrival: Int32Array;
-  private readonly catStart: Int32Array;
+  /** Rounds, as Float64Arrays: an Int32Array wrapped a round past 2^31 (2^32 became 0, live from the start). */
+  private readonly arrival: Float64Array;
+  private readonly catStart: Float64Array;
   /** N x d prompt embeddings (the pool; in fresh mode the reference sample). */
   prompts: Float64Array = new Float64Array(0);
   /** Category of each pool prompt. */
@@ -230,7 +231,7 @@ export class PromptPoolEnvironment implements ArmEnvironment {
       if (this.armIndex.has(a)) throw new RouteKitError(ErrorCode.DuplicateArm, `arm "${a}" is listed twice`);
       this.armIndex.set(a, g);
     });
-    this.arrival = new Int32Array(this.G);
+    this.arrival = new Float64Array(this.G);
     for (const [a, t] of Object.entries(c.armArrivals ?? {})) {
       const g = this.armIndex.get(a);
       if (g === undefined) throw new RouteKitError(ErrorCode.UnknownArm, `armArrivals names unknown arm "${a}"`);
@@ -243,7 +244,7 @@ export class PromptPoolEnvironment implements ArmEnvironment {
     if (starts.length !== this.K) {
       throw new RouteKitError(ErrorCode.DimensionMismatch, `categoryStarts must have ${this.K} entries`);
     }
-    this.catStart = Int32Array.from(starts);
+    this.catStart = Float64Array.from(starts);
     if (!this.catStart.some((s) => s === 0)) {
       throw new RouteKitError(ErrorCode.InvalidArgument, "at least one category must start at round 0");
     }

@@ -115,7 +115,8 @@ export class StagedCostBandit implements ArmEnvironment {
   protected readonly mu: Float64Array;
   protected readonly price: Float64Array;
   protected readonly caps: Float64Array;
-  protected readonly arrivalOf: Int32Array;
+  /** Arrival round of each model (a Float64Array: rounds past 2^31 stay exact, an Int32Array wrapped them). */
+  protected readonly arrivalOf: Float64Array;
   private readonly index = new Map<string, number>();
   private readonly arrivalsAt = new Map<number, string[]>();
   private readonly oracle: StageValueSolver;
@@ -123,8 +124,8 @@ export class StagedCostBandit implements ArmEnvironment {
   private ready = false;
   private t = 0;
   private live = 0;
-  /** Oracle value and weights per pool size (the pool only grows), computed lazily. */
-  private readonly cache = new Map<number, { value: number; weights: ArrayLike<number> }>();
+  /** Oracle value and weights per pool size (the pool only grows), computed lazily; the weights are a copy. */
+  private readonly cache = new Map<number, { readonly value: number; readonly weights: Float64Array }>();
 
   constructor(options: StagedCostBanditOptions) {
     rejectUnknownOptions(options, STAGED_COST_BANDIT_OPTION_KEYS, "StagedCostBandit");
@@ -182,7 +183,7 @@ export class StagedCostBandit implements ArmEnvironment {
     this.mu = new Float64Array(n);
     this.price = new Float64Array(n);
     this.caps = new Float64Array(n);
-    this.arrivalOf = new Int32Array(n);
+    this.arrivalOf = new Float64Array(n);
     options.models.forEach((m, i) => {
       if (m === null || typeof m !== "object" || typeof m.id !== "string" || m.id.length === 0) {
         throw new RouteKitError(ErrorCode.InvalidArgument, `models[${i}] must have a non-empty string id`);
@@ -268,6 +269,7 @@ export class StagedCostBandit implements ArmEnvironment {
   }
 
   expectedCost(arm: string): number {
+    needReset(this.ready, this.name);
     return this.price[this.at(arm)] as number;
   }
 
@@ -279,17 +281,27 @@ export class StagedCostBandit implements ArmEnvironment {
     return k;
   }
 
-  /** The oracle's value V(b, pool) and weights for a pool of the first k models. */
+  /**
+   * The oracle's value V(b, pool) and weights for a pool of the first k models: a copy (writing to it changes no
+   * regret reference).
+   */
   stageOptimum(k: number): { value: number; weights: ArrayLike<number> } {
+    const v = this.optimum(k);
+    return { value: v.value, weights: v.weights.slice() };
+  }
+
+  private optimum(k: number): { readonly value: number; readonly weights: Float64Array } {
     let v = this.cache.get(k);
     if (v === undefined) {
-      v = this.oracle(
+      const got = this.oracle(
         this.mu.slice(0, k),
         this.price.slice(0, k),
         this.caps.slice(0, k),
         this.budget,
         this.maxDeployed,
       );
+      // The solver's weights are copied: a solver may reuse its output buffer from one call to the next.
+      v = { value: got.value, weights: Float64Array.from(got.weights) };
       this.cache.set(k, v);
     }
     return v;
@@ -297,11 +309,12 @@ export class StagedCostBandit implements ArmEnvironment {
 
   oracleReward(): number {
     needReset(this.ready, this.name);
-    return this.stageOptimum(this.poolSizeAt(this.t)).value;
+    return this.optimum(this.poolSizeAt(this.t)).value;
   }
 
   /** The best model available at round 0 whose mean cost fits the budget (the cheapest one if none does). */
   bestFixedArm(): string {
+    needReset(this.ready, this.name);
     let best = -1;
     let cheapest = 0;
     for (let i = 0; i < this.initialArms.length; i++) {
@@ -321,7 +334,7 @@ export class StagedCostBandit implements ArmEnvironment {
     needReset(this.ready, this.name);
     const i = this.at(arm);
     const k = this.poolSizeAt(this.t);
-    return i < k && (this.stageOptimum(k).weights[i] as number) > 1e-12;
+    return i < k && (this.optimum(k).weights[i] as number) > 1e-12;
   }
 
   pull(arm: string): ArmFeedback {

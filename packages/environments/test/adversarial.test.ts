@@ -1,0 +1,142 @@
+import { isRouteKitError, Rng } from "@routekit/core";
+import { describe, expect, it } from "vitest";
+import {
+  arenaSim2025,
+  PromptPoolEnvironment,
+  promptPoolConfig,
+  promptPoolPresets,
+  StagedCostBandit,
+  type StageValueSolver,
+} from "../src/index.js";
+
+function code(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    return isRouteKitError(e) ? e.code : `untyped ${(e as Error).constructor.name}`;
+  }
+  return "no error";
+}
+
+/** Best single affordable model, its weight 1 (a fresh weights array per call). */
+const bestAffordable: StageValueSolver = (r, c, _caps, b) => {
+  const w = new Float64Array(r.length);
+  let best = -1;
+  for (let i = 0; i < r.length; i++)
+    if ((c[i] as number) <= b && (best < 0 || (r[i] as number) > (r[best] as number))) best = i;
+  if (best < 0) return { value: 0, weights: w };
+  w[best] = 1;
+  return { value: r[best] as number, weights: w };
+};
+
+describe("adversarial audit of the environments", () => {
+  it("arrival rounds at or past 2^31 are kept exactly (they wrapped in an Int32Array: a model due at 2^32 was live at round 0)", () => {
+    const staged = new StagedCostBandit({
+      models: [
+        { id: "a", reward: 0.5, cost: 1, maxShare: 1 },
+        { id: "late", reward: 0.9, cost: 1, maxShare: 1, arrival: 2 ** 32 },
+      ],
+      budget: 2,
+      stageLength: 10,
+      maxDeployed: 2,
+      oracle: bestAffordable,
+    });
+    expect(staged.initialArms).toEqual(["a"]);
+    staged.reset(Rng.fromSeed(1));
+    staged.next(0);
+    expect(staged.poolSizeAt(0)).toBe(1);
+    expect(staged.oracleReward()).toBe(0.5);
+    expect(code(() => staged.pull("late"))).toBe("UNKNOWN_ARM");
+    expect(staged.models[1]?.arrival).toBe(2 ** 32);
+
+    // arenaSim2025 with arrivals far apart (in effect: only the initial models): the 9th model was due at 3e9 and
+    // wrapped to a negative round.
+    const arena = arenaSim2025({ oracle: bestAffordable, arrivalInterval: 1e9 });
+    expect(arena.models.map((m) => m.arrival)).toEqual([
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => i * 1e9),
+    ]);
+    expect(arena.poolSizeAt(2.5e9)).toBe(8);
+
+    const cfg = promptPoolConfig(promptPoolPresets[0] as (typeof promptPoolPresets)[number], {});
+    const pool = new PromptPoolEnvironment({
+      ...cfg,
+      poolSize: 20,
+      armArrivals: { [cfg.arms[1] as string]: 2 ** 32 },
+      categoryStarts: cfg.categories.map((_, i) => (i === 0 ? 0 : 2 ** 32)),
+    });
+    expect(pool.initialArms).toEqual([cfg.arms[0]]);
+    pool.reset(Rng.fromSeed(1));
+    for (let t = 0; t < 50; t++) {
+      pool.next(t);
+      expect(pool.currentCategory).toBe(0);
+    }
+  });
+
+  it("StagedCostBandit.stageOptimum returns a copy: writing to it changes neither oracleReward nor isOptimal", () => {
+    const env = new StagedCostBandit({
+      models: [
+        { id: "a", reward: 0.5, cost: 1, maxShare: 1 },
+        { id: "b", reward: 0.9, cost: 1, maxShare: 1 },
+      ],
+      budget: 2,
+      stageLength: 10,
+      maxDeployed: 2,
+      oracle: bestAffordable,
+    });
+    env.reset(Rng.fromSeed(1));
+    env.next(0);
+    const opt = env.stageOptimum(2) as { value: number; weights: Float64Array };
+    opt.value = 123;
+    opt.weights[0] = 1;
+    opt.weights[1] = 0;
+    expect(env.oracleReward()).toBe(0.9);
+    expect(env.isOptimal("b")).toBe(true);
+    expect(env.isOptimal("a")).toBe(false);
+  });
+
+  it("a solver that reuses its weights buffer across calls does not change the optimum kept for another pool size", () => {
+    const buf = new Float64Array(8);
+    const reusing: StageValueSolver = (r, c, caps, b, m) => {
+      const got = bestAffordable(r, c, caps, b, m);
+      buf.fill(0);
+      buf.set(got.weights as Float64Array);
+      return { value: got.value, weights: buf };
+    };
+    const env = new StagedCostBandit({
+      models: [
+        { id: "a", reward: 0.5, cost: 1, maxShare: 1 },
+        { id: "b", reward: 0.9, cost: 1, maxShare: 1, arrival: 10 },
+      ],
+      budget: 2,
+      stageLength: 10,
+      maxDeployed: 2,
+      oracle: reusing,
+    });
+    env.reset(Rng.fromSeed(1));
+    env.next(0);
+    expect(env.isOptimal("a")).toBe(true);
+    env.next(10); // the pool of 2: the solver writes b's weight 1 and a's 0 into the same buffer
+    expect(env.isOptimal("b")).toBe(true);
+    expect(env.stageOptimum(1).weights[0]).toBe(1);
+  });
+
+  it("StagedCostBandit before reset: expectedCost and the best fixed arm throw INVALID_STATE, as the README says of every use", () => {
+    const staged = () =>
+      new StagedCostBandit({
+        models: [{ id: "a", reward: 0.5, cost: 1, maxShare: 1 }],
+        budget: 2,
+        stageLength: 10,
+        maxDeployed: 1,
+        oracle: bestAffordable,
+      });
+    expect(code(() => staged().expectedCost("a"))).toBe("INVALID_STATE");
+    expect(code(() => staged().bestFixedArm())).toBe("INVALID_STATE");
+    expect(code(() => staged().bestFixedReward())).toBe("INVALID_STATE");
+  });
+});
