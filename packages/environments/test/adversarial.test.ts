@@ -2,11 +2,13 @@ import { isRouteKitError, Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import {
   arenaSim2025,
+  LinearContextualBandit,
   PromptPoolEnvironment,
   promptPoolConfig,
   promptPoolPresets,
   StagedCostBandit,
   type StageValueSolver,
+  StochasticBandit,
 } from "../src/index.js";
 
 function code(f: () => unknown): string {
@@ -138,5 +140,62 @@ describe("adversarial audit of the environments", () => {
     expect(code(() => staged().expectedCost("a"))).toBe("INVALID_STATE");
     expect(code(() => staged().bestFixedArm())).toBe("INVALID_STATE");
     expect(code(() => staged().bestFixedReward())).toBe("INVALID_STATE");
+  });
+
+  it("StochasticBandit / LinearContextualBandit before reset: expectedCost throws INVALID_STATE (Linear's was UNKNOWN_ARM)", () => {
+    expect(code(() => new LinearContextualBandit({ contextDim: 2, k: 2 }).expectedCost("arm0"))).toBe("INVALID_STATE");
+    expect(code(() => new StochasticBandit({ k: 2, costs: [1, 2] }).expectedCost("arm0"))).toBe("INVALID_STATE");
+  });
+
+  it("LinearContextualBandit: after reset, a round's quantities need next(t) (they were the previous run's last round, and pull drew noise)", () => {
+    const env = new LinearContextualBandit({ contextDim: 3, k: 2, mcSamples: 50 });
+    env.reset(Rng.fromSeed(1));
+    for (const f of [
+      () => env.pull("arm0"),
+      () => env.expectedReward("arm0"),
+      () => env.oracleReward(),
+      () => env.bestFixedReward(),
+      () => env.isOptimal("arm0"),
+      () => env.bestArm(),
+    ]) {
+      expect(code(f)).toBe("INVALID_STATE");
+    }
+    env.next(0);
+    env.next(1);
+    env.reset(Rng.fromSeed(2));
+    expect(code(() => env.oracleReward())).toBe("INVALID_STATE");
+    // Allowed right after reset: the instance's own quantities.
+    expect(env.initialArms).toContain(env.bestFixedArm());
+    expect(Object.keys(env.bestArmShares())).toEqual(["arm0", "arm1"]);
+    env.next(0);
+    expect(Number.isFinite(env.oracleReward())).toBe(true);
+  });
+
+  it("LinearContextualBandit: arrivals that are not an array, or hold a non-object, are INVALID_ARGUMENT (were TypeErrors)", () => {
+    expect(code(() => new LinearContextualBandit({ arrivals: 5 as never }))).toBe("INVALID_ARGUMENT");
+    expect(code(() => new LinearContextualBandit({ arrivals: {} as never }))).toBe("INVALID_ARGUMENT");
+    expect(code(() => new LinearContextualBandit({ arrivals: [null, { round: 1, arm: "x" }] as never }))).toBe(
+      "INVALID_ARGUMENT",
+    );
+    expect(code(() => new LinearContextualBandit({ arrivals: [{ round: 1, arm: "x" }, 7] as never }))).toBe(
+      "INVALID_ARGUMENT",
+    );
+  });
+
+  it("initialArms is frozen: writing to it cannot change the best fixed arm", () => {
+    const sb = new StochasticBandit({ means: [0.1, 0.9] });
+    const lin = new LinearContextualBandit({ contextDim: 2, k: 2, mcSamples: 20 });
+    sb.reset(Rng.fromSeed(1));
+    lin.reset(Rng.fromSeed(1));
+    const best = lin.bestFixedArm();
+    for (const arms of [sb.initialArms, lin.initialArms]) {
+      expect(Object.isFrozen(arms)).toBe(true);
+      expect(() => {
+        (arms as string[])[0] = "zzz";
+        (arms as string[])[1] = "zzz";
+      }).toThrow(TypeError);
+    }
+    expect(sb.bestFixedArm()).toBe("arm1");
+    expect(lin.bestFixedArm()).toBe(best);
   });
 });

@@ -112,6 +112,8 @@ export class LinearContextualBandit implements ArmEnvironment {
   private readonly shares: Float64Array;
   private contexts: Rng | undefined;
   private noise: Rng | undefined;
+  /** Whether next(t) has drawn a round since the last reset (the round's quantities need one). */
+  private inRound = false;
   private live = 0;
   private best = 0;
   private oracle = 0;
@@ -141,16 +143,23 @@ export class LinearContextualBandit implements ArmEnvironment {
       (v) => Number.isInteger(v) && v >= 1,
       "an integer >= 1",
     );
-    const arrivals = [...(options.arrivals ?? [])].sort((a, b) => a.round - b.round);
-    this.allArms = [...ids];
-    this.givenThetas = ids.map((_, i) => options.thetas?.[i]);
-    this.arrivalRounds = ids.map(() => 0);
-    for (const a of arrivals) {
+    const given = options.arrivals ?? [];
+    // Checked before the sort: its comparator read .round of a null entry (TypeError), and a non-array did not spread.
+    if (!Array.isArray(given)) {
+      throw new RouteKitError(ErrorCode.InvalidArgument, "option arrivals must be an array of { round, arm, theta? }");
+    }
+    for (const a of given) {
       if (a === null || typeof a !== "object") {
         throw new RouteKitError(ErrorCode.InvalidArgument, "option arrivals must hold { round, arm, theta? } objects");
       }
       rejectUnknownOptions(a, LINEAR_ARRIVAL_KEYS, "option arrivals[]");
       checkNumber(a.round, "arrival round", (v) => Number.isInteger(v) && v >= 1, "an integer >= 1");
+    }
+    const arrivals = [...given].sort((a, b) => a.round - b.round);
+    this.allArms = [...ids];
+    this.givenThetas = ids.map((_, i) => options.thetas?.[i]);
+    this.arrivalRounds = ids.map(() => 0);
+    for (const a of arrivals) {
       this.allArms.push(a.arm);
       this.givenThetas.push(a.theta);
       this.arrivalRounds.push(a.round);
@@ -169,7 +178,8 @@ export class LinearContextualBandit implements ArmEnvironment {
     }
     // Copies of what was checked: every reset reads them, and the caller's arrays could change meanwhile.
     this.givenThetas = this.givenThetas.map((th) => (th === undefined ? undefined : Float64Array.from(th)));
-    this.initialArms = ids;
+    // Frozen: bestFixedArm() and bestArmShares() read it.
+    this.initialArms = Object.freeze(ids);
     for (let i = 0; i < this.allArms.length; i++) this.index.set(this.allArms[i] as string, i);
     this.thetas = new Float64Array(this.allArms.length * d);
     this.center = new Float64Array(d);
@@ -237,6 +247,15 @@ export class LinearContextualBandit implements ArmEnvironment {
     this.contexts = rng.fork("contexts");
     this.noise = rng.fork("noise");
     this.live = k;
+    this.inRound = false;
+  }
+
+  /** INVALID_STATE unless reset and next(t) have been called: a round's quantities were the previous run's. */
+  private needRound(): void {
+    needReset(this.contexts !== undefined, this.name);
+    if (!this.inRound) {
+      throw new RouteKitError(ErrorCode.InvalidState, `${this.name}: call next(t) before querying a round`);
+    }
   }
 
   /** Whether c and the initial arms' weights are, bit for bit, those in `inputs` (c, then the weights). */
@@ -325,6 +344,7 @@ export class LinearContextualBandit implements ArmEnvironment {
     }
     this.best = best;
     this.oracle = bv;
+    this.inRound = true;
     return arrivals ? { context: x, arrivals } : { context: x };
   }
 
@@ -335,23 +355,24 @@ export class LinearContextualBandit implements ArmEnvironment {
   }
 
   expectedReward(arm: string): number {
-    needReset(this.contexts !== undefined, this.name);
+    this.needRound();
     return this.means[this.at(arm)] as number;
   }
 
   expectedCost(arm: string): number {
+    needReset(this.contexts !== undefined, this.name);
     this.at(arm);
     return 0;
   }
 
   oracleReward(): number {
-    needReset(this.contexts !== undefined, this.name);
+    this.needRound();
     return this.oracle;
   }
 
   /** The best arm of the current round. */
   bestArm(): string {
-    needReset(this.contexts !== undefined, this.name);
+    this.needRound();
     return this.allArms[this.best] as string;
   }
 
@@ -361,7 +382,7 @@ export class LinearContextualBandit implements ArmEnvironment {
   }
 
   bestFixedReward(): number {
-    needReset(this.contexts !== undefined, this.name);
+    this.needRound();
     return this.means[this.bestFixed] as number;
   }
 

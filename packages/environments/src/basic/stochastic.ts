@@ -105,7 +105,8 @@ export class StochasticBandit implements ArmEnvironment {
         this.costs[i] = checkNumber(c, "option costs[]", (v) => v >= 0, "a finite number >= 0");
       });
     }
-    this.initialArms = ids;
+    // Frozen: bestFixedArm() reads it, so a caller writing to it would name another arm.
+    this.initialArms = Object.freeze(ids);
     for (let i = 0; i < ids.length; i++) this.index.set(ids[i] as string, i);
     this.meansV = new Float64Array(k);
     this.name = options.name ?? `k-armed(${k}, ${this.rewards})`;
@@ -149,6 +150,7 @@ export class StochasticBandit implements ArmEnvironment {
   }
 
   expectedCost(arm: string): number {
+    needReset(this.noise !== undefined, this.name);
     return this.costs[this.at(arm)] as number;
   }
 
