@@ -4,8 +4,10 @@ import {
   arenaSim2025,
   LinearContextualBandit,
   PromptPoolEnvironment,
+  parseReplay,
   promptPoolConfig,
   promptPoolPresets,
+  ReplayEnvironment,
   StagedCostBandit,
   type StageValueSolver,
   StochasticBandit,
@@ -197,5 +199,47 @@ describe("adversarial audit of the environments", () => {
     }
     expect(sb.bestFixedArm()).toBe("arm1");
     expect(lin.bestFixedArm()).toBe(best);
+  });
+
+  it("ReplayEnvironment: writing to a round's context leaves the table (shared by every run on it) unchanged", () => {
+    const rows: string[] = [];
+    for (let p = 0; p < 3; p++)
+      for (const m of ["a", "b"]) rows.push(JSON.stringify({ embedding: [p + 1, 0.5], model: m, score: 0.5 }));
+    const table = parseReplay(rows.join("\n"));
+    const first = new ReplayEnvironment(table, { order: "sequential" });
+    first.reset(Rng.fromSeed(1));
+    const ctx = first.next(0).context as Float64Array;
+    expect([...ctx]).toEqual([1, 0.5]);
+    ctx[0] = 999;
+    expect([...table.contexts]).toEqual([1, 0.5, 2, 0.5, 3, 0.5]);
+    const second = new ReplayEnvironment(table, { order: "sequential" });
+    second.reset(Rng.fromSeed(1));
+    expect([...(second.next(0).context as Float64Array)]).toEqual([1, 0.5]);
+    expect([...(first.next(3).context as Float64Array)]).toEqual([1, 0.5]);
+  });
+
+  it("parseReplay: options.models listing a model twice is DUPLICATE_ARM, a non-array or a non-string entry INVALID_ARGUMENT; maxListed is an integer >= 1", () => {
+    const text = [
+      '{"prompt":"p","model":"a","score":1}',
+      '{"prompt":"p","model":"b","score":0}',
+      '{"prompt":"q","model":"a","score":0}',
+      '{"prompt":"q","model":"b","score":1}',
+    ].join("\n");
+    expect(code(() => parseReplay(text, { models: ["a", "a"] }))).toBe("DUPLICATE_ARM");
+    expect(code(() => parseReplay(text, { models: ["a", "b", "a"] }))).toBe("DUPLICATE_ARM");
+    expect(code(() => parseReplay(text, { models: "ab" as never }))).toBe("INVALID_ARGUMENT");
+    expect(code(() => parseReplay(text, { models: ["a", 1 as never] }))).toBe("INVALID_ARGUMENT");
+    expect(code(() => parseReplay(text, { models: ["a", ""] }))).toBe("INVALID_ARGUMENT");
+    expect(parseReplay(text, { models: ["b", "a"] }).models).toEqual(["b", "a"]);
+    const bad = '{"prompt":"p","model":"a","score":"x"}';
+    expect(code(() => parseReplay(bad, { maxListed: -1 }))).toBe("OUT_OF_RANGE");
+    expect(code(() => parseReplay(bad, { maxListed: Number.NaN }))).toBe("NON_FINITE");
+    expect(code(() => parseReplay(bad, { maxListed: "3" as never }))).toBe("INVALID_ARGUMENT");
+    expect(code(() => parseReplay(bad, { maxListed: 1 }))).toBe("INVALID_ARGUMENT");
+  });
+
+  it("ReplayEnvironment before reset: bestFixedArm throws INVALID_STATE", () => {
+    const table = parseReplay('{"prompt":"p","model":"a","score":1}\n{"prompt":"p","model":"b","score":0}');
+    expect(code(() => new ReplayEnvironment(table).bestFixedArm())).toBe("INVALID_STATE");
   });
 });

@@ -28,7 +28,8 @@ export const REPLAY_ENVIRONMENT_OPTION_KEYS = optionKeys<ReplayEnvironmentOption
  *
  * Prompts are shuffled per seed (the `order` stream of the rng given to `reset`) and reshuffled on every pass, so
  * the rounds are i.i.d.-like draws without replacement within a pass. No allocation per round: `next` returns the
- * same round object and `pull` the same feedback object every time (read them before the next call).
+ * same round object, with the prompt's context copied into the same buffer, and `pull` the same feedback object
+ * every time (read them before the next call; writing to them changes neither the table nor later rounds).
  */
 export class ReplayEnvironment implements ArmEnvironment {
   readonly name: string;
@@ -42,6 +43,11 @@ export class ReplayEnvironment implements ArmEnvironment {
   private readonly bestFixedMean: number;
   private readonly oracle: Float64Array;
   private readonly round: { context: Float64Array | undefined };
+  /**
+   * The round's context, copied from the table: it was a view of the table, so a caller writing to it changed the
+   * table for every later round and every other environment built on it (the runner builds one per policy and seed).
+   */
+  private readonly contextBuf: Float64Array;
   // Reused across rounds (no allocation per round): read a pull's values before the next pull.
   private readonly feedback = { reward: 0 };
   private readonly feedbackWithCost = { reward: 0, cost: 0 };
@@ -81,6 +87,7 @@ export class ReplayEnvironment implements ArmEnvironment {
     this.bestFixed = bf;
     this.bestFixedMean = means[bf] as number;
     this.round = { context: undefined };
+    this.contextBuf = new Float64Array(table.dim);
   }
 
   /** Mean score of the best single model over all prompts. */
@@ -103,7 +110,8 @@ export class ReplayEnvironment implements ArmEnvironment {
 
   next(t: number): ArmRound {
     this.prompt = this.order.at(t);
-    this.round.context = this.views[this.prompt];
+    this.contextBuf.set(this.views[this.prompt] as Float64Array);
+    this.round.context = this.contextBuf;
     return this.round;
   }
 
@@ -145,6 +153,9 @@ export class ReplayEnvironment implements ArmEnvironment {
   }
 
   bestFixedArm(): string {
+    if (this.noiseRng === undefined) {
+      throw new RouteKitError(ErrorCode.InvalidState, `${this.name}: call reset(rng) before using the environment`);
+    }
     return this.table.models[this.bestFixed] as string;
   }
 

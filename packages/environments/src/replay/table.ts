@@ -1,4 +1,5 @@
 import { describe, ErrorCode, optionKeys, RouteKitError, rejectUnknownOptions } from "@routekit/core";
+import { checkNumber } from "../basic/common.js";
 import { type FeaturizerConfig, type FeaturizerOptions, HashingFeaturizer } from "./featurizer.js";
 import { duplicateKeyMessage, findDuplicateJsonKey } from "./json-keys.js";
 
@@ -371,6 +372,33 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
       `context must be "auto", "text" or "embedding", got ${describe(ctxOpt)}`,
     );
   }
+  if (options.models !== undefined) {
+    // The table's models are the environments' arms: a string was read as its characters, a repeated name made two
+    // arms with one id.
+    if (!Array.isArray(options.models)) {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `option models must be an array of model names, got ${describe(options.models)}`,
+      );
+    }
+    const seen = new Set<string>();
+    for (const m of options.models as unknown[]) {
+      if (typeof m !== "string" || m === "") {
+        throw new RouteKitError(
+          ErrorCode.InvalidArgument,
+          `option models must hold non-empty strings, got ${describe(m)}`,
+        );
+      }
+      if (seen.has(m)) throw new RouteKitError(ErrorCode.DuplicateArm, `option models lists "${m}" twice`);
+      seen.add(m);
+    }
+  }
+  const maxListed = checkNumber(
+    options.maxListed ?? 10,
+    "option maxListed",
+    (v) => Number.isInteger(v) && v >= 1,
+    "an integer >= 1",
+  );
   const records =
     format === "jsonl" ? jsonlRecords(body, issues, options.models) : csvRecords(body, issues, options.models);
   const wanted = options.models ? new Set(options.models) : undefined;
@@ -516,7 +544,7 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
       }
     }
   }
-  if (issues.length > 0) throw replayError(issues, options.maxListed ?? 10);
+  if (issues.length > 0) throw replayError(issues, maxListed);
 
   const M = models.length;
   const n = prompts.size;
