@@ -144,14 +144,24 @@ export function armsOf(events: readonly LoggedLine[], protocol: Protocol): strin
   return [...seen];
 }
 
-/** Context length (arm, cascade) or item feature length (assortment) of the first event. */
+/**
+ * Context length (arm, cascade) of the first event that has a context, or item feature length (assortment) of the
+ * first event. A record without a context (`context: null`, as a context-free policy logs beside contextual ones)
+ * does not set it: a contextual policy refuses that line by its number, as any other of another length, wherever it
+ * is in the file (it was built for no context when the line came first: bad usage, no line named).
+ */
 function dimOf(events: readonly LoggedLine[], protocol: Protocol): number {
-  const first = events[0]?.event.decision as
-    | { context?: number[] | null; items?: number[]; features?: number[] }
-    | undefined;
-  if (!first) return 0;
-  if (protocol === "assortment") return (first.features?.length ?? 0) / Math.max(1, first.items?.length ?? 1);
-  return first.context?.length ?? 0;
+  type Decision = { context?: number[] | null; items?: number[]; features?: number[] };
+  if (protocol === "assortment") {
+    const first = events[0]?.event.decision as Decision | undefined;
+    if (!first) return 0;
+    return (first.features?.length ?? 0) / Math.max(1, first.items?.length ?? 1);
+  }
+  for (const { event } of events) {
+    const context = (event.decision as Decision).context;
+    if (Array.isArray(context)) return context.length;
+  }
+  return 0;
 }
 
 /** Output feature length of the first event's first opened box (cascade logs). */
@@ -162,7 +172,8 @@ function outputDimOf(events: readonly LoggedLine[]): number {
 
 /**
  * A fresh policy of a registry entry for a log: its arms are `arms` (default: the arms the events name, in order of
- * first appearance), its context length the first event's. A parameter the policy refuses is bad usage.
+ * first appearance), its context length that of the first event with a context. A parameter the policy refuses is
+ * bad usage.
  */
 export function policyForLog(
   entry: PolicyEntry,

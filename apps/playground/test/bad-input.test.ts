@@ -73,10 +73,10 @@ describe("bad input ends with one clear line and the documented exit code", () =
     const data = join(dir, "readme-example.jsonl");
     writeFileSync(data, rows.map((r) => JSON.stringify(r)).join("\n"));
     const readme = readFileSync(join(__dirname, "..", "README.md"), "utf8").replace(/\s+/g, " ");
-    const quoted = /e\.g\. `(replay data has 2 problems: [^`]+)`/.exec(readme)?.[1] as string;
+    const quoted = /e\.g\. `logs\.jsonl: (replay data has 2 problems: [^`]+)`/.exec(readme)?.[1] as string;
     expect(quoted).toMatch(/line 3: .*; line 7: /);
     const r = await runCli(["replay", "--data", data, ...small, "--out", join(dir, "readme-example")]);
-    expect([r.code, r.err, r.out]).toEqual([1, `routekit: ${quoted}\n`, ""]);
+    expect([r.code, r.err, r.out]).toEqual([1, `routekit: ${data}: ${quoted}\n`, ""]);
   });
 
   it("an environment arm count no policy takes is bad usage (k = 1e9 used to run out of memory)", async () => {

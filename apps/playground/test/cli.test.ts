@@ -193,7 +193,7 @@ describe("argument parsing and exit codes", () => {
     );
     const r = await cli(["replay", "--data", bad, "--policies", "random", "--out", dir, "--no-plots"]);
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/^routekit: replay data has 1 problem: line 2: score "n\/a" is not a finite number\n$/);
+    expect(r.err).toBe(`routekit: ${bad}: replay data has 1 problem: line 2: score "n/a" is not a finite number\n`);
     const missing = await cli(["replay", "--data", join(dir, "nope.jsonl"), "--policies", "random"]);
     expect(missing.code).toBe(1);
     expect(missing.err).toMatch(/no such file/);

@@ -129,7 +129,9 @@ describe("parseReplay", () => {
       { prompt: "alpha task", "gpt-4": 1, llama: 0 },
       { prompt: "beta task", "gpt-4": 0.2, llama: "x" },
     ]);
-    expect(issuesOf(() => parseReplay(wideJsonl))).toEqual([{ line: 2, message: 'score "x" is not a finite number' }]);
+    expect(issuesOf(() => parseReplay(wideJsonl))).toEqual([
+      { line: 2, message: 'model "llama": score "x" is not a finite number' },
+    ]);
     expect(parseReplay(wideJsonl.replace('"x"', "0.7"), { models: ["llama"] }).models).toEqual(["llama"]);
     expect(() => parseReplay(wide, { format: "xml" as never })).toThrow(/format must be/);
   });

@@ -55,12 +55,19 @@ export function loadReplayTable(params: Params): ReplayTable {
     const why = (e as NodeJS.ErrnoException).code ?? String(e);
     throw new RouteKitError(ErrorCode.InvalidArgument, `cannot read replay data file ${data}: ${why}`);
   }
-  const table = parseReplay(text, {
-    format: params.format as "auto" | "jsonl" | "csv",
-    context: params.context as "auto" | "text" | "embedding",
-    ...(models.length > 0 ? { models } : {}),
-    featurizer,
-  });
+  let table: ReplayTable;
+  try {
+    table = parseReplay(text, {
+      format: params.format as "auto" | "jsonl" | "csv",
+      context: params.context as "auto" | "text" | "embedding",
+      ...(models.length > 0 ? { models } : {}),
+      featurizer,
+    });
+  } catch (e) {
+    // The problems are listed by line: say of which file.
+    if (isRouteKitError(e)) throw new RouteKitError(e.code, `${data}: ${e.message}`, e.details);
+    throw e;
+  }
   cache.set(key, table);
   return table;
 }

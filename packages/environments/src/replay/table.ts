@@ -75,7 +75,8 @@ const ALIASES = {
 } as const;
 
 type Field = keyof typeof ALIASES;
-type RawRecord = { line: number; get(f: Field): unknown; has(f: Field): boolean };
+/** A data row; `model` is set for a row expanded from a wide table (its messages name the model's column). */
+type RawRecord = { line: number; get(f: Field): unknown; has(f: Field): boolean; model?: string };
 
 function shorten(s: string, n = 40): string {
   const one = s.replace(/\s+/g, " ");
@@ -108,7 +109,7 @@ function expandWide(
   return models.map((m) => {
     const get = (f: Field): unknown =>
       f === "model" ? m : f === "score" ? cell(m) : f === "cost" ? cell(m + COST_SUFFIX) : field(f);
-    return { line, get, has: (f: Field) => get(f) !== undefined };
+    return { line, get, has: (f: Field) => get(f) !== undefined, model: m };
   });
 }
 
@@ -161,12 +162,16 @@ function jsonlRecords(text: string, issues: ReplayIssue[], wanted?: readonly str
   return out;
 }
 
-/** RFC 4180 CSV: quoted fields may hold commas, doubled quotes and newlines. Returns records with their first line. */
-function csvRows(text: string): { line: number; cells: string[] }[] {
+/**
+ * RFC 4180 CSV: quoted fields may hold commas, doubled quotes and newlines. Returns records with their first line,
+ * and the line of a quote still open at the end of the text (the rest of the file was read as one field).
+ */
+function csvRows(text: string): { rows: { line: number; cells: string[] }[]; unclosed?: number } {
   const rows: { line: number; cells: string[] }[] = [];
   let cells: string[] = [];
   let cell = "";
   let quoted = false;
+  let quoteLine = 0;
   let line = 1;
   let start = 1;
   let any = false;
@@ -186,6 +191,7 @@ function csvRows(text: string): { line: number; cells: string[] }[] {
     }
     if (ch === '"' && cell === "") {
       quoted = true;
+      quoteLine = line;
       any = true;
     } else if (ch === ",") {
       cells.push(cell);
@@ -207,20 +213,59 @@ function csvRows(text: string): { line: number; cells: string[] }[] {
   }
   cells.push(cell);
   if (any || cell.trim() !== "") rows.push({ line: start, cells });
-  return rows;
+  return quoted ? { rows, unclosed: quoteLine } : { rows };
+}
+
+/** Issues for header names read as a column that the header gives twice (`names` as compared, `shown` as written). */
+function repeatedColumns(names: readonly string[], used: Iterable<string>, line: number): ReplayIssue[] {
+  const out: ReplayIssue[] = [];
+  for (const name of new Set(used)) {
+    const at = names.flatMap((n, i) => (n === name ? [i + 1] : []));
+    if (at.length > 1) {
+      out.push({ line, message: `the CSV header names "${name}" twice (columns ${at[0]} and ${at[1]})` });
+    }
+  }
+  return out;
 }
 
 function csvRecords(text: string, issues: ReplayIssue[], wanted?: readonly string[]): RawRecord[] {
-  const rows = csvRows(text);
+  const { rows, unclosed } = csvRows(text);
+  if (unclosed !== undefined) {
+    // Everything after the quote was read as one field: no row from there on can be trusted.
+    issues.push({
+      line: unclosed,
+      message: "a quoted field opened on this line is never closed (its closing double quote is missing)",
+    });
+    return [];
+  }
   const header = rows.shift();
   if (!header) return [];
   const names = header.cells.map((c) => c.trim().toLowerCase());
+  // Of two names of one column (`score` and `reward`), the first one ALIASES lists is read, as in JSONL.
   const col = {} as Record<Field, number>;
   for (const f of Object.keys(ALIASES) as Field[]) {
-    col[f] = names.findIndex((n) => (ALIASES[f] as readonly string[]).includes(n));
+    const name = (ALIASES[f] as readonly string[]).find((a) => names.includes(a));
+    col[f] = name === undefined ? -1 : names.indexOf(name);
   }
   const original = header.cells.map((c) => c.trim());
-  const wideCols = col.model < 0 && col.score < 0 ? wideModels(original, wanted) : [];
+  const wideCols = col.model < 0 && col.score < 0 ? [...new Set(wideModels(original, wanted))] : [];
+  // A column read from a header that names it twice: which one holds the data would be a guess.
+  const repeated = [
+    ...repeatedColumns(
+      names,
+      (Object.keys(ALIASES) as Field[]).flatMap((f) => (col[f] < 0 ? [] : [names[col[f]] as string])),
+      header.line,
+    ),
+    ...repeatedColumns(
+      original,
+      wideCols.flatMap((m) => [m, m + COST_SUFFIX]),
+      header.line,
+    ),
+  ];
+  if (repeated.length > 0) {
+    issues.push(...repeated);
+    return [];
+  }
   if (wideCols.length > 0) {
     if (col.prompt < 0 && col.embedding < 0) {
       issues.push({ line: header.line, message: 'the CSV header has neither a "prompt" nor an "embedding" column' });
@@ -311,7 +356,7 @@ function parseVector(v: unknown): number[] | string {
       } catch {
         return "is not a valid JSON array";
       }
-    } else arr = s.split(/[\s;]+/).map((x) => (x === "" ? Number.NaN : Number(x)));
+    } else arr = s.split(/[\s;]+/).map((x) => (DECIMAL.test(x) ? Number(x) : Number.NaN));
   }
   if (!Array.isArray(arr)) return "must be an array of numbers";
   if (arr.length === 0) return "is empty";
@@ -340,8 +385,9 @@ interface Prompt {
  * cost, a bad or wrong-length embedding, and prompts without a score for every compared model. Nothing is
  * guessed: any problem throws a RouteKitError (INVALID_ARGUMENT) whose `details.issues` lists them all.
  *
- * Accepted columns (JSONL keys or CSV header names, case-insensitive in CSV):
- * `prompt` | `text` | `query`, `embedding` | `vector` (JSON array, or space/semicolon-separated numbers in CSV),
+ * Accepted columns (JSONL keys or CSV header names, case-insensitive in CSV; of two names of one column the first listed
+ * is read; a CSV header naming a column it reads twice is refused):
+ * `prompt` | `text` | `query`, `embedding` | `vector` (JSON array, or space/semicolon-separated decimal numbers in CSV),
  * `model` | `model_id`, `score` | `reward`, optional `cost`, optional `prompt_id` | `id` | `sample_id` (groups rows of
  * one prompt; otherwise the prompt text, or the embedding, is the key). Several rows for one (prompt, model) are
  * averaged for expected values and replayed one at a time as realised feedback.
@@ -358,6 +404,16 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
   const issues: ReplayIssue[] = [];
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   let format = options.format ?? "auto";
+  // gzip's magic bytes 1f 8b, as a UTF-8 reading of the file (0x8b alone is no character: U+FFFD) or a Latin-1 one.
+  if (body.charCodeAt(0) === 0x1f && (body.charCodeAt(1) === 0xfffd || body.charCodeAt(1) === 0x8b)) {
+    throw replayError([{ line: 1, message: "the file is gzip-compressed: decompress it first (gunzip)" }], 1);
+  }
+  if (format === "auto" && body.trimStart().startsWith("[")) {
+    throw replayError(
+      [{ line: 1, message: "the file is a JSON array: replay data is JSONL (one JSON object per line) or CSV" }],
+      1,
+    );
+  }
   if (format === "auto") format = body.trimStart().startsWith("{") ? "jsonl" : "csv";
   if (format !== "jsonl" && format !== "csv") {
     throw new RouteKitError(
@@ -413,11 +469,13 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
   let rowsUsed = 0;
   let dim = -1;
   let dimLine = 0;
-  const recordCost: { line: number; has: boolean }[] = [];
+  const recordCost: { line: number; of: string; has: boolean }[] = [];
   // (prompt key, model) of rows refused for a problem of their own: not reported again as a missing score.
   const refusedCells = new Set<string>();
   for (const r of records) {
     const before = issues.length;
+    // A wide table's cell is found by its model's column: name it.
+    const of = r.model === undefined ? "" : `model ${JSON.stringify(r.model)}: `;
     const model = r.get("model");
     if (typeof model !== "string" && typeof model !== "number") {
       issues.push({ line: r.line, message: 'missing "model"' });
@@ -435,13 +493,13 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
     if (score === undefined) {
       issues.push({
         line: r.line,
-        message: rawScore === undefined ? 'missing "score"' : badNumber("score", rawScore, "a finite number"),
+        message: of + (rawScore === undefined ? 'missing "score"' : badNumber("score", rawScore, "a finite number")),
       });
     }
     const rawCost = r.get("cost");
     const cost = rawCost === undefined ? undefined : parseNumber(rawCost);
     if (rawCost !== undefined && (cost === undefined || cost < 0)) {
-      issues.push({ line: r.line, message: badNumber("cost", rawCost, "a finite number >= 0") });
+      issues.push({ line: r.line, message: of + badNumber("cost", rawCost, "a finite number >= 0") });
     }
     let ctxText: string | undefined;
     let vector: number[] | undefined;
@@ -513,7 +571,7 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
     }
     cell.scores.push(score as number);
     cell.costs.push(cost ?? 0);
-    recordCost.push({ line: r.line, has: cost !== undefined });
+    recordCost.push({ line: r.line, of, has: cost !== undefined });
     if (cost !== undefined) costRows++;
     rowsUsed++;
   }
@@ -521,7 +579,7 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
   if (hasCost && costRows < rowsUsed) {
     for (const rc of recordCost) {
       if (!rc.has)
-        issues.push({ line: rc.line, message: 'missing "cost" (other rows have one: give it on every row)' });
+        issues.push({ line: rc.line, message: `${rc.of}missing "cost" (other rows have one: give it on every row)` });
     }
   }
   const models = options.models ? [...options.models] : seenModels;

@@ -1,0 +1,110 @@
+/**
+ * parseReplay on files a real user has: a CSV header naming a column twice or giving two names of one column, an
+ * unclosed quote, wide tables with a bad cell, embeddings in other number spellings, a JSON array or gzip bytes
+ * instead of JSONL/CSV.
+ */
+import { isRouteKitError, type RouteKitError } from "@routekit/core";
+import { describe, expect, it } from "vitest";
+import { parseReplay, type ReplayIssue } from "../src/replay/index.js";
+
+function issuesOf(fn: () => unknown): ReplayIssue[] {
+  try {
+    fn();
+  } catch (e) {
+    expect(isRouteKitError(e, "INVALID_ARGUMENT")).toBe(true);
+    return (e as RouteKitError).details?.issues as ReplayIssue[];
+  }
+  throw new Error("expected a throw");
+}
+
+const jsonl = (rows: object[]) => rows.map((r) => JSON.stringify(r)).join("\n");
+const opts = { featurizer: { dim: 8 } };
+
+describe("CSV headers", () => {
+  it("a header naming a column twice is refused at its line (the first of the two was read, silently)", () => {
+    const csv = "prompt,model,score,score\na,m1,0.5,0.9\na,m2,0.4,0.1\n";
+    expect(issuesOf(() => parseReplay(csv, opts))).toEqual([
+      { line: 1, message: 'the CSV header names "score" twice (columns 3 and 4)' },
+    ]);
+    const wide = "prompt,m1,m2,m1\na,0.5,0.4,0.9\n";
+    expect(issuesOf(() => parseReplay(wide, opts))).toEqual([
+      { line: 1, message: 'the CSV header names "m1" twice (columns 2 and 4)' },
+    ]);
+    // A column nothing reads may repeat (two trailing commas give two empty names).
+    expect(parseReplay("prompt,model,score,,\na,m1,0.5,,\na,m2,0.4,,\n", opts).numPrompts).toBe(1);
+  });
+
+  it("two names of one column are read as in JSONL (the first name listed wins), not by column order", () => {
+    const csv = "reward,prompt,model,score\n0.5,a,m1,0.9\n0.4,a,m2,0.1\n";
+    const fromCsv = parseReplay(csv, opts);
+    const fromJsonl = parseReplay(
+      jsonl([
+        { reward: 0.5, prompt: "a", model: "m1", score: 0.9 },
+        { reward: 0.4, prompt: "a", model: "m2", score: 0.1 },
+      ]),
+      opts,
+    );
+    expect(Array.from(fromJsonl.meanScore)).toEqual([0.9, 0.1]);
+    expect(Array.from(fromCsv.meanScore)).toEqual([0.9, 0.1]);
+  });
+
+  it("an unclosed quote is named at the line it opens, not read as the rest of the file in one field", () => {
+    const csv = 'prompt,model,score\n"unclosed,m1,0.5\na,m2,0.4\nb,m1,0.5\nb,m2,0.4\n';
+    expect(issuesOf(() => parseReplay(csv, opts))).toEqual([
+      { line: 2, message: "a quoted field opened on this line is never closed (its closing double quote is missing)" },
+    ]);
+  });
+});
+
+describe("wide tables name the model of a bad cell", () => {
+  it("CSV and JSONL", () => {
+    const csv = "prompt,m1,m1|total_cost,m2,m2|total_cost\na,0.5,0.1,,0.2\nb,high,0.1,0.3,-1\n";
+    expect(issuesOf(() => parseReplay(csv, opts))).toEqual([
+      { line: 2, message: 'model "m2": missing "score"' },
+      { line: 3, message: 'model "m1": score "high" is not a finite number' },
+      { line: 3, message: 'model "m2": cost "-1" is not a finite number >= 0' },
+    ]);
+    const rows = jsonl([
+      { prompt: "a", m1: 0.5, m2: null },
+      { prompt: "b", m1: 0.1, m2: 0.2 },
+    ]);
+    expect(issuesOf(() => parseReplay(rows, opts))).toEqual([{ line: 1, message: 'model "m2": missing "score"' }]);
+  });
+});
+
+describe("embeddings", () => {
+  it("read decimal notation only, as scores: 0x10, 0b1 and Infinity are refused (0x10 was read as 16)", () => {
+    const csv = (v: string) => `embedding,model,score\n"${v}",m1,0.5\n"${v}",m2,0.4\n`;
+    expect(Array.from(parseReplay(csv("1 .5;-2e-1"), opts).contexts)).toEqual([1, 0.5, -0.2]);
+    for (const [v, at] of [
+      ["0x10 1 2", 0],
+      ["1 0b1 2", 1],
+      ["1 2 Infinity", 2],
+      ["1 0o7 2", 1],
+    ] as const) {
+      const issues = issuesOf(() => parseReplay(csv(v), opts));
+      expect(issues[0], v).toEqual({ line: 2, message: `embedding has a non-numeric value at index ${at}` });
+    }
+  });
+});
+
+describe("files that are neither JSONL nor CSV", () => {
+  it("a JSON array is named as one (it was read as a CSV header)", () => {
+    const rows = [
+      { prompt: "a", model: "m1", score: 0.5 },
+      { prompt: "a", model: "m2", score: 0.4 },
+    ];
+    for (const text of [JSON.stringify(rows), JSON.stringify(rows, null, 2)]) {
+      expect(issuesOf(() => parseReplay(text, opts))).toEqual([
+        { line: 1, message: "the file is a JSON array: replay data is JSONL (one JSON object per line) or CSV" },
+      ]);
+    }
+  });
+
+  it("gzip bytes read as text are named as compressed data", () => {
+    const text = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x41, 0x42, 0x0a, 0x43]).toString("utf8");
+    expect(issuesOf(() => parseReplay(text, opts))).toEqual([
+      { line: 1, message: "the file is gzip-compressed: decompress it first (gunzip)" },
+    ]);
+  });
+});
