@@ -1,8 +1,8 @@
 import { type ErrorCode, indexDiscrete, isRouteKitError, Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { CascadeReplayEnvironment, parseReplay } from "../src/replay/index.js";
+import { jsonl } from "./replay-helpers.js";
 
-const jsonl = (rows: object[]) => rows.map((r) => JSON.stringify(r)).join("\n");
 const table = (rows: object[]) => parseReplay(jsonl(rows), { featurizer: { dim: 8 } });
 
 /** Three prompts, three models, one row per cell. */

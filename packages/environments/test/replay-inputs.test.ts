@@ -1,23 +1,7 @@
-/**
- * parseReplay on files a real user has: a CSV header naming a column twice or giving two names of one column, an
- * unclosed quote, wide tables with a bad cell, embeddings in other number spellings, a JSON array or gzip bytes
- * instead of JSONL/CSV.
- */
-import { isRouteKitError, type RouteKitError } from "@routekit/core";
 import { describe, expect, it } from "vitest";
-import { parseReplay, type ReplayIssue } from "../src/replay/index.js";
+import { parseReplay } from "../src/replay/index.js";
+import { issuesOf, jsonl } from "./replay-helpers.js";
 
-function issuesOf(fn: () => unknown): ReplayIssue[] {
-  try {
-    fn();
-  } catch (e) {
-    expect(isRouteKitError(e, "INVALID_ARGUMENT")).toBe(true);
-    return (e as RouteKitError).details?.issues as ReplayIssue[];
-  }
-  throw new Error("expected a throw");
-}
-
-const jsonl = (rows: object[]) => rows.map((r) => JSON.stringify(r)).join("\n");
 const opts = { featurizer: { dim: 8 } };
 
 describe("CSV headers", () => {

@@ -1,24 +1,7 @@
-import { isRouteKitError, Rng, RouteKitError } from "@routekit/core";
+import { Rng, RouteKitError } from "@routekit/core";
 import { describe, expect, it } from "vitest";
-import {
-  findDuplicateJsonKey,
-  HashingFeaturizer,
-  parseReplay,
-  ReplayEnvironment,
-  type ReplayIssue,
-} from "../src/replay/index.js";
-
-function issuesOf(fn: () => unknown): ReplayIssue[] {
-  try {
-    fn();
-  } catch (e) {
-    expect(isRouteKitError(e, "INVALID_ARGUMENT")).toBe(true);
-    return (e as RouteKitError).details?.issues as ReplayIssue[];
-  }
-  throw new Error("expected a throw");
-}
-
-const jsonl = (rows: object[]) => rows.map((r) => JSON.stringify(r)).join("\n");
+import { findDuplicateJsonKey, HashingFeaturizer, parseReplay, ReplayEnvironment } from "../src/replay/index.js";
+import { issuesOf, jsonl } from "./replay-helpers.js";
 
 describe("HashingFeaturizer", () => {
   it("is deterministic, unit-norm and separates different texts", () => {
