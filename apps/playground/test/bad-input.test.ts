@@ -5,6 +5,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "./run-cli.js";
 
@@ -159,6 +160,45 @@ describe("bad input ends with one clear line and the documented exit code", () =
         2,
         /class-fit: 10000000 queries at d = \d+ need tables of .* numbers per seed \(at most 1e\+8/,
       );
+    }
+  });
+  it("replay --models naming a model twice is bad usage naming --models and the model", async () => {
+    // Found: `--models a,a` blamed another option ("option models" / `policy random`), not --models.
+    const data = join(dir, "two-models.csv");
+    writeFileSync(data, "prompt,model,score\nhi,a,1\nhi,b,0\nyo,a,1\nyo,b,1\n");
+    await expectOneLine(
+      ["replay", "--data", data, ...small, "--out", join(dir, "models-twice"), "--models", "a,b,a"],
+      2,
+      /--models names "a" twice/,
+    );
+  });
+
+  it("an events file of binary bytes is named as such, with no control character echoed to stderr", async () => {
+    // Found: a gzip file's bytes were echoed into the message ("Unexpected token '\x1f', ...").
+    const gz = join(dir, "events.jsonl.gz");
+    writeFileSync(gz, gzipSync('{"v":1}\n'));
+    const bin = join(dir, "events.bin");
+    writeFileSync(bin, Buffer.from([0x01, 0x02, 0x7b, 0x1b, 0x5b, 0x33, 0x31, 0x6d, 0x0a]));
+    // The C0 and C1 control characters in s, the line end aside.
+    const control = (s: string) =>
+      [...s].filter((c) => {
+        const k = c.charCodeAt(0);
+        return (k < 0x20 && c !== "\n") || (k >= 0x7f && k <= 0x9f);
+      });
+    for (const command of ["train", "evaluate"]) {
+      const out = command === "train" ? ["--out", join(dir, "snap.json")] : [];
+      const g = await runCli([command, "--events", gz, "--policy", "ucb1", ...out]);
+      expect(g.code).toBe(1);
+      expect(g.err).toMatch(/events\.jsonl\.gz is gzip-compressed: decompress it first/);
+      expect(control(g.err)).toEqual([]);
+      const b = await runCli([command, "--events", bin, "--policy", "ucb1", ...out]);
+      expect(b.code).toBe(1);
+      expect(b.err).toMatch(/line 1: not JSON/);
+      expect(b.err).toMatch(/\\u0001/);
+      expect(control(b.err)).toEqual([]);
+      // Skipped lines are listed escaped too.
+      const s = await runCli([command, "--events", bin, "--policy", "ucb1", "--skip-invalid", ...out]);
+      expect(control(s.err)).toEqual([]);
     }
   });
 });

@@ -211,6 +211,56 @@ describe("routekit evaluate", () => {
     expect(sk.out).toMatch(/2 invalid lines skipped/);
   });
 
+  it("--skip-invalid skips the events the estimator refuses, as train does: named, counted, reported", async () => {
+    // Found: a context of another length, an arm outside --arms or a missing propensity still failed the file (exit
+    // 1) with --skip-invalid, where `train --skip-invalid` skips such lines.
+    const lines = uniformLog.events.slice(0, 30).map((e) => JSON.parse(JSON.stringify(e)) as ArmEvent);
+    const mixed = lines.map((e, i) =>
+      i === 4
+        ? { ...e, decision: { ...e.decision, context: [0.5] } }
+        : i === 9
+          ? { ...e, decision: { arm: e.decision.arm, context: e.decision.context } }
+          : e,
+    );
+    const f = write("refused.jsonl", mixed);
+    for (const estimator of ["replay", "ips", "snips", "dr"]) {
+      const base = ["evaluate", "--events", f, "--policy", "linucb-disjoint", "--estimator", estimator];
+      const refused = await cli(base);
+      expect(refused.code, estimator).toBe(1);
+      expect(refused.err).toMatch(/--skip-invalid evaluates on the others/);
+      const r = await cli([...base, "--skip-invalid"]);
+      expect(r.code, `${estimator}: ${r.err}`).toBe(0);
+      expect(r.err).toMatch(
+        /skipped line 5: event decision\.context must be 4 numbers[^\n]*\n.*skipped line 10: event decision\.propensity is missing/,
+      );
+      expect(r.out).toMatch(/on 28 events/);
+      expect(r.out).toMatch(/2 invalid lines skipped/);
+      // The estimate is core's on the events kept.
+      const j = JSON.parse((await cli([...base, "--skip-invalid", "--json"])).out);
+      expect(j.n).toBe(28);
+      expect(j.skipped.map((s: { line: number }) => s.line)).toEqual([5, 10]);
+    }
+    // An arm outside --arms is skipped too, and the others are evaluated on --arms.
+    const arms = lines.findIndex((e) => e.decision.arm === "general");
+    const a = await cli([
+      "evaluate",
+      "--events",
+      write("arms.jsonl", lines),
+      "--policy",
+      "ucb1",
+      "--arms",
+      "coder,math",
+      "--skip-invalid",
+      "--json",
+    ]);
+    expect(a.code, a.err).toBe(0);
+    const ja = JSON.parse(a.out);
+    const general = lines.filter((e) => e.decision.arm === "general").length;
+    expect(ja.n).toBe(30 - general);
+    expect(ja.skipped[0]).toEqual({ line: arms + 1, message: 'logged arm "general" is not one of the arms option' });
+    expect(ja.skipped).toHaveLength(general);
+  });
+
   it("usage errors exit 2; unreadable or foreign snapshots and arms the log never names exit 1", async () => {
     const snap = join(dir, "ucb1.json");
     expect((await cli(["train", "--events", uniformFile, "--policy", "ucb1", "--out", snap])).code).toBe(0);

@@ -92,3 +92,14 @@ describe("files that are neither JSONL nor CSV", () => {
     ]);
   });
 });
+
+describe("a row refused for its own problem is reported once", () => {
+  it("a short CSV row is its line's problem, not also a prompt with no score for its model", () => {
+    // Found: `yo,b` (a field short) was reported for its line and again as "prompt "yo" has no score for "b"".
+    const text = "prompt,model,score\nhi,a,1\nhi,b,0\nyo,a,1\nyo,b\n";
+    expect(issuesOf(() => parseReplay(text, opts))).toEqual([{ line: 5, message: "has 2 fields, the header has 3" }]);
+    // With an id column, and a long row too.
+    const ids = "id,prompt,model,score\n1,hi,a,1\n1,hi,b,0\n2,yo,a,1\n2,yo,b,1,9\n";
+    expect(issuesOf(() => parseReplay(ids, opts))).toEqual([{ line: 5, message: "has 5 fields, the header has 4" }]);
+  });
+});
