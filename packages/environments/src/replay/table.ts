@@ -76,11 +76,29 @@ const ALIASES = {
 
 type Field = keyof typeof ALIASES;
 /** A data row; `model` is set for a row expanded from a wide table (its messages name the model's column). */
-type RawRecord = { line: number; get(f: Field): unknown; has(f: Field): boolean; model?: string };
+/**
+ * A row's fields by name. `refused`: a row already reported for its own problem (a CSV row of another field count),
+ * kept only so that its prompt is not reported again as missing its model (its fields are read by position, as far
+ * as they go).
+ */
+type RawRecord = { line: number; get(f: Field): unknown; has(f: Field): boolean; model?: string; refused?: true };
 
 function shorten(s: string, n = 40): string {
   const one = s.replace(/\s+/g, " ");
   return one.length > n ? `${one.slice(0, n - 1)}…` : one;
+}
+
+/** The prompt key (as the rows' loop makes it) of a refused row, when its fields give one. */
+function refusedKey(r: RawRecord, mode: string): string | undefined {
+  const id = r.get("id");
+  if (typeof id === "string" || typeof id === "number") return `id:${String(id)}`;
+  if (mode === "embedding") {
+    const raw = r.get("embedding");
+    const v = raw === undefined ? undefined : parseVector(raw);
+    return v === undefined || typeof v === "string" ? undefined : `vec:${v.join(",")}`;
+  }
+  const text = r.get("prompt");
+  return typeof text === "string" && text.trim() !== "" ? `text:${text}` : undefined;
 }
 
 // ---------------------------------------------------------------- record readers
@@ -305,16 +323,17 @@ function csvRecords(text: string, issues: ReplayIssue[], wanted?: readonly strin
   if (issues.length > 0) return [];
   const out: RawRecord[] = [];
   for (const r of rows) {
-    if (r.cells.length !== names.length) {
-      issues.push({ line: r.line, message: `has ${r.cells.length} fields, the header has ${names.length}` });
-      continue;
-    }
     const value = (f: Field) => {
       const c = col[f];
       if (c < 0) return undefined;
-      const v = r.cells[c] as string;
-      return v.trim() === "" ? undefined : v;
+      const v = r.cells[c];
+      return v === undefined || v.trim() === "" ? undefined : v;
     };
+    if (r.cells.length !== names.length) {
+      issues.push({ line: r.line, message: `has ${r.cells.length} fields, the header has ${names.length}` });
+      out.push({ line: r.line, get: value, has: (f) => value(f) !== undefined, refused: true });
+      continue;
+    }
     out.push({ line: r.line, get: value, has: (f) => value(f) !== undefined });
   }
   return out;
@@ -459,7 +478,8 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
     format === "jsonl" ? jsonlRecords(body, issues, options.models) : csvRecords(body, issues, options.models);
   const wanted = options.models ? new Set(options.models) : undefined;
   let mode = options.context ?? "auto";
-  if (mode === "auto") mode = records[0]?.has("embedding") ? "embedding" : "text";
+  const read = records.filter((r) => r.refused !== true);
+  if (mode === "auto") mode = read[0]?.has("embedding") ? "embedding" : "text";
 
   const prompts = new Map<string, Prompt>();
   const seenModels: string[] = [];
@@ -473,6 +493,14 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
   // (prompt key, model) of rows refused for a problem of their own: not reported again as a missing score.
   const refusedCells = new Set<string>();
   for (const r of records) {
+    if (r.refused) {
+      // Reported already: its prompt is not "missing" its model.
+      const key = refusedKey(r, mode);
+      const model = r.get("model");
+      if (key !== undefined && (typeof model === "string" || typeof model === "number"))
+        refusedCells.add(`${key}\u0000${String(model).trim()}`);
+      continue;
+    }
     const before = issues.length;
     // A wide table's cell is found by its model's column: name it.
     const of = r.model === undefined ? "" : `model ${JSON.stringify(r.model)}: `;
@@ -584,7 +612,7 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
   }
   const models = options.models ? [...options.models] : seenModels;
   for (const m of models) {
-    if (!seenModelSet.has(m) && records.length > 0) {
+    if (!seenModelSet.has(m) && read.length > 0) {
       issues.push({ line: 0, message: `model "${m}" has no rows (models in the file: ${[...fileModels].join(", ")})` });
     }
   }
