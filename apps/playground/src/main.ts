@@ -517,6 +517,13 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
           throw new UsageError(`--param ${t}.…: "${t}" is not one of --policies (${names.join(", ")})`);
       }
       const policies = names?.map((n) => ({ policy: n, params: pp.get(n) ?? {} }));
+      // A model named twice is the option's mistake (the parser's "option models" names no flag).
+      const models = (f.models ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s !== "");
+      const twice = models.find((m, i) => models.indexOf(m) !== i);
+      if (twice !== undefined) throw new UsageError(`--models names "${twice}" twice: "${f.models}"`);
       await r.execute("replay", f, "routekit-out/replay", (o) =>
         replay({
           ...o,
