@@ -1,6 +1,7 @@
 /** `routekit train` and `routekit evaluate`: the commands that read a JSONL log of decision events. */
 import { type Command, Option } from "commander";
 import { type CliIo, collect, int, parseParams, path, positive, propensity, unitOpen } from "./cli-options.js";
+import { oneLine } from "./errors.js";
 import {
   EVALUATE_ESTIMATORS,
   type EvaluateEstimator,
@@ -69,7 +70,7 @@ export function addLogCommands(program: Command, io: CliIo, reg: FamilyRegistry)
           io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
           return;
         }
-        for (const s of res.skipped) io.stderr.write(`routekit: skipped line ${s.line}: ${s.message}\n`);
+        for (const s of res.skipped) io.stderr.write(`routekit: skipped line ${s.line}: ${oneLine(s.message)}\n`);
         if (f.quiet) return;
         io.stdout.write(
           `trained ${res.policy} (${res.kind}) on ${plural(res.learned, "event")} from ${f.events}` +
@@ -152,7 +153,7 @@ export function addLogCommands(program: Command, io: CliIo, reg: FamilyRegistry)
           io.stdout.write(`${JSON.stringify(res, null, 2)}\n`);
           return;
         }
-        for (const s of res.skipped) io.stderr.write(`routekit: skipped line ${s.line}: ${s.message}\n`);
+        for (const s of res.skipped) io.stderr.write(`routekit: skipped line ${s.line}: ${oneLine(s.message)}\n`);
         io.stdout.write(`${formatEvaluation(res, f.events)}\n`);
       },
     );

@@ -79,6 +79,11 @@ export function readEventLog(
     if (next.done) break;
     const s = next.value.trim();
     if (s === "") continue;
+    // gzip's magic bytes 1f 8b (0x8b alone is no UTF-8 character: U+FFFD), as the replay data reader names them:
+    // the file's bytes would be listed as lines that are not JSON.
+    if (lines === 0 && s.charCodeAt(0) === 0x1f && (s.charCodeAt(1) === 0xfffd || s.charCodeAt(1) === 0x8b)) {
+      throw new CliFailure(`events file ${path} is gzip-compressed: decompress it first (gunzip)`);
+    }
     lines++;
     let v: unknown;
     try {
