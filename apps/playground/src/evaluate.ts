@@ -17,7 +17,7 @@ import {
 } from "@routekit/core";
 import { withoutByteOrderMark } from "./config.js";
 import { CliFailure, UsageError } from "./errors.js";
-import { type LoggedLine, type LogIssue, policyForLog, readEventLog } from "./event-log.js";
+import { type LoggedLine, type LogIssue, listIssues, policyForLog, readEventLog } from "./event-log.js";
 import { table } from "./format.js";
 import type { FamilyRegistry, Params, PolicyEntry } from "./registry/types.js";
 import { findPolicy, mergeParams } from "./spec.js";
@@ -92,9 +92,16 @@ export async function restoreOptionsFor(reg: FamilyRegistry, name: string, snaps
   return entry.restoreOptions(json);
 }
 
-/** The policy to evaluate: fresh from the registry, or restored from a snapshot with its class's fromJSON. */
-function buildPolicy(opts: EvaluateOptions, events: readonly LoggedLine[]): ArmPolicy {
-  const arms = opts.arms && opts.arms.length > 0 ? opts.arms : loggedArms(events);
+/**
+ * The policy to evaluate: fresh from the registry (its context length that of the log's first context, its arms
+ * `--arms` or those of the events evaluated on, `kept`), or restored from a snapshot with its class's fromJSON.
+ */
+function buildPolicy(
+  opts: EvaluateOptions,
+  events: readonly LoggedLine[],
+  kept: readonly LoggedLine[] = events,
+): ArmPolicy {
+  const arms = opts.arms && opts.arms.length > 0 ? opts.arms : loggedArms(kept);
   const entry = findPolicy(opts.registry, opts.policy);
   if (entry.protocol !== "arm") {
     throw new UsageError(
@@ -173,63 +180,135 @@ function armMeanModel(events: readonly ArmEvent[]): (arm: string, _x: unknown, i
   };
 }
 
+/** Context length of an arm event: null for a record without a context. */
+function contextLength(e: ArmEvent): number | null {
+  const c = e.decision.context as unknown;
+  return Array.isArray(c) ? c.length : null;
+}
+
+/**
+ * The events core's estimators would refuse for what the line holds, each with core's reason (checked in core's
+ * order: context length, arm outside `--arms`, missing propensity), and the others. The context length is the
+ * policy's when it reads contexts, else (a policy held fixed) the first kept event's, as core checks it.
+ */
+function screen(
+  events: readonly LoggedLine[],
+  policy: ArmPolicy,
+  opts: EvaluateOptions,
+  estimator: EvaluateEstimator,
+): { kept: LoggedLine[]; refused: LogIssue[] } {
+  const kept: LoggedLine[] = [];
+  const refused: LogIssue[] = [];
+  const given = opts.arms && opts.arms.length > 0 ? new Set(opts.arms) : undefined;
+  const got = (len: number | null) => (len === null ? "null" : `${len} numbers`);
+  let first: number | null | undefined;
+  for (const l of events) {
+    const e = l.event as ArmEvent;
+    const len = contextLength(e);
+    let why: string | undefined;
+    if (policy.contextDim > 0 && len !== policy.contextDim) {
+      why = `event decision.context must be ${policy.contextDim} numbers (the policy's contextDim), got ${got(len)}`;
+    } else if (policy.contextDim === 0 && estimator !== "replay" && first !== undefined && len !== first) {
+      why = `event decision.context must be ${first === null ? "null" : `${first} numbers`} (as the first event's), got ${got(len)}`;
+    } else if (given && !given.has(e.decision.arm)) {
+      why = `logged arm ${JSON.stringify(e.decision.arm)} is not one of the arms option`;
+    } else if (e.decision.propensity === undefined && opts.fallbackPropensity === undefined) {
+      why =
+        "event decision.propensity is missing: off-policy estimates need the logging probability of the logged arm (log a randomized policy's decisions, or give --fallback-propensity)";
+    }
+    if (why !== undefined) {
+      refused.push({ line: l.line, message: why });
+      continue;
+    }
+    if (first === undefined) first = len;
+    kept.push(l);
+  }
+  return { kept, refused };
+}
+
 /** Evaluates a policy on a log of arm decision events. */
 export function evaluate(opts: EvaluateOptions): EvaluateResult {
   const entry = findPolicy(opts.registry, opts.policy);
   const max = opts.maxListed ?? 10;
-  const log = readEventLog(opts.events, entry.protocol, opts.skipInvalid === true, max, "evaluates on");
-  const policy = buildPolicy(opts, log.events);
-  const events = log.events.map((l) => l.event as ArmEvent);
+  const skip = opts.skipInvalid === true;
+  const log = readEventLog(opts.events, entry.protocol, skip, max, "evaluates on");
   const estimator = opts.estimator ?? "replay";
+  let policy = buildPolicy(opts, log.events);
+  // With --skip-invalid, the events the estimators would refuse for what their line holds are skipped as the
+  // invalid lines are (train skips the events its policy refuses the same way); without it, core refuses the first.
+  let kept: LoggedLine[] = [...log.events];
+  const refused: LogIssue[] = [];
+  if (skip) {
+    const s = screen(log.events, policy, opts, estimator);
+    kept = s.kept;
+    refused.push(...s.refused);
+    // An arm only skipped events name is no arm of a fresh policy (the log kept says nothing about it).
+    if (kept.length > 0 && refused.length > 0) policy = buildPolicy(opts, log.events, kept);
+  }
   const common: LogOptions = {
     ...(opts.arms && opts.arms.length > 0 ? { arms: opts.arms } : {}),
     ...(opts.clip !== undefined ? { clip: opts.clip } : {}),
     ...(opts.level !== undefined ? { level: opts.level } : {}),
     ...(opts.fallbackPropensity !== undefined ? { fallbackPropensity: opts.fallbackPropensity } : {}),
   };
-  let res: OffPolicyResult & { matched?: number };
-  try {
-    if (estimator === "replay") {
-      res = replayEvaluate(events, policy, common);
-    } else {
-      // The policy held fixed: it selects on each event's context and the decision is discarded (nothing is learned).
-      // Its probability of the logged arm is estimated by 1[pick = logged arm] (exact for a deterministic policy).
-      const given = opts.arms !== undefined && opts.arms.length > 0;
-      const known = new Set(given ? opts.arms : loggedArms(log.events));
-      const outside = policy.arms.filter((a) => !known.has(a));
-      if (outside.length > 0) {
-        throw new CliFailure(
-          given
-            ? `${entry.name} has arms outside --arms (${outside.join(", ")}): no estimate covers their picks (a snapshot's policy keeps the arms it was saved with)`
-            : `${entry.name} has arms the log never names (${outside.join(", ")}): no estimate covers their picks (--arms sets the policy's arms)`,
-        );
+  const run = (lines: readonly LoggedLine[]): OffPolicyResult & { matched?: number } => {
+    const events = lines.map((l) => l.event as ArmEvent);
+    if (estimator === "replay") return replayEvaluate(events, policy, common);
+    // The policy held fixed: it selects on each event's context and the decision is discarded (nothing is learned).
+    // Its probability of the logged arm is estimated by 1[pick = logged arm] (exact for a deterministic policy).
+    const given = opts.arms !== undefined && opts.arms.length > 0;
+    const known = new Set(given ? opts.arms : loggedArms(lines));
+    const outside = policy.arms.filter((a) => !known.has(a));
+    if (outside.length > 0) {
+      throw new CliFailure(
+        given
+          ? `${entry.name} has arms outside --arms (${outside.join(", ")}): no estimate covers their picks (a snapshot's policy keeps the arms it was saved with)`
+          : `${entry.name} has arms the log never names (${outside.join(", ")}): no estimate covers their picks (--arms sets the policy's arms)`,
+      );
+    }
+    const picks: string[] = [];
+    const target = (arm: string, x: Float64Array | undefined, i: number) => {
+      if (picks.length === i) {
+        const d = policy.select(policy.contextDim > 0 ? x : undefined);
+        policy.discard(d);
+        picks.push(d.arm);
       }
-      const picks: string[] = [];
-      const target = (arm: string, x: Float64Array | undefined, i: number) => {
-        if (picks.length === i) {
-          const d = policy.select(policy.contextDim > 0 ? x : undefined);
-          policy.discard(d);
-          picks.push(d.arm);
-        }
-        return picks[i] === arm ? 1 : 0;
-      };
-      res = estimateOffPolicy(events, {
-        ...common,
-        target,
-        estimator,
-        ...(estimator === "dr" ? { rewardModel: armMeanModel(events) } : {}),
-      });
+      return picks[i] === arm ? 1 : 0;
+    };
+    return estimateOffPolicy(events, {
+      ...common,
+      target,
+      estimator,
+      ...(estimator === "dr" ? { rewardModel: armMeanModel(events) } : {}),
+    });
+  };
+  const noneLeft = () =>
+    new CliFailure(
+      `${entry.name} refused every event of ${opts.events}: ${listIssues(refused, max)} (nothing to evaluate on)`,
+    );
+  if (kept.length === 0) throw noneLeft();
+  let res: OffPolicyResult & { matched?: number };
+  for (;;) {
+    try {
+      res = run(kept);
+      break;
+    } catch (e) {
+      // Core names the event by its index; the user knows it by its line.
+      const index = isRouteKitError(e) ? e.details?.index : undefined;
+      if (!isRouteKitError(e) || typeof index !== "number") throw e;
+      const line = kept[index]?.line as number;
+      const message = e.message.replace(/^events\[\d+\]: /, "");
+      if (!skip)
+        throw new CliFailure(`${opts.events} line ${line}: ${message} (--skip-invalid evaluates on the others)`);
+      // Refused on the way (e.g. an update the policy refuses): skipped, and the policy, which the run touched,
+      // evaluated again from its start on the others.
+      refused.push({ line, message });
+      kept = kept.filter((_, j) => j !== index);
+      if (kept.length === 0) throw noneLeft();
+      policy = buildPolicy(opts, log.events, kept);
     }
-  } catch (e) {
-    // Core names the event by its index; the user knows it by its line.
-    const index = isRouteKitError(e) ? e.details?.index : undefined;
-    if (isRouteKitError(e) && typeof index === "number") {
-      const line = log.events[index]?.line;
-      throw new CliFailure(`${opts.events} line ${line}: ${e.message.replace(/^events\[\d+\]: /, "")}`);
-    }
-    throw e;
   }
-  const logged = meanStd(events.map((e) => e.feedback?.reward as number));
+  const logged = meanStd(kept.map((l) => (l.event as ArmEvent).feedback?.reward as number));
   return {
     ...res,
     policy: entry.name,
@@ -239,7 +318,7 @@ export function evaluate(opts: EvaluateOptions): EvaluateResult {
     lines: log.lines,
     duplicates: log.duplicates,
     withoutFeedback: log.withoutFeedback,
-    skipped: log.issues,
+    skipped: [...log.issues, ...refused].sort((x, y) => x.line - y.line),
   };
 }
 

@@ -240,6 +240,16 @@ describe("routekit evaluate", () => {
       expect(j.n).toBe(28);
       expect(j.skipped.map((s: { line: number }) => s.line)).toEqual([5, 10]);
     }
+    // An update the replayed policy refuses (Beta-Bernoulli Thompson sampling takes rewards in [0, 1]) is skipped,
+    // and the policy replayed from its start on the others.
+    const high = lines.map((e, i) => ({ ...e, feedback: { reward: i % 3 === 0 ? 1.5 : 0.5 } }));
+    const hf = write("high-some.jsonl", high);
+    const th = await runCli(["evaluate", "--events", hf, "--policy", "thompson-bernoulli", "--skip-invalid", "--json"]);
+    expect(th.code, th.err).toBe(0);
+    const jt = JSON.parse(th.out);
+    expect(jt.skipped.length).toBeGreaterThan(0);
+    for (const s of jt.skipped) expect((s.line - 1) % 3, s.message).toBe(0);
+    expect(jt.n).toBe(30 - jt.skipped.length);
     // An arm outside --arms is skipped too, and the others are evaluated on --arms.
     const arms = lines.findIndex((e) => e.decision.arm === "general");
     const a = await cli([
