@@ -113,7 +113,10 @@ export function addLogCommands(program: Command, io: CliIo, reg: FamilyRegistry)
       "logging propensity assumed for events without one, in (0, 1] (default: such events are an error)",
       propensity("--fallback-propensity"),
     )
-    .option("--skip-invalid", "evaluate on the valid events and list the invalid lines on stderr")
+    .option(
+      "--skip-invalid",
+      "evaluate on the other events, listing the invalid lines and the events the estimator refuses on stderr",
+    )
     .option("--json", "print the result as JSON")
     .action(
       async (f: {
