@@ -38,6 +38,37 @@ describe("CSV headers", () => {
       { line: 2, message: "a quoted field opened on this line is never closed (its closing double quote is missing)" },
     ]);
   });
+
+  it("reads every quoting case as the same table as the rows given as JSONL, field for field", () => {
+    // Each prompt as written in the CSV: plain, quoted comma, doubled quotes, LF and CRLF inside quotes, a field
+    // that is one quote, text after the closing quote, a quote inside an unquoted field, spaces kept, a lone comma.
+    const prompts = ["plain text", "a, b", 'say "hi"', "two\nlines", "crlf\r\ninside", '"', "quoted then tail"];
+    prompts.push('in"side', " spaced ", ",");
+    const cells = ["plain text", '"a, b"', '"say ""hi"""', '"two\nlines"', '"crlf\r\ninside"', '""""'];
+    cells.push('"quoted" then tail', 'in"side', " spaced ", '","');
+    const rows = prompts.flatMap((prompt, i) => [
+      { prompt, model: "m1", score: i / 10, cost: 0.001 * (i + 1) },
+      { prompt, model: "m2", score: 1 - i / 10, cost: 0.002 },
+    ]);
+    // A BOM, a trailing comma on every line (an unnamed last column), LF, CRLF and CR line ends, a blank and a
+    // whitespace-only line, quoted models and scores.
+    let csv = "\ufeffprompt,model,score,cost,\r\n";
+    rows.forEach((r, k) => {
+      const model = k % 4 === 1 ? `"${r.model}"` : r.model;
+      const score = k % 3 === 0 ? `"${r.score}"` : String(r.score);
+      csv += `${cells[Math.floor(k / 2)]},${model},${score},${r.cost},${["\n", "\r\n", "\r"][k % 3]}`;
+      if (k === 5) csv += "\r\n";
+      if (k === 9) csv += "  \t\r\n";
+    });
+    const fromCsv = parseReplay(csv, opts);
+    const fromJsonl = parseReplay(jsonl(rows), opts);
+    expect(fromCsv.promptKeys).toEqual(prompts);
+    expect(fromCsv.models).toEqual(["m1", "m2"]);
+    expect(fromCsv.rows).toBe(20);
+    // Each prompt's first line, counting the newlines inside quotes and the two blank lines.
+    expect(fromCsv.promptLines).toEqual([2, 4, 6, 9, 13, 18, 20, 22, 24, 26]);
+    expect({ ...fromCsv, promptLines: [] }).toEqual({ ...fromJsonl, promptLines: [] });
+  });
 });
 
 describe("wide tables name the model of a bad cell", () => {

@@ -180,58 +180,94 @@ function jsonlRecords(text: string, issues: ReplayIssue[], wanted?: readonly str
   return out;
 }
 
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const LF = 0x0a;
+const CR = 0x0d;
+
 /**
- * RFC 4180 CSV: quoted fields may hold commas, doubled quotes and newlines. Returns records with their first line,
- * and the line of a quote still open at the end of the text (the rest of the file was read as one field).
+ * RFC 4180 CSV: quoted fields may hold commas, doubled quotes and newlines. Calls `row` with each record's first
+ * line and its fields, in order, and returns the line of a quote still open at the end of the text (the rest of the
+ * file was read as one field). Lines that are blank (whitespace only, no comma, no quote) are no record.
+ * Fields are slices of the text (one replace for a quoted field holding doubled quotes), not built a character at a
+ * time: a field's text is the same as RFC 4180's, with text after a closing quote appended as is and a quote inside
+ * an unquoted field kept as a character.
  */
-function csvRows(text: string): { rows: { line: number; cells: string[] }[]; unclosed?: number } {
-  const rows: { line: number; cells: string[] }[] = [];
+function csvRows(text: string, row: (line: number, cells: string[]) => void): number | undefined {
+  const n = text.length;
   let cells: string[] = [];
-  let cell = "";
-  let quoted = false;
-  let quoteLine = 0;
+  let quotedRow = false;
   let line = 1;
   let start = 1;
-  let any = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i] as string;
-    if (quoted) {
-      if (ch === '"') {
-        if (text[i + 1] === '"') {
-          cell += '"';
-          i++;
-        } else quoted = false;
-      } else {
-        if (ch === "\n") line++;
-        cell += ch;
+  let i = 0;
+  for (;;) {
+    let cell = "";
+    if (text.charCodeAt(i) === QUOTE) {
+      // Quoted: up to the first quote that is not doubled (the end of the text when there is none).
+      quotedRow = true;
+      const quoteLine = line;
+      let doubled = false;
+      let q = text.indexOf('"', i + 1);
+      while (q >= 0 && text.charCodeAt(q + 1) === QUOTE) {
+        doubled = true;
+        q = text.indexOf('"', q + 2);
       }
+      const end = q < 0 ? n : q;
+      cell = text.slice(i + 1, end);
+      if (doubled) cell = cell.replace(/""/g, '"');
+      for (let k = i + 1; k < end; k++) if (text.charCodeAt(k) === LF) line++;
+      if (q < 0) {
+        cells.push(cell);
+        row(start, cells);
+        return quoteLine;
+      }
+      i = q + 1;
+    }
+    // Unquoted (or what follows a closing quote): up to a comma or a line end.
+    let j = i;
+    let c = 0;
+    for (; j < n; j++) {
+      c = text.charCodeAt(j);
+      if (c === COMMA || c === LF || c === CR) break;
+    }
+    if (j > i) cell = cell === "" ? text.slice(i, j) : cell + text.slice(i, j);
+    cells.push(cell);
+    if (j < n && c === COMMA) {
+      i = j + 1;
       continue;
     }
-    if (ch === '"' && cell === "") {
-      quoted = true;
-      quoteLine = line;
-      any = true;
-    } else if (ch === ",") {
-      cells.push(cell);
-      cell = "";
-      any = true;
-    } else if (ch === "\n" || ch === "\r") {
-      if (ch === "\r" && text[i + 1] === "\n") i++;
-      cells.push(cell);
-      if (any || cell.trim() !== "") rows.push({ line: start, cells });
-      cells = [];
-      cell = "";
-      any = false;
-      line++;
-      start = line;
-    } else {
-      cell += ch;
-      if (ch.trim() !== "") any = true;
-    }
+    if (cells.length > 1 || quotedRow || cell.trim() !== "") row(start, cells);
+    if (j >= n) return undefined;
+    if (c === CR && text.charCodeAt(j + 1) === LF) j++;
+    cells = [];
+    quotedRow = false;
+    line++;
+    start = line;
+    i = j + 1;
   }
-  cells.push(cell);
-  if (any || cell.trim() !== "") rows.push({ line: start, cells });
-  return quoted ? { rows, unclosed: quoteLine } : { rows };
+}
+
+/** A data row of a long CSV table: its fields, read through the header's column of each field. */
+class CsvRecord {
+  constructor(
+    readonly line: number,
+    private readonly cells: readonly string[],
+    private readonly col: Readonly<Record<Field, number>>,
+  ) {}
+
+  /** Set for a row already reported for its own problem (another field count). */
+  refused?: true;
+
+  get(f: Field): string | undefined {
+    const c = this.col[f];
+    if (c < 0) return undefined;
+    const v = this.cells[c];
+    return v === undefined || v.trim() === "" ? undefined : v;
+  }
+
+  has(f: Field): boolean {
+    return this.get(f) !== undefined;
+  }
 }
 
 /** Issues for header names read as a column that the header gives twice (`names` as compared, `shown` as written). */
@@ -247,96 +283,111 @@ function repeatedColumns(names: readonly string[], used: Iterable<string>, line:
 }
 
 function csvRecords(text: string, issues: ReplayIssue[], wanted?: readonly string[]): RawRecord[] {
-  const { rows, unclosed } = csvRows(text);
+  const before = issues.length;
+  const out: RawRecord[] = [];
+  let headerRead = false;
+  let onRow: ((line: number, cells: string[]) => void) | undefined;
+  const unclosed = csvRows(text, (line, cells) => {
+    if (headerRead) onRow?.(line, cells);
+    else {
+      headerRead = true;
+      onRow = csvReader(line, cells, issues, out, wanted);
+    }
+  });
   if (unclosed !== undefined) {
     // Everything after the quote was read as one field: no row from there on can be trusted.
+    issues.length = before;
     issues.push({
       line: unclosed,
       message: "a quoted field opened on this line is never closed (its closing double quote is missing)",
     });
     return [];
   }
-  const header = rows.shift();
-  if (!header) return [];
-  const names = header.cells.map((c) => c.trim().toLowerCase());
+  return out;
+}
+
+/**
+ * Reads a CSV header: returns what reads each data row into `out` (a row with the wrong number of fields is an
+ * issue), or undefined after adding the header's problems to `issues` (no row is read then).
+ */
+function csvReader(
+  headerLine: number,
+  headerCells: readonly string[],
+  issues: ReplayIssue[],
+  out: RawRecord[],
+  wanted: readonly string[] | undefined,
+): ((line: number, cells: string[]) => void) | undefined {
+  const names = headerCells.map((c) => c.trim().toLowerCase());
   // Of two names of one column (`score` and `reward`), the first one ALIASES lists is read, as in JSONL.
   const col = {} as Record<Field, number>;
   for (const f of Object.keys(ALIASES) as Field[]) {
     const name = (ALIASES[f] as readonly string[]).find((a) => names.includes(a));
     col[f] = name === undefined ? -1 : names.indexOf(name);
   }
-  const original = header.cells.map((c) => c.trim());
+  const original = headerCells.map((c) => c.trim());
   const wideCols = col.model < 0 && col.score < 0 ? [...new Set(wideModels(original, wanted))] : [];
   // A column read from a header that names it twice: which one holds the data would be a guess.
   const repeated = [
     ...repeatedColumns(
       names,
       (Object.keys(ALIASES) as Field[]).flatMap((f) => (col[f] < 0 ? [] : [names[col[f]] as string])),
-      header.line,
+      headerLine,
     ),
     ...repeatedColumns(
       original,
       wideCols.flatMap((m) => [m, m + COST_SUFFIX]),
-      header.line,
+      headerLine,
     ),
   ];
   if (repeated.length > 0) {
     issues.push(...repeated);
-    return [];
+    return undefined;
   }
+  const fieldCount = (line: number, cells: readonly string[]): boolean => {
+    if (cells.length === names.length) return true;
+    issues.push({ line, message: `has ${cells.length} fields, the header has ${names.length}` });
+    return false;
+  };
   if (wideCols.length > 0) {
     if (col.prompt < 0 && col.embedding < 0) {
-      issues.push({ line: header.line, message: 'the CSV header has neither a "prompt" nor an "embedding" column' });
-      return [];
+      issues.push({ line: headerLine, message: 'the CSV header has neither a "prompt" nor an "embedding" column' });
+      return undefined;
     }
-    const out: RawRecord[] = [];
-    for (const r of rows) {
-      if (r.cells.length !== names.length) {
-        issues.push({ line: r.line, message: `has ${r.cells.length} fields, the header has ${names.length}` });
-        continue;
-      }
+    return (line, cells) => {
+      if (!fieldCount(line, cells)) return;
       const byName = (n: string) => {
         const c = original.indexOf(n);
-        const v = c < 0 ? undefined : (r.cells[c] as string);
+        const v = c < 0 ? undefined : (cells[c] as string);
         return v === undefined || v.trim() === "" ? undefined : v;
       };
       const field = (f: Field) => {
         const c = col[f];
-        const v = c < 0 ? undefined : (r.cells[c] as string);
+        const v = c < 0 ? undefined : (cells[c] as string);
         return v === undefined || v.trim() === "" ? undefined : v;
       };
-      out.push(...expandWide(r.line, wideCols, byName, field));
-    }
-    return out;
+      for (const r of expandWide(line, wideCols, byName, field)) out.push(r);
+    };
   }
+  const before = issues.length;
   for (const f of ["model", "score"] as const) {
     if (col[f] < 0) {
       issues.push({
-        line: header.line,
+        line: headerLine,
         message: `the CSV header has no "${f}" column (accepted names: ${ALIASES[f].join(", ")})`,
       });
     }
   }
   if (col.prompt < 0 && col.embedding < 0) {
-    issues.push({ line: header.line, message: 'the CSV header has neither a "prompt" nor an "embedding" column' });
+    issues.push({ line: headerLine, message: 'the CSV header has neither a "prompt" nor an "embedding" column' });
   }
-  if (issues.length > 0) return [];
-  const out: RawRecord[] = [];
-  for (const r of rows) {
-    const value = (f: Field) => {
-      const c = col[f];
-      if (c < 0) return undefined;
-      const v = r.cells[c];
-      return v === undefined || v.trim() === "" ? undefined : v;
-    };
-    if (r.cells.length !== names.length) {
-      issues.push({ line: r.line, message: `has ${r.cells.length} fields, the header has ${names.length}` });
-      out.push({ line: r.line, get: value, has: (f) => value(f) !== undefined, refused: true });
-      continue;
-    }
-    out.push({ line: r.line, get: value, has: (f) => value(f) !== undefined });
-  }
-  return out;
+  if (issues.length > before) return undefined;
+  return (line, cells) => {
+    const record = new CsvRecord(line, cells, col);
+    // A row of another field count is reported for that and kept as refused (its fields read by position), so its
+    // prompt is not reported again as missing a score for its model.
+    if (!fieldCount(line, cells)) record.refused = true;
+    out.push(record);
+  };
 }
 
 // ---------------------------------------------------------------- field parsing
@@ -590,7 +641,8 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
     }
     if (!seenModelSet.has(modelId)) {
       seenModelSet.add(modelId);
-      seenModels.push(modelId);
+      // A copy: a CSV field is a slice of the file's text, which the table's models would otherwise keep in memory.
+      seenModels.push(JSON.parse(JSON.stringify(modelId)) as string);
     }
     let cell = p.cells.get(modelId);
     if (!cell) {
