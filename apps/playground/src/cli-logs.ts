@@ -62,6 +62,7 @@ export function addLogCommands(program: Command, io: CliIo, reg: FamilyRegistry)
           out: f.out,
           lines: res.lines,
           learned: res.learned,
+          notLearned: res.notLearned,
           duplicates: res.duplicates,
           withoutFeedback: res.withoutFeedback,
           skipped: res.skipped,
@@ -75,7 +76,11 @@ export function addLogCommands(program: Command, io: CliIo, reg: FamilyRegistry)
         io.stdout.write(
           `trained ${res.policy} (${res.kind}) on ${plural(res.learned, "event")} from ${f.events}` +
             ` (${plural(res.duplicates, "duplicate decision id")} dropped, ${res.withoutFeedback} without feedback,` +
-            ` ${res.skipped.length} invalid skipped)\nsnapshot: ${f.out}\n`,
+            ` ${res.skipped.length} invalid skipped)` +
+            (res.notLearned > 0
+              ? `; ${plural(res.notLearned, "event")} named an arm the policy lacks (retired: accepted, not learned)`
+              : "") +
+            `\nsnapshot: ${f.out}\n`,
         );
       },
     );

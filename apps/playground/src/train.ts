@@ -38,8 +38,13 @@ export interface TrainResult {
   readonly snapshot: Snapshot;
   /** Lines read (non-blank). */
   readonly lines: number;
-  /** Events learned. */
+  /** Events the policy learned from. */
   readonly learned: number;
+  /**
+   * Valid arm events naming an arm the policy lacks (marked `retired`: removed before the record was made), which
+   * `learn` accepts and ignores (core's documented rule): not counted in `learned`.
+   */
+  readonly notLearned: number;
   /** Later events repeating an earlier decision id (dropped: each decision is learned once). */
   readonly duplicates: number;
   /** Decision records without feedback (nothing to learn). */
@@ -69,6 +74,11 @@ export function train(opts: TrainOptions): TrainResult {
     return namedArms(event).find((a) => !live.has(a));
   };
   let learned = 0;
+  let notLearned = 0;
+  // Arm policies' learn returns nothing and ignores a retired arm's event (ArmPolicyBase.learn); arms outside the
+  // policy's are refused above, so a retired one is the only arm event it accepts and learns nothing from. A cascade
+  // event with retired boxes only still teaches some policies (COSMOS's reward model), so it counts as learned.
+  const ignored = (event: DecisionEvent) => entry.protocol === "arm" && namedArms(event).length === 0;
   for (const { line, event } of log.events) {
     const unknown = outside(event);
     if (unknown !== undefined) {
@@ -80,7 +90,8 @@ export function train(opts: TrainOptions): TrainResult {
     }
     try {
       learn(event);
-      learned++;
+      if (ignored(event)) notLearned++;
+      else learned++;
     } catch (e) {
       if (!isRouteKitError(e)) throw e;
       refused.push({ line, message: e.message });
@@ -99,6 +110,7 @@ export function train(opts: TrainOptions): TrainResult {
     snapshot: policy.toJSON(),
     lines: log.lines,
     learned,
+    notLearned,
     duplicates: log.duplicates,
     withoutFeedback: log.withoutFeedback,
     skipped,

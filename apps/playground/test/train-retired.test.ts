@@ -130,7 +130,7 @@ describe("arm events marked retired: train ignores them, evaluate counts them (d
 
   it("train: a retired arm is no default arm and --arms may leave it out", () => {
     const r = train({ events: file(true), policy: "ucb1", arms: ["a", "b"], registry: fixtureRegistry });
-    expect([r.learned, r.skipped.length]).toEqual([60, 0]);
+    expect([r.learned, r.notLearned, r.skipped.length]).toEqual([40, 20, 0]);
     const d = train({ events: file(true), policy: "ucb1", registry: fixtureRegistry });
     expect((d.snapshot.state as { arms: { id: string }[] }).arms.map((a) => a.id)).toEqual(["a", "b"]);
   });
