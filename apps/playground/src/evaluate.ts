@@ -93,7 +93,7 @@ export async function restoreOptionsFor(reg: FamilyRegistry, name: string, snaps
 }
 
 /**
- * The policy to evaluate: fresh from the registry (its context length that of the log's first context, its arms
+ * The policy to evaluate: fresh from the registry (its context length the log's most common one, its arms
  * `--arms` or those of the events evaluated on, `kept`), or restored from a snapshot with its class's fromJSON.
  */
 function buildPolicy(
@@ -110,7 +110,7 @@ function buildPolicy(
   }
   if (opts.snapshot === undefined) {
     const params = mergeParams(`policy ${entry.name}`, entry.defaults, opts.params ?? {});
-    return policyForLog(entry, params, events, arms, opts.seed ?? 0) as ArmPolicy;
+    return policyForLog(entry, params, events, arms, opts.seed ?? 0, opts.events) as ArmPolicy;
   }
   if (opts.params && Object.keys(opts.params).length > 0) {
     throw new UsageError("--param does not apply with --snapshot (the snapshot holds the policy's parameters)");
@@ -125,7 +125,7 @@ function buildPolicy(
     throw new CliFailure(`cannot read snapshot ${opts.snapshot}: ${code ?? (e as Error).message}`);
   }
   // Every policy class has a static fromJSON: the entry's own, or that of a fresh instance built from its defaults.
-  const fromJSON = entry.fromJSON?.bind(entry) ?? classFromJSON(entry, events, arms);
+  const fromJSON = entry.fromJSON?.bind(entry) ?? classFromJSON(entry, events, arms, opts.events);
   try {
     return (opts.restoreOptions === undefined ? fromJSON(json) : fromJSON(json, opts.restoreOptions)) as ArmPolicy;
   } catch (e) {
@@ -148,8 +148,9 @@ function classFromJSON(
   entry: PolicyEntry,
   events: readonly LoggedLine[],
   arms: readonly string[],
+  path: string,
 ): (s: unknown, options?: unknown) => unknown {
-  const fresh = policyForLog(entry, entry.defaults, events, arms, 0);
+  const fresh = policyForLog(entry, entry.defaults, events, arms, 0, path);
   const cls = fresh.constructor as { fromJSON?: (s: unknown, options?: unknown) => unknown };
   if (typeof cls.fromJSON !== "function") throw new UsageError(`policy "${entry.name}" cannot restore a snapshot`);
   return cls.fromJSON.bind(cls);

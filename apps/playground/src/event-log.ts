@@ -14,6 +14,7 @@ import {
 import { readLines } from "@routekit/core/node";
 import { duplicateKeyMessage, findDuplicateJsonKey } from "@routekit/environments";
 import { CliFailure, UsageError } from "./errors.js";
+import { plural } from "./format.js";
 import type { AnyEnvironment, AnyPolicy, Params, PolicyEntry } from "./registry/types.js";
 import { fromUserParams } from "./spec.js";
 
@@ -150,35 +151,85 @@ export function armsOf(events: readonly LoggedLine[], protocol: Protocol): strin
 }
 
 /**
- * Context length (arm, cascade) of the first event that has a context, or item feature length (assortment) of the
- * first event. A record without a context (`context: null`, as a context-free policy logs beside contextual ones)
- * does not set it: a contextual policy refuses that line by its number, as any other of another length, wherever it
- * is in the file (it was built for no context when the line came first: bad usage, no line named).
+ * The length most of the log's vectors have (`lengthOf` gives an event's, or none), ties refused. The first event's
+ * length was taken before: a log whose first line was the odd one out had every other line refused. Counting the
+ * whole log (it is in memory already) gives the same length wherever the odd lines are; a tie cannot be decided, so
+ * it fails the file (exit 1) naming both lengths with their counts and first lines. No length at all: 0.
  */
-function dimOf(events: readonly LoggedLine[], protocol: Protocol): number {
-  type Decision = { context?: number[] | null; items?: number[]; features?: number[] };
-  if (protocol === "assortment") {
-    const first = events[0]?.event.decision as Decision | undefined;
-    if (!first) return 0;
-    return (first.features?.length ?? 0) / Math.max(1, first.items?.length ?? 1);
+function commonLength(
+  events: readonly LoggedLine[],
+  lengthOf: (event: DecisionEvent) => readonly number[],
+  what: string,
+  path: string,
+): number {
+  const counts = new Map<number, { n: number; line: number }>();
+  for (const { line, event } of events) {
+    for (const len of lengthOf(event)) {
+      const c = counts.get(len);
+      if (c) c.n++;
+      else counts.set(len, { n: 1, line });
+    }
   }
-  for (const { event } of events) {
-    const context = (event.decision as Decision).context;
-    if (Array.isArray(context)) return context.length;
+  const ranked = [...counts].sort((a, b) => b[1].n - a[1].n || a[1].line - b[1].line);
+  const [top, next] = ranked;
+  if (!top) return 0;
+  if (next && next[1].n === top[1].n) {
+    const say = ([len, c]: [number, { n: number; line: number }]) =>
+      `${len} numbers (${plural(c.n, "event")}, first on line ${c.line})`;
+    throw new CliFailure(
+      `events file ${path} has as many ${what} of ${say(top)} as of ${say(next)}: cannot tell which length is the policy's (fix or remove the odd lines)`,
+    );
   }
-  return 0;
+  return top[0];
 }
 
-/** Output feature length of the first event's first opened box (cascade logs). */
-function outputDimOf(events: readonly LoggedLine[]): number {
-  const first = events[0]?.event.decision as { queried?: { features?: number[] }[] } | undefined;
-  return first?.queried?.[0]?.features?.length ?? 0;
+type Decision = { context?: number[] | null; items?: number[]; features?: number[]; queried?: { features?: number[] }[] };
+
+/**
+ * Context length (arm, cascade) or item feature length (assortment) of the log: the most common one (see
+ * {@link commonLength}). A record without a context (`context: null`, as a context-free policy logs beside
+ * contextual ones) has none: a contextual policy refuses that line by its number, as any other of another length,
+ * wherever it is in the file (it was built for no context when the line came first: bad usage, no line named).
+ * An empty assortment has no feature rows, so no length either.
+ */
+function dimOf(events: readonly LoggedLine[], protocol: Protocol, path: string): number {
+  if (protocol === "assortment") {
+    return commonLength(
+      events,
+      (e) => {
+        const d = e.decision as Decision;
+        const n = d.items?.length ?? 0;
+        return n > 0 ? [(d.features?.length ?? 0) / n] : [];
+      },
+      "feature rows",
+      path,
+    );
+  }
+  return commonLength(
+    events,
+    (e) => {
+      const context = (e.decision as Decision).context;
+      return Array.isArray(context) ? [context.length] : [];
+    },
+    "contexts",
+    path,
+  );
+}
+
+/** Output feature length of the opened boxes (cascade logs): the most common one. */
+function outputDimOf(events: readonly LoggedLine[], path: string): number {
+  return commonLength(
+    events,
+    (e) => ((e.decision as Decision).queried ?? []).map((q) => q.features?.length ?? 0),
+    "opened boxes' features",
+    path,
+  );
 }
 
 /**
  * A fresh policy of a registry entry for a log: its arms are `arms` (default: the arms the events name, in order of
- * first appearance), its context length that of the first event with a context. A parameter the policy refuses is
- * bad usage.
+ * first appearance), its context length the log's most common one ({@link commonLength}). A parameter the policy
+ * refuses is bad usage.
  */
 export function policyForLog(
   entry: PolicyEntry,
@@ -186,12 +237,13 @@ export function policyForLog(
   events: readonly LoggedLine[],
   arms: readonly string[] | undefined,
   seed: number,
+  path: string,
 ): AnyPolicy {
   const info = {
     protocol: entry.protocol,
     arms: arms && arms.length > 0 ? [...arms] : armsOf(events, entry.protocol),
-    dim: dimOf(events, entry.protocol),
-    ...(entry.protocol === "cascade" ? { outputDim: outputDimOf(events) } : {}),
+    dim: dimOf(events, entry.protocol, path),
+    ...(entry.protocol === "cascade" ? { outputDim: outputDimOf(events, path) } : {}),
     horizon: events.length,
     // No environment: a policy that reads one (e.g. the one-arm oracle asks it for the best arm) cannot be built
     // for a log, which is bad usage, not a crash.

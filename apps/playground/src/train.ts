@@ -59,7 +59,7 @@ export function train(opts: TrainOptions): TrainResult {
   const params = mergeParams(`policy ${entry.name}`, entry.defaults, opts.params ?? {});
   const max = opts.maxListed ?? 10;
   const log = readEventLog(opts.events, entry.protocol, opts.skipInvalid === true, max, "learns from");
-  const policy = policyForLog(entry, params, log.events, opts.arms, opts.seed ?? 0);
+  const policy = policyForLog(entry, params, log.events, opts.arms, opts.seed ?? 0, opts.events);
   const learn = policy.learn.bind(policy) as (e: DecisionEvent) => void;
   const skipped = [...log.issues];
   const refused: TrainIssue[] = [];
