@@ -43,6 +43,11 @@ export interface EventLog {
   readonly issues: readonly LogIssue[];
 }
 
+/** Why `"feedback": null` is refused, and what is expected instead. */
+export const NULL_FEEDBACK =
+  '"feedback" is null: give the feedback as an object (e.g. {"reward": 0.8}), or leave the field out of a decision ' +
+  "record still waiting for its feedback (such records are skipped and counted as without feedback)";
+
 /** "line 2: ...; line 5: ...; and 3 more". */
 export function listIssues(issues: readonly LogIssue[], max: number): string {
   const shown = issues.slice(0, max).map((i) => `line ${i.line}: ${i.message}`);
@@ -106,6 +111,12 @@ export function readEventLog(
         // (`{}`, another protocol's record, a typo'd field) is an invalid line like any other.
         checkDecisionRecord(v, protocol);
         withoutFeedback++;
+        continue;
+      }
+      // The event format has no null feedback (core's checkDecisionRecord wants the field absent): core's message
+      // ("a decision record without feedback cannot be learned") reads as if such records were refused here.
+      if (v !== null && typeof v === "object" && (v as { feedback?: unknown }).feedback === null) {
+        issues.push({ line, message: NULL_FEEDBACK });
         continue;
       }
       const event = checkEvent(v, protocol);
@@ -183,7 +194,12 @@ function commonLength(
   return top[0];
 }
 
-type Decision = { context?: number[] | null; items?: number[]; features?: number[]; queried?: { features?: number[] }[] };
+type Decision = {
+  context?: number[] | null;
+  items?: number[];
+  features?: number[];
+  queried?: { features?: number[] }[];
+};
 
 /**
  * Context length (arm, cascade) or item feature length (assortment) of the log: the most common one (see
