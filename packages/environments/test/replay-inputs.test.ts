@@ -67,7 +67,9 @@ describe("CSV headers", () => {
     expect(fromCsv.rows).toBe(20);
     // Each prompt's first line, counting the newlines inside quotes and the two blank lines.
     expect(fromCsv.promptLines).toEqual([2, 4, 6, 9, 13, 18, 20, 22, 24, 26]);
-    expect({ ...fromCsv, promptLines: [] }).toEqual({ ...fromJsonl, promptLines: [] });
+    // Each row's line (m1's rows are the prompts' first lines): positions in the file, which differ from JSONL's.
+    expect(Array.from(fromCsv.sampleLine ?? [])).toEqual(SAMPLE_LINES);
+    expect({ ...fromCsv, promptLines: [], sampleLine: [] }).toEqual({ ...fromJsonl, promptLines: [], sampleLine: [] });
   });
 });
 
@@ -134,3 +136,6 @@ describe("a row refused for its own problem is reported once", () => {
     expect(issuesOf(() => parseReplay(ids, opts))).toEqual([{ line: 5, message: "has 5 fields, the header has 4" }]);
   });
 });
+
+/** The CSV rows' lines in the quoting test, sample by sample (prompt-major, m1 then m2). */
+const SAMPLE_LINES = [2, 3, 4, 5, 6, 7, 9, 11, 13, 15, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27];

@@ -132,7 +132,14 @@ export const replayRegistry: FamilyRegistry = {
         if (!(Number.isFinite(weight) && weight > 0)) {
           throw new UsageError(`environment replay-cascade: costWeight must be a finite number > 0, got ${costWeight}`);
         }
-        return new CascadeReplayEnvironment(loadReplayTable(tableParams), { order, costWeight: weight });
+        const table = loadReplayTable(tableParams);
+        try {
+          return new CascadeReplayEnvironment(table, { order, costWeight: weight });
+        } catch (e) {
+          // The rows it refuses are named by line, as the parse errors are: say of which file.
+          if (isRouteKitError(e)) throw new RouteKitError(e.code, `${String(params.data)}: ${e.message}`, e.details);
+          throw e;
+        }
       },
     },
   ],

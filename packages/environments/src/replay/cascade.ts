@@ -146,6 +146,11 @@ export class CascadeReplayEnvironment extends CascadeEnvironmentBase {
 const MAX_COST = 1e6;
 const MAX_SQUARED_NORM = 1e100;
 
+/** "line N: " for a row's file line, as the parse errors name rows; nothing for a table built by hand. */
+function lineOf(line: number | undefined): string {
+  return line !== undefined && line > 0 ? `line ${line}: ` : "";
+}
+
 /** Weitzman's reservation index of each cell's empirical (score) distribution at its mean weighted cost. */
 function cellIndices(t: ReplayTable, w: number): Float64Array {
   const cells = t.numPrompts * t.models.length;
@@ -156,14 +161,15 @@ function cellIndices(t: ReplayTable, w: number): Float64Array {
     for (let i = p * t.dim; i < (p + 1) * t.dim; i++) s += (t.contexts[i] as number) ** 2;
     if (!(s <= MAX_SQUARED_NORM))
       problems.push(
-        `prompt ${p + 1}: the context has squared norm ${s}, above ${MAX_SQUARED_NORM} (rescale the embeddings)`,
+        `${lineOf(t.promptLines[p])}prompt ${p + 1}: the context has squared norm ${s}, above ${MAX_SQUARED_NORM} (rescale the embeddings)`,
       );
   }
   for (let c = 0; c < cells && problems.length < 5; c++) {
     const start = t.sampleStart[c] as number;
     const end = t.sampleStart[c + 1] as number;
-    const where = () => `prompt ${Math.floor(c / t.models.length) + 1}, model "${t.models[c % t.models.length]}"`;
     for (let k = start; k < end; k++) {
+      const where = () =>
+        `${lineOf(t.sampleLine?.[k])}prompt ${Math.floor(c / t.models.length) + 1}, model "${t.models[c % t.models.length]}"`;
       const s = t.sampleScore[k] as number;
       if (!(s >= 0 && s <= 1)) problems.push(`${where()}: score ${s} is outside [0, 1]`);
       const cost = w * (t.sampleCost[k] as number);

@@ -61,6 +61,11 @@ export interface ReplayTable {
   readonly sampleStart: Int32Array;
   readonly sampleScore: Float64Array;
   readonly sampleCost: Float64Array;
+  /**
+   * File line of each sample (parallel to `sampleScore`), so that a later refusal of a row (a cascade replay's) can
+   * name it as the parse errors do. Absent from a table built by hand.
+   */
+  readonly sampleLine?: Int32Array;
   /** Data rows used (after skipping models not compared). */
   readonly rows: number;
 }
@@ -439,6 +444,7 @@ function parseVector(v: unknown): number[] | string {
 interface Cell {
   scores: number[];
   costs: number[];
+  lines: number[];
 }
 
 interface Prompt {
@@ -646,11 +652,12 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
     }
     let cell = p.cells.get(modelId);
     if (!cell) {
-      cell = { scores: [], costs: [] };
+      cell = { scores: [], costs: [], lines: [] };
       p.cells.set(modelId, cell);
     }
     cell.scores.push(score as number);
     cell.costs.push(cost ?? 0);
+    cell.lines.push(r.line);
     recordCost.push({ line: r.line, of, has: cost !== undefined });
     if (cost !== undefined) costRows++;
     rowsUsed++;
@@ -697,6 +704,7 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
   const sampleStart = new Int32Array(n * M + 1);
   const sampleScore = new Float64Array(rowsUsed);
   const sampleCost = new Float64Array(rowsUsed);
+  const sampleLine = new Int32Array(rowsUsed);
   const promptKeys: string[] = [];
   const promptLines: number[] = [];
   let p = 0;
@@ -716,6 +724,7 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
       for (let j = 0; j < cell.scores.length; j++) {
         sampleScore[k] = cell.scores[j] as number;
         sampleCost[k] = cell.costs[j] as number;
+        sampleLine[k] = cell.lines[j] as number;
         s += cell.scores[j] as number;
         q += cell.costs[j] as number;
         k++;
@@ -741,6 +750,7 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
     sampleStart,
     sampleScore: sampleScore.subarray(0, k),
     sampleCost: sampleCost.subarray(0, k),
+    sampleLine: sampleLine.subarray(0, k),
     rows: rowsUsed,
   };
 }
