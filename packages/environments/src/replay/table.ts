@@ -97,13 +97,14 @@ function shorten(s: string, n = 40): string {
 function refusedKey(r: RawRecord, mode: string): string | undefined {
   const id = r.get("id");
   if (typeof id === "string" || typeof id === "number") return `id:${String(id)}`;
+  const text = r.get("prompt");
+  if (typeof text === "string" && text.trim() !== "") return `text:${text}`;
   if (mode === "embedding") {
     const raw = r.get("embedding");
     const v = raw === undefined ? undefined : parseVector(raw);
     return v === undefined || typeof v === "string" ? undefined : `vec:${v.join(",")}`;
   }
-  const text = r.get("prompt");
-  return typeof text === "string" && text.trim() !== "" ? `text:${text}` : undefined;
+  return undefined;
 }
 
 // ---------------------------------------------------------------- record readers
@@ -465,7 +466,7 @@ interface Prompt {
  * is read; a CSV header naming a column it reads twice is refused):
  * `prompt` | `text` | `query`, `embedding` | `vector` (JSON array, or space/semicolon-separated decimal numbers in CSV),
  * `model` | `model_id`, `score` | `reward`, optional `cost`, optional `prompt_id` | `id` | `sample_id` (groups rows of
- * one prompt; otherwise the prompt text, or the embedding, is the key). Several rows for one (prompt, model) are
+ * one prompt; otherwise the prompt text, also with embeddings, or else the embedding, is the key). Several rows for one (prompt, model) are
  * averaged for expected values and replayed one at a time as realised feedback.
  *
  * Wide tables (one row per prompt, RouterBench-style, the layout the StageRoute spec describes) are accepted too:
@@ -617,11 +618,15 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
       } else ctxText = raw;
     }
     const id = r.get("id");
+    // With embeddings, a row's prompt text (when it has one) still names its prompt: keyed on the embedding, two
+    // prompts that happen to share one were merged into one prompt.
+    const rawText = mode === "embedding" ? r.get("prompt") : undefined;
+    const keyText = ctxText ?? (typeof rawText === "string" && rawText.trim() !== "" ? rawText : undefined);
     const key =
       id !== undefined && (typeof id === "string" || typeof id === "number")
         ? `id:${String(id)}`
-        : ctxText !== undefined
-          ? `text:${ctxText}`
+        : keyText !== undefined
+          ? `text:${keyText}`
           : vector !== undefined
             ? `vec:${vector.join(",")}`
             : undefined;
@@ -641,7 +646,8 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
       refusedCells.add(`${key}\u0000${modelId}`);
       continue;
     } else if (vector && p.vector?.some((x, i) => x !== vector[i])) {
-      issues.push({ line: r.line, message: `embedding differs from line ${p.line}'s for the same prompt id` });
+      const same = key?.startsWith("id:") ? "prompt id" : "prompt text";
+      issues.push({ line: r.line, message: `embedding differs from line ${p.line}'s for the same ${same}` });
       refusedCells.add(`${key}\u0000${modelId}`);
       continue;
     }
