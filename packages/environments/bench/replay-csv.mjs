@@ -22,8 +22,10 @@ const argValue = (name, fallback) => {
 if (process.argv.includes("--child")) {
   // One measured parse: prints a JSON line for the parent.
   const { parseReplay } = await import("../dist/index.js");
-  const text = readFileSync(argValue("--child"), "utf8");
+  let text = readFileSync(argValue("--child"), "utf8");
+  const textLength = text.length;
   globalThis.gc?.();
+  const heapBefore = process.memoryUsage().heapUsed - textLength; // a one-byte string: about 1 byte a character
   const rssBefore = process.memoryUsage().rss;
   const t0 = performance.now();
   const table = parseReplay(text);
@@ -31,6 +33,10 @@ if (process.argv.includes("--child")) {
   const heapWithTable = process.memoryUsage().heapUsed;
   globalThis.gc?.();
   const heapAfterGc = process.memoryUsage().heapUsed;
+  // What the parse keeps once the caller drops the text (nothing should hold it: see test/replay-retained).
+  text = null;
+  globalThis.gc?.();
+  const heapRetained = process.memoryUsage().heapUsed - heapBefore;
   console.log(
     JSON.stringify({
       ms,
@@ -38,10 +44,11 @@ if (process.argv.includes("--child")) {
       peakRss: process.resourceUsage().maxRSS * 1024,
       heapWithTable,
       heapAfterGc,
+      heapRetained,
       rows: table.rows,
       prompts: table.numPrompts,
       models: table.models.length,
-      textLength: text.length,
+      textLength,
     }),
   );
   process.exit(0);
@@ -112,7 +119,8 @@ try {
     console.log(
       `  run ${r + 1}: parseReplay ${run.ms.toFixed(0)} ms, peak RSS ${(run.peakRss / MB).toFixed(0)} MB ` +
         `(${(run.rssBefore / MB).toFixed(0)} MB before the parse), heap used ${(run.heapWithTable / MB).toFixed(0)} MB ` +
-        `after it (${(run.heapAfterGc / MB).toFixed(0)} MB after a GC, table and text held)`,
+        `after it (${(run.heapAfterGc / MB).toFixed(0)} MB after a GC, table and text held; ` +
+        `${(run.heapRetained / MB).toFixed(0)} MB kept by the table once the text is dropped)`,
     );
   }
   const ms = runs.map((r) => r.ms).sort((a, b) => a - b);
