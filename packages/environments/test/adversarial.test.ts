@@ -243,3 +243,31 @@ describe("adversarial audit of the environments", () => {
     expect(code(() => new ReplayEnvironment(table).bestFixedArm())).toBe("INVALID_STATE");
   });
 });
+
+describe("outside-tester pass: overflow, skipped rounds, shared buffers, injected solvers", () => {
+  it("parseReplay: two scores near 1.7e308 for one cell average to 1.7e308 (their sum overflowed: mean Infinity, regret NaN)", () => {
+    const rows = [
+      { prompt: "p", model: "a", score: 1.7e308, cost: 1.7e308 },
+      { prompt: "p", model: "a", score: 1.7e308, cost: 1.7e308 },
+      { prompt: "p", model: "b", score: -1.7e308, cost: 0 },
+      { prompt: "p", model: "b", score: -1.7e308, cost: 0 },
+    ];
+    const table = parseReplay(rows.map((r) => JSON.stringify(r)).join("\n"));
+    expect([...table.meanScore]).toEqual([1.7e308, -1.7e308]);
+    expect([...table.meanCost]).toEqual([1.7e308, 0]);
+    const env = new ReplayEnvironment(table);
+    env.reset(Rng.fromSeed(1));
+    env.next(0);
+    expect(env.oracleReward() - env.expectedReward("a")).toBe(0);
+    const two = parseReplay(
+      ["p", "q"].map((p) => JSON.stringify({ prompt: p, model: "a", score: 1.7e308 })).join("\n"),
+    );
+    expect(new ReplayEnvironment(two).oracleMeanReward).toBe(1.7e308);
+    // Ordinary values keep the plain sum / n, bit for bit (0.1 + 0.2 + 0.4 = 0.7000000000000001, / 3).
+    const plain = parseReplay(
+      [0.1, 0.2, 0.4].map((s) => JSON.stringify({ prompt: "q", model: "a", score: s, cost: s })).join("\n"),
+    );
+    expect(plain.meanScore[0]).toBe((0.1 + 0.2 + 0.4) / 3);
+    expect(plain.meanCost[0]).toBe((0.1 + 0.2 + 0.4) / 3);
+  });
+});
