@@ -271,3 +271,62 @@ describe("outside-tester pass: overflow, skipped rounds, shared buffers, injecte
     expect(plain.meanCost[0]).toBe((0.1 + 0.2 + 0.4) / 3);
   });
 });
+
+describe("outside-tester pass: LinearContextualBandit theta bound", () => {
+  it("a theta of norm above 1e100 is OUT_OF_RANGE naming the option (entries near 1.7e308 made expected rewards Infinity / NaN)", () => {
+    const refused = (f: () => unknown): string => {
+      try {
+        f();
+      } catch (e) {
+        return isRouteKitError(e) ? `${e.code}: ${e.message}` : `untyped ${String(e)}`;
+      }
+      return "no error";
+    };
+    const huge = refused(
+      () =>
+        new LinearContextualBandit({
+          thetas: [
+            [1.7e308, 1.7e308],
+            [0, 1],
+          ],
+          mcSamples: 10,
+        }),
+    );
+    expect(huge).toMatch(/^OUT_OF_RANGE: option thetas\[0\] must have a Euclidean norm of at most 1e100/);
+    expect(
+      refused(
+        () =>
+          new LinearContextualBandit({
+            thetas: [
+              [0, 1],
+              [2e100, 0],
+            ],
+            mcSamples: 10,
+          }),
+      ),
+    ).toMatch(/^OUT_OF_RANGE: option thetas\[1\]/);
+    const late = refused(
+      () =>
+        new LinearContextualBandit({
+          thetas: [[0, 1]],
+          arrivals: [{ round: 3, arm: "big", theta: [1e200, 0] }],
+          mcSamples: 10,
+        }),
+    );
+    expect(late).toMatch(/^OUT_OF_RANGE: the theta of arrival "big"/);
+    // At the bound: expected rewards and regrets stay finite.
+    const env = new LinearContextualBandit({
+      thetas: [
+        [1e100, 0],
+        [0, -1e100],
+      ],
+      mcSamples: 10,
+    });
+    env.reset(Rng.fromSeed(1));
+    env.next(0);
+    for (const a of env.initialArms) {
+      expect(Number.isFinite(env.oracleReward() - env.expectedReward(a))).toBe(true);
+      expect(Number.isFinite(env.pull(a).reward)).toBe(true);
+    }
+  });
+});
