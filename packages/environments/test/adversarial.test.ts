@@ -330,3 +330,75 @@ describe("outside-tester pass: LinearContextualBandit theta bound", () => {
     }
   });
 });
+
+describe("outside-tester pass: skipped rounds and round checks of StagedCostBandit", () => {
+  const models = [
+    { id: "a", reward: 0.5, cost: 1, maxShare: 1 },
+    { id: "b", reward: 0.6, cost: 1, maxShare: 1, arrival: 3 },
+    { id: "c", reward: 0.7, cost: 1, maxShare: 1, arrival: 3 },
+    { id: "d", reward: 0.8, cost: 1, maxShare: 1, arrival: 4 },
+    { id: "e", reward: 0.9, cost: 1, maxShare: 1, arrival: 9 },
+  ];
+  const make = () =>
+    new StagedCostBandit({ models, budget: 2, stageLength: 2, maxDeployed: 2, oracle: bestAffordable });
+
+  it("next(t) announces every model arrived by t and not yet announced, in arrival order (next(5) after next(1) missed b, c, d)", () => {
+    const env = make();
+    env.reset(Rng.fromSeed(1));
+    expect(env.next(0).arrivals).toBeUndefined();
+    expect(env.next(1).arrivals).toBeUndefined();
+    expect(env.next(5).arrivals).toEqual(["b", "c", "d"]);
+    expect(env.next(6).arrivals).toBeUndefined();
+    expect(env.expectedReward("d")).toBe(0.8);
+    expect(env.next(20).arrivals).toEqual(["e"]);
+    // Round by round: each model at its own round, as before; a reset announces them again.
+    env.reset(Rng.fromSeed(1));
+    const seen: [number, readonly string[]][] = [];
+    for (let t = 0; t < 12; t++) {
+      const a = env.next(t).arrivals;
+      if (a) seen.push([t, a]);
+    }
+    expect(seen).toEqual([
+      [3, ["b", "c"]],
+      [4, ["d"]],
+      [9, ["e"]],
+    ]);
+  });
+
+  it("the other pools announce skipped arrivals too (LinearContextualBandit, PromptPoolEnvironment)", () => {
+    const lin = new LinearContextualBandit({
+      thetas: [[1, 0]],
+      arrivals: [
+        { round: 3, arm: "x" },
+        { round: 4, arm: "y" },
+      ],
+      mcSamples: 10,
+    });
+    lin.reset(Rng.fromSeed(1));
+    lin.next(0);
+    expect(lin.next(7).arrivals).toEqual(["x", "y"]);
+    const cfg = promptPoolConfig(promptPoolPresets[0] as (typeof promptPoolPresets)[number], {});
+    const late = cfg.arms[1] as string;
+    const pool = new PromptPoolEnvironment({ ...cfg, poolSize: 20, armArrivals: { [late]: 3 } });
+    pool.reset(Rng.fromSeed(1));
+    pool.next(0);
+    expect(pool.next(7).arrivals).toEqual([late]);
+  });
+
+  it("poolSizeAt, next and stageOptimum refuse a round or pool size that is not an integer in range (poolSizeAt(NaN) was 0)", () => {
+    const env = make();
+    expect(code(() => env.poolSizeAt(Number.NaN))).toBe("NON_FINITE");
+    expect(code(() => env.poolSizeAt(Number.POSITIVE_INFINITY))).toBe("NON_FINITE");
+    expect(code(() => env.poolSizeAt(1.5))).toBe("OUT_OF_RANGE");
+    expect(code(() => env.poolSizeAt(-2))).toBe("OUT_OF_RANGE");
+    expect(code(() => env.poolSizeAt("3" as never))).toBe("INVALID_ARGUMENT");
+    expect(env.poolSizeAt(4)).toBe(4);
+    env.reset(Rng.fromSeed(1));
+    expect(code(() => env.next(Number.NaN))).toBe("NON_FINITE");
+    expect(code(() => env.next(0.5))).toBe("OUT_OF_RANGE");
+    expect(code(() => env.stageOptimum(Number.NaN))).toBe("NON_FINITE");
+    expect(code(() => env.stageOptimum(0))).toBe("OUT_OF_RANGE");
+    expect(code(() => env.stageOptimum(6))).toBe("OUT_OF_RANGE");
+    expect(env.stageOptimum(5).value).toBe(0.9);
+  });
+});

@@ -17,7 +17,7 @@ import {
   RouteKitError,
   rejectUnknownOptions,
 } from "@routekit/core";
-import { checkNumber, needReset, unknownArm } from "../basic/common.js";
+import { checkNumber, checkRound, needReset, unknownArm } from "../basic/common.js";
 
 /** One model of the pool. */
 export interface StagedModel {
@@ -118,12 +118,13 @@ export class StagedCostBandit implements ArmEnvironment {
   /** Arrival round of each model (a Float64Array: rounds past 2^31 stay exact, an Int32Array wrapped them). */
   protected readonly arrivalOf: Float64Array;
   private readonly index = new Map<string, number>();
-  private readonly arrivalsAt = new Map<number, string[]>();
   private readonly oracle: StageValueSolver;
   private streams: Rng[] = [];
   private ready = false;
   private t = 0;
   private live = 0;
+  /** Models announced so far (the initial ones count): next(t) announces the rest as their arrival round is reached. */
+  private announced = 0;
   /** Oracle value and weights per pool size (the pool only grows), computed lazily; the weights are a copy. */
   private readonly cache = new Map<number, { readonly value: number; readonly weights: Float64Array }>();
 
@@ -205,11 +206,6 @@ export class StagedCostBandit implements ArmEnvironment {
         throw new RouteKitError(ErrorCode.InvalidArgument, "models must be listed in arrival order");
       }
       this.arrivalOf[i] = a;
-      if (a > 0) {
-        const list = this.arrivalsAt.get(a) ?? [];
-        list.push(m.id);
-        this.arrivalsAt.set(a, list);
-      }
     });
     this.initialArms = this.ids.filter((_, i) => this.arrivalOf[i] === 0);
     if (this.initialArms.length === 0) {
@@ -242,6 +238,7 @@ export class StagedCostBandit implements ArmEnvironment {
     this.ready = true;
     this.t = 0;
     this.live = this.initialArms.length;
+    this.announced = this.live;
   }
 
   /** Hook for environments whose means depend on the seed (called before the first round). */
@@ -249,12 +246,17 @@ export class StagedCostBandit implements ArmEnvironment {
 
   next(t: number): ArmRound {
     needReset(this.ready, this.name);
+    checkRound(t, `${this.name}: the round t given to next(t)`);
     this.t = t;
-    const arrivals = t > 0 ? this.arrivalsAt.get(t) : undefined;
     let live = 0;
     while (live < this.ids.length && (this.arrivalOf[live] as number) <= t) live++;
     this.live = live;
-    return arrivals ? { context: undefined, arrivals } : { context: undefined };
+    // Every model arrived by t and not yet announced, in arrival order: a caller skipping rounds (next(5) after
+    // next(1)) never heard of a model due at round 3, though it was live. Round by round this is t's own arrivals.
+    if (live <= this.announced) return { context: undefined };
+    const arrivals = this.ids.slice(this.announced, live);
+    this.announced = live;
+    return { context: undefined, arrivals };
   }
 
   private at(arm: string): number {
@@ -275,6 +277,8 @@ export class StagedCostBandit implements ArmEnvironment {
 
   /** Number of models in the oracle's pool for round t: those available at the start of t's stage. */
   poolSizeAt(t: number): number {
+    // NaN compared false with every arrival and gave a pool of 0.
+    checkRound(t, `${this.name}: the round t given to poolSizeAt(t)`);
     const start = Math.floor(t / this.stageLength) * this.stageLength;
     let k = 0;
     while (k < this.ids.length && (this.arrivalOf[k] as number) <= start) k++;
@@ -286,6 +290,13 @@ export class StagedCostBandit implements ArmEnvironment {
    * regret reference).
    */
   stageOptimum(k: number): { value: number; weights: ArrayLike<number> } {
+    // NaN or 1.5 made empty or truncated pools (slice(0, NaN) is empty) and cached them under that key.
+    checkNumber(
+      k,
+      "stageOptimum(k)",
+      (v) => Number.isInteger(v) && v >= 1 && v <= this.ids.length,
+      `an integer in [1, ${this.ids.length}]`,
+    );
     const v = this.optimum(k);
     return { value: v.value, weights: v.weights.slice() };
   }
