@@ -402,3 +402,47 @@ describe("outside-tester pass: skipped rounds and round checks of StagedCostBand
     expect(env.stageOptimum(5).value).toBe(0.9);
   });
 });
+
+describe("outside-tester pass: the injected stage solver's output is checked", () => {
+  const models = [
+    { id: "a", reward: 0.5, cost: 1, maxShare: 1 },
+    { id: "b", reward: 0.9, cost: 1, maxShare: 1 },
+  ];
+  const withSolver = (oracle: StageValueSolver) => {
+    const env = new StagedCostBandit({ models, budget: 2, stageLength: 10, maxDeployed: 1, oracle });
+    env.reset(Rng.fromSeed(1));
+    env.next(0);
+    return env;
+  };
+  const refusal = (oracle: StageValueSolver): string => {
+    try {
+      withSolver(oracle).oracleReward();
+    } catch (e) {
+      return isRouteKitError(e) ? `${e.code}: ${e.message}` : `untyped ${String(e)}`;
+    }
+    return "no error";
+  };
+
+  it("a value or weights that are no routing of the pool are INVALID_ARGUMENT naming the solver (they were regret references)", () => {
+    const cases: [StageValueSolver, RegExp][] = [
+      [() => ({ value: Number.NaN, weights: [0, 1] }), /value NaN/],
+      [() => ({ value: 0.9, weights: [1] }), /1 weights for a pool of 2/],
+      [() => ({ value: 0.9, weights: undefined as never }), /weights that are not an array/],
+      [() => ({ value: 0.9, weights: [Number.NaN, 1] }), /weights\[0\] = NaN/],
+      [() => ({ value: 0.9, weights: [-0.5, 1.5] }), /weights\[0\] = -0.5/],
+      [() => ({ value: 0.45, weights: [0.5, 0] }), /summing to 0.5/],
+      [() => ({ value: 0.7, weights: [0.5, 0.5] }), /2 positive weights, more than maxDeployed = 1/],
+      [() => ({ value: 0.5, weights: [0, 1] }), /value 0.5, but its weights give/],
+      [() => null as never, /null, not an object/],
+    ];
+    for (const [solver, why] of cases) {
+      const got = refusal(solver);
+      expect(got).toMatch(/^INVALID_ARGUMENT: option oracle \(the stage solver\) returned /);
+      expect(got).toMatch(why);
+    }
+    // A routing, and the infeasible answer (all zeros, value 0), are accepted.
+    expect(withSolver(() => ({ value: 0.9, weights: [0, 1] })).oracleReward()).toBe(0.9);
+    expect(withSolver(() => ({ value: 0, weights: new Float64Array(2) })).oracleReward()).toBe(0);
+    expect(withSolver(bestAffordable).isOptimal("b")).toBe(true);
+  });
+});

@@ -11,6 +11,7 @@ import {
   type ArmEnvironment,
   type ArmFeedback,
   type ArmRound,
+  describe,
   ErrorCode,
   optionKeys,
   type Rng,
@@ -46,6 +47,51 @@ export type StageValueSolver = (
   budget: number,
   maxDeployed: number,
 ) => { readonly value: number; readonly weights: ArrayLike<number> };
+
+/** Slack of the solver checks: an LP solver's weights and value are exact only up to its tolerances. */
+const SOLVER_TOL = 1e-6;
+
+/**
+ * Refuses a stage solver's output that is no routing of the k models (INVALID_ARGUMENT naming the option): it became
+ * every round's regret reference unchecked, so a NaN value or too short a weights array gave NaN regrets or wrong
+ * isOptimal answers. A routing: k finite weights (the first k of a longer buffer) in [0, 1] summing to 1 (all 0 with
+ * value 0: infeasible), at most maxDeployed of them positive, and value = sum of reward x weight. Caps and budget
+ * are left to the solver (test solvers ignore them).
+ */
+function checkSolverOutput(got: unknown, mu: Float64Array, k: number, maxDeployed: number): void {
+  const bad = (why: string): never => {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `option oracle (the stage solver) returned ${why} for a pool of ${k} models; expected { value, weights }: a routing of the pool and its value`,
+    );
+  };
+  if (got === null || typeof got !== "object") bad(`${describe(got)}, not an object`);
+  const { value, weights } = got as { value: unknown; weights: unknown };
+  if (typeof value !== "number" || !Number.isFinite(value)) bad(`value ${describe(value)}, not a finite number`);
+  const w = weights as ArrayLike<unknown> | null | undefined;
+  if (w === null || typeof w !== "object" || typeof w.length !== "number") bad("weights that are not an array");
+  const ws = w as ArrayLike<unknown>;
+  // A longer array is a solver's reused buffer (sized for the largest pool): its first k entries are read.
+  if (!(ws.length >= k)) bad(`${ws.length} weights`);
+  let sum = 0;
+  let deployed = 0;
+  let expected = 0;
+  for (let i = 0; i < k; i++) {
+    const x = ws[i];
+    if (typeof x !== "number" || !(x >= -SOLVER_TOL && x <= 1 + SOLVER_TOL))
+      bad(`weights[${i}] = ${describe(x)}, not a number in [0, 1]`);
+    const p = x as number;
+    sum += p;
+    // The threshold isOptimal uses: a model above it counts as deployed.
+    if (p > 1e-12) deployed++;
+    expected += p * (mu[i] as number);
+  }
+  const infeasible = deployed === 0 && value === 0;
+  if (!infeasible && Math.abs(sum - 1) > SOLVER_TOL) bad(`weights summing to ${sum}, not 1 (nor all 0 with value 0)`);
+  if (deployed > maxDeployed) bad(`${deployed} positive weights, more than maxDeployed = ${maxDeployed}`);
+  if (Math.abs((value as number) - expected) > SOLVER_TOL)
+    bad(`value ${value}, but its weights give sum of reward x weight = ${expected}`);
+}
 
 export type RewardNoise = "gaussian" | "bernoulli";
 export type CostNoise = "gaussian" | "lognormal" | "fixed";
@@ -311,8 +357,11 @@ export class StagedCostBandit implements ArmEnvironment {
         this.budget,
         this.maxDeployed,
       );
+      checkSolverOutput(got, this.mu, k, this.maxDeployed);
       // The solver's weights are copied: a solver may reuse its output buffer from one call to the next.
-      v = { value: got.value, weights: Float64Array.from(got.weights) };
+      const weights = new Float64Array(k);
+      for (let i = 0; i < k; i++) weights[i] = got.weights[i] as number;
+      v = { value: got.value, weights };
       this.cache.set(k, v);
     }
     return v;
