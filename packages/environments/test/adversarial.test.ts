@@ -2,6 +2,9 @@ import { isRouteKitError, Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import {
   arenaSim2025,
+  CascadeReplayEnvironment,
+  envA,
+  envB,
   LinearContextualBandit,
   PromptPoolEnvironment,
   parseReplay,
@@ -444,5 +447,32 @@ describe("outside-tester pass: the injected stage solver's output is checked", (
     expect(withSolver(() => ({ value: 0.9, weights: [0, 1] })).oracleReward()).toBe(0.9);
     expect(withSolver(() => ({ value: 0, weights: new Float64Array(2) })).oracleReward()).toBe(0);
     expect(withSolver(bestAffordable).isOptimal("b")).toBe(true);
+  });
+});
+
+describe("outside-tester pass: a cascade query's features are the caller's to write", () => {
+  it("writing to a returned features vector changes no later query of that box, nor the reward (pandora env A / B and the cascade replay)", () => {
+    const rows = ["p", "q"].flatMap((prompt, i) =>
+      ["a", "b"].map((model, m) => ({ prompt, model, score: 0.2 + 0.3 * i + 0.1 * m, cost: 0.05 })),
+    );
+    const replay = new CascadeReplayEnvironment(parseReplay(rows.map((r) => JSON.stringify(r)).join("\n")));
+    for (const env of [envA(), envB(), replay]) {
+      env.reset(Rng.fromSeed(3));
+      const arm = env.initialArms[0] as string;
+      let kept: Float64Array | undefined;
+      for (let t = 0; t < 3; t++) {
+        env.next(t);
+        const first = env.query(arm);
+        const want = [...first.features];
+        const reward = env.expectedReward(arm);
+        first.features.fill(123);
+        const again = env.query(arm);
+        expect([...again.features]).toEqual(want);
+        expect(env.expectedReward(arm)).toBe(reward);
+        // One buffer per box, rewritten on every query (no allocation per round).
+        if (kept) expect(again.features).toBe(kept);
+        kept = again.features;
+      }
+    }
   });
 });
