@@ -476,3 +476,41 @@ describe("outside-tester pass: a cascade query's features are the caller's to wr
     }
   });
 });
+
+describe("outside-tester pass: replay rounds that skip or go back", () => {
+  const n = 6;
+  const rows = Array.from({ length: n }, (_, p) =>
+    ["a", "b"].map((model, m) => JSON.stringify({ embedding: [p, 1], model, score: 0.1 * p + 0.01 * m, cost: 0.1 })),
+  ).flat();
+  const table = parseReplay(rows.join("\n"));
+
+  it("skipping passes plays each round's prompt as round by round; going back to an earlier pass is INVALID_STATE", () => {
+    for (const make of [
+      () => new ReplayEnvironment(table),
+      () => new CascadeReplayEnvironment(table),
+      () => new ReplayEnvironment(table, { order: "sequential" }),
+    ]) {
+      const byRound = make();
+      byRound.reset(Rng.fromSeed(4));
+      const want: number[] = [];
+      for (let t = 0; t < 5 * n; t++) {
+        byRound.next(t);
+        want.push(byRound.currentPrompt);
+      }
+      const skipping = make();
+      skipping.reset(Rng.fromSeed(4));
+      skipping.next(1);
+      expect(skipping.currentPrompt).toBe(want[1]);
+      // From pass 1 to pass 4 (it drew one permutation for the three passes: another order than round by round).
+      for (const t of [3 * n + 2, 3 * n, 3 * n + 5, 3 * n + 1]) {
+        skipping.next(t);
+        expect(skipping.currentPrompt).toBe(want[t]);
+      }
+      expect(skipping.passes).toBe(4);
+      expect(code(() => skipping.next(n))).toBe("INVALID_STATE");
+      expect(() => skipping.next(n)).toThrow(/rounds may go back only within the current pass/);
+      skipping.next(4 * n + 3);
+      expect(skipping.currentPrompt).toBe(want[4 * n + 3]);
+    }
+  });
+});
