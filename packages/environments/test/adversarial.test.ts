@@ -1,3 +1,7 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { isRouteKitError, Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import {
@@ -511,6 +515,38 @@ describe("outside-tester pass: replay rounds that skip or go back", () => {
       expect(() => skipping.next(n)).toThrow(/rounds may go back only within the current pass/);
       skipping.next(4 * n + 3);
       expect(skipping.currentPrompt).toBe(want[4 * n + 3]);
+    }
+  });
+});
+
+describe("outside-tester pass: pnpm bench runs every script", () => {
+  it("the bench script runs both scripts even when the first fails, and exits non-zero (`a && b` skipped b)", () => {
+    const pkgDir = join(import.meta.dirname, "..");
+    const pkg = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")) as { scripts: Record<string, string> };
+    const words = (pkg.scripts.bench as string).split(/\s+/);
+    expect(words.slice(0, 3)).toEqual(["node", "--expose-gc", "bench/all.mjs"]);
+    expect(words.slice(3)).toEqual(["bench/run.mjs", "bench/replay-csv.mjs"]);
+    const dir = mkdtempSync(join(tmpdir(), "envfix-bench-"));
+    try {
+      writeFileSync(join(dir, "fail.mjs"), "process.exit(3);\n");
+      // Records its flags and that it ran with the runner's node flags (--expose-gc: gc is defined).
+      writeFileSync(
+        join(dir, "ok.mjs"),
+        `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(join(dir, "ran"))}, JSON.stringify([typeof gc, process.argv.slice(2)]));\n`,
+      );
+      const run = (...scripts: string[]) =>
+        spawnSync(process.execPath, ["--expose-gc", join(pkgDir, "bench/all.mjs"), ...scripts, "--quick"], {
+          cwd: dir,
+          encoding: "utf8",
+        });
+      const failing = run("fail.mjs", "ok.mjs");
+      expect(failing.status).toBe(1);
+      expect(failing.stderr).toMatch(/1 of 2 script\(s\) failed: fail.mjs \(exit 3\)/);
+      expect(existsSync(join(dir, "ran"))).toBe(true);
+      expect(JSON.parse(readFileSync(join(dir, "ran"), "utf8"))).toEqual(["function", ["--quick"]]);
+      expect(run("ok.mjs", "ok.mjs").status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
