@@ -21,6 +21,7 @@ const HELPERS = new Set([
   "packages/mnl/bench/ofu-steady.mjs", // ofuSteadyState, for run.mjs and ofu-loop.mjs
   "packages/replicate/bench/load.mjs", // one replica, forked by run.mjs (waits for its IPC messages)
   "packages/replicate/bench/policies.mjs", // the policies load.mjs replicates
+  "packages/environments/bench/all.mjs", // runs the package's scripts in turn for `pnpm bench` (each is run here)
 ]);
 /**
  * Scripts left out, with the reason. replicate's benches need a redis-server: each starts its own on a free port

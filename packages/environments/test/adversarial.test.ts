@@ -1,7 +1,14 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { isRouteKitError, Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import {
   arenaSim2025,
+  CascadeReplayEnvironment,
+  envA,
+  envB,
   LinearContextualBandit,
   PromptPoolEnvironment,
   parseReplay,
@@ -241,5 +248,305 @@ describe("adversarial audit of the environments", () => {
   it("ReplayEnvironment before reset: bestFixedArm throws INVALID_STATE", () => {
     const table = parseReplay('{"prompt":"p","model":"a","score":1}\n{"prompt":"p","model":"b","score":0}');
     expect(code(() => new ReplayEnvironment(table).bestFixedArm())).toBe("INVALID_STATE");
+  });
+});
+
+describe("outside-tester pass: overflow, skipped rounds, shared buffers, injected solvers", () => {
+  it("parseReplay: two scores near 1.7e308 for one cell average to 1.7e308 (their sum overflowed: mean Infinity, regret NaN)", () => {
+    const rows = [
+      { prompt: "p", model: "a", score: 1.7e308, cost: 1.7e308 },
+      { prompt: "p", model: "a", score: 1.7e308, cost: 1.7e308 },
+      { prompt: "p", model: "b", score: -1.7e308, cost: 0 },
+      { prompt: "p", model: "b", score: -1.7e308, cost: 0 },
+    ];
+    const table = parseReplay(rows.map((r) => JSON.stringify(r)).join("\n"));
+    expect([...table.meanScore]).toEqual([1.7e308, -1.7e308]);
+    expect([...table.meanCost]).toEqual([1.7e308, 0]);
+    const env = new ReplayEnvironment(table);
+    env.reset(Rng.fromSeed(1));
+    env.next(0);
+    expect(env.oracleReward() - env.expectedReward("a")).toBe(0);
+    const two = parseReplay(
+      ["p", "q"].map((p) => JSON.stringify({ prompt: p, model: "a", score: 1.7e308 })).join("\n"),
+    );
+    expect(new ReplayEnvironment(two).oracleMeanReward).toBe(1.7e308);
+    // Ordinary values keep the plain sum / n, bit for bit (0.1 + 0.2 + 0.4 = 0.7000000000000001, / 3).
+    const plain = parseReplay(
+      [0.1, 0.2, 0.4].map((s) => JSON.stringify({ prompt: "q", model: "a", score: s, cost: s })).join("\n"),
+    );
+    expect(plain.meanScore[0]).toBe((0.1 + 0.2 + 0.4) / 3);
+    expect(plain.meanCost[0]).toBe((0.1 + 0.2 + 0.4) / 3);
+  });
+});
+
+describe("outside-tester pass: LinearContextualBandit theta bound", () => {
+  it("a theta of norm above 1e100 is OUT_OF_RANGE naming the option (entries near 1.7e308 made expected rewards Infinity / NaN)", () => {
+    const refused = (f: () => unknown): string => {
+      try {
+        f();
+      } catch (e) {
+        return isRouteKitError(e) ? `${e.code}: ${e.message}` : `untyped ${String(e)}`;
+      }
+      return "no error";
+    };
+    const huge = refused(
+      () =>
+        new LinearContextualBandit({
+          thetas: [
+            [1.7e308, 1.7e308],
+            [0, 1],
+          ],
+          mcSamples: 10,
+        }),
+    );
+    expect(huge).toMatch(/^OUT_OF_RANGE: option thetas\[0\] must have a Euclidean norm of at most 1e100/);
+    expect(
+      refused(
+        () =>
+          new LinearContextualBandit({
+            thetas: [
+              [0, 1],
+              [2e100, 0],
+            ],
+            mcSamples: 10,
+          }),
+      ),
+    ).toMatch(/^OUT_OF_RANGE: option thetas\[1\]/);
+    const late = refused(
+      () =>
+        new LinearContextualBandit({
+          thetas: [[0, 1]],
+          arrivals: [{ round: 3, arm: "big", theta: [1e200, 0] }],
+          mcSamples: 10,
+        }),
+    );
+    expect(late).toMatch(/^OUT_OF_RANGE: the theta of arrival "big"/);
+    // At the bound: expected rewards and regrets stay finite.
+    const env = new LinearContextualBandit({
+      thetas: [
+        [1e100, 0],
+        [0, -1e100],
+      ],
+      mcSamples: 10,
+    });
+    env.reset(Rng.fromSeed(1));
+    env.next(0);
+    for (const a of env.initialArms) {
+      expect(Number.isFinite(env.oracleReward() - env.expectedReward(a))).toBe(true);
+      expect(Number.isFinite(env.pull(a).reward)).toBe(true);
+    }
+  });
+});
+
+describe("outside-tester pass: skipped rounds and round checks of StagedCostBandit", () => {
+  const models = [
+    { id: "a", reward: 0.5, cost: 1, maxShare: 1 },
+    { id: "b", reward: 0.6, cost: 1, maxShare: 1, arrival: 3 },
+    { id: "c", reward: 0.7, cost: 1, maxShare: 1, arrival: 3 },
+    { id: "d", reward: 0.8, cost: 1, maxShare: 1, arrival: 4 },
+    { id: "e", reward: 0.9, cost: 1, maxShare: 1, arrival: 9 },
+  ];
+  const make = () =>
+    new StagedCostBandit({ models, budget: 2, stageLength: 2, maxDeployed: 2, oracle: bestAffordable });
+
+  it("next(t) announces every model arrived by t and not yet announced, in arrival order (next(5) after next(1) missed b, c, d)", () => {
+    const env = make();
+    env.reset(Rng.fromSeed(1));
+    expect(env.next(0).arrivals).toBeUndefined();
+    expect(env.next(1).arrivals).toBeUndefined();
+    expect(env.next(5).arrivals).toEqual(["b", "c", "d"]);
+    expect(env.next(6).arrivals).toBeUndefined();
+    expect(env.expectedReward("d")).toBe(0.8);
+    expect(env.next(20).arrivals).toEqual(["e"]);
+    // Round by round: each model at its own round, as before; a reset announces them again.
+    env.reset(Rng.fromSeed(1));
+    const seen: [number, readonly string[]][] = [];
+    for (let t = 0; t < 12; t++) {
+      const a = env.next(t).arrivals;
+      if (a) seen.push([t, a]);
+    }
+    expect(seen).toEqual([
+      [3, ["b", "c"]],
+      [4, ["d"]],
+      [9, ["e"]],
+    ]);
+  });
+
+  it("the other pools announce skipped arrivals too (LinearContextualBandit, PromptPoolEnvironment)", () => {
+    const lin = new LinearContextualBandit({
+      thetas: [[1, 0]],
+      arrivals: [
+        { round: 3, arm: "x" },
+        { round: 4, arm: "y" },
+      ],
+      mcSamples: 10,
+    });
+    lin.reset(Rng.fromSeed(1));
+    lin.next(0);
+    expect(lin.next(7).arrivals).toEqual(["x", "y"]);
+    const cfg = promptPoolConfig(promptPoolPresets[0] as (typeof promptPoolPresets)[number], {});
+    const late = cfg.arms[1] as string;
+    const pool = new PromptPoolEnvironment({ ...cfg, poolSize: 20, armArrivals: { [late]: 3 } });
+    pool.reset(Rng.fromSeed(1));
+    pool.next(0);
+    expect(pool.next(7).arrivals).toEqual([late]);
+  });
+
+  it("poolSizeAt, next and stageOptimum refuse a round or pool size that is not an integer in range (poolSizeAt(NaN) was 0)", () => {
+    const env = make();
+    expect(code(() => env.poolSizeAt(Number.NaN))).toBe("NON_FINITE");
+    expect(code(() => env.poolSizeAt(Number.POSITIVE_INFINITY))).toBe("NON_FINITE");
+    expect(code(() => env.poolSizeAt(1.5))).toBe("OUT_OF_RANGE");
+    expect(code(() => env.poolSizeAt(-2))).toBe("OUT_OF_RANGE");
+    expect(code(() => env.poolSizeAt("3" as never))).toBe("INVALID_ARGUMENT");
+    expect(env.poolSizeAt(4)).toBe(4);
+    env.reset(Rng.fromSeed(1));
+    expect(code(() => env.next(Number.NaN))).toBe("NON_FINITE");
+    expect(code(() => env.next(0.5))).toBe("OUT_OF_RANGE");
+    expect(code(() => env.stageOptimum(Number.NaN))).toBe("NON_FINITE");
+    expect(code(() => env.stageOptimum(0))).toBe("OUT_OF_RANGE");
+    expect(code(() => env.stageOptimum(6))).toBe("OUT_OF_RANGE");
+    expect(env.stageOptimum(5).value).toBe(0.9);
+  });
+});
+
+describe("outside-tester pass: the injected stage solver's output is checked", () => {
+  const models = [
+    { id: "a", reward: 0.5, cost: 1, maxShare: 1 },
+    { id: "b", reward: 0.9, cost: 1, maxShare: 1 },
+  ];
+  const withSolver = (oracle: StageValueSolver) => {
+    const env = new StagedCostBandit({ models, budget: 2, stageLength: 10, maxDeployed: 1, oracle });
+    env.reset(Rng.fromSeed(1));
+    env.next(0);
+    return env;
+  };
+  const refusal = (oracle: StageValueSolver): string => {
+    try {
+      withSolver(oracle).oracleReward();
+    } catch (e) {
+      return isRouteKitError(e) ? `${e.code}: ${e.message}` : `untyped ${String(e)}`;
+    }
+    return "no error";
+  };
+
+  it("a value or weights that are no routing of the pool are INVALID_ARGUMENT naming the solver (they were regret references)", () => {
+    const cases: [StageValueSolver, RegExp][] = [
+      [() => ({ value: Number.NaN, weights: [0, 1] }), /value NaN/],
+      [() => ({ value: 0.9, weights: [1] }), /1 weights for a pool of 2/],
+      [() => ({ value: 0.9, weights: undefined as never }), /weights that are not an array/],
+      [() => ({ value: 0.9, weights: [Number.NaN, 1] }), /weights\[0\] = NaN/],
+      [() => ({ value: 0.9, weights: [-0.5, 1.5] }), /weights\[0\] = -0.5/],
+      [() => ({ value: 0.45, weights: [0.5, 0] }), /summing to 0.5/],
+      [() => ({ value: 0.7, weights: [0.5, 0.5] }), /2 positive weights, more than maxDeployed = 1/],
+      [() => ({ value: 0.5, weights: [0, 1] }), /value 0.5, but its weights give/],
+      [() => null as never, /null, not an object/],
+    ];
+    for (const [solver, why] of cases) {
+      const got = refusal(solver);
+      expect(got).toMatch(/^INVALID_ARGUMENT: option oracle \(the stage solver\) returned /);
+      expect(got).toMatch(why);
+    }
+    // A routing, and the infeasible answer (all zeros, value 0), are accepted.
+    expect(withSolver(() => ({ value: 0.9, weights: [0, 1] })).oracleReward()).toBe(0.9);
+    expect(withSolver(() => ({ value: 0, weights: new Float64Array(2) })).oracleReward()).toBe(0);
+    expect(withSolver(bestAffordable).isOptimal("b")).toBe(true);
+  });
+});
+
+describe("outside-tester pass: a cascade query's features are the caller's to write", () => {
+  it("writing to a returned features vector changes no later query of that box, nor the reward (pandora env A / B and the cascade replay)", () => {
+    const rows = ["p", "q"].flatMap((prompt, i) =>
+      ["a", "b"].map((model, m) => ({ prompt, model, score: 0.2 + 0.3 * i + 0.1 * m, cost: 0.05 })),
+    );
+    const replay = new CascadeReplayEnvironment(parseReplay(rows.map((r) => JSON.stringify(r)).join("\n")));
+    for (const env of [envA(), envB(), replay]) {
+      env.reset(Rng.fromSeed(3));
+      const arm = env.initialArms[0] as string;
+      let kept: Float64Array | undefined;
+      for (let t = 0; t < 3; t++) {
+        env.next(t);
+        const first = env.query(arm);
+        const want = [...first.features];
+        const reward = env.expectedReward(arm);
+        first.features.fill(123);
+        const again = env.query(arm);
+        expect([...again.features]).toEqual(want);
+        expect(env.expectedReward(arm)).toBe(reward);
+        // One buffer per box, rewritten on every query (no allocation per round).
+        if (kept) expect(again.features).toBe(kept);
+        kept = again.features;
+      }
+    }
+  });
+});
+
+describe("outside-tester pass: replay rounds that skip or go back", () => {
+  const n = 6;
+  const rows = Array.from({ length: n }, (_, p) =>
+    ["a", "b"].map((model, m) => JSON.stringify({ embedding: [p, 1], model, score: 0.1 * p + 0.01 * m, cost: 0.1 })),
+  ).flat();
+  const table = parseReplay(rows.join("\n"));
+
+  it("skipping passes plays each round's prompt as round by round; going back to an earlier pass is INVALID_STATE", () => {
+    for (const make of [
+      () => new ReplayEnvironment(table),
+      () => new CascadeReplayEnvironment(table),
+      () => new ReplayEnvironment(table, { order: "sequential" }),
+    ]) {
+      const byRound = make();
+      byRound.reset(Rng.fromSeed(4));
+      const want: number[] = [];
+      for (let t = 0; t < 5 * n; t++) {
+        byRound.next(t);
+        want.push(byRound.currentPrompt);
+      }
+      const skipping = make();
+      skipping.reset(Rng.fromSeed(4));
+      skipping.next(1);
+      expect(skipping.currentPrompt).toBe(want[1]);
+      // From pass 1 to pass 4 (it drew one permutation for the three passes: another order than round by round).
+      for (const t of [3 * n + 2, 3 * n, 3 * n + 5, 3 * n + 1]) {
+        skipping.next(t);
+        expect(skipping.currentPrompt).toBe(want[t]);
+      }
+      expect(skipping.passes).toBe(4);
+      expect(code(() => skipping.next(n))).toBe("INVALID_STATE");
+      expect(() => skipping.next(n)).toThrow(/rounds may go back only within the current pass/);
+      skipping.next(4 * n + 3);
+      expect(skipping.currentPrompt).toBe(want[4 * n + 3]);
+    }
+  });
+});
+
+describe("outside-tester pass: pnpm bench runs every script", () => {
+  it("the bench script runs both scripts even when the first fails, and exits non-zero (`a && b` skipped b)", () => {
+    const pkgDir = join(import.meta.dirname, "..");
+    const pkg = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")) as { scripts: Record<string, string> };
+    const words = (pkg.scripts.bench as string).split(/\s+/);
+    expect(words.slice(0, 3)).toEqual(["node", "--expose-gc", "bench/all.mjs"]);
+    expect(words.slice(3)).toEqual(["bench/run.mjs", "bench/replay-csv.mjs"]);
+    const dir = mkdtempSync(join(tmpdir(), "envfix-bench-"));
+    try {
+      writeFileSync(join(dir, "fail.mjs"), "process.exit(3);\n");
+      // Records its flags and that it ran with the runner's node flags (--expose-gc: gc is defined).
+      writeFileSync(
+        join(dir, "ok.mjs"),
+        `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(join(dir, "ran"))}, JSON.stringify([typeof gc, process.argv.slice(2)]));\n`,
+      );
+      const run = (...scripts: string[]) =>
+        spawnSync(process.execPath, ["--expose-gc", join(pkgDir, "bench/all.mjs"), ...scripts, "--quick"], {
+          cwd: dir,
+          encoding: "utf8",
+        });
+      const failing = run("fail.mjs", "ok.mjs");
+      expect(failing.status).toBe(1);
+      expect(failing.stderr).toMatch(/1 of 2 script\(s\) failed: fail.mjs \(exit 3\)/);
+      expect(existsSync(join(dir, "ran"))).toBe(true);
+      expect(JSON.parse(readFileSync(join(dir, "ran"), "utf8"))).toEqual(["function", ["--quick"]]);
+      expect(run("ok.mjs", "ok.mjs").status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

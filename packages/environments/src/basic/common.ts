@@ -11,6 +11,11 @@ export function checkNumber(v: unknown, what: string, ok: (v: number) => boolean
   throw new RouteKitError(code, `${what} must be ${expected}, got ${describe(v)}`);
 }
 
+/** A round index t: an integer >= 0 (NON_FINITE, OUT_OF_RANGE or INVALID_ARGUMENT otherwise, by checkNumber's rule). */
+export function checkRound(t: unknown, what: string): number {
+  return checkNumber(t, what, (v) => Number.isInteger(v) && v >= 0, "an integer >= 0");
+}
+
 /** Arm ids: the given ones (validated, unique) or "arm0".."arm{k-1}". */
 export function armIds(given: readonly string[] | undefined, k: number, what: string): string[] {
   if (given === undefined) return Array.from({ length: k }, (_, i) => `arm${i}`);

@@ -84,6 +84,24 @@ interface BestFixedEstimate {
 const bestFixedCache = new ResetDrawCache<BestFixedEstimate>(8 * 1024 * 1024);
 
 /**
+ * Largest Euclidean norm of a given theta. Expected rewards are <theta, x> with |x| = 1, so |reward| <= |theta|: entries
+ * near the largest double made them Infinity (and regrets NaN); 1e100 leaves room for differences, noise and squares.
+ */
+const MAX_THETA_NORM = 1e100;
+
+function checkThetaNorm(th: ArrayLike<number>, what: string): void {
+  let n2 = 0;
+  for (let i = 0; i < th.length; i++) n2 += (th[i] as number) * (th[i] as number);
+  // n2 overflows to Infinity for entries past about 1e154: refused too.
+  if (!(n2 <= MAX_THETA_NORM * MAX_THETA_NORM)) {
+    throw new RouteKitError(
+      ErrorCode.OutOfRange,
+      `${what} must have a Euclidean norm of at most 1e100 (expected rewards are <theta, x> with |x| = 1), got ${Number.isFinite(n2) ? `a norm of ${Math.sqrt(n2)}` : "entries whose squares overflow"}`,
+    );
+  }
+}
+
+/**
  * A linear contextual bandit: contexts on the unit sphere of R^d, one true weight vector per arm,
  * reward = <theta_arm, x> + Gaussian noise. With weight vectors in general position each arm is
  * best on its own cone of contexts, so the best arm varies with the context.
@@ -165,7 +183,7 @@ export class LinearContextualBandit implements ArmEnvironment {
       this.arrivalRounds.push(a.round);
     }
     armIds(this.allArms, this.allArms.length, "arm ids (initial and arrivals)");
-    for (const th of this.givenThetas) {
+    for (const [a, th] of this.givenThetas.entries()) {
       if (th === undefined) continue;
       // A Float64Array or Float32Array too, as every vector input.
       if (!Array.isArray(th) && !isFloatArray(th)) {
@@ -175,6 +193,7 @@ export class LinearContextualBandit implements ArmEnvironment {
         throw new RouteKitError(ErrorCode.DimensionMismatch, `every theta must have length ${d}`);
       }
       for (const v of th) checkNumber(v, "theta entries", () => true, "finite");
+      checkThetaNorm(th, a < ids.length ? `option thetas[${a}]` : `the theta of arrival "${this.allArms[a]}"`);
     }
     // Copies of what was checked: every reset reads them, and the caller's arrays could change meanwhile.
     this.givenThetas = this.givenThetas.map((th) => (th === undefined ? undefined : Float64Array.from(th)));

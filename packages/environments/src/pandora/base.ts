@@ -42,6 +42,11 @@ export abstract class CascadeEnvironmentBase implements CascadeEnvironment {
   protected readonly context: Float64Array;
   protected readonly psi: Float64Array;
   protected readonly features: Float64Array[];
+  /**
+   * What `query` returns: a copy of the box's features, one reused buffer per box rewritten on every query. It
+   * returned `features` itself, so a policy writing to a vector changed what later queries of that box showed.
+   */
+  private readonly shown: Float64Array[];
   protected readonly indices: Float64Array;
   protected readonly rewards: Float64Array;
   protected readonly costs: Float64Array;
@@ -65,6 +70,7 @@ export abstract class CascadeEnvironmentBase implements CascadeEnvironment {
     this.context = new Float64Array(contextDim);
     this.psi = new Float64Array(contextDim + 1);
     this.features = arms.map(() => new Float64Array(outputDim));
+    this.shown = arms.map(() => new Float64Array(outputDim));
     this.indices = new Float64Array(A);
     this.rewards = new Float64Array(A);
     this.costs = new Float64Array(A);
@@ -122,7 +128,9 @@ export abstract class CascadeEnvironmentBase implements CascadeEnvironment {
 
   query(arm: string): { readonly features: Float64Array; readonly cost: number } {
     const i = this.box(arm);
-    return { features: this.features[i] as Float64Array, cost: this.costs[i] as number };
+    const shown = this.shown[i] as Float64Array;
+    shown.set(this.features[i] as Float64Array);
+    return { features: shown, cost: this.costs[i] as number };
   }
 
   expectedReward(arm: string): number {

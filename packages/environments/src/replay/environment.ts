@@ -97,9 +97,14 @@ export class ReplayEnvironment implements ArmEnvironment {
 
   /** Mean over prompts of the per-prompt best score (what the oracle earns per round on average). */
   get oracleMeanReward(): number {
+    const n = this.oracle.length;
     let s = 0;
-    for (let p = 0; p < this.oracle.length; p++) s += this.oracle[p] as number;
-    return s / this.oracle.length;
+    for (let p = 0; p < n; p++) s += this.oracle[p] as number;
+    if (Number.isFinite(s)) return s / n;
+    // The sum overflowed (scores near the largest double): the sum of x / n stays within the values' range.
+    s = 0;
+    for (let p = 0; p < n; p++) s += (this.oracle[p] as number) / n;
+    return s;
   }
 
   reset(rng: Rng): void {

@@ -30,7 +30,11 @@ export class PromptOrder {
     this.pass = -1;
   }
 
-  /** Prompt index of round t (rounds are played in increasing order). */
+  /**
+   * Prompt index of round t. Rounds may skip ahead (the passes skipped are drawn, so round t plays the prompt it
+   * plays round by round) and go back within the current pass, but not to an earlier pass (INVALID_STATE: its
+   * permutation is gone). Skipping k passes costs k shuffles, as playing them would.
+   */
   at(t: number): number {
     if (!this.rng) throw new RouteKitError(ErrorCode.InvalidState, "call reset(rng) before next()");
     if (!Number.isInteger(t) || t < 0) {
@@ -38,8 +42,17 @@ export class PromptOrder {
     }
     const n = this.perm.length;
     const pass = Math.floor(t / n);
-    if (pass !== this.pass) {
-      if (this.order === "shuffle") this.rng.shuffle(this.perm);
+    if (pass < this.pass) {
+      // This reshuffled: round t then played another prompt than the first time, and passes went down.
+      throw new RouteKitError(
+        ErrorCode.InvalidState,
+        `round ${t} is in pass ${pass + 1} over the ${n} prompts, but the replay is at pass ${this.pass + 1}: rounds may go back only within the current pass (call reset(rng) to start over)`,
+      );
+    }
+    if (pass > this.pass) {
+      // One shuffle per pass, skipped ones included: a jump from pass 1 to 3 drew one permutation, so round t's
+      // prompt depended on which rounds the caller had asked for.
+      if (this.order === "shuffle") for (let p = this.pass; p < pass; p++) this.rng.shuffle(this.perm);
       this.pass = pass;
     }
     return this.order === "shuffle" ? (this.perm[t % n] as number) : t % n;

@@ -735,8 +735,8 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
         q += cell.costs[j] as number;
         k++;
       }
-      meanScore[c] = s / cell.scores.length;
-      meanCost[c] = q / cell.scores.length;
+      meanScore[c] = mean(s, cell.scores);
+      meanCost[c] = mean(q, cell.costs);
     }
     p++;
   }
@@ -769,6 +769,19 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
  */
 function forgetLastMatch(): void {
   /(?:)/.exec("");
+}
+
+/**
+ * The mean of `xs`, whose plain sum is `sum`: sum / n, the same bits as always, unless the sum overflowed (two scores
+ * near 1.7e308 summed to Infinity, and a regret of Infinity - Infinity was NaN); then the sum of x / n, which stays
+ * within the range of the values.
+ */
+function mean(sum: number, xs: readonly number[]): number {
+  const n = xs.length;
+  if (Number.isFinite(sum)) return sum / n;
+  let m = 0;
+  for (const x of xs) m += x / n;
+  return m;
 }
 
 function replayError(issues: ReplayIssue[], maxListed: number): RouteKitError {

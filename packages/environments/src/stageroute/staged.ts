@@ -11,13 +11,14 @@ import {
   type ArmEnvironment,
   type ArmFeedback,
   type ArmRound,
+  describe,
   ErrorCode,
   optionKeys,
   type Rng,
   RouteKitError,
   rejectUnknownOptions,
 } from "@routekit/core";
-import { checkNumber, needReset, unknownArm } from "../basic/common.js";
+import { checkNumber, checkRound, needReset, unknownArm } from "../basic/common.js";
 
 /** One model of the pool. */
 export interface StagedModel {
@@ -46,6 +47,51 @@ export type StageValueSolver = (
   budget: number,
   maxDeployed: number,
 ) => { readonly value: number; readonly weights: ArrayLike<number> };
+
+/** Slack of the solver checks: an LP solver's weights and value are exact only up to its tolerances. */
+const SOLVER_TOL = 1e-6;
+
+/**
+ * Refuses a stage solver's output that is no routing of the k models (INVALID_ARGUMENT naming the option): it became
+ * every round's regret reference unchecked, so a NaN value or too short a weights array gave NaN regrets or wrong
+ * isOptimal answers. A routing: k finite weights (the first k of a longer buffer) in [0, 1] summing to 1 (all 0 with
+ * value 0: infeasible), at most maxDeployed of them positive, and value = sum of reward x weight. Caps and budget
+ * are left to the solver (test solvers ignore them).
+ */
+function checkSolverOutput(got: unknown, mu: Float64Array, k: number, maxDeployed: number): void {
+  const bad = (why: string): never => {
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `option oracle (the stage solver) returned ${why} for a pool of ${k} models; expected { value, weights }: a routing of the pool and its value`,
+    );
+  };
+  if (got === null || typeof got !== "object") bad(`${describe(got)}, not an object`);
+  const { value, weights } = got as { value: unknown; weights: unknown };
+  if (typeof value !== "number" || !Number.isFinite(value)) bad(`value ${describe(value)}, not a finite number`);
+  const w = weights as ArrayLike<unknown> | null | undefined;
+  if (w === null || typeof w !== "object" || typeof w.length !== "number") bad("weights that are not an array");
+  const ws = w as ArrayLike<unknown>;
+  // A longer array is a solver's reused buffer (sized for the largest pool): its first k entries are read.
+  if (!(ws.length >= k)) bad(`${ws.length} weights`);
+  let sum = 0;
+  let deployed = 0;
+  let expected = 0;
+  for (let i = 0; i < k; i++) {
+    const x = ws[i];
+    if (typeof x !== "number" || !(x >= -SOLVER_TOL && x <= 1 + SOLVER_TOL))
+      bad(`weights[${i}] = ${describe(x)}, not a number in [0, 1]`);
+    const p = x as number;
+    sum += p;
+    // The threshold isOptimal uses: a model above it counts as deployed.
+    if (p > 1e-12) deployed++;
+    expected += p * (mu[i] as number);
+  }
+  const infeasible = deployed === 0 && value === 0;
+  if (!infeasible && Math.abs(sum - 1) > SOLVER_TOL) bad(`weights summing to ${sum}, not 1 (nor all 0 with value 0)`);
+  if (deployed > maxDeployed) bad(`${deployed} positive weights, more than maxDeployed = ${maxDeployed}`);
+  if (Math.abs((value as number) - expected) > SOLVER_TOL)
+    bad(`value ${value}, but its weights give sum of reward x weight = ${expected}`);
+}
 
 export type RewardNoise = "gaussian" | "bernoulli";
 export type CostNoise = "gaussian" | "lognormal" | "fixed";
@@ -118,12 +164,13 @@ export class StagedCostBandit implements ArmEnvironment {
   /** Arrival round of each model (a Float64Array: rounds past 2^31 stay exact, an Int32Array wrapped them). */
   protected readonly arrivalOf: Float64Array;
   private readonly index = new Map<string, number>();
-  private readonly arrivalsAt = new Map<number, string[]>();
   private readonly oracle: StageValueSolver;
   private streams: Rng[] = [];
   private ready = false;
   private t = 0;
   private live = 0;
+  /** Models announced so far (the initial ones count): next(t) announces the rest as their arrival round is reached. */
+  private announced = 0;
   /** Oracle value and weights per pool size (the pool only grows), computed lazily; the weights are a copy. */
   private readonly cache = new Map<number, { readonly value: number; readonly weights: Float64Array }>();
 
@@ -205,11 +252,6 @@ export class StagedCostBandit implements ArmEnvironment {
         throw new RouteKitError(ErrorCode.InvalidArgument, "models must be listed in arrival order");
       }
       this.arrivalOf[i] = a;
-      if (a > 0) {
-        const list = this.arrivalsAt.get(a) ?? [];
-        list.push(m.id);
-        this.arrivalsAt.set(a, list);
-      }
     });
     this.initialArms = this.ids.filter((_, i) => this.arrivalOf[i] === 0);
     if (this.initialArms.length === 0) {
@@ -242,6 +284,7 @@ export class StagedCostBandit implements ArmEnvironment {
     this.ready = true;
     this.t = 0;
     this.live = this.initialArms.length;
+    this.announced = this.live;
   }
 
   /** Hook for environments whose means depend on the seed (called before the first round). */
@@ -249,12 +292,17 @@ export class StagedCostBandit implements ArmEnvironment {
 
   next(t: number): ArmRound {
     needReset(this.ready, this.name);
+    checkRound(t, `${this.name}: the round t given to next(t)`);
     this.t = t;
-    const arrivals = t > 0 ? this.arrivalsAt.get(t) : undefined;
     let live = 0;
     while (live < this.ids.length && (this.arrivalOf[live] as number) <= t) live++;
     this.live = live;
-    return arrivals ? { context: undefined, arrivals } : { context: undefined };
+    // Every model arrived by t and not yet announced, in arrival order: a caller skipping rounds (next(5) after
+    // next(1)) never heard of a model due at round 3, though it was live. Round by round this is t's own arrivals.
+    if (live <= this.announced) return { context: undefined };
+    const arrivals = this.ids.slice(this.announced, live);
+    this.announced = live;
+    return { context: undefined, arrivals };
   }
 
   private at(arm: string): number {
@@ -275,6 +323,8 @@ export class StagedCostBandit implements ArmEnvironment {
 
   /** Number of models in the oracle's pool for round t: those available at the start of t's stage. */
   poolSizeAt(t: number): number {
+    // NaN compared false with every arrival and gave a pool of 0.
+    checkRound(t, `${this.name}: the round t given to poolSizeAt(t)`);
     const start = Math.floor(t / this.stageLength) * this.stageLength;
     let k = 0;
     while (k < this.ids.length && (this.arrivalOf[k] as number) <= start) k++;
@@ -286,6 +336,13 @@ export class StagedCostBandit implements ArmEnvironment {
    * regret reference).
    */
   stageOptimum(k: number): { value: number; weights: ArrayLike<number> } {
+    // NaN or 1.5 made empty or truncated pools (slice(0, NaN) is empty) and cached them under that key.
+    checkNumber(
+      k,
+      "stageOptimum(k)",
+      (v) => Number.isInteger(v) && v >= 1 && v <= this.ids.length,
+      `an integer in [1, ${this.ids.length}]`,
+    );
     const v = this.optimum(k);
     return { value: v.value, weights: v.weights.slice() };
   }
@@ -300,8 +357,11 @@ export class StagedCostBandit implements ArmEnvironment {
         this.budget,
         this.maxDeployed,
       );
+      checkSolverOutput(got, this.mu, k, this.maxDeployed);
       // The solver's weights are copied: a solver may reuse its output buffer from one call to the next.
-      v = { value: got.value, weights: Float64Array.from(got.weights) };
+      const weights = new Float64Array(k);
+      for (let i = 0; i < k; i++) weights[i] = got.weights[i] as number;
+      v = { value: got.value, weights };
       this.cache.set(k, v);
     }
     return v;
