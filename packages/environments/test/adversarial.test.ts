@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import {
   arenaSim2025,
   CascadeReplayEnvironment,
+  ContextualMnlEnvironment,
   envA,
   envB,
   LinearContextualBandit,
@@ -372,6 +373,27 @@ describe("outside-tester pass: skipped rounds and round checks of StagedCostBand
     ]);
   });
 
+  it("next(t) going back before an announced model's arrival is INVALID_STATE, the environment unchanged (the pool shrank under the policies)", () => {
+    const env = make();
+    env.reset(Rng.fromSeed(1));
+    env.next(0);
+    expect(env.next(5).arrivals).toEqual(["b", "c", "d"]);
+    // Back within what was live: allowed, nothing announced again.
+    expect(env.next(4).arrivals).toBeUndefined();
+    let err: unknown;
+    try {
+      env.next(2);
+    } catch (e) {
+      err = e;
+    }
+    expect(isRouteKitError(err) && err.code).toBe("INVALID_STATE");
+    expect((err as Error).message).toMatch(/round 2 is before the arrival of model "b" \(round 3\)/);
+    expect(env.expectedReward("d")).toBe(0.8);
+    expect(env.next(9).arrivals).toEqual(["e"]);
+    env.reset(Rng.fromSeed(1));
+    expect(env.next(2).arrivals).toBeUndefined();
+  });
+
   it("the other pools announce skipped arrivals too (LinearContextualBandit, PromptPoolEnvironment)", () => {
     const lin = new LinearContextualBandit({
       thetas: [[1, 0]],
@@ -548,5 +570,53 @@ describe("outside-tester pass: pnpm bench runs every script", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("ContextualMnlEnvironment: the injected assortment oracle", () => {
+  const N = 6;
+  const K = 3;
+  const make = (oracle: (u: Float64Array) => unknown) => {
+    const env = new ContextualMnlEnvironment({
+      numItems: N,
+      contextDim: 2,
+      maxSize: K,
+      rewards: "nonuniform",
+      oracle: oracle as (u: Float64Array) => number[],
+    });
+    env.reset(Rng.fromSeed(4));
+    return env;
+  };
+  it("an output that is no assortment of the round's items is INVALID_ARGUMENT naming the oracle (was a NaN oracle revenue)", () => {
+    const bad: unknown[] = [null, 7, "012", [0, 1, 2, 3], [0, 6], [-1], [1.5], [Number.NaN], ["1"], [2, 2]];
+    for (const out of bad) {
+      const env = make(() => out);
+      let err: unknown;
+      try {
+        env.next(0);
+      } catch (e) {
+        err = e;
+      }
+      expect(isRouteKitError(err) && err.code, JSON.stringify(out)).toBe("INVALID_ARGUMENT");
+      expect((err as Error).message).toMatch(/option oracle \(the assortment solver\) returned/);
+    }
+    // Valid: empty, a typed array, fewer than K items, any order.
+    for (const out of [[], Int32Array.of(5, 0), [4, 1, 3]]) {
+      const env = make(() => out);
+      env.next(0);
+      expect(env.oracleAssortment).toEqual(Array.from(out));
+      expect(Number.isFinite(env.oracleRevenue())).toBe(true);
+    }
+  });
+  it("an oracle writing to its output buffer after the round changes nothing (the assortment was kept by reference)", () => {
+    const buffer = [0, 1, 2];
+    const env = make(() => buffer);
+    env.next(0);
+    const revenue = env.oracleRevenue();
+    buffer[0] = 5;
+    buffer[1] = 4;
+    expect(env.oracleAssortment).toEqual([0, 1, 2]);
+    expect(env.oracleRevenue()).toBe(revenue);
+    expect(env.expectedRevenue([0, 1, 2])).toBe(revenue);
   });
 });

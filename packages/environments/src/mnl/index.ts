@@ -83,14 +83,18 @@ export class ContextualMnlEnvironment implements AssortmentEnvironment {
   private readonly revenues: Float64Array;
   private readonly utilities: Float64Array;
   private readonly weights: Float64Array;
-  /** The uniform-revenue oracle's items, best first (min(K, N) slots, rewritten every round). */
-  private readonly topItems: Int32Array;
+  /**
+   * This round's oracle assortment (its first `oracleSize` slots of min(K, N), rewritten every round): the top-K by
+   * utility under uniform revenues, best first, else a checked copy of what the injected oracle returned.
+   */
+  private readonly oracleItems: Int32Array;
   private featureRng: Rng | undefined;
   private choiceRng: Rng | undefined;
-  /** This round's oracle assortment: `topItems` under uniform revenues, else what the injected oracle returned. */
-  private oracleItems: ArrayLike<number> = [];
   private oracleSize = 0;
   private oracleValue = 0;
+  /** The injected oracle's output check: the stamp of the check that last saw each item (no clearing per round). */
+  private readonly oracleSeen: Float64Array;
+  private oracleStamp = 0;
   private round = -1;
 
   constructor(options: ContextualMnlOptions = {}) {
@@ -127,7 +131,8 @@ export class ContextualMnlEnvironment implements AssortmentEnvironment {
     this.revenues = new Float64Array(this.numItems).fill(1);
     this.utilities = new Float64Array(this.numItems);
     this.weights = new Float64Array(this.maxSize + 1);
-    this.topItems = new Int32Array(Math.min(this.maxSize, this.numItems));
+    this.oracleItems = new Int32Array(Math.min(this.maxSize, this.numItems));
+    this.oracleSeen = new Float64Array(this.oracle === undefined ? 0 : this.numItems);
   }
 
   /** The hidden parameter (a copy). */
@@ -170,12 +175,10 @@ export class ContextualMnlEnvironment implements AssortmentEnvironment {
     if (this.rewards === "uniform") {
       // The top-K by utility, best first, ties to the lower index: the order the full sort gave (so the oracle
       // revenue sums in the same order), without sorting all N items.
-      this.oracleSize = topKIndices(this.utilities, n, this.maxSize, this.topItems);
-      this.oracleItems = this.topItems;
+      this.oracleSize = topKIndices(this.utilities, n, this.maxSize, this.oracleItems);
     } else {
       const items = (this.oracle as AssortmentOracle)(this.utilities, this.revenues, n, this.maxSize, this.v0);
-      this.oracleItems = items;
-      this.oracleSize = items.length;
+      this.oracleSize = this.copyOracleItems(items);
     }
     this.oracleValue = this.revenueOf(this.oracleItems, this.oracleSize);
     this.round = t;
@@ -185,6 +188,35 @@ export class ContextualMnlEnvironment implements AssortmentEnvironment {
       maxSize: this.maxSize,
       ...(this.rewards === "nonuniform" ? { revenues: this.revenues } : {}),
     };
+  }
+
+  /**
+   * Checks the injected oracle's assortment and copies it into `oracleItems` (its size returned). Unchecked, an index out
+   * of range made the oracle revenue NaN and every regret with it; kept by reference, an oracle reusing its output
+   * buffer (or a caller writing to the array) changed the round's reference after the fact.
+   */
+  private copyOracleItems(items: unknown): number {
+    const bad = (why: string): never => {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `option oracle (the assortment solver) returned ${why}; expected an array of at most ${this.maxSize} distinct item indices in [0, ${this.numItems})`,
+      );
+    };
+    if (items === null || typeof items !== "object" || typeof (items as ArrayLike<unknown>).length !== "number")
+      bad(`${describe(items)}, not an array`);
+    const xs = items as ArrayLike<unknown>;
+    const size = xs.length;
+    if (size > this.oracleItems.length) bad(`${size} items`);
+    const stamp = ++this.oracleStamp;
+    for (let j = 0; j < size; j++) {
+      const i = xs[j];
+      if (typeof i !== "number" || !Number.isInteger(i) || i < 0 || i >= this.numItems)
+        bad(`item ${describe(i)} at position ${j}`);
+      if (this.oracleSeen[i as number] === stamp) bad(`item ${i} twice`);
+      this.oracleSeen[i as number] = stamp;
+      this.oracleItems[j] = i as number;
+    }
+    return size;
   }
 
   private checkItems(items: readonly number[]): void {

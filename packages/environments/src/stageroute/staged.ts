@@ -293,9 +293,17 @@ export class StagedCostBandit implements ArmEnvironment {
   next(t: number): ArmRound {
     needReset(this.ready, this.name);
     checkRound(t, `${this.name}: the round t given to next(t)`);
-    this.t = t;
     let live = 0;
     while (live < this.ids.length && (this.arrivalOf[live] as number) <= t) live++;
+    // Going back before an announced model's arrival would take it out of the pool while policies hold it (every
+    // pull of it UNKNOWN_ARM) and it would never be announced again: refused, the environment left as it was.
+    if (live < this.announced) {
+      throw new RouteKitError(
+        ErrorCode.InvalidState,
+        `${this.name}: round ${t} is before the arrival of model "${this.ids[live]}" (round ${this.arrivalOf[live]}), already announced (the last round given was ${this.t}); call reset to start again`,
+      );
+    }
+    this.t = t;
     this.live = live;
     // Every model arrived by t and not yet announced, in arrival order: a caller skipping rounds (next(5) after
     // next(1)) never heard of a model due at round 3, though it was live. Round by round this is t's own arrivals.
