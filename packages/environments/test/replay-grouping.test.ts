@@ -33,4 +33,22 @@ describe("replay grouping with embeddings", () => {
       { line: 2, message: "embedding differs from line 1's for the same prompt text" },
     ]);
   });
+
+  it("a prompt whose text is on some rows only is refused at its untexted rows (it became two prompts)", () => {
+    const untexted = ({ prompt: _p, ...r }: ReturnType<typeof row>) => r;
+    const rows = [row("first", "a", 1), untexted(row("first", "b", 0)), row("other", "a", 0, [1, 0])];
+    const got = issuesOf(() => parseReplay(jsonl(rows), {}));
+    expect(got).toContainEqual({
+      line: 2,
+      message: 'no prompt text, but the embedding of prompt "first" (line 1): give a prompt\'s text on all its rows or on none',
+    });
+    // Untexted rows whose embedding no texted prompt has are a prompt of their own, as before.
+    const separate = [
+      row("first", "a", 1),
+      row("first", "b", 0),
+      untexted(row("", "a", 0, [0, 1])),
+      untexted(row("", "b", 1, [0, 1])),
+    ];
+    expect(parseReplay(jsonl(separate), {}).numPrompts).toBe(2);
+  });
 });

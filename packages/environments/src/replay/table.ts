@@ -675,6 +675,7 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
         issues.push({ line: rc.line, message: `${rc.of}missing "cost" (other rows have one: give it on every row)` });
     }
   }
+  if (mode === "embedding") mixedTextIssues(prompts, issues);
   const models = options.models ? [...options.models] : seenModels;
   for (const m of models) {
     if (!seenModelSet.has(m) && read.length > 0) {
@@ -760,6 +761,34 @@ export function parseReplay(text: string, options: ReplayLoadOptions = {}): Repl
     sampleLine: sampleLine.subarray(0, k),
     rows: rowsUsed,
   };
+}
+
+/**
+ * With embeddings, a row with a prompt text is keyed on the text and one without on its embedding, so a prompt whose
+ * text is given on some rows only would become two prompts: refused at the untexted prompt's first line. Checked only
+ * when both kinds of key occur (joining every embedding of a large table costs memory).
+ */
+function mixedTextIssues(prompts: ReadonlyMap<string, Prompt>, issues: ReplayIssue[]): void {
+  let texted = false;
+  let untexted = false;
+  for (const key of prompts.keys()) {
+    if (key.startsWith("text:")) texted = true;
+    else if (key.startsWith("vec:")) untexted = true;
+  }
+  if (!texted || !untexted) return;
+  const byVector = new Map<string, Prompt>();
+  for (const p of prompts.values()) {
+    if (p.key.startsWith("text:") && p.vector !== undefined) byVector.set(p.vector.join(","), p);
+  }
+  for (const p of prompts.values()) {
+    const named = p.key.startsWith("vec:") ? byVector.get(p.key.slice(4)) : undefined;
+    if (named !== undefined) {
+      issues.push({
+        line: p.line,
+        message: `no prompt text, but the embedding of prompt "${shorten(named.key.slice(5))}" (line ${named.line}): give a prompt's text on all its rows or on none`,
+      });
+    }
+  }
 }
 
 /**
