@@ -46,4 +46,11 @@ describe("cascade replay refusals name the row's line", () => {
     const m = message(() => new CascadeReplayEnvironment(parseReplay(jsonl(big), {})));
     expect(m).toMatch(/line 3: prompt 2: the context has squared norm 1e\+102/);
   });
+
+  it("more than five problems: five named, the rest counted (it stopped at five without a word)", () => {
+    const bad = rows.map((r) => ({ ...r, score: 2 }));
+    const m = message(() => new CascadeReplayEnvironment(parseReplay(jsonl(bad), { featurizer: { dim: 8 } })));
+    expect(m.match(/is outside \[0, 1\]/g)).toHaveLength(5);
+    expect(m).toMatch(/line 5: prompt 3, model "small": score 2 is outside \[0, 1\]; and 1 more$/);
+  });
 });

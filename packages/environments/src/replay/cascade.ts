@@ -145,6 +145,8 @@ export class CascadeReplayEnvironment extends CascadeEnvironmentBase {
  */
 const MAX_COST = 1e6;
 const MAX_SQUARED_NORM = 1e100;
+/** Problems of a cascade replay's table named in its error. */
+const LISTED = 5;
 
 /** "line N: " for a row's file line, as the parse errors name rows; nothing for a table built by hand. */
 function lineOf(line: number | undefined): string {
@@ -155,29 +157,34 @@ function lineOf(line: number | undefined): string {
 function cellIndices(t: ReplayTable, w: number): Float64Array {
   const cells = t.numPrompts * t.models.length;
   const out = new Float64Array(cells);
+  // The first LISTED problems are named, the rest counted ("and N more"): a table with many stopped at five, unsaid.
   const problems: string[] = [];
-  for (let p = 0; p < t.numPrompts && problems.length < 5; p++) {
+  let count = 0;
+  const problem = (message: string) => {
+    if (count++ < LISTED) problems.push(message);
+  };
+  for (let p = 0; p < t.numPrompts; p++) {
     let s = 0;
     for (let i = p * t.dim; i < (p + 1) * t.dim; i++) s += (t.contexts[i] as number) ** 2;
     if (!(s <= MAX_SQUARED_NORM))
-      problems.push(
+      problem(
         `${lineOf(t.promptLines[p])}prompt ${p + 1}: the context has squared norm ${s}, above ${MAX_SQUARED_NORM} (rescale the embeddings)`,
       );
   }
-  for (let c = 0; c < cells && problems.length < 5; c++) {
+  for (let c = 0; c < cells; c++) {
     const start = t.sampleStart[c] as number;
     const end = t.sampleStart[c + 1] as number;
     for (let k = start; k < end; k++) {
       const where = () =>
         `${lineOf(t.sampleLine?.[k])}prompt ${Math.floor(c / t.models.length) + 1}, model "${t.models[c % t.models.length]}"`;
       const s = t.sampleScore[k] as number;
-      if (!(s >= 0 && s <= 1)) problems.push(`${where()}: score ${s} is outside [0, 1]`);
+      if (!(s >= 0 && s <= 1)) problem(`${where()}: score ${s} is outside [0, 1]`);
       const cost = w * (t.sampleCost[k] as number);
-      if (!(cost > 0)) problems.push(`${where()}: cost ${t.sampleCost[k]} is not > 0`);
+      if (!(cost > 0)) problem(`${where()}: cost ${t.sampleCost[k]} is not > 0`);
       else if (!(cost <= MAX_COST))
-        problems.push(`${where()}: cost ${t.sampleCost[k]} (x costWeight ${w} = ${cost}) is above ${MAX_COST}`);
+        problem(`${where()}: cost ${t.sampleCost[k]} (x costWeight ${w} = ${cost}) is above ${MAX_COST}`);
     }
-    if (problems.length > 0) continue;
+    if (count > 0) continue;
     const n = end - start;
     out[c] = indexDiscrete(
       t.sampleScore.subarray(start, end),
@@ -185,10 +192,11 @@ function cellIndices(t: ReplayTable, w: number): Float64Array {
       w * (t.meanCost[c] as number),
     );
   }
-  if (problems.length > 0) {
+  if (count > 0) {
+    const more = count > LISTED ? `; and ${count - LISTED} more` : "";
     throw new RouteKitError(
       ErrorCode.InvalidArgument,
-      `a cascade replay needs scores in [0, 1] (the reward of a deployed answer), costs in (0, ${MAX_COST}] (after costWeight) and contexts of squared norm <= ${MAX_SQUARED_NORM}: ${problems.join("; ")}`,
+      `a cascade replay needs scores in [0, 1] (the reward of a deployed answer), costs in (0, ${MAX_COST}] (after costWeight) and contexts of squared norm <= ${MAX_SQUARED_NORM}: ${problems.join("; ")}${more}`,
     );
   }
   return out;
