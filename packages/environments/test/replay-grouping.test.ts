@@ -40,7 +40,8 @@ describe("replay grouping with embeddings", () => {
     const got = issuesOf(() => parseReplay(jsonl(rows), {}));
     expect(got).toContainEqual({
       line: 2,
-      message: 'no prompt text, but the embedding of prompt "first" (line 1): give a prompt\'s text on all its rows or on none',
+      message:
+        'no prompt text, but the embedding of prompt "first" (line 1): give a prompt\'s text on all its rows or on none',
     });
     // Untexted rows whose embedding no texted prompt has are a prompt of their own, as before.
     const separate = [
