@@ -15,7 +15,7 @@ import { checkNumber, MAX_CONTEXT_DIM, optionKeys, rejectUnknownOptions, type Ve
 import { LowRankSymmetricEigen } from "@routekit/linalg";
 import { basisCapUnchecked } from "./helpers-core.js";
 import { checkLoad, checkStep, readIterateOptions, readQuery, type StepInput, scaledScore } from "./iterate-options.js";
-import { hypentropyProjectUnchecked, l1ThresholdUnchecked, softThresholdUnchecked } from "./threshold-core.js";
+import { hypentropyProjectUnchecked, l1ProjectUnchecked } from "./threshold-core.js";
 
 /**
  * The regulariser of the mirror step: the matrix hypentropy (HPG), or half the squared Frobenius norm
@@ -119,8 +119,7 @@ export class MirrorIterate {
       if (this.geometry === "hypentropy") {
         this.lastThreshold = hypentropyProjectUnchecked(eig.values, eig.rank, this.beta, this.radius, this.scratch);
       } else {
-        this.lastThreshold = l1ThresholdUnchecked(eig.values, eig.rank, this.radius, this.scratch);
-        softThresholdUnchecked(eig.values, eig.rank, this.lastThreshold);
+        this.lastThreshold = l1ProjectUnchecked(eig.values, eig.rank, this.radius, this.scratch);
       }
       this.refresh();
       if (this.fitBall()) this.refresh();

@@ -63,7 +63,9 @@ export function bisectThresholdUnchecked(z: ArrayLike<number>, m: number, beta: 
   let hi = 0;
   for (let i = 0; i < m; i++) hi = Math.max(hi, Math.abs(z[i] as number));
   for (let it = 0; it < 200 && hi - lo > 1e-15 * Math.max(1, hi); it++) {
-    const mid = 0.5 * (lo + hi);
+    // lo + hi overflows for mirror values near the largest double (the midpoint was Infinity): halve first there.
+    const sum = lo + hi;
+    const mid = sum < Number.POSITIVE_INFINITY ? 0.5 * sum : 0.5 * lo + 0.5 * hi;
     if (sinhExcess(z, m, beta, tau, mid) > 0) lo = mid;
     else hi = mid;
   }
@@ -187,8 +189,49 @@ export function l1ThresholdUnchecked(x: ArrayLike<number>, n: number, tau: numbe
   for (let j = 0; j < m; j++) {
     cum += scratch[j] as number;
     const t = (cum - tau) / (j + 1);
-    if ((scratch[j] as number) > t) theta = t;
+    // The largest entry is always in the active set (x_0 - (x_0 - tau) = tau >= 0); its test rounds to false when
+    // tau = 0 or x_0 > tau 2^53 (x_0 - tau == x_0), which returned 0 and left x outside the ball.
+    if (j === 0 || (scratch[j] as number) > t) theta = t;
     else break;
   }
   return Math.max(theta, 0);
+}
+
+/**
+ * The Euclidean projection onto the l1 ball in place: x_i <- sign(x_i) max(|x_i| - theta, 0) with theta =
+ * {@link l1ThresholdUnchecked}; returns theta. When the kept values are tiny next to max |x| (a step many orders above
+ * the radius), |x_i| - theta keeps few of their digits (none past tau 2^53: every value rounded to 0), so they are
+ * computed from the differences to the largest |x|, as {@link hypentropyProjectUnchecked} does: with d_j = z_j - z_max
+ * over the active set of size r, delta = z_max - theta = (tau - sum d_j) / r and x_i <- sign(x_i) max(delta + d_i, 0).
+ * Otherwise (every ordinary setting) it is exactly softThreshold(x, n, l1Threshold(...)). `scratch` needs n entries.
+ */
+export function l1ProjectUnchecked(x: Float64Array, n: number, tau: number, scratch: Float64Array): number {
+  const theta = l1ThresholdUnchecked(x, n, tau, scratch);
+  if (theta === 0) return 0;
+  let zmax = 0;
+  for (let i = 0; i < n; i++) zmax = Math.max(zmax, Math.abs(x[i] as number));
+  if (zmax - theta >= CANCELLATION * zmax) {
+    softThresholdUnchecked(x, n, theta);
+    return theta;
+  }
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const z = Math.abs(x[i] as number);
+    if (z !== 0) scratch[m++] = z - zmax;
+  }
+  sortDescending(scratch, m);
+  let sum = 0;
+  let delta = 0;
+  for (let j = 0; j < m; j++) {
+    sum += scratch[j] as number;
+    const dl = (tau - sum) / (j + 1);
+    if (j === 0 || dl + (scratch[j] as number) > 0) delta = dl;
+    else break;
+  }
+  for (let i = 0; i < n; i++) {
+    const g = x[i] as number;
+    const z = g === 0 ? 0 : delta + (Math.abs(g) - zmax);
+    x[i] = z > 0 ? (g > 0 ? z : -z) : 0;
+  }
+  return zmax - delta;
 }
