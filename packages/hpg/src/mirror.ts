@@ -15,7 +15,7 @@ import { checkNumber, MAX_CONTEXT_DIM, optionKeys, rejectUnknownOptions, type Ve
 import { LowRankSymmetricEigen } from "@routekit/linalg";
 import { basisCapUnchecked } from "./helpers-core.js";
 import { checkLoad, checkStep, readIterateOptions, readQuery, type StepInput, scaledScore } from "./iterate-options.js";
-import { hypentropyProjectUnchecked, l1ProjectUnchecked } from "./threshold-core.js";
+import { asinhRatio, betaSinh, hypentropyProjectUnchecked, l1ProjectUnchecked } from "./threshold-core.js";
 
 /**
  * The regulariser of the mirror step: the matrix hypentropy (HPG), or half the squared Frobenius norm
@@ -167,7 +167,7 @@ export class MirrorIterate {
     for (let i = 0; i < k; i++) {
       const v = g[i] as number;
       const w = (Math.abs(lambda[i] as number) / mx) * f;
-      const z = hyp ? Math.asinh(w / this.beta) : w;
+      const z = hyp ? asinhRatio(w, this.beta) : w;
       g[i] = v > 0 ? z : -z;
     }
     return true;
@@ -224,7 +224,7 @@ export class MirrorIterate {
     const k = this.eig.rank;
     if (this.lambda.length < k) this.lambda = new Float64Array(k);
     if (this.geometry === "euclidean") for (let i = 0; i < k; i++) this.lambda[i] = this.eig.values[i] as number;
-    else for (let i = 0; i < k; i++) this.lambda[i] = this.beta * Math.sinh(this.eig.values[i] as number);
+    else for (let i = 0; i < k; i++) this.lambda[i] = betaSinh(this.beta, this.eig.values[i] as number);
   }
 }
 

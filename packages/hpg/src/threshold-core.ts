@@ -14,6 +14,30 @@
 const BREAKPOINT_TOL = 1e-12;
 
 /**
+ * beta sinh(g), also where sinh(g) overflows (|g| above about 710.5, which a beta many orders below the radius
+ * reaches: asinh(tau / beta) is up to about 1455): there beta sinh(g) = sign(g) e^(|g| - ln 2 + ln beta), a finite
+ * double whenever the result is one. Where sinh(g) is finite this is exactly beta * Math.sinh(g).
+ */
+export function betaSinh(beta: number, g: number): number {
+  const s = Math.sinh(g);
+  if (Number.isFinite(s)) return beta * s;
+  const v = Math.exp(Math.abs(g) - Math.LN2 + Math.log(beta));
+  return g > 0 ? v : -v;
+}
+
+/**
+ * asinh(w / beta), also where w / beta overflows (a beta many orders below w): there it is sign(w) (ln|w| - ln beta
+ * + ln 2), exact to rounding (asinh(x) = ln 2x for x above 1e8). Where w / beta is finite this is exactly
+ * Math.asinh(w / beta).
+ */
+export function asinhRatio(w: number, beta: number): number {
+  const r = w / beta;
+  if (Number.isFinite(r)) return Math.asinh(r);
+  const v = Math.log(Math.abs(w)) - Math.log(beta) + Math.LN2;
+  return w > 0 ? v : -v;
+}
+
+/**
  * The threshold nu for mirror eigenvalues gamma[0..n) (signed; zeros are ignored), exact on each
  * segment of the active set: (beta/2)(A e^-nu - B e^nu) = tau with A = sum exp(z), B = sum exp(-z) over
  * the active z = |gamma|, solved without cancellation as nu = ln A - ln(c + sqrt(c^2 + A B)), c = tau/beta.
@@ -79,11 +103,22 @@ export function bisectThresholdUnchecked(z: ArrayLike<number>, m: number, beta: 
  */
 function sinhExcess(z: ArrayLike<number>, m: number, beta: number, tau: number, nu: number): number {
   let s = 0;
+  let vmax = 0;
   for (let i = 0; i < m; i++) {
     const v = (z[i] as number) - nu;
     if (v > 0) s += Math.sinh(v);
+    if (v > vmax) vmax = v;
   }
-  return beta * s - tau;
+  if (s < Number.POSITIVE_INFINITY) return beta * s - tau;
+  // The sum overflowed (some z_i - nu above about 710): compare ln(beta s) with ln tau instead, s = e^vmax sum
+  // e^(v_i - vmax) / 2 (the e^-v_i halves of the terms are below rounding next to e^vmax). Only the sign is used; a
+  // beta many orders below tau makes it negative, where beta * Infinity read as positive and capped the kept values.
+  let t = 0;
+  for (let i = 0; i < m; i++) {
+    const v = (z[i] as number) - nu;
+    if (v > 0) t += Math.exp(v - vmax);
+  }
+  return vmax - Math.LN2 + Math.log(t) + Math.log(beta) - Math.log(tau);
 }
 
 /**
@@ -131,7 +166,11 @@ export function hypentropyProjectUnchecked(
     const dj = scratch[j] as number;
     A += Math.exp(dj);
     S += Math.sinh(-dj);
-    delta = Math.asinh(c / Math.sqrt(A * (A + 2 * S))) + 0.5 * Math.log1p((2 * S) / A);
+    const root = Math.sqrt(A * (A + 2 * S));
+    // c = tau / beta overflows for a beta many orders below tau (asinh(c / root) was Infinity): asinhRatio.
+    delta =
+      (c < Number.POSITIVE_INFINITY ? Math.asinh(c / root) : asinhRatio(tau / root, beta)) +
+      0.5 * Math.log1p((2 * S) / A);
     if (j + 1 === m || delta + (scratch[j + 1] as number) <= 0) break;
   }
   for (let i = 0; i < n; i++) {
