@@ -14,7 +14,7 @@ import {
   type StepInput,
   scaledScore,
 } from "./iterate-options.js";
-import { hypentropyProjectUnchecked } from "./threshold-core.js";
+import { betaSinh, hypentropyProjectUnchecked } from "./threshold-core.js";
 
 /** Options of {@link DenseMirrorIterate}. */
 export interface DenseMirrorIterateOptions {
@@ -111,7 +111,7 @@ export class DenseMirrorIterate {
     for (let k = 0; k < d; k++) {
       const g = gamma[k] as number;
       if (g === 0) continue;
-      const l = this.beta * Math.sinh(g);
+      const l = betaSinh(this.beta, g);
       for (let a = 0; a < d; a++) {
         const va = vectors[a * d + k] as number;
         for (let b = 0; b < d; b++) {

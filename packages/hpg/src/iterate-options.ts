@@ -20,6 +20,7 @@ import {
   readVectorInto,
   requiredNumber,
 } from "@routekit/core";
+import { betaSinh } from "./threshold-core.js";
 
 /** The validated options of an iterate (defaults filled in; `maxRank` not yet capped at `dim`). */
 export interface IterateConfig {
@@ -148,7 +149,7 @@ export function mirrorNuclearNorm(gamma: ArrayLike<number>, rank: number, beta: 
   let nuclear = 0;
   for (let i = 0; i < rank; i++) {
     const g = Math.abs(gamma[i] as number);
-    nuclear += geometry === "hypentropy" ? beta * Math.sinh(g) : g;
+    nuclear += geometry === "hypentropy" ? betaSinh(beta, g) : g;
   }
   return nuclear;
 }

@@ -15,7 +15,7 @@ import { checkNumber, MAX_CONTEXT_DIM, optionKeys, rejectUnknownOptions, type Ve
 import { LowRankSymmetricEigen } from "@routekit/linalg";
 import { basisCapUnchecked } from "./helpers-core.js";
 import { checkLoad, checkStep, readIterateOptions, readQuery, type StepInput, scaledScore } from "./iterate-options.js";
-import { hypentropyProjectUnchecked, l1ThresholdUnchecked, softThresholdUnchecked } from "./threshold-core.js";
+import { asinhRatio, betaSinh, hypentropyProjectUnchecked, l1ProjectUnchecked } from "./threshold-core.js";
 
 /**
  * The regulariser of the mirror step: the matrix hypentropy (HPG), or half the squared Frobenius norm
@@ -119,8 +119,7 @@ export class MirrorIterate {
       if (this.geometry === "hypentropy") {
         this.lastThreshold = hypentropyProjectUnchecked(eig.values, eig.rank, this.beta, this.radius, this.scratch);
       } else {
-        this.lastThreshold = l1ThresholdUnchecked(eig.values, eig.rank, this.radius, this.scratch);
-        softThresholdUnchecked(eig.values, eig.rank, this.lastThreshold);
+        this.lastThreshold = l1ProjectUnchecked(eig.values, eig.rank, this.radius, this.scratch);
       }
       this.refresh();
       if (this.fitBall()) this.refresh();
@@ -168,7 +167,7 @@ export class MirrorIterate {
     for (let i = 0; i < k; i++) {
       const v = g[i] as number;
       const w = (Math.abs(lambda[i] as number) / mx) * f;
-      const z = hyp ? Math.asinh(w / this.beta) : w;
+      const z = hyp ? asinhRatio(w, this.beta) : w;
       g[i] = v > 0 ? z : -z;
     }
     return true;
@@ -225,7 +224,7 @@ export class MirrorIterate {
     const k = this.eig.rank;
     if (this.lambda.length < k) this.lambda = new Float64Array(k);
     if (this.geometry === "euclidean") for (let i = 0; i < k; i++) this.lambda[i] = this.eig.values[i] as number;
-    else for (let i = 0; i < k; i++) this.lambda[i] = this.beta * Math.sinh(this.eig.values[i] as number);
+    else for (let i = 0; i < k; i++) this.lambda[i] = betaSinh(this.beta, this.eig.values[i] as number);
   }
 }
 

@@ -14,6 +14,30 @@
 const BREAKPOINT_TOL = 1e-12;
 
 /**
+ * beta sinh(g), also where sinh(g) overflows (|g| above about 710.5, which a beta many orders below the radius
+ * reaches: asinh(tau / beta) is up to about 1455): there beta sinh(g) = sign(g) e^(|g| - ln 2 + ln beta), a finite
+ * double whenever the result is one. Where sinh(g) is finite this is exactly beta * Math.sinh(g).
+ */
+export function betaSinh(beta: number, g: number): number {
+  const s = Math.sinh(g);
+  if (Number.isFinite(s)) return beta * s;
+  const v = Math.exp(Math.abs(g) - Math.LN2 + Math.log(beta));
+  return g > 0 ? v : -v;
+}
+
+/**
+ * asinh(w / beta), also where w / beta overflows (a beta many orders below w): there it is sign(w) (ln|w| - ln beta
+ * + ln 2), exact to rounding (asinh(x) = ln 2x for x above 1e8). Where w / beta is finite this is exactly
+ * Math.asinh(w / beta).
+ */
+export function asinhRatio(w: number, beta: number): number {
+  const r = w / beta;
+  if (Number.isFinite(r)) return Math.asinh(r);
+  const v = Math.log(Math.abs(w)) - Math.log(beta) + Math.LN2;
+  return w > 0 ? v : -v;
+}
+
+/**
  * The threshold nu for mirror eigenvalues gamma[0..n) (signed; zeros are ignored), exact on each
  * segment of the active set: (beta/2)(A e^-nu - B e^nu) = tau with A = sum exp(z), B = sum exp(-z) over
  * the active z = |gamma|, solved without cancellation as nu = ln A - ln(c + sqrt(c^2 + A B)), c = tau/beta.
@@ -63,7 +87,9 @@ export function bisectThresholdUnchecked(z: ArrayLike<number>, m: number, beta: 
   let hi = 0;
   for (let i = 0; i < m; i++) hi = Math.max(hi, Math.abs(z[i] as number));
   for (let it = 0; it < 200 && hi - lo > 1e-15 * Math.max(1, hi); it++) {
-    const mid = 0.5 * (lo + hi);
+    // lo + hi overflows for mirror values near the largest double (the midpoint was Infinity): halve first there.
+    const sum = lo + hi;
+    const mid = sum < Number.POSITIVE_INFINITY ? 0.5 * sum : 0.5 * lo + 0.5 * hi;
     if (sinhExcess(z, m, beta, tau, mid) > 0) lo = mid;
     else hi = mid;
   }
@@ -77,11 +103,22 @@ export function bisectThresholdUnchecked(z: ArrayLike<number>, m: number, beta: 
  */
 function sinhExcess(z: ArrayLike<number>, m: number, beta: number, tau: number, nu: number): number {
   let s = 0;
+  let vmax = 0;
   for (let i = 0; i < m; i++) {
     const v = (z[i] as number) - nu;
     if (v > 0) s += Math.sinh(v);
+    if (v > vmax) vmax = v;
   }
-  return beta * s - tau;
+  if (s < Number.POSITIVE_INFINITY) return beta * s - tau;
+  // The sum overflowed (some z_i - nu above about 710): compare ln(beta s) with ln tau instead, s = e^vmax sum
+  // e^(v_i - vmax) / 2 (the e^-v_i halves of the terms are below rounding next to e^vmax). Only the sign is used; a
+  // beta many orders below tau makes it negative, where beta * Infinity read as positive and capped the kept values.
+  let t = 0;
+  for (let i = 0; i < m; i++) {
+    const v = (z[i] as number) - nu;
+    if (v > 0) t += Math.exp(v - vmax);
+  }
+  return vmax - Math.LN2 + Math.log(t) + Math.log(beta) - Math.log(tau);
 }
 
 /**
@@ -129,7 +166,11 @@ export function hypentropyProjectUnchecked(
     const dj = scratch[j] as number;
     A += Math.exp(dj);
     S += Math.sinh(-dj);
-    delta = Math.asinh(c / Math.sqrt(A * (A + 2 * S))) + 0.5 * Math.log1p((2 * S) / A);
+    const root = Math.sqrt(A * (A + 2 * S));
+    // c = tau / beta overflows for a beta many orders below tau (asinh(c / root) was Infinity): asinhRatio.
+    delta =
+      (c < Number.POSITIVE_INFINITY ? Math.asinh(c / root) : asinhRatio(tau / root, beta)) +
+      0.5 * Math.log1p((2 * S) / A);
     if (j + 1 === m || delta + (scratch[j + 1] as number) <= 0) break;
   }
   for (let i = 0; i < n; i++) {
@@ -187,8 +228,49 @@ export function l1ThresholdUnchecked(x: ArrayLike<number>, n: number, tau: numbe
   for (let j = 0; j < m; j++) {
     cum += scratch[j] as number;
     const t = (cum - tau) / (j + 1);
-    if ((scratch[j] as number) > t) theta = t;
+    // The largest entry is always in the active set (x_0 - (x_0 - tau) = tau >= 0); its test rounds to false when
+    // tau = 0 or x_0 > tau 2^53 (x_0 - tau == x_0), which returned 0 and left x outside the ball.
+    if (j === 0 || (scratch[j] as number) > t) theta = t;
     else break;
   }
   return Math.max(theta, 0);
+}
+
+/**
+ * The Euclidean projection onto the l1 ball in place: x_i <- sign(x_i) max(|x_i| - theta, 0) with theta =
+ * {@link l1ThresholdUnchecked}; returns theta. When the kept values are tiny next to max |x| (a step many orders above
+ * the radius), |x_i| - theta keeps few of their digits (none past tau 2^53: every value rounded to 0), so they are
+ * computed from the differences to the largest |x|, as {@link hypentropyProjectUnchecked} does: with d_j = z_j - z_max
+ * over the active set of size r, delta = z_max - theta = (tau - sum d_j) / r and x_i <- sign(x_i) max(delta + d_i, 0).
+ * Otherwise (every ordinary setting) it is exactly softThreshold(x, n, l1Threshold(...)). `scratch` needs n entries.
+ */
+export function l1ProjectUnchecked(x: Float64Array, n: number, tau: number, scratch: Float64Array): number {
+  const theta = l1ThresholdUnchecked(x, n, tau, scratch);
+  if (theta === 0) return 0;
+  let zmax = 0;
+  for (let i = 0; i < n; i++) zmax = Math.max(zmax, Math.abs(x[i] as number));
+  if (zmax - theta >= CANCELLATION * zmax) {
+    softThresholdUnchecked(x, n, theta);
+    return theta;
+  }
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const z = Math.abs(x[i] as number);
+    if (z !== 0) scratch[m++] = z - zmax;
+  }
+  sortDescending(scratch, m);
+  let sum = 0;
+  let delta = 0;
+  for (let j = 0; j < m; j++) {
+    sum += scratch[j] as number;
+    const dl = (tau - sum) / (j + 1);
+    if (j === 0 || dl + (scratch[j] as number) > 0) delta = dl;
+    else break;
+  }
+  for (let i = 0; i < n; i++) {
+    const g = x[i] as number;
+    const z = g === 0 ? 0 : delta + (Math.abs(g) - zmax);
+    x[i] = z > 0 ? (g > 0 ? z : -z) : 0;
+  }
+  return zmax - delta;
 }
