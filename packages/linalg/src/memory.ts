@@ -285,6 +285,12 @@ const freeLists = new Map<number, Block[]>();
 /** Every block ever carved, by key. */
 const blocks = new Map<number, Block>();
 let serials = 0;
+/**
+ * The views `alloc` handed out and not yet freed. A block is found by its address, which a full-length `subarray(0)`
+ * or a Float32Array over the same bytes shares: without this, freeing such a view returned the block while its
+ * owner still wrote to it, and the next allocation of that size class got the same memory.
+ */
+const owned = new WeakSet<Float64Array | Float32Array>();
 let bytesInUse = 0;
 let liveBlocks = 0;
 
@@ -401,6 +407,7 @@ function alloc<T extends Float64Array | Float32Array>(
   liveBlocks++;
   bytesInUse += size;
   registry?.register(view, { block, serial });
+  owned.add(view);
   return view;
 }
 
@@ -430,14 +437,15 @@ export function allocF64From(src: ArrayLike<number>): Float64Array {
 /**
  * Returns an array from {@link allocF64} or {@link allocF32} to the allocator; the array must not be
  * used afterwards. Returns false (and does nothing) for arrays it does not own: plain arrays,
- * subarrays, or a block already freed.
+ * subarrays and other views of the block's bytes (also one of its whole length), or a block already freed.
  */
 export function freeF64(a: Float64Array | Float32Array): boolean {
-  if (runtime === null) return false;
+  if (runtime === null || !owned.has(a)) return false;
   const index = arenaOf(a.buffer);
   if (index < 0) return false;
   const block = blocks.get(index * ARENA_SHIFT + a.byteOffset);
   if (block === undefined || !block.live || block.length !== a.byteLength) return false;
+  owned.delete(a);
   release(block);
   return true;
 }

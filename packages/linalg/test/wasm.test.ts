@@ -273,6 +273,19 @@ describe("allocF64 / freeF64", () => {
     expect(freeF64(b.subarray(1))).toBe(false);
   });
 
+  test("a view of a block's whole length is not the block: freeing it does nothing (it freed the block in use)", () => {
+    const a = allocF64(8);
+    expect(freeF64(a.subarray(0))).toBe(false);
+    expect(freeF64(new Float64Array(a.buffer, a.byteOffset, a.length))).toBe(false);
+    expect(freeF64(new Float32Array(a.buffer, a.byteOffset, 2 * a.length))).toBe(false);
+    a.fill(5);
+    const other = allocF64(8);
+    other.fill(1);
+    expect(Array.from(a)).toEqual([5, 5, 5, 5, 5, 5, 5, 5]);
+    expect(freeF64(a)).toBe(simd);
+    expect(freeF64(other)).toBe(simd);
+  });
+
   test("size classes waste at most 25% and keep 16-byte alignment", () => {
     for (let bytes = 8; bytes < 1 << 22; bytes = Math.ceil(bytes * 1.07)) {
       const c = sizeClassBytes(bytes);
