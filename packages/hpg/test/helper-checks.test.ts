@@ -85,6 +85,10 @@ describe("hpgStepSize, basisCap, initialModelCount", () => {
     expect(basisCap(5, 4)).toBe(5);
     expect(initialModelCount({})).toBe(2);
     expect(initialModelCount({ arms: ["a", "b", "c"] })).toBe(3);
+    // The upper ends the README states: integers up to 2^53 - 1.
+    const top = Number.MAX_SAFE_INTEGER;
+    expect(Number.isFinite(hpgStepSize(top, 65536, top))).toBe(true);
+    expect(basisCap(65536, top)).toBe(65536);
   });
   test("bad input is a typed error", () => {
     const cases: [() => unknown, string][] = [
@@ -98,6 +102,9 @@ describe("hpgStepSize, basisCap, initialModelCount", () => {
       [() => hpgStepSize(2, 4, 0), "OUT_OF_RANGE"],
       [() => hpgStepSize(2, 4, -10), "OUT_OF_RANGE"],
       [() => hpgStepSize(2, 4, Number.POSITIVE_INFINITY), "NON_FINITE"],
+      [() => hpgStepSize(2 ** 53, 4, 10), "OUT_OF_RANGE"],
+      [() => hpgStepSize(2, 4, 2 ** 53), "OUT_OF_RANGE"],
+      [() => basisCap(8, 2 ** 53), "OUT_OF_RANGE"],
       [() => basisCap(Number.NaN, 2), "NON_FINITE"],
       [() => basisCap(0, 2), "OUT_OF_RANGE"],
       [() => basisCap(8, 0), "OUT_OF_RANGE"],
