@@ -64,3 +64,35 @@ export function removeStaleOutputs(dir: string, marker: string, names: readonly 
     }
   }
 }
+
+/** The signals that end a command run from a terminal or a supervisor. */
+const TERMINATION_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/**
+ * Runs `write` (a sequence of `writeFileAtomicSync` calls, with awaits between them) so that a termination signal
+ * never ends the process inside one of those synchronous writes: without a listener, a signal kills the process at
+ * once, also halfway through writing a file's temporary copy, which then stayed beside the outputs (a Ctrl-C while a
+ * 50 MB results.json was written left `.results.json.<pid>.1.tmp`). A listener only runs on the event loop, so
+ * between two files; there it removes itself and raises the signal again, which ends the process by the signal as
+ * before (exit status 128 + n). Signals that already have a listener (a program embedding the API) are left alone.
+ */
+export async function withSignalsBetweenWrites<T>(write: () => Promise<T>): Promise<T> {
+  const held = TERMINATION_SIGNALS.filter((s) => process.listenerCount(s) === 0);
+  const release = () => {
+    for (const s of held) process.removeListener(s, onSignal);
+  };
+  function onSignal(signal: NodeJS.Signals): void {
+    release();
+    process.kill(process.pid, signal);
+  }
+  for (const s of held) process.on(s, onSignal);
+  try {
+    return await write();
+  } finally {
+    // A signal that arrived during the last synchronous write is dispatched on a later turn of the event loop:
+    // give it those turns while the listener is still there, or it would be consumed by no one.
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    release();
+  }
+}

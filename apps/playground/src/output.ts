@@ -3,7 +3,7 @@ import type { ExperimentResult, PolicySummary } from "@routekit/core";
 import { writeFileAtomicSync } from "@routekit/core/node";
 import { aggregateSeries, METRIC_TITLES, METRICS, type Metric, meanPickShare, pickShareSeries } from "./aggregate.js";
 import { extraColumns, pm } from "./format.js";
-import { ensureOutDir, removeStaleOutputs } from "./out-dir.js";
+import { ensureOutDir, removeStaleOutputs, withSignalsBetweenWrites } from "./out-dir.js";
 import {
   locateFont,
   metricSpec,
@@ -195,11 +195,22 @@ const RUN_OUTPUT_FILES: readonly string[] = [
   ...["panel", "pick-share", "pick-share-rounds", ...METRICS].flatMap((n) => [`${n}.svg`, `${n}.png`]),
 ];
 
-/** Writes results (JSON, CSV), plots (SVG, and PNG unless `png` is false) and the HTML report into `dir`. */
-export async function writeOutputs(
+/**
+ * Writes results (JSON, CSV), plots (SVG, and PNG unless `png` is false) and the HTML report into `dir`; a Ctrl-C
+ * meanwhile ends the process between two files, never inside one ({@link withSignalsBetweenWrites}).
+ */
+export function writeOutputs(
   out: RunOutput,
   dir: string,
   options: { plots?: boolean; png?: boolean } = {},
+): Promise<WrittenFiles> {
+  return withSignalsBetweenWrites(() => writeOutputFiles(out, dir, options));
+}
+
+async function writeOutputFiles(
+  out: RunOutput,
+  dir: string,
+  options: { plots?: boolean; png?: boolean },
 ): Promise<WrittenFiles> {
   const abs = ensureOutDir(dir);
   removeStaleOutputs(abs, "results.json", RUN_OUTPUT_FILES);
