@@ -289,16 +289,7 @@ async function writeGroupFiles(
   options: { plots?: boolean; png?: boolean },
 ): Promise<GroupFiles> {
   const abs = ensureOutDir(dir);
-  removeStaleOutputs(abs, "group.json", [
-    "group.json",
-    "summary.csv",
-    "series.csv",
-    "references.csv",
-    "references.md",
-    "figure.svg",
-    "figure.png",
-    "report.html",
-  ]);
+  removeStaleOutputs(abs);
   const metrics = groupMetrics(group.members);
   const points = groupPoints(group.members, metrics);
   const json = join(abs, "group.json");

@@ -1,6 +1,7 @@
 /** The output directory: checked before a run starts, so a bad `--out` fails at once with a one-line message. */
 import { accessSync, constants, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { METRICS } from "./aggregate.js";
 import { CliFailure } from "./errors.js";
 
 /** Throws a CliFailure unless `dir` is, or can be created as, a writable directory (creates nothing). */
@@ -41,26 +42,59 @@ export function ensureOutDir(dir: string): string {
   return abs;
 }
 
-/**
- * Removes the files a previous RouteKit run left in `dir` under `names` (its own output names), so that a run into an
- * existing output directory never leaves another run's report, plots or reference checks beside its own results
- * (`--no-plots` kept the old report.html and its numbers; a run without costs kept cost.png). Only a directory that
- * holds a RouteKit results file (`marker`, JSON with `spec` or `members`) is cleaned, and only those file names.
- */
-export function removeStaleOutputs(dir: string, marker: string, names: readonly string[]): void {
+/** Every file name a scenario or compare run may write (the README's output table), its results file first. */
+export const RUN_OUTPUT_FILES: readonly string[] = [
+  "results.json",
+  "summary.csv",
+  "runs.csv",
+  "series.csv",
+  "pick-share.csv",
+  "references.csv",
+  "report.html",
+  ...["panel", "pick-share", "pick-share-rounds", ...METRICS].flatMap((n) => [`${n}.svg`, `${n}.png`]),
+];
+
+/** Every file name a group run may write into its own directory (members write into subdirectories), group.json first. */
+export const GROUP_OUTPUT_FILES: readonly string[] = [
+  "group.json",
+  "summary.csv",
+  "series.csv",
+  "references.csv",
+  "references.md",
+  "figure.svg",
+  "figure.png",
+  "report.html",
+];
+
+/** Whether `dir` holds a RouteKit results file `marker` (JSON with `spec` or `members`). */
+function holdsRun(dir: string, marker: string): boolean {
   let previous: unknown;
   try {
     previous = JSON.parse(readFileSync(join(dir, marker), "utf8"));
   } catch {
-    return; // no previous run here (or not ours): touch nothing
+    return false; // no previous run here (or not ours)
   }
-  if (previous === null || typeof previous !== "object" || !("spec" in previous || "members" in previous)) return;
-  for (const name of names) {
-    const p = join(dir, name);
-    try {
-      if (statSync(p).isFile()) rmSync(p);
-    } catch {
-      // absent
+  return previous !== null && typeof previous === "object" && ("spec" in previous || "members" in previous);
+}
+
+/**
+ * Removes the files a previous RouteKit run left in `dir`, so that a run into an existing output directory never
+ * leaves another run's report, plots or reference checks beside its own results (`--no-plots` kept the old
+ * report.html and its numbers; a run without costs kept cost.png). A previous run of either kind counts: a group
+ * run into a scenario's directory kept its results.json and plots, and a scenario run into a group's directory kept
+ * group.json and figure.svg. Only a directory that holds a RouteKit results file (results.json or group.json) is
+ * cleaned, and only that kind's file names; a group's member subdirectories are left alone.
+ */
+export function removeStaleOutputs(dir: string): void {
+  for (const names of [RUN_OUTPUT_FILES, GROUP_OUTPUT_FILES]) {
+    if (!holdsRun(dir, names[0] as string)) continue;
+    for (const name of names) {
+      const p = join(dir, name);
+      try {
+        if (statSync(p).isFile()) rmSync(p);
+      } catch {
+        // absent
+      }
     }
   }
 }

@@ -336,6 +336,27 @@ describe("a run into an existing output directory", () => {
     );
   });
 
+  it("a group run into a single run's directory, and the reverse, leaves none of the other kind's files", async () => {
+    // The stale-file cleanup knew only its own kind's names: `run <group>` into a compare's directory kept the old
+    // results.json, regret.svg and panel.svg beside the group's new report.html (and a run kept group.json and
+    // figure.svg), so the directory held two experiments' numbers.
+    const group = (dir: string) =>
+      cli(["run", "fixture-*", "--horizon", "30", "--seeds", "1", "--out", dir, "-q", "--no-png"]);
+    const a = tmp();
+    expect((await run(a, "--no-png")).code).toBe(0);
+    writeFileSync(join(a, "notes.txt"), "mine\n");
+    expect((await group(a)).code).toBe(0);
+    expect(readdirSync(a).sort()).toEqual(
+      ["fixture-demo", "figure.svg", "group.json", "notes.txt", "report.html", "series.csv", "summary.csv"].sort(),
+    );
+    const b = tmp();
+    expect((await group(b)).code).toBe(0);
+    expect((await run(b, "--no-plots")).code).toBe(0);
+    expect(readdirSync(b).sort()).toEqual(
+      ["fixture-demo", "pick-share.csv", "results.json", "runs.csv", "series.csv", "summary.csv"].sort(),
+    );
+  });
+
   it("touches nothing in a directory that holds no RouteKit run (its own report.html stays)", async () => {
     const dir = tmp();
     writeFileSync(join(dir, "report.html"), "<p>mine</p>\n");
