@@ -308,6 +308,7 @@ async function writeGroupFiles(
           spec: m.result.spec,
           summary: m.result.result.summary,
           ...(m.result.referenceChecks ? { referenceChecks: m.result.referenceChecks } : {}),
+          ...(m.result.referenceSkipped ? { referenceSkipped: m.result.referenceSkipped } : {}),
           dir: m.result.files?.dir,
         })),
       },

@@ -101,6 +101,7 @@ class Runner {
           summary: m.result.result.summary,
           ...(m.result.reference ? { reference: m.result.reference } : {}),
           ...(m.result.referenceChecks ? { referenceChecks: m.result.referenceChecks } : {}),
+          ...(m.result.referenceSkipped ? { referenceSkipped: m.result.referenceSkipped } : {}),
           files: m.result.files ?? null,
         })),
         files: res.files ?? null,
@@ -163,6 +164,7 @@ class Runner {
         summary: result.summary,
         ...(res.reference ? { reference: res.reference } : {}),
         ...(res.referenceChecks ? { referenceChecks: res.referenceChecks } : {}),
+        ...(res.referenceSkipped ? { referenceSkipped: res.referenceSkipped } : {}),
         ...(res.notes ? { notes: res.notes } : {}),
         files: files ?? null,
       };
