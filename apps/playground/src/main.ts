@@ -400,6 +400,14 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
     ) => {
       if (f.config) {
         if (f.env || f.policies) throw new UsageError("give either --config or --env/--policies, not both");
+        // The file names the policies (with labels) and their parameters: --param and --env-param were dropped
+        // without a word, and the run used the file's values.
+        const given = f.param.length > 0 ? "--param" : f.envParam.length > 0 ? "--env-param" : undefined;
+        if (given) {
+          throw new UsageError(
+            `${given} does not apply with --config: set the parameters in the file (params: { key: value })`,
+          );
+        }
         const cfg = readCompareConfig(f.config);
         const spec = configToSpec(reg, cfg, f.config, {
           seeds: f.seeds ?? COMPARE_SEEDS,
