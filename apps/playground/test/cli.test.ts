@@ -307,6 +307,38 @@ describe("runs", () => {
   });
 });
 
+describe("metrics the environment does not define, on one seed", () => {
+  it("are empty cells in summary.csv, std and s.e. included (they were 0 beside an empty mean), null in results.json", async () => {
+    // core's meanStd gave [NaN] a std of 0 (its n = 1 branch), so one seed wrote `,0,0` after the empty mean of
+    // o2bRealised, repeatShare and the first-pass columns; three seeds wrote empty cells.
+    const dir = tmp();
+    const r = await cli(
+      ["compare", "--env", "k-armed", "--policies", "ucb1", "--seeds", "1", "--horizon", "20"].concat([
+        "--out",
+        dir,
+        "--no-plots",
+        "-q",
+      ]),
+    );
+    expect(r.code).toBe(0);
+    const [header, row] = readFileSync(join(dir, "summary.csv"), "utf8").trim().split("\n");
+    const cells = Object.fromEntries((header as string).split(",").map((h, i) => [h, (row as string).split(",")[i]]));
+    for (const m of [
+      "o2bRealised",
+      "oprRealised",
+      "repeatShare",
+      "firstPassRewardPerRound",
+      "firstPassO2b",
+      "firstPassOpr",
+    ]) {
+      expect([cells[`${m}_mean`], cells[`${m}_std`], cells[`${m}_se`]], m).toEqual(["", "", ""]);
+    }
+    expect(cells.regret_std).toBe("0"); // a defined metric on one seed: std 0, as before
+    const summary = JSON.parse(readFileSync(join(dir, "results.json"), "utf8")).summary[0];
+    expect(summary.o2bRealised).toEqual({ mean: null, std: null, se: null });
+  });
+});
+
 describe("a run into an existing output directory", () => {
   const run = (dir: string, ...extra: string[]) =>
     cli([
