@@ -273,7 +273,7 @@ export function groupReferencesMarkdown(group: Omit<GroupResult, "files">): stri
 
 /**
  * Writes the group's combined JSON, CSVs, figure (SVG, and PNG unless `png` is false) and HTML report into `dir`; a
- * Ctrl-C meanwhile ends the process between two files, never inside one ({@link withSignalsBetweenWrites}).
+ * Ctrl-C meanwhile ends the process between two files, never inside one (`withSignalsBetweenWrites`).
  */
 export function writeGroupOutputs(
   group: Omit<GroupResult, "files">,

@@ -185,7 +185,7 @@ ${svgs.map((x) => `<figure>${x.svg}</figure>`).join("\n")}
 
 /**
  * Writes results (JSON, CSV), plots (SVG, and PNG unless `png` is false) and the HTML report into `dir`; a Ctrl-C
- * meanwhile ends the process between two files, never inside one ({@link withSignalsBetweenWrites}).
+ * meanwhile ends the process between two files, never inside one (`withSignalsBetweenWrites`).
  */
 export function writeOutputs(
   out: RunOutput,
