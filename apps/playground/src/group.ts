@@ -9,7 +9,7 @@ import { aggregateSeries, type BandPoint, METRIC_TITLES, type Metric } from "./a
 import type { CommandResult } from "./api.js";
 import { UsageError } from "./errors.js";
 import { extraColumns, pm } from "./format.js";
-import { ensureOutDir, removeStaleOutputs, withSignalsBetweenWrites } from "./out-dir.js";
+import { ensureOutDir, removeStaleOutputs, writeRunOutputs } from "./out-dir.js";
 import {
   csv,
   esc,
@@ -273,14 +273,15 @@ export function groupReferencesMarkdown(group: Omit<GroupResult, "files">): stri
 
 /**
  * Writes the group's combined JSON, CSVs, figure (SVG, and PNG unless `png` is false) and HTML report into `dir`; a
- * Ctrl-C meanwhile ends the process between two files, never inside one (`withSignalsBetweenWrites`).
+ * Ctrl-C meanwhile ends the process between two files, never inside one, and a file system error is a one-line
+ * failure (`writeRunOutputs`).
  */
 export function writeGroupOutputs(
   group: Omit<GroupResult, "files">,
   dir: string,
   options: { plots?: boolean; png?: boolean } = {},
 ): Promise<GroupFiles> {
-  return withSignalsBetweenWrites(() => writeGroupFiles(group, dir, options));
+  return writeRunOutputs(dir, () => writeGroupFiles(group, dir, options));
 }
 
 async function writeGroupFiles(

@@ -130,3 +130,20 @@ export async function withSignalsBetweenWrites<T>(write: () => Promise<T>): Prom
     release();
   }
 }
+
+/**
+ * Writes a run's outputs into `dir` ({@link withSignalsBetweenWrites}); a file system error on the way (a directory
+ * where a file goes, a full disk) is a CliFailure naming the directory (exit 1), not an unexpected error that asks for
+ * a stack trace as if RouteKit had a bug.
+ */
+export async function writeRunOutputs<T>(dir: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await withSignalsBetweenWrites(write);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException | undefined)?.code;
+    if (e instanceof Error && typeof code === "string" && /^E[A-Z]+$/.test(code)) {
+      throw new CliFailure(`cannot write outputs to ${dir}: ${e.message}`, { cause: e });
+    }
+    throw e;
+  }
+}

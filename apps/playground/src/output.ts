@@ -3,7 +3,7 @@ import type { ExperimentResult, PolicySummary } from "@routekit/core";
 import { writeFileAtomicSync } from "@routekit/core/node";
 import { aggregateSeries, METRIC_TITLES, type Metric, meanPickShare, pickShareSeries } from "./aggregate.js";
 import { extraColumns, pm } from "./format.js";
-import { ensureOutDir, removeStaleOutputs, withSignalsBetweenWrites } from "./out-dir.js";
+import { ensureOutDir, removeStaleOutputs, writeRunOutputs } from "./out-dir.js";
 import {
   locateFont,
   metricSpec,
@@ -185,14 +185,15 @@ ${svgs.map((x) => `<figure>${x.svg}</figure>`).join("\n")}
 
 /**
  * Writes results (JSON, CSV), plots (SVG, and PNG unless `png` is false) and the HTML report into `dir`; a Ctrl-C
- * meanwhile ends the process between two files, never inside one (`withSignalsBetweenWrites`).
+ * meanwhile ends the process between two files, never inside one, and a file system error is a one-line failure
+ * (`writeRunOutputs`).
  */
 export function writeOutputs(
   out: RunOutput,
   dir: string,
   options: { plots?: boolean; png?: boolean } = {},
 ): Promise<WrittenFiles> {
-  return withSignalsBetweenWrites(() => writeOutputFiles(out, dir, options));
+  return writeRunOutputs(dir, () => writeOutputFiles(out, dir, options));
 }
 
 async function writeOutputFiles(

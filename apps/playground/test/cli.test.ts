@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -387,6 +387,18 @@ describe("a run into an existing output directory", () => {
     expect(readdirSync(b).sort()).toEqual(
       ["fixture-demo", "pick-share.csv", "results.json", "runs.csv", "series.csv", "summary.csv"].sort(),
     );
+  });
+
+  it("an output file that cannot be written fails with exit 1 naming the directory, not as an unexpected error", async () => {
+    // A directory where results.json goes: the rename failed with EISDIR, reported as "unexpected error: ... (set
+    // ROUTEKIT_DEBUG=1 for a stack trace)" as if RouteKit had a bug.
+    const dir = tmp();
+    mkdirSync(join(dir, "results.json"));
+    const r = await run(dir, "--no-plots");
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^routekit: cannot write outputs to .*: .*EISDIR.*results\.json.*\n$/);
+    expect(r.err).not.toContain("unexpected");
+    expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
   });
 
   it("touches nothing in a directory that holds no RouteKit run (its own report.html stays)", async () => {
