@@ -157,6 +157,22 @@ horizon: 400
   });
 });
 
+describe("config values YAML reads as non-finite numbers (.inf, .nan, 1e999)", () => {
+  it("are named by their key, saying a number must be finite (the message blamed the policy entry's shape)", () => {
+    for (const v of [".inf", "-.inf", ".nan", "1e999"]) {
+      expect(
+        errorOf(`environment: k-armed\npolicies:\n  - { policy: ucb1, params: { exploration: ${v} } }`),
+        v,
+      ).toMatch(
+        /^exp\.yaml: policies\[0\]\.params\.exploration: must be a finite number, a string or a boolean, got (-?Infinity|NaN)$/,
+      );
+      expect(errorOf(`environment: { name: k-armed, params: { noiseSd: ${v} } }\npolicies: [ucb1]`), v).toMatch(
+        /^exp\.yaml: environment\.params\.noiseSd: must be a finite number/,
+      );
+    }
+  });
+});
+
 describe("compare --config with --param or --env-param", () => {
   it("is bad usage (exit 2) naming the flag: the flags were dropped without a word and the file's values run", async () => {
     const dir = mkdtempSync(join(tmpdir(), "routekit-cfg-"));
