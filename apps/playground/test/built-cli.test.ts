@@ -179,7 +179,8 @@ describe.runIf(existsSync(cli))("the built routekit bin on Ctrl-C while writing 
         const how = await done;
         clearTimeout(timer);
         watcher.close();
-        expect(how, signal).toBe(`null ${signal}`);
+        // Ended by the signal; "0 null" only when a loaded machine delivered the signal after the last file was written.
+        expect([`null ${signal}`, "0 null"], signal).toContain(how);
         const left = readdirSync(out);
         expect(
           left.filter((f) => f.endsWith(".tmp")),
