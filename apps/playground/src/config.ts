@@ -73,6 +73,26 @@ export function withoutByteOrderMark(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
+/**
+ * The issue to report for `issue`, with its full path: for a union (a policy entry is a name or an object), the issue
+ * inside the branch the value took the shape of, when one went deeper than the union itself. A parameter YAML reads
+ * as Infinity or NaN (`.inf`, `1e999`) failed the object branch at `params.exploration`, and the message blamed the
+ * entry's shape ("must be a policy name or { policy, label, params }").
+ */
+function innermost(issue: z.core.$ZodIssue): { issue: z.core.$ZodIssue; path: PropertyKey[] } {
+  if (issue.code === "invalid_union") {
+    let best: z.core.$ZodIssue | undefined;
+    for (const branch of issue.errors) {
+      for (const inner of branch) if (inner.path.length > (best?.path.length ?? 0)) best = inner;
+    }
+    if (best !== undefined) {
+      const deeper = innermost(best);
+      return { issue: deeper.issue, path: [...issue.path, ...deeper.path] };
+    }
+  }
+  return { issue, path: [...issue.path] };
+}
+
 /** Parses and validates a config file's text; errors name the file and the offending key path. */
 export function parseCompareConfig(text: string, file: string): CompareConfig {
   let raw: unknown;
@@ -89,8 +109,8 @@ export function parseCompareConfig(text: string, file: string): CompareConfig {
   }
   const r = CompareConfigSchema.safeParse(raw);
   if (!r.success) {
-    const issue = r.error.issues[0] as z.core.$ZodIssue;
-    let path = [...issue.path];
+    const { issue, path: deep } = innermost(r.error.issues[0] as z.core.$ZodIssue);
+    let path = deep;
     let message = issue.message;
     if (issue.code === "unrecognized_keys") {
       path = [...path, ...(issue.keys.length === 1 ? [issue.keys[0] as string] : [])];
@@ -99,14 +119,17 @@ export function parseCompareConfig(text: string, file: string): CompareConfig {
       message = "is required";
     } else if (issue.code === "invalid_union") {
       const last = path[path.length - 1];
+      const value = valueAt(raw, path);
       message =
-        last === "environment"
-          ? "must be an environment name or { name, params }"
-          : last === "seeds"
-            ? "must be a number of seeds or a list of integer seeds"
-            : typeof last === "number" && path[0] === "policies"
-              ? "must be a policy name or { policy, label, params }"
-              : "has the wrong type (see the config format in the README)";
+        typeof value === "number" && !Number.isFinite(value)
+          ? `must be a finite number, a string or a boolean, got ${value}`
+          : last === "environment"
+            ? "must be an environment name or { name, params }"
+            : last === "seeds"
+              ? "must be a number of seeds or a list of integer seeds"
+              : typeof last === "number" && path[0] === "policies"
+                ? "must be a policy name or { policy, label, params }"
+                : "has the wrong type (see the config format in the README)";
     }
     const more = r.error.issues.length > 1 ? ` (and ${r.error.issues.length - 1} more)` : "";
     throw new UsageError(`${file}: ${pathOf(path)}: ${message}${more}`);

@@ -9,7 +9,7 @@ import { aggregateSeries, type BandPoint, METRIC_TITLES, type Metric } from "./a
 import type { CommandResult } from "./api.js";
 import { UsageError } from "./errors.js";
 import { extraColumns, pm } from "./format.js";
-import { ensureOutDir, removeStaleOutputs } from "./out-dir.js";
+import { ensureOutDir, removeStaleOutputs, writeRunOutputs } from "./out-dir.js";
 import {
   csv,
   esc,
@@ -271,23 +271,26 @@ export function groupReferencesMarkdown(group: Omit<GroupResult, "files">): stri
   return `# ${group.title}: against the reference\n\n${parts.join("\n")}\n**${group.name}: ${referenceCount(all)}.**\n`;
 }
 
-/** Writes the group's combined JSON, CSVs, figure (SVG, and PNG unless `png` is false) and HTML report into `dir`. */
-export async function writeGroupOutputs(
+/**
+ * Writes the group's combined JSON, CSVs, figure (SVG, and PNG unless `png` is false) and HTML report into `dir`; a
+ * Ctrl-C meanwhile ends the process between two files, never inside one, and a file system error is a one-line
+ * failure (`writeRunOutputs`).
+ */
+export function writeGroupOutputs(
   group: Omit<GroupResult, "files">,
   dir: string,
   options: { plots?: boolean; png?: boolean } = {},
 ): Promise<GroupFiles> {
+  return writeRunOutputs(dir, () => writeGroupFiles(group, dir, options));
+}
+
+async function writeGroupFiles(
+  group: Omit<GroupResult, "files">,
+  dir: string,
+  options: { plots?: boolean; png?: boolean },
+): Promise<GroupFiles> {
   const abs = ensureOutDir(dir);
-  removeStaleOutputs(abs, "group.json", [
-    "group.json",
-    "summary.csv",
-    "series.csv",
-    "references.csv",
-    "references.md",
-    "figure.svg",
-    "figure.png",
-    "report.html",
-  ]);
+  removeStaleOutputs(abs);
   const metrics = groupMetrics(group.members);
   const points = groupPoints(group.members, metrics);
   const json = join(abs, "group.json");
@@ -306,6 +309,7 @@ export async function writeGroupOutputs(
           spec: m.result.spec,
           summary: m.result.result.summary,
           ...(m.result.referenceChecks ? { referenceChecks: m.result.referenceChecks } : {}),
+          ...(m.result.referenceSkipped ? { referenceSkipped: m.result.referenceSkipped } : {}),
           dir: m.result.files?.dir,
         })),
       },

@@ -101,6 +101,7 @@ class Runner {
           summary: m.result.result.summary,
           ...(m.result.reference ? { reference: m.result.reference } : {}),
           ...(m.result.referenceChecks ? { referenceChecks: m.result.referenceChecks } : {}),
+          ...(m.result.referenceSkipped ? { referenceSkipped: m.result.referenceSkipped } : {}),
           files: m.result.files ?? null,
         })),
         files: res.files ?? null,
@@ -163,6 +164,7 @@ class Runner {
         summary: result.summary,
         ...(res.reference ? { reference: res.reference } : {}),
         ...(res.referenceChecks ? { referenceChecks: res.referenceChecks } : {}),
+        ...(res.referenceSkipped ? { referenceSkipped: res.referenceSkipped } : {}),
         ...(res.notes ? { notes: res.notes } : {}),
         files: files ?? null,
       };
@@ -398,6 +400,14 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
     ) => {
       if (f.config) {
         if (f.env || f.policies) throw new UsageError("give either --config or --env/--policies, not both");
+        // The file names the policies (with labels) and their parameters: --param and --env-param were dropped
+        // without a word, and the run used the file's values.
+        const given = f.param.length > 0 ? "--param" : f.envParam.length > 0 ? "--env-param" : undefined;
+        if (given) {
+          throw new UsageError(
+            `${given} does not apply with --config: set the parameters in the file (params: { key: value })`,
+          );
+        }
         const cfg = readCompareConfig(f.config);
         const spec = configToSpec(reg, cfg, f.config, {
           seeds: f.seeds ?? COMPARE_SEEDS,
@@ -655,6 +665,30 @@ function refuseRepeatedFlags(cmd: Command): void {
 }
 
 /**
+ * Makes a value-taking flag followed by another of the command's flags bad usage: Commander takes the next word as the
+ * value whatever it is, so `--out --json` (the directory forgotten) wrote the results into a directory named "--json"
+ * and printed a table, exit 0. A value that starts with a dash but names no flag (`--param x=-1`, `--out ./-x`) is
+ * a value as before.
+ */
+function refuseFlagsAsValues(cmd: Command): void {
+  const flags = new Set(["-h", "--help"]);
+  for (const o of cmd.options) {
+    if (o.long) flags.add(o.long);
+    if (o.short) flags.add(o.short);
+  }
+  for (const o of cmd.options) {
+    if (!(o.required || o.optional)) continue;
+    cmd.on(`option:${o.name()}`, (value: unknown) => {
+      if (typeof value === "string" && flags.has(value)) {
+        throw new UsageError(
+          `option '${o.flags}' argument missing: the next word, "${value}", is a flag (give the value after ${o.long ?? o.short})`,
+        );
+      }
+    });
+  }
+}
+
+/**
  * The `--help` arguments for a help request, `help WORD...` or `COMMAND... help WORD...` (the word `help` right after
  * any command, with or without subcommands: `routekit compare help` was "too many arguments", `routekit run help`
  * "unknown scenario"), else undefined (plain `help`, or no help request).
@@ -724,6 +758,7 @@ export function allCommands(program: Command): Command[] {
 export function cliProgram(io: CliIo, reg: FamilyRegistry = io.registry ?? defaultRegistry): Command {
   const program = buildProgram(io, reg);
   for (const c of allCommands(program)) {
+    refuseFlagsAsValues(c);
     refuseRepeatedFlags(c);
     c.exitOverride();
     c.configureOutput({

@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import type { ExperimentResult, PolicySummary } from "@routekit/core";
 import { writeFileAtomicSync } from "@routekit/core/node";
-import { aggregateSeries, METRIC_TITLES, METRICS, type Metric, meanPickShare, pickShareSeries } from "./aggregate.js";
+import { aggregateSeries, METRIC_TITLES, type Metric, meanPickShare, pickShareSeries } from "./aggregate.js";
 import { extraColumns, pm } from "./format.js";
-import { ensureOutDir, removeStaleOutputs } from "./out-dir.js";
+import { ensureOutDir, removeStaleOutputs, writeRunOutputs } from "./out-dir.js";
 import {
   locateFont,
   metricSpec,
@@ -183,26 +183,26 @@ ${svgs.map((x) => `<figure>${x.svg}</figure>`).join("\n")}
 `;
 }
 
-/** Every file name a run may write (the README's output table): a rerun into the directory replaces them all. */
-const RUN_OUTPUT_FILES: readonly string[] = [
-  "results.json",
-  "summary.csv",
-  "runs.csv",
-  "series.csv",
-  "pick-share.csv",
-  "references.csv",
-  "report.html",
-  ...["panel", "pick-share", "pick-share-rounds", ...METRICS].flatMap((n) => [`${n}.svg`, `${n}.png`]),
-];
-
-/** Writes results (JSON, CSV), plots (SVG, and PNG unless `png` is false) and the HTML report into `dir`. */
-export async function writeOutputs(
+/**
+ * Writes results (JSON, CSV), plots (SVG, and PNG unless `png` is false) and the HTML report into `dir`; a Ctrl-C
+ * meanwhile ends the process between two files, never inside one, and a file system error is a one-line failure
+ * (`writeRunOutputs`).
+ */
+export function writeOutputs(
   out: RunOutput,
   dir: string,
   options: { plots?: boolean; png?: boolean } = {},
 ): Promise<WrittenFiles> {
+  return writeRunOutputs(dir, () => writeOutputFiles(out, dir, options));
+}
+
+async function writeOutputFiles(
+  out: RunOutput,
+  dir: string,
+  options: { plots?: boolean; png?: boolean },
+): Promise<WrittenFiles> {
   const abs = ensureOutDir(dir);
-  removeStaleOutputs(abs, "results.json", RUN_OUTPUT_FILES);
+  removeStaleOutputs(abs);
   const { result, spec } = out;
   const withCost = hasCost(result);
   const metrics = plottedMetrics(out.metrics, result);

@@ -90,6 +90,28 @@ describe("bad input ends with one clear line and the documented exit code", () =
     }
   });
 
+  it("a reward noise or Gaussian mean no draw survives is bad usage before any run (it failed every run, exit 1)", async () => {
+    // noiseSd = 1e308 was accepted and every run stopped at its first pull ("normal(mean, sd) needs |mean| + 8.6 sd
+    // <= ...", exit 1); means of +-1e308 gave an infinite regret at round 1.
+    const gaussian = ["--env-param", "rewards=gaussian"];
+    await expectOneLine(
+      ["compare", "--env", "k-armed", "--policies", "ucb1", ...gaussian, "--env-param", "noiseSd=1e308", ...small],
+      2,
+      /noiseSd must be .*1e\+?100/,
+    );
+    await expectOneLine(
+      ["compare", "--env", "linear-contextual", "--policies", "ucb1", "--env-param", "noiseSd=1e308", ...small],
+      2,
+      /noiseSd must be .*1e\+?100/,
+    );
+    const means = ["--env-param", "k=2", "--env-param", "means=1e308,-1e308"];
+    await expectOneLine(
+      ["compare", "--env", "k-armed", "--policies", "ucb1", ...gaussian, ...means, ...small],
+      2,
+      /means\[\] must be .*1e\+?100/,
+    );
+  });
+
   it("a Monte-Carlo sample count that would run for hours is bad usage", async () => {
     await expectOneLine(
       ["compare", "--env", "linear-contextual", "--policies", "ucb1", "--env-param", "mcSamples=1e12", ...small],

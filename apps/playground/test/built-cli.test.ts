@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -154,4 +154,46 @@ describe.runIf(existsSync(cli))("the built routekit bin on Ctrl-C", () => {
       expect(err).not.toMatch(/\n\s+at |Error/);
     }
   }, 60_000);
+});
+
+describe.runIf(existsSync(cli))("the built routekit bin on Ctrl-C while writing its outputs", () => {
+  // Each output file is written to a temporary name and renamed into place; a signal that ended the process inside
+  // that write left the temporary file behind (`.results.json.<pid>.1.tmp`, tens of MB, half written). Signals that
+  // arrive while the outputs are written now end the process between two files, by the signal itself.
+  it("leaves no temporary file: each output is whole or absent, and the process still ends by the signal", async () => {
+    const { spawn } = await import("node:child_process");
+    const dir = mkdtempSync(join(tmpdir(), "routekit-int-write-"));
+    const out = join(dir, "out");
+    mkdirSync(out);
+    try {
+      for (const signal of ["SIGINT", "SIGTERM"] as const) {
+        // A results.json of about 35 MB: its write takes long enough for the signal to land inside it.
+        const args = [cli, "compare", "--env", "k-armed", "--policies", "ucb1,random", "--seeds", "2"];
+        args.push("--horizon", "20000", "--points", "20000", "--workers", "1", "--no-plots", "--out", out, "-q");
+        const child = spawn(process.execPath, args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
+        const done = new Promise<string>((r) => child.on("exit", (code, sig) => r(`${code} ${sig}`)));
+        const watcher = watch(out, (_event, name) => {
+          if (typeof name === "string" && name.endsWith(".tmp")) child.kill(signal);
+        });
+        const timer = setTimeout(() => child.kill("SIGKILL"), 50_000);
+        const how = await done;
+        clearTimeout(timer);
+        watcher.close();
+        // Ended by the signal; "0 null" only when a loaded machine delivered the signal after the last file was written.
+        expect([`null ${signal}`, "0 null"], signal).toContain(how);
+        const left = readdirSync(out);
+        expect(
+          left.filter((f) => f.endsWith(".tmp")),
+          signal,
+        ).toEqual([]);
+        // results.json is written first: whatever else is there, it is a whole file.
+        if (left.includes("results.json")) {
+          expect(() => JSON.parse(readFileSync(join(out, "results.json"), "utf8"))).not.toThrow();
+        }
+        for (const f of left) rmSync(join(out, f));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -3,11 +3,11 @@
  * `--seeds 3 --seeds 5` ran 5 seeds), a repeatable one (its help says so) collects every value.
  */
 import type { EventEmitter } from "node:events";
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Command, Option } from "commander";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { UsageError } from "../src/errors.js";
 import { allCommands, cliProgram, isRepeatable } from "../src/main.js";
 import { fixtureRegistry } from "./fixture.js";
@@ -147,6 +147,50 @@ describe("a flag given twice", () => {
         "",
       ]);
     }
+  });
+
+  it("a flag whose value is missing, followed by another flag, is bad usage, not that flag taken as the value", async () => {
+    // `--out --json` wrote the results into a directory named "--json" and printed a table, exit 0: the flag after a
+    // value-taking flag was read as its value (Commander's rule) without a word.
+    const dir = mkdtempSync(join(tmpdir(), "routekit-flags-"));
+    // The old code wrote into ./--json and ./-q: removed again, so a failing run leaves no directory behind.
+    const strays = ["--json", "-q", "--no-plots"].filter((d) => !existsSync(d));
+    onTestFinished(() => {
+      for (const d of strays) rmSync(d, { recursive: true, force: true });
+    });
+    for (const [flag, next] of [
+      ["--out", "--json"],
+      ["--out", "-q"],
+      ["--out", "--no-plots"],
+      ["--policies", "--json"],
+    ]) {
+      const base = ["compare", "--env", "k-armed", "--policies", "ucb1", "--seeds", "1", "--horizon", "10"];
+      const argv = flag === "--policies" ? ["compare", "--env", "k-armed", "--seeds", "1"] : base;
+      const r = await runCli([...argv, flag, next as string], { registry: fixtureRegistry });
+      expect(r.code, `${flag} ${next}`).toBe(2);
+      expect(r.err, `${flag} ${next}`).toMatch(
+        new RegExp(`^routekit: option '${flag} <[^>]+>' argument missing.*"${next}".*\n$`),
+      );
+      expect(r.out).toBe("");
+    }
+    // A path that starts with a dash is still a path when written as one.
+    const r = await runCli(
+      [
+        "compare",
+        "--env",
+        "k-armed",
+        "--policies",
+        "ucb1",
+        "--seeds",
+        "1",
+        "--horizon",
+        "10",
+        "--no-plots",
+        "-q",
+      ].concat(["--out", join(dir, "--json")]),
+      { registry: fixtureRegistry },
+    );
+    expect(r.code).toBe(0);
   });
 
   it("every flag that takes a value is repeatable exactly when its help says so, and refused twice otherwise", () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -307,6 +307,38 @@ describe("runs", () => {
   });
 });
 
+describe("metrics the environment does not define, on one seed", () => {
+  it("are empty cells in summary.csv, std and s.e. included (they were 0 beside an empty mean), null in results.json", async () => {
+    // core's meanStd gave [NaN] a std of 0 (its n = 1 branch), so one seed wrote `,0,0` after the empty mean of
+    // o2bRealised, repeatShare and the first-pass columns; three seeds wrote empty cells.
+    const dir = tmp();
+    const r = await cli(
+      ["compare", "--env", "k-armed", "--policies", "ucb1", "--seeds", "1", "--horizon", "20"].concat([
+        "--out",
+        dir,
+        "--no-plots",
+        "-q",
+      ]),
+    );
+    expect(r.code).toBe(0);
+    const [header, row] = readFileSync(join(dir, "summary.csv"), "utf8").trim().split("\n");
+    const cells = Object.fromEntries((header as string).split(",").map((h, i) => [h, (row as string).split(",")[i]]));
+    for (const m of [
+      "o2bRealised",
+      "oprRealised",
+      "repeatShare",
+      "firstPassRewardPerRound",
+      "firstPassO2b",
+      "firstPassOpr",
+    ]) {
+      expect([cells[`${m}_mean`], cells[`${m}_std`], cells[`${m}_se`]], m).toEqual(["", "", ""]);
+    }
+    expect(cells.regret_std).toBe("0"); // a defined metric on one seed: std 0, as before
+    const summary = JSON.parse(readFileSync(join(dir, "results.json"), "utf8")).summary[0];
+    expect(summary.o2bRealised).toEqual({ mean: null, std: null, se: null });
+  });
+});
+
 describe("a run into an existing output directory", () => {
   const run = (dir: string, ...extra: string[]) =>
     cli([
@@ -334,6 +366,39 @@ describe("a run into an existing output directory", () => {
     expect(readdirSync(dir).sort()).toEqual(
       ["notes.txt", "pick-share.csv", "results.json", "runs.csv", "series.csv", "summary.csv"].sort(),
     );
+  });
+
+  it("a group run into a single run's directory, and the reverse, leaves none of the other kind's files", async () => {
+    // The stale-file cleanup knew only its own kind's names: `run <group>` into a compare's directory kept the old
+    // results.json, regret.svg and panel.svg beside the group's new report.html (and a run kept group.json and
+    // figure.svg), so the directory held two experiments' numbers.
+    const group = (dir: string) =>
+      cli(["run", "fixture-*", "--horizon", "30", "--seeds", "1", "--out", dir, "-q", "--no-png"]);
+    const a = tmp();
+    expect((await run(a, "--no-png")).code).toBe(0);
+    writeFileSync(join(a, "notes.txt"), "mine\n");
+    expect((await group(a)).code).toBe(0);
+    expect(readdirSync(a).sort()).toEqual(
+      ["fixture-demo", "figure.svg", "group.json", "notes.txt", "report.html", "series.csv", "summary.csv"].sort(),
+    );
+    const b = tmp();
+    expect((await group(b)).code).toBe(0);
+    expect((await run(b, "--no-plots")).code).toBe(0);
+    expect(readdirSync(b).sort()).toEqual(
+      ["fixture-demo", "pick-share.csv", "results.json", "runs.csv", "series.csv", "summary.csv"].sort(),
+    );
+  });
+
+  it("an output file that cannot be written fails with exit 1 naming the directory, not as an unexpected error", async () => {
+    // A directory where results.json goes: the rename failed with EISDIR, reported as "unexpected error: ... (set
+    // ROUTEKIT_DEBUG=1 for a stack trace)" as if RouteKit had a bug.
+    const dir = tmp();
+    mkdirSync(join(dir, "results.json"));
+    const r = await run(dir, "--no-plots");
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^routekit: cannot write outputs to .*: .*EISDIR.*results\.json.*\n$/);
+    expect(r.err).not.toContain("unexpected");
+    expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
   });
 
   it("touches nothing in a directory that holds no RouteKit run (its own report.html stays)", async () => {

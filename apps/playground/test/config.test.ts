@@ -6,6 +6,7 @@ import { configToSpec, parseCompareConfig } from "../src/config.js";
 import { UsageError } from "../src/errors.js";
 import { main } from "../src/main.js";
 import { fixtureRegistry } from "./fixture.js";
+import { runCli } from "./run-cli.js";
 
 const defaults = { seeds: 3, horizon: 100, points: 50 };
 
@@ -153,6 +154,44 @@ horizon: 400
     err = "";
     expect(await main(["compare", "--config", file], io)).toBe(2);
     expect(err).toBe(`routekit: ${file}: seed: unknown key\n`);
+  });
+});
+
+describe("config values YAML reads as non-finite numbers (.inf, .nan, 1e999)", () => {
+  it("are named by their key, saying a number must be finite (the message blamed the policy entry's shape)", () => {
+    for (const v of [".inf", "-.inf", ".nan", "1e999"]) {
+      expect(
+        errorOf(`environment: k-armed\npolicies:\n  - { policy: ucb1, params: { exploration: ${v} } }`),
+        v,
+      ).toMatch(
+        /^exp\.yaml: policies\[0\]\.params\.exploration: must be a finite number, a string or a boolean, got (-?Infinity|NaN)$/,
+      );
+      expect(errorOf(`environment: { name: k-armed, params: { noiseSd: ${v} } }\npolicies: [ucb1]`), v).toMatch(
+        /^exp\.yaml: environment\.params\.noiseSd: must be a finite number/,
+      );
+    }
+  });
+});
+
+describe("compare --config with --param or --env-param", () => {
+  it("is bad usage (exit 2) naming the flag: the flags were dropped without a word and the file's values run", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "routekit-cfg-"));
+    const file = join(dir, "exp.yaml");
+    writeFileSync(file, "environment: k-armed\npolicies: [ucb1]\nseeds: 1\nhorizon: 10\n");
+    for (const [flag, value] of [
+      ["--param", "ucb1.exploration=0.5"],
+      ["--env-param", "k=3"],
+    ] as const) {
+      const r = await runCli(
+        ["compare", "--config", file, flag, value, "--out", join(dir, "out"), "--no-plots", "-q"],
+        {
+          registry: fixtureRegistry,
+        },
+      );
+      expect(r.code, flag).toBe(2);
+      expect(r.err, flag).toMatch(new RegExp(`^routekit: ${flag} .*--config.*\n$`));
+      expect(r.out, flag).toBe("");
+    }
   });
 });
 

@@ -189,4 +189,27 @@ describe("groups with reference numbers print the checks (terminal, HTML, CSV, M
     expect(stdout.text).toContain("(no reference checks: horizon 50, the reference's numbers are at 100)");
     expect(existsSync(join(dir, "references.csv"))).toBe(false);
   });
+
+  it("--json says so too, for a scenario and for each member of a group, as results.json and group.json do", async () => {
+    // The text output and results.json said why there were no checks; --json (and group.json) left the key out, so
+    // a script could not tell "no reference numbers" from "none at this horizon".
+    const note = "no reference checks: horizon 50, the reference's numbers are at 100";
+    const dir = mkdtempSync(join(tmpdir(), "routekit-ref-"));
+    const one = new Capture();
+    const args = ["--horizon", "50", "--workers", "1", "--no-plots", "--json"];
+    expect(
+      await main(["run", "ref-k2", ...args, "--out", dir], { stdout: one, stderr: new Capture(), registry: reg }),
+    ).toBe(0);
+    expect(JSON.parse(one.text).referenceSkipped).toBe(note);
+    expect(JSON.parse(readFileSync(join(dir, "results.json"), "utf8")).referenceSkipped).toBe(note);
+    const gdir = mkdtempSync(join(tmpdir(), "routekit-ref-"));
+    const group = new Capture();
+    expect(
+      await main(["run", "ref-group", ...args, "--out", gdir], { stdout: group, stderr: new Capture(), registry: reg }),
+    ).toBe(0);
+    const members = JSON.parse(group.text).members;
+    expect(members.map((m: { referenceSkipped?: string }) => m.referenceSkipped)).toEqual([note, note]);
+    const written = JSON.parse(readFileSync(join(gdir, "group.json"), "utf8")).members;
+    expect(written.map((m: { referenceSkipped?: string }) => m.referenceSkipped)).toEqual([note, note]);
+  });
 });

@@ -288,7 +288,9 @@ export function meanStd(xs: readonly number[]): { mean: number; std: number; se:
   m /= n;
   let v = 0;
   for (const x of xs) v += (x - m) * (x - m);
-  const std = n > 1 ? Math.sqrt(v / (n - 1)) : 0;
+  // One entry: std 0 when it is finite; a NaN or infinite one gives NaN (v is NaN), as two or more do. The n = 1
+  // branch gave meanStd([NaN]) a std and se of 0 beside its NaN mean (a one-seed run's summary.csv wrote ",0,0").
+  const std = n > 1 ? Math.sqrt(v / (n - 1)) : v === 0 ? 0 : Number.NaN;
   if (Number.isFinite(m) && Number.isFinite(v)) return { mean: m, std, se: std / Math.sqrt(n) };
   return scaledMeanStd(xs, { mean: m, std, se: std / Math.sqrt(n) });
 }

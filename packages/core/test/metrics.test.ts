@@ -136,6 +136,15 @@ describe("meanStd", () => {
     expect(Number.isNaN(e.mean) && Number.isNaN(e.std) && Number.isNaN(e.se)).toBe(true);
     expect(Number.isNaN(meanStd([1, Number.NaN]).mean)).toBe(true); // the README: a NaN entry makes it NaN
   });
+  it("a single NaN or infinite entry gives a NaN std and se, as two do (it gave 0: a one-seed summary's ',0,0')", () => {
+    for (const x of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
+      const one = meanStd([x]);
+      expect([Number.isNaN(one.std), Number.isNaN(one.se)], String(x)).toEqual([true, true]);
+      const two = meanStd([x, x]);
+      expect([Number.isNaN(two.std), Number.isNaN(two.se)], String(x)).toEqual([true, true]);
+    }
+    expect(meanStd([1e308])).toEqual({ mean: 1e308, std: 0, se: 0 });
+  });
 });
 
 describe("logLogSlope", () => {

@@ -128,3 +128,22 @@ describe("environments copy what they checked", () => {
     expect(Number.isFinite(env.oracleReward())).toBe(true);
   });
 });
+
+describe("the basic bandits' reward scale", () => {
+  it("noiseSd above 1e100 and Gaussian means beyond +-1e100 are OUT_OF_RANGE (a draw overflowed at the first pull)", () => {
+    expect(code(() => new StochasticBandit({ rewards: "gaussian", noiseSd: 1e308 }))).toBe("OUT_OF_RANGE");
+    expect(code(() => new StochasticBandit({ rewards: "gaussian", means: [1e308, 0] }))).toBe("OUT_OF_RANGE");
+    expect(code(() => new StochasticBandit({ rewards: "gaussian", means: [-1e101, 0] }))).toBe("OUT_OF_RANGE");
+    expect(code(() => new LinearContextualBandit({ noiseSd: 1e101 }))).toBe("OUT_OF_RANGE");
+    // Both ends of the range work: a run at them draws finite rewards.
+    const k = new StochasticBandit({ rewards: "gaussian", noiseSd: 1e100, means: [1e100, -1e100] });
+    k.reset(Rng.fromSeed(1));
+    k.next(0);
+    expect(Number.isFinite(k.pull("arm0").reward)).toBe(true);
+    const lin = new LinearContextualBandit({ noiseSd: 1e100, contextDim: 2, mcSamples: 10 });
+    lin.reset(Rng.fromSeed(1));
+    lin.next(0);
+    expect(Number.isFinite(lin.pull("arm0").reward)).toBe(true);
+    expect(code(() => new StochasticBandit({ rewards: "gaussian", noiseSd: 0 }))).toBeUndefined();
+  });
+});

@@ -11,6 +11,14 @@ export function checkNumber(v: unknown, what: string, ok: (v: number) => boolean
   throw new RouteKitError(code, `${what} must be ${expected}, got ${describe(v)}`);
 }
 
+/**
+ * Largest reward noise standard deviation and Gaussian mean magnitude of the basic bandits. A draw needs |mean| +
+ * 8.6 sd within the largest double (core's `normal`), so noiseSd = 1e308 was accepted and then failed every run at
+ * its first pull, and means of +-1e308 made the first regret infinite; 1e100, as for LinearContextualBandit's theta
+ * norms, leaves room for differences, noise and sums over any horizon.
+ */
+export const MAX_REWARD_SCALE = 1e100;
+
 /** A round index t: an integer >= 0 (NON_FINITE, OUT_OF_RANGE or INVALID_ARGUMENT otherwise, by checkNumber's rule). */
 export function checkRound(t: unknown, what: string): number {
   return checkNumber(t, what, (v) => Number.isInteger(v) && v >= 0, "an integer >= 0");

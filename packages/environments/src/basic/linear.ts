@@ -12,7 +12,7 @@ import {
 } from "@routekit/core";
 import { dot } from "@routekit/linalg";
 import { ResetDrawCache, resetDrawKey } from "../reset-draw-cache.js";
-import { armIds, checkArmCount, checkNumber, needReset, unknownArm } from "./common.js";
+import { armIds, checkArmCount, checkNumber, MAX_REWARD_SCALE, needReset, unknownArm } from "./common.js";
 
 /** An arm that becomes available at a given round. */
 export interface LinearArrival {
@@ -154,7 +154,12 @@ export class LinearContextualBandit implements ArmEnvironment {
     }
     this.contextDim = d;
     this.spread = checkNumber(options.spread ?? 1, "option spread", (v) => v > 0, "a finite number > 0");
-    this.noiseSd = checkNumber(options.noiseSd ?? 0.1, "option noiseSd", (v) => v >= 0, "a finite number >= 0");
+    this.noiseSd = checkNumber(
+      options.noiseSd ?? 0.1,
+      "option noiseSd",
+      (v) => v >= 0 && v <= MAX_REWARD_SCALE,
+      `in [0, ${MAX_REWARD_SCALE}]`,
+    );
     this.mcSamples = checkNumber(
       options.mcSamples ?? 20_000,
       "option mcSamples",

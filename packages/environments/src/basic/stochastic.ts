@@ -9,7 +9,7 @@ import {
   RouteKitError,
   rejectUnknownOptions,
 } from "@routekit/core";
-import { armIds, checkArmCount, checkNumber, needReset, unknownArm } from "./common.js";
+import { armIds, checkArmCount, checkNumber, MAX_REWARD_SCALE, needReset, unknownArm } from "./common.js";
 
 export interface StochasticBanditOptions {
   /** Number of arms when neither `arms` nor `means` is given (default 10). */
@@ -73,7 +73,12 @@ export class StochasticBandit implements ArmEnvironment {
         `option rewards must be "bernoulli" or "gaussian", got ${describe(this.rewards)}`,
       );
     }
-    this.noiseSd = checkNumber(options.noiseSd ?? 0.5, "option noiseSd", (v) => v >= 0, "a finite number >= 0");
+    this.noiseSd = checkNumber(
+      options.noiseSd ?? 0.5,
+      "option noiseSd",
+      (v) => v >= 0 && v <= MAX_REWARD_SCALE,
+      `in [0, ${MAX_REWARD_SCALE}]`,
+    );
     if (options.means !== undefined) {
       if (options.means.length !== k) {
         throw new RouteKitError(
@@ -81,14 +86,14 @@ export class StochasticBandit implements ArmEnvironment {
           `option means has ${options.means.length} values, expected ${k}`,
         );
       }
-      const lo = this.rewards === "bernoulli" ? 0 : Number.NEGATIVE_INFINITY;
-      const hi = this.rewards === "bernoulli" ? 1 : Number.POSITIVE_INFINITY;
+      const lo = this.rewards === "bernoulli" ? 0 : -MAX_REWARD_SCALE;
+      const hi = this.rewards === "bernoulli" ? 1 : MAX_REWARD_SCALE;
       for (const m of options.means) {
         checkNumber(
           m,
           "option means[]",
           (v) => v >= lo && v <= hi,
-          this.rewards === "bernoulli" ? "in [0, 1]" : "finite",
+          this.rewards === "bernoulli" ? "in [0, 1]" : `in [-${MAX_REWARD_SCALE}, ${MAX_REWARD_SCALE}]`,
         );
       }
       this.givenMeans = Float64Array.from(options.means);
