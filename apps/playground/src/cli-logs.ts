@@ -10,6 +10,7 @@ import {
   restoreOptionsFor,
 } from "./evaluate.js";
 import { plural } from "./format.js";
+import { withSignalsBetweenWrites } from "./out-dir.js";
 import type { FamilyRegistry } from "./registry/types.js";
 import { preparePolicy } from "./spec.js";
 import { checkSnapshotPath, parseArms, train, writeSnapshot } from "./train.js";
@@ -55,7 +56,8 @@ export function addLogCommands(program: Command, io: CliIo, reg: FamilyRegistry)
           skipInvalid: f.skipInvalid === true,
           registry: reg,
         });
-        writeSnapshot(res, f.out);
+        // A Ctrl-C during the write ends the process after it, not inside it (no half-written temporary file).
+        await withSignalsBetweenWrites(async () => writeSnapshot(res, f.out));
         const summary = {
           policy: res.policy,
           kind: res.kind,

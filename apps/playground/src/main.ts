@@ -29,7 +29,7 @@ import { CliFailure, oneLine, UsageError } from "./errors.js";
 import { citation, paramType, plural, summaryTable } from "./format.js";
 import { type GroupResult, scenarioGroups, selectScenarios } from "./group.js";
 import { numberText } from "./number-text.js";
-import { checkOutDir } from "./out-dir.js";
+import { checkOutDir, withSignalsBetweenWrites } from "./out-dir.js";
 import { hasCost } from "./output.js";
 import { createProgress, type ProgressMode, type ProgressSink } from "./progress.js";
 import { formatReferenceChecks, referenceCount, VERDICT_RULE } from "./reference.js";
@@ -570,7 +570,7 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
     .option("--out <dir>", "output directory", path("--out"), "routekit-out/class-fit")
     .option("--json", "print the report as JSON")
     .action(
-      (f: {
+      async (f: {
         seeds: number;
         dim: number;
         models: number;
@@ -592,7 +592,7 @@ function buildProgram(io: CliIo, reg: FamilyRegistry): Command {
         fromUserParams("class-fit", { dim: f.dim, models: f.models, rank: f.rank }, () => checkClassFitOptions(o));
         checkOutDir(f.out);
         const res = runClassFit(o);
-        const files = writeClassFit(res, f.out);
+        const files = await withSignalsBetweenWrites(async () => writeClassFit(res, f.out));
         if (f.json) {
           io.stdout.write(`${JSON.stringify(res, null, 2)}\n`);
           return;

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -156,31 +156,39 @@ describe.runIf(existsSync(cli))("the built routekit bin on Ctrl-C", () => {
   }, 60_000);
 });
 
+/**
+ * Runs the bin with `args` and sends `signal` when a temporary file appears in `watched` (an output being written):
+ * resolves `${exit code} ${signal}` when it ends (SIGKILL after 50 s).
+ */
+async function signalWhileWriting(args: string[], cwd: string, watched: string, signal: NodeJS.Signals) {
+  const { spawn } = await import("node:child_process");
+  const child = spawn(process.execPath, [cli, ...args], { cwd, stdio: ["ignore", "ignore", "pipe"] });
+  const done = new Promise<string>((r) => child.on("exit", (code, sig) => r(`${code} ${sig}`)));
+  const watcher = watch(watched, (_event, name) => {
+    if (typeof name === "string" && name.endsWith(".tmp")) child.kill(signal);
+  });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 50_000);
+  const how = await done;
+  clearTimeout(timer);
+  watcher.close();
+  return how;
+}
+
 describe.runIf(existsSync(cli))("the built routekit bin on Ctrl-C while writing its outputs", () => {
   // Each output file is written to a temporary name and renamed into place; a signal that ended the process inside
   // that write left the temporary file behind (`.results.json.<pid>.1.tmp`, tens of MB, half written). Signals that
   // arrive while the outputs are written now end the process between two files, by the signal itself.
   it("leaves no temporary file: each output is whole or absent, and the process still ends by the signal", async () => {
-    const { spawn } = await import("node:child_process");
     const dir = mkdtempSync(join(tmpdir(), "routekit-int-write-"));
     const out = join(dir, "out");
     mkdirSync(out);
     try {
       for (const signal of ["SIGINT", "SIGTERM"] as const) {
         // A results.json of about 35 MB: its write takes long enough for the signal to land inside it.
-        const args = [cli, "compare", "--env", "k-armed", "--policies", "ucb1,random", "--seeds", "2"];
+        const args = ["compare", "--env", "k-armed", "--policies", "ucb1,random", "--seeds", "2"];
         args.push("--horizon", "20000", "--points", "20000", "--workers", "1", "--no-plots", "--out", out, "-q");
-        const child = spawn(process.execPath, args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
-        const done = new Promise<string>((r) => child.on("exit", (code, sig) => r(`${code} ${sig}`)));
-        const watcher = watch(out, (_event, name) => {
-          if (typeof name === "string" && name.endsWith(".tmp")) child.kill(signal);
-        });
-        const timer = setTimeout(() => child.kill("SIGKILL"), 50_000);
-        const how = await done;
-        clearTimeout(timer);
-        watcher.close();
-        // Ended by the signal; "0 null" only when a loaded machine delivered the signal after the last file was written.
-        expect([`null ${signal}`, "0 null"], signal).toContain(how);
+        const how = await signalWhileWriting(args, dir, out, signal);
+        expect(how, signal).toBe(`null ${signal}`);
         const left = readdirSync(out);
         expect(
           left.filter((f) => f.endsWith(".tmp")),
@@ -190,6 +198,47 @@ describe.runIf(existsSync(cli))("the built routekit bin on Ctrl-C while writing 
         if (left.includes("results.json")) {
           expect(() => JSON.parse(readFileSync(join(out, "results.json"), "utf8"))).not.toThrow();
         }
+        for (const f of left) rmSync(join(out, f));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it("train: a signal while the snapshot is written leaves it whole or absent, no temporary file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "routekit-int-train-"));
+    const out = join(dir, "out");
+    mkdirSync(out);
+    // LinUCB at d = 512 over 3 arms: an 8 MB snapshot from 60 events (a write long enough to land a signal in).
+    const events = Array.from({ length: 60 }, (_, i) =>
+      JSON.stringify({
+        v: 1,
+        kind: "hpg/log-linear-pg",
+        protocol: "arm",
+        id: `d${i}`,
+        decision: {
+          arm: ["a", "b", "c"][i % 3],
+          context: Array.from({ length: 512 }, (_, j) => Math.sin(i * 7 + j) / 22.6),
+          propensity: 1 / 3,
+          state: { arms: ["a", "b", "c"], probs: [1 / 3, 1 / 3, 1 / 3] },
+        },
+        feedback: { reward: (i % 5) / 5 },
+      }),
+    );
+    const log = join(dir, "events.jsonl");
+    writeFileSync(log, `${events.join("\n")}\n`);
+    try {
+      for (const signal of ["SIGINT", "SIGTERM"] as const) {
+        const snap = join(out, "snap.json");
+        const args = ["train", "--events", log, "--policy", "linucb-disjoint", "--out", snap, "-q"];
+        const how = await signalWhileWriting(args, dir, out, signal);
+        expect(how, signal).toBe(`null ${signal}`);
+        const left = readdirSync(out);
+        expect(
+          left.filter((f) => f.endsWith(".tmp")),
+          signal,
+        ).toEqual([]);
+        if (left.includes("snap.json")) expect(() => JSON.parse(readFileSync(snap, "utf8"))).not.toThrow();
         for (const f of left) rmSync(join(out, f));
       }
     } finally {
