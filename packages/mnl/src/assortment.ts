@@ -224,7 +224,7 @@ function wideGapAssortment(
 }
 
 /** A Float64Array copy of `x` (n numbers, each read once), checked finite. */
-function copyChecked(x: ArrayLike<number>, n: number, what: string): Float64Array {
+export function copyChecked(x: ArrayLike<number>, n: number, what: string): Float64Array {
   assertVector(x, n, what);
   const c = new Float64Array(n);
   for (let i = 0; i < n; i++) c[i] = x[i] as number;

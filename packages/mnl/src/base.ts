@@ -196,6 +196,15 @@ function distinctItemIndices(items: readonly unknown[]): boolean {
   return true;
 }
 
+/** Whether the first n entries of `x` are finite numbers (no NaN, no +-Infinity). */
+export function allFinite(x: ArrayLike<number>, n: number): boolean {
+  for (let i = 0; i < n; i++) if (!Number.isFinite(x[i] as number)) return false;
+  return true;
+}
+
+/** The factor by which {@link MnlPolicyBase} scales scores (features or samples) that overflow a double: 2^-64. */
+export const OVERFLOW_STEP = 2 ** -64;
+
 /**
  * Rows a pending-decision record holds at first. Records used to hold maxSize rows each, which at the top of
  * the maxSize range (2^20) with a wide contextDim was gigabytes per pending decision (the constructor's
@@ -449,6 +458,25 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
   }
 
   /**
+   * Scores the query again after {@link scoreCheckedItems} gave a utility that is not a finite double, on its
+   * feature rows scaled by the first of 2^-64, 2^-128, ... that makes every utility finite. The utilities of
+   * OFU-MNL+ and UCB-MNL, x.w + c ||x||_M, are positively homogeneous in x, so each is scaled by the same power
+   * of two exactly (short of the subnormal range): their order, which top-K uses, is the true one, and the
+   * revenue step sees finite attractions. TS-MNL keeps its sampled utilities finite itself and never gets here.
+   */
+  protected rescoreScaled(f: Float64Array, n: number): void {
+    const m = n * this.contextDim;
+    const g = new Float64Array(m);
+    let s = 1;
+    do {
+      s *= OVERFLOW_STEP;
+      for (let i = 0; i < m; i++) g[i] = (f[i] as number) * s;
+      this.scoreItems(g, n);
+      // s reaches 0 after 17 steps: all-zero rows score x.w + c ||x|| = 0, so the loop ends.
+    } while (!allFinite(this.util, n));
+  }
+
+  /**
    * Validates a query's types, counts and feature shape and returns its features as a Float64Array read
    * once (a plain array is copied first and the copy validated); the norm bound and the revenues are
    * checked by select right after (still before any mutation). Throws INVALID_ARGUMENT for wrong types,
@@ -552,6 +580,13 @@ export abstract class MnlPolicyBase implements AssortmentPolicy {
     const stats = this.scoreStats;
     stats[2] = -1;
     if (this.scoreCheckedItems(f, n, rev) >= 0) this.rejectFeatures(f, n);
+    // A utility past the largest double (a large exploration with a tiny ridge, rows near the norm bound) made
+    // top-K rank tied Infinities by index and the revenue step offer nothing (e^(Infinity - Infinity) = NaN).
+    // A finite sum of the utilities (prepared by the fused kernels) proves them all finite without a pass.
+    if (!(stats[2] >= 0 && Number.isFinite(stats[0] as number)) && !allFinite(this.util, n)) {
+      this.rescoreScaled(f, n);
+      stats[2] = -1;
+    }
     let uniform = true;
     if (rev !== undefined) {
       const r0 = rev[0] as number;

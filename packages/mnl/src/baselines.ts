@@ -32,6 +32,7 @@ import {
 } from "@routekit/core";
 import { allocF64, backSubstTransposed, choleskyRank1Update, gemv } from "@routekit/linalg";
 import {
+  allFinite,
   checkFeatureRows,
   commonFromJSON,
   commonToJSON,
@@ -41,6 +42,7 @@ import {
   type MnlCommonConfig,
   type MnlCommonOptions,
   MnlPolicyBase,
+  OVERFLOW_STEP,
   readCommonOptions,
   readFields,
   snapshotOptions,
@@ -389,6 +391,8 @@ export class TsMnl extends MleMnlPolicy {
   readonly samples: number;
   private rng: Rng;
   private readonly draw: Float64Array;
+  /** L^-T xi of the current sample, kept so that a sample past the largest double is rescaled, not drawn again. */
+  private readonly z: Float64Array;
   private sampled = new Float64Array(0);
 
   constructor(options: TsMnlOptions) {
@@ -398,6 +402,7 @@ export class TsMnl extends MleMnlPolicy {
     this.samples = numberOption(o, "samples", 1, { integer: true, min: 1, max: 10_000 });
     this.rng = rngOption(o);
     this.draw = allocF64(this.contextDim);
+    this.z = allocF64(this.contextDim);
   }
 
   protected scoreItems(f: Float64Array, n: number): void {
@@ -405,20 +410,33 @@ export class TsMnl extends MleMnlPolicy {
     const a = this.alpha;
     const draw = this.draw;
     const util = this.util;
-    const tmp = this.sampled;
+    const z = this.z;
+    if (this.samples > 1 && this.sampled.length < n) this.sampled = new Float64Array(n);
+    // Every sample's utilities are x.theta~ times `scale`, a power of two common to the round's samples: 1 unless
+    // theta~ or x.theta~ would pass the largest double (a large exploration with a tiny ridge), which made them
+    // NaN and the assortment empty. Scaling by a power of two keeps the order of the utilities exactly.
+    let scale = 1;
     for (let m = 0; m < this.samples; m++) {
       // theta~ = theta + alpha L^-T xi has covariance alpha^2 (L L^T)^-1 = alpha^2 V^-1.
-      this.rng.fillNormal(draw);
-      backSubstTransposed(this.LV, d, draw, draw);
-      for (let k = 0; k < d; k++) draw[k] = (this.theta[k] as number) + a * (draw[k] as number);
-      if (m === 0) {
-        gemv(f, n, d, draw, util);
-        continue;
+      this.rng.fillNormal(z);
+      backSubstTransposed(this.LV, d, z, z);
+      const out = m === 0 ? util : this.sampled;
+      for (;;) {
+        if (scale === 1) for (let k = 0; k < d; k++) draw[k] = (this.theta[k] as number) + a * (z[k] as number);
+        else {
+          const as = a * scale;
+          for (let k = 0; k < d; k++) draw[k] = (this.theta[k] as number) * scale + as * (z[k] as number);
+        }
+        gemv(f, n, d, draw, out);
+        if (allFinite(out, n) || scale === 0) break;
+        // Past the largest double: this sample (drawn once) is scored again at a smaller scale, and the utilities
+        // kept from earlier samples are brought to the same scale (exactly).
+        scale *= OVERFLOW_STEP;
+        if (m > 0) for (let i = 0; i < n; i++) util[i] = (util[i] as number) * OVERFLOW_STEP;
       }
-      if (tmp.length < n) this.sampled = new Float64Array(n);
-      gemv(f, n, d, draw, this.sampled);
-      for (let i = 0; i < n; i++)
-        if ((this.sampled[i] as number) > (util[i] as number)) util[i] = this.sampled[i] as number;
+      if (m === 0) continue;
+      const s = this.sampled;
+      for (let i = 0; i < n; i++) if ((s[i] as number) > (util[i] as number)) util[i] = s[i] as number;
     }
   }
 

@@ -16,14 +16,31 @@ import {
   assertInRange,
   assertInt,
   assertPositive,
+  assertVector,
   callDefaultExport,
   ErrorCode,
   errorText,
+  isFloatArray,
+  numberOption,
   optionalDependency,
   Rng,
   RouteKitError,
+  readLength,
+  readOptions,
+  rejectUnknownOptions,
 } from "@routekit/core";
-import { assortmentRevenue, DinkelbachWorkspace, dinkelbachAssortment } from "./assortment.js";
+import { assortmentRevenue, copyChecked, DinkelbachWorkspace, dinkelbachAssortment } from "./assortment.js";
+import { MAX_MNL_SIZE } from "./base.js";
+
+/**
+ * A checked Float64Array copy of a vector argument (each entry read once): INVALID_ARGUMENT for anything but a
+ * Float64Array, a Float32Array or a number array (null, a string, an Int32Array), then as `assertVector`.
+ */
+function vectorArgument(x: unknown, what: string, n?: number): Float64Array {
+  if (!isFloatArray(x) && !Array.isArray(x)) assertVector(x, n ?? 0, what);
+  const src = x as ArrayLike<number>;
+  return copyChecked(src, n ?? readLength(src, what), what);
+}
 
 interface HighsLike {
   solve(
@@ -49,6 +66,9 @@ function checkCoefficient(x: number, what: string): void {
 }
 
 /** The optional dependency's name, in a variable so bundlers leave the import alone. */
+const LP_OPTION_KEYS = ["supportThreshold"] as const;
+const CROSS_CHECK_OPTION_KEYS = ["instances", "seed", "maxItems", "maxSize", "tolerance"] as const;
+
 let highsSpecifier = "highs";
 
 const highsDep = optionalDependency<HighsLike>({
@@ -92,18 +112,29 @@ function num(x: number): string {
  * Solves the assortment LP for attractions `v` (> 0), revenues `r` in [0, 1], capacity K and v0 > 0.
  * Scale v and v0 together to keep the coefficients moderate (e.g. v_i = e^{u_i - max u}): every v_i, K / v0
  * and 1 / v0 must be in [1e-9, 1e15) (HiGHS drops smaller matrix coefficients and refuses larger ones), else
- * OUT_OF_RANGE before HiGHS is loaded; a failure inside HiGHS is NUMERICAL.
+ * OUT_OF_RANGE before HiGHS is loaded; a failure inside HiGHS is NUMERICAL. `v` and `r` are Float64Arrays,
+ * Float32Arrays or number arrays, copied once and then checked; `options.supportThreshold` (default 1e-9) is in [0, 1].
  */
 export async function solveAssortmentLP(
-  v: ArrayLike<number>,
-  r: ArrayLike<number>,
+  vArg: ArrayLike<number>,
+  rArg: ArrayLike<number>,
   K: number,
   v0: number,
   options: { supportThreshold?: number } = {},
 ): Promise<LpAssortmentResult> {
-  const n = v.length;
-  if (r.length !== n)
-    throw new RouteKitError(ErrorCode.DimensionMismatch, `revenues has length ${r.length}, expected ${n}`);
+  // Copied once and checked (v and r were read again after the checks, and null was a TypeError).
+  const vIn = vectorArgument(vArg, "v");
+  const n = vIn.length;
+  if (Array.isArray(rArg) || isFloatArray(rArg)) {
+    const rn = readLength(rArg as ArrayLike<number>, "revenues");
+    if (rn !== n) throw new RouteKitError(ErrorCode.DimensionMismatch, `revenues has length ${rn}, expected ${n}`);
+  }
+  const rIn = vectorArgument(rArg, "r", n);
+  const o = readOptions(options, "solveAssortmentLP");
+  rejectUnknownOptions(o, LP_OPTION_KEYS, "solveAssortmentLP");
+  const threshold = numberOption(o, "supportThreshold", 1e-9, { min: 0, max: 1 });
+  const v: ArrayLike<number> = vIn;
+  const r: ArrayLike<number> = rIn;
   assertInt(K, "K", 1);
   assertPositive(v0, "v0");
   for (let i = 0; i < n; i++) {
@@ -115,7 +146,6 @@ export async function solveAssortmentLP(
   checkCoefficient(K / v0, "K / v0");
   checkCoefficient(1 / v0, "1 / v0");
   for (let i = 0; i < n; i++) checkCoefficient(v[i] as number, `v[${i}]`);
-  const threshold = options.supportThreshold ?? 1e-9;
   const highs = await loadHighsSolver();
   const lines: string[] = [];
   const obj: string[] = [];
@@ -168,18 +198,28 @@ export interface LpCrossCheckReport {
 /**
  * Cross-checks the exact Dinkelbach solver against the HiGHS LP on random instances
  * (N in [1, maxItems], K in [1, N] or K = min(maxSize, N) when `maxSize` is given, v0 in {0.5, 1, 3},
- * v = e^{U(-2, 2)}, r ~ U(0, 1)), for tests and the `routekit check assortment-lp` command.
+ * v = e^{U(-2, 2)}, r ~ U(0, 1)), for tests and the `routekit check assortment-lp` command. Options are read with
+ * core's option readers (an unknown key is INVALID_ARGUMENT): `instances` an integer >= 1, `maxItems` an integer in
+ * [1, 2^20], `maxSize` an integer >= 1, `tolerance` >= 0 (Infinity: nothing counts as a mismatch).
  */
 export async function crossCheckAssortmentLP(
   options: { instances?: number; seed?: number; maxItems?: number; maxSize?: number; tolerance?: number } = {},
 ): Promise<LpCrossCheckReport> {
-  const instances = options.instances ?? 500;
-  const maxItems = options.maxItems ?? 30;
-  const tolerance = options.tolerance ?? 1e-7;
-  assertInt(instances, "instances", 1);
-  assertInt(maxItems, "maxItems", 1);
-  if (options.maxSize !== undefined) assertInt(options.maxSize, "maxSize", 1);
-  const rng = Rng.fromSeed(options.seed ?? 0);
+  // Each option read once, through core's readers (null was a TypeError, an unknown key was ignored).
+  const o = readOptions(options, "crossCheckAssortmentLP");
+  rejectUnknownOptions(o, CROSS_CHECK_OPTION_KEYS, "crossCheckAssortmentLP");
+  const instances = numberOption(o, "instances", 500, { integer: true, min: 1 });
+  const maxItems = numberOption(o, "maxItems", 30, { integer: true, min: 1, max: MAX_MNL_SIZE });
+  const maxSizeOption = o.maxSize === undefined ? undefined : numberOption(o, "maxSize", 1, { integer: true, min: 1 });
+  // Infinity is accepted (no instance counts as a mismatch), as `routekit check assortment-lp --tolerance` does.
+  const tol = o.tolerance;
+  const tolerance =
+    tol === undefined
+      ? 1e-7
+      : typeof tol === "number" && tol === Infinity
+        ? tol
+        : numberOption(o, "tolerance", 1e-7, { min: 0 });
+  const rng = Rng.fromSeed((o.seed ?? 0) as number);
   const out = new Int32Array(maxItems);
   const ws = new DinkelbachWorkspace(maxItems);
   let gap = 0;
@@ -188,7 +228,7 @@ export async function crossCheckAssortmentLP(
   let tL = 0;
   for (let k = 0; k < instances; k++) {
     const n = 1 + rng.int(maxItems);
-    const K = options.maxSize === undefined ? 1 + rng.int(n) : Math.min(options.maxSize, n);
+    const K = maxSizeOption === undefined ? 1 + rng.int(n) : Math.min(maxSizeOption, n);
     const v0 = [0.5, 1, 3][rng.int(3)] as number;
     const v = Float64Array.from({ length: n }, () => Math.exp(rng.uniformIn(-2, 2)));
     const r = Float64Array.from({ length: n }, () => rng.uniform());
