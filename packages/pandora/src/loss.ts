@@ -7,7 +7,7 @@
  * u* = Lambda^-1(mu_s) (+-Infinity at the ends) and F(v) = mu_s v - int_0^v Lambda,
  * l_s(z) = c_s z - [F(min(z, u*)) - F(min(0, u*))]. It is convex, C^1, piecewise C^2.
  */
-import { checkNumber } from "@routekit/core";
+import { checkNumber, MAX_RIDGE_DIM } from "@routekit/core";
 import { choleskyFactor, choleskySolve } from "@routekit/linalg";
 import type { IndexLink } from "./links.js";
 
@@ -44,7 +44,7 @@ export class IndexSolver {
   lastIterations = 0;
 
   constructor(m: number) {
-    checkNumber(m, "index dimension m", { integer: true, min: 1, max: (1 << 16) + 1 });
+    checkNumber(m, "index dimension m", { integer: true, min: 1, max: MAX_RIDGE_DIM + 1 });
     this.m = m;
     this.g = new Float64Array(m);
     this.H = new Float64Array(m * m);
