@@ -5,6 +5,7 @@ import {
   Cosmos,
   IndexSolver,
   OneShot,
+  project,
   QueryAll,
   RewardModel,
   rewardLink,
@@ -67,5 +68,33 @@ describe("the dimensions of the cascade policies (outside test)", () => {
     const b = new BoxState(3, 2, true, 0.5);
     expect(b.Vinv[0]).toBe(2);
     expect(b.n).toBe(0);
+  });
+});
+
+describe("project at the ends of the double range (outside test)", () => {
+  it("a vector whose squared norm overflows is scaled onto the ball, not sent to the origin", () => {
+    const v = Float64Array.of(1e200, 1e200);
+    project(v, 2, 1);
+    expect(v[0]).toBeCloseTo(Math.SQRT1_2, 15); // before: 0
+    expect(v[1]).toBeCloseTo(Math.SQRT1_2, 15);
+    const w = Float64Array.of(3e307, -4e307);
+    project(w, 2, 1e300);
+    expect((w[0] as number) / 1e300).toBeCloseTo(0.6, 14);
+    expect((w[1] as number) / 1e300).toBeCloseTo(-0.8, 14);
+  });
+
+  it("a radius whose square overflows or underflows still bounds the norm", () => {
+    const v = Float64Array.of(1e300, 0);
+    project(v, 2, 1e200); // before: left at 1e300 (the radius squared is Infinity)
+    expect(v[0]).toBe(1e200);
+    const u = Float64Array.of(1e-200, 0);
+    project(u, 2, 1e-250); // before: left at 1e-200 (both squares 0)
+    expect(u[0]).toBe(1e-250);
+    const inside = Float64Array.of(1e150, 1e150);
+    project(inside, 2, 1e200);
+    expect(Array.from(inside)).toEqual([1e150, 1e150]);
+    const ordinary = Float64Array.of(3, 4);
+    project(ordinary, 2, 1);
+    expect(Array.from(ordinary)).toEqual([3 * (1 / 5), 4 * (1 / 5)]);
   });
 });
