@@ -98,3 +98,13 @@ describe("project at the ends of the double range (outside test)", () => {
     expect(Array.from(ordinary)).toEqual([3 * (1 / 5), 4 * (1 / 5)]);
   });
 });
+
+describe("radiusMode theory's requirements, as the options table states them (outside test)", () => {
+  it("needs theory, and with a learned reward a finite rewardBound", () => {
+    const o = { arms: ["a", "b"], contextDim: 1, outputDim: 1, radiusMode: "theory" as const };
+    expect(code(() => new Cosmos(o))).toBe("INVALID_ARGUMENT");
+    expect(code(() => new Cosmos({ ...o, theory: { kappa: 0.5 } }))).toBe("INVALID_ARGUMENT");
+    expect(code(() => new Cosmos({ ...o, theory: { kappa: 0.5 }, rewardBound: 2 }))).toBeUndefined();
+    expect(code(() => new Cosmos({ ...o, theory: { kappa: 0.5 }, rewardParameter: [1] }))).toBeUndefined();
+  });
+});
