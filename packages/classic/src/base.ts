@@ -21,12 +21,8 @@ export const CLASSIC_SNAPSHOT_VERSION = 3;
 
 /** Largest context length any classic policy accepts (option and snapshot). */
 export const MAX_CONTEXT_DIM = 1 << 16;
-/**
- * Largest side of a ridge matrix (LinUCB: d, or d + one-hot slots). Snapshots hold each d x d inverse as one
- * base64 string, and JavaScript strings stop at 2^29 - 24 characters: at 4096 it is 179 M characters (128 MB),
- * at 8192 it could not be written (toJSON threw).
- */
-export const MAX_RIDGE_DIM = 1 << 12;
+/** Largest side of a ridge matrix (LinUCB: d, or d + one-hot slots): core's, shared with the cascade policies. */
+export { MAX_RIDGE_DIM } from "@routekit/core";
 
 /**
  * A pending decision of a context-free policy: the chosen arm's uid and, for policies whose

@@ -48,6 +48,14 @@ export const ARM_POLICY_OPTION_KEYS = optionKeys<ArmPolicyOptions>()([
 /** Largest context length any arm policy accepts. */
 export const MAX_CONTEXT_DIM = 1 << 16;
 
+/**
+ * Largest side of a d x d matrix (a ridge design or its inverse) a policy allocates per model and writes to its
+ * snapshots. Snapshots hold each such matrix as one base64 string, and JavaScript strings stop at 2^29 - 24
+ * characters: at 4096 it is 179 M characters (128 MB); at 8192 it could not be written, and from about 16,000 the
+ * matrix itself cannot be allocated (a RangeError).
+ */
+export const MAX_RIDGE_DIM = 1 << 12;
+
 /** Per-arm state: `uid` tells an arm apart from a later arm re-added under the same id. */
 export interface ArmState {
   readonly uid: number;

@@ -70,12 +70,22 @@ export function indexUniform(lo: number, hi: number, cost: number): number {
   if (!(hi >= lo)) throw new RouteKitError(ErrorCode.OutOfRange, `need lo <= hi, got [${lo}, ${hi}]`);
   checkCost(cost);
   const w = hi - lo;
-  if (Number.isFinite(w))
-    return finiteIndex(cost <= w / 2 ? hi - Math.sqrt(2 * w * cost) : lo + w / 2 - cost, "indexUniform");
+  if (Number.isFinite(w)) {
+    if (!(cost <= w / 2)) return finiteIndex(lo + w / 2 - cost, "indexUniform");
+    // sqrt(2 w c) <= w: finite, but the product 2 w c overflows for a wide box and a large cost (0 to 1e308 at
+    // cost 1e307) and underflows for a narrow one (0 to 1e-300 at 1e-310); then the roots are taken apart.
+    const p = 2 * w * cost;
+    const root =
+      p < Number.POSITIVE_INFINITY && p >= MIN_NORMAL ? Math.sqrt(p) : Math.SQRT2 * Math.sqrt(w) * Math.sqrt(cost);
+    return finiteIndex(hi - root, "indexUniform");
+  }
   // The width overflows (bounds near +-1.8e308): the same formulas in half-widths, sqrt(2 w c) = 2 sqrt(h c).
   const half = hi / 2 - lo / 2;
   return finiteIndex(cost <= half ? hi - 2 * Math.sqrt(half) * Math.sqrt(cost) : lo + half - cost, "indexUniform");
 }
+
+/** The smallest positive normal double: below it a product has lost bits to underflow. */
+const MIN_NORMAL = 2.2250738585072014e-308;
 
 /**
  * Index of a N(mean, sd^2) reward: s (pdf(k) + k Phi(k)) = c with k = (mean - sigma) / s. The left side
@@ -98,9 +108,13 @@ export function indexNormal(mean: number, sd: number, cost: number): number {
   let hi = Math.max(1, target + 1);
   while (h(hi) < 0) hi *= 2;
   let k = 0.5 * (lo + hi);
+  let settled = false;
   for (let it = 0; it < 200; it++) {
     const v = h(k);
-    if (v === 0) break;
+    if (v === 0) {
+      settled = true;
+      break;
+    }
     if (v > 0) hi = k;
     else lo = k;
     const d = normalCdf(k);
@@ -108,11 +122,28 @@ export function indexNormal(mean: number, sd: number, cost: number): number {
     if (!(nk > lo && nk < hi)) nk = 0.5 * (lo + hi);
     if (Math.abs(nk - k) <= 1e-15 * (1 + Math.abs(k)) || hi - lo <= 1e-15 * (1 + Math.abs(k))) {
       k = nk;
+      settled = true;
       break;
     }
     k = nk;
   }
-  return finiteIndex(mean - sd * k, "indexNormal");
+  if (!settled) {
+    // A cost far below sd (c / s under about 1e-140) puts the root far out on the left tail, where each Newton
+    // step moves k by about 1 / |k|: the 200 steps ran out on the way (c / s = 1e-200 stopped at k = -25.3, not
+    // -30.1) and the index came out sd * 5 too low. The bracket is still valid: bisection finishes the job.
+    while (hi - lo > 1e-15 * (1 + Math.abs(lo))) {
+      const mid = 0.5 * (lo + hi);
+      if (mid <= lo || mid >= hi) break;
+      if (h(mid) > 0) hi = mid;
+      else lo = mid;
+    }
+    k = 0.5 * (lo + hi);
+  }
+  const shift = sd * k;
+  if (Number.isFinite(shift)) return finiteIndex(mean - shift, "indexNormal");
+  // sd k overflows (sd near 1e307, k near -40 for a tiny cost) while mean - sd k may not (a mean near -1.7e308):
+  // in halves, exact for such magnitudes.
+  return finiteIndex(2 * (mean / 2 - (sd / 2) * k), "indexNormal");
 }
 
 /**

@@ -192,6 +192,36 @@ describe("Weitzman helpers at the edges of double range and on malformed input",
     expect(indexUniform(-1e308, 1e308, 1.5e308)).toBe(-1.5e308);
   });
 
+  it("closed-form indices whose intermediate products overflow or underflow stay finite and accurate", () => {
+    const rel = (x: number, y: number) => Math.abs(x - y) / Math.abs(y);
+    // sqrt(2 w c) <= w is finite, but 2 w c overflowed (before: NUMERICAL "the index is -Infinity").
+    expect(rel(indexUniform(0, 1e308, 1e307), 1e308 - Math.SQRT2 * 1e154 * Math.sqrt(1e307))).toBeLessThan(1e-12);
+    // 2 w c underflowed to 0 (before: the index was hi, 1.4e-5 too high relative to the box).
+    expect(
+      rel(indexUniform(0, 1e-300, 1e-310), 1e-300 - Math.SQRT2 * Math.sqrt(1e-300) * Math.sqrt(1e-310)),
+    ).toBeLessThan(1e-12);
+    // The normal index for c / sd far below 1e-140: the root k of pdf(k) + k Phi(k) = c / sd lies near -26 to -34,
+    // where Newton's steps are about 1 / |k| long; the 200 steps ran out at k = -25.27 for every c below about
+    // 1e-140 (1e-150 and 1e-200 gave the same index). Reference: the root of the tail series
+    // pdf(s) / s^2 (1 - 3 / s^2 + 15 / s^4 - 105 / s^6), whose next term is below 1e-8 relative there.
+    const tailRoot = (c: number) => {
+      const f = (x: number) =>
+        (Math.exp((-x * x) / 2) / Math.sqrt(2 * Math.PI) / (x * x)) * (1 - 3 / x ** 2 + 15 / x ** 4 - 105 / x ** 6);
+      let lo = 20;
+      let hi = 40;
+      for (let i = 0; i < 200; i++) {
+        const m = (lo + hi) / 2;
+        if (f(m) > c) lo = m;
+        else hi = m;
+      }
+      return lo;
+    };
+    for (const c of [1e-150, 1e-200, 1e-250, 1e-300])
+      expect(Math.abs(indexNormal(0, 1, c) - tailRoot(c))).toBeLessThan(1e-6);
+    // mean - sd k is finite though sd k overflows (before: NUMERICAL "the index is Infinity").
+    expect(rel(indexNormal(-1.7e308, 1e307, 1e106), 2 * (-0.85e308 + 0.5e307 * tailRoot(1e-201)))).toBeLessThan(1e-9);
+  });
+
   it("weitzmanPlay and weitzmanOrder refuse arrays of other lengths and NaN / non-finite entries", () => {
     expect(() => weitzmanPlay([0.5, 0.7], [0.3], [0.1, 0.1])).toThrow(code("DIMENSION_MISMATCH"));
     expect(() => weitzmanPlay([0.5, 0.7], [0.3, 0.2], [0.1])).toThrow(code("DIMENSION_MISMATCH"));

@@ -16,6 +16,7 @@ import {
   encodeF64,
   enumOption,
   type Json,
+  MAX_RIDGE_DIM,
   makeSnapshot,
   maxPendingOption,
   numberOption,
@@ -87,8 +88,8 @@ interface BaseConfig {
 function readBase(o: Record<string, unknown>): BaseConfig {
   const arms = armsOption(o);
   if (arms.length === 0) throw new RouteKitError(ErrorCode.InvalidArgument, "option arms must name at least one box");
-  const contextDim = requiredNumber(o, "contextDim", { integer: true, min: 0, max: 1 << 16 });
-  const outputDim = requiredNumber(o, "outputDim", { integer: true, min: 1, max: 1 << 16 });
+  const contextDim = requiredNumber(o, "contextDim", { integer: true, min: 0, max: MAX_RIDGE_DIM });
+  const outputDim = requiredNumber(o, "outputDim", { integer: true, min: 1, max: MAX_RIDGE_DIM });
   const rewardIntercept = booleanOption(o, "rewardIntercept", false);
   const d = outputDim + (rewardIntercept ? 1 : 0);
   let rewardParameter: number[] | null = null;
@@ -457,8 +458,8 @@ function readOneShot(o: Record<string, unknown>) {
   if (arms.length === 0) throw new RouteKitError(ErrorCode.InvalidArgument, "option arms must name at least one box");
   return {
     arms,
-    contextDim: requiredNumber(o, "contextDim", { integer: true, min: 0, max: 1 << 16 }),
-    outputDim: requiredNumber(o, "outputDim", { integer: true, min: 1, max: 1 << 16 }),
+    contextDim: requiredNumber(o, "contextDim", { integer: true, min: 0, max: MAX_RIDGE_DIM }),
+    outputDim: requiredNumber(o, "outputDim", { integer: true, min: 1, max: MAX_RIDGE_DIM }),
     exploration: numberOption(o, "exploration", 0.5, { min: 0 }),
     ridge: numberOption(o, "ridge", 1, RIDGE_RANGE),
     indexIntercept: booleanOption(o, "indexIntercept", true),

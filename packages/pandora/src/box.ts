@@ -6,8 +6,20 @@
  * {@link updateInverse}), the outer-product sum P_a = sum phi_s phi_s^T
  * (for the plug-in radius), and rho-hat.
  */
-import { checkDiagonal, encodeF64, type Json, readF64, readInt, readObject } from "@routekit/core";
+import {
+  checkDiagonal,
+  checkNumber,
+  ErrorCode,
+  encodeF64,
+  type Json,
+  MAX_RIDGE_DIM,
+  RouteKitError,
+  readF64,
+  readInt,
+  readObject,
+} from "@routekit/core";
 import { checkCosts } from "./episodes.js";
+import { RIDGE_RANGE } from "./options.js";
 import { RowStore, updateInverse } from "./reward.js";
 
 export class BoxState {
@@ -32,6 +44,13 @@ export class BoxState {
     readonly keepPhi: boolean,
     ridge: number,
   ) {
+    // The building block is exported: checked as IndexSolver and RewardModel check theirs (a negative or huge
+    // dimension was a RangeError from the typed-array constructor, a zero ridge an infinite inverse).
+    checkNumber(m, "index dimension m", { integer: true, min: 1, max: MAX_RIDGE_DIM + 1 });
+    checkNumber(d, "reward dimension d", { integer: true, min: 1, max: MAX_RIDGE_DIM + 1 });
+    if (typeof keepPhi !== "boolean")
+      throw new RouteKitError(ErrorCode.InvalidArgument, "keepPhi must be a boolean (whether the reward is learned)");
+    checkNumber(ridge, "ridge", RIDGE_RANGE);
     this.psi = new RowStore(m);
     this.phi = new RowStore(keepPhi ? d : 0, keepPhi ? 16 : 1);
     this.mu = new RowStore(1);

@@ -7,7 +7,7 @@
  * u* = Lambda^-1(mu_s) (+-Infinity at the ends) and F(v) = mu_s v - int_0^v Lambda,
  * l_s(z) = c_s z - [F(min(z, u*)) - F(min(0, u*))]. It is convex, C^1, piecewise C^2.
  */
-import { checkNumber } from "@routekit/core";
+import { checkNumber, MAX_RIDGE_DIM } from "@routekit/core";
 import { choleskyFactor, choleskySolve } from "@routekit/linalg";
 import type { IndexLink } from "./links.js";
 
@@ -44,7 +44,7 @@ export class IndexSolver {
   lastIterations = 0;
 
   constructor(m: number) {
-    checkNumber(m, "index dimension m", { integer: true, min: 1, max: (1 << 16) + 1 });
+    checkNumber(m, "index dimension m", { integer: true, min: 1, max: MAX_RIDGE_DIM + 1 });
     this.m = m;
     this.g = new Float64Array(m);
     this.H = new Float64Array(m * m);
@@ -296,7 +296,27 @@ export function project(v: Float64Array, n: number, radius: number): void {
   if (radius === Number.POSITIVE_INFINITY) return;
   let s = 0;
   for (let i = 0; i < n; i++) s += (v[i] as number) * (v[i] as number);
-  if (s <= radius * radius) return;
-  const f = radius / Math.sqrt(s);
+  const r2 = radius * radius;
+  let f = 0;
+  if (s < Number.POSITIVE_INFINITY && r2 < Number.POSITIVE_INFINITY && r2 >= MIN_NORMAL) {
+    if (s <= r2) return;
+    f = radius / Math.sqrt(s);
+  } else {
+    // A squared norm or radius that overflows (norms from about 1.3e154) or a radius whose square underflows
+    // (below about 1.5e-154): the overflowing sum made f = 0 and projected onto the origin, an overflowing radius
+    // left any vector where it was. Compared in units of the largest entry instead.
+    let big = 0;
+    for (let i = 0; i < n; i++) big = Math.max(big, Math.abs(v[i] as number));
+    if (big === 0) return;
+    let t = 0;
+    for (let i = 0; i < n; i++) t += ((v[i] as number) / big) ** 2;
+    const norm = Math.sqrt(t); // |v| / big, in [1, sqrt(n)]
+    if (norm <= radius / big) return;
+    for (let i = 0; i < n; i++) v[i] = ((v[i] as number) / big / norm) * radius;
+    return;
+  }
   for (let i = 0; i < n; i++) v[i] = (v[i] as number) * f;
 }
+
+/** The smallest positive normal double. */
+const MIN_NORMAL = 2.2250738585072014e-308;

@@ -10,6 +10,7 @@ import {
   enumOption,
   isFloatArray,
   type Json,
+  MAX_RIDGE_DIM,
   maxPendingOption,
   numberOption,
   optionKeys,
@@ -212,8 +213,8 @@ export function readCosmosOptions(options: CosmosOptions): CosmosConfig {
   const o = readOptions(options, "COSMOS");
   const arms = armsOption(o);
   if (arms.length === 0) throw new RouteKitError(ErrorCode.InvalidArgument, "option arms must name at least one box");
-  const contextDim = requiredNumber(o, "contextDim", { integer: true, min: 0, max: 1 << 16 });
-  const outputDim = requiredNumber(o, "outputDim", { integer: true, min: 1, max: 1 << 16 });
+  const contextDim = requiredNumber(o, "contextDim", { integer: true, min: 0, max: MAX_RIDGE_DIM });
+  const outputDim = requiredNumber(o, "outputDim", { integer: true, min: 1, max: MAX_RIDGE_DIM });
   const rewardIntercept = booleanOption(o, "rewardIntercept", false);
   const indexIntercept = booleanOption(o, "indexIntercept", true);
   if (!indexIntercept && contextDim === 0) bad("contextDim 0 needs indexIntercept: true (psi would be empty)");

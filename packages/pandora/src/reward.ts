@@ -12,6 +12,7 @@ import {
   ErrorCode,
   encodeF64,
   type Json,
+  MAX_RIDGE_DIM,
   RouteKitError,
   readF64,
   readInt,
@@ -160,7 +161,7 @@ export class RewardModel {
   private readonly trial: Float64Array;
 
   constructor(d: number, link: RewardLink, ridge: number, bound: number, knownTheta: ArrayLike<number> | null) {
-    checkNumber(d, "reward dimension d", { integer: true, min: 1, max: (1 << 16) + 1 });
+    checkNumber(d, "reward dimension d", { integer: true, min: 1, max: MAX_RIDGE_DIM + 1 });
     checkNumber(ridge, "ridge", RIDGE_RANGE);
     if (bound !== Number.POSITIVE_INFINITY) checkNumber(bound, "reward bound", { min: 0, openMin: true });
     if (link === null || typeof link !== "object" || typeof link.value !== "function")

@@ -140,6 +140,12 @@ export class DeploySolver {
     slots: number,
     order: ArrayLike<number>,
   ): DeployResult {
+    // The class is exported: a fractional slots (or n) made the subset enumeration loop forever, and an n beyond
+    // the lists read undefined entries. The policies always pass integers within their lists.
+    if (!Number.isInteger(slots) || slots < 1)
+      throw new RouteKitError(ErrorCode.OutOfRange, `slots must be an integer >= 1, got ${String(slots)}`);
+    if (!Number.isInteger(n) || n < 0 || n > u.length || n > c.length || n > alpha.length || n > order.length)
+      throw new RouteKitError(ErrorCode.OutOfRange, `n must be an integer in [0, the lists' length], got ${String(n)}`);
     const s = Math.min(slots, n);
     if (n === 0 || topCapSum(alpha, n, s) < 1 - 1e-12) {
       throw new RouteKitError(

@@ -14,7 +14,19 @@
  *
  * @module
  */
-import { callDefaultExport, ErrorCode, isRouteKitError, optionalDependency, RouteKitError } from "@routekit/core";
+import {
+  callDefaultExport,
+  checkNumber,
+  describe,
+  ErrorCode,
+  errorText,
+  isRouteKitError,
+  optionalDependency,
+  optionKeys,
+  RouteKitError,
+  readOptions,
+  rejectUnknownOptions,
+} from "@routekit/core";
 import type { DeployProblem, ExternalDeploySolver } from "./external.js";
 
 export type { DeployProblem, ExternalDeploySolver } from "./external.js";
@@ -40,6 +52,46 @@ export interface HighsDeploySolverOptions {
    * "Optimal" for subsets up to 6% off the optimum on a rate-limited pool, depending on its models' order).
    */
   readonly options?: Readonly<Record<string, unknown>>;
+}
+
+/** The keys of {@link HighsDeploySolverOptions}. */
+const HIGHS_OPTION_KEYS = optionKeys<HighsDeploySolverOptions>()(["highs", "options"]);
+
+/**
+ * The options of {@link highsDeploySolver}, checked as every constructor's are: an object or nothing, no unknown key,
+ * `highs` an object with a `solve` function, `options` an object (INVALID_ARGUMENT). `null` was a TypeError, and
+ * anything else was accepted until the first boundary, which then fell back to the built-in search.
+ */
+function readHighsOptions(options: unknown): { highs: HighsInstance | undefined; extra: Record<string, unknown> } {
+  const o = readOptions(options, "highsDeploySolver", true);
+  rejectUnknownOptions(o, HIGHS_OPTION_KEYS, "highsDeploySolver");
+  const highs = o.highs;
+  if (highs !== undefined) {
+    let solve: unknown;
+    try {
+      solve =
+        highs !== null && (typeof highs === "object" || typeof highs === "function")
+          ? (highs as HighsInstance).solve
+          : undefined;
+    } catch (e) {
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `reading highsDeploySolver option highs.solve threw: ${errorText(e)}`,
+      );
+    }
+    if (typeof solve !== "function")
+      throw new RouteKitError(
+        ErrorCode.InvalidArgument,
+        `highsDeploySolver option highs must be a loaded HiGHS instance (with a solve function), got ${describe(highs)}`,
+      );
+  }
+  const extra = o.options;
+  if (extra !== undefined && (extra === null || typeof extra !== "object" || Array.isArray(extra)))
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `highsDeploySolver option options must be an object of HiGHS options, got ${describe(extra)}`,
+    );
+  return { highs: highs as HighsInstance | undefined, extra: { ...(extra as Record<string, unknown> | undefined) } };
 }
 
 /** Tight gaps: the default absolute gap (1e-6) would accept subsets 1e-6 below the optimum of rewards in [0, 1]. */
@@ -96,10 +148,35 @@ function term(first: boolean, coef: number, name: string): string {
 }
 
 /**
+ * A problem as the policy builds it: `n` an integer >= 0, `reward`, `cost` and `cap` at least `n` finite numbers,
+ * `budget` a number (+Infinity: no budget row), `slots` an integer >= 0. Called directly, `solve(null)` was a
+ * TypeError and a NaN reward was written into the MIP text as "NaN", which HiGHS read as a variable name.
+ */
+function checkProblem(p: DeployProblem): void {
+  if (p === null || typeof p !== "object")
+    throw new RouteKitError(ErrorCode.InvalidArgument, `a DeployProblem must be an object, got ${describe(p)}`);
+  const { n, slots, budget } = p;
+  checkNumber(n, "problem.n", { integer: true, min: 0 });
+  checkNumber(slots, "problem.slots", { integer: true, min: 0 });
+  if (typeof budget !== "number" || Number.isNaN(budget) || budget === Number.NEGATIVE_INFINITY)
+    throw new RouteKitError(
+      ErrorCode.InvalidArgument,
+      `problem.budget must be a number (Infinity: no budget row), got ${describe(budget)}`,
+    );
+  for (const key of ["reward", "cost", "cap"] as const) {
+    const v = p[key];
+    if (v === null || typeof v !== "object" || !(v.length >= n))
+      throw new RouteKitError(ErrorCode.InvalidArgument, `problem.${key} must hold ${n} numbers, got ${describe(v)}`);
+    for (let i = 0; i < n; i++) checkNumber(v[i], `problem.${key}[${i}]`);
+  }
+}
+
+/**
  * The DeployOPT MIP in CPLEX LP format: max reward.d s.t. cost.d <= budget (when finite), sum d = 1,
  * d_i <= cap_i y_i, sum y <= slots, 0 <= d_i <= cap_i, y binary.
  */
 export function deployMipText(p: DeployProblem): string {
+  checkProblem(p);
   const { n } = p;
   const obj: string[] = [];
   const cost: string[] = [];
@@ -134,12 +211,22 @@ export function deployMipText(p: DeployProblem): string {
  * pick another than the built-in search would.
  */
 export async function highsDeploySolver(options: HighsDeploySolverOptions = {}): Promise<ExternalDeploySolver> {
-  const highs = options.highs ?? (await loadHighs());
-  const settings = { ...DEFAULTS, ...options.options };
+  const given = readHighsOptions(options);
+  const highs = given.highs ?? (await loadHighs());
+  const settings = { ...DEFAULTS, ...given.extra };
   return Object.freeze({
     name: "highs",
     solve(problem: DeployProblem): number[] | null {
-      const res = highs.solve(deployMipText(problem), settings);
+      const text = deployMipText(problem);
+      let res: ReturnType<HighsInstance["solve"]>;
+      try {
+        res = highs.solve(text, settings);
+      } catch (e) {
+        // HiGHS's own failures (an option it does not know, a model it cannot read: coefficients beyond its
+        // infinity, 1e20) were plain Errors.
+        if (isRouteKitError(e)) throw e;
+        throw new RouteKitError(ErrorCode.Numerical, `HiGHS did not solve the DeployOPT MIP: ${errorText(e)}`);
+      }
       if (res.Status === "Infeasible") return null;
       if (res.Status !== "Optimal") {
         throw new RouteKitError(ErrorCode.Numerical, `HiGHS did not solve the DeployOPT MIP: status "${res.Status}"`);

@@ -523,7 +523,7 @@ export abstract class StagePolicyBase extends ArmPolicyBase<StageArm, StagePaylo
     return this.lastStatus;
   }
 
-  /** A model's statistics and bounds (costs in reported units). */
+  /** A model's statistics and bounds (costs in reported units); the means are NaN before its first play. */
   stats(id: string): {
     plays: number;
     meanReward: number;

@@ -1,4 +1,4 @@
-import { Rng } from "@routekit/core";
+import { isRouteKitError, Rng } from "@routekit/core";
 import { describe, expect, it } from "vitest";
 import { binomialCapped, DeploySolver } from "../src/deploy.js";
 import { bruteDeploy } from "./brute.js";
@@ -32,6 +32,30 @@ function highsValue(highs: HighsLike, u: number[], c: number[], a: number[], n: 
 }
 
 describe("DeploySolver", () => {
+  it("refuses a slots or n that is not a whole count within the lists (outside test)", () => {
+    const code = (fn: () => unknown): string => {
+      try {
+        fn();
+        return "returned";
+      } catch (e) {
+        return isRouteKitError(e) ? e.code : `untyped: ${String(e)}`;
+      }
+    };
+    const u = [0.5, 0.7];
+    const c = [1, 2];
+    const a = [1, 1];
+    const order = Int32Array.of(0, 1);
+    const d = new DeploySolver();
+    // Before: slots 0 was INFEASIBLE_BUDGET, an n beyond the lists read undefined entries, and a fractional slots
+    // (last here, as it never returned) looped forever in the subset enumeration.
+    expect(code(() => d.solve(u, c, a, 2, 1.5, 0, order))).toBe("OUT_OF_RANGE");
+    expect(code(() => d.solve(u, c, a, 3, 1.5, 1, order))).toBe("OUT_OF_RANGE");
+    expect(code(() => d.solve(u, c, a, Number.NaN, 1.5, 1, order))).toBe("OUT_OF_RANGE");
+    expect(code(() => d.solve(u, c, a, 2, 1.5, 1.5, order))).toBe("OUT_OF_RANGE");
+    expect(d.solve(u, c, a, 2, 1.5, 1, order).value).toBe(0.5);
+    expect(d.solve(u, c, a, 2, 1.5, 2, order).value).toBe(0.6);
+  });
+
   it("counts subsets", () => {
     expect(binomialCapped(15, 6, 1e9)).toBe(5005);
     expect(binomialCapped(50, 6, 50_000)).toBe(50_001);

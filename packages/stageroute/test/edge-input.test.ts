@@ -69,6 +69,18 @@ describe("a finite cost that overflows the statistics in cost units", () => {
       expect(q.totalCost).toBe(1.5e308 + 1);
     }
   });
+
+  it("so is a cost whose sum in reported units (totalCost) overflows, though its sum in cost units does not", () => {
+    for (const make of makers) {
+      // The README named only the sum in cost units: here each cost is 0.7 budgets, and the second one is refused.
+      const p = make({ ...base, budget: 1.7e308 });
+      p.update(p.select(), { reward: 1, cost: 1.2e308 });
+      const e = p.select();
+      const mid = JSON.stringify(p.toJSON());
+      expect(code(() => p.update(e, { reward: 1, cost: 1.2e308 }))).toBe("OUT_OF_RANGE");
+      expect(JSON.stringify(p.toJSON())).toBe(mid);
+    }
+  });
 });
 
 type Policy = StageRoute | RatioGreedy | StageOracle;

@@ -561,3 +561,55 @@ describe("highsDeploySolver options", () => {
     expect(w).toBeLessThan(6);
   });
 });
+
+describe("highsDeploySolver and its solve on hostile input (outside test)", () => {
+  const rejected = async (p: Promise<unknown>): Promise<string> => {
+    try {
+      await p;
+      return "resolved";
+    } catch (e) {
+      return isRouteKitError(e) ? e.code : `untyped: ${String(e)}`;
+    }
+  };
+  const solveCode = (s: ExternalDeploySolver, p: unknown): string => {
+    try {
+      return JSON.stringify(s.solve(p as DeployProblem));
+    } catch (e) {
+      return isRouteKitError(e) ? e.code : `untyped: ${String(e)}`;
+    }
+  };
+  const problem: DeployProblem = {
+    n: 2,
+    reward: new Float64Array([0.5, 0.7]),
+    cost: new Float64Array([1, 2]),
+    cap: new Float64Array([1, 1]),
+    budget: 1.5,
+    slots: 1,
+  };
+
+  it("options are checked as a constructor's: null, a string, an unknown key, a highs without solve, options null", async () => {
+    // Before: null was a TypeError; the rest resolved, and a bad `highs` failed only at the first boundary.
+    expect(await rejected(highsDeploySolver(null as never))).toBe("INVALID_ARGUMENT");
+    expect(await rejected(highsDeploySolver("x" as never))).toBe("INVALID_ARGUMENT");
+    expect(await rejected(highsDeploySolver({ opts: {} } as never))).toBe("INVALID_ARGUMENT");
+    expect(await rejected(highsDeploySolver({ highs: {} as never }))).toBe("INVALID_ARGUMENT");
+    expect(await rejected(highsDeploySolver({ options: null as never }))).toBe("INVALID_ARGUMENT");
+    expect(await rejected(highsDeploySolver({}))).toBe("resolved");
+    expect(await rejected(highsDeploySolver(undefined))).toBe("resolved");
+  });
+
+  it("HiGHS's own errors and malformed problems are typed; a valid problem is solved as before", async () => {
+    // Before: plain Errors from HiGHS (an unknown option, a coefficient it cannot read), a TypeError for null and
+    // a NaN reward written into the MIP text.
+    const bogus = await highsDeploySolver({ options: { bogus_option: 1 } });
+    expect(solveCode(bogus, problem)).toBe("NUMERICAL");
+    expect(solveCode(highs, { ...problem, cost: new Float64Array([1e300, 2]), budget: 1e300 })).toBe("NUMERICAL");
+    expect(solveCode(highs, null)).toBe("INVALID_ARGUMENT");
+    expect(solveCode(highs, { ...problem, reward: new Float64Array([Number.NaN, 0.7]) })).toBe("NON_FINITE");
+    expect(solveCode(highs, { ...problem, slots: 1.5 })).toBe("OUT_OF_RANGE");
+    expect(solveCode(highs, { ...problem, cap: new Float64Array([1]) })).toBe("INVALID_ARGUMENT");
+    expect(solveCode(highs, { ...problem, budget: Number.NaN })).toBe("INVALID_ARGUMENT");
+    expect(solveCode(highs, problem)).toBe("[0]");
+    expect(solveCode(highs, { ...problem, budget: Number.POSITIVE_INFINITY })).toBe("[1]");
+  });
+});

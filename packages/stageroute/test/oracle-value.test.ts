@@ -1,3 +1,4 @@
+import { isRouteKitError } from "@routekit/core";
 import { arenaSim2025, routerBenchSurrogate } from "@routekit/environments";
 import { describe, expect, it } from "vitest";
 import { stageValue } from "../src/oracle-value.js";
@@ -68,5 +69,37 @@ describe("the benchmark V(b, M_tau) on the paper's environments", () => {
   it("V = 0 when no routing meets the budget or the caps", () => {
     expect(stageValue([0.9], [3], [1], 2, 1).value).toBe(0);
     expect(stageValue([0.9, 0.8], [1, 1], [0.4, 0.4], 2, 2).value).toBe(0);
+  });
+
+  it("hostile input is a typed error, never a NaN value, a TypeError or a hang", () => {
+    const code = (fn: () => unknown): string => {
+      try {
+        const r = fn() as { value: number };
+        return `returned ${r.value}`;
+      } catch (e) {
+        return isRouteKitError(e) ? e.code : `untyped: ${String(e)}`;
+      }
+    };
+    // Before: V = NaN, a TypeError, or a silent answer over the lists as far as they went.
+    expect(code(() => stageValue([Number.NaN], [0], [1], 1, 1))).toBe("NON_FINITE");
+    expect(code(() => stageValue(null as never, [1], [1], 1, 1))).toBe("INVALID_ARGUMENT");
+    expect(code(() => stageValue("ab" as never, [1, 2], [1, 1], 3, 2))).toBe("INVALID_ARGUMENT");
+    expect(code(() => stageValue([0.5, 0.7], [1], [1, 1], 1, 1))).toBe("DIMENSION_MISMATCH");
+    expect(code(() => stageValue([0.5, 0.7], [1, 2], [Number.NaN, 1], 3, 2))).toBe("NON_FINITE");
+    expect(code(() => stageValue([0.5, 0.7], [1, 2], [-1, 2], 3, 2))).toBe("OUT_OF_RANGE");
+    expect(code(() => stageValue([5, 0.7], [1, 2], [1, 1], 3, 2))).toBe("OUT_OF_RANGE");
+    expect(code(() => stageValue([0.5, 0.7], [-1, 2], [1, 1], 3, 2))).toBe("OUT_OF_RANGE");
+    expect(code(() => stageValue([0.5, 0.7], [1, 2], [1, 1], Number.NaN, 2))).toBe("NON_FINITE");
+    expect(code(() => stageValue([0.5, 0.7], [1, 2], [1, 1], -1, 2))).toBe("OUT_OF_RANGE");
+    expect(code(() => stageValue([0.5], [1], [1], 1, 0))).toBe("OUT_OF_RANGE");
+    // A fractional maxDeployed looped forever in the subset enumeration.
+    expect(code(() => stageValue([0.5, 0.7], [1, 2], [1, 1], 1.5, 1.5))).toBe("OUT_OF_RANGE");
+    // Both ends stay valid: no budget row, a budget of 0, a maxDeployed above the pool, Float32Array lists.
+    expect(stageValue([0.5, 0.7], [1, 2], [1, 1], Number.POSITIVE_INFINITY, 1).value).toBe(0.7);
+    expect(stageValue([0.5, 0.7], [0, 2], [1, 1], 0, 1).value).toBe(0.5);
+    expect(stageValue([0.5, 0.7], [1, 2], [1, 1], 1.5, 1e9).value).toBe(0.6);
+    const f32 = stageValue(Float32Array.of(0.5, 0.7), Float32Array.of(1, 2), Float32Array.of(1, 1), 1.5, 2);
+    const f64 = stageValue(Float64Array.from(Float32Array.of(0.5, 0.7)), [1, 2], [1, 1], 1.5, 2);
+    expect(f32.value).toBe(f64.value);
   });
 });
