@@ -81,7 +81,11 @@ export function indexUniform(lo: number, hi: number, cost: number): number {
   }
   // The width overflows (bounds near +-1.8e308): the same formulas in half-widths, sqrt(2 w c) = 2 sqrt(h c).
   const half = hi / 2 - lo / 2;
-  return finiteIndex(cost <= half ? hi - 2 * Math.sqrt(half) * Math.sqrt(cost) : lo + half - cost, "indexUniform");
+  if (!(cost <= half)) return finiteIndex(lo + half - cost, "indexUniform");
+  // 2 sqrt(h c) itself can overflow though hi - 2 sqrt(h c) >= lo is finite (at c = h the index is lo exactly):
+  // then it is subtracted in two halves.
+  const r = Math.sqrt(half) * Math.sqrt(cost);
+  return finiteIndex(2 * r < Number.POSITIVE_INFINITY ? hi - 2 * r : hi - r - r, "indexUniform");
 }
 
 /** The smallest positive normal double: below it a product has lost bits to underflow. */

@@ -321,12 +321,16 @@ describe("closed-form indices beyond the largest double are NUMERICAL, never +-I
     expect(() => indexNormal(1e308, 1e308, 1)).toThrow(numerical); // returned Infinity
     expect(() => indexDeterministic(-1.7e308, 1.7e308)).toThrow(numerical); // returned -Infinity
     expect(() => indexNormal(-1.7e308, 0, 1.7e308)).toThrow(numerical);
-    expect(() => indexUniform(-1.7e308, 1.7e308, 1.7e308)).toThrow(numerical);
+    expect(() => indexUniform(-1.7e308, -1.6e308, 1.7e308)).toThrow(numerical); // mean - cost below -1.8e308
     expect(() => indexDiscrete([-1.7e308, -1e308], [0.5, 0.5], 1.7e308)).toThrow(numerical);
     // Near the edge but representable: still a number.
     expect(indexDeterministic(-0.8e308, 0.8e308)).toBe(-1.6e308);
     expect(indexNormal(1e300, 1e300, 1)).toBeGreaterThan(1e300);
     expect(Number.isFinite(indexUniform(-1.7e308, 1.7e308, 1))).toBe(true);
+    // At cost = half the width the index is lo exactly (this case was asserted NUMERICAL: 2 sqrt(h c) overflowed).
+    const rel = (x: number, y: number) => Math.abs(x - y) / Math.abs(y);
+    expect(rel(indexUniform(-1.7e308, 1.7e308, 1.7e308), -1.7e308)).toBeLessThan(1e-15);
+    expect(rel(indexUniform(-1e308, 1e308, 1e308), -1e308)).toBeLessThan(1e-15);
   });
 });
 
