@@ -184,3 +184,31 @@ describe("Sup-PAK-UCB: branch (b) keeps an arm exactly 2^(2-m) below the best", 
     expect(p.lastRound.stage).toBe(2);
   });
 });
+
+describe("ExactKrr: the diagonal slack after a rebuild", () => {
+  // Mutant: the slack set by refresh() as max(1 + 1e-6, worst) instead of max(1 + 1e-6, 2 worst), worst = the largest
+  // ridge * Q[i, i] of the rebuilt inverse (so an ill-conditioned kernel rebuilt on nearly every point).
+  it("is max(1 + 1e-6, 2 max_i ridge Q[i, i]), and it is what the snapshot carries", () => {
+    const kernel = new DotKernel({ type: "rbf", sigma: 1 });
+    const ridge = 1e-3;
+    const r = new ExactKrr(3, kernel, ridge);
+    const add = (t: number) => {
+      const y = new Float64Array([Math.sin(t), Math.cos(t), Math.sin(2 * t)]);
+      const n2 = y.reduce((s, v) => s + v * v, 0);
+      r.append(y, n2, Math.sin(t), r.row(y, n2), kernel.diag(n2));
+    };
+    for (let t = 0; t < 40; t++) add(t);
+    expect(r.refreshes).toBe(0);
+    expect(r.refreshSlack).toBe(1 + 1e-6);
+    r.Q[0] = 2 / ridge; // drift past the exact bound, as defects.test.ts simulates it
+    add(40);
+    expect(r.refreshes).toBe(1);
+    const n = r.n;
+    const Q = r.inverse();
+    let worst = 0;
+    for (let i = 0; i < n; i++) worst = Math.max(worst, (Q[i * n + i] as number) * ridge);
+    expect(worst).toBeGreaterThan(0.5 + 1e-6);
+    expect(r.refreshSlack).toBe(Math.max(1 + 1e-6, 2 * worst));
+    expect((r.toJSON() as { slack: number }).slack).toBe(r.refreshSlack);
+  });
+});
