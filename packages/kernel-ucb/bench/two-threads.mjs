@@ -9,8 +9,9 @@
 // The split's extra work is timed faithfully; the values are not (the inverses stay identity-like, the chosen arm
 // cycles, main's share of the rank-1 update runs on a scratch triangle of the same size): a feasibility timing,
 // not an implementation. Handoffs are Atomics spins (no futex wake-up while the round runs).
-// Measured 2026-11-28 on this project's 2-core VM, idle: one thread 137-139 us per round, two threads 119-121 us;
-// with each phase timed, every kernel ran 20-60% slower while the other vCPU ran one too.
+// Measured 2026-11-28 on this project's 2-core VM, idle, three runs: one thread 136 / 136 / 142 us per round, two
+// threads 124 / 124 / 142 us (1.10x, 1.10x, 1.00x); with each phase timed (a prototype of this script), every kernel
+// ran 20-60% slower while the other vCPU ran one too.
 // Run: node bench/two-threads.mjs [rounds=3000]; --smoke: 200 rounds, one repetition.
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
