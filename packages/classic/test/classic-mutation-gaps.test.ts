@@ -2,18 +2,10 @@
  * Tests added by a targeted mutation-testing pass: each one fails on a mutant the rest of the suite let
  * survive (named in the test), and passes on the code as it is.
  */
-import { ErrorCode, isRouteKitError } from "@routekit/core";
+import { ErrorCode } from "@routekit/core";
+import { thrownCode as codeOf } from "@routekit/core/testing";
 import { describe, expect, it } from "vitest";
 import { EpsilonGreedy, LinUCBShared, ThompsonGaussian, UCB1 } from "../src/index.js";
-
-function codeOf(fn: () => void): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return isRouteKitError(e) ? e.code : `untyped: ${String(e)}`;
-  }
-  return undefined;
-}
 
 describe("counting policies: a reward that would overflow the arm's sum", () => {
   // Mutant: the overflow guard of CountingPolicy.applyFeedback removed (the second reward was accepted and the

@@ -20,6 +20,7 @@ import {
   corruptSnapshot,
   findNonFinite,
   fuzzArmPolicy,
+  thrownCode,
 } from "@routekit/core/testing";
 import { Cosmos } from "@routekit/pandora";
 import { describe, expect, it } from "vitest";
@@ -382,5 +383,17 @@ describe("foreign-object restore check catches", () => {
       return EpsilonGreedy.fromJSON(s as never);
     };
     expect(() => checkRestoreFromForeignObjects("eg", make(), needsProto)).toThrow(/no prototype threw TypeError/);
+  });
+});
+
+describe("thrownCode", () => {
+  it("names a RouteKitError by its code, anything else as untyped, and a return as undefined", () => {
+    expect(
+      thrownCode(() => {
+        throw new RouteKitError(ErrorCode.OutOfRange, "x");
+      }),
+    ).toBe("OUT_OF_RANGE");
+    expect(thrownCode(() => (null as unknown as { a: number }).a)).toMatch(/^untyped: TypeError/);
+    expect(thrownCode(() => 1)).toBeUndefined();
   });
 });

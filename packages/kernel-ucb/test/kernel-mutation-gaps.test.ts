@@ -2,23 +2,14 @@
  * Tests added by a targeted mutation-testing pass: each one fails on a mutant the rest of the suite let
  * survive (named in the test), and passes on the code as it is.
  */
-import { decodeF64, ErrorCode, encodeF64, isRouteKitError, type Snapshot } from "@routekit/core";
-import { tamperedSnapshot } from "@routekit/core/testing";
+import { decodeF64, ErrorCode, encodeF64, type Snapshot } from "@routekit/core";
+import { thrownCode as codeOf, tamperedSnapshot } from "@routekit/core/testing";
 import { describe, expect, it } from "vitest";
 import { PakUcb, RffUcb, SupPakUcb, SupRffUcb } from "../src/index.js";
 import { DotKernel } from "../src/kernel.js";
 import { ExactKrr } from "../src/krr.js";
 
 const D = 4;
-
-function codeOf(fn: () => void): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return isRouteKitError(e) ? e.code : `untyped: ${String(e)}`;
-  }
-  return undefined;
-}
 
 describe("snapshot: a pending decision's context holding -0", () => {
   // Mutant: readPayload's "not -0" check removed (a pending context is stored as received with -0 written as 0,

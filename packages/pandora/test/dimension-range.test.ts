@@ -1,4 +1,5 @@
-import { isRouteKitError, MAX_RIDGE_DIM } from "@routekit/core";
+import { MAX_RIDGE_DIM } from "@routekit/core";
+import { thrownCode as code } from "@routekit/core/testing";
 import { describe, expect, it } from "vitest";
 import {
   BoxState,
@@ -12,15 +13,6 @@ import {
   ThresholdCascade,
   WeitzmanOracle,
 } from "../src/index.js";
-
-function code(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return isRouteKitError(e) ? e.code : `untyped: ${String(e)}`;
-  }
-  return undefined;
-}
 
 const known = { rewardParameter: [1] };
 const makers: [string, (o: { contextDim: number; outputDim: number }) => unknown][] = [

@@ -6,10 +6,23 @@
  *   RouteKitError, and in both cases leaves no NaN behind (and an unchanged snapshot when it throws);
  * - after every step the snapshot holds no NaN and survives a JSON round trip.
  */
-import { ErrorCode, RouteKitError } from "../errors.js";
+import { ErrorCode, isRouteKitError, RouteKitError } from "../errors.js";
 import type { PolicyBase } from "../protocols.js";
 import type { Snapshot } from "../snapshot.js";
 import { describeError, findNaNIn, findNonFinite, findNonJson, show } from "./inspect.js";
+
+/**
+ * What `fn` throws, for tests that assert error codes: the `code` of a RouteKitError, `untyped: <error>` for anything
+ * else (so a TypeError fails an assertion on a code, naming itself), `undefined` when it returns.
+ */
+export function thrownCode(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (e) {
+    return isRouteKitError(e) ? e.code : `untyped: ${String(e)}`;
+  }
+  return undefined;
+}
 
 /** Thrown by the harness when a policy breaks the contract; the message says which step and why. */
 export class ContractViolation extends Error {

@@ -40,6 +40,7 @@ export {
   longHorizon,
   type StateHooks,
   Trace,
+  thrownCode,
 } from "./check.js";
 export {
   type ConcurrencyOptions,
