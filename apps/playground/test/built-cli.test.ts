@@ -174,6 +174,22 @@ async function signalWhileWriting(args: string[], cwd: string, watched: string, 
   return how;
 }
 
+/**
+ * Runs `args` with `signal` sent while an output is written: the process ends by the signal, leaves no temporary file
+ * in `out`, and `json` there (when written) parses whole; `out` is emptied for the next run.
+ */
+async function expectEndedBetweenFiles(args: string[], cwd: string, out: string, signal: NodeJS.Signals, json: string) {
+  const how = await signalWhileWriting(args, cwd, out, signal);
+  expect(how, signal).toBe(`null ${signal}`);
+  const left = readdirSync(out);
+  expect(
+    left.filter((f) => f.endsWith(".tmp")),
+    signal,
+  ).toEqual([]);
+  if (left.includes(json)) expect(() => JSON.parse(readFileSync(join(out, json), "utf8"))).not.toThrow();
+  for (const f of left) rmSync(join(out, f));
+}
+
 describe.runIf(existsSync(cli))("the built routekit bin on Ctrl-C while writing its outputs", () => {
   // Each output file is written to a temporary name and renamed into place; a signal that ended the process inside
   // that write left the temporary file behind (`.results.json.<pid>.1.tmp`, tens of MB, half written). Signals that
@@ -187,18 +203,8 @@ describe.runIf(existsSync(cli))("the built routekit bin on Ctrl-C while writing 
         // A results.json of about 35 MB: its write takes long enough for the signal to land inside it.
         const args = ["compare", "--env", "k-armed", "--policies", "ucb1,random", "--seeds", "2"];
         args.push("--horizon", "20000", "--points", "20000", "--workers", "1", "--no-plots", "--out", out, "-q");
-        const how = await signalWhileWriting(args, dir, out, signal);
-        expect(how, signal).toBe(`null ${signal}`);
-        const left = readdirSync(out);
-        expect(
-          left.filter((f) => f.endsWith(".tmp")),
-          signal,
-        ).toEqual([]);
         // results.json is written first: whatever else is there, it is a whole file.
-        if (left.includes("results.json")) {
-          expect(() => JSON.parse(readFileSync(join(out, "results.json"), "utf8"))).not.toThrow();
-        }
-        for (const f of left) rmSync(join(out, f));
+        await expectEndedBetweenFiles(args, dir, out, signal, "results.json");
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -231,15 +237,7 @@ describe.runIf(existsSync(cli))("the built routekit bin on Ctrl-C while writing 
       for (const signal of ["SIGINT", "SIGTERM"] as const) {
         const snap = join(out, "snap.json");
         const args = ["train", "--events", log, "--policy", "linucb-disjoint", "--out", snap, "-q"];
-        const how = await signalWhileWriting(args, dir, out, signal);
-        expect(how, signal).toBe(`null ${signal}`);
-        const left = readdirSync(out);
-        expect(
-          left.filter((f) => f.endsWith(".tmp")),
-          signal,
-        ).toEqual([]);
-        if (left.includes("snap.json")) expect(() => JSON.parse(readFileSync(snap, "utf8"))).not.toThrow();
-        for (const f of left) rmSync(join(out, f));
+        await expectEndedBetweenFiles(args, dir, out, signal, "snap.json");
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
