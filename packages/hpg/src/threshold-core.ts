@@ -146,18 +146,9 @@ export function hypentropyProjectUnchecked(
 ): number {
   const nu = hypentropyThresholdUnchecked(gamma, n, beta, tau, scratch);
   if (nu === 0) return 0;
-  let zmax = 0;
-  for (let i = 0; i < n; i++) zmax = Math.max(zmax, Math.abs(gamma[i] as number));
-  if (zmax - nu >= CANCELLATION * zmax) {
-    softThresholdUnchecked(gamma, n, nu);
-    return nu;
-  }
-  let m = 0;
-  for (let i = 0; i < n; i++) {
-    const z = Math.abs(gamma[i] as number);
-    if (z !== 0) scratch[m++] = z - zmax;
-  }
-  sortDescending(scratch, m);
+  const zmax = maxAbs(gamma, n);
+  const m = differencesToMax(gamma, n, nu, zmax, scratch);
+  if (m < 0) return nu;
   const c = tau / beta;
   let A = 0;
   let S = 0;
@@ -173,10 +164,40 @@ export function hypentropyProjectUnchecked(
       0.5 * Math.log1p((2 * S) / A);
     if (j + 1 === m || delta + (scratch[j + 1] as number) <= 0) break;
   }
+  return shrinkToMax(gamma, n, delta, zmax);
+}
+
+function maxAbs(x: Float64Array, n: number): number {
+  let zmax = 0;
+  for (let i = 0; i < n; i++) zmax = Math.max(zmax, Math.abs(x[i] as number));
+  return zmax;
+}
+
+/**
+ * The start both projections share: when subtracting the threshold t from |x_i| keeps their digits (every ordinary
+ * setting), x is soft-thresholded by t in place and -1 returned; otherwise the differences |x_j| - zmax of the
+ * nonzero entries go to `scratch`, largest first, and their count is returned.
+ */
+function differencesToMax(x: Float64Array, n: number, t: number, zmax: number, scratch: Float64Array): number {
+  if (zmax - t >= CANCELLATION * zmax) {
+    softThresholdUnchecked(x, n, t);
+    return -1;
+  }
+  let m = 0;
   for (let i = 0; i < n; i++) {
-    const g = gamma[i] as number;
+    const z = Math.abs(x[i] as number);
+    if (z !== 0) scratch[m++] = z - zmax;
+  }
+  sortDescending(scratch, m);
+  return m;
+}
+
+/** x_i <- sign(x_i) max(delta + (|x_i| - zmax), 0), the cancellation-free soft threshold; returns zmax - delta. */
+function shrinkToMax(x: Float64Array, n: number, delta: number, zmax: number): number {
+  for (let i = 0; i < n; i++) {
+    const g = x[i] as number;
     const z = g === 0 ? 0 : delta + (Math.abs(g) - zmax);
-    gamma[i] = z > 0 ? (g > 0 ? z : -z) : 0;
+    x[i] = z > 0 ? (g > 0 ? z : -z) : 0;
   }
   return zmax - delta;
 }
@@ -247,18 +268,9 @@ export function l1ThresholdUnchecked(x: ArrayLike<number>, n: number, tau: numbe
 export function l1ProjectUnchecked(x: Float64Array, n: number, tau: number, scratch: Float64Array): number {
   const theta = l1ThresholdUnchecked(x, n, tau, scratch);
   if (theta === 0) return 0;
-  let zmax = 0;
-  for (let i = 0; i < n; i++) zmax = Math.max(zmax, Math.abs(x[i] as number));
-  if (zmax - theta >= CANCELLATION * zmax) {
-    softThresholdUnchecked(x, n, theta);
-    return theta;
-  }
-  let m = 0;
-  for (let i = 0; i < n; i++) {
-    const z = Math.abs(x[i] as number);
-    if (z !== 0) scratch[m++] = z - zmax;
-  }
-  sortDescending(scratch, m);
+  const zmax = maxAbs(x, n);
+  const m = differencesToMax(x, n, theta, zmax, scratch);
+  if (m < 0) return theta;
   let sum = 0;
   let delta = 0;
   for (let j = 0; j < m; j++) {
@@ -267,10 +279,5 @@ export function l1ProjectUnchecked(x: Float64Array, n: number, tau: number, scra
     if (j === 0 || dl + (scratch[j] as number) > 0) delta = dl;
     else break;
   }
-  for (let i = 0; i < n; i++) {
-    const g = x[i] as number;
-    const z = g === 0 ? 0 : delta + (Math.abs(g) - zmax);
-    x[i] = z > 0 ? (g > 0 ? z : -z) : 0;
-  }
-  return zmax - delta;
+  return shrinkToMax(x, n, delta, zmax);
 }
